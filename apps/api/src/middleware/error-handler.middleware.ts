@@ -1,0 +1,34 @@
+import { AppError, renderError, type ErrorSurface } from '@quarry/contracts';
+import type { Logger } from '@quarry/observability';
+import type { NextFunction, Request, Response } from 'express';
+
+type HttpError = Error & { status?: number; type?: string; expose?: boolean };
+
+/** Errors raised by express's own body parsers, turned into our codes. */
+function fromParserError(error: HttpError): AppError | null {
+  if (error.type === 'entity.too.large') return new AppError('PayloadTooLarge');
+  if (error.type === 'entity.parse.failed') return new AppError('RequestParametersValidationError', 'Request body is not valid JSON', { messages: ['body: not valid JSON'] });
+  if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new AppError('UnsupportedMediaType');
+  return null;
+}
+
+/** The one place an error becomes a status and body; unknown errors are logged and answered generically. */
+export function errorHandler(logger: Logger) {
+  return (error: unknown, request: Request, response: Response, _next: NextFunction): void => {
+    const surface = (response.locals.errorSurface as ErrorSurface | undefined) ?? 'standard';
+    const appError = error instanceof AppError ? error : fromParserError(error as HttpError);
+    if (!appError) {
+      logger.error({ err: error, method: request.method, path: request.path }, 'unhandled error');
+    }
+    const { status, body } = renderError(appError ?? new AppError('InternalError'), surface);
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    response.status(status).json(body);
+  };
+}
+
+export function notFoundHandler(_request: Request, _response: Response, next: NextFunction): void {
+  next(new AppError('NotFound', 'No such endpoint'));
+}

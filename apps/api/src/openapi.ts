@@ -1,0 +1,42 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { describeCanaryRoutes } from './routes/canary.routes.ts';
+import { describeWhoamiRoutes } from './routes/whoami.routes.ts';
+
+/** Each route module describes its own paths; this assembles them into one OpenAPI 3.1 document. */
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'basic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'base64("<secret>:"): the client secret as user name and an empty password',
+  });
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "HS256 signed with the client's JWT secret (sub = clientId, exp required), or RS256/ES256 via the configured JWKS",
+  });
+  describeWhoamiRoutes(registry);
+  describeCanaryRoutes(registry);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Quarry',
+      version: '1.0.0',
+      description: 'Job-post form mining, email forwarding and hotel rates feed. Every resource is scoped to the authenticated client.',
+    },
+    servers: [{ url: '/' }],
+  });
+}
+
+export function openApiRoutes(): Router {
+  const document = buildOpenApiDocument();
+  const router = Router();
+  router.get('/openapi.json', (_request, response) => {
+    response.json(document);
+  });
+  router.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Quarry API' }));
+  return router;
+}

@@ -1,0 +1,34 @@
+import { createClient, listClients, revokeClient } from '@quarry/auth';
+import type { Config } from '@quarry/config';
+import { AppError } from '@quarry/contracts';
+import { createPool, migrateToLatest } from '@quarry/db';
+
+/** `quarry clients …`: prints JSON on stdout so scripts can read it. */
+export async function runClientsCommand(
+  config: Config,
+  subcommand: string | undefined,
+  options: { name: string | undefined; scopes: string | undefined; clientId: string | undefined },
+): Promise<void> {
+  await migrateToLatest(config.databaseUrl);
+  const db = createPool(config.databaseUrl, 2);
+  try {
+    if (subcommand === 'create') {
+      const scopes = (options.scopes ?? '').split(',').map((scope) => scope.trim()).filter(Boolean);
+      const created = await createClient({ db, secretKey: config.secretKey }, { name: options.name ?? '', scopes }).catch((error: unknown) => {
+        if (error instanceof AppError) throw new Error(`clients create: ${(error.details.messages ?? [error.message]).join('; ')}`);
+        throw error;
+      });
+      process.stdout.write(`${JSON.stringify(created)}\n`);
+    } else if (subcommand === 'list') {
+      process.stdout.write(`${JSON.stringify(await listClients({ db }), null, 2)}\n`);
+    } else if (subcommand === 'revoke') {
+      if (!options.clientId) throw new Error('clients revoke: give the client id');
+      if (!(await revokeClient({ db }, options.clientId))) throw new Error(`clients revoke: no active client ${options.clientId}`);
+      process.stdout.write(`${JSON.stringify({ clientId: options.clientId, revoked: true })}\n`);
+    } else {
+      throw new Error('clients: use create, list or revoke');
+    }
+  } finally {
+    await db.end();
+  }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// The `quarry` command. Tracing must start before express, pg and ioredis are first loaded, so
+// everything that imports them is loaded dynamically after `startTracing`.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '@quarry/config';
+import { startTracing } from '@quarry/observability';
+
+const roles = ['api', 'mining-worker', 'rates-worker', 'mail', 'all'] as const;
+type Role = (typeof roles)[number];
+
+const usage = `Usage:
+  quarry start [--role api|mining-worker|rates-worker|mail|all]   (default: all)
+  quarry migrate
+  quarry clients create --name NAME --scopes recruitment,forwarding,hotels,booking,admin
+  quarry clients list
+  quarry clients revoke CLIENT_ID`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`quarry: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { role: { type: 'string', default: 'all' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' } },
+  });
+  const [command, subcommand, ...rest] = positionals;
+  if (values.help || !command) fail(usage);
+
+  if (command === 'start') {
+    const role = values.role as Role;
+    if (!roles.includes(role)) fail(`quarry: unknown role "${values.role}"\n${usage}`);
+    const config = configOrExit();
+    const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
+    const { startRoles } = await import('./start-roles.ts');
+    await startRoles(config, role, tracing);
+    return;
+  }
+  if (command === 'migrate') {
+    const config = configOrExit();
+    const { migrateToLatest } = await import('@quarry/db');
+    const applied = await migrateToLatest(config.databaseUrl);
+    process.stdout.write(`${JSON.stringify({ applied })}\n`);
+    return;
+  }
+  if (command === 'clients') {
+    const config = configOrExit();
+    const { runClientsCommand } = await import('./clients.command.ts');
+    await runClientsCommand(config, subcommand, { name: values.name, scopes: values.scopes, clientId: rest[0] ?? undefined }).catch(
+      (error: unknown) => fail(`quarry: ${(error as Error).message}`),
+    );
+    return;
+  }
+  fail(`quarry: unknown command "${command}"\n${usage}`);
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Scope } from '@quarry/contracts';
+import { findActiveClientById, findActiveClientBySecretHash, type ClientRow, type Queryable } from '@quarry/db';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { decryptSecret, hashSecret } from './secret-crypto.ts';
+
+export type AuthenticatedClient = { clientId: string; name: string; scopes: Scope[] };
+
+export type Authenticator = {
+  /** The client behind an `Authorization` header, or null when it is missing or not valid. */
+  authenticate(authorization: string | undefined): Promise<AuthenticatedClient | null>;
+};
+
+export type AuthenticatorOptions = {
+  db: Queryable;
+  secretKey: Buffer;
+  /** How long a verified credential is trusted without asking Postgres again (revocation delay). */
+  cacheMs: number;
+  jwks?: { url: string; issuer?: string | undefined; audience?: string | undefined } | undefined;
+  now?: () => number;
+};
+
+const asymmetricAlgorithms = ['RS256', 'ES256'];
+
+function toAuthenticated(row: ClientRow): AuthenticatedClient {
+  return { clientId: row.clientId, name: row.name, scopes: row.scopes as Scope[] };
+}
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { client: AuthenticatedClient; until: number }>();
+  const jwks: JWTVerifyGetKey | undefined = options.jwks ? createRemoteJWKSet(new URL(options.jwks.url)) : undefined;
+
+  const fromBasic = async (encoded: string): Promise<{ client: AuthenticatedClient; until: number } | null> => {
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const separator = decoded.indexOf(':');
+    const secret = separator === -1 ? decoded : decoded.slice(0, separator);
+    if (!secret) return null;
+    const row = await findActiveClientBySecretHash(options.db, hashSecret(options.secretKey, secret));
+    return row ? { client: toAuthenticated(row), until: now() + options.cacheMs } : null;
+  };
+
+  const fromBearer = async (token: string): Promise<{ client: AuthenticatedClient; until: number } | null> => {
+    let algorithm: string | undefined;
+    let subject: string | undefined;
+    try {
+      algorithm = decodeProtectedHeader(token).alg;
+      subject = decodeJwt(token).sub;
+    } catch {
+      return null;
+    }
+    if (!subject) return null;
+    const row = await findActiveClientById(options.db, subject);
+    if (!row) return null;
+    try {
+      const verified =
+        algorithm === 'HS256'
+          ? await jwtVerify(token, new TextEncoder().encode(decryptSecret(options.secretKey, row.jwtSecretCiphertext)), {
+              algorithms: ['HS256'],
+              requiredClaims: ['exp', 'sub'],
+            })
+          : algorithm && asymmetricAlgorithms.includes(algorithm) && jwks
+            ? await jwtVerify(token, jwks, {
+                algorithms: asymmetricAlgorithms,
+                requiredClaims: ['exp', 'sub'],
+                ...(options.jwks?.issuer ? { issuer: options.jwks.issuer } : {}),
+                ...(options.jwks?.audience ? { audience: options.jwks.audience } : {}),
+              })
+            : null;
+      if (!verified?.payload.exp) return null;
+      // Never trust a cached token past its own expiry.
+      return { client: toAuthenticated(row), until: Math.min(now() + options.cacheMs, verified.payload.exp * 1000) };
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    async authenticate(authorization) {
+      if (!authorization) return null;
+      const cacheKey = createHash('sha256').update(authorization).digest('base64');
+      const cached = cache.get(cacheKey);
+      if (cached && cached.until > now()) return cached.client;
+      cache.delete(cacheKey);
+      const [scheme, credential] = authorization.trim().split(/\s+/, 2);
+      if (!scheme || !credential) return null;
+      const verified =
+        scheme.toLowerCase() === 'basic' ? await fromBasic(credential) : scheme.toLowerCase() === 'bearer' ? await fromBearer(credential) : null;
+      if (!verified) return null;
+      if (options.cacheMs > 0) {
+        if (cache.size > 10_000) cache.clear();
+        cache.set(cacheKey, verified);
+      }
+      return verified.client;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const secret = Buffer.alloc(32, 7).toString('base64');
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ QUARRY_SECRET_KEY: secret });
+    expect(config.port).toBe(8080);
+    expect(config.smtpPort).toBe(2525);
+    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/quarry');
+    expect(config.allowPrivateUrls).toEqual([]);
+  });
+
+  it('names every bad variable at once', () => {
+    let thrown: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', REDIS_URL: 'http://nope', LOG_LEVEL: 'loud' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const problems = (thrown as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'REDIS_URL', 'LOG_LEVEL', 'QUARRY_SECRET_KEY']) expect(problems).toContain(name);
+  });
+
+  it('splits the private-URL allow-list', () => {
+    const config = loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_PRIVATE_URLS: '127.0.0.1, 10.0.0.0/8,' });
+    expect(config.allowPrivateUrls).toEqual(['127.0.0.1', '10.0.0.0/8']);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Every error a client can see is one of these codes. Domain code fails with an `AppError` carrying
+ * a code; only the HTTP edge turns it into a status and a body, through `errorCatalog` below.
+ */
+export const errorCatalog = {
+  RequestParametersValidationError: { status: 400, message: 'Invalid request parameters' },
+  AuthenticationRequired: { status: 401, message: 'Invalid or missing API key' },
+  EndpointAccessAuthorizationError: { status: 401, message: 'The authenticated user has no access to the endpoint' },
+  Forbidden: { status: 403, message: 'The credential does not grant access to this endpoint' },
+  NotFound: { status: 404, message: 'Resource not found' },
+  Conflict: { status: 409, message: 'Resource already exists' },
+  PayloadTooLarge: { status: 413, message: 'Request body too large' },
+  UnsupportedMediaType: { status: 415, message: 'Unsupported Content-Type' },
+  TooManyRequests: { status: 429, message: 'Too many requests' },
+  InternalError: { status: 500, message: 'Unexpected server error; retry later' },
+  ServiceUnavailable: { status: 503, message: 'Service unavailable; retry later' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export type ErrorDetails = { messages?: string[] } & Record<string, unknown>;
+
+/** A failure the client should see, named by code. Never carries an HTTP status of its own. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}) {
+    super(message ?? errorCatalog[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function validationError(messages: string[]): AppError {
+  return new AppError('RequestParametersValidationError', messages.join('; '), { messages });
+}
+
+/**
+ * The two body shapes of the interface. Question retrieval answers `{error, message}`; every other
+ * surface answers `{object: "error", name, message, details}` (DECISIONS.md, "Error bodies").
+ */
+export type ErrorSurface = 'questions' | 'standard';
+
+export type StandardErrorBody = { object: 'error'; name: string; message: string; details: ErrorDetails };
+export type QuestionsErrorBody = { error: string; message: string };
+
+export function renderError(
+  error: AppError,
+  surface: ErrorSurface,
+): { status: number; body: StandardErrorBody | QuestionsErrorBody } {
+  const status = errorCatalog[error.code].status;
+  if (surface === 'questions') return { status, body: { error: error.code, message: error.message } };
+  return { status, body: { object: 'error', name: error.code, message: error.message, details: error.details } };
+}

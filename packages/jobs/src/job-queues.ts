@@ -1,0 +1,92 @@
+import { SpanKind, trace } from '@opentelemetry/api';
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { jobCatalog, queueNames, type JobName, type JobPayload, type QueueName } from './catalog.ts';
+import { sealEnvelope } from './envelope.ts';
+
+const tracer = trace.getTracer('@quarry/jobs');
+
+export type EnqueueOptions = { jobId?: string; delayMs?: number };
+
+export type JobQueues = {
+  enqueue<Name extends JobName>(name: Name, payload: JobPayload<Name>, options?: EnqueueOptions): Promise<string>;
+  enqueueBulk<Name extends JobName>(
+    name: Name,
+    items: Array<{ payload: JobPayload<Name>; options?: EnqueueOptions }>,
+  ): Promise<string[]>;
+  jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
+  queue(name: QueueName): Queue;
+  close(): Promise<void>;
+};
+
+function jobOptions(name: JobName, options: EnqueueOptions | undefined): JobsOptions {
+  const definition = jobCatalog[name];
+  return {
+    attempts: definition.attempts,
+    backoff: definition.backoff,
+    // Keep finished jobs for a while for operators, but bounded: results live in Postgres.
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
+    ...(options?.jobId ? { jobId: options.jobId } : {}),
+    ...(options?.delayMs ? { delay: options.delayMs } : {}),
+  };
+}
+
+/** Typed producers for every queue in the catalog. Payloads are validated before they reach Redis. */
+export function createJobQueues(options: { connection: Redis; prefix: string }): JobQueues {
+  const queues = new Map<QueueName, Queue>(
+    queueNames.map((name) => [name, new Queue(name, { connection: options.connection, prefix: options.prefix })]),
+  );
+  const queueOf = (name: QueueName): Queue => {
+    const queue = queues.get(name);
+    if (!queue) throw new Error(`queue ${name} is not in the job catalog`);
+    return queue;
+  };
+
+  return {
+    async enqueue(name, payload, enqueueOptions) {
+      const definition = jobCatalog[name];
+      const parsed = definition.payload.parse(payload);
+      return tracer.startActiveSpan(`${definition.queue} publish ${name}`, { kind: SpanKind.PRODUCER }, async (span) => {
+        try {
+          const job = await queueOf(definition.queue).add(name, sealEnvelope(parsed, 'child'), jobOptions(name, enqueueOptions));
+          span.setAttribute('messaging.message.id', job.id ?? '');
+          return job.id ?? '';
+        } finally {
+          span.end();
+        }
+      });
+    },
+    async enqueueBulk(name, items) {
+      const definition = jobCatalog[name];
+      return tracer.startActiveSpan(`${definition.queue} publish ${name}`, { kind: SpanKind.PRODUCER }, async (span) => {
+        try {
+          span.setAttribute('messaging.batch.message_count', items.length);
+          const jobs = await queueOf(definition.queue).addBulk(
+            items.map((item) => ({
+              name,
+              data: sealEnvelope(definition.payload.parse(item.payload), 'link'),
+              opts: jobOptions(name, item.options),
+            })),
+          );
+          return jobs.map((job) => job.id ?? '');
+        } finally {
+          span.end();
+        }
+      });
+    },
+    async jobCounts() {
+      const counts = await Promise.all(
+        [...queues.entries()].map(async ([name, queue]) => {
+          const byState = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'prioritized');
+          return Object.entries(byState).map(([state, count]) => ({ queue: name, state, count }));
+        }),
+      );
+      return counts.flat();
+    },
+    queue: queueOf,
+    async close() {
+      await Promise.all([...queues.values()].map((queue) => queue.close()));
+    },
+  };
+}

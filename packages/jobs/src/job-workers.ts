@@ -1,0 +1,149 @@
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { describeIssues } from '@quarry/contracts';
+import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueName } from './catalog.ts';
+import { JobEnvelope, openEnvelope } from './envelope.ts';
+
+const tracer = trace.getTracer('@quarry/jobs');
+
+export type JobContext = {
+  job: Job;
+  /** Aborted when the job times out or the process must hand the job back at shutdown. */
+  signal: AbortSignal;
+};
+
+export type JobHandler<Name extends JobName> = (payload: JobPayload<Name>, context: JobContext) => Promise<unknown>;
+
+/** A handler for every job of the given queues: a missing one is a type error, and a boot error. */
+export type JobHandlers<Queues extends QueueName> = {
+  [Name in JobName as (typeof jobCatalog)[Name]['queue'] extends Queues ? Name : never]: JobHandler<Name>;
+};
+
+export type WorkerEvents = {
+  onOutcome?: (event: { queue: string; job: string; outcome: 'completed' | 'failed' | 'handed-back'; seconds: number }) => void;
+  onError?: (error: unknown, where: string) => void;
+};
+
+export type WorkerPool = {
+  /** Stops fetching; waits up to `graceMs` for active jobs, then hands the rest back to the queue. */
+  close(graceMs: number): Promise<void>;
+};
+
+export class MissingHandlerError extends Error {
+  constructor(missing: string[]) {
+    super(`no handler registered for job(s): ${missing.join(', ')}`);
+    this.name = 'MissingHandlerError';
+  }
+}
+
+class JobTimeoutError extends Error {
+  constructor(name: string, timeoutMs: number) {
+    super(`job ${name} exceeded its ${timeoutMs} ms timeout`);
+    this.name = 'JobTimeoutError';
+  }
+}
+
+export function startWorkers<Queues extends QueueName>(options: {
+  connection: Redis;
+  prefix: string;
+  queues: readonly Queues[];
+  handlers: JobHandlers<Queues>;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  events?: WorkerEvents;
+}): WorkerPool {
+  const handlers = options.handlers as Record<string, JobHandler<JobName> | undefined>;
+  const missing = options.queues.flatMap((queue) => jobsOfQueue(queue)).filter((name) => !handlers[name]);
+  if (missing.length > 0) throw new MissingHandlerError(missing);
+
+  let handingBack = false;
+  const active = new Set<AbortController>();
+
+  const process = async (job: Job, token: string | undefined, bullSignal: AbortSignal | undefined): Promise<unknown> => {
+    const name = job.name as JobName;
+    const definition = jobCatalog[name] as (typeof jobCatalog)[JobName] | undefined;
+    const handler = handlers[name];
+    if (!definition || !handler) throw new UnrecoverableError(`unknown job ${job.name} on queue ${job.queueName}`);
+    const envelope = JobEnvelope.safeParse(job.data);
+    if (!envelope.success) throw new UnrecoverableError(`malformed job envelope: ${describeIssues(envelope.error).join('; ')}`);
+    const payload = definition.payload.safeParse(envelope.data.payload);
+    if (!payload.success) throw new UnrecoverableError(`malformed ${name} payload: ${describeIssues(payload.error).join('; ')}`);
+
+    const { parent, links } = openEnvelope(envelope.data);
+    const span = tracer.startSpan(
+      `${job.queueName} process ${name}`,
+      { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.id ?? '', 'quarry.job.attempt': job.attemptsMade + 1 } },
+      parent,
+    );
+    const controller = new AbortController();
+    active.add(controller);
+    const onBullAbort = () => controller.abort(bullSignal?.reason);
+    bullSignal?.addEventListener('abort', onBullAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new JobTimeoutError(name, definition.timeoutMs)), definition.timeoutMs);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const result = await context.with(trace.setSpan(parent, span), () =>
+        Promise.race([
+          handler(payload.data as never, { job, signal: controller.signal }),
+          new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })),
+        ]),
+      );
+      span.setStatus({ code: SpanStatusCode.OK });
+      options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'completed', seconds: seconds() });
+      return result;
+    } catch (error) {
+      if (handingBack && token) {
+        // Shutdown grace ran out: give the job back untouched so another worker runs it, rather
+        // than counting an attempt against it.
+        await job.moveToWait(token);
+        span.addEvent('handed back at shutdown');
+        options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'handed-back', seconds: seconds() });
+        throw new WaitingError();
+      }
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'failed', seconds: seconds() });
+      if (error instanceof JobTimeoutError) throw new UnrecoverableError(error.message);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      bullSignal?.removeEventListener('abort', onBullAbort);
+      active.delete(controller);
+      span.end();
+    }
+  };
+
+  const workers = options.queues.map((queue) => {
+    const worker = new Worker(queue, process, {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.stalledIntervalMs,
+      // A job interrupted by two crashes or rollouts in a row is still re-run, not failed.
+      maxStalledCount: 3,
+    });
+    worker.on('error', (error) => options.events?.onError?.(error, `worker ${queue}`));
+    return worker;
+  });
+
+  return {
+    async close(graceMs) {
+      const closing = Promise.all(workers.map((worker) => worker.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'grace-over'>((resolve) => {
+        timer = setTimeout(() => resolve('grace-over'), graceMs);
+      });
+      const outcome = await Promise.race([closing.then(() => 'closed' as const), graceOver]);
+      clearTimeout(timer);
+      if (outcome === 'grace-over') {
+        handingBack = true;
+        for (const controller of active) controller.abort(new Error('worker shutting down'));
+        await closing;
+      }
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+// Paths whose values are credentials wherever they appear in a log object.
+const redactedPaths = [
+  'authorization',
+  '*.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  'secret',
+  '*.secret',
+  'jwtSecret',
+  '*.jwtSecret',
+  'password',
+  '*.password',
+  'apiKey',
+  '*.apiKey',
+  'panToken',
+  '*.panToken',
+  'cookies',
+  '*.cookies',
+];
+
+// Card tokens (panToken v1: 164 chars; v2: "v2:" + 296) and HTTP credentials can also hide inside
+// free text, such as an error message quoting a request, so strings are masked by shape as well.
+const secretShapes: RegExp[] = [
+  /\bv2:[A-Za-z0-9+/=_-]{296}\b/g,
+  /\b[A-Za-z0-9+/=_-]{164}\b/g,
+  /\b(Basic|Bearer)\s+[A-Za-z0-9+/=._-]{8,}/gi,
+];
+
+export function maskSecretShapes(text: string): string {
+  let masked = text;
+  for (const shape of secretShapes) masked = masked.replace(shape, '[Redacted]');
+  return masked;
+}
+
+function maskDeep(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return maskSecretShapes(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return value;
+  if (Array.isArray(value)) return value.map((item) => maskDeep(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskDeep(item, depth + 1)]));
+}
+
+export function createLogger(options: { level: string; name?: string; destination?: NodeJS.WritableStream }): Logger {
+  return pino(
+    {
+      level: options.level,
+      name: options.name ?? 'quarry',
+      redact: { paths: redactedPaths, censor: '[Redacted]' },
+      formatters: { log: (object) => maskDeep(object, 0) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((arg) => (typeof arg === 'string' ? maskSecretShapes(arg) : arg)) as never);
+        },
+      },
+    },
+    (options.destination as pino.DestinationStream | undefined) ?? pino.destination({ sync: false }),
+  );
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `npm start`: everything one machine needs, then every role in one process.
+set -euo pipefail
+here="$(dirname "${BASH_SOURCE[0]}")"
+bash "$here/install-deps.sh"
+bash "$here/ensure-services.sh"
+bash "$here/ensure-chromium.sh" || echo "quarry: continuing without Chromium; browser-driven mining will fail" >&2
+source "$here/env.sh"
+source "$here/local-secret.sh"
+cd "$QUARRY_ROOT"
+exec node apps/quarry/src/main.ts start --role "${QUARRY_ROLE:-all}" "$@"
