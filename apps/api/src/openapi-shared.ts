@@ -1,14 +1,14 @@
 import { errorCatalog } from '@quarry/contracts';
 import { z } from 'zod';
 
-export const StandardErrorBodySchema = z.object({
+const StandardErrorBodySchema = z.object({
   object: z.literal('error'),
   name: z.enum(Object.keys(errorCatalog) as [keyof typeof errorCatalog]),
   message: z.string(),
   details: z.object({ messages: z.array(z.string()).optional() }).catchall(z.unknown()),
 });
 
-export const QuestionsErrorBodySchema = z.object({ error: z.string(), message: z.string() });
+const QuestionsErrorBodySchema = z.object({ error: z.string(), message: z.string() });
 
 export const securedBy: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 

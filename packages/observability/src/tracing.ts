@@ -20,9 +20,14 @@ export function startTracing(options: { serviceName: string; otlpEndpoint: strin
   // ESM modules are only patchable through the import-in-the-middle loader hook.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const endpoint = options.otlpEndpoint?.replace(/\/$/, '');
+  // Metrics are served to Prometheus on /metrics and logs go to stdout; only traces use OTLP.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName, 'quarry.role': options.role }),
-    ...(endpoint ? { traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }) } : {}),
+    // Without an endpoint, no exporter at all: the SDK's default would retry localhost:4318 and
+    // hold every shutdown for seconds.
+    ...(endpoint ? { traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }) } : { spanProcessors: [] }),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)\b/.test(request.url ?? ''),

@@ -2,7 +2,7 @@ import { AppError, type ErrorSurface, type Scope } from '@quarry/contracts';
 import type { AuthenticatedClient, Authenticator } from '@quarry/auth';
 import type { NextFunction, Request, Response } from 'express';
 
-export type ClientLocals = { client: AuthenticatedClient; errorSurface: ErrorSurface };
+type ClientLocals = { client: AuthenticatedClient; errorSurface: ErrorSurface };
 
 /** The authenticated client of a request that went through `requireClient`. */
 export function clientOf(response: Response): AuthenticatedClient {
