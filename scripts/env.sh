@@ -22,3 +22,4 @@ if [ "$(quarry_node_major "$(command -v node || echo node)")" -lt 24 ]; then
   export npm_config_nodedir="$quarry_tools/node"
 fi
 export PATH="$QUARRY_ROOT/node_modules/.bin:$PATH"
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1

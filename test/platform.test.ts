@@ -138,7 +138,7 @@ describe('crash and shutdown', () => {
   it('hands the job back when the grace period runs out, and another worker completes it', async () => {
     const api = await start('api');
     const worker = await start('mining-worker', { SHUTDOWN_GRACE_MS: '500' });
-    const canaryId = await requestCanary(api, 8_000);
+    const canaryId = await requestCanary(api, 5_000);
     await waitFor('canary running', async () => (await canaryRow(canaryId))?.state === 'processing');
     const signalledAt = Date.now();
     worker.child.kill('SIGTERM');

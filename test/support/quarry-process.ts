@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
 
 export type QuarryProcess = {

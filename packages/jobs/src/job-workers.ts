@@ -63,8 +63,9 @@ export function startWorkers<Queues extends QueueName>(options: {
 
   const process = async (job: Job, token: string | undefined, bullSignal: AbortSignal | undefined): Promise<unknown> => {
     const name = job.name as JobName;
-    const definition = jobCatalog[name] as (typeof jobCatalog)[JobName] | undefined;
-    const handler = handlers[name];
+    // Own properties only: a job named `constructor` or `__proto__` must not find Object.prototype.
+    const definition = Object.hasOwn(jobCatalog, name) ? jobCatalog[name] : undefined;
+    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     if (!definition || !handler) throw new UnrecoverableError(`unknown job ${job.name} on queue ${job.queueName}`);
     const envelope = JobEnvelope.safeParse(job.data);
     if (!envelope.success) throw new UnrecoverableError(`malformed job envelope: ${describeIssues(envelope.error).join('; ')}`);
@@ -91,6 +92,8 @@ export function startWorkers<Queues extends QueueName>(options: {
           new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })),
         ]),
       );
+      // A handler may answer an abort by returning early; its work is then unfinished, not done.
+      if (controller.signal.aborted) throw controller.signal.reason;
       span.setStatus({ code: SpanStatusCode.OK });
       options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'completed', seconds: seconds() });
       return result;

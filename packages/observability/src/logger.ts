@@ -27,9 +27,11 @@ const redactedPaths = [
 
 // Card tokens (panToken v1: 164 chars; v2: "v2:" + 296) and HTTP credentials can also hide inside
 // free text, such as an error message quoting a request, so strings are masked by shape as well.
+// Bounded by "no word character next to it" rather than \b: a token may begin or end with one of
+// + / = - itself, where \b would not match and the token would be logged in clear.
 const secretShapes: RegExp[] = [
-  /\bv2:[A-Za-z0-9+/=_-]{296}\b/g,
-  /\b[A-Za-z0-9+/=_-]{164}\b/g,
+  /(?<![A-Za-z0-9_])v2:[A-Za-z0-9+/=_-]{296}(?![A-Za-z0-9_])/g,
+  /(?<![A-Za-z0-9_])[A-Za-z0-9+/=_-]{164}(?![A-Za-z0-9_])/g,
   /\b(Basic|Bearer)\s+[A-Za-z0-9+/=._-]{8,}/gi,
 ];
 
@@ -53,6 +55,12 @@ export function createLogger(options: { level: string; name?: string; destinatio
       level: options.level,
       name: options.name ?? 'quarry',
       redact: { paths: redactedPaths, censor: '[Redacted]' },
+      // Serializers run after `formatters.log`: an Error's message and stack, and the `msg` pino
+      // takes from an Error logged without a message, are masked here.
+      serializers: {
+        err: (error: Error) => maskDeep(pino.stdSerializers.err(error), 0),
+        msg: (message: unknown) => (typeof message === 'string' ? maskSecretShapes(message) : message),
+      },
       formatters: { log: (object) => maskDeep(object, 0) as Record<string, unknown> },
       hooks: {
         logMethod(args, method) {

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export type Server = { port: number; child: ChildProcess; stop: () => Promise<void> };
+
+/** Spawns a node script and waits for its `quarry started` log line, which carries the port. */
+export async function spawnServer(script: string, args: string[], env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const line = buffered.split('\n').find((candidate) => candidate.includes('"quarry started"'));
+      if (line) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  child.stdout.resume();
+  return {
+    port,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+export type LoadResult = { requestsPerSecond: number; p99Ms: number; p50Ms: number; errors: number; non2xx: number };
+
+/** autocannon against one URL: a warm-up, then the measured run. */
+export async function load(url: string, options: { headers?: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> {
+  const run = (duration: number) =>
+    autocannon({ url, connections: options.connections, duration, headers: options.headers ?? {}, pipelining: 1 });
+  await run(2);
+  const result = await run(options.seconds);
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    p50Ms: result.latency.p50,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function printTable(title: string, header: string[], rows: Array<Array<string | number>>): void {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  console.log(`\n${title}\n`);
+  console.log(line(header));
+  console.log(line(widths.map((width) => '-'.repeat(width))));
+  for (const row of cells.slice(1)) console.log(line(row));
+  console.log('');
+}

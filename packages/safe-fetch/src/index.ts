@@ -1,0 +1,7 @@
+export { checkAddress, isAddressAllowed, parseAllowList } from './address-policy.ts';
+export type { AddressVerdict, AllowList } from './address-policy.ts';
+export { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError } from './errors.ts';
+export type { UnsafeUrlReason } from './errors.ts';
+export type { Lookup, LookupAddress } from './pinned-agent.ts';
+export { createSafeFetch } from './safe-fetch.ts';
+export type { SafeFetch, SafeFetchInit, SafeFetchOptions, SafeResponse } from './safe-fetch.ts';

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm run bench -- <name>`: benchmarks against the real local Postgres and Redis; prints tables.
+set -euo pipefail
+here="$(dirname "${BASH_SOURCE[0]}")"
+bash "$here/install-deps.sh"
+bash "$here/ensure-services.sh"
+source "$here/env.sh"
+cd "$QUARRY_ROOT"
+exec node bench/src/main.ts "$@"
