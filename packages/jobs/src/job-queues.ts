@@ -14,6 +14,8 @@ export type JobQueues = {
     name: Name,
     items: Array<{ payload: JobPayload<Name>; options?: EnqueueOptions }>,
   ): Promise<string[]>;
+  /** A repeating job (BullMQ job scheduler); idempotent per `schedulerId`, so every process may call it at boot. */
+  schedule<Name extends JobName>(name: Name, payload: JobPayload<Name>, options: { schedulerId: string; everyMs: number }): Promise<void>;
   jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
   queue(name: QueueName): Queue;
   close(): Promise<void>;
@@ -74,6 +76,15 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
           span.end();
         }
       });
+    },
+    async schedule(name, payload, scheduleOptions) {
+      const definition = jobCatalog[name];
+      const parsed = definition.payload.parse(payload);
+      await queueOf(definition.queue).upsertJobScheduler(
+        scheduleOptions.schedulerId,
+        { every: scheduleOptions.everyMs },
+        { name, data: sealEnvelope(parsed, 'link'), opts: jobOptions(name, undefined) },
+      );
     },
     async jobCounts() {
       const counts = await Promise.all(
