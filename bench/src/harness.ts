@@ -32,9 +32,12 @@ export async function spawnServer(script: string, args: string[], env: Record<st
 export type LoadResult = { requestsPerSecond: number; p99Ms: number; p50Ms: number; errors: number; non2xx: number };
 
 /** autocannon against one URL: a warm-up, then the measured run. */
-export async function load(url: string, options: { headers?: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: { headers?: Record<string, string>; connections: number; seconds: number; requests?: Array<{ method: 'GET'; path: string }> },
+): Promise<LoadResult> {
   const run = (duration: number) =>
-    autocannon({ url, connections: options.connections, duration, headers: options.headers ?? {}, pipelining: 1 });
+    autocannon({ url, connections: options.connections, duration, headers: options.headers ?? {}, pipelining: 1, ...(options.requests ? { requests: options.requests } : {}) });
   await run(2);
   const result = await run(options.seconds);
   return {

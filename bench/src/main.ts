@@ -1,13 +1,19 @@
 // `npm run bench -- <name>`: benchmark scripts that print a table. Never run as tests.
 import { parseArgs } from 'node:util';
+import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchHttp } from './http.bench.ts';
+import { benchQuestions } from './questions.bench.ts';
+import { benchSmtp } from './smtp.bench.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } },
+  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, runs: { type: 'string', default: '3' } },
 });
 const benches: Record<string, () => Promise<void>> = {
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
+  'batch-intake': () => benchBatchIntake({ runs: Number(values.runs) }),
+  questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
+  smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240 }),
 };
 const selected = positionals.length > 0 ? positionals : Object.keys(benches);
 for (const name of selected) {

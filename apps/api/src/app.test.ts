@@ -4,6 +4,8 @@ import { createAuthenticator, createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
+import { createMiningQueuePort } from '@quarry/recruitment';
+import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
@@ -39,6 +41,12 @@ beforeAll(async () => {
     metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
     logger: createLogger({ level: 'silent' }),
     checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
+    recruitment: {
+      pool: db,
+      queue: createMiningQueuePort(queues),
+      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
+    },
+    fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0 }),
   });
   server = app.listen(0, '127.0.0.1');

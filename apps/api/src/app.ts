@@ -1,14 +1,23 @@
 import type { Authenticator } from '@quarry/auth';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
+import type { RecruitmentPorts } from '@quarry/recruitment';
+import type { SafeFetch } from '@quarry/safe-fetch';
 import type { Logger, Metrics } from '@quarry/observability';
 import express, { type Express } from 'express';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.middleware.ts';
 import { httpMetrics } from './middleware/http-metrics.middleware.ts';
 import { openApiRoutes } from './openapi.ts';
+import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
+import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { operationalRoutes, type ReadinessCheck } from './routes/operational.routes.ts';
+import { recruitmentRoutes } from './routes/recruitment.routes.ts';
 import { whoamiRoutes } from './routes/whoami.routes.ts';
+import { hotelsRoutes } from './routes/hotels.routes.ts';
+import { pullRatesRoutes } from './routes/pull-rates.routes.ts';
+import { pushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
+import type { PullPorts, SubscriptionPorts } from '@quarry/rates';
 
 export type ApiDeps = {
   db: Queryable;
@@ -17,6 +26,13 @@ export type ApiDeps = {
   metrics: Metrics;
   logger: Logger;
   checkReadiness: ReadinessCheck;
+  recruitment: RecruitmentPorts;
+  /** The SSRF-guarded fetch for every client-supplied URL (batch fileUrl, …). */
+  fetchClientUrl: SafeFetch;
+  /** Domains this deployment receives mail for (`MAIL_DOMAINS`); binding recipients must be in one. */
+  mailDomains?: readonly string[];
+  /** Hotel rates feed (issue 6): pull answers and push subscriptions. Without it, hotel routes are not mounted. */
+  hotels?: { pull: PullPorts; push: SubscriptionPorts };
 };
 
 function baseApp(): Express {
@@ -37,6 +53,14 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(openApiRoutes());
   app.use(whoamiRoutes(deps));
   app.use(canaryRoutes(deps));
+  app.use(forwardingRoutes(deps));
+  app.use(recruitmentRoutes(deps));
+  app.use(batchAdminRoutes(deps));
+  if (deps.hotels) {
+    app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush } }));
+    app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));
+    app.use(pushSubscriptionsRoutes({ authenticator: deps.authenticator, push: deps.hotels.push }));
+  }
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

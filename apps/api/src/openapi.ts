@@ -1,8 +1,14 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
+import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
+import { describeRecruitmentRoutes } from './routes/recruitment.routes.ts';
 import { describeWhoamiRoutes } from './routes/whoami.routes.ts';
+import { describeHotelsRoutes } from './routes/hotels.routes.ts';
+import { describePullRatesRoutes } from './routes/pull-rates.routes.ts';
+import { describePushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
 
 /** Each route module describes its own paths; this assembles them into one OpenAPI 3.1 document. */
 export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
@@ -20,6 +26,12 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   });
   describeWhoamiRoutes(registry);
   describeCanaryRoutes(registry);
+  describeForwardingRoutes(registry);
+  describeRecruitmentRoutes(registry);
+  describeBatchAdminRoutes(registry);
+  describeHotelsRoutes(registry);
+  describePullRatesRoutes(registry);
+  describePushSubscriptionsRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

@@ -5,20 +5,23 @@ import { createAuthenticator } from '@quarry/auth';
 import { runCanary } from '@quarry/canary';
 import type { Config } from '@quarry/config';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
-import { createJobQueues, createRedis, startWorkers, type QueueName, type WorkerPool } from '@quarry/jobs';
+import { createJobQueues, createRedis, startWorkers } from '@quarry/jobs';
+import { createMailService } from '@quarry/mail';
+import { createHtmlPageMiner } from '@quarry/miner';
+import { startMiningRole } from '@quarry/mining-worker';
+import { createMiningQueuePort, type RecruitmentPorts } from '@quarry/recruitment';
+import { createSafeFetch } from '@quarry/safe-fetch';
 import { createLogger, createMetrics, type Tracing } from '@quarry/observability';
 import type { Redis } from 'ioredis';
+import { createRatesPorts, startRatesRole } from './rates-role.ts';
 
 type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'all';
 
-/** Queues each worker role consumes. `system` (canaries) runs on every worker role. */
-const queuesByRole: Record<Role, QueueName[]> = {
-  api: [],
-  'mining-worker': ['system'],
-  'rates-worker': ['system'],
-  mail: ['system'],
-  all: ['system'],
-};
+const workerRoles: Role[] = ['mining-worker', 'rates-worker', 'mail', 'all'];
+const runs = (role: Role, ...roles: Role[]) => role === 'all' || roles.includes(role);
+
+/** Stops one part of the process: waits up to `graceMs` for its active jobs. */
+type Stoppable = { stop(graceMs: number): Promise<void> };
 
 function readinessCheck(db: Pool, redis: Redis): ReadinessCheck {
   const within = <T>(promise: Promise<T>, ms: number) =>
@@ -45,8 +48,25 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   const metrics = createMetrics({ collectQueueDepth: () => queues.jobCounts() });
   const checkReadiness = readinessCheck(db, redis);
   const workerId = `${hostname()}:${process.pid}`;
+  const fetchClientUrl = createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' });
+  const recruitment: RecruitmentPorts = {
+    pool: db,
+    queue: createMiningQueuePort(queues),
+    settings: {
+      batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
+      autoPause: config.mining.autoPause,
+      maxCsvBytes: config.mining.csvMaxBytes,
+    },
+  };
+  const workerEvents = {
+    onOutcome: ({ queue, job, outcome, seconds }: { queue: string; job: string; outcome: string; seconds: number }) =>
+      metrics.jobDuration.observe({ queue: queue.startsWith('mining.batch.') ? 'mining.batch' : queue, job, outcome }, seconds),
+    onError: (error: unknown, where: string) => logger.error({ err: error, where }, 'worker error'),
+  };
 
   const servesApi = role === 'api' || role === 'all';
+  // Hotel rates (issue 6): the API answers pulls (with live fetches) and manages subscriptions; the rates-worker refreshes and pushes.
+  const ratesPorts = servesApi || runs(role, 'rates-worker') ? createRatesPorts(config, db, queues, logger) : null;
   const app = servesApi
     ? createApiApp({
         db,
@@ -54,6 +74,10 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         metrics,
         logger,
         checkReadiness,
+        recruitment,
+        fetchClientUrl,
+        mailDomains: config.mail.domains,
+        ...(ratesPorts ? { hotels: { pull: ratesPorts.pull, push: ratesPorts.push } } : {}),
         authenticator: createAuthenticator({
           db,
           secretKey: config.secretKey,
@@ -67,25 +91,76 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
-  let workers: WorkerPool | null = null;
-  const workerQueues = queuesByRole[role];
-  if (workerQueues.length > 0) {
-    workers = startWorkers({
+  const parts: Stoppable[] = [];
+  if (workerRoles.includes(role)) {
+    const canaries = startWorkers({
       connection: redis,
       prefix: config.queuePrefix,
-      queues: workerQueues,
+      queues: ['system'],
       concurrency: config.workerConcurrency,
       lockDurationMs: config.jobLockMs,
       stalledIntervalMs: config.jobStalledIntervalMs,
       handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId }, payload, signal) },
-      events: {
-        onOutcome: ({ queue, job, outcome, seconds }) => metrics.jobDuration.observe({ queue, job, outcome }, seconds),
-        onError: (error, where) => logger.error({ err: error, where }, 'worker error'),
+      events: workerEvents,
+    });
+    parts.push({ stop: (graceMs) => canaries.close(graceMs) });
+  }
+  if (runs(role, 'mining-worker')) {
+    parts.push(
+      await startMiningRole({
+        ports: { ...recruitment, miner: createHtmlPageMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs }) },
+        queues,
+        connection: redis,
+        prefix: config.queuePrefix,
+        concurrency: config.workerConcurrency,
+        lockDurationMs: config.jobLockMs,
+        stalledIntervalMs: config.jobStalledIntervalMs,
+        batchPollMs: config.mining.batchPollMs,
+        graceMs: config.shutdownGraceMs,
+        logger,
+        events: workerEvents,
+      }),
+    );
+  }
+
+  if (runs(role, 'mail')) {
+    // SMTP in + delivery queue (issue 5). The SMTP server closes first at shutdown (sessions in
+    // progress get 421), then delivery jobs get the grace period like every other worker.
+    const mail = createMailService({
+      pool: db,
+      enqueue: (payload, options) => queues.enqueue('mail.deliver', payload, options),
+      secretKey: config.secretKey,
+      mail: config.mail,
+      smtp: config.smtp,
+      onError: (error, where) => logger.error({ err: error, where }, 'mail error'),
+    });
+    const smtpPort = await mail.smtp.listen(config.smtpPort, config.smtp.host);
+    const mailWorkers = startWorkers({
+      connection: redis,
+      prefix: config.queuePrefix,
+      queues: ['mail'],
+      concurrency: config.mail.deliveryConcurrency,
+      lockDurationMs: config.jobLockMs,
+      stalledIntervalMs: config.jobStalledIntervalMs,
+      handlers: { 'mail.deliver': (payload) => mail.deliver(payload), 'mail.housekeeping': () => mail.housekeeping() },
+      events: workerEvents,
+    });
+    await queues.schedule('mail.housekeeping', {}, { schedulerId: 'mail.housekeeping', everyMs: 60_000 });
+    logger.info({ smtpPort }, 'smtp listening');
+    parts.push({
+      stop: async (graceMs) => {
+        await Promise.race([mail.smtp.close(), new Promise((resolve) => setTimeout(resolve, Math.min(graceMs, 5_000)).unref())]);
+        await mailWorkers.close(graceMs);
+        mail.close();
       },
     });
   }
 
-  logger.info({ role, port, workerId, queues: workerQueues }, 'quarry started');
+  if (ratesPorts && runs(role, 'rates-worker')) {
+    parts.push(await startRatesRole({ config, db, queues, connection: redis, logger, events: workerEvents, ports: ratesPorts }));
+  }
+
+  logger.info({ role, port, workerId }, 'quarry started');
   if (servesApi) {
     process.stdout.write(
       `\nQuarry is up (role ${role}): API http://localhost:${port}  docs http://localhost:${port}/docs\n` +
@@ -100,7 +175,9 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await workers?.close(config.shutdownGraceMs);
+    await Promise.all(parts.map((part) => part.stop(config.shutdownGraceMs)));
+    await fetchClientUrl.close().catch(() => {});
+    await ratesPorts?.close().catch(() => {});
     await Promise.race([serverClosed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     await queues.close();
     await redis.quit().catch(() => {});

@@ -29,6 +29,58 @@ const EnvSchema = z.object({
   JOB_LOCK_MS: positiveMs.default(30_000),
   JOB_STALLED_INTERVAL_MS: positiveMs.default(30_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(10),
+  // Hotel rates (issue 6); README "Hotel rates feed" documents each.
+  RATES_HORIZON_DAYS: z.coerce.number().int().min(1).max(500).default(90),
+  RATES_NIGHTS: z
+    .string()
+    .default('1')
+    .refine((value) => value.split(',').every((nights) => /^\s*\d+\s*$/.test(nights) && Number(nights) >= 1 && Number(nights) <= 30), 'must be comma-separated integers 1..30'),
+  RATES_FRESHNESS_MS: positiveMs.default(60 * 60_000),
+  RATES_REFRESH_NEAR_MS: positiveMs.default(15 * 60_000),
+  RATES_REFRESH_MID_MS: positiveMs.default(60 * 60_000),
+  RATES_REFRESH_FAR_MS: positiveMs.default(6 * 60 * 60_000),
+  RATES_SCHEDULE_EVERY_MS: positiveMs.default(60_000),
+  RATES_PULL_DEADLINE_MS: positiveMs.default(3_000),
+  RATES_SOURCE_TIMEOUT_MS: positiveMs.default(45_000),
+  RATES_SOURCE_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  RATES_SOURCE_PER_SECOND: z.coerce.number().min(0).max(1000).default(2),
+  RATES_PUSH_TIMEOUT_MS: positiveMs.default(5 * 60_000),
+  RATES_PUSH_BACKOFF_BASE_MS: positiveMs.default(5_000),
+  RATES_PUSH_BACKOFF_MAX_MS: positiveMs.default(10 * 60_000),
+  RATES_PUSH_SUSPEND_AFTER_MS: positiveMs.default(24 * 3600_000),
+  RATES_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  // Recruitment mining (issue 3); README "Recruitment" documents each.
+  MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
+  MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  MINING_AUTOPAUSE_WINDOW: z.coerce.number().int().min(1).max(10_000).default(50),
+  MINING_AUTOPAUSE_MIN_SUCCESS_RATE: z.coerce.number().min(0).max(1).default(0.2),
+  MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
+  MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  MINING_BATCH_POLL_MS: positiveMs.default(2_000),
+  // Email forwarding (issue 5); README "Email forwarding" documents each.
+  MAIL_DOMAINS: z
+    .string()
+    .default('localhost')
+    .refine((value) => value.split(',').every((domain) => /^[a-z0-9.-]+$/i.test(domain.trim())), 'must be comma-separated domain names'),
+  MAIL_RELAY_SENDER: z.email('must be an email address').default('forwarder@localhost'),
+  MAIL_RELAY_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_HOSTNAME: z.string().min(1).default('localhost'),
+  MAIL_DKIM_SELECTOR: z.string().regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only').default('quarry'),
+  MAIL_DKIM_PRIVATE_KEY: z.string().optional(),
+  MAIL_MX_PORT: port.default(25),
+  MAIL_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  MAIL_RETRY_BASE_MS: positiveMs.default(300_000),
+  MAIL_RETRY_MAX_MS: positiveMs.default(4_000_000),
+  MAIL_MAX_QUEUE_LIFETIME_MS: positiveMs.default(5 * 24 * 3600_000),
+  SMTP_HOST: z.string().min(1).default('0.0.0.0'),
+  SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  SMTP_MAX_RECIPIENTS: z.coerce.number().int().min(1).max(10_000).default(100),
+  SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000),
+  SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).default(60_000),
+  SMTP_GREETING_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(0),
+  SMTP_MAX_RECEIVED_HEADERS: z.coerce.number().int().min(1).default(30),
+  SMTP_TLS_KEY: z.string().optional(),
+  SMTP_TLS_CERT: z.string().optional(),
 });
 
 export type Config = {
@@ -50,6 +102,54 @@ export type Config = {
   jobLockMs: number;
   jobStalledIntervalMs: number;
   workerConcurrency: number;
+  rates: {
+    horizonDays: number;
+    nights: number[];
+    freshnessMs: number;
+    refreshNearMs: number;
+    refreshMidMs: number;
+    refreshFarMs: number;
+    scheduleEveryMs: number;
+    pullDeadlineMs: number;
+    sourceTimeoutMs: number;
+    sourceConcurrency: number;
+    sourcePerSecond: number;
+    pushTimeoutMs: number;
+    pushBackoffBaseMs: number;
+    pushBackoffMaxMs: number;
+    pushSuspendAfterMs: number;
+    chromiumPath: string;
+  };
+  mining: {
+    batchConcurrency: number;
+    batchRatePerMinute: number;
+    autoPause: { window: number; minSuccessRate: number };
+    pageTimeoutMs: number;
+    csvMaxBytes: number;
+    batchPollMs: number;
+  };
+  mail: {
+    domains: string[];
+    relaySender: string;
+    relayUrl: string | undefined;
+    hostname: string;
+    dkim: { selector: string; privateKey: string | undefined };
+    mxPort: number;
+    deliveryConcurrency: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    maxQueueLifetimeMs: number;
+  };
+  smtp: {
+    host: string;
+    maxMessageBytes: number;
+    maxRecipients: number;
+    maxClients: number;
+    maxMessagesPerMinutePerIp: number;
+    greetingDelayMs: number;
+    maxReceivedHeaders: number;
+    tls: { key: string; cert: string } | undefined;
+  };
 };
 
 export class ConfigError extends Error {
@@ -89,5 +189,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLockMs: vars.JOB_LOCK_MS,
     jobStalledIntervalMs: vars.JOB_STALLED_INTERVAL_MS,
     workerConcurrency: vars.WORKER_CONCURRENCY,
+    rates: {
+      horizonDays: vars.RATES_HORIZON_DAYS,
+      nights: [...new Set(vars.RATES_NIGHTS.split(',').map((nights) => Number(nights.trim())))],
+      freshnessMs: vars.RATES_FRESHNESS_MS,
+      refreshNearMs: vars.RATES_REFRESH_NEAR_MS,
+      refreshMidMs: vars.RATES_REFRESH_MID_MS,
+      refreshFarMs: vars.RATES_REFRESH_FAR_MS,
+      scheduleEveryMs: vars.RATES_SCHEDULE_EVERY_MS,
+      pullDeadlineMs: vars.RATES_PULL_DEADLINE_MS,
+      sourceTimeoutMs: vars.RATES_SOURCE_TIMEOUT_MS,
+      sourceConcurrency: vars.RATES_SOURCE_CONCURRENCY,
+      sourcePerSecond: vars.RATES_SOURCE_PER_SECOND,
+      pushTimeoutMs: vars.RATES_PUSH_TIMEOUT_MS,
+      pushBackoffBaseMs: vars.RATES_PUSH_BACKOFF_BASE_MS,
+      pushBackoffMaxMs: vars.RATES_PUSH_BACKOFF_MAX_MS,
+      pushSuspendAfterMs: vars.RATES_PUSH_SUSPEND_AFTER_MS,
+      chromiumPath: vars.RATES_CHROMIUM_PATH,
+    },
+    mining: {
+      batchConcurrency: vars.MINING_BATCH_CONCURRENCY,
+      batchRatePerMinute: vars.MINING_BATCH_RATE_PER_MINUTE,
+      autoPause: { window: vars.MINING_AUTOPAUSE_WINDOW, minSuccessRate: vars.MINING_AUTOPAUSE_MIN_SUCCESS_RATE },
+      pageTimeoutMs: vars.MINING_PAGE_TIMEOUT_MS,
+      csvMaxBytes: vars.MINING_CSV_MAX_BYTES,
+      batchPollMs: vars.MINING_BATCH_POLL_MS,
+    },
+    mail: {
+      domains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
+      relaySender: vars.MAIL_RELAY_SENDER.toLowerCase(),
+      relayUrl: vars.MAIL_RELAY_URL,
+      hostname: vars.MAIL_HOSTNAME,
+      // A PEM may come through the environment with literal "\n" sequences (one-line env files).
+      dkim: { selector: vars.MAIL_DKIM_SELECTOR, privateKey: vars.MAIL_DKIM_PRIVATE_KEY?.replace(/\\n/g, '\n') },
+      mxPort: vars.MAIL_MX_PORT,
+      deliveryConcurrency: vars.MAIL_DELIVERY_CONCURRENCY,
+      retryBaseMs: vars.MAIL_RETRY_BASE_MS,
+      retryMaxMs: vars.MAIL_RETRY_MAX_MS,
+      maxQueueLifetimeMs: vars.MAIL_MAX_QUEUE_LIFETIME_MS,
+    },
+    smtp: {
+      host: vars.SMTP_HOST,
+      maxMessageBytes: vars.SMTP_MAX_MESSAGE_BYTES,
+      maxRecipients: vars.SMTP_MAX_RECIPIENTS,
+      maxClients: vars.SMTP_MAX_CLIENTS,
+      maxMessagesPerMinutePerIp: vars.SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP,
+      greetingDelayMs: vars.SMTP_GREETING_DELAY_MS,
+      maxReceivedHeaders: vars.SMTP_MAX_RECEIVED_HEADERS,
+      tls: vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') } : undefined,
+    },
   };
 }

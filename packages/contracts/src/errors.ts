@@ -14,6 +14,9 @@ export const errorCatalog = {
   TooManyRequests: { status: 429, message: 'Too many requests' },
   InternalError: { status: 500, message: 'Unexpected server error; retry later' },
   ServiceUnavailable: { status: 503, message: 'Service unavailable; retry later' },
+  BindingAlreadyExists: { status: 409, message: 'This recipient already has an active binding' },
+  BindingNotFound: { status: 404, message: 'No binding exists for this recipient' },
+  AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -11,3 +11,43 @@ export {
 export type { ClientRow } from './clients.queries.ts';
 export { completeCanary, findCanary, insertCanary, startCanaryRun } from './canaries.queries.ts';
 export type { CanaryRow } from './canaries.queries.ts';
+export { findRetrieval, finishSubmission, insertSingleSubmission, startSubmission } from './submissions.queries.ts';
+export type { RetrievalRow, SubmissionOutcome, SubmissionState, SubmissionToMine } from './submissions.queries.ts';
+export {
+  admitBatchRows,
+  batchErrorBreakdown,
+  countBatchInFlight,
+  findBatch,
+  findClientBatch,
+  insertBatch,
+  listBatches,
+  openSubmissionCopy,
+  pauseBatch,
+  recentBatchSuccessRate,
+  resumeBatch,
+  setBatchJobsCount,
+} from './batches.queries.ts';
+export type { BatchRow, SubmissionCopyRow } from './batches.queries.ts';
+export {
+  countBindingOutcome,
+  countBindingsReceived,
+  deleteClientBinding,
+  findActiveBinding,
+  findClientBinding,
+  insertOrReplaceExpiredBinding,
+  isBoundRecipient,
+  markExpiredBindings,
+  updateClientBinding,
+  updateClientBindingExpiry,
+} from './bindings.queries.ts';
+export type { BindingRow } from './bindings.queries.ts';
+export {
+  countPendingDeliveries,
+  deferDelivery,
+  deleteMessageIfFinished,
+  findDeliveryToSend,
+  finishDelivery,
+  insertMessageWithDeliveries,
+  listOverdueDeliveries,
+} from './mail.queries.ts';
+export type { DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';

@@ -1,15 +1,23 @@
-import { CanaryJobPayload } from '@quarry/contracts';
+import { AdmitBatchJob, CanaryJobPayload, MineSubmissionJob, DeliverMailJobPayload, MailHousekeepingJobPayload } from '@quarry/contracts';
+import { RatesPushJobPayload, RatesRefreshJobPayload, RatesScheduleJobPayload } from '@quarry/contracts';
 import type { z } from 'zod';
 
 /**
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
  * running jobs: they change only by addition (STYLE.md, habit 6).
  */
-export const queueNames = ['system'] as const;
+export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control'] as const;
 export type QueueName = (typeof queueNames)[number];
 
+/**
+ * Queue families: one BullMQ queue per key, named `<family>.<key>` (a mining batch gets its own
+ * queue, with its own concurrency, rate limit and pause). Workers attach to them at run time.
+ */
+export const queueFamilies = ['mining.batch'] as const;
+export type QueueFamily = (typeof queueFamilies)[number];
+
 export type JobDefinition = {
-  queue: QueueName;
+  queue: QueueName | QueueFamily;
   payload: z.ZodType;
   /** Total tries, the first included. Retries only where repeating is safe and useful. */
   attempts: number;
@@ -19,6 +27,30 @@ export type JobDefinition = {
 };
 
 export const jobCatalog = {
+  // Mining a job post is never retried for the website's sake (interface: no automatic retry);
+  // the attempts cover our infrastructure failing (Postgres down) while recording the outcome.
+  'mining.mine': {
+    queue: 'mining.single',
+    payload: MineSubmissionJob,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2_000 },
+    timeoutMs: 5 * 60_000,
+  },
+  'mining.mine-batch-row': {
+    queue: 'mining.batch',
+    payload: MineSubmissionJob,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2_000 },
+    timeoutMs: 5 * 60_000,
+  },
+  // Tops up a batch's queue from Postgres; without batchId, every running batch (periodic sweep).
+  'mining.admit': {
+    queue: 'mining.control',
+    payload: AdmitBatchJob,
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 1_000 },
+    timeoutMs: 60_000,
+  },
   'system.canary': {
     queue: 'system',
     payload: CanaryJobPayload,
@@ -26,11 +58,60 @@ export const jobCatalog = {
     backoff: { type: 'exponential', delay: 1_000 },
     timeoutMs: 11 * 60_000,
   },
+  // One job per (message, destination); SMTP 4xx retries are scheduled by the handler itself
+  // (up to 5 days, ADR 0011), so these attempts only cover infrastructure faults (Postgres down).
+  'mail.deliver': {
+    queue: 'mail',
+    payload: DeliverMailJobPayload,
+    attempts: 8,
+    backoff: { type: 'exponential', delay: 2_000 },
+    // RFC 5321 §4.5.3.2: a client may wait up to 10 minutes for the reply to the final dot.
+    timeoutMs: 11 * 60_000,
+  },
+  'mail.housekeeping': {
+    queue: 'mail',
+    payload: MailHousekeepingJobPayload,
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1_000 },
+    timeoutMs: 60_000,
+  },
+  // Rates (issue 6). A refresh is not retried: a failed source is logged and the next scheduler
+  // tick asks again. Push retries are scheduled by the handler itself (backoff with jitter,
+  // ADR 0016); these attempts only cover infrastructure faults.
+  'rates.schedule': {
+    queue: 'rates.control',
+    payload: RatesScheduleJobPayload,
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1_000 },
+    timeoutMs: 10 * 60_000,
+  },
+  'rates.refresh': {
+    queue: 'rates.refresh',
+    payload: RatesRefreshJobPayload,
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1_000 },
+    timeoutMs: 3 * 60_000,
+  },
+  'rates.push': {
+    queue: 'rates.push',
+    payload: RatesPushJobPayload,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2_000 },
+    // The interface's 5-minute response time-out per request, plus reading the state.
+    timeoutMs: 7 * 60_000,
+  },
+  'rates.push-retry': {
+    queue: 'rates.push',
+    payload: RatesPushJobPayload,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2_000 },
+    timeoutMs: 7 * 60_000,
+  },
 } as const satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof jobCatalog;
 export type JobPayload<Name extends JobName> = z.infer<(typeof jobCatalog)[Name]['payload']>;
 
-export function jobsOfQueue(queue: QueueName): JobName[] {
+export function jobsOfQueue(queue: QueueName | QueueFamily): JobName[] {
   return (Object.keys(jobCatalog) as JobName[]).filter((name) => jobCatalog[name].queue === queue);
 }

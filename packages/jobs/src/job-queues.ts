@@ -1,23 +1,30 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobCatalog, queueNames, type JobName, type JobPayload, type QueueName } from './catalog.ts';
+import { jobCatalog, queueFamilies, queueNames, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { sealEnvelope } from './envelope.ts';
 
 const tracer = trace.getTracer('@quarry/jobs');
 
 export type EnqueueOptions = { jobId?: string; delayMs?: number };
+/** For jobs of a queue family: which queue of the family (e.g. the batch id). */
+export type QueueKey = { queueKey?: string };
 
 export type JobQueues = {
-  enqueue<Name extends JobName>(name: Name, payload: JobPayload<Name>, options?: EnqueueOptions): Promise<string>;
+  enqueue<Name extends JobName>(name: Name, payload: JobPayload<Name>, options?: EnqueueOptions & QueueKey): Promise<string>;
   enqueueBulk<Name extends JobName>(
     name: Name,
     items: Array<{ payload: JobPayload<Name>; options?: EnqueueOptions }>,
+    target?: QueueKey,
   ): Promise<string[]>;
   /** A repeating job (BullMQ job scheduler); idempotent per `schedulerId`, so every process may call it at boot. */
   schedule<Name extends JobName>(name: Name, payload: JobPayload<Name>, options: { schedulerId: string; everyMs: number }): Promise<void>;
   jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
   queue(name: QueueName): Queue;
+  /** The queue `<family>.<key>`, opened on first use. */
+  familyQueue(family: QueueFamily, key: string): Queue;
+  /** Closes a family queue this process no longer needs (a finished batch). */
+  releaseFamilyQueue(family: QueueFamily, key: string): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -44,6 +51,24 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
     if (!queue) throw new Error(`queue ${name} is not in the job catalog`);
     return queue;
   };
+  const familyQueues = new Map<string, Queue>();
+  const familyQueue = (family: QueueFamily, key: string): Queue => {
+    const name = `${family}.${key}`;
+    let queue = familyQueues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+      familyQueues.set(name, queue);
+    }
+    return queue;
+  };
+  const queueFor = (name: JobName, key: string | undefined): Queue => {
+    const queue = jobCatalog[name].queue;
+    if ((queueFamilies as readonly string[]).includes(queue)) {
+      if (!key) throw new Error(`job ${name} runs on the ${queue} queue family: a queueKey is required`);
+      return familyQueue(queue as QueueFamily, key);
+    }
+    return queueOf(queue as QueueName);
+  };
 
   return {
     async enqueue(name, payload, enqueueOptions) {
@@ -51,7 +76,7 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
       const parsed = definition.payload.parse(payload);
       return tracer.startActiveSpan(`${definition.queue} publish ${name}`, { kind: SpanKind.PRODUCER }, async (span) => {
         try {
-          const job = await queueOf(definition.queue).add(name, sealEnvelope(parsed, 'child'), jobOptions(name, enqueueOptions));
+          const job = await queueFor(name, enqueueOptions?.queueKey).add(name, sealEnvelope(parsed, 'child'), jobOptions(name, enqueueOptions));
           span.setAttribute('messaging.message.id', job.id ?? '');
           return job.id ?? '';
         } finally {
@@ -59,12 +84,12 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
         }
       });
     },
-    async enqueueBulk(name, items) {
+    async enqueueBulk(name, items, target) {
       const definition = jobCatalog[name];
       return tracer.startActiveSpan(`${definition.queue} publish ${name}`, { kind: SpanKind.PRODUCER }, async (span) => {
         try {
           span.setAttribute('messaging.batch.message_count', items.length);
-          const jobs = await queueOf(definition.queue).addBulk(
+          const jobs = await queueFor(name, target?.queueKey).addBulk(
             items.map((item) => ({
               name,
               data: sealEnvelope(definition.payload.parse(item.payload), 'link'),
@@ -80,7 +105,7 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
     async schedule(name, payload, scheduleOptions) {
       const definition = jobCatalog[name];
       const parsed = definition.payload.parse(payload);
-      await queueOf(definition.queue).upsertJobScheduler(
+      await queueFor(name, undefined).upsertJobScheduler(
         scheduleOptions.schedulerId,
         { every: scheduleOptions.everyMs },
         { name, data: sealEnvelope(parsed, 'link'), opts: jobOptions(name, undefined) },
@@ -88,7 +113,7 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
     },
     async jobCounts() {
       const counts = await Promise.all(
-        [...queues.entries()].map(async ([name, queue]) => {
+        [...queues.entries(), ...familyQueues.entries()].map(async ([name, queue]) => {
           const byState = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'prioritized');
           return Object.entries(byState).map(([state, count]) => ({ queue: name, state, count }));
         }),
@@ -96,8 +121,15 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
       return counts.flat();
     },
     queue: queueOf,
+    familyQueue,
+    async releaseFamilyQueue(family, key) {
+      const name = `${family}.${key}`;
+      const queue = familyQueues.get(name);
+      familyQueues.delete(name);
+      await queue?.close();
+    },
     async close() {
-      await Promise.all([...queues.values()].map((queue) => queue.close()));
+      await Promise.all([...queues.values(), ...familyQueues.values()].map((queue) => queue.close()));
     },
   };
 }

@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { describeIssues } from '@quarry/contracts';
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueName } from './catalog.ts';
+import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { JobEnvelope, openEnvelope } from './envelope.ts';
 
 const tracer = trace.getTracer('@quarry/jobs');
@@ -16,7 +16,7 @@ export type JobContext = {
 export type JobHandler<Name extends JobName> = (payload: JobPayload<Name>, context: JobContext) => Promise<unknown>;
 
 /** A handler for every job of the given queues: a missing one is a type error, and a boot error. */
-export type JobHandlers<Queues extends QueueName> = {
+export type JobHandlers<Queues extends QueueName | QueueFamily> = {
   [Name in JobName as (typeof jobCatalog)[Name]['queue'] extends Queues ? Name : never]: JobHandler<Name>;
 };
 
@@ -44,10 +44,14 @@ class JobTimeoutError extends Error {
   }
 }
 
-export function startWorkers<Queues extends QueueName>(options: {
+export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
   connection: Redis;
   prefix: string;
   queues: readonly Queues[];
+  /** For a queue family: which member (`<family>.<key>`), e.g. a batch id. */
+  key?: string;
+  /** BullMQ's rate limiter: at most `max` jobs per `durationMs`, across all workers of the queue. */
+  limiter?: { max: number; durationMs: number };
   handlers: JobHandlers<Queues>;
   concurrency: number;
   lockDurationMs: number;
@@ -120,7 +124,9 @@ export function startWorkers<Queues extends QueueName>(options: {
   };
 
   const workers = options.queues.map((queue) => {
-    const worker = new Worker(queue, process, {
+    const queueName = options.key ? `${queue}.${options.key}` : queue;
+    const worker = new Worker(queueName, process, {
+      ...(options.limiter ? { limiter: { max: options.limiter.max, duration: options.limiter.durationMs } } : {}),
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
@@ -129,7 +135,7 @@ export function startWorkers<Queues extends QueueName>(options: {
       // A job interrupted by two crashes or rollouts in a row is still re-run, not failed.
       maxStalledCount: 3,
     });
-    worker.on('error', (error) => options.events?.onError?.(error, `worker ${queue}`));
+    worker.on('error', (error) => options.events?.onError?.(error, `worker ${queueName}`));
     return worker;
   });
 

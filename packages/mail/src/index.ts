@@ -1,1 +1,16 @@
-export {};
+export { acceptMessage } from './accept-message.ts';
+export type { AcceptPorts, DeliveryTarget } from './accept-message.ts';
+export { bind, deleteBinding, getBinding, updateBinding, updateExpiresAt } from './bindings.ts';
+export type { BindingPorts } from './bindings.ts';
+export { deliverMail, DeliveryBusyError } from './deliver-mail.ts';
+export type { DeliveryPorts, DeliveryResult, DeliverySettings, EnqueueDelivery } from './deliver-mail.ts';
+export type { DkimKey } from './forwarded-message.ts';
+export { runMailHousekeeping } from './housekeeping.ts';
+export { createInboundSmtpServer } from './inbound-smtp.server.ts';
+export type { InboundPorts, InboundSettings, InboundSmtpServer } from './inbound-smtp.server.ts';
+export { createMailSender, systemMxResolver } from './mail-sender.ts';
+export type { MailSender, MxResolver, SendOutcome } from './mail-sender.ts';
+export { createSrs } from './srs.ts';
+export type { Srs } from './srs.ts';
+export { createMailService } from './mail-service.ts';
+export type { MailService, MailSettings, SmtpSettings } from './mail-service.ts';

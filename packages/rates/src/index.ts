@@ -1,1 +1,30 @@
-export {};
+export { changeGrants, getHotel, getHotelForOperator, listHotelSourceFailures, listHotels, redirectToBookingPage, removeHotel, toListing, upsertHotel } from './hotel-registry.ts';
+export type { HotelRow } from './hotels.queries.ts';
+export { parsePullQuery, pullRates } from './pull-rates.ts';
+export type { PullPorts, PullQuery } from './pull-rates.ts';
+export { refreshSearch } from './refresh-search.ts';
+export type { EnqueuePush, RefreshOutcome, RefreshPorts } from './refresh-search.ts';
+export { scheduleRefreshes } from './refresh-scheduler.ts';
+export type { RefreshTier, SchedulePorts } from './refresh-scheduler.ts';
+export {
+  changeSubscription,
+  createSubscription,
+  getSubscription,
+  getSubscriptionForOperator,
+  listClientSubscriptions,
+  listDeliveryLog,
+  removeSubscription,
+  resumeSuspendedSubscription,
+} from './push-subscriptions.ts';
+export type { SubscriptionPorts } from './push-subscriptions.ts';
+export { deliverPush } from './push-delivery.ts';
+export type { DeliveryOutcome, DeliveryPorts, PushPolicy } from './push-delivery.ts';
+export { createPushSender } from './push-sender.ts';
+export type { PushSender } from './push-sender.ts';
+export { createSourceRegistry } from './sources/source-registry.ts';
+export type { SourceLimits, SourceRegistry } from './sources/source-registry.ts';
+export { createOpenTravelSource, mapHotelAvailRS } from './sources/opentravel.source.ts';
+export { createBookingPageSource, createChromiumLauncher } from './sources/booking-page.source.ts';
+export { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';
+export type { BookingEngineRecipe } from './sources/booking-engine-recipes.ts';
+export type { RateSearch, RateSource, SourceOutcome } from './sources/rate-source.ts';

@@ -1,0 +1,64 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Authenticator } from '@quarry/auth';
+import { BindBody, ForwardingResponse, RecipientBody, UpdateBindingBody, UpdateExpiresAtBody } from '@quarry/contracts';
+import type { Queryable } from '@quarry/db';
+import { bind, deleteBinding, getBinding, updateBinding, updateExpiresAt } from '@quarry/mail';
+import { Router } from 'express';
+import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
+import { errorResponses, securedBy } from '../openapi-shared.ts';
+
+/** Forwarding bindings (service-interface.md "Email forwarding endpoints"): POST + JSON, tenant-scoped. */
+export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[] }): Router {
+  const router = Router();
+  const forwarding = requireClient(deps.authenticator, { scope: 'forwarding' });
+  const ports = { db: deps.db, now: () => new Date(), domains: deps.mailDomains ?? ['localhost'] };
+  router.post('/Forwarding/bind', forwarding, async (request, response) => {
+    response.json(await bind(ports, clientOf(response).clientId, request.body));
+  });
+  router.post('/Forwarding/updateBinding', forwarding, async (request, response) => {
+    response.json(await updateBinding(ports, clientOf(response).clientId, request.body));
+  });
+  router.post('/Forwarding/updateExpiresAt', forwarding, async (request, response) => {
+    response.json(await updateExpiresAt(ports, clientOf(response).clientId, request.body));
+  });
+  router.post('/Forwarding/deleteBinding', forwarding, async (request, response) => {
+    response.json(await deleteBinding(ports, clientOf(response).clientId, request.body));
+  });
+  // Not in the published interface: the owner's read of one binding and its counters (issue 5).
+  router.get('/Forwarding/binding', forwarding, async (request, response) => {
+    response.json(await getBinding(ports, clientOf(response).clientId, { recipient: request.query.recipient }));
+  });
+  return router;
+}
+
+export function describeForwardingRoutes(registry: OpenAPIRegistry): void {
+  const post = (path: string, summary: string, schema: typeof BindBody | typeof UpdateBindingBody | typeof UpdateExpiresAtBody | typeof RecipientBody, errors: number[]) =>
+    registry.registerPath({
+      method: 'post',
+      path,
+      summary,
+      tags: ['Email forwarding'],
+      security: securedBy,
+      request: { body: { content: { 'application/json': { schema } } } },
+      responses: {
+        200: { description: 'Done; `message` says what happened and `binding` is the binding as it now is', content: { 'application/json': { schema: ForwardingResponse } } },
+        ...errorResponses(errors),
+      },
+    });
+  post('/Forwarding/bind', 'Create a binding: mail to recipient is forwarded to forwardsTo for one year', BindBody, [400, 401, 403, 409]);
+  post('/Forwarding/updateBinding', 'Change the destination (and keepSender) of an existing binding', UpdateBindingBody, [400, 401, 403, 404]);
+  post('/Forwarding/updateExpiresAt', 'Set the expiry to 90 days after latestDate', UpdateExpiresAtBody, [400, 401, 403, 404]);
+  post('/Forwarding/deleteBinding', 'Delete a binding; mail to the recipient is refused from now on', RecipientBody, [400, 401, 403, 404]);
+  registry.registerPath({
+    method: 'get',
+    path: '/Forwarding/binding',
+    summary: 'One of your bindings with its counters (received, delivered, bounced, last delivery)',
+    tags: ['Email forwarding'],
+    security: securedBy,
+    request: { query: RecipientBody },
+    responses: {
+      200: { description: 'The binding', content: { 'application/json': { schema: ForwardingResponse } } },
+      ...errorResponses([400, 401, 403, 404]),
+    },
+  });
+}

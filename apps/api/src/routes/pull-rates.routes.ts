@@ -1,0 +1,46 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Authenticator } from '@quarry/auth';
+import { HotelRateResult } from '@quarry/contracts';
+import { parsePullQuery, pullRates, type PullPorts } from '@quarry/rates';
+import { Router } from 'express';
+import { z } from 'zod';
+import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
+import { errorResponses, securedBy } from '../openapi-shared.ts';
+
+/** `GET /Pull/RatesFeed`: the body is written from stored, already-serialized hotel objects. */
+export function pullRatesRoutes(deps: { authenticator: Authenticator; pull: PullPorts }): Router {
+  const router = Router();
+  const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
+  router.get('/Pull/RatesFeed', hotels, async (request, response) => {
+    const query = parsePullQuery(request.query);
+    const body = await pullRates(deps.pull, clientOf(response).clientId, query);
+    response.status(200).type('application/json').send(body);
+  });
+  return router;
+}
+
+export function describePullRatesRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/Pull/RatesFeed',
+    summary: 'Rooms and rates of hotels for one search',
+    description:
+      'Fresh stored results are served as they are; missing or stale searches are fetched live within a deadline. ' +
+      'A hotel without coverage (not granted, date beyond the horizon, guest count not collected, source failure) is absent; ' +
+      '`rooms: []` means no availability.',
+    tags: ['Hotels'],
+    security: securedBy,
+    request: {
+      query: z.object({
+        hotelIds: z.array(z.string().max(200)).describe('Repeated once per hotel'),
+        checkIn: z.iso.date(),
+        nights: z.number().int().min(1),
+        guests: z.number().int().min(1).default(2).optional(),
+      }),
+    },
+    responses: {
+      200: { description: 'Hotel objects', content: { 'application/json': { schema: z.array(HotelRateResult) } } },
+      ...errorResponses([400, 401]),
+    },
+  });
+}

@@ -1,0 +1,95 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Authenticator } from '@quarry/auth';
+import { CreatePushSubscriptionBody, PushDeliveryView, PushSubscriptionView, UpdatePushSubscriptionBody } from '@quarry/contracts';
+import {
+  changeSubscription,
+  createSubscription,
+  getSubscription,
+  getSubscriptionForOperator,
+  listClientSubscriptions,
+  listDeliveryLog,
+  removeSubscription,
+  resumeSuspendedSubscription,
+  type SubscriptionPorts,
+} from '@quarry/rates';
+import { Router } from 'express';
+import { z } from 'zod';
+import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
+import { errorResponses, securedBy } from '../openapi-shared.ts';
+
+/** Push subscriptions (clients, `hotels` scope) and their delivery log (operators, `admin` scope). */
+export function pushSubscriptionsRoutes(deps: { authenticator: Authenticator; push: SubscriptionPorts }): Router {
+  const router = Router();
+  const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
+  const admin = requireClient(deps.authenticator, { scope: 'admin' });
+  const id = (value: unknown) => String(value);
+
+  router.post('/v1/hotels/push-subscriptions', hotels, async (request, response) => {
+    response.json(await createSubscription(deps.push, clientOf(response).clientId, request.body));
+  });
+  router.get('/v1/hotels/push-subscriptions', hotels, async (_request, response) => {
+    response.json(await listClientSubscriptions(deps.push, clientOf(response).clientId));
+  });
+  router.get('/v1/hotels/push-subscriptions/:subscriptionId', hotels, async (request, response) => {
+    response.json(await getSubscription(deps.push, clientOf(response).clientId, id(request.params.subscriptionId)));
+  });
+  router.patch('/v1/hotels/push-subscriptions/:subscriptionId', hotels, async (request, response) => {
+    response.json(await changeSubscription(deps.push, clientOf(response).clientId, id(request.params.subscriptionId), request.body));
+  });
+  router.delete('/v1/hotels/push-subscriptions/:subscriptionId', hotels, async (request, response) => {
+    await removeSubscription(deps.push, clientOf(response).clientId, id(request.params.subscriptionId));
+    response.json({ message: 'deleted' });
+  });
+
+  router.get('/v1/admin/push-subscriptions/:subscriptionId', admin, async (request, response) => {
+    response.json(await getSubscriptionForOperator(deps.push, id(request.params.subscriptionId)));
+  });
+  router.get('/v1/admin/push-subscriptions/:subscriptionId/deliveries', admin, async (request, response) => {
+    const limit = Math.min(1000, Math.max(1, Number(request.query.limit ?? 100) || 100));
+    response.json(await listDeliveryLog(deps.push, id(request.params.subscriptionId), limit));
+  });
+  router.post('/v1/admin/push-subscriptions/:subscriptionId/resume', admin, async (request, response) => {
+    response.json(await resumeSuspendedSubscription(deps.push, id(request.params.subscriptionId)));
+  });
+  return router;
+}
+
+export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void {
+  const params = z.object({ subscriptionId: z.uuid() });
+  const view = { 'application/json': { schema: PushSubscriptionView } };
+  const paths = [
+    { method: 'post', path: '/v1/hotels/push-subscriptions', summary: 'Subscribe a push URL to hotels and a search grid', body: CreatePushSubscriptionBody, errors: [400, 401] },
+    { method: 'get', path: '/v1/hotels/push-subscriptions', summary: 'Your push subscriptions', list: true, errors: [401] },
+    { method: 'get', path: '/v1/hotels/push-subscriptions/{subscriptionId}', summary: 'One push subscription', params, errors: [401, 404] },
+    { method: 'patch', path: '/v1/hotels/push-subscriptions/{subscriptionId}', summary: 'Change a push subscription (a new state is pushed)', params, body: UpdatePushSubscriptionBody, errors: [400, 401, 404] },
+    { method: 'delete', path: '/v1/hotels/push-subscriptions/{subscriptionId}', summary: 'Stop pushing', params, errors: [401, 404] },
+    { method: 'get', path: '/v1/admin/push-subscriptions/{subscriptionId}', summary: 'Any push subscription (operators)', params, errors: [401, 403, 404] },
+    { method: 'post', path: '/v1/admin/push-subscriptions/{subscriptionId}/resume', summary: 'Lift a suspension and push now', params, errors: [401, 403, 404] },
+  ] as const;
+  for (const entry of paths) {
+    registry.registerPath({
+      method: entry.method,
+      path: entry.path,
+      summary: entry.summary,
+      tags: ['Hotels push'],
+      security: securedBy,
+      request: {
+        ...('params' in entry ? { params: entry.params } : {}),
+        ...('body' in entry ? { body: { content: { 'application/json': { schema: entry.body } } } } : {}),
+      },
+      responses: {
+        200: { description: 'OK', content: 'list' in entry ? { 'application/json': { schema: z.array(PushSubscriptionView) } } : view },
+        ...errorResponses([...entry.errors]),
+      },
+    });
+  }
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/admin/push-subscriptions/{subscriptionId}/deliveries',
+    summary: 'Delivery log of a push subscription, newest first',
+    tags: ['Hotels push'],
+    security: securedBy,
+    request: { params, query: z.object({ limit: z.number().int().min(1).max(1000).optional() }) },
+    responses: { 200: { description: 'Deliveries', content: { 'application/json': { schema: z.array(PushDeliveryView) } } }, ...errorResponses([401, 403, 404]) },
+  });
+}

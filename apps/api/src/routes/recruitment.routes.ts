@@ -1,0 +1,200 @@
+import { Transform, type Readable } from 'node:stream';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Authenticator } from '@quarry/auth';
+import {
+
+  BatchAccepted,
+  BatchFileUrlBody,
+  BatchIdQuery,
+  BatchStatus,
+  CompletedMiningBody,
+  describeIssues,
+  JobPostIdQuery,
+  JobPostInput,
+  MineJobPostResponse,
+  MiningStatusBody,
+  validationError,
+} from '@quarry/contracts';
+import { acceptBatch, getBatchStatus, retrieveMining, submitJobPost, type RecruitmentPorts } from '@quarry/recruitment';
+import { ResponseTooLargeError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
+import { errorResponses, securedBy } from '../openapi-shared.ts';
+
+const limits = { fileUrl: 70_000, csv: 30_000 } as const;
+
+/** Fails the stream once more than `maxBytes` went through: bodies are never read whole. */
+function capBytes(maxBytes: number, what: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > maxBytes) callback(validationError([`${what}: larger than ${maxBytes} bytes`]));
+      else callback(null, chunk);
+    },
+  });
+}
+
+async function drain(request: Request, maxBytes: number): Promise<void> {
+  request.unpipe();
+  let seen = 0;
+  await new Promise<void>((resolve) => {
+    request.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) request.destroy();
+    });
+    request.once('end', resolve);
+    request.once('close', resolve);
+    request.resume();
+  });
+}
+
+function mediaType(request: Request): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: number): Promise<Readable> {
+  const parsed = BatchFileUrlBody.safeParse(body ?? {});
+  if (!parsed.success) throw validationError(describeIssues(parsed.error));
+  let response;
+  try {
+    response = await fetchClientUrl(parsed.data.fileUrl, { maxBytes, timeoutMs: 120_000 });
+  } catch (error) {
+    if (error instanceof UnsafeUrlError || error instanceof ResponseTooLargeError) throw validationError([`fileUrl: ${error.message}`]);
+    throw validationError([`fileUrl: could not be fetched (${(error as Error).message})`]);
+  }
+  if (response.status !== 200) {
+    response.body.resume();
+    throw validationError([`fileUrl: the server answered HTTP ${response.status}`]);
+  }
+  return response.body;
+}
+
+/** Recruitment: mining submission, batches and the three retrieval routes (tenant-scoped). */
+export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitment: RecruitmentPorts; fetchClientUrl: SafeFetch }): Router {
+  const router = Router();
+  const recruitment = requireClient(deps.authenticator, { scope: 'recruitment' });
+  const retrieval = requireClient(deps.authenticator, { scope: 'recruitment', surface: 'questions' });
+  const { pool } = deps.recruitment;
+  const maxBytes = deps.recruitment.settings.maxCsvBytes;
+
+  router.post('/v1/recruitment/job-posts/mine', recruitment, async (request, response) => {
+    response.json(await submitJobPost(deps.recruitment, clientOf(response).clientId, request.body));
+  });
+
+  router.post('/v1/recruitment/job-posts/batch/mine', recruitment, async (request, response) => {
+    const type = mediaType(request);
+    let csv: Readable;
+    let source: { maxRows: number; source: string };
+    if (type === 'application/json') {
+      csv = await openFileUrl(deps.fetchClientUrl, request.body, maxBytes);
+      source = { maxRows: limits.fileUrl, source: 'application/json with fileUrl' };
+    } else if (type === 'text/csv' || type === 'application/octet-stream') {
+      csv = request.pipe(capBytes(maxBytes, 'body'));
+      request.on('error', (error) => csv.destroy(error));
+      source = { maxRows: limits.csv, source: type };
+    } else {
+      throw validationError([`Content-Type: must be application/json (with fileUrl), text/csv or application/octet-stream, not "${type || 'none'}"`]);
+    }
+    try {
+      response.json(await acceptBatch(deps.recruitment, clientOf(response).clientId, csv, source));
+    } catch (error) {
+      // A client still uploading does not read our answer until its upload is done: drain the
+      // rest of the body (the byte cap still applies) so the 400 reaches it.
+      if (csv !== request.body && !request.complete) await drain(request, maxBytes);
+      throw error;
+    }
+  });
+
+  router.get('/v1/recruitment/job-posts/batch/status', recruitment, async (request, response) => {
+    const query = BatchIdQuery.safeParse(request.query);
+    if (!query.success) throw validationError(describeIssues(query.error));
+    response.json(await getBatchStatus(pool, clientOf(response).clientId, query.data.batchId));
+  });
+
+  router.get('/questions/:jobPostId', retrieval, async (request, response) => {
+    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.params.jobPostId, 'v2'));
+  });
+  router.get('/v1/recruitment/job-posts/find', retrieval, async (request, response) => {
+    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v1'));
+  });
+  router.get('/v2/recruitment/job-posts/find', retrieval, async (request, response) => {
+    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v2'));
+  });
+  return router;
+}
+
+export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
+  const tags = ['Recruitment'];
+  const retrievalResponses = {
+    200: {
+      description: 'Status while queued/processing/failed, or the completed result (an older result stays readable while a re-submission runs)',
+      content: { 'application/json': { schema: z.union([MiningStatusBody, CompletedMiningBody]) } },
+    },
+    ...errorResponses([400, 401, 403, 404, 500], 'questions'),
+  };
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/recruitment/job-posts/mine/',
+    summary: 'Mine one job post (the path also works without the trailing slash)',
+    tags,
+    security: securedBy,
+    request: { body: { content: { 'application/json': { schema: JobPostInput } } } },
+    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: MineJobPostResponse } } }, ...errorResponses([400, 401, 403, 500]) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/recruitment/job-posts/batch/mine/',
+    summary: 'Submit a batch: JSON {fileUrl} (≤ 70,000 rows), or a CSV body as text/csv or application/octet-stream (≤ 30,000 rows)',
+    description: 'CSV columns jobPostId, url, employer, jobTitle (optional country). Every row is validated first; any bad row rejects the whole batch with 400 and details.messages naming each row (numbered from 1 after the header).',
+    tags,
+    security: securedBy,
+    request: {
+      body: {
+        content: {
+          'application/json': { schema: BatchFileUrlBody },
+          'text/csv': { schema: z.string() },
+          'application/octet-stream': { schema: z.string() },
+        },
+      },
+    },
+    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: BatchAccepted } } }, ...errorResponses([400, 401, 403, 500]) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/recruitment/job-posts/batch/status/',
+    summary: 'Progress of a batch',
+    tags,
+    security: securedBy,
+    request: { query: BatchIdQuery },
+    responses: { 200: { description: 'Batch status', content: { 'application/json': { schema: BatchStatus } } }, ...errorResponses([400, 401, 403, 404]) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/questions/{jobPostId}',
+    summary: 'Mined questions of a job post (with categories)',
+    tags,
+    security: securedBy,
+    request: { params: z.object({ jobPostId: z.string() }) },
+    responses: retrievalResponses,
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/recruitment/job-posts/find/',
+    summary: 'Mined questions of a job post (without categories)',
+    tags,
+    security: securedBy,
+    request: { query: JobPostIdQuery },
+    responses: retrievalResponses,
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v2/recruitment/job-posts/find',
+    summary: 'Mined questions of a job post, with question categories',
+    tags,
+    security: securedBy,
+    request: { query: JobPostIdQuery },
+    responses: retrievalResponses,
+  });
+}

@@ -1,0 +1,186 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@quarry/auth';
+import { createPool } from '@quarry/db';
+import { createTestDatabase, createTestRedis } from '@quarry/testing';
+import { SMTPServer } from 'smtp-server';
+import { printTable, repoRoot } from './harness.ts';
+
+const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
+const postfixDir = join(repoRoot, '.tools/postfix');
+
+/**
+ * Postfix's load generator, from Debian's package extracted into .tools/postfix (no Postfix daemon
+ * is installed or run). Fetched once with `apt-get download postfix` when missing.
+ */
+function smtpSource(): { bin: string; env: NodeJS.ProcessEnv } {
+  const bin = join(postfixDir, 'usr/sbin/smtp-source');
+  if (!existsSync(bin)) {
+    const work = mkdtempSync(join(tmpdir(), 'postfix-'));
+    const download = spawnSync('apt-get', ['download', 'postfix'], { cwd: work, stdio: 'inherit' });
+    const deb = readdirSync(work).find((name) => name.endsWith('.deb'));
+    if (download.status !== 0 || !deb) throw new Error('smtp-source is missing: run `apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`');
+    spawnSync('dpkg', ['-x', join(work, deb), postfixDir], { stdio: 'inherit' });
+  }
+  return { bin, env: { ...process.env, LD_LIBRARY_PATH: join(postfixDir, 'usr/lib/postfix') } };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** The destination: counts deliveries and measures acceptance → delivery latency from our Received id. */
+async function startSink() {
+  const latencies: number[] = [];
+  let lastAt = 0;
+  const sink = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, _session, callback) {
+      let head = '';
+      stream.on('data', (chunk: Buffer) => {
+        if (head.length < 2048) head += chunk.toString('latin1');
+      });
+      stream.on('end', () => {
+        lastAt = Date.now();
+        // Our Received line carries "id <ms since epoch, base 36><random>", written at acceptance.
+        const id = /\(Quarry\) with \S+ id ([0-9a-z]{8})/.exec(head)?.[1];
+        if (id) latencies.push(lastAt - parseInt(id, 36));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
+  const address = sink.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    latencies,
+    lastAt: () => lastAt,
+    close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
+  };
+}
+
+function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      if (buffered.includes('"quarry started"')) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`quarry mail exited with ${code}`)));
+  });
+}
+
+function runSmtpSource(args: string[]): Promise<{ seconds: number; code: number | null; stderr: string }> {
+  const { bin, env } = smtpSource();
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ seconds: (performance.now() - started) / 1000, code, stderr: stderr.slice(0, 2000) }));
+  });
+}
+
+type Row = { mode: string; accepted: number; acceptedPerSecond: number; deliveredPerSecond: number; p50: number; p99: number; lost: number };
+
+/**
+ * `npm run bench -- smtp`: 10,000 messages of 10 KB over 20 parallel sessions (Postfix's
+ * smtp-source) to a bound recipient of a `mail` role process, delivered through the smarthost
+ * setting to a local sink; once with a new connection per message, once with connections reused.
+ */
+export async function benchSmtp(options: { messages: number; sessions: number; bytes: number }): Promise<void> {
+  const rows: Row[] = [];
+  for (const mode of ['new connection per message', 'connections reused'] as const) {
+    const database = await createTestDatabase('bench_smtp');
+    const redis = createTestRedis('bench-smtp');
+    const secretKey = Buffer.alloc(32, 2);
+    const db = createPool(database.url, 2);
+    const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['forwarding'] });
+    await db.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('bench@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`, [client.clientId]);
+    const sink = await startSink();
+    const smtpPort = await freePort();
+    const quarry = await startMailRole({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: '40',
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: redis.prefix,
+      QUARRY_SECRET_KEY: secretKey.toString('base64'),
+      SMTP_PORT: String(smtpPort),
+      SMTP_HOST: '127.0.0.1',
+      MAIL_DOMAINS: 'fwd.test',
+      MAIL_RELAY_SENDER: 'forwarder@relay.test',
+      MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
+      MAIL_DELIVERY_CONCURRENCY: '30',
+    });
+    const delivered = () => sink.latencies.length;
+    const source = (count: number) => [
+      ...(mode === 'connections reused' ? ['-d'] : []),
+      '-s', String(options.sessions), '-m', String(count), '-l', String(options.bytes),
+      '-f', 'load@sender.test', '-t', 'bench@fwd.test', '-M', 'bench.test', `127.0.0.1:${smtpPort}`,
+    ];
+    try {
+      // Warm-up: JIT, connection pools, Postgres caches.
+      await runSmtpSource(source(500));
+      await waitUntil(() => delivered() >= 500, 60_000);
+      sink.latencies.length = 0;
+      const receivedBefore = await receivedCount(db);
+
+      const startedAt = Date.now();
+      const run = await runSmtpSource(source(options.messages));
+      const accepted = (await receivedCount(db)) - receivedBefore;
+      if (run.code !== 0) console.error(`smtp-source exited ${run.code}: ${run.stderr}`);
+      await waitUntil(() => delivered() >= accepted, 300_000).catch(() => {});
+      const latencies = [...sink.latencies].sort((a, b) => a - b);
+      const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+      rows.push({
+        mode,
+        accepted,
+        acceptedPerSecond: accepted / run.seconds,
+        deliveredPerSecond: delivered() / ((sink.lastAt() - startedAt) / 1000),
+        p50: pick(0.5),
+        p99: pick(0.99),
+        // Loss is what we answered 250 for and never delivered; refused messages stay with the sender.
+        lost: Math.max(0, accepted - delivered()),
+      });
+    } finally {
+      quarry.kill('SIGTERM');
+      await new Promise((resolve) => quarry.once('exit', resolve));
+      await sink.close();
+      await db.end();
+      await redis.cleanup();
+      await database.drop();
+    }
+  }
+  printTable(
+    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), one mail process, smarthost = local sink`,
+    ['mode', 'accepted', 'accepted msg/s', 'delivered msg/s (end to end)', 'p50 latency ms', 'p99 latency ms', 'lost'],
+    rows.map((row) => [row.mode, row.accepted, Math.round(row.acceptedPerSecond), Math.round(row.deliveredPerSecond), row.p50, row.p99, row.lost]),
+  );
+}
+
+async function receivedCount(db: ReturnType<typeof createPool>): Promise<number> {
+  const result = await db.query<{ received_count: string }>(`SELECT received_count FROM mail_bindings WHERE recipient = 'bench@fwd.test'`);
+  return Number(result.rows[0]?.received_count ?? 0);
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for deliveries');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

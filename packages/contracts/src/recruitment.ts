@@ -1,0 +1,153 @@
+import { z } from 'zod';
+
+const inputTypes = [
+  'Text',
+  'TextArea',
+  'TextLiteral',
+  'SelectOne',
+  'SelectMultiple',
+  'Date',
+  'Boolean',
+  'File',
+  'ArrayOfObjects',
+  'FragmentedQuestion',
+] as const;
+export const InputType = z.enum(inputTypes);
+
+export const questionCategories = [
+  'firstName', 'lastName', 'fullName', 'email', 'phone', 'address', 'city', 'zip', 'country', 'linkedin',
+  'website', 'github', 'resume', 'coverLetter', 'salary', 'startDate', 'workAuthorization', 'sponsorship',
+  'relocation', 'gender', 'race', 'ethnicity', 'veteran', 'disability', 'pronouns', 'consent', 'education',
+  'experience', 'referral',
+] as const;
+export const QuestionCategory = z.enum(questionCategories);
+
+export type Question = {
+  id: string;
+  question: string;
+  inputType: z.infer<typeof InputType>;
+  label: string;
+  mandatory: boolean;
+  category?: z.infer<typeof QuestionCategory>;
+  options?: Array<{ answer: string; conditionalQuestions: Question[] } | Question>;
+  /** TextLiteral: the text's HTML. */
+  value?: string;
+  /** File: accepted extensions or MIME types, e.g. [".pdf"]. */
+  accept?: string[];
+};
+
+export const Question: z.ZodType<Question> = z.lazy(() =>
+  z.object({
+    id: z.string().min(1),
+    question: z.string(),
+    inputType: InputType,
+    label: z.string(),
+    mandatory: z.boolean(),
+    category: QuestionCategory.optional(),
+    options: z.array(z.union([z.object({ answer: z.string(), conditionalQuestions: z.array(Question) }), Question])).optional(),
+    value: z.string().optional(),
+    accept: z.array(z.string()).optional(),
+  }),
+  // A named schema: documents (OpenAPI) refer to it, which is how its recursion is expressed.
+).meta({ id: 'Question' });
+
+export const Answer = z.object({ id: z.string(), value: z.unknown() });
+export type Answer = z.infer<typeof Answer>;
+
+/** What a miner returns for a form it got through; validated before it is stored. */
+export const MinedForm = z.object({
+  questions: z.array(Question),
+  answers: z.array(Answer),
+});
+export type MinedForm = z.infer<typeof MinedForm>;
+
+export const miningErrorCodes = [
+  'GenericWebsiteError',
+  'JobNotFound',
+  'JobExpired',
+  'FormNotFound',
+  'LoginRequired',
+  'BotDetection',
+  'UnsupportedWebsite',
+  'NavigationTimeout',
+  'UrlInvalid',
+] as const;
+export const MiningErrorCode = z.enum(miningErrorCodes);
+export type MiningErrorCode = z.infer<typeof MiningErrorCode>;
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
+/** One job post, as a single mining request or a CSV row (the CSV columns are these names). */
+export const JobPostInput = z.object({
+  jobPostId: z.string().trim().min(1).max(200),
+  url: httpUrl,
+  employer: z.string().trim().min(1).max(500),
+  jobTitle: z.string().trim().min(1).max(500),
+  country: z.string().regex(/^[a-z]{2}$/, 'must be a lowercase ISO 3166-1 alpha-2 code').default('gb'),
+});
+export type JobPostInput = z.infer<typeof JobPostInput>;
+
+export const csvColumns = ['jobPostId', 'url', 'employer', 'jobTitle'] as const;
+export const optionalCsvColumns = ['country'] as const;
+
+export const MineJobPostResponse = z.object({ jobPostId: z.string(), status: z.literal('queued') });
+
+export const BatchFileUrlBody = z.object({ fileUrl: httpUrl });
+
+export const BatchAccepted = z.object({ batchId: z.uuid(), jobsCount: z.number().int() });
+export type BatchAccepted = z.infer<typeof BatchAccepted>;
+
+const batchStates = ['created', 'processing', 'paused', 'resumed', 'finished'] as const;
+export const BatchState = z.enum(batchStates);
+export type BatchState = z.infer<typeof BatchState>;
+
+export const BatchStatus = z.object({
+  batchId: z.uuid(),
+  createdAt: z.number().int().describe('epoch milliseconds'),
+  state: BatchState,
+  processedRate: z.number().min(0).max(1),
+  successRate: z.number().min(0).max(1),
+  jobsCount: z.number().int(),
+});
+export type BatchStatus = z.infer<typeof BatchStatus>;
+
+export const BatchIdQuery = z.object({ batchId: z.uuid() });
+export const JobPostIdQuery = z.object({ jobPostId: z.string().trim().min(1).max(200) });
+
+export const MiningStatusBody = z.union([
+  z.object({ status: z.enum(['queued', 'processing']) }),
+  z.object({ status: z.literal('failed'), errorCode: MiningErrorCode }),
+]);
+
+export const CompletedMiningBody = z.object({
+  jobPostId: z.string(),
+  succeededAt: z.string(),
+  answers: z.array(Answer),
+  questions: z.array(Question),
+});
+
+/** Operators' view of a batch (admin API and dashboard). */
+export const BatchSummary = BatchStatus.extend({
+  clientId: z.string(),
+  employer: z.string().nullable(),
+  processedCount: z.number().int(),
+  succeededCount: z.number().int(),
+  failedCount: z.number().int(),
+  pausedReason: z.string().nullable(),
+});
+export type BatchSummary = z.infer<typeof BatchSummary>;
+
+export const MineSubmissionJob = z.object({ submissionId: z.string().regex(/^\d+$/) });
+export type MineSubmissionJob = z.infer<typeof MineSubmissionJob>;
+export const AdmitBatchJob = z.object({ batchId: z.uuid().optional() });
+export type AdmitBatchJob = z.infer<typeof AdmitBatchJob>;

@@ -1,0 +1,205 @@
+import type { PoolClient } from 'pg';
+import copyStreams from 'pg-copy-streams';
+import type { Queryable } from './pool.ts';
+
+export type BatchRow = {
+  batchId: string;
+  clientId: string;
+  state: 'created' | 'processing' | 'paused' | 'resumed' | 'finished';
+  jobsCount: number;
+  processedCount: number;
+  succeededCount: number;
+  failedCount: number;
+  employer: string | null;
+  concurrency: number;
+  ratePerMinute: number;
+  pausedReason: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+};
+
+type DbBatchRow = {
+  batch_id: string; client_id: string; state: BatchRow['state']; jobs_count: number; processed_count: number;
+  succeeded_count: number; failed_count: number; employer: string | null; concurrency: number; rate_per_minute: number;
+  paused_reason: string | null; created_at: Date; finished_at: Date | null;
+};
+
+const columns = `batch_id, client_id, state, jobs_count, processed_count, succeeded_count, failed_count, employer,
+  concurrency, rate_per_minute, paused_reason, created_at, finished_at`;
+
+function toBatchRow(row: DbBatchRow): BatchRow {
+  return {
+    batchId: row.batch_id,
+    clientId: row.client_id,
+    state: row.state,
+    jobsCount: row.jobs_count,
+    processedCount: row.processed_count,
+    succeededCount: row.succeeded_count,
+    failedCount: row.failed_count,
+    employer: row.employer,
+    concurrency: row.concurrency,
+    ratePerMinute: row.rate_per_minute,
+    pausedReason: row.paused_reason,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/** Inserted first (rows reference it) with a provisional count, fixed by `setBatchJobsCount`. */
+export async function insertBatch(
+  client: PoolClient,
+  batch: { batchId: string; clientId: string; concurrency: number; ratePerMinute: number },
+): Promise<void> {
+  await client.query(
+    `INSERT INTO batches (batch_id, client_id, state, jobs_count, concurrency, rate_per_minute)
+     VALUES ($1, $2, 'created', 1, $3, $4)`,
+    [batch.batchId, batch.clientId, batch.concurrency, batch.ratePerMinute],
+  );
+}
+
+export async function setBatchJobsCount(client: PoolClient, batchId: string, jobsCount: number, employer: string | null): Promise<void> {
+  await client.query('UPDATE batches SET jobs_count = $2, employer = $3 WHERE batch_id = $1', [batchId, jobsCount, employer]);
+}
+
+/** Escapes one value for COPY's text format. */
+function copyText(value: string): string {
+  return value.replace(/[\\\t\n\r]/g, (char) => (char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r'));
+}
+
+export type SubmissionCopyRow = {
+  clientId: string; jobPostId: string; batchId: string; rowNo: number; url: string; employer: string; jobTitle: string; country: string;
+};
+
+/**
+ * Streams batch rows into `submissions` with COPY inside the caller's transaction. Rows are
+ * buffered into ~64 KB chunks; `write` waits when the server applies back-pressure, so memory
+ * stays bounded whatever the file size.
+ */
+export function openSubmissionCopy(client: PoolClient): {
+  write: (row: SubmissionCopyRow) => Promise<void>;
+  finish: () => Promise<void>;
+  /** Abandons the COPY (CopyFail), so the connection can roll back; must run before ROLLBACK. */
+  abort: () => Promise<void>;
+} {
+  const stream = client.query(
+    copyStreams.from('COPY submissions (client_id, job_post_id, batch_id, row_no, url, employer, job_title, country) FROM STDIN'),
+  );
+  let failure: Error | null = null;
+  stream.on('error', (error: Error) => (failure = error));
+  let buffer = '';
+  const flush = async () => {
+    if (failure) throw failure;
+    if (!buffer) return;
+    const chunk = buffer;
+    buffer = '';
+    if (!stream.write(chunk)) await new Promise<void>((resolve) => stream.once('drain', resolve));
+  };
+  return {
+    async write(row) {
+      buffer += `${copyText(row.clientId)}\t${copyText(row.jobPostId)}\t${row.batchId}\t${row.rowNo}\t${copyText(row.url)}\t${copyText(row.employer)}\t${copyText(row.jobTitle)}\t${copyText(row.country)}\n`;
+      if (buffer.length >= 65_536) await flush();
+    },
+    async abort() {
+      if (stream.destroyed) return;
+      await new Promise<void>((resolve) => {
+        stream.once('close', resolve);
+        stream.destroy(new Error('batch rejected'));
+      });
+    },
+    async finish() {
+      await flush();
+      await new Promise<void>((resolve, reject) => {
+        stream.once('finish', resolve);
+        stream.once('error', reject);
+        stream.end();
+      });
+    },
+  };
+}
+
+export async function findClientBatch(db: Queryable, clientId: string, batchId: string): Promise<BatchRow | null> {
+  const result = await db.query<DbBatchRow>(`SELECT ${columns} FROM batches WHERE client_id = $1 AND batch_id = $2`, [clientId, batchId]);
+  return result.rows[0] ? toBatchRow(result.rows[0]) : null;
+}
+
+/** Operators' view: any client's batch. */
+export async function findBatch(db: Queryable, batchId: string): Promise<BatchRow | null> {
+  const result = await db.query<DbBatchRow>(`SELECT ${columns} FROM batches WHERE batch_id = $1`, [batchId]);
+  return result.rows[0] ? toBatchRow(result.rows[0]) : null;
+}
+
+export async function listBatches(db: Queryable, options: { limit: number; activeOnly: boolean }): Promise<BatchRow[]> {
+  const result = await db.query<DbBatchRow>(
+    `SELECT ${columns} FROM batches ${options.activeOnly ? "WHERE state <> 'finished'" : ''} ORDER BY created_at DESC LIMIT $1`,
+    [options.limit],
+  );
+  return result.rows.map(toBatchRow);
+}
+
+export async function pauseBatch(db: Queryable, batchId: string, reason: string): Promise<BatchRow | null> {
+  const result = await db.query<DbBatchRow>(
+    `UPDATE batches SET state = 'paused', paused_reason = $2
+     WHERE batch_id = $1 AND state IN ('created', 'processing', 'resumed') RETURNING ${columns}`,
+    [batchId, reason],
+  );
+  return result.rows[0] ? toBatchRow(result.rows[0]) : null;
+}
+
+export async function resumeBatch(db: Queryable, batchId: string): Promise<BatchRow | null> {
+  const result = await db.query<DbBatchRow>(
+    `UPDATE batches SET state = 'resumed', paused_reason = NULL WHERE batch_id = $1 AND state = 'paused' RETURNING ${columns}`,
+    [batchId],
+  );
+  return result.rows[0] ? toBatchRow(result.rows[0]) : null;
+}
+
+/**
+ * Admits up to `limit` queued rows of a running batch, in file order. SKIP LOCKED lets several
+ * admitters run at once without handing out a row twice. Returns nothing for a paused or
+ * finished batch.
+ */
+export async function admitBatchRows(client: PoolClient, batchId: string, limit: number): Promise<Array<{ submissionId: string; rowNo: number }>> {
+  const batch = await client.query<{ state: string }>(
+    `UPDATE batches SET state = CASE WHEN state = 'created' THEN 'processing' ELSE state END
+     WHERE batch_id = $1 AND state IN ('created', 'processing', 'resumed') RETURNING state`,
+    [batchId],
+  );
+  if (batch.rowCount === 0 || limit <= 0) return [];
+  const result = await client.query<{ submission_id: string; row_no: number }>(
+    `UPDATE submissions SET state = 'admitted' WHERE submission_id IN (
+       SELECT submission_id FROM submissions WHERE batch_id = $1 AND state = 'queued'
+       ORDER BY row_no LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING submission_id, row_no`,
+    [batchId, limit],
+  );
+  return result.rows.map((row) => ({ submissionId: String(row.submission_id), rowNo: row.row_no }));
+}
+
+export async function countBatchInFlight(db: Queryable, batchId: string): Promise<number> {
+  const result = await db.query<{ count: string }>(
+    `SELECT count(*) FROM submissions WHERE batch_id = $1 AND state IN ('admitted', 'processing')`,
+    [batchId],
+  );
+  return Number(result.rows[0]?.count ?? 0);
+}
+
+/** Success rate over the batch's last `window` outcomes, or null until that many exist. */
+export async function recentBatchSuccessRate(db: Queryable, batchId: string, window: number): Promise<number | null> {
+  const result = await db.query<{ total: string; succeeded: string }>(
+    `SELECT count(*) AS total, count(*) FILTER (WHERE state = 'completed') AS succeeded FROM (
+       SELECT state FROM submissions WHERE batch_id = $1 AND finished_at IS NOT NULL
+       ORDER BY finished_at DESC LIMIT $2) AS recent`,
+    [batchId, window],
+  );
+  const total = Number(result.rows[0]?.total ?? 0);
+  return total < window ? null : Number(result.rows[0]?.succeeded ?? 0) / total;
+}
+
+/** Error codes of a batch's failed rows, most frequent first (operators' breakdown). */
+export async function batchErrorBreakdown(db: Queryable, batchId: string): Promise<Array<{ errorCode: string; count: number }>> {
+  const result = await db.query<{ error_code: string; count: string }>(
+    `SELECT error_code, count(*) FROM submissions WHERE batch_id = $1 AND state = 'failed' GROUP BY error_code ORDER BY count(*) DESC`,
+    [batchId],
+  );
+  return result.rows.map((row) => ({ errorCode: row.error_code, count: Number(row.count) }));
+}

@@ -1,0 +1,145 @@
+import type { Queryable } from './pool.ts';
+
+export type BindingRow = {
+  recipient: string;
+  clientId: string;
+  forwardsTo: string;
+  keepSender: boolean;
+  expiresAt: Date;
+  state: 'active' | 'expired';
+  createdAt: Date;
+  receivedCount: number;
+  deliveredCount: number;
+  bouncedCount: number;
+  lastDeliveredAt: Date | null;
+};
+
+type DbBindingRow = {
+  recipient: string;
+  client_id: string;
+  forwards_to: string;
+  keep_sender: boolean;
+  expires_at: Date;
+  state: BindingRow['state'];
+  created_at: Date;
+  received_count: string;
+  delivered_count: string;
+  bounced_count: string;
+  last_delivered_at: Date | null;
+};
+
+const columns =
+  'recipient, client_id, forwards_to, keep_sender, expires_at, state, created_at, received_count, delivered_count, bounced_count, last_delivered_at';
+
+function toBindingRow(row: DbBindingRow): BindingRow {
+  return {
+    recipient: row.recipient,
+    clientId: row.client_id,
+    forwardsTo: row.forwards_to,
+    keepSender: row.keep_sender,
+    expiresAt: row.expires_at,
+    state: row.state,
+    createdAt: row.created_at,
+    receivedCount: Number(row.received_count),
+    deliveredCount: Number(row.delivered_count),
+    bouncedCount: Number(row.bounced_count),
+    lastDeliveredAt: row.last_delivered_at,
+  };
+}
+
+const first = (rows: DbBindingRow[]): BindingRow | null => (rows[0] ? toBindingRow(rows[0]) : null);
+
+/**
+ * Creates a binding, or replaces one that has expired (whoever owned it). Returns null when the
+ * recipient has an active binding: recipients are unique across the deployment. `now` is the
+ * caller's clock so that "expired" means the same thing here and in the use case.
+ */
+export async function insertOrReplaceExpiredBinding(
+  db: Queryable,
+  binding: { recipient: string; clientId: string; forwardsTo: string; keepSender: boolean; expiresAt: Date; now: Date },
+): Promise<BindingRow | null> {
+  const result = await db.query<DbBindingRow>(
+    `INSERT INTO mail_bindings (recipient, client_id, forwards_to, keep_sender, expires_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6)
+     ON CONFLICT (recipient) DO UPDATE SET
+       client_id = EXCLUDED.client_id, forwards_to = EXCLUDED.forwards_to, keep_sender = EXCLUDED.keep_sender,
+       expires_at = EXCLUDED.expires_at, state = 'active', created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+       received_count = 0, delivered_count = 0, bounced_count = 0, last_delivered_at = NULL
+     WHERE mail_bindings.expires_at <= $6
+     RETURNING ${columns}`,
+    [binding.recipient, binding.clientId, binding.forwardsTo, binding.keepSender, binding.expiresAt, binding.now],
+  );
+  return first(result.rows);
+}
+
+/** Tenant-scoped read: another client's binding is indistinguishable from a missing one. */
+export async function findClientBinding(db: Queryable, clientId: string, recipient: string): Promise<BindingRow | null> {
+  const result = await db.query<DbBindingRow>(`SELECT ${columns} FROM mail_bindings WHERE client_id = $1 AND recipient = $2`, [
+    clientId,
+    recipient,
+  ]);
+  return first(result.rows);
+}
+
+/** What the SMTP server asks at RCPT time: the binding only if it applies right now. */
+export async function findActiveBinding(db: Queryable, recipient: string): Promise<BindingRow | null> {
+  const result = await db.query<DbBindingRow>(`SELECT ${columns} FROM mail_bindings WHERE recipient = $1 AND expires_at > now()`, [recipient]);
+  return first(result.rows);
+}
+
+export async function updateClientBinding(
+  db: Queryable,
+  clientId: string,
+  recipient: string,
+  change: { forwardsTo: string; keepSender: boolean | undefined },
+): Promise<BindingRow | null> {
+  const result = await db.query<DbBindingRow>(
+    `UPDATE mail_bindings SET forwards_to = $3, keep_sender = COALESCE($4, keep_sender), updated_at = now()
+     WHERE client_id = $1 AND recipient = $2 RETURNING ${columns}`,
+    [clientId, recipient, change.forwardsTo, change.keepSender ?? null],
+  );
+  return first(result.rows);
+}
+
+export async function updateClientBindingExpiry(db: Queryable, clientId: string, recipient: string, expiresAt: Date): Promise<BindingRow | null> {
+  const result = await db.query<DbBindingRow>(
+    `UPDATE mail_bindings SET expires_at = $3, state = CASE WHEN $3 > now() THEN 'active' ELSE 'expired' END, updated_at = now()
+     WHERE client_id = $1 AND recipient = $2 RETURNING ${columns}`,
+    [clientId, recipient, expiresAt],
+  );
+  return first(result.rows);
+}
+
+export async function deleteClientBinding(db: Queryable, clientId: string, recipient: string): Promise<BindingRow | null> {
+  const result = await db.query<DbBindingRow>(`DELETE FROM mail_bindings WHERE client_id = $1 AND recipient = $2 RETURNING ${columns}`, [
+    clientId,
+    recipient,
+  ]);
+  return first(result.rows);
+}
+
+/** Is this address itself a bound recipient? (A binding forwarding into another binding could loop.) */
+export async function isBoundRecipient(db: Queryable, address: string): Promise<boolean> {
+  const result = await db.query('SELECT 1 FROM mail_bindings WHERE recipient = $1', [address]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Marks bindings past their expiry; returns how many changed. */
+export async function markExpiredBindings(db: Queryable): Promise<number> {
+  const result = await db.query(`UPDATE mail_bindings SET state = 'expired', updated_at = now() WHERE state = 'active' AND expires_at <= now()`);
+  return result.rowCount ?? 0;
+}
+
+export async function countBindingsReceived(db: Queryable, recipients: string[]): Promise<void> {
+  if (recipients.length === 0) return;
+  await db.query('UPDATE mail_bindings SET received_count = received_count + 1 WHERE recipient = ANY($1::text[])', [recipients]);
+}
+
+export async function countBindingOutcome(db: Queryable, recipient: string, outcome: 'delivered' | 'bounced'): Promise<void> {
+  await db.query(
+    outcome === 'delivered'
+      ? 'UPDATE mail_bindings SET delivered_count = delivered_count + 1, last_delivered_at = now() WHERE recipient = $1'
+      : 'UPDATE mail_bindings SET bounced_count = bounced_count + 1 WHERE recipient = $1',
+    [recipient],
+  );
+}

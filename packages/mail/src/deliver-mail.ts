@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type { DeliverMailJobPayload } from '@quarry/contracts';
+import {
+  countBindingOutcome,
+  deferDelivery,
+  deleteMessageIfFinished,
+  findDeliveryToSend,
+  finishDelivery,
+  insertMessageWithDeliveries,
+  type DeliveryToSend,
+  type Pool,
+  type Queryable,
+} from '@quarry/db';
+import { domainOf } from './addresses.ts';
+import { composeBounce } from './bounce-message.ts';
+import { composeForwardedMessage, type DkimKey } from './forwarded-message.ts';
+import type { MailSender } from './mail-sender.ts';
+import type { Srs } from './srs.ts';
+
+/** Enqueues one delivery job; `jobId` makes a repeated enqueue of the same attempt a no-op. */
+export type EnqueueDelivery = (payload: DeliverMailJobPayload, options: { jobId: string; delayMs?: number }) => Promise<unknown>;
+
+export type DeliverySettings = {
+  relaySender: string;
+  hostname: string;
+  dkim: DkimKey | undefined;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  maxQueueLifetimeMs: number;
+};
+
+export type DeliveryPorts = {
+  pool: Pool;
+  sender: MailSender;
+  srs: Srs;
+  enqueue: EnqueueDelivery;
+  now: () => Date;
+  settings: DeliverySettings;
+  /** Seconds from acceptance to the destination's 250, for the latency metric. */
+  onDelivered?: (latencySeconds: number) => void;
+};
+
+export type DeliveryResult = 'delivered' | 'deferred' | 'bounced' | 'already-final';
+
+/** Raised when another worker holds this delivery right now; the job is retried later. */
+export class DeliveryBusyError extends Error {
+  constructor(deliveryId: string) {
+    super(`delivery ${deliveryId} is being sent by another worker`);
+    this.name = 'DeliveryBusyError';
+  }
+}
+
+/** The job id of the n-th retry: attempts are separate jobs so each waits its own backoff. */
+export const deliveryJobId = (deliveryId: string, attempts: number) => (attempts === 0 ? deliveryId : `${deliveryId}-r${attempts}`);
+
+export function retryDelayMs(settings: Pick<DeliverySettings, 'retryBaseMs' | 'retryMaxMs'>, attempts: number): number {
+  return Math.min(settings.retryBaseMs * 2 ** Math.max(0, attempts - 1), settings.retryMaxMs);
+}
+
+async function inTransaction<T>(db: Queryable, work: () => Promise<T>): Promise<T> {
+  await db.query('BEGIN');
+  try {
+    const result = await work();
+    await db.query('COMMIT');
+    return result;
+  } catch (error) {
+    await db.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Sends one stored message to one destination. Exactly once across retries and crashes because:
+ * the delivery row is final before the job completes (a re-run finds it final and stops); a
+ * session advisory lock on the delivery keeps two workers from sending it at once, and dies with
+ * a killed worker's connection so recovery is immediate; a destination that never answered 250
+ * before the connection dropped has not taken the message (RFC 5321 §6.1), so sending again is
+ * right. The one window left, a crash between the destination's 250 and our commit, is ADR 0011's.
+ */
+export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobPayload): Promise<DeliveryResult> {
+  const client = await ports.pool.connect();
+  let locked = false;
+  try {
+    const lock = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 5)) AS locked', [payload.deliveryId]);
+    locked = lock.rows[0]?.locked === true;
+    if (!locked) throw new DeliveryBusyError(payload.deliveryId);
+    const delivery = await findDeliveryToSend(client, payload.deliveryId);
+    if (!delivery || delivery.state === 'delivered' || delivery.state === 'bounced') return 'already-final';
+
+    const now = ports.now();
+    const expired = now.getTime() - delivery.acceptedAt.getTime() > ports.settings.maxQueueLifetimeMs;
+    if (expired) {
+      await bounce(ports, client, delivery, '4.4.7', `gave up after ${Math.round(ports.settings.maxQueueLifetimeMs / 3600_000)} hours: ${delivery.state}`);
+      return 'bounced';
+    }
+
+    const forwarded = delivery.kind === 'forward';
+    // Every forward with a sender goes out with an SRS sender on our domain: SPF passes at the
+    // destination and its bounces come back to us to be reversed. Bounces keep the null sender.
+    const envelopeFrom = forwarded ? ports.srs.forward(delivery.envelopeFrom) : '';
+    const raw = forwarded
+      ? await composeForwardedMessage(delivery.raw, {
+          keepSender: delivery.keepSender,
+          recipient: delivery.recipient,
+          relaySender: ports.settings.relaySender,
+          dkim: ports.settings.dkim,
+        })
+      : delivery.raw;
+    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, raw);
+
+    if (outcome.outcome === 'delivered') {
+      await inTransaction(client, async () => {
+        if (!(await finishDelivery(client, delivery.deliveryId, 'delivered', null))) return;
+        if (delivery.recipient) await countBindingOutcome(client, delivery.recipient, 'delivered');
+        await deleteMessageIfFinished(client, delivery.messageId);
+      });
+      ports.onDelivered?.((ports.now().getTime() - delivery.acceptedAt.getTime()) / 1000);
+      return 'delivered';
+    }
+    if (outcome.outcome === 'permanent') {
+      await bounce(ports, client, delivery, outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0', outcome.error);
+      return 'bounced';
+    }
+    const attempts = delivery.attempts + 1;
+    const delayMs = retryDelayMs(ports.settings, attempts);
+    if (now.getTime() + delayMs - delivery.acceptedAt.getTime() > ports.settings.maxQueueLifetimeMs) {
+      await bounce(ports, client, delivery, '4.4.7', `gave up: ${outcome.error}`);
+      return 'bounced';
+    }
+    const recorded = await deferDelivery(client, delivery.deliveryId, new Date(now.getTime() + delayMs), outcome.error);
+    if (recorded !== null) await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, recorded), delayMs });
+    return 'deferred';
+  } finally {
+    if (locked) await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 5))', [payload.deliveryId]).catch(() => {});
+    client.release();
+  }
+}
+
+/**
+ * Final failure: the delivery becomes `bounced`, and the original sender gets a DSN unless the
+ * message had the null sender or was itself a bounce (never bounce a bounce, RFC 3464 §2).
+ */
+async function bounce(ports: DeliveryPorts, db: Queryable, delivery: DeliveryToSend, status: string, diagnostic: string): Promise<void> {
+  const sendsDsn = delivery.kind === 'forward' && delivery.envelopeFrom !== '';
+  const dsn = sendsDsn
+    ? await composeBounce({
+        original: delivery.raw,
+        envelopeFrom: delivery.envelopeFrom,
+        failedRecipient: delivery.recipient ?? delivery.forwardsTo,
+        hostname: ports.settings.hostname,
+        mailerDaemon: `mailer-daemon@${domainOf(ports.settings.relaySender)}`,
+        status,
+        // The destination's own words may name the forwardsTo address, which the sender must not learn.
+        diagnostic: diagnostic.split(delivery.forwardsTo).join('<destination>'),
+        acceptedAt: delivery.acceptedAt,
+        now: ports.now(),
+      })
+    : null;
+  const bounceDeliveryId = randomUUID();
+  const created = await inTransaction(db, async () => {
+    if (!(await finishDelivery(db, delivery.deliveryId, 'bounced', diagnostic.slice(0, 1000)))) return false;
+    if (delivery.recipient) await countBindingOutcome(db, delivery.recipient, 'bounced');
+    if (dsn) {
+      await insertMessageWithDeliveries(db, { messageId: randomUUID(), envelopeFrom: '', raw: dsn }, [
+        { deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true },
+      ]);
+    }
+    await deleteMessageIfFinished(db, delivery.messageId);
+    return dsn !== null;
+  });
+  if (created) await ports.enqueue({ deliveryId: bounceDeliveryId }, { jobId: bounceDeliveryId });
+}

@@ -1,0 +1,86 @@
+import { dkimSign } from 'mailauth';
+import { Headers } from 'mailsplit';
+import addressparser from 'nodemailer/lib/addressparser';
+import { domainOf } from './addresses.ts';
+
+export type DkimKey = { domain: string; selector: string; privateKey: string };
+
+/** Splits a raw message at the blank line ending its header (CRLF or bare LF), without touching a byte. */
+export function splitMessage(raw: Buffer): { header: Buffer; body: Buffer } {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  if (crlf === -1 && lf === -1) return { header: raw, body: Buffer.alloc(0) };
+  const end = crlf !== -1 && (lf === -1 || crlf < lf) ? crlf + 4 : lf + 2;
+  return { header: raw.subarray(0, end), body: raw.subarray(end) };
+}
+
+/** The `Received:` line we prepend when we accept a message (RFC 5321 §4.4). */
+export function receivedHeader(trace: {
+  helo: string;
+  clientHostname: string;
+  remoteAddress: string;
+  hostname: string;
+  protocol: string;
+  id: string;
+  recipient: string | null;
+  at: Date;
+}): string {
+  const clean = (value: string) => value.replace(/[^\x21-\x7e]/g, '').slice(0, 255) || 'unknown';
+  const date = trace.at.toUTCString().replace('GMT', '+0000');
+  const forClause = trace.recipient ? `\r\n\tfor <${clean(trace.recipient)}>` : '';
+  return (
+    `Received: from ${clean(trace.helo)} (${clean(trace.clientHostname)} [${clean(trace.remoteAddress)}])\r\n` +
+    `\tby ${clean(trace.hostname)} (Quarry) with ${trace.protocol} id ${trace.id}${forClause};\r\n\t${date}\r\n`
+  );
+}
+
+/**
+ * The bytes sent to one destination.
+ *
+ * keepSender: our trace header is prepended and nothing else changes, so the author's DKIM
+ * signature still verifies (headers and body are byte-identical below the new line).
+ *
+ * otherwise: `From` becomes the relay sender (display name naming the author), the author goes to
+ * `Reply-To` (unless the message already names one) and `X-Original-From`; the header is rebuilt
+ * by mailsplit while the body bytes stay as they are, and the result is DKIM-signed for the relay
+ * sender's domain so DMARC aligns with the new From.
+ */
+export async function composeForwardedMessage(
+  raw: Buffer,
+  options: { keepSender: boolean; recipient: string | null; relaySender: string; dkim: DkimKey | undefined },
+): Promise<Buffer> {
+  const trace = options.recipient ? `Delivered-To: ${options.recipient}\r\n` : '';
+  if (options.keepSender) return Buffer.concat([Buffer.from(trace), raw]);
+
+  const { header, body } = splitMessage(raw);
+  const headers = new Headers(header);
+  const originalFrom = headers.getFirst('from');
+  const author = addressparser(originalFrom, { flatten: true })[0];
+  const authorText = author ? (author.name ? `${author.name} (${author.address.replace('@', ' at ')})` : author.address.replace('@', ' at ')) : 'unknown sender';
+  const displayName = `${authorText} via ${domainOf(options.relaySender)}`.replace(/["\\\r\n]/g, '');
+  // The original field value is copied as it was (encoded words and all), not re-encoded.
+  const fromLine = headers.get('from')[0];
+  const rawFrom = fromLine ? fromLine.slice(fromLine.indexOf(':') + 1).trim() : '';
+  if (rawFrom && !headers.hasHeader('reply-to')) headers.addFormatted('Reply-To', `Reply-To: ${rawFrom}`);
+  if (rawFrom) headers.addFormatted('X-Original-From', `X-Original-From: ${rawFrom}`);
+  headers.remove('from');
+  headers.remove('sender');
+  headers.add('From', `"${displayName}" <${options.relaySender}>`);
+  if (options.recipient) headers.add('Delivered-To', options.recipient);
+  const rewritten = Buffer.concat([headers.build(), body]);
+  if (!options.dkim) return rewritten;
+  const key = { signingDomain: options.dkim.domain, selector: options.dkim.selector, privateKey: options.dkim.privateKey };
+  // mailauth 7 signs what `signatureData` lists; the top-level key fields only satisfy its types.
+  const signed = await dkimSign(rewritten, { ...key, signatureData: [key], canonicalization: 'relaxed/relaxed' });
+  if (signed.errors.length > 0) throw new Error(`DKIM signing failed: ${signed.errors.map((error) => error.err.message).join('; ')}`);
+  return Buffer.concat([Buffer.from(signed.signatures), rewritten]);
+}
+
+/** Counts `Received:` lines and lists `Delivered-To:` addresses of a header block (loop detection). */
+export function traceOf(header: Buffer): { received: number; deliveredTo: string[] } {
+  const headers = new Headers(header);
+  return {
+    received: headers.get('received').length,
+    deliveredTo: headers.get('delivered-to').map((line) => line.slice(line.indexOf(':') + 1).trim().toLowerCase()),
+  };
+}

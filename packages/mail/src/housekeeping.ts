@@ -1,0 +1,22 @@
+import { listOverdueDeliveries, markExpiredBindings, type Queryable } from '@quarry/db';
+import { deliveryJobId, type EnqueueDelivery } from './deliver-mail.ts';
+
+/** A delivery this much past its due time has lost its job (crash between commit and enqueue). */
+const OVERDUE_GRACE_MS = 2 * 60_000;
+
+/**
+ * The periodic mail job: marks expired bindings (bookkeeping only: every check already compares
+ * `expires_at` with now) and re-enqueues deliveries whose job never reached Redis. Deterministic
+ * job ids make a re-enqueue of a job that does exist a no-op.
+ */
+export async function runMailHousekeeping(
+  ports: { db: Queryable; enqueue: EnqueueDelivery },
+  options: { overdueGraceMs?: number } = {},
+): Promise<{ expired: number; requeued: number }> {
+  const expired = await markExpiredBindings(ports.db);
+  const overdue = await listOverdueDeliveries(ports.db, options.overdueGraceMs ?? OVERDUE_GRACE_MS, 1000);
+  for (const delivery of overdue) {
+    await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, delivery.attempts) });
+  }
+  return { expired, requeued: overdue.length };
+}

@@ -1,0 +1,141 @@
+import { createPool, type Pool } from '@quarry/db';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import nodemailer from 'nodemailer';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMailHousekeeping } from './housekeeping.ts';
+import { createMailService, type MailService } from './mail-service.ts';
+
+// In-process integration: the real inbound server, Postgres and a destination MX found through an
+// injected resolver (never real DNS). The queue is our own port, captured here, so each test
+// decides when the "worker" runs a delivery.
+let database: TestDatabase;
+let pool: Pool;
+let destination: SMTPServer;
+let destinationPort = 0;
+const received: Array<{ from: string; to: string[]; raw: string }> = [];
+const jobs: Array<{ deliveryId: string; jobId: string }> = [];
+let service: MailService;
+let smtpPort = 0;
+
+const settings = (mxPort: number) => ({
+  domains: ['fwd.test'],
+  relaySender: 'forwarder@relay.test',
+  relayUrl: undefined,
+  hostname: 'mx.quarry.test',
+  dkim: { selector: 'quarry', privateKey: undefined },
+  mxPort,
+  deliveryConcurrency: 2,
+  retryBaseMs: 1_000,
+  retryMaxMs: 5_000,
+  maxQueueLifetimeMs: 60_000,
+});
+
+async function send(to: string, subject: string): Promise<void> {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true });
+  await transport.sendMail({ envelope: { from: 'bob@sender.test', to: [to] }, raw: `From: bob@sender.test\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nHi\r\n` });
+  transport.close();
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('mail_service');
+  pool = createPool(database.url, 6);
+  await pool.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_mail', 'mail', '{forwarding}', '\\x01', '\\x01')`);
+  destination = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const from = session.envelope.mailFrom;
+        received.push({ from: from ? from.address : '', to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString() });
+        // Slow enough that two workers racing for one delivery overlap.
+        setTimeout(() => callback(), 300);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', () => resolve()));
+  const address = destination.server.address();
+  destinationPort = typeof address === 'object' && address ? address.port : 0;
+  service = createMailService({
+    pool,
+    enqueue: async (payload, options) => {
+      jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId });
+    },
+    secretKey: Buffer.alloc(32, 3),
+    mail: settings(destinationPort),
+    smtp: { maxMessageBytes: 1_000_000, maxRecipients: 10, maxClients: 10, maxMessagesPerMinutePerIp: 1000, greetingDelayMs: 0, maxReceivedHeaders: 30, tls: undefined },
+    resolver: {
+      mx: async (domain) => (domain === 'dest.test' ? [{ exchange: 'mx.dest.test', priority: 10 }] : []),
+      a: async (host) => {
+        if (host === 'mx.dest.test') return ['127.0.0.1'];
+        throw Object.assign(new Error(`no A record for ${host}`), { code: 'ENOTFOUND' });
+      },
+    },
+  });
+  smtpPort = await service.smtp.listen(0, '127.0.0.1');
+});
+
+afterAll(async () => {
+  await service?.smtp.close();
+  service?.close();
+  await new Promise<void>((resolve) => destination.close(() => resolve()));
+  await pool?.end();
+  await database?.drop();
+});
+
+async function bindRecipient(recipient: string, forwardsTo: string, expiresIn = "interval '1 day'") {
+  await pool.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ($1, 'cl_mail', $2, now() + ${expiresIn})`, [recipient, forwardsTo]);
+}
+
+describe('mail service', () => {
+  it('delivers straight to the MX the resolver names when no smarthost is configured', async () => {
+    await bindRecipient('direct@fwd.test', 'someone@dest.test');
+    await send('direct@fwd.test', 'direct');
+    const job = jobs.pop();
+    expect(job).toBeDefined();
+    expect(job?.jobId).toBe(job?.deliveryId);
+    expect(await service.deliver({ deliveryId: job!.deliveryId })).toBe('delivered');
+    const copy = received.find((message) => message.raw.includes('Subject: direct'));
+    expect(copy?.to).toEqual(['someone@dest.test']);
+    expect(copy?.from).toMatch(/^SRS0=.*=sender\.test=bob@relay\.test$/);
+    // A re-run of a finished job (crash after commit, or a stalled duplicate) sends nothing.
+    expect(await service.deliver({ deliveryId: job!.deliveryId })).toBe('already-final');
+    expect(received.filter((message) => message.raw.includes('Subject: direct'))).toHaveLength(1);
+  });
+
+  it('sends a delivery once when two workers run it at the same moment', async () => {
+    await bindRecipient('race@fwd.test', 'race@dest.test');
+    await send('race@fwd.test', 'race');
+    const job = jobs.pop()!;
+    const outcomes = await Promise.allSettled([service.deliver({ deliveryId: job.deliveryId }), service.deliver({ deliveryId: job.deliveryId })]);
+    const values = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).name));
+    expect(values.sort()).toEqual(['DeliveryBusyError', 'delivered']);
+    expect(received.filter((message) => message.raw.includes('Subject: race'))).toHaveLength(1);
+  });
+
+  it('housekeeping marks expired bindings and re-enqueues a delivery whose job never reached the queue', async () => {
+    await bindRecipient('lost@fwd.test', 'lost@dest.test');
+    await bindRecipient('old@fwd.test', 'old@dest.test', "interval '-1 minute'");
+    await send('lost@fwd.test', 'lost');
+    const lost = jobs.pop()!; // as if Redis had failed right after the commit
+    const result = await runMailHousekeeping({ db: pool, enqueue: async (payload, options) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }) }, { overdueGraceMs: 0 });
+    expect(result.expired).toBe(1);
+    expect(jobs.at(-1)).toEqual({ deliveryId: lost.deliveryId, jobId: lost.deliveryId });
+    const state = await pool.query(`SELECT state FROM mail_bindings WHERE recipient = 'old@fwd.test'`);
+    expect(state.rows[0]).toEqual({ state: 'expired' });
+  });
+
+  it('defers when the destination is unreachable and schedules the next attempt as its own job', async () => {
+    await bindRecipient('nowhere@fwd.test', 'x@unreachable.test');
+    await send('nowhere@fwd.test', 'nowhere');
+    const job = jobs.pop()!;
+    expect(await service.deliver({ deliveryId: job.deliveryId })).toBe('deferred');
+    expect(jobs.at(-1)).toEqual({ deliveryId: job.deliveryId, jobId: `${job.deliveryId}-r1` });
+    const row = await pool.query(`SELECT state, attempts, last_error FROM mail_deliveries WHERE delivery_id = $1`, [job.deliveryId]);
+    expect(row.rows[0]).toMatchObject({ state: 'deferred', attempts: 1 });
+  });
+});

@@ -1,0 +1,101 @@
+import { createHmac } from 'node:crypto';
+import type { DeliverMailJobPayload } from '@quarry/contracts';
+import type { Pool } from '@quarry/db';
+import { domainOf } from './addresses.ts';
+import { acceptMessage } from './accept-message.ts';
+import { deliverMail, type DeliveryResult, type EnqueueDelivery } from './deliver-mail.ts';
+import { runMailHousekeeping } from './housekeeping.ts';
+import { createInboundSmtpServer, type InboundSmtpServer } from './inbound-smtp.server.ts';
+import { createMailSender, systemMxResolver, type MxResolver } from './mail-sender.ts';
+import { createSrs } from './srs.ts';
+
+/** The mail settings of `Config` (packages/config), restated so this package needs no config dependency. */
+export type MailSettings = {
+  domains: string[];
+  relaySender: string;
+  relayUrl: string | undefined;
+  hostname: string;
+  dkim: { selector: string; privateKey: string | undefined };
+  mxPort: number;
+  deliveryConcurrency: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  maxQueueLifetimeMs: number;
+};
+
+export type SmtpSettings = {
+  maxMessageBytes: number;
+  maxRecipients: number;
+  maxClients: number;
+  maxMessagesPerMinutePerIp: number;
+  greetingDelayMs: number;
+  maxReceivedHeaders: number;
+  tls: { key: string; cert: string } | undefined;
+};
+
+export type MailService = {
+  smtp: InboundSmtpServer;
+  deliver(payload: DeliverMailJobPayload): Promise<DeliveryResult>;
+  housekeeping(): Promise<{ expired: number; requeued: number }>;
+  close(): void;
+};
+
+/**
+ * Everything the `mail` role runs, wired from settings: the inbound SMTP server, the delivery
+ * handler and housekeeping. The SRS key is derived from the deployment's secret key, so every
+ * process can reverse what any other wrote and there is no extra secret to manage.
+ */
+export function createMailService(options: {
+  pool: Pool;
+  enqueue: EnqueueDelivery;
+  secretKey: Buffer;
+  mail: MailSettings;
+  smtp: SmtpSettings;
+  resolver?: MxResolver;
+  now?: () => Date;
+  onError?: (error: unknown, where: string) => void;
+  onDelivered?: (latencySeconds: number) => void;
+}): MailService {
+  const now = options.now ?? (() => new Date());
+  const relayDomain = domainOf(options.mail.relaySender);
+  const srs = createSrs({ secret: createHmac('sha256', options.secretKey).update('quarry mail srs').digest(), domain: relayDomain, now });
+  const sender = createMailSender({
+    relayUrl: options.mail.relayUrl,
+    hostname: options.mail.hostname,
+    mxPort: options.mail.mxPort,
+    resolver: options.resolver ?? systemMxResolver,
+    maxConnections: options.mail.deliveryConcurrency,
+  });
+  const dkim = options.mail.dkim.privateKey
+    ? { domain: relayDomain, selector: options.mail.dkim.selector, privateKey: options.mail.dkim.privateKey }
+    : undefined;
+  const smtp = createInboundSmtpServer(
+    {
+      db: options.pool,
+      srs,
+      now,
+      accept: (message) =>
+        acceptMessage({ pool: options.pool, enqueue: options.enqueue, onEnqueueError: (error) => options.onError?.(error, 'mail enqueue') }, message),
+      ...(options.onError ? { onError: options.onError } : {}),
+    },
+    { ...options.smtp, hostname: options.mail.hostname, domains: options.mail.domains, srsDomain: relayDomain },
+  );
+  return {
+    smtp,
+    deliver: (payload) =>
+      deliverMail(
+        {
+          pool: options.pool,
+          sender,
+          srs,
+          enqueue: options.enqueue,
+          now,
+          settings: { ...options.mail, dkim },
+          ...(options.onDelivered ? { onDelivered: options.onDelivered } : {}),
+        },
+        payload,
+      ),
+    housekeeping: () => runMailHousekeeping({ db: options.pool, enqueue: options.enqueue }),
+    close: () => sender.close(),
+  };
+}

@@ -1,0 +1,109 @@
+import { validationError } from '@quarry/contracts';
+import type { Queryable } from '@quarry/db';
+import { findGrantedHotelRows } from './hotels.queries.ts';
+import { findResults, type SearchKey } from './rate-results.queries.ts';
+import type { RefreshOutcome } from './refresh-search.ts';
+
+export type PullQuery = { hotelIds: string[]; checkIn: string; nights: number; guests: number };
+
+const MAX_HOTELS_PER_PULL = 1000;
+
+function isRealDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+const single = (value: unknown): string | undefined => (Array.isArray(value) ? (value.length === 1 ? String(value[0]) : undefined) : value === undefined ? undefined : String(value));
+
+/**
+ * Parses `GET /Pull/RatesFeed` parameters; every problem is listed, one message each, as the
+ * interface's RequestParametersValidationError shows (`details.messages`).
+ */
+export function parsePullQuery(query: Record<string, unknown>): PullQuery {
+  const messages: string[] = [];
+  const rawIds = query.hotelIds ?? query['hotelIds[]'];
+  const hotelIds = (Array.isArray(rawIds) ? rawIds : rawIds === undefined ? [] : [rawIds]).map(String);
+  if (hotelIds.length === 0) messages.push('hotelIds is required');
+  if (hotelIds.length > MAX_HOTELS_PER_PULL) messages.push(`hotelIds must list at most ${MAX_HOTELS_PER_PULL} hotels`);
+  hotelIds.forEach((hotelId, index) => {
+    if (hotelId.length === 0) messages.push(`hotelIds[${index}] must not be empty`);
+    if (hotelId.length > 200) messages.push(`hotelIds[${index}] must be at most 200 characters`);
+  });
+
+  const checkIn = single(query.checkIn);
+  if (query.checkIn === undefined || checkIn === '') messages.push('checkIn is required');
+  else if (checkIn === undefined) messages.push('checkIn must be given once');
+  else if (!isRealDate(checkIn)) messages.push('checkIn must be a date in yyyy-MM-dd format');
+
+  const nightsText = single(query.nights);
+  const nights = Number(nightsText);
+  if (query.nights === undefined || nightsText === '') messages.push('nights is required');
+  else if (nightsText === undefined) messages.push('nights must be given once');
+  else if (!/^\d+$/.test(nightsText) || !Number.isSafeInteger(nights) || nights < 1) messages.push('nights must be an integer of at least 1');
+
+  const guestsText = single(query.guests);
+  let guests = 2;
+  if (query.guests !== undefined) {
+    guests = Number(guestsText);
+    if (guestsText === undefined || guestsText === '' || !/^\d+$/.test(guestsText) || guests < 1) {
+      messages.push('guests must be an integer of at least 1');
+    }
+  }
+  if (messages.length > 0) throw validationError(messages);
+  return { hotelIds: [...new Set(hotelIds)], checkIn: checkIn as string, nights, guests };
+}
+
+export type PullPorts = {
+  db: Queryable;
+  refresh: (key: SearchKey, signal: AbortSignal) => Promise<RefreshOutcome>;
+  now: () => Date;
+  horizonDays: number;
+  /** Live fetches of missing or stale searches must answer within this; later ones are left out. */
+  liveDeadlineMs: number;
+  /** A live fetch still running at the deadline keeps going (and is stored) up to this. */
+  sourceTimeoutMs: number;
+};
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Answers a pull as the serialized JSON array, built from stored bytes. Fresh stored results are
+ * served as they are; missing or stale ones are fetched live within the deadline; hotels the client
+ * may not see, dates beyond the horizon and guest counts not collected are absent (no coverage).
+ */
+export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<string> {
+  const now = ports.now();
+  const today = now.toISOString().slice(0, 10);
+  const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);
+  if (offsetDays < 0 || offsetDays >= ports.horizonDays) return '[]';
+  const hotels = (await findGrantedHotelRows(ports.db, clientId, query.hotelIds)).filter((hotel) => hotel.guests.includes(query.guests));
+  if (hotels.length === 0) return '[]';
+  const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
+  const stored = await findResults(ports.db, hotels.map((hotel) => hotel.hotelId), search);
+  const bodies = new Map<string, string>();
+  for (const result of stored) {
+    if (result.expiresAt.getTime() > now.getTime()) bodies.set(result.hotelId, result.body);
+  }
+  const missing = hotels.filter((hotel) => !bodies.has(hotel.hotelId));
+  if (missing.length > 0) {
+    const signal = AbortSignal.timeout(ports.sourceTimeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ports.liveDeadlineMs);
+    });
+    await Promise.race([
+      deadline,
+      Promise.all(
+        missing.map(async (hotel) => {
+          const outcome = await ports.refresh({ hotelId: hotel.hotelId, ...search }, signal).catch(() => null);
+          if (outcome?.status === 'stored') bodies.set(hotel.hotelId, outcome.body);
+        }),
+      ),
+    ]);
+    clearTimeout(timer);
+  }
+  // Request order; a hotel answered after the deadline is not added any more (the array is built now).
+  const parts = query.hotelIds.map((hotelId) => bodies.get(hotelId)).filter((body): body is string => body !== undefined);
+  return `[${parts.join(',')}]`;
+}

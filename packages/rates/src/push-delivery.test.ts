@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { createPool, type Pool } from '@quarry/db';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retryDelayMs, streamSubscriptionState } from './push-delivery.ts';
+import type { SubscriptionRow } from './push.queries.ts';
+
+let database: TestDatabase;
+let db: Pool;
+const today = new Date();
+const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  database = await createTestDatabase('rates_stream');
+  db = createPool(database.url, 2);
+  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c1', 'c', '{hotels}', '\\x01', '\\x01'), ('c2', 'd', '{hotels}', '\\x02', '\\x02')`);
+  for (const hotelId of ['H1', 'H2', 'H3']) {
+    await db.query(`INSERT INTO hotels (hotel_id, name, ibe, address, country_code, guests, booking_page_url, source) VALUES ($1, $1, 'x', '', 'gb', '{2}', 'https://x/', '{}')`, [hotelId]);
+  }
+  await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ('c1', 'H1'), ('c1', 'H2'), ('c2', 'H3')`);
+  for (const hotelId of ['H1', 'H2', 'H3']) {
+    for (const offset of [0, 1, 2, 3, 5]) {
+      const body = JSON.stringify({ hotelId, checkIn: day(offset), nights: 1, guests: 2, rooms: [] });
+      await db.query(
+        `INSERT INTO rate_results (hotel_id, check_in, nights, guests, body, body_sha256, fetched_at, expires_at, changed_at)
+         VALUES ($1, $2, 1, 2, $3, $4, now(), now() + $5::interval, now())`,
+        [hotelId, day(offset), body, createHash('sha256').update(body).digest(), offset === 3 ? '-1 minute' : '1 hour'],
+      );
+    }
+  }
+});
+
+afterAll(async () => {
+  await db?.end();
+  await database?.drop();
+});
+
+const subscription = (hotelIds: string[]): SubscriptionRow => ({
+  subscriptionId: '00000000-0000-4000-8000-000000000000', clientId: 'c1', pushUrl: '', apiKeyCiphertext: Buffer.alloc(0), hotelIds,
+  searches: { daysAhead: 5, nights: [1], guests: [2] }, stateVersion: 1, deliveredVersion: 0, failures: 0, failingSince: null,
+  nextAttemptAt: null, suspendedAt: null, createdAt: new Date(),
+});
+
+async function collect(hotelIds: string[], pageSize: number): Promise<{ text: string; chunks: number }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of streamSubscriptionState(db, subscription(hotelIds), today, pageSize)) chunks.push(chunk);
+  return { text: Buffer.concat(chunks).toString(), chunks: chunks.length };
+}
+
+describe('streamed push body', () => {
+  it('is a JSON array of the stored bytes, page by page, in the grid and the client’s grants only, fresh only', async () => {
+    const { text } = await collect(['H1', 'H2', 'H3'], 2);
+    const hotels = JSON.parse(text) as Array<{ hotelId: string; checkIn: string }>;
+    // H3 is not granted to c1; day 3 is expired; day 5 is beyond daysAhead 5 (days 0..4).
+    expect(hotels.map((hotel) => `${hotel.hotelId}@${hotel.checkIn}`)).toEqual(
+      ['H1', 'H2'].flatMap((hotelId) => [0, 1, 2].map((offset) => `${hotelId}@${day(offset)}`)),
+    );
+    const stored = await db.query<{ body: string }>(`SELECT body FROM rate_results WHERE hotel_id = 'H1' AND check_in = $1`, [day(0)]);
+    expect(text.startsWith(`[${stored.rows[0]?.body},`)).toBe(true);
+    expect((await collect(['H1', 'H2'], 1)).text).toBe(text);
+  });
+
+  it('is an empty array when nothing is stored', async () => {
+    expect((await collect(['NONE'], 10)).text).toBe('[]');
+  });
+});
+
+describe('retry delay', () => {
+  const policy = { timeoutMs: 1, backoffBaseMs: 1_000, backoffMaxMs: 60_000, suspendAfterMs: 1 };
+  it('grows exponentially, is capped, and is jittered within [half, full]', () => {
+    expect([1, 2, 3, 4].map((failures) => retryDelayMs(policy, failures, () => 1))).toEqual([1_000, 2_000, 4_000, 8_000]);
+    expect(retryDelayMs(policy, 30, () => 1)).toBe(60_000);
+    expect(retryDelayMs(policy, 3, () => 0)).toBe(2_000);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Queryable } from '@quarry/db';
+
+export type SearchKey = { hotelId: string; checkIn: string; nights: number; guests: number };
+
+export type StoredResult = SearchKey & { body: string; fetchedAt: Date; expiresAt: Date };
+
+type DbStoredRow = { hotel_id: string; check_in: string; nights: number; guests: number; body: string; fetched_at: Date; expires_at: Date };
+
+function toStored(row: DbStoredRow): StoredResult {
+  return { hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body, fetchedAt: row.fetched_at, expiresAt: row.expires_at };
+}
+
+const columns = `hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, body, fetched_at, expires_at`;
+
+/**
+ * Stores a validated result. Returns whether its content differs from what was stored before: only
+ * a change triggers pushes (a refresh that finds the same rates only moves fetchedAt/expiresAt).
+ */
+export async function storeResult(
+  db: Queryable,
+  result: SearchKey & { body: string; sha256: Buffer; fetchedAt: Date; expiresAt: Date },
+): Promise<{ changed: boolean }> {
+  const outcome = await db.query<{ changed: boolean }>(
+    `WITH previous AS (
+       SELECT body_sha256 FROM rate_results WHERE hotel_id = $1 AND check_in = $2 AND nights = $3 AND guests = $4
+     ), upserted AS (
+       INSERT INTO rate_results (hotel_id, check_in, nights, guests, body, body_sha256, fetched_at, expires_at, changed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7)
+       ON CONFLICT (hotel_id, check_in, nights, guests) DO UPDATE SET
+         body = EXCLUDED.body, body_sha256 = EXCLUDED.body_sha256, fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at,
+         changed_at = CASE WHEN rate_results.body_sha256 = EXCLUDED.body_sha256 THEN rate_results.changed_at ELSE EXCLUDED.changed_at END
+       -- An older fetch finishing late must not overwrite a newer one.
+       WHERE rate_results.fetched_at <= EXCLUDED.fetched_at
+       RETURNING 1
+     )
+     SELECT (EXISTS (SELECT 1 FROM upserted)) AND NOT EXISTS (SELECT 1 FROM previous WHERE body_sha256 = $6) AS changed`,
+    [result.hotelId, result.checkIn, result.nights, result.guests, result.body, result.sha256, result.fetchedAt, result.expiresAt],
+  );
+  return { changed: outcome.rows[0]?.changed === true };
+}
+
+export async function recordSourceFailure(db: Queryable, key: SearchKey, failure: { kind: string; reason: string }): Promise<void> {
+  await db.query(
+    'INSERT INTO rate_source_failures (hotel_id, check_in, nights, guests, kind, reason) VALUES ($1, $2, $3, $4, $5, $6)',
+    [key.hotelId, key.checkIn, key.nights, key.guests, failure.kind, failure.reason.slice(0, 2000)],
+  );
+}
+
+export async function listSourceFailures(db: Queryable, hotelId: string, limit = 100): Promise<Array<SearchKey & { kind: string; reason: string; failedAt: Date }>> {
+  const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; kind: string; reason: string; failed_at: Date }>(
+    `SELECT hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, kind, reason, failed_at
+     FROM rate_source_failures WHERE hotel_id = $1 ORDER BY failure_id DESC LIMIT $2`,
+    [hotelId, limit],
+  );
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, kind: row.kind, reason: row.reason, failedAt: row.failed_at }));
+}
+
+/** Stored results (fresh or not) of one search for several hotels. */
+export async function findResults(db: Queryable, hotelIds: string[], search: Omit<SearchKey, 'hotelId'>): Promise<StoredResult[]> {
+  const result = await db.query<DbStoredRow>(
+    `SELECT ${columns} FROM rate_results WHERE hotel_id = ANY($1::text[]) AND check_in = $2 AND nights = $3 AND guests = $4`,
+    [hotelIds, search.checkIn, search.nights, search.guests],
+  );
+  return result.rows.map(toStored);
+}
+
+/** When each search of a hotel was last fetched: the scheduler's view of freshness. */
+export async function fetchedAtBySearch(db: Queryable, hotelIds: string[], fromDate: string): Promise<Map<string, Date>> {
+  const result = await db.query<{ key: string; fetched_at: Date }>(
+    `SELECT hotel_id || '|' || to_char(check_in, 'YYYY-MM-DD') || '|' || nights || '|' || guests AS key, fetched_at
+     FROM rate_results WHERE hotel_id = ANY($1::text[]) AND check_in >= $2`,
+    [hotelIds, fromDate],
+  );
+  return new Map(result.rows.map((row) => [row.key, row.fetched_at]));
+}
+
+export function searchKeyString(key: SearchKey): string {
+  return `${key.hotelId}|${key.checkIn}|${key.nights}|${key.guests}`;
+}
+
+/**
+ * One page of a subscription's current state, in a stable order, for keyset paging: the push body
+ * is streamed page by page so a 50 MB state never sits in memory at once.
+ */
+export async function pageSubscriptionResults(
+  db: Queryable,
+  query: { clientId: string; hotelIds: string[]; fromDate: string; toDate: string; nights: number[]; guests: number[]; after: SearchKey | null; limit: number },
+): Promise<Array<SearchKey & { body: string }>> {
+  const after = query.after;
+  const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; body: string }>(
+    `SELECT r.hotel_id, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, r.nights, r.guests, r.body
+     FROM rate_results r JOIN hotel_grants g ON g.hotel_id = r.hotel_id AND g.client_id = $1
+     WHERE r.hotel_id = ANY($2::text[]) AND r.check_in BETWEEN $3 AND $4 AND r.nights = ANY($5::int[]) AND r.guests = ANY($6::int[])
+       AND r.expires_at > now()
+       AND ($7::text IS NULL OR (r.hotel_id, r.check_in, r.nights, r.guests) > ($7, $8::date, $9::int, $10::int))
+     ORDER BY r.hotel_id, r.check_in, r.nights, r.guests
+     LIMIT $11`,
+    [query.clientId, query.hotelIds, query.fromDate, query.toDate, query.nights, query.guests, after?.hotelId ?? null, after?.checkIn ?? null, after?.nights ?? null, after?.guests ?? null, query.limit],
+  );
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body }));
+}

@@ -1,0 +1,74 @@
+import type { Room } from '@quarry/contracts';
+import type { Queryable } from '@quarry/db';
+import { findHotelRow } from './hotels.queries.ts';
+import { bumpSubscriptionsOfHotel } from './push.queries.ts';
+import { recordSourceFailure, searchKeyString, storeResult, type SearchKey } from './rate-results.queries.ts';
+import { validateResult } from './result-validation.ts';
+import type { SourceFailureKind } from './sources/rate-source.ts';
+import type { SourceRegistry } from './sources/source-registry.ts';
+
+/** Enqueues a push job; `dedupeKey` (e.g. `v12`) makes its job id, so the same trigger enqueues once. */
+export type EnqueuePush = (subscriptionId: string, dedupeKey: string) => Promise<unknown>;
+
+export type RefreshPorts = {
+  db: Queryable;
+  sources: SourceRegistry;
+  enqueuePush: EnqueuePush;
+  now: () => Date;
+  /** How long a stored result counts as fresh (its `expiresAt` = `fetchedAt` + this). */
+  freshnessMs: number;
+  onFailure?: (key: SearchKey, failure: { kind: SourceFailureKind; reason: string }) => void;
+};
+
+export type RefreshOutcome =
+  | { status: 'stored'; body: string; changed: boolean }
+  | { status: 'no-coverage'; reason: string }
+  | { status: 'failed'; kind: SourceFailureKind; reason: string };
+
+// Pull and the scheduler may ask for the same search at once: one fetch serves both.
+const inFlight = new Map<string, Promise<RefreshOutcome>>();
+
+/**
+ * Fetches one search from the hotel's source, validates it against the strict schema, stores it,
+ * and when its content changed moves every subscription covering the hotel to a new state.
+ */
+export function refreshSearch(ports: RefreshPorts, key: SearchKey, signal: AbortSignal): Promise<RefreshOutcome> {
+  const id = searchKeyString(key);
+  const running = inFlight.get(id);
+  if (running) return running;
+  const work = runRefresh(ports, key, signal).finally(() => inFlight.delete(id));
+  inFlight.set(id, work);
+  return work;
+}
+
+async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSignal): Promise<RefreshOutcome> {
+  const hotel = await findHotelRow(ports.db, key.hotelId);
+  if (!hotel) return { status: 'no-coverage', reason: 'hotel not in the registry' };
+  if (!hotel.guests.includes(key.guests)) return { status: 'no-coverage', reason: `rates are not collected for ${key.guests} guests` };
+  const fetchedAt = ports.now();
+  const outcome = await ports.sources.search(hotel, key, signal);
+  const fail = async (kind: SourceFailureKind, reason: string): Promise<RefreshOutcome> => {
+    ports.onFailure?.(key, { kind, reason });
+    await recordSourceFailure(ports.db, key, { kind, reason });
+    return kind === 'HotelNotOnIbe' || kind === 'AdultsCountNotSupported' ? { status: 'no-coverage', reason } : { status: 'failed', kind, reason };
+  };
+  let rooms: Room[];
+  if (outcome.ok) rooms = outcome.rooms;
+  else if (outcome.kind === 'RoomsNotAvailable') rooms = [];
+  else return fail(outcome.kind, outcome.reason);
+  const validated = validateResult(key, rooms);
+  if (!validated.ok) return fail('InvalidResult', validated.reason);
+  const { changed } = await storeResult(ports.db, {
+    ...key,
+    body: validated.result.body,
+    sha256: validated.result.sha256,
+    fetchedAt,
+    expiresAt: new Date(fetchedAt.getTime() + ports.freshnessMs),
+  });
+  if (changed) {
+    for (const subscription of await bumpSubscriptionsOfHotel(ports.db, key.hotelId)) {
+      await ports.enqueuePush(subscription.subscriptionId, `v${subscription.version}`);
+    }
+  }
+  return { status: 'stored', body: validated.result.body, changed };
+}

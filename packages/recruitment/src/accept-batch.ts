@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { AppError, csvColumns, JobPostInput, optionalCsvColumns, validationError, type BatchAccepted } from '@quarry/contracts';
+import { insertBatch, openSubmissionCopy, setBatchJobsCount, withTransaction } from '@quarry/db';
+import { CsvError, parse } from 'csv-parse';
+import type { RecruitmentPorts } from './recruitment-ports.ts';
+
+const maxMessages = 50;
+const knownColumns = new Set<string>([...csvColumns, ...optionalCsvColumns]);
+
+class RejectedBatch extends Error {}
+
+/**
+ * Streams a CSV into a new batch: every row is validated while it is COPYed into Postgres inside
+ * one transaction. Any bad row rolls the whole batch back and the answer lists the rows (numbered
+ * from 1 after the header); nothing is enqueued. Memory holds only the jobPostIds seen so far
+ * (for duplicates), whatever the file size.
+ */
+export async function acceptBatch(
+  ports: Pick<RecruitmentPorts, 'pool' | 'queue' | 'settings'>,
+  clientId: string,
+  csv: Readable,
+  limits: { maxRows: number; source: string },
+): Promise<BatchAccepted> {
+  const batchId = randomUUID();
+  const messages: string[] = [];
+  const complain = (message: string) => {
+    if (messages.length < maxMessages) messages.push(message);
+    else if (messages.length === maxMessages) messages.push('… more problems not listed');
+  };
+
+  let jobsCount = 0;
+  try {
+    await withTransaction(ports.pool, async (client) => {
+      await insertBatch(client, { batchId, clientId, ...ports.settings.batch });
+      const copy = openSubmissionCopy(client);
+      const parser = csv.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024 }));
+      csv.on('error', (error) => parser.destroy(error));
+      let header: string[] | null = null;
+      let rowNo = 0;
+      const firstRowOf = new Map<string, number>();
+      const employers = new Set<string>();
+      try {
+        for await (const record of parser as AsyncIterable<string[]>) {
+          if (!header) {
+            header = record.map((name) => name.trim());
+            const missing = csvColumns.filter((column) => !header?.includes(column));
+            const unknown = header.filter((column) => !knownColumns.has(column));
+            if (missing.length > 0) complain(`header: missing column(s) ${missing.join(', ')} (expected ${csvColumns.join(', ')})`);
+            if (unknown.length > 0) complain(`header: unknown column(s) ${unknown.join(', ')} (allowed: ${[...knownColumns].join(', ')})`);
+            if (messages.length > 0) throw new RejectedBatch();
+            continue;
+          }
+          rowNo += 1;
+          if (rowNo > limits.maxRows) {
+            complain(`more than ${limits.maxRows} job posts: the limit for ${limits.source}`);
+            throw new RejectedBatch();
+          }
+          if (record.length !== header.length) {
+            complain(`row ${rowNo}: ${record.length} fields, the header has ${header.length}`);
+            continue;
+          }
+          const fields = Object.fromEntries(header.map((column, index) => [column, record[index]]));
+          const parsed = JobPostInput.safeParse(fields);
+          if (!parsed.success) {
+            for (const issue of parsed.error.issues) complain(`row ${rowNo}: ${issue.path.join('.')}: ${issue.message}`);
+            continue;
+          }
+          const earlier = firstRowOf.get(parsed.data.jobPostId);
+          if (earlier !== undefined) {
+            complain(`row ${rowNo}: jobPostId "${parsed.data.jobPostId.slice(0, 200)}" duplicates row ${earlier}`);
+            continue;
+          }
+          firstRowOf.set(parsed.data.jobPostId, rowNo);
+          if (employers.size < 2) employers.add(parsed.data.employer);
+          if (messages.length === 0) await copy.write({ clientId, batchId, rowNo, ...parsed.data });
+        }
+      } catch (error) {
+        await copy.abort();
+        if (error instanceof RejectedBatch || error instanceof AppError) throw error;
+        if (error instanceof CsvError) {
+          complain(`not valid CSV: ${(error as Error).message}`);
+          throw new RejectedBatch();
+        }
+        throw error;
+      }
+      if (!header) complain('the body is empty: expected a header row with jobPostId, url, employer, jobTitle');
+      else if (rowNo === 0 && messages.length === 0) complain('no job posts after the header');
+      if (messages.length > 0) {
+        await copy.abort();
+        throw new RejectedBatch();
+      }
+      await copy.finish();
+      jobsCount = rowNo;
+      // One employer per batch is recommended; record it when that is what the batch is.
+      await setBatchJobsCount(client, batchId, jobsCount, employers.size === 1 ? ([...employers][0] ?? null) : null);
+    });
+  } catch (error) {
+    if (error instanceof RejectedBatch) throw validationError(messages);
+    throw error;
+  }
+  await ports.queue.requestAdmission(batchId);
+  return { batchId, jobsCount };
+}

@@ -1,0 +1,51 @@
+import { finishSubmission, pauseBatch, recentBatchSuccessRate, startSubmission, withTransaction, type SubmissionOutcome } from '@quarry/db';
+import { admitBatch } from './admit-batch.ts';
+import type { MiningPorts } from './recruitment-ports.ts';
+import { serializeResult } from './result-bodies.ts';
+
+/**
+ * The worker side of one submission: mine, record the outcome once, then keep its batch moving
+ * (auto-pause on a falling success rate, or admit the next rows). Safe to run again after a
+ * crash: a finished submission is skipped, an interrupted one is mined again.
+ */
+export async function mineSubmission(
+  ports: MiningPorts,
+  submissionId: string,
+  context: { signal: AbortSignal; finalAttempt: boolean },
+): Promise<'mined' | 'skipped'> {
+  const submission = await startSubmission(ports.pool, submissionId);
+  if (!submission) return 'skipped';
+  const started = performance.now();
+  let outcome: SubmissionOutcome;
+  try {
+    const mined = await ports.miner(submission, context.signal);
+    // An abort (shutdown hand-back, timeout) is not the website's doing: never record it.
+    if (context.signal.aborted) throw context.signal.reason;
+    const durationMs = Math.round(performance.now() - started);
+    if (mined.ok) {
+      const succeededAt = (ports.now ?? (() => new Date()))();
+      outcome = { kind: 'completed', ...serializeResult(submission.jobPostId, succeededAt, mined.form), succeededAt, adapter: mined.adapter, durationMs };
+    } else {
+      outcome = { kind: 'failed', errorCode: mined.errorCode, adapter: mined.adapter, durationMs };
+    }
+  } catch (error) {
+    // Our own failure. Retried by the queue; on the last attempt the post is reported failed
+    // rather than left processing forever.
+    if (!context.finalAttempt || context.signal.aborted) throw error;
+    outcome = { kind: 'failed', errorCode: 'GenericWebsiteError', adapter: null, durationMs: Math.round(performance.now() - started) };
+  }
+  const recorded = await withTransaction(ports.pool, (client) => finishSubmission(client, submissionId, outcome));
+  if (recorded?.batchId && !recorded.finishedBatch) await keepBatchMoving(ports, recorded.batchId);
+  return 'mined';
+}
+
+async function keepBatchMoving(ports: MiningPorts, batchId: string): Promise<void> {
+  const { window, minSuccessRate } = ports.settings.autoPause;
+  const rate = await recentBatchSuccessRate(ports.pool, batchId, window);
+  if (rate !== null && rate < minSuccessRate) {
+    const reason = `auto: success rate ${(rate * 100).toFixed(0)}% over the last ${window} job posts is below ${(minSuccessRate * 100).toFixed(0)}%`;
+    if (await pauseBatch(ports.pool, batchId, reason)) await ports.queue.pauseBatchQueue(batchId);
+    return;
+  }
+  await admitBatch(ports, batchId);
+}

@@ -1,0 +1,25 @@
+import type { Pool } from '@quarry/db';
+import type { Miner } from '@quarry/miner';
+
+/** The queue operations the recruitment use cases need; the app wires them to BullMQ. */
+export type MiningQueuePort = {
+  enqueueSingle(submissionId: string): Promise<void>;
+  /** Adds rows to the batch's own queue; job ids are deterministic, so a repeat adds nothing. */
+  enqueueBatchRows(batchId: string, rows: Array<{ submissionId: string; rowNo: number }>, limits: BatchLimits): Promise<void>;
+  requestAdmission(batchId: string): Promise<void>;
+  pauseBatchQueue(batchId: string): Promise<void>;
+  resumeBatchQueue(batchId: string): Promise<void>;
+};
+
+export type BatchLimits = { concurrency: number; ratePerMinute: number };
+
+export type RecruitmentSettings = {
+  batch: BatchLimits;
+  /** Auto-pause when the success rate over the last `window` outcomes falls below `minSuccessRate`. */
+  autoPause: { window: number; minSuccessRate: number };
+  maxCsvBytes: number;
+};
+
+export type RecruitmentPorts = { pool: Pool; queue: MiningQueuePort; settings: RecruitmentSettings };
+
+export type MiningPorts = RecruitmentPorts & { miner: Miner; now?: () => Date };

@@ -1,0 +1,29 @@
+import { AppError, describeIssues, JobPostIdQuery } from '@quarry/contracts';
+import { findRetrieval, type Queryable } from '@quarry/db';
+
+export type RetrievalShape = 'v1' | 'v2';
+
+/**
+ * What retrieval answers, as JSON text. The newest submission decides: while it is queued or
+ * processing, an older completed result stays readable; once it failed, the failure is reported.
+ */
+export async function retrieveMining(db: Queryable, clientId: string, jobPostId: unknown, shape: RetrievalShape): Promise<string> {
+  const parsed = JobPostIdQuery.shape.jobPostId.safeParse(jobPostId);
+  if (!parsed.success) throw new AppError('RequestParametersValidationError', describeIssues(parsed.error, 'jobPostId').join('; '));
+  const row = await findRetrieval(db, clientId, parsed.data);
+  if (!row) throw new AppError('NotFound', `jobPostId ${parsed.data} does not exist`);
+  const stored = shape === 'v1' ? row.bodyV1 : row.body;
+  switch (row.state) {
+    case 'completed':
+      if (stored) return stored;
+      break;
+    case 'failed':
+      return JSON.stringify({ status: 'failed', errorCode: row.errorCode ?? 'GenericWebsiteError' });
+    case 'processing':
+      return stored ?? '{"status":"processing"}';
+    case 'queued':
+    case 'admitted':
+      return stored ?? '{"status":"queued"}';
+  }
+  throw new Error(`submission of ${parsed.data} completed without a stored result`);
+}
