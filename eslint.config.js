@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's browser script: plain JavaScript served as is.
+    files: ['apps/dashboard/src/assets/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+  },
+  {
     files: ['bench/**', 'test/**', '**/*.test.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

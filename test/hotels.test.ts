@@ -3,7 +3,7 @@ import { createPool, type Pool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOtaSource, type FakeOtaSource } from './support/fake-ota-source.ts';
-import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
+import { runQuarry, startQuarry, type QuarryProcess } from './support/quarry-process.ts';
 
 /**
  * The hotel registry, listing, redirect and pull on the real stack: a `quarry` API process, its
@@ -16,6 +16,7 @@ let db: Pool;
 let ota: FakeOtaSource;
 let api: QuarryProcess;
 let base: string;
+let env: Record<string, string>;
 type Client = { clientId: string; secret: string };
 let admin: Client;
 let partner: Client;
@@ -61,7 +62,7 @@ beforeAll(async () => {
   partner = await createClient({ db, secretKey }, { name: 'partner', scopes: ['hotels'] });
   other = await createClient({ db, secretKey }, { name: 'other partner', scopes: ['hotels'] });
   recruiter = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment'] });
-  api = await startQuarry('api', {
+  env = {
     DATABASE_URL: database.url,
     REDIS_URL: redis.url,
     QUEUE_PREFIX: redis.prefix,
@@ -73,7 +74,8 @@ beforeAll(async () => {
     RATES_SOURCE_TIMEOUT_MS: '5000',
     RATES_SOURCE_PER_SECOND: '0',
     RATES_SOURCE_CONCURRENCY: '20',
-  });
+  };
+  api = await startQuarry('api', env);
   base = `http://127.0.0.1:${api.port}`;
   ota.hotels.set('H-LIVE', { price: '180.00' });
   ota.hotels.set('H-YEN', { price: '24000', currency: 'JPY' });
@@ -115,6 +117,24 @@ describe('hotel registry (operators)', () => {
     const unknown = await call('POST', '/v1/admin/hotel-grants', admin, { clientId: partner.clientId, hotelIds: ['NOPE'] });
     expect(unknown.status).toBe(400);
     expect((unknown.json as { details: { messages: string[] } }).details.messages).toEqual(['hotelIds: no hotel NOPE']);
+  });
+});
+
+describe('hotel registry (CLI)', () => {
+  it('adds a hotel, grants it and lists it from the command line', async () => {
+    const added = await runQuarry(['hotels', 'add', '--json', JSON.stringify({ hotelId: 'H-CLI', ...hotelBody('H-CLI') })], env);
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ hotelId: 'H-CLI', guests: [2], source: { kind: 'opentravel', hotelCode: 'H-CLI' } });
+    const granted = await runQuarry(['hotels', 'grant', other.clientId, 'H-CLI'], env);
+    expect(JSON.parse(granted.stdout)).toEqual({ clientId: other.clientId, hotelIds: ['H-CLI'], granted: true });
+    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-CLI', 'H-OTHER']);
+    const listed = await runQuarry(['hotels', 'list'], env);
+    expect((JSON.parse(listed.stdout) as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toContain('H-CLI');
+    const bad = await runQuarry(['hotels', 'grant', other.clientId, 'NOPE'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('hotels grant: hotelIds: no hotel NOPE');
+    await runQuarry(['hotels', 'revoke', other.clientId, 'H-CLI'], env);
+    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-OTHER']);
   });
 });
 

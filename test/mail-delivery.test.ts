@@ -9,12 +9,13 @@ const message = (subject: string) =>
   `From: Bob <bob@sender.test>\r\nTo: someone@fwd.test\r\nSubject: ${subject}\r\nMessage-ID: <${subject}@sender.test>\r\n\r\nHello.\r\n`;
 
 async function counters(recipient: string) {
-  const result = await stack.db.query<{ received_count: string; delivered_count: string; bounced_count: string }>(
-    'SELECT received_count, delivered_count, bounced_count FROM mail_bindings WHERE recipient = $1',
+  const result = await stack.db.query<{ received: string; delivered: string; bounced: string }>(
+    `SELECT COALESCE(sum(received), 0) AS received, COALESCE(sum(delivered), 0) AS delivered, COALESCE(sum(bounced), 0) AS bounced
+     FROM mail_binding_counters WHERE recipient = $1`,
     [recipient],
   );
   const row = result.rows[0];
-  return { received: Number(row?.received_count), delivered: Number(row?.delivered_count), bounced: Number(row?.bounced_count) };
+  return { received: Number(row?.received), delivered: Number(row?.delivered), bounced: Number(row?.bounced) };
 }
 
 const storedMessages = async () => Number((await stack.db.query<{ count: string }>('SELECT count(*) FROM mail_messages')).rows[0]?.count);

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchHttp } from './http.bench.ts';
 import { benchQuestions } from './questions.bench.ts';
+import { benchRates } from './rates.bench.ts';
 import { benchSmtp } from './smtp.bench.ts';
 
 const { positionals, values } = parseArgs({
@@ -13,6 +14,7 @@ const benches: Record<string, () => Promise<void>> = {
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs) }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
+  rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240 }),
 };
 const selected = positionals.length > 0 ? positionals : Object.keys(benches);

@@ -110,29 +110,30 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
     await db.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('bench@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`, [client.clientId]);
     const sink = await startSink();
     const smtpPort = await freePort();
-    const quarry = await startMailRole({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: '40',
-      REDIS_URL: redis.url,
-      QUEUE_PREFIX: redis.prefix,
-      QUARRY_SECRET_KEY: secretKey.toString('base64'),
-      SMTP_PORT: String(smtpPort),
-      SMTP_HOST: '127.0.0.1',
-      MAIL_DOMAINS: 'fwd.test',
-      MAIL_RELAY_SENDER: 'forwarder@relay.test',
-      MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
-      MAIL_DELIVERY_CONCURRENCY: '30',
-    });
-    const delivered = () => sink.latencies.length;
-    const source = (count: number) => [
-      ...(mode === 'connections reused' ? ['-d'] : []),
-      '-s', String(options.sessions), '-m', String(count), '-l', String(options.bytes),
-      '-f', 'load@sender.test', '-t', 'bench@fwd.test', '-M', 'bench.test', `127.0.0.1:${smtpPort}`,
-    ];
+    let quarry: ChildProcess | undefined;
     try {
+      quarry = await startMailRole({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: database.url,
+        DATABASE_POOL_SIZE: '40',
+        REDIS_URL: redis.url,
+        QUEUE_PREFIX: redis.prefix,
+        QUARRY_SECRET_KEY: secretKey.toString('base64'),
+        SMTP_PORT: String(smtpPort),
+        SMTP_HOST: '127.0.0.1',
+        MAIL_DOMAINS: 'fwd.test',
+        MAIL_RELAY_SENDER: 'forwarder@relay.test',
+        MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
+        MAIL_DELIVERY_CONCURRENCY: '30',
+      });
+      const delivered = () => sink.latencies.length;
+      const source = (count: number) => [
+        ...(mode === 'connections reused' ? ['-d'] : []),
+        '-s', String(options.sessions), '-m', String(count), '-l', String(options.bytes),
+        '-f', 'load@sender.test', '-t', 'bench@fwd.test', '-M', 'bench.test', `127.0.0.1:${smtpPort}`,
+      ];
       // Warm-up: JIT, connection pools, Postgres caches.
       await runSmtpSource(source(500));
       await waitUntil(() => delivered() >= 500, 60_000);
@@ -157,8 +158,11 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
         lost: Math.max(0, accepted - delivered()),
       });
     } finally {
-      quarry.kill('SIGTERM');
-      await new Promise((resolve) => quarry.once('exit', resolve));
+      if (quarry && quarry.exitCode === null) {
+        const exited = new Promise((resolve) => quarry?.once('exit', resolve));
+        quarry.kill('SIGTERM');
+        await exited;
+      }
       await sink.close();
       await db.end();
       await redis.cleanup();
@@ -173,8 +177,8 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
 }
 
 async function receivedCount(db: ReturnType<typeof createPool>): Promise<number> {
-  const result = await db.query<{ received_count: string }>(`SELECT received_count FROM mail_bindings WHERE recipient = 'bench@fwd.test'`);
-  return Number(result.rows[0]?.received_count ?? 0);
+  const result = await db.query<{ received: string }>(`SELECT COALESCE(sum(received), 0) AS received FROM mail_binding_counters WHERE recipient = 'bench@fwd.test'`);
+  return Number(result.rows[0]?.received ?? 0);
 }
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {

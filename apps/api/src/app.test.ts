@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createAuthenticator, createClient } from '@quarry/auth';
+import { createAuthenticator, createClient, createSessionCodec } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
@@ -47,6 +47,7 @@ beforeAll(async () => {
       settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
     },
     fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
+    sessions: createSessionCodec(secretKey, { ttlMs: 60_000 }),
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0 }),
   });
   server = app.listen(0, '127.0.0.1');

@@ -1,4 +1,6 @@
-import type { Authenticator } from '@quarry/auth';
+import type { Authenticator, SessionCodec } from '@quarry/auth';
+import { dashboardRoutes } from '@quarry/dashboard';
+import { listBatches } from '@quarry/db';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
 import type { RecruitmentPorts } from '@quarry/recruitment';
@@ -12,6 +14,7 @@ import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { operationalRoutes, type ReadinessCheck } from './routes/operational.routes.ts';
+import { queueAdminRoutes } from './routes/queue-admin.routes.ts';
 import { recruitmentRoutes } from './routes/recruitment.routes.ts';
 import { whoamiRoutes } from './routes/whoami.routes.ts';
 import { hotelsRoutes } from './routes/hotels.routes.ts';
@@ -29,6 +32,8 @@ export type ApiDeps = {
   recruitment: RecruitmentPorts;
   /** The SSRF-guarded fetch for every client-supplied URL (batch fileUrl, …). */
   fetchClientUrl: SafeFetch;
+  /** Dashboard sessions; the same codec lets the admin API accept the dashboard's cookie. */
+  sessions: SessionCodec;
   /** Domains this deployment receives mail for (`MAIL_DOMAINS`); binding recipients must be in one. */
   mailDomains?: readonly string[];
   /** Hotel rates feed (issue 6): pull answers and push subscriptions. Without it, hotel routes are not mounted. */
@@ -51,11 +56,20 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(httpMetrics(deps.metrics));
   app.use(express.json({ limit: '1mb' }));
   app.use(openApiRoutes());
+  app.use(
+    dashboardRoutes({
+      authenticator: deps.authenticator,
+      sessions: deps.sessions,
+      queues: deps.queues,
+      activeBatchIds: async () => (await listBatches(deps.db, { limit: 200, activeOnly: true })).map((batch) => batch.batchId),
+    }),
+  );
   app.use(whoamiRoutes(deps));
   app.use(canaryRoutes(deps));
   app.use(forwardingRoutes(deps));
   app.use(recruitmentRoutes(deps));
   app.use(batchAdminRoutes(deps));
+  app.use(queueAdminRoutes(deps));
   if (deps.hotels) {
     app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush } }));
     app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));

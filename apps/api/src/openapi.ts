@@ -4,6 +4,7 @@ import swaggerUi from 'swagger-ui-express';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
+import { describeQueueAdminRoutes } from './routes/queue-admin.routes.ts';
 import { describeRecruitmentRoutes } from './routes/recruitment.routes.ts';
 import { describeWhoamiRoutes } from './routes/whoami.routes.ts';
 import { describeHotelsRoutes } from './routes/hotels.routes.ts';
@@ -29,6 +30,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeForwardingRoutes(registry);
   describeRecruitmentRoutes(registry);
   describeBatchAdminRoutes(registry);
+  describeQueueAdminRoutes(registry);
   describeHotelsRoutes(registry);
   describePullRatesRoutes(registry);
   describePushSubscriptionsRoutes(registry);

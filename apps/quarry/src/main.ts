@@ -13,7 +13,9 @@ const usage = `Usage:
   quarry migrate
   quarry clients create --name NAME --scopes recruitment,forwarding,hotels,booking,admin
   quarry clients list
-  quarry clients revoke CLIENT_ID`;
+  quarry clients revoke CLIENT_ID
+  quarry hotels add --json '{"hotelId":"…","name":"…","ibe":"…","address":"…","countryCode":"gb","bookingPageUrl":"https://…","source":{…}}'
+  quarry hotels list | remove HOTEL_ID | grant CLIENT_ID HOTEL_ID… | revoke CLIENT_ID HOTEL_ID…`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -36,7 +38,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' } },
+    options: { role: { type: 'string', default: 'all' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -63,6 +65,12 @@ async function main(argv: string[]): Promise<void> {
     await runClientsCommand(config, subcommand, { name: values.name, scopes: values.scopes, clientId: rest[0] ?? undefined }).catch(
       (error: unknown) => fail(`quarry: ${(error as Error).message}`),
     );
+    return;
+  }
+  if (command === 'hotels') {
+    const config = configOrExit();
+    const { runHotelsCommand } = await import('./hotels.command.ts');
+    await runHotelsCommand(config, subcommand, rest, { json: values.json }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;
   }
   fail(`quarry: unknown command "${command}"\n${usage}`);

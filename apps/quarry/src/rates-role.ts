@@ -6,6 +6,7 @@ import type { Logger } from '@quarry/observability';
 import {
   bookingEngineRecipes,
   createBookingPageSource,
+  createBodyCache,
   createChromiumLauncher,
   createOpenTravelSource,
   createPushSender,
@@ -111,9 +112,12 @@ export async function startRatesRole(options: {
     },
     events: options.events,
   });
+  // One cache for all pushes of this process: many subscriptions of the same hotels read each body once.
+  const cache = createBodyCache(rates.pushCacheBytes);
   function deliveryPorts() {
     return {
       db,
+      cache,
       sender: ports.sender,
       decrypt: (sealed: Buffer) => decryptSecret(config.secretKey, sealed),
       enqueueRetry: (subscriptionId: string, attempt: number, delayMs: number) =>

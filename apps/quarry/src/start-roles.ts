@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { createApiApp, createOperationalApp, type ReadinessCheck } from '@quarry/api';
-import { createAuthenticator } from '@quarry/auth';
+import { createAuthenticator, createSessionCodec } from '@quarry/auth';
 import { runCanary } from '@quarry/canary';
 import type { Config } from '@quarry/config';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
@@ -65,6 +65,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   };
 
   const servesApi = role === 'api' || role === 'all';
+  const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
   // Hotel rates (issue 6): the API answers pulls (with live fetches) and manages subscriptions; the rates-worker refreshes and pushes.
   const ratesPorts = servesApi || runs(role, 'rates-worker') ? createRatesPorts(config, db, queues, logger) : null;
   const app = servesApi
@@ -76,10 +77,12 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         checkReadiness,
         recruitment,
         fetchClientUrl,
+        sessions,
         mailDomains: config.mail.domains,
         ...(ratesPorts ? { hotels: { pull: ratesPorts.pull, push: ratesPorts.push } } : {}),
         authenticator: createAuthenticator({
           db,
+          sessions,
           secretKey: config.secretKey,
           cacheMs: config.authCacheMs,
           jwks: config.jwt.jwksUrl ? { url: config.jwt.jwksUrl, issuer: config.jwt.issuer, audience: config.jwt.audience } : undefined,

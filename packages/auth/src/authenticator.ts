@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Scope } from '@quarry/contracts';
 import { findActiveClientById, findActiveClientBySecretHash, type ClientRow, type Queryable } from '@quarry/db';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { SessionCodec } from './dashboard-session.ts';
 import { decryptSecret, hashSecret } from './secret-crypto.ts';
 
 export type AuthenticatedClient = { clientId: string; name: string; scopes: Scope[] };
@@ -9,6 +10,10 @@ export type AuthenticatedClient = { clientId: string; name: string; scopes: Scop
 export type Authenticator = {
   /** The client behind an `Authorization` header, or null when it is missing or not valid. */
   authenticate(authorization: string | undefined): Promise<AuthenticatedClient | null>;
+  /** The still-active client of a verified dashboard session. */
+  clientById(clientId: string): Promise<AuthenticatedClient | null>;
+  /** Dashboard sessions, when this deployment serves the dashboard. */
+  sessions: SessionCodec | undefined;
 };
 
 export type AuthenticatorOptions = {
@@ -17,6 +22,7 @@ export type AuthenticatorOptions = {
   /** How long a verified credential is trusted without asking Postgres again (revocation delay). */
   cacheMs: number;
   jwks?: { url: string; issuer?: string | undefined; audience?: string | undefined } | undefined;
+  sessions?: SessionCodec | undefined;
   now?: () => number;
 };
 
@@ -76,6 +82,17 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 
   return {
+    sessions: options.sessions,
+    async clientById(clientId) {
+      const cacheKey = `id:${clientId}`;
+      const cached = cache.get(cacheKey);
+      if (cached && cached.until > now()) return cached.client;
+      const row = await findActiveClientById(options.db, clientId);
+      if (!row) return null;
+      const client = toAuthenticated(row);
+      if (options.cacheMs > 0) cache.set(cacheKey, { client, until: now() + options.cacheMs });
+      return client;
+    },
     async authenticate(authorization) {
       if (!authorization) return null;
       const cacheKey = createHash('sha256').update(authorization).digest('base64');

@@ -3,3 +3,5 @@ export type { AuthenticatedClient, Authenticator, AuthenticatorOptions } from '.
 export { createClient, listClients, revokeClient } from './client-admin.ts';
 export type { ClientAdminPorts } from './client-admin.ts';
 export { decryptSecret, encryptSecret } from './secret-crypto.ts';
+export { createSessionCodec, dashboardSessionCookie, sameToken } from './dashboard-session.ts';
+export type { DashboardSession, SessionCodec } from './dashboard-session.ts';

@@ -49,6 +49,7 @@ const EnvSchema = z.object({
   RATES_PUSH_BACKOFF_MAX_MS: positiveMs.default(10 * 60_000),
   RATES_PUSH_SUSPEND_AFTER_MS: positiveMs.default(24 * 3600_000),
   RATES_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  RATES_PUSH_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
   // Recruitment mining (issue 3); README "Recruitment" documents each.
   MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
   MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
@@ -119,6 +120,7 @@ export type Config = {
     pushBackoffMaxMs: number;
     pushSuspendAfterMs: number;
     chromiumPath: string;
+    pushCacheBytes: number;
   };
   mining: {
     batchConcurrency: number;
@@ -206,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pushBackoffMaxMs: vars.RATES_PUSH_BACKOFF_MAX_MS,
       pushSuspendAfterMs: vars.RATES_PUSH_SUSPEND_AFTER_MS,
       chromiumPath: vars.RATES_CHROMIUM_PATH,
+      pushCacheBytes: vars.RATES_PUSH_CACHE_MB * 1024 * 1024,
     },
     mining: {
       batchConcurrency: vars.MINING_BATCH_CONCURRENCY,

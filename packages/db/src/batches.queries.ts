@@ -203,3 +203,48 @@ export async function batchErrorBreakdown(db: Queryable, batchId: string): Promi
   );
   return result.rows.map((row) => ({ errorCode: row.error_code, count: Number(row.count) }));
 }
+
+export type BatchJobPostRow = {
+  jobPostId: string; rowNo: number; url: string; state: string; errorCode: string | null; adapter: string | null; durationMs: number | null;
+};
+
+/** A batch's rows for operators: the failed ones, or the slowest finished ones. */
+export async function listBatchJobPosts(
+  db: Queryable,
+  batchId: string,
+  options: { filter: 'failed' | 'slowest'; limit: number },
+): Promise<BatchJobPostRow[]> {
+  const result = await db.query<{
+    job_post_id: string; row_no: number; url: string; state: string; error_code: string | null; adapter: string | null; duration_ms: number | null;
+  }>(
+    options.filter === 'failed'
+      ? `SELECT job_post_id, row_no, url, state, error_code, adapter, duration_ms FROM submissions
+         WHERE batch_id = $1 AND state = 'failed' ORDER BY row_no LIMIT $2`
+      : `SELECT job_post_id, row_no, url, state, error_code, adapter, duration_ms FROM submissions
+         WHERE batch_id = $1 AND duration_ms IS NOT NULL ORDER BY duration_ms DESC LIMIT $2`,
+    [batchId, options.limit],
+  );
+  return result.rows.map((row) => ({
+    jobPostId: row.job_post_id, rowNo: row.row_no, url: row.url, state: row.state, errorCode: row.error_code, adapter: row.adapter, durationMs: row.duration_ms,
+  }));
+}
+
+/** Copies a batch's failed rows into a new batch of the same client (renumbered in file order). */
+export async function copyFailedRowsToBatch(client: PoolClient, fromBatchId: string, newBatchId: string): Promise<number> {
+  const source = await client.query<{ client_id: string; concurrency: number; rate_per_minute: number; employer: string | null }>(
+    'SELECT client_id, concurrency, rate_per_minute, employer FROM batches WHERE batch_id = $1',
+    [fromBatchId],
+  );
+  const batch = source.rows[0];
+  if (!batch) return 0;
+  await insertBatch(client, { batchId: newBatchId, clientId: batch.client_id, concurrency: batch.concurrency, ratePerMinute: batch.rate_per_minute });
+  const copied = await client.query(
+    `INSERT INTO submissions (client_id, job_post_id, batch_id, row_no, url, employer, job_title, country)
+     SELECT client_id, job_post_id, $2, row_number() OVER (ORDER BY row_no), url, employer, job_title, country
+     FROM submissions WHERE batch_id = $1 AND state = 'failed' ORDER BY row_no`,
+    [fromBatchId, newBatchId],
+  );
+  const count = copied.rowCount ?? 0;
+  if (count > 0) await setBatchJobsCount(client, newBatchId, count, batch.employer);
+  return count;
+}

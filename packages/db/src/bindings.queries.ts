@@ -28,8 +28,21 @@ type DbBindingRow = {
   last_delivered_at: Date | null;
 };
 
-const columns =
-  'recipient, client_id, forwards_to, keep_sender, expires_at, state, created_at, received_count, delivered_count, bounced_count, last_delivered_at';
+const bindingColumns = 'recipient, client_id, forwards_to, keep_sender, expires_at, state, created_at';
+
+/** Reads bindings from `source` (a table or a CTE of changed rows) with their counters summed over the shards. */
+const withCounters = (source: string) =>
+  `SELECT b.recipient, b.client_id, b.forwards_to, b.keep_sender, b.expires_at, b.state, b.created_at,
+          COALESCE(c.received, 0) AS received_count, COALESCE(c.delivered, 0) AS delivered_count,
+          COALESCE(c.bounced, 0) AS bounced_count, c.last_delivered_at
+   FROM ${source} b
+   LEFT JOIN LATERAL (
+     SELECT sum(received) AS received, sum(delivered) AS delivered, sum(bounced) AS bounced, max(last_delivered_at) AS last_delivered_at
+     FROM mail_binding_counters WHERE recipient = b.recipient
+   ) c ON true`;
+
+const COUNTER_SHARDS = 16;
+const randomShard = () => Math.floor(Math.random() * COUNTER_SHARDS);
 
 function toBindingRow(row: DbBindingRow): BindingRow {
   return {
@@ -58,15 +71,18 @@ export async function insertOrReplaceExpiredBinding(
   db: Queryable,
   binding: { recipient: string; clientId: string; forwardsTo: string; keepSender: boolean; expiresAt: Date; now: Date },
 ): Promise<BindingRow | null> {
+  // A replaced binding starts with fresh counters: they belonged to the previous owner.
   const result = await db.query<DbBindingRow>(
-    `INSERT INTO mail_bindings (recipient, client_id, forwards_to, keep_sender, expires_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $6)
-     ON CONFLICT (recipient) DO UPDATE SET
-       client_id = EXCLUDED.client_id, forwards_to = EXCLUDED.forwards_to, keep_sender = EXCLUDED.keep_sender,
-       expires_at = EXCLUDED.expires_at, state = 'active', created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-       received_count = 0, delivered_count = 0, bounced_count = 0, last_delivered_at = NULL
-     WHERE mail_bindings.expires_at <= $6
-     RETURNING ${columns}`,
+    `WITH b AS (
+       INSERT INTO mail_bindings (recipient, client_id, forwards_to, keep_sender, expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)
+       ON CONFLICT (recipient) DO UPDATE SET
+         client_id = EXCLUDED.client_id, forwards_to = EXCLUDED.forwards_to, keep_sender = EXCLUDED.keep_sender,
+         expires_at = EXCLUDED.expires_at, state = 'active', created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
+       WHERE mail_bindings.expires_at <= $6
+       RETURNING ${bindingColumns}
+     ), cleared AS (DELETE FROM mail_binding_counters WHERE recipient IN (SELECT recipient FROM b))
+     SELECT b.*, 0 AS received_count, 0 AS delivered_count, 0 AS bounced_count, NULL::timestamptz AS last_delivered_at FROM b`,
     [binding.recipient, binding.clientId, binding.forwardsTo, binding.keepSender, binding.expiresAt, binding.now],
   );
   return first(result.rows);
@@ -74,17 +90,21 @@ export async function insertOrReplaceExpiredBinding(
 
 /** Tenant-scoped read: another client's binding is indistinguishable from a missing one. */
 export async function findClientBinding(db: Queryable, clientId: string, recipient: string): Promise<BindingRow | null> {
-  const result = await db.query<DbBindingRow>(`SELECT ${columns} FROM mail_bindings WHERE client_id = $1 AND recipient = $2`, [
+  const result = await db.query<DbBindingRow>(`${withCounters('mail_bindings')} WHERE b.client_id = $1 AND b.recipient = $2`, [
     clientId,
     recipient,
   ]);
   return first(result.rows);
 }
 
-/** What the SMTP server asks at RCPT time: the binding only if it applies right now. */
-export async function findActiveBinding(db: Queryable, recipient: string): Promise<BindingRow | null> {
-  const result = await db.query<DbBindingRow>(`SELECT ${columns} FROM mail_bindings WHERE recipient = $1 AND expires_at > now()`, [recipient]);
-  return first(result.rows);
+/** What the SMTP server asks at RCPT time (hot path, no counters): the binding only if it applies right now. */
+export async function findActiveBinding(db: Queryable, recipient: string): Promise<{ forwardsTo: string; keepSender: boolean } | null> {
+  const result = await db.query<{ forwards_to: string; keep_sender: boolean }>(
+    'SELECT forwards_to, keep_sender FROM mail_bindings WHERE recipient = $1 AND expires_at > now()',
+    [recipient],
+  );
+  const row = result.rows[0];
+  return row ? { forwardsTo: row.forwards_to, keepSender: row.keep_sender } : null;
 }
 
 export async function updateClientBinding(
@@ -94,8 +114,10 @@ export async function updateClientBinding(
   change: { forwardsTo: string; keepSender: boolean | undefined },
 ): Promise<BindingRow | null> {
   const result = await db.query<DbBindingRow>(
-    `UPDATE mail_bindings SET forwards_to = $3, keep_sender = COALESCE($4, keep_sender), updated_at = now()
-     WHERE client_id = $1 AND recipient = $2 RETURNING ${columns}`,
+    `WITH b AS (
+       UPDATE mail_bindings SET forwards_to = $3, keep_sender = COALESCE($4, keep_sender), updated_at = now()
+       WHERE client_id = $1 AND recipient = $2 RETURNING ${bindingColumns}
+     ) ${withCounters('b')}`,
     [clientId, recipient, change.forwardsTo, change.keepSender ?? null],
   );
   return first(result.rows);
@@ -103,18 +125,22 @@ export async function updateClientBinding(
 
 export async function updateClientBindingExpiry(db: Queryable, clientId: string, recipient: string, expiresAt: Date): Promise<BindingRow | null> {
   const result = await db.query<DbBindingRow>(
-    `UPDATE mail_bindings SET expires_at = $3, state = CASE WHEN $3 > now() THEN 'active' ELSE 'expired' END, updated_at = now()
-     WHERE client_id = $1 AND recipient = $2 RETURNING ${columns}`,
+    `WITH b AS (
+       UPDATE mail_bindings SET expires_at = $3, state = CASE WHEN $3 > now() THEN 'active' ELSE 'expired' END, updated_at = now()
+       WHERE client_id = $1 AND recipient = $2 RETURNING ${bindingColumns}
+     ) ${withCounters('b')}`,
     [clientId, recipient, expiresAt],
   );
   return first(result.rows);
 }
 
 export async function deleteClientBinding(db: Queryable, clientId: string, recipient: string): Promise<BindingRow | null> {
-  const result = await db.query<DbBindingRow>(`DELETE FROM mail_bindings WHERE client_id = $1 AND recipient = $2 RETURNING ${columns}`, [
-    clientId,
-    recipient,
-  ]);
+  const result = await db.query<DbBindingRow>(
+    `WITH b AS (DELETE FROM mail_bindings WHERE client_id = $1 AND recipient = $2 RETURNING ${bindingColumns}),
+     cleared AS (DELETE FROM mail_binding_counters WHERE recipient IN (SELECT recipient FROM b))
+     ${withCounters('b')}`,
+    [clientId, recipient],
+  );
   return first(result.rows);
 }
 
@@ -130,16 +156,31 @@ export async function markExpiredBindings(db: Queryable): Promise<number> {
   return result.rowCount ?? 0;
 }
 
+/** Counts an accepted message for each bound recipient, in a random shard (no shared hot row). */
 export async function countBindingsReceived(db: Queryable, recipients: string[]): Promise<void> {
   if (recipients.length === 0) return;
-  await db.query('UPDATE mail_bindings SET received_count = received_count + 1 WHERE recipient = ANY($1::text[])', [recipients]);
+  await db.query(
+    `INSERT INTO mail_binding_counters (recipient, shard, received) SELECT DISTINCT unnest($1::text[]), $2::smallint, 1
+     ON CONFLICT (recipient, shard) DO UPDATE SET received = mail_binding_counters.received + 1`,
+    [recipients, randomShard()],
+  );
 }
 
 export async function countBindingOutcome(db: Queryable, recipient: string, outcome: 'delivered' | 'bounced'): Promise<void> {
   await db.query(
     outcome === 'delivered'
-      ? 'UPDATE mail_bindings SET delivered_count = delivered_count + 1, last_delivered_at = now() WHERE recipient = $1'
-      : 'UPDATE mail_bindings SET bounced_count = bounced_count + 1 WHERE recipient = $1',
-    [recipient],
+      ? `INSERT INTO mail_binding_counters (recipient, shard, delivered, last_delivered_at) VALUES ($1, $2, 1, now())
+         ON CONFLICT (recipient, shard) DO UPDATE SET delivered = mail_binding_counters.delivered + 1, last_delivered_at = now()`
+      : `INSERT INTO mail_binding_counters (recipient, shard, bounced) VALUES ($1, $2, 1)
+         ON CONFLICT (recipient, shard) DO UPDATE SET bounced = mail_binding_counters.bounced + 1`,
+    [recipient, randomShard()],
   );
+}
+
+/** Counters of bindings that no longer exist (a delivery finishing after its binding was deleted). */
+export async function deleteOrphanCounters(db: Queryable): Promise<number> {
+  const result = await db.query(
+    'DELETE FROM mail_binding_counters c WHERE NOT EXISTS (SELECT 1 FROM mail_bindings b WHERE b.recipient = c.recipient)',
+  );
+  return result.rowCount ?? 0;
 }

@@ -16,6 +16,8 @@ export type { RetrievalRow, SubmissionOutcome, SubmissionState, SubmissionToMine
 export {
   admitBatchRows,
   batchErrorBreakdown,
+  copyFailedRowsToBatch,
+  listBatchJobPosts,
   countBatchInFlight,
   findBatch,
   findClientBatch,
@@ -27,11 +29,12 @@ export {
   resumeBatch,
   setBatchJobsCount,
 } from './batches.queries.ts';
-export type { BatchRow, SubmissionCopyRow } from './batches.queries.ts';
+export type { BatchJobPostRow, BatchRow, SubmissionCopyRow } from './batches.queries.ts';
 export {
   countBindingOutcome,
   countBindingsReceived,
   deleteClientBinding,
+  deleteOrphanCounters,
   findActiveBinding,
   findClientBinding,
   insertOrReplaceExpiredBinding,

@@ -1,4 +1,4 @@
-import { listOverdueDeliveries, markExpiredBindings, type Queryable } from '@quarry/db';
+import { deleteOrphanCounters, listOverdueDeliveries, markExpiredBindings, type Queryable } from '@quarry/db';
 import { deliveryJobId, type EnqueueDelivery } from './deliver-mail.ts';
 
 /** A delivery this much past its due time has lost its job (crash between commit and enqueue). */
@@ -14,6 +14,7 @@ export async function runMailHousekeeping(
   options: { overdueGraceMs?: number } = {},
 ): Promise<{ expired: number; requeued: number }> {
   const expired = await markExpiredBindings(ports.db);
+  await deleteOrphanCounters(ports.db);
   const overdue = await listOverdueDeliveries(ports.db, options.overdueGraceMs ?? OVERDUE_GRACE_MS, 1000);
   for (const delivery of overdue) {
     await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, delivery.attempts) });

@@ -2,8 +2,11 @@ import type { Question } from '@quarry/contracts';
 
 type Category = NonNullable<Question['category']>;
 
-// Most specific first: "LinkedIn URL" is linkedin, not website; "First name" is not fullName.
-const rules: Array<[Category, RegExp]> = [
+// Identity fields are named by short labels ("Email", "Postal code"). A long sentence that merely
+// mentions one ("Do you live within 60 miles of our office address?") is not that field, so these
+// rules only apply to labels of a few words, or to a field name.
+const fieldRules: Array<[Category, RegExp]> = [
+  // Most specific first: "LinkedIn URL" is linkedin, not website; "First name" is not fullName.
   ['linkedin', /linkedin/i],
   ['github', /github/i],
   ['email', /e-?mail|courriel|correo/i],
@@ -18,21 +21,28 @@ const rules: Array<[Category, RegExp]> = [
   ['resume', /r[ée]sum[ée]|\bcv\b|curriculum|lebenslauf/i],
   ['coverLetter', /cover.?letter|motivation|anschreiben/i],
   ['website', /website|portfolio|personal (site|url)|homepage/i],
-  ['salary', /salary|compensation|pay expectation|gehalt|salaire/i],
-  ['startDate', /start date|notice period|available to start|earliest start|when can you start/i],
+];
+
+// Topics a whole sentence can be about. Legal acknowledgements come first: "I authorize … previous
+// employers and schools" is consent, not education or experience.
+const questionRules: Array<[Category, RegExp]> = [
+  ['consent', /\bi (hereby )?(authori[sz]e|acknowledge|certify|consent|agree)\b|consent|privacy|gdpr|terms and conditions/i],
+  ['salary', /salary|compensation|pay expectation|desired pay|expected pay|gehalt|salaire/i],
+  ['startDate', /start date|notice period|available to start|earliest start|when can you start|how soon (can|could|would) you (be able to )?start|date available/i],
+  // "authorized to work … without sponsorship" is about authorization; "require sponsorship" is not.
+  ['workAuthorization', /authori[sz]ed to work|work authori[sz]ation|right to work|legally (authori[sz]ed|able|eligible)|work permit|eligible to work/i],
   ['sponsorship', /sponsor/i],
-  ['workAuthorization', /authori[sz]ed to work|work authori[sz]ation|right to work|legally (authori[sz]ed|able|eligible)|work permit/i],
   ['relocation', /relocat/i],
   ['pronouns', /pronoun/i],
   ['gender', /gender|\bsex\b|geschlecht/i],
-  ['ethnicity', /ethnic/i],
+  // "Race/Ethnicity" is the US EEO race question.
   ['race', /\brace\b/i],
+  ['ethnicity', /ethnic/i],
   ['veteran', /veteran/i],
   ['disability', /disabilit/i],
   ['referral', /referr|how did you hear/i],
   ['education', /education|degree|school|university|qualification/i],
-  ['experience', /experience|employment history|previous (job|employer)|work history/i],
-  ['consent', /consent|privacy|gdpr|i agree|terms/i],
+  ['experience', /^(work )?experience$|employment history|work history|previous (jobs|employers)$/i],
 ];
 
 const autocompleteCategories: Record<string, Category> = {
@@ -50,15 +60,21 @@ const autocompleteCategories: Record<string, Category> = {
   url: 'website',
 };
 
+const maxFieldLabelWords = 8;
+
+function match(rules: Array<[Category, RegExp]>, text: string): Category | undefined {
+  for (const [category, pattern] of rules) if (pattern.test(text)) return category;
+  return undefined;
+}
+
 /** A category when the question clearly is one (DECISIONS.md); otherwise none. */
 export function categorize(hints: { label: string; name?: string | undefined; autocomplete?: string | undefined; type?: string | undefined }): Category | undefined {
   const autocomplete = hints.autocomplete?.trim().toLowerCase().split(/\s+/).pop();
   if (autocomplete && autocompleteCategories[autocomplete]) return autocompleteCategories[autocomplete];
   if (hints.type === 'email') return 'email';
   if (hints.type === 'tel') return 'phone';
-  for (const text of [hints.label, hints.name ?? '']) {
-    const normalized = text.replace(/[_-]+/g, ' ');
-    for (const [category, pattern] of rules) if (pattern.test(normalized)) return category;
-  }
-  return undefined;
+  const label = hints.label.replace(/[_-]+/g, ' ').trim();
+  const name = (hints.name ?? '').replace(/[_-]+/g, ' ').trim();
+  const short = label.split(/\s+/).length <= maxFieldLabelWords;
+  return (short ? match(fieldRules, label) : undefined) ?? match(questionRules, label) ?? match(fieldRules, name) ?? match(questionRules, name);
 }

@@ -8,6 +8,7 @@ import {
   findHotelRow,
   insertGrants,
   insertRedirectClick,
+  listAllHotelRows,
   listGrantedHotelRows,
   upsertHotelRow,
   type HotelRow,
@@ -37,6 +38,11 @@ export async function upsertHotel(ports: { db: Queryable }, body: unknown): Prom
 
 export async function removeHotel(ports: { db: Queryable }, hotelId: string): Promise<void> {
   if (!(await deleteHotelRow(ports.db, hotelId))) throw new AppError('NotFound', `hotel ${hotelId} not found`);
+}
+
+/** Operator: the whole registry, with sources. */
+export async function listHotelsForOperator(ports: { db: Queryable }): Promise<Array<HotelListing & { bookingPageUrl: string; source: HotelRow['source'] }>> {
+  return (await listAllHotelRows(ports.db)).map((row) => ({ ...toListing(row), bookingPageUrl: row.bookingPageUrl, source: row.source }));
 }
 
 /** Operator: why a hotel's searches failed lately (invalid results, sources down), newest first. */

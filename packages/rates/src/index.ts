@@ -1,4 +1,4 @@
-export { changeGrants, getHotel, getHotelForOperator, listHotelSourceFailures, listHotels, redirectToBookingPage, removeHotel, toListing, upsertHotel } from './hotel-registry.ts';
+export { changeGrants, getHotel, getHotelForOperator, listHotelSourceFailures, listHotels, listHotelsForOperator, redirectToBookingPage, removeHotel, toListing, upsertHotel } from './hotel-registry.ts';
 export type { HotelRow } from './hotels.queries.ts';
 export { parsePullQuery, pullRates } from './pull-rates.ts';
 export type { PullPorts, PullQuery } from './pull-rates.ts';
@@ -20,6 +20,7 @@ export type { SubscriptionPorts } from './push-subscriptions.ts';
 export { deliverPush } from './push-delivery.ts';
 export type { DeliveryOutcome, DeliveryPorts, PushPolicy } from './push-delivery.ts';
 export { createPushSender } from './push-sender.ts';
+export { createBodyCache } from './body-cache.ts';
 export type { PushSender } from './push-sender.ts';
 export { createSourceRegistry } from './sources/source-registry.ts';
 export type { SourceLimits, SourceRegistry } from './sources/source-registry.ts';

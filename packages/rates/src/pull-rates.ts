@@ -1,7 +1,6 @@
 import { validationError } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
-import { findGrantedHotelRows } from './hotels.queries.ts';
-import { findResults, type SearchKey } from './rate-results.queries.ts';
+import { findPullRows, type SearchKey } from './rate-results.queries.ts';
 import type { RefreshOutcome } from './refresh-search.ts';
 
 export type PullQuery = { hotelIds: string[]; checkIn: string; nights: number; guests: number };
@@ -77,13 +76,12 @@ export async function pullRates(ports: PullPorts, clientId: string, query: PullQ
   const today = now.toISOString().slice(0, 10);
   const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);
   if (offsetDays < 0 || offsetDays >= ports.horizonDays) return '[]';
-  const hotels = (await findGrantedHotelRows(ports.db, clientId, query.hotelIds)).filter((hotel) => hotel.guests.includes(query.guests));
-  if (hotels.length === 0) return '[]';
   const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
-  const stored = await findResults(ports.db, hotels.map((hotel) => hotel.hotelId), search);
+  const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search)).filter((hotel) => hotel.guests.includes(query.guests));
+  if (hotels.length === 0) return '[]';
   const bodies = new Map<string, string>();
-  for (const result of stored) {
-    if (result.expiresAt.getTime() > now.getTime()) bodies.set(result.hotelId, result.body);
+  for (const hotel of hotels) {
+    if (hotel.body !== null && hotel.expiresAt !== null && hotel.expiresAt.getTime() > now.getTime()) bodies.set(hotel.hotelId, hotel.body);
   }
   const missing = hotels.filter((hotel) => !bodies.has(hotel.hotelId));
   if (missing.length > 0) {

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryDelayMs, streamSubscriptionState } from './push-delivery.ts';
 import type { SubscriptionRow } from './push.queries.ts';
+import { createBodyCache, type BodyCache } from './body-cache.ts';
 
 let database: TestDatabase;
 let db: Pool;
@@ -41,9 +42,9 @@ const subscription = (hotelIds: string[]): SubscriptionRow => ({
   nextAttemptAt: null, suspendedAt: null, createdAt: new Date(),
 });
 
-async function collect(hotelIds: string[], pageSize: number): Promise<{ text: string; chunks: number }> {
+async function collect(hotelIds: string[], pageSize: number, cache?: BodyCache): Promise<{ text: string; chunks: number }> {
   const chunks: Buffer[] = [];
-  for await (const chunk of streamSubscriptionState(db, subscription(hotelIds), today, pageSize)) chunks.push(chunk);
+  for await (const chunk of streamSubscriptionState(db, subscription(hotelIds), today, { firstPageSize: pageSize, ...(cache ? { cache } : {}) })) chunks.push(chunk);
   return { text: Buffer.concat(chunks).toString(), chunks: chunks.length };
 }
 
@@ -58,6 +59,16 @@ describe('streamed push body', () => {
     const stored = await db.query<{ body: string }>(`SELECT body FROM rate_results WHERE hotel_id = 'H1' AND check_in = $1`, [day(0)]);
     expect(text.startsWith(`[${stored.rows[0]?.body},`)).toBe(true);
     expect((await collect(['H1', 'H2'], 1)).text).toBe(text);
+  });
+
+  it('reuses cached bytes only while the stored hash matches', async () => {
+    const cache = createBodyCache(10 * 1024 * 1024);
+    const before = (await collect(['H1'], 10, cache)).text;
+    const changed = JSON.stringify({ hotelId: 'H1', checkIn: day(0), nights: 1, guests: 2, rooms: [], changed: true });
+    await db.query(`UPDATE rate_results SET body = $1, body_sha256 = $2 WHERE hotel_id = 'H1' AND check_in = $3`, [changed, createHash('sha256').update(changed).digest(), day(0)]);
+    const after = (await collect(['H1'], 10, cache)).text;
+    expect(after).not.toBe(before);
+    expect(after.startsWith(`[${changed},`)).toBe(true);
   });
 
   it('is an empty array when nothing is stored', async () => {

@@ -8,7 +8,8 @@ import {
   releasePushLease,
   type SubscriptionRow,
 } from './push.queries.ts';
-import { pageSubscriptionResults, type SearchKey } from './rate-results.queries.ts';
+import type { BodyCache } from './body-cache.ts';
+import { findBodies, pageSubscriptionHashes, searchKeyString, type SearchKey } from './rate-results.queries.ts';
 import type { PushSender } from './push-sender.ts';
 
 export type PushPolicy = {
@@ -29,7 +30,8 @@ export type DeliveryPorts = {
   now: () => Date;
   random?: () => number;
   log?: (event: { subscriptionId: string; version: number; outcome: string; status: number | null; bytes: number; error: string | null }) => void;
-  pageSize?: number;
+  /** Serialized bodies recently sent by this process, reused when the stored hash still matches. */
+  cache?: BodyCache;
 };
 
 export type DeliveryOutcome = 'delivered' | 'up-to-date' | 'busy' | 'failed' | 'suspended';
@@ -44,15 +46,16 @@ const close = Buffer.from(']');
  * The complete current state of a subscription, as stored bytes: `[` + each stored hotel object
  * joined by `,` + `]`, read page by page (keyset) so memory stays flat whatever the size.
  */
-export async function* streamSubscriptionState(db: Queryable, subscription: SubscriptionRow, today: Date, firstPageSize = 200): AsyncGenerator<Buffer> {
+export async function* streamSubscriptionState(
+  db: Queryable,
+  subscription: SubscriptionRow,
+  today: Date,
+  options: { firstPageSize?: number; cache?: BodyCache } = {},
+): AsyncGenerator<Buffer> {
   const fromDate = today.toISOString().slice(0, 10);
   const toDate = new Date(Date.parse(`${fromDate}T00:00:00Z`) + (subscription.searches.daysAhead - 1) * DAY_MS).toISOString().slice(0, 10);
-  yield open;
-  let after: SearchKey | null = null;
-  let first = true;
-  let pageSize = firstPageSize;
-  for (;;) {
-    const page = await pageSubscriptionResults(db, {
+  const fetchPage = async (after: SearchKey | null, limit: number) => {
+    const keys = await pageSubscriptionHashes(db, {
       clientId: subscription.clientId,
       hotelIds: subscription.hotelIds,
       fromDate,
@@ -60,22 +63,45 @@ export async function* streamSubscriptionState(db: Queryable, subscription: Subs
       nights: subscription.searches.nights,
       guests: subscription.searches.guests,
       after,
-      limit: pageSize,
+      limit,
     });
-    let pageBytes = 0;
-    for (const row of page) {
-      if (!first) yield comma;
-      first = false;
+    const bodies = new Map<string, Buffer>();
+    const missing = keys.filter((key) => {
+      const cached = options.cache?.get(searchKeyString(key), key.sha256);
+      if (cached) bodies.set(searchKeyString(key), cached);
+      return !cached;
+    });
+    for (const row of await findBodies(db, missing)) {
       const bytes = Buffer.from(row.body);
-      pageBytes += bytes.length;
-      yield bytes;
+      bodies.set(searchKeyString(row), bytes);
+      options.cache?.set(searchKeyString(row), row.sha256, bytes);
     }
-    const last = page.at(-1);
-    if (!last || page.length < pageSize) break;
+    // A result deleted between the two reads is simply absent, as it is from the state now.
+    return { keys, bodies };
+  };
+  yield open;
+  let first = true;
+  let pageSize = options.firstPageSize ?? 200;
+  let page = await fetchPage(null, pageSize);
+  for (;;) {
+    const last = page.keys.at(-1);
+    const more = last !== undefined && page.keys.length >= pageSize;
+    const pageBytes = page.keys.reduce((sum, key) => sum + key.bytes, 0);
     // Pages of about PAGE_BYTES whatever the result size: memory stays flat for big hotels, and
     // small results still come a thousand per query.
-    pageSize = Math.max(10, Math.min(1000, Math.floor(PAGE_BYTES / Math.max(1, pageBytes / page.length))));
-    after = { hotelId: last.hotelId, checkIn: last.checkIn, nights: last.nights, guests: last.guests };
+    pageSize = Math.max(10, Math.min(1000, Math.floor(PAGE_BYTES / Math.max(1, pageBytes / Math.max(1, page.keys.length)))));
+    // Read the next page while this one is on the wire: the database and the socket overlap.
+    const next = more ? fetchPage({ hotelId: last.hotelId, checkIn: last.checkIn, nights: last.nights, guests: last.guests }, pageSize) : null;
+    next?.catch(() => {});
+    for (const key of page.keys) {
+      const body = page.bodies.get(searchKeyString(key));
+      if (!body) continue;
+      if (!first) yield comma;
+      first = false;
+      yield body;
+    }
+    if (!next) break;
+    page = await next;
   }
   yield close;
 }
@@ -116,7 +142,7 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       const result = await ports.sender.put(
         subscription.pushUrl,
         { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
-        streamSubscriptionState(ports.db, subscription, ports.now(), ports.pageSize),
+        streamSubscriptionState(ports.db, subscription, ports.now(), ports.cache ? { cache: ports.cache } : {}),
         ports.policy.timeoutMs,
       );
       status = result.status;

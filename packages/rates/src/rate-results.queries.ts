@@ -2,16 +2,6 @@ import type { Queryable } from '@quarry/db';
 
 export type SearchKey = { hotelId: string; checkIn: string; nights: number; guests: number };
 
-export type StoredResult = SearchKey & { body: string; fetchedAt: Date; expiresAt: Date };
-
-type DbStoredRow = { hotel_id: string; check_in: string; nights: number; guests: number; body: string; fetched_at: Date; expires_at: Date };
-
-function toStored(row: DbStoredRow): StoredResult {
-  return { hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body, fetchedAt: row.fetched_at, expiresAt: row.expires_at };
-}
-
-const columns = `hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, body, fetched_at, expires_at`;
-
 /**
  * Stores a validated result. Returns whether its content differs from what was stored before: only
  * a change triggers pushes (a refresh that finds the same rates only moves fetchedAt/expiresAt).
@@ -55,15 +45,6 @@ export async function listSourceFailures(db: Queryable, hotelId: string, limit =
   return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, kind: row.kind, reason: row.reason, failedAt: row.failed_at }));
 }
 
-/** Stored results (fresh or not) of one search for several hotels. */
-export async function findResults(db: Queryable, hotelIds: string[], search: Omit<SearchKey, 'hotelId'>): Promise<StoredResult[]> {
-  const result = await db.query<DbStoredRow>(
-    `SELECT ${columns} FROM rate_results WHERE hotel_id = ANY($1::text[]) AND check_in = $2 AND nights = $3 AND guests = $4`,
-    [hotelIds, search.checkIn, search.nights, search.guests],
-  );
-  return result.rows.map(toStored);
-}
-
 /** When each search of a hotel was last fetched: the scheduler's view of freshness. */
 export async function fetchedAtBySearch(db: Queryable, hotelIds: string[], fromDate: string): Promise<Map<string, Date>> {
   const result = await db.query<{ key: string; fetched_at: Date }>(
@@ -79,16 +60,33 @@ export function searchKeyString(key: SearchKey): string {
 }
 
 /**
- * One page of a subscription's current state, in a stable order, for keyset paging: the push body
- * is streamed page by page so a 50 MB state never sits in memory at once.
+ * Everything a pull needs in one round trip: the requested hotels the client may see, the guest
+ * counts each is collected for, and the stored result of the search when there is one.
  */
-export async function pageSubscriptionResults(
+export async function findPullRows(
+  db: Queryable,
+  clientId: string,
+  hotelIds: string[],
+  search: Omit<SearchKey, 'hotelId'>,
+): Promise<Array<{ hotelId: string; guests: number[]; body: string | null; expiresAt: Date | null }>> {
+  const result = await db.query<{ hotel_id: string; guests: number[]; body: string | null; expires_at: Date | null }>(
+    `SELECT h.hotel_id, h.guests, r.body, r.expires_at
+     FROM hotel_grants g JOIN hotels h ON h.hotel_id = g.hotel_id
+     LEFT JOIN rate_results r ON r.hotel_id = h.hotel_id AND r.check_in = $3 AND r.nights = $4 AND r.guests = $5
+     WHERE g.client_id = $1 AND g.hotel_id = ANY($2::text[])`,
+    [clientId, hotelIds, search.checkIn, search.nights, search.guests],
+  );
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, guests: row.guests, body: row.body, expiresAt: row.expires_at }));
+}
+
+/** One page of a subscription's state as keys and content hashes only (the bodies may be cached). */
+export async function pageSubscriptionHashes(
   db: Queryable,
   query: { clientId: string; hotelIds: string[]; fromDate: string; toDate: string; nights: number[]; guests: number[]; after: SearchKey | null; limit: number },
-): Promise<Array<SearchKey & { body: string }>> {
+): Promise<Array<SearchKey & { sha256: Buffer; bytes: number }>> {
   const after = query.after;
-  const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; body: string }>(
-    `SELECT r.hotel_id, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, r.nights, r.guests, r.body
+  const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; body_sha256: Buffer; bytes: number }>(
+    `SELECT r.hotel_id, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, r.nights, r.guests, r.body_sha256, octet_length(r.body) AS bytes
      FROM rate_results r JOIN hotel_grants g ON g.hotel_id = r.hotel_id AND g.client_id = $1
      WHERE r.hotel_id = ANY($2::text[]) AND r.check_in BETWEEN $3 AND $4 AND r.nights = ANY($5::int[]) AND r.guests = ANY($6::int[])
        AND r.expires_at > now()
@@ -97,5 +95,17 @@ export async function pageSubscriptionResults(
      LIMIT $11`,
     [query.clientId, query.hotelIds, query.fromDate, query.toDate, query.nights, query.guests, after?.hotelId ?? null, after?.checkIn ?? null, after?.nights ?? null, after?.guests ?? null, query.limit],
   );
-  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body }));
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, sha256: row.body_sha256, bytes: row.bytes }));
+}
+
+/** Bodies of the given searches, each with its hash (it may have changed since the page was read). */
+export async function findBodies(db: Queryable, keys: SearchKey[]): Promise<Array<SearchKey & { body: string; sha256: Buffer }>> {
+  if (keys.length === 0) return [];
+  const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; body: string; body_sha256: Buffer }>(
+    `SELECT r.hotel_id, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, r.nights, r.guests, r.body, r.body_sha256
+     FROM rate_results r JOIN unnest($1::text[], $2::date[], $3::int[], $4::int[]) AS k (hotel_id, check_in, nights, guests)
+       ON r.hotel_id = k.hotel_id AND r.check_in = k.check_in AND r.nights = k.nights AND r.guests = k.guests`,
+    [keys.map((key) => key.hotelId), keys.map((key) => key.checkIn), keys.map((key) => key.nights), keys.map((key) => key.guests)],
+  );
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body, sha256: row.body_sha256 }));
 }

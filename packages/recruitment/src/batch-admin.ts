@@ -1,5 +1,18 @@
 import { AppError, type BatchStatus, type BatchSummary } from '@quarry/contracts';
-import { batchErrorBreakdown, findBatch, findClientBatch, listBatches, pauseBatch, resumeBatch, type BatchRow, type Queryable } from '@quarry/db';
+import { randomUUID } from 'node:crypto';
+import {
+  batchErrorBreakdown,
+  copyFailedRowsToBatch,
+  findBatch,
+  findClientBatch,
+  listBatches,
+  listBatchJobPosts,
+  pauseBatch,
+  resumeBatch,
+  withTransaction,
+  type BatchRow,
+  type Queryable,
+} from '@quarry/db';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -64,4 +77,22 @@ export async function resumeBatchRun(ports: Pick<RecruitmentPorts, 'pool' | 'que
   await ports.queue.resumeBatchQueue(batchId);
   await ports.queue.requestAdmission(batchId);
   return toSummary(resumed);
+}
+
+export async function listBatchRows(db: Queryable, batchId: string, filter: 'failed' | 'slowest', limit: number) {
+  await getBatchDetail(db, batchId);
+  return listBatchJobPosts(db, batchId, { filter, limit });
+}
+
+/** Operators' "re-submit the failed ones": a new batch of the same client, admitted as usual. */
+export async function resubmitFailedRows(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, batchId: string): Promise<{ batchId: string; jobsCount: number }> {
+  await getBatchDetail(ports.pool, batchId);
+  const newBatchId = randomUUID();
+  const jobsCount = await withTransaction(ports.pool, async (client) => {
+    const copied = await copyFailedRowsToBatch(client, batchId, newBatchId);
+    if (copied === 0) throw new AppError('Conflict', `batch ${batchId} has no failed job posts`);
+    return copied;
+  });
+  await ports.queue.requestAdmission(newBatchId);
+  return { batchId: newBatchId, jobsCount };
 }

@@ -1,5 +1,6 @@
 import { AppError, type ErrorSurface, type Scope } from '@quarry/contracts';
-import type { AuthenticatedClient, Authenticator } from '@quarry/auth';
+import { dashboardSessionCookie, sameToken, type AuthenticatedClient, type Authenticator } from '@quarry/auth';
+import { parseCookie } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
 
 type ClientLocals = { client: AuthenticatedClient; errorSurface: ErrorSurface };
@@ -7,6 +8,23 @@ type ClientLocals = { client: AuthenticatedClient; errorSurface: ErrorSurface };
 /** The authenticated client of a request that went through `requireClient`. */
 export function clientOf(response: Response): AuthenticatedClient {
   return (response.locals as ClientLocals).client;
+}
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Operator (admin) endpoints also accept the dashboard's session cookie, so the dashboard calls
+ * the same admin API as any script. A state-changing call must then carry the session's CSRF
+ * token in `x-csrf-token`; without it the cookie does not count as a credential.
+ */
+async function fromDashboardSession(authenticator: Authenticator, request: Request): Promise<AuthenticatedClient | null> {
+  if (!authenticator.sessions || !request.headers.cookie) return null;
+  const session = authenticator.sessions.verify(parseCookie(request.headers.cookie)[dashboardSessionCookie]);
+  if (!session) return null;
+  if (!safeMethods.has(request.method) && !sameToken(request.header('x-csrf-token'), session.csrf)) {
+    throw new AppError('Forbidden', 'Missing or wrong CSRF token');
+  }
+  return authenticator.clientById(session.clientId);
 }
 
 /**
@@ -21,7 +39,9 @@ export function requireClient(
   return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     response.locals.errorSurface = options.surface ?? 'standard';
     try {
-      const client = await authenticator.authenticate(request.headers.authorization);
+      const client = request.headers.authorization || options.scope !== 'admin'
+        ? await authenticator.authenticate(request.headers.authorization)
+        : await fromDashboardSession(authenticator, request);
       if (!client) {
         next(new AppError(options.hotelSurface ? 'EndpointAccessAuthorizationError' : 'AuthenticationRequired'));
         return;

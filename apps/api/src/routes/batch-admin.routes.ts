@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
 import { BatchSummary, describeIssues, validationError } from '@quarry/contracts';
-import { getBatchDetail, listBatchSummaries, pauseBatchRun, resumeBatchRun, type RecruitmentPorts } from '@quarry/recruitment';
+import { getBatchDetail, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun, type RecruitmentPorts } from '@quarry/recruitment';
 import { Router } from 'express';
 import { z } from 'zod';
 import { requireClient } from '../middleware/authenticate.middleware.ts';
@@ -10,6 +10,11 @@ import { errorResponses, securedBy } from '../openapi-shared.ts';
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
   active: z.enum(['true', 'false']).default('false'),
+});
+const RowsQuery = z.object({ filter: z.enum(['failed', 'slowest']).default('failed'), limit: z.coerce.number().int().min(1).max(500).default(20) });
+const BatchJobPost = z.object({
+  jobPostId: z.string(), rowNo: z.number().int(), url: z.string(), state: z.string(),
+  errorCode: z.string().nullable(), adapter: z.string().nullable(), durationMs: z.number().int().nullable(),
 });
 const PauseBody = z.object({ reason: z.string().trim().min(1).max(500).default('paused by an operator') });
 
@@ -24,6 +29,14 @@ export function batchAdminRoutes(deps: { authenticator: Authenticator; recruitme
   });
   router.get('/v1/admin/batches/:batchId', admin, async (request, response) => {
     response.json(await getBatchDetail(deps.recruitment.pool, String(request.params.batchId)));
+  });
+  router.get('/v1/admin/batches/:batchId/job-posts', admin, async (request, response) => {
+    const query = RowsQuery.safeParse(request.query);
+    if (!query.success) throw validationError(describeIssues(query.error));
+    response.json(await listBatchRows(deps.recruitment.pool, String(request.params.batchId), query.data.filter, query.data.limit));
+  });
+  router.post('/v1/admin/batches/:batchId/resubmit-failed', admin, async (request, response) => {
+    response.json(await resubmitFailedRows(deps.recruitment, String(request.params.batchId)));
   });
   router.post('/v1/admin/batches/:batchId/pause', admin, async (request, response) => {
     const body = PauseBody.safeParse(request.body ?? {});
@@ -50,6 +63,19 @@ export function describeBatchAdminRoutes(registry: OpenAPIRegistry): void {
     responses: {
       200: { description: 'Batch', content: { 'application/json': { schema: BatchSummary.extend({ errorCodes: z.array(z.object({ errorCode: z.string(), count: z.number() })) }) } } },
       ...errorResponses([401, 403, 404]),
+    },
+  });
+  registry.registerPath({
+    method: 'get', path: '/v1/admin/batches/{batchId}/job-posts', summary: 'Failed or slowest job posts of a batch', tags, security: securedBy,
+    request: { params, query: RowsQuery },
+    responses: { 200: { description: 'Rows', content: { 'application/json': { schema: z.array(BatchJobPost) } } }, ...errorResponses([400, 401, 403, 404]) },
+  });
+  registry.registerPath({
+    method: 'post', path: '/v1/admin/batches/{batchId}/resubmit-failed', summary: 'Re-submit the failed job posts as a new batch of the same client', tags, security: securedBy,
+    request: { params },
+    responses: {
+      200: { description: 'The new batch', content: { 'application/json': { schema: z.object({ batchId: z.uuid(), jobsCount: z.number().int() }) } } },
+      ...errorResponses([401, 403, 404, 409]),
     },
   });
   for (const action of ['pause', 'resume'] as const) {

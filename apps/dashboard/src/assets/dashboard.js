@@ -1,0 +1,197 @@
+// Quarry operations dashboard: a small client that polls the admin API (with the session cookie
+// and the CSRF token) and renders the view named in the URL hash. No build step, no framework.
+const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+const view = document.getElementById('view');
+const history = { processed: [], success: [] };
+let previousCounts = null;
+let timer = null;
+
+const escapeHtml = (text) => String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const percent = (rate) => `${Math.round(rate * 100)}%`;
+const age = (epochMs) => {
+  const minutes = Math.floor((Date.now() - epochMs) / 60000);
+  return minutes < 60 ? `${minutes} min` : minutes < 2880 ? `${Math.floor(minutes / 60)} h` : `${Math.floor(minutes / 1440)} d`;
+};
+
+async function api(path, init = {}) {
+  const response = await fetch(path, {
+    ...init,
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', 'x-csrf-token': csrf, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+  if (response.status === 401) {
+    window.location.href = '/dashboard/login';
+    throw new Error('signed out');
+  }
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw Object.assign(new Error(body.message || `HTTP ${response.status}`), { status: response.status });
+  return body;
+}
+
+function sparkline(values, max) {
+  if (values.length < 2) return '<svg viewBox="0 0 100 30" preserveAspectRatio="none"></svg>';
+  const top = max ?? Math.max(...values, 1);
+  const points = values.map((value, index) => `${(index / (values.length - 1)) * 100},${30 - (value / top) * 28}`).join(' ');
+  return `<svg viewBox="0 0 100 30" preserveAspectRatio="none" role="img" aria-label="trend"><polyline fill="none" stroke="#2e5bff" stroke-width="1.5" points="${points}"/></svg>`;
+}
+
+function remember(series, value) {
+  series.push(value);
+  if (series.length > 60) series.shift();
+}
+
+async function renderBatches() {
+  const batches = await api('/v1/admin/batches?limit=100');
+  const now = Date.now();
+  const processedTotal = batches.reduce((sum, batch) => sum + batch.processedCount, 0);
+  const throughput = new Map();
+  if (previousCounts) {
+    const minutes = (now - previousCounts.at) / 60000;
+    for (const batch of batches) {
+      const before = previousCounts.byBatch.get(batch.batchId);
+      if (before !== undefined && minutes > 0) throughput.set(batch.batchId, Math.round((batch.processedCount - before) / minutes));
+    }
+    remember(history.processed, Math.max(0, processedTotal - previousCounts.total));
+  }
+  previousCounts = { at: now, total: processedTotal, byBatch: new Map(batches.map((batch) => [batch.batchId, batch.processedCount])) };
+  const running = batches.filter((batch) => batch.state !== 'finished' && batch.state !== 'paused');
+  const succeeded = batches.reduce((sum, batch) => sum + batch.succeededCount, 0);
+  const overallSuccess = processedTotal ? succeeded / processedTotal : 0;
+  remember(history.success, overallSuccess);
+  view.innerHTML = `<h1>Batches</h1>
+  <div class="cards">
+    <div class="card"><div class="muted">Running</div><div class="value" data-testid="running-count">${running.length}</div></div>
+    <div class="card"><div class="muted">Paused</div><div class="value">${batches.filter((batch) => batch.state === 'paused').length}</div></div>
+    <div class="card"><div class="muted">Job posts processed (trend: per 2 s)</div><div class="value">${processedTotal}</div>${sparkline(history.processed)}</div>
+    <div class="card"><div class="muted">Success rate</div><div class="value">${percent(overallSuccess)}</div>${sparkline(history.success, 1)}</div>
+  </div>
+  <table><thead><tr><th>Batch</th><th>Client</th><th>Employer</th><th>State</th><th>Jobs</th><th>Processed</th><th>Success</th><th>Rows/min</th><th>Age</th><th></th></tr></thead><tbody>
+  ${batches.map((batch) => `<tr data-batch="${batch.batchId}">
+    <td data-label="Batch"><a href="#/batches/${batch.batchId}">${batch.batchId.slice(0, 8)}</a></td>
+    <td data-label="Client">${escapeHtml(batch.clientId)}</td>
+    <td data-label="Employer">${escapeHtml(batch.employer ?? '—')}</td>
+    <td data-label="State"><span class="state ${batch.state}" data-testid="state">${batch.state}</span></td>
+    <td data-label="Jobs" class="num">${batch.jobsCount}</td>
+    <td data-label="Processed" class="num"><span data-testid="processed">${batch.processedCount}</span> <progress max="1" value="${batch.processedRate}"></progress></td>
+    <td data-label="Success" class="num">${percent(batch.successRate)}</td>
+    <td data-label="Rows/min" class="num">${throughput.get(batch.batchId) ?? '—'}</td>
+    <td data-label="Age">${age(batch.createdAt)}</td>
+    <td data-label="">${actionButton(batch)}</td></tr>`).join('')}
+  </tbody></table>`;
+}
+
+function actionButton(batch) {
+  if (batch.state === 'paused') return `<button data-action="resume" data-batch="${batch.batchId}">Resume</button>`;
+  if (batch.state === 'finished') return '';
+  return `<button data-action="pause" data-batch="${batch.batchId}">Pause</button>`;
+}
+
+const jobPostRows = (rows) => rows.map((row) => `<tr>
+  <td data-label="Row" class="num">${row.rowNo}</td><td data-label="URL" class="url">${escapeHtml(row.url)}</td>
+  <td data-label="State">${escapeHtml(row.state)}</td><td data-label="Error">${escapeHtml(row.errorCode ?? '—')}</td>
+  <td data-label="Adapter">${escapeHtml(row.adapter ?? '—')}</td><td data-label="Duration" class="num">${row.durationMs ?? '—'} ms</td></tr>`).join('');
+
+async function renderBatch(batchId) {
+  const [batch, failed, slowest] = await Promise.all([
+    api(`/v1/admin/batches/${batchId}`),
+    api(`/v1/admin/batches/${batchId}/job-posts?filter=failed&limit=20`),
+    api(`/v1/admin/batches/${batchId}/job-posts?filter=slowest&limit=10`),
+  ]);
+  const head = '<thead><tr><th>Row</th><th>URL</th><th>State</th><th>Error</th><th>Adapter</th><th>Duration</th></tr></thead>';
+  view.innerHTML = `<p><a href="#/batches">← Batches</a></p><h1>Batch ${batch.batchId.slice(0, 8)} <span class="state ${batch.state}" data-testid="state">${batch.state}</span></h1>
+  ${batch.pausedReason ? `<p class="muted">Paused: ${escapeHtml(batch.pausedReason)}</p>` : ''}
+  <div class="cards">
+    <div class="card"><div class="muted">Processed</div><div class="value">${batch.processedCount} / ${batch.jobsCount}</div></div>
+    <div class="card"><div class="muted">Succeeded</div><div class="value">${batch.succeededCount}</div></div>
+    <div class="card"><div class="muted">Failed</div><div class="value">${batch.failedCount}</div></div>
+    <div class="card"><div class="muted">Success rate</div><div class="value">${percent(batch.successRate)}</div></div>
+  </div>
+  <p>${actionButton(batch)} ${batch.failedCount > 0 ? '<button data-action="resubmit" data-batch="' + batch.batchId + '">Re-submit failed as a new batch</button>' : ''}</p>
+  <h2>Errors by code</h2>
+  <table data-testid="error-breakdown"><thead><tr><th>Error code</th><th>Job posts</th><th></th></tr></thead><tbody>
+  ${batch.errorCodes.map((entry) => `<tr><td data-label="Error code">${escapeHtml(entry.errorCode)}</td><td data-label="Job posts" class="num">${entry.count}</td>
+    <td data-label=""><progress max="1" value="${entry.count / Math.max(batch.failedCount, 1)}"></progress></td></tr>`).join('') || '<tr><td colspan="3" class="muted">No failures</td></tr>'}
+  </tbody></table>
+  <h2>Failed job posts</h2><table>${head}<tbody>${jobPostRows(failed) || '<tr><td colspan="6" class="muted">None</td></tr>'}</tbody></table>
+  <h2>Slowest job posts</h2><table>${head}<tbody>${jobPostRows(slowest) || '<tr><td colspan="6" class="muted">None yet</td></tr>'}</tbody></table>`;
+}
+
+async function renderQueues() {
+  const queues = await api('/v1/admin/queues');
+  view.innerHTML = `<h1>Queues</h1><p><a href="/dashboard/queues/raw">Raw queue view (read-only)</a></p>
+  <table><thead><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed</th><th>Failed</th><th>Workers</th><th>State</th><th></th></tr></thead><tbody>
+  ${queues.map((queue) => `<tr><td data-label="Queue">${escapeHtml(queue.name)}</td>
+    <td data-label="Waiting" class="num">${(queue.counts.wait ?? 0) + (queue.counts.prioritized ?? 0)}</td><td data-label="Active" class="num">${queue.counts.active ?? 0}</td>
+    <td data-label="Delayed" class="num">${queue.counts.delayed ?? 0}</td><td data-label="Failed" class="num">${queue.counts.failed ?? 0}</td>
+    <td data-label="Workers" class="num">${queue.workers}</td><td data-label="State">${queue.paused ? '<span class="state paused">paused</span>' : '<span class="state processing">running</span>'}</td>
+    <td data-label=""><button data-action="${queue.paused ? 'queue-resume' : 'queue-pause'}" data-queue="${escapeHtml(queue.name)}">${queue.paused ? 'Resume' : 'Pause'}</button></td></tr>`).join('')}
+  </tbody></table>`;
+}
+
+async function optional(path) {
+  try {
+    return await api(path);
+  } catch (error) {
+    if (error.status === 404) return null;
+    throw error;
+  }
+}
+
+async function renderFeeds() {
+  const [subscriptions, mail] = await Promise.all([optional('/v1/admin/push-subscriptions'), optional('/v1/admin/mail/deliveries')]);
+  const list = (value) => (Array.isArray(value) ? value : value && Array.isArray(value.items) ? value.items : null);
+  const pushes = list(subscriptions);
+  view.innerHTML = `<h1>Feeds &amp; mail</h1><h2>Push subscriptions</h2>
+  ${pushes ? `<table><thead><tr><th>Subscription</th><th>Client</th><th>Push URL</th><th>Last status</th><th>State</th></tr></thead><tbody>
+    ${pushes.map((item) => `<tr><td data-label="Subscription">${escapeHtml(item.subscriptionId ?? item.id)}</td><td data-label="Client">${escapeHtml(item.clientId)}</td>
+      <td data-label="Push URL" class="url">${escapeHtml(item.pushUrl)}</td><td data-label="Last status">${escapeHtml(item.lastStatus ?? item.lastDelivery?.status ?? '—')}</td>
+      <td data-label="State">${escapeHtml(item.state ?? (item.suspended ? 'suspended' : 'active'))}</td></tr>`).join('') || '<tr><td colspan="5" class="muted">None</td></tr>'}
+    </tbody></table>` : '<p class="muted">The push-subscription admin API is not available in this deployment.</p>'}
+  <h2>Forwarding delivery</h2>
+  ${mail ? `<pre>${escapeHtml(JSON.stringify(mail, null, 2))}</pre>` : '<p class="muted">The mail delivery admin API is not available in this deployment.</p>'}`;
+}
+
+async function render() {
+  const [, section, id] = (window.location.hash || '#/batches').split('/');
+  for (const link of document.querySelectorAll('[data-nav]')) link.classList.toggle('active', link.dataset.nav === (section || 'batches'));
+  try {
+    if (section === 'batches' && id) await renderBatch(id);
+    else if (section === 'queues') await renderQueues();
+    else if (section === 'feeds') await renderFeeds();
+    else await renderBatches();
+  } catch (error) {
+    if (error.message !== 'signed out') view.insertAdjacentHTML('afterbegin', `<p class="error" role="alert">${escapeHtml(error.message)}</p>`);
+  }
+}
+
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(async () => {
+    await render();
+    schedule();
+  }, 2000);
+}
+
+view.addEventListener('click', async (event) => {
+  const button = event.target.closest('button[data-action]');
+  if (!button) return;
+  button.disabled = true;
+  const { action, batch, queue } = button.dataset;
+  try {
+    if (action === 'pause' || action === 'resume') await api(`/v1/admin/batches/${batch}/${action}`, { method: 'POST', body: '{}' });
+    if (action === 'queue-pause' || action === 'queue-resume') await api(`/v1/admin/queues/${encodeURIComponent(queue)}/${action.slice(6)}`, { method: 'POST' });
+    if (action === 'resubmit') {
+      const created = await api(`/v1/admin/batches/${batch}/resubmit-failed`, { method: 'POST' });
+      window.location.hash = `#/batches/${created.batchId}`;
+    }
+  } catch (error) {
+    window.alert(error.message);
+  }
+  await render();
+});
+
+window.addEventListener('hashchange', () => {
+  previousCounts = null;
+  void render();
+});
+void render().then(schedule);

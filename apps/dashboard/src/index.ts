@@ -1,0 +1,2 @@
+export { dashboardRoutes } from './dashboard.routes.ts';
+export type { DashboardDeps } from './dashboard.routes.ts';

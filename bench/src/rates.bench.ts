@@ -1,0 +1,164 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient, encryptSecret } from '@quarry/auth';
+import { createPool, type Pool } from '@quarry/db';
+import { createJobQueues, createRedis } from '@quarry/jobs';
+import { createTestDatabase, createTestRedis } from '@quarry/testing';
+import { load, printTable, repoRoot, spawnServer } from './harness.ts';
+import { sampleRss } from './rss-sampler.ts';
+
+const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
+const MB = 1024 * 1024;
+const today = new Date().toISOString().slice(0, 10);
+
+/** A valid hotel object of about `bytes` (rooms × rates, descriptions padded), serialized once. */
+function hotelBody(hotelId: string, bytes: number): string {
+  const rate = (room: number, index: number) => ({
+    id: `R${room}:P${index}`, name: `Plan ${index}`, mealPlan: 'breakfast', refundable: { available: true, untilDate: today, untilTime: '18:00' },
+    baseRate: { currencyCode: 'usd', value: 18_000 + index }, taxes: [{ type: 'NamedPrice', name: 'VAT', code: 'vat', price: { currencyCode: 'usd', value: 1_800 } }],
+  });
+  const rooms = Array.from({ length: 4 }, (_, room) => ({ id: `R${room}`, name: `Room ${room}`, description: '', rates: [0, 1, 2].map((index) => rate(room, index)) }));
+  const base = JSON.stringify({ hotelId, checkIn: today, nights: 1, guests: 2, rooms });
+  const pad = Math.max(0, Math.floor((bytes - base.length) / rooms.length));
+  for (const room of rooms) room.description = 'x'.repeat(pad);
+  return JSON.stringify({ hotelId, checkIn: today, nights: 1, guests: 2, rooms });
+}
+
+async function seedHotels(db: Pool, clientIds: string[], count: number, bytesEach: number, prefix: string): Promise<string[]> {
+  const hotelIds = Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(4, '0')}`);
+  for (const hotelId of hotelIds) {
+    const body = hotelBody(hotelId, bytesEach);
+    await db.query(`INSERT INTO hotels (hotel_id, name, ibe, address, country_code, guests, booking_page_url, source) VALUES ($1, $1, 'bench', '', 'gb', '{2}', 'https://example.com/', '{"kind":"opentravel","endpointUrl":"https://ota.example.com/","hotelCode":"x"}')`, [hotelId]);
+    await db.query(
+      `INSERT INTO rate_results (hotel_id, check_in, nights, guests, body, body_sha256, fetched_at, expires_at, changed_at)
+       VALUES ($1, $2, 1, 2, $3, $4, now(), now() + interval '1 day', now())`,
+      [hotelId, today, body, createHash('sha256').update(body).digest()],
+    );
+    for (const clientId of clientIds) await db.query('INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, $2)', [clientId, hotelId]);
+  }
+  return hotelIds;
+}
+
+/** A receiver that counts bytes and answers 204; per path it records first byte and end times. */
+async function startCountingReceiver(): Promise<{ server: Server; port: number; done: Map<string, { bytes: number; startedAt: number; endedAt: number }> }> {
+  const done = new Map<string, { bytes: number; startedAt: number; endedAt: number }>();
+  const server = createServer((request, response) => {
+    const startedAt = performance.now();
+    let bytes = 0;
+    request.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    request.on('end', () => {
+      done.set(request.url ?? '/', { bytes, startedAt, endedAt: performance.now() });
+      response.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, port: (server.address() as AddressInfo).port, done };
+}
+
+/**
+ * `npm run bench -- rates`: pull req/s and p99 for 50-hotel requests served from the store; one
+ * 50 MB push (worker RSS growth, MB/s); 200 subscriptions × 2 MB pushed at once (aggregate MB/s).
+ */
+export async function benchRates(options: { seconds: number; connections: number }): Promise<void> {
+  const database = await createTestDatabase('bench_rates');
+  const redis = createTestRedis('bench-rates');
+  const secretKey = Buffer.alloc(32, 4);
+  const db = createPool(database.url, 4);
+  const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['hotels'] });
+  const env = {
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix,
+    QUARRY_SECRET_KEY: secretKey.toString('base64'), ALLOW_PRIVATE_URLS: '127.0.0.1', RATES_SCHEDULE_EVERY_MS: '86400000',
+  };
+  const rows: Array<Array<string | number>> = [];
+  const receiver = await startCountingReceiver();
+  const redisClient = createRedis(redis.url);
+  const queues = createJobQueues({ connection: redisClient, prefix: redis.prefix });
+  try {
+    // 1. Pull: 50 hotels per request, all answered from stored results.
+    const pullHotels = await seedHotels(db, [client.clientId], 50, 2_500, 'PULL');
+    const api = await spawnServer(quarryMain, ['start', '--role', 'api'], { ...env, LOG_LEVEL: 'info' });
+    try {
+      const query = `${pullHotels.map((hotelId) => `hotelIds=${hotelId}`).join('&')}&checkIn=${today}&nights=1`;
+      const probe = await fetch(`http://127.0.0.1:${api.port}/Pull/RatesFeed?${query}`, { headers: { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` } });
+      const probeBody = (await probe.json()) as unknown[];
+      if (probe.status !== 200 || probeBody.length !== 50) throw new Error(`pull probe answered ${probe.status} with ${probeBody.length} hotels`);
+      for (const connections of [10, options.connections]) {
+        const result = await load(`http://127.0.0.1:${api.port}/Pull/RatesFeed?${query}`, {
+          connections, seconds: options.seconds, headers: { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` },
+        });
+        rows.push([`pull: 50 hotels/request from the store (${connections} conn, ${options.seconds} s)`, `${Math.round(result.requestsPerSecond)} req/s`, `p99 ${result.p99Ms} ms, p50 ${result.p50Ms} ms, errors ${result.errors + result.non2xx}`, '≥ 1,000 req/s, p99 < 50 ms']);
+      }
+    } finally {
+      await api.stop();
+    }
+
+    // 2 and 3. Push, from a rates-worker process.
+    const bigHotels = await seedHotels(db, [client.clientId], 500, 100 * 1024, 'BIG');
+    const smallHotels = await seedHotels(db, [client.clientId], 20, 100 * 1024, 'TWO');
+    const worker = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], { ...env, LOG_LEVEL: 'info', WORKER_CONCURRENCY: '200', DATABASE_POOL_SIZE: '40' });
+    const subscribe = async (path: string, hotelIds: string[]) => {
+      const subscriptionId = randomUUID();
+      await db.query(
+        `INSERT INTO push_subscriptions (subscription_id, client_id, push_url, api_key_ciphertext, hotel_ids, searches) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [subscriptionId, client.clientId, `http://127.0.0.1:${receiver.port}${path}`, encryptSecret(secretKey, 'bench-key'), hotelIds, JSON.stringify({ daysAhead: 1, nights: [1], guests: [2] })],
+      );
+      return subscriptionId;
+    };
+    const push = async (subscriptionId: string, tag: string) => {
+      await db.query('UPDATE push_subscriptions SET state_version = state_version + 1 WHERE subscription_id = $1', [subscriptionId]);
+      await queues.enqueue('rates.push', { subscriptionId }, { jobId: `bench_${subscriptionId}_${tag}` });
+    };
+    const waitDone = async (paths: string[], since: number) => {
+      while (!paths.every((path) => (receiver.done.get(path)?.endedAt ?? 0) > since)) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    try {
+      const big = await subscribe('/big', bigHotels);
+      // Warm-up push (JIT, connections), then the measured one.
+      let since = performance.now();
+      await push(big, 'warm');
+      await waitDone(['/big'], since);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const rss = sampleRss(worker.child.pid ?? 0);
+      since = performance.now();
+      await push(big, 'measured');
+      await waitDone(['/big'], since);
+      const memory = rss.stop();
+      const bigRun = receiver.done.get('/big');
+      const log = await db.query<{ bytes: string; duration_ms: number }>(`SELECT bytes, duration_ms FROM push_deliveries WHERE subscription_id = $1 ORDER BY delivery_id DESC LIMIT 1`, [big]);
+      const bytes = Number(log.rows[0]?.bytes ?? 0);
+      const seconds = bigRun ? (bigRun.endedAt - bigRun.startedAt) / 1000 : 1;
+      rows.push([
+        `push: one ${(bytes / MB).toFixed(1)} MB state streamed to a local receiver`,
+        `${Math.round(bytes / MB / seconds)} MB/s`,
+        `worker RSS ${Math.round(memory.baselineMb)} → peak ${Math.round(memory.peakMb)} MB (growth ${Math.round(memory.peakMb - memory.baselineMb)} MB); sender-side ${log.rows[0]?.duration_ms} ms`,
+        '≥ 500 MB/s, RSS growth < 100 MB',
+      ]);
+
+      const subscriptions = await Promise.all(Array.from({ length: 200 }, (_, index) => subscribe(`/many/${index}`, smallHotels)));
+      const paths = subscriptions.map((_, index) => `/many/${index}`);
+      since = performance.now();
+      await Promise.all(subscriptions.map((id) => push(id, 'warm')));
+      await waitDone(paths, since);
+      since = performance.now();
+      await Promise.all(subscriptions.map((id) => push(id, 'measured')));
+      await waitDone(paths, since);
+      const runs = paths.map((path) => receiver.done.get(path)).filter((run) => run !== undefined);
+      const totalBytes = runs.reduce((sum, run) => sum + run.bytes, 0);
+      const span = (Math.max(...runs.map((run) => run.endedAt)) - Math.min(...runs.map((run) => run.startedAt))) / 1000;
+      rows.push([`push: 200 subscriptions × ${(totalBytes / runs.length / MB).toFixed(1)} MB at once`, `${Math.round(totalBytes / MB / span)} MB/s aggregate`, `${(totalBytes / MB).toFixed(0)} MB in ${span.toFixed(2)} s (first byte → last byte at the receiver)`, '≥ 500 MB/s']);
+    } finally {
+      await worker.stop();
+    }
+  } finally {
+    receiver.server.close();
+    await queues.close();
+    redisClient.disconnect();
+    await db.end();
+    await redis.cleanup();
+    await database.drop();
+  }
+  printTable('Hotel rates feed', ['case', 'result', 'detail', 'target'], rows);
+}

@@ -1,0 +1,88 @@
+import type { Question } from '@quarry/contracts';
+import { z } from 'zod';
+import { expandBase, MiningFailure, parsePayload, readJson, request, type AtsAdapter } from './adapter-support.ts';
+import { buildQuestion } from './question-builder.ts';
+
+const Toggle = z.object({ required: z.boolean().optional(), visible: z.boolean().optional() }).loose();
+type Toggle = z.infer<typeof Toggle>;
+
+export const SmartPosting = z.object({ uuid: z.string(), name: z.string().optional(), active: z.boolean().optional() });
+export const SmartConfig = z.object({ fieldSets: z.record(z.string(), Toggle.nullable()) });
+
+const visible = (toggle: Toggle | null | undefined): toggle is Toggle => toggle?.visible === true;
+const required = (toggle: Toggle | null | undefined) => toggle?.required === true;
+const part = (toggle: Toggle, key: string) => Toggle.nullish().catch(null).parse(toggle[key]);
+
+/**
+ * Page 1 of the hosted one-click form, from its `fieldSets` toggles (notes §1.5). Screening questions
+ * appear only after a resume upload and Next, so they are not in this configuration.
+ */
+export function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Question[] {
+  const sets = config.fieldSets;
+  const questions: Question[] = [];
+  const add = (spec: Omit<Parameters<typeof buildQuestion>[0], 'label'>) => questions.push(buildQuestion({ ...spec, label }));
+  const names = sets.firstAndLastName;
+  if (visible(names)) {
+    add({ id: 'firstName', question: 'First name', inputType: 'Text', mandatory: required(names), category: 'firstName' });
+    add({ id: 'lastName', question: 'Last name', inputType: 'Text', mandatory: required(names), category: 'lastName' });
+  }
+  const email = sets.email;
+  if (visible(email)) {
+    add({ id: 'email', question: 'Email', inputType: 'Text', mandatory: required(email), category: 'email' });
+    // The hosted form asks for the address twice (notes §1.5 DOM).
+    add({ id: 'confirmEmail', question: 'Confirm email', inputType: 'Text', mandatory: required(email), category: 'email' });
+  }
+  const residence = sets.placeOfResidence;
+  if (visible(residence)) add({ id: 'placeOfResidence', question: 'City', inputType: 'Text', mandatory: required(residence), category: 'city' });
+  const phone = sets.phoneNumber;
+  if (visible(phone)) add({ id: 'phoneNumber', question: 'Phone number', inputType: 'Text', mandatory: required(phone), category: 'phone' });
+  const experience = sets.experience;
+  if (visible(experience)) add({ id: 'experience', question: 'Experience', inputType: 'ArrayOfObjects', mandatory: required(experience), category: 'experience', options: [] });
+  const education = sets.education;
+  if (visible(education)) {
+    const institution = part(education, 'institution');
+    const dates = part(education, 'educationDates');
+    const subs: Question[] = [];
+    if (visible(institution)) subs.push(buildQuestion({ id: 'education.institution', question: 'Institution', inputType: 'Text', label: 'Education', mandatory: required(institution), category: null }));
+    if (visible(dates)) {
+      subs.push(buildQuestion({ id: 'education.startDate', question: 'Start date', inputType: 'Date', label: 'Education', mandatory: required(dates), category: null }));
+      subs.push(buildQuestion({ id: 'education.endDate', question: 'End date', inputType: 'Date', label: 'Education', mandatory: required(dates), category: null }));
+    }
+    add({ id: 'education', question: 'Education', inputType: 'ArrayOfObjects', mandatory: required(education), category: 'education', options: subs });
+  }
+  const social = sets.socialProfiles;
+  if (visible(social)) {
+    const profiles: Array<[key: string, title: string, category: 'linkedin' | 'website' | null]> = [
+      ['linkedIn', 'LinkedIn', 'linkedin'],
+      ['website', 'Website', 'website'],
+      ['facebook', 'Facebook', null],
+      ['x', 'X', null],
+    ];
+    for (const [key, title, category] of profiles) {
+      const toggle = part(social, key);
+      if (visible(toggle)) add({ id: `socialProfiles.${key}`, question: title, inputType: 'Text', mandatory: required(toggle), category });
+    }
+  }
+  const resume = sets.resume;
+  if (visible(resume)) add({ id: 'resume', question: 'Resume', inputType: 'File', mandatory: required(resume), category: 'resume' });
+  const message = sets.messageToHiringManager;
+  if (visible(message)) add({ id: 'messageToHiringManager', question: 'Message to the hiring manager', inputType: 'TextArea', mandatory: required(message), category: 'coverLetter' });
+  // easyApply is "apply with Indeed/LinkedIn/Seek" buttons, not a question.
+  return questions;
+}
+
+export const smartRecruitersAdapter =
+  (options: { apiBaseUrl: string; jobsBaseUrl: string }): AtsAdapter<{ company: string; postingId: string }> =>
+  async (target, context) => {
+    const company = encodeURIComponent(target.company);
+    const postingResponse = await request(context, `${expandBase(options.apiBaseUrl, {})}/v1/companies/${company}/postings/${encodeURIComponent(target.postingId)}`, {
+      headers: { accept: 'application/json' },
+    });
+    const posting = parsePayload(SmartPosting, await readJson(postingResponse), 'SmartRecruiters posting');
+    if (posting.active === false) throw new MiningFailure('JobExpired', 'the SmartRecruiters posting is not active');
+    const configResponse = await request(context, `${expandBase(options.jobsBaseUrl, {})}/oneclick-ui/api/company/${company}/publication/${encodeURIComponent(posting.uuid)}/config`, {
+      headers: { accept: 'application/json' },
+    });
+    const config = parsePayload(SmartConfig, await readJson(configResponse), 'SmartRecruiters application configuration');
+    return mapSmartConfig(config, posting.name ?? context.jobPost.jobTitle);
+  };
