@@ -20,31 +20,42 @@ export type DeliveryToSend = {
   acceptedAt: Date;
 };
 
-/** Stores an accepted message and its deliveries; run inside the caller's transaction. Returns the ids really inserted. */
-export async function insertMessageWithDeliveries(
+/**
+ * Stores an accepted message, its deliveries and the recipients' "received" counters in ONE
+ * statement (so one round trip and one commit: this is the SMTP server's hot path). Deliveries
+ * must have distinct `forwardsTo` and `countRecipients` distinct values. Returns the delivery ids.
+ */
+export async function insertAcceptedMessage(
   db: Queryable,
   message: { messageId: string; envelopeFrom: string; raw: Buffer },
   deliveries: NewDelivery[],
+  counted: { recipients: string[]; shard: number },
 ): Promise<string[]> {
-  await db.query('INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes) VALUES ($1, $2, $3, $4)', [
-    message.messageId,
-    message.envelopeFrom,
-    message.raw,
-    message.raw.length,
-  ]);
   const result = await db.query<{ delivery_id: string }>(
-    `INSERT INTO mail_deliveries (delivery_id, message_id, recipient, forwards_to, kind, keep_sender)
-     SELECT d.id, $1, d.recipient, d.forwards_to, d.kind, d.keep_sender
-     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[]) AS d(id, recipient, forwards_to, kind, keep_sender)
-     ON CONFLICT (message_id, forwards_to) DO NOTHING
-     RETURNING delivery_id`,
+    `WITH m AS (
+       INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes) VALUES ($1, $2, $3, $4) RETURNING message_id
+     ), d AS (
+       INSERT INTO mail_deliveries (delivery_id, message_id, recipient, forwards_to, kind, keep_sender)
+       SELECT x.id, m.message_id, x.recipient, x.forwards_to, x.kind, x.keep_sender
+       FROM m, unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::boolean[]) AS x(id, recipient, forwards_to, kind, keep_sender)
+       RETURNING delivery_id
+     ), c AS (
+       INSERT INTO mail_binding_counters (recipient, shard, received) SELECT unnest($10::text[]), $11::smallint, 1
+       ON CONFLICT (recipient, shard) DO UPDATE SET received = mail_binding_counters.received + 1
+     )
+     SELECT delivery_id FROM d`,
     [
       message.messageId,
+      message.envelopeFrom,
+      message.raw,
+      message.raw.length,
       deliveries.map((delivery) => delivery.deliveryId),
       deliveries.map((delivery) => delivery.recipient),
       deliveries.map((delivery) => delivery.forwardsTo),
       deliveries.map((delivery) => delivery.kind),
       deliveries.map((delivery) => delivery.keepSender),
+      counted.recipients,
+      counted.shard,
     ],
   );
   return result.rows.map((row) => row.delivery_id);
@@ -64,15 +75,7 @@ type DbDeliveryToSend = {
   accepted_at: Date;
 };
 
-export async function findDeliveryToSend(db: Queryable, deliveryId: string): Promise<DeliveryToSend | null> {
-  const result = await db.query<DbDeliveryToSend>(
-    `SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
-            m.envelope_from, m.raw, m.accepted_at
-     FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $1`,
-    [deliveryId],
-  );
-  const row = result.rows[0];
-  if (!row) return null;
+function toDeliveryToSend(row: DbDeliveryToSend): DeliveryToSend {
   return {
     deliveryId: row.delivery_id,
     messageId: row.message_id,
@@ -86,6 +89,68 @@ export async function findDeliveryToSend(db: Queryable, deliveryId: string): Pro
     raw: row.raw,
     acceptedAt: row.accepted_at,
   };
+}
+
+/**
+ * Takes the session advisory lock of a delivery and, only if it got it, reads the delivery with
+ * its message (one round trip). `locked: false` means another session is sending it right now.
+ * The caller must unlock on the same connection (`unlockDelivery`).
+ */
+export async function lockDeliveryToSend(db: Queryable, deliveryId: string): Promise<{ locked: boolean; delivery: DeliveryToSend | null }> {
+  const result = await db.query<DbDeliveryToSend & { locked: boolean }>(
+    `SELECT l.locked, d.* FROM (SELECT pg_try_advisory_lock(hashtextextended($1, 5)) AS locked) l
+     LEFT JOIN LATERAL (
+       SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
+              m.envelope_from, m.raw, m.accepted_at
+       FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $1
+     ) d ON l.locked`,
+    [deliveryId],
+  );
+  const row = result.rows[0];
+  if (!row?.locked) return { locked: false, delivery: null };
+  return { locked: true, delivery: row.delivery_id ? toDeliveryToSend(row) : null };
+}
+
+export async function unlockDelivery(db: Queryable, deliveryId: string): Promise<void> {
+  await db.query('SELECT pg_advisory_unlock(hashtextextended($1, 5))', [deliveryId]);
+}
+
+/**
+ * Records a successful delivery in ONE statement: the delivery becomes final, the binding's
+ * counter moves, and the message is deleted when no other delivery of it is pending. Returns false
+ * when the delivery was already final (nothing changes then).
+ */
+export async function recordDelivered(
+  db: Queryable,
+  delivery: { deliveryId: string; messageId: string; recipient: string | null },
+  shard: number,
+): Promise<boolean> {
+  const result = await db.query<{ done: string }>(
+    `WITH f AS (
+       UPDATE mail_deliveries SET state = 'delivered', attempts = attempts + 1, finished_at = now()
+       WHERE delivery_id = $1 AND state IN ('queued', 'deferred') RETURNING delivery_id
+     ), c AS (
+       INSERT INTO mail_binding_counters (recipient, shard, delivered, last_delivered_at)
+       SELECT $3::text, $4::smallint, 1, now() FROM f WHERE $3::text IS NOT NULL
+       ON CONFLICT (recipient, shard) DO UPDATE SET delivered = mail_binding_counters.delivered + 1, last_delivered_at = now()
+     ), x AS (
+       DELETE FROM mail_messages m WHERE m.message_id = $2 AND EXISTS (SELECT 1 FROM f)
+       AND NOT EXISTS (SELECT 1 FROM mail_deliveries o WHERE o.message_id = m.message_id AND o.delivery_id <> $1 AND o.state IN ('queued', 'deferred'))
+     )
+     SELECT count(*) AS done FROM f`,
+    [delivery.deliveryId, delivery.messageId, delivery.recipient, shard],
+  );
+  return Number(result.rows[0]?.done ?? 0) === 1;
+}
+
+/** Messages none of whose deliveries is pending (two last deliveries finishing at once each leave the message to the other). */
+export async function deleteFinishedMessages(db: Queryable, olderThanMs: number): Promise<number> {
+  const result = await db.query(
+    `DELETE FROM mail_messages m WHERE m.accepted_at < now() - make_interval(secs => $1::double precision / 1000)
+     AND NOT EXISTS (SELECT 1 FROM mail_deliveries d WHERE d.message_id = m.message_id AND d.state IN ('queued', 'deferred'))`,
+    [olderThanMs],
+  );
+  return result.rowCount ?? 0;
 }
 
 /** Final outcome; false when the delivery was already final (a re-run must not count twice). */
