@@ -1,5 +1,5 @@
 import type { Authenticator, SessionCodec } from '@quarry/auth';
-import { dashboardRoutes } from '@quarry/dashboard';
+import { dashboardRoutes, type OidcSettings } from '@quarry/dashboard';
 import { listBatches } from '@quarry/db';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
@@ -34,6 +34,7 @@ export type ApiDeps = {
   fetchClientUrl: SafeFetch;
   /** Dashboard sessions; the same codec lets the admin API accept the dashboard's cookie. */
   sessions: SessionCodec;
+  dashboardOidc?: OidcSettings | undefined;
   /** Domains this deployment receives mail for (`MAIL_DOMAINS`); binding recipients must be in one. */
   mailDomains?: readonly string[];
   /** Hotel rates feed (issue 6): pull answers and push subscriptions. Without it, hotel routes are not mounted. */
@@ -62,6 +63,7 @@ export function createApiApp(deps: ApiDeps): Express {
       sessions: deps.sessions,
       queues: deps.queues,
       activeBatchIds: async () => (await listBatches(deps.db, { limit: 200, activeOnly: true })).map((batch) => batch.batchId),
+      oidc: deps.dashboardOidc,
     }),
   );
   app.use(whoamiRoutes(deps));

@@ -5,7 +5,7 @@ const head = (title: string) => `<!doctype html><html lang="en"><head><meta char
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Quarry</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>`;
 
-export function loginPage(options: { error?: string }): string {
+export function loginPage(options: { error?: string; sso?: boolean }): string {
   return `${head('Sign in')}<body class="login"><main class="login-card">
 <h1>Quarry operations</h1>
 <p class="muted">Sign in with the secret of a client that has the <code>admin</code> scope.</p>
@@ -14,7 +14,9 @@ ${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p
   <label for="secret">Client secret</label>
   <input id="secret" name="secret" type="password" autocomplete="current-password" required>
   <button type="submit">Sign in</button>
-</form></main></body></html>`;
+</form>
+${options.sso ? '<p class="muted">or</p><p><a class="button" href="/dashboard/sso/start">Sign in with single sign-on</a></p>' : ''}
+</main></body></html>`;
 }
 
 export function appShell(options: { csrf: string; clientName: string }): string {

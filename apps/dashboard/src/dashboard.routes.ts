@@ -7,6 +7,7 @@ import { queueNames, type JobQueues } from '@quarry/jobs';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { appShell, loginPage } from './dashboard-pages.ts';
+import { oidcSignInRoutes, type OidcSettings } from './oidc-sign-in.routes.ts';
 
 const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
@@ -19,6 +20,8 @@ export type DashboardDeps = {
   queues: JobQueues;
   /** Running batches' queue keys, for the raw queue view. */
   activeBatchIds: () => Promise<string[]>;
+  /** Single sign-on, when configured. */
+  oidc?: OidcSettings | undefined;
 };
 
 type SessionLocals = { session: DashboardSession; clientName: string };
@@ -67,21 +70,24 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     response.type(asset.type).send(asset.body);
   });
 
+  const sso = Boolean(deps.oidc);
+  if (deps.oidc) router.use(oidcSignInRoutes({ settings: deps.oidc, sessions: deps.sessions, authenticator: deps.authenticator }));
+
   router.get('/dashboard/login', (_request, response) => {
-    response.type('html').send(loginPage({}));
+    response.type('html').send(loginPage({ sso }));
   });
 
   router.post('/dashboard/login', express.urlencoded({ extended: false, limit: '4kb' }), async (request, response) => {
     // Login CSRF: a browser posting from another site sends its Origin; refuse it.
     const origin = request.headers.origin;
     if (origin && new URL(origin).host !== request.headers.host) {
-      response.status(403).type('html').send(loginPage({ error: 'Sign-in from another site was refused.' }));
+      response.status(403).type('html').send(loginPage({ error: 'Sign-in from another site was refused.', sso }));
       return;
     }
     const secret = typeof request.body?.secret === 'string' ? request.body.secret.trim() : '';
     const client = secret ? await deps.authenticator.authenticate(`Basic ${Buffer.from(`${secret}:`).toString('base64')}`) : null;
     if (!client || !client.scopes.includes('admin')) {
-      response.status(401).type('html').send(loginPage({ error: 'That secret does not belong to an active client with the admin scope.' }));
+      response.status(401).type('html').send(loginPage({ error: 'That secret does not belong to an active client with the admin scope.', sso }));
       return;
     }
     const issued = deps.sessions.issue(client.clientId);

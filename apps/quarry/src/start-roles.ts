@@ -78,6 +78,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         recruitment,
         fetchClientUrl,
         sessions,
+        dashboardOidc: config.dashboardOidc,
         mailDomains: config.mail.domains,
         ...(ratesPorts ? { hotels: { pull: ratesPorts.pull, push: ratesPorts.push } } : {}),
         authenticator: createAuthenticator({

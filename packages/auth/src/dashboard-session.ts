@@ -19,6 +19,20 @@ export function createSessionCodec(secretKey: Buffer, options: { ttlMs: number; 
       const payload = Buffer.from(JSON.stringify(session)).toString('base64url');
       return { value: `${payload}.${sign(payload)}`, session };
     },
+    /** A short-lived signed value (single sign-on state between redirects). */
+    seal(purpose: string, data: Record<string, string>, ttlMs: number): string {
+      const payload = Buffer.from(JSON.stringify({ purpose, data, expiresAt: now() + ttlMs })).toString('base64url');
+      return `${payload}.${sign(`${purpose}:${payload}`)}`;
+    },
+    open(purpose: string, value: string | undefined): Record<string, string> | null {
+      const [payload, signature] = (value ?? '').split('.');
+      if (!payload || !signature) return null;
+      const expected = Buffer.from(sign(`${purpose}:${payload}`));
+      const given = Buffer.from(signature);
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+      const sealed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { purpose: string; data: Record<string, string>; expiresAt: number };
+      return sealed.purpose === purpose && sealed.expiresAt > now() ? sealed.data : null;
+    },
     verify(value: string | undefined): DashboardSession | null {
       if (!value) return null;
       const [payload, signature] = value.split('.');

@@ -58,6 +58,13 @@ const EnvSchema = z.object({
   MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
   MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   MINING_BATCH_POLL_MS: positiveMs.default(2_000),
+  // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
+  DASHBOARD_OIDC_ISSUER: z.url().optional(),
+  DASHBOARD_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  DASHBOARD_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  DASHBOARD_OIDC_ADMIN_CLIENT_ID: z.string().regex(/^cl_[a-z0-9]{20}$/, 'must be a client id (cl_…)').optional(),
+  DASHBOARD_PUBLIC_URL: z.url().optional(),
+  DASHBOARD_OIDC_ALLOWED_EMAILS: z.string().default(''),
   // Email forwarding (issue 5); README "Email forwarding" documents each.
   MAIL_DOMAINS: z
     .string()
@@ -122,6 +129,9 @@ export type Config = {
     chromiumPath: string;
     pushCacheBytes: number;
   };
+  dashboardOidc:
+    | { issuer: string; clientId: string; clientSecret: string; adminClientId: string; publicUrl: string; allowedEmails: string[] }
+    | undefined;
   mining: {
     batchConcurrency: number;
     batchRatePerMinute: number;
@@ -171,6 +181,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
   }
   const vars = parsed.data;
+  const oidcVariables = ['DASHBOARD_OIDC_ISSUER', 'DASHBOARD_OIDC_CLIENT_ID', 'DASHBOARD_OIDC_CLIENT_SECRET', 'DASHBOARD_OIDC_ADMIN_CLIENT_ID', 'DASHBOARD_PUBLIC_URL'] as const;
+  const oidcSet = oidcVariables.filter((name) => vars[name] !== undefined);
+  if (oidcSet.length > 0 && oidcSet.length < oidcVariables.length) {
+    throw new ConfigError(oidcVariables.filter((name) => vars[name] === undefined).map((name) => `${name} is required when dashboard single sign-on is configured`));
+  }
   const allowPrivateUrls = vars.ALLOW_PRIVATE_URLS.split(',').map((entry) => entry.trim()).filter(Boolean);
   return {
     port: vars.PORT,
@@ -210,6 +225,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       chromiumPath: vars.RATES_CHROMIUM_PATH,
       pushCacheBytes: vars.RATES_PUSH_CACHE_MB * 1024 * 1024,
     },
+    dashboardOidc:
+      vars.DASHBOARD_OIDC_ISSUER && vars.DASHBOARD_OIDC_CLIENT_ID && vars.DASHBOARD_OIDC_CLIENT_SECRET && vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID && vars.DASHBOARD_PUBLIC_URL
+        ? {
+            issuer: vars.DASHBOARD_OIDC_ISSUER,
+            clientId: vars.DASHBOARD_OIDC_CLIENT_ID,
+            clientSecret: vars.DASHBOARD_OIDC_CLIENT_SECRET,
+            adminClientId: vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID,
+            publicUrl: vars.DASHBOARD_PUBLIC_URL.replace(/\/$/, ''),
+            allowedEmails: vars.DASHBOARD_OIDC_ALLOWED_EMAILS.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean),
+          }
+        : undefined,
     mining: {
       batchConcurrency: vars.MINING_BATCH_CONCURRENCY,
       batchRatePerMinute: vars.MINING_BATCH_RATE_PER_MINUTE,
