@@ -17,8 +17,10 @@ export default tseslint.config(
   },
   {
     // The dashboard's browser script: plain JavaScript served as is.
-    files: ['apps/dashboard/src/assets/**/*.js'],
-    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    files: ['apps/dashboard/src/assets/**/*.js', 'packages/miner/src/browser/page-scripts/*.js'],
+    languageOptions: {
+      globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', location: 'readonly', getComputedStyle: 'readonly', CSS: 'readonly' },
+    },
   },
   {
     files: ['bench/**', 'test/**', '**/*.test.ts'],

@@ -1,0 +1,163 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Question } from '@quarry/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MineOutcome } from '../miner-port.ts';
+import { createBrowserFormMiner } from './browser-form.miner.ts';
+import { createChromiumPool, type ChromiumPool } from './chromium-pool.ts';
+
+const fixtures = new URL('../../fixtures/', import.meta.url);
+let server: Server;
+let origin: string;
+// A second site, on an address the allow-list does not name.
+let refusedSite: Server;
+let refusedOrigin: string;
+const refusedHits: string[] = [];
+let pool: ChromiumPool;
+const requested: string[] = [];
+
+const pages: Record<string, string> = {
+  '/closed': '<html><body><h1>Analyst</h1><p>This position has been filled.</p></body></html>',
+  '/login': '<html><body><form><label for="u">Email</label><input id="u" type="email"><label for="p">Password</label><input id="p" type="password"></form></body></html>',
+  '/captcha': '<html><body><h1>Please verify you are a human</h1><div class="g-recaptcha"></div></body></html>',
+};
+
+beforeAll(async () => {
+  server = createServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    requested.push(`${request.headers.host} ${request.url}`);
+    if (pages[path]) return response.writeHead(200, { 'content-type': 'text/html' }).end(pages[path]);
+    if (path === '/slow') return; // never answers
+    if (path.startsWith('/dom/') || path.startsWith('/browser/')) {
+      const file = path.startsWith('/dom/') ? new URL(`ats${path}`, fixtures) : new URL(path.slice(1), fixtures);
+      const body = await readFile(file).catch(() => null);
+      if (body) return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    }
+    response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  refusedSite = createServer((request, response) => {
+    refusedHits.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<form><input name="q"></form>');
+  });
+  refusedSite.listen(0, '127.0.0.2');
+  await new Promise((resolve) => refusedSite.once('listening', resolve));
+  refusedOrigin = `http://127.0.0.2:${(refusedSite.address() as AddressInfo).port}`;
+  pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', recycleAfterJobs: 3 });
+});
+
+afterAll(async () => {
+  await pool?.close();
+  for (const site of [server, refusedSite]) {
+    site.closeAllConnections();
+    await new Promise((resolve) => site.close(resolve));
+  }
+});
+
+const miner = (timeoutMs = 15_000) => createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs, probeDepth: 2, maxProbeChoices: 40, settleMs: 150 });
+const mine = (path: string, timeoutMs?: number) =>
+  miner(timeoutMs)({ url: `${origin}${path}`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+
+async function questionsOf(path: string): Promise<Question[]> {
+  const outcome = await mine(path);
+  if (!outcome.ok) throw new Error(`${path}: ${outcome.errorCode} ${outcome.detail}`);
+  return outcome.form.questions;
+}
+
+const find = (questions: Question[], id: string): Question => {
+  const question = questions.find((candidate) => candidate.id === id);
+  if (!question) throw new Error(`no ${id} among ${questions.map((candidate) => candidate.id).join(', ')}`);
+  return question;
+};
+const optionNamed = (question: Question, answer: string) => {
+  const option = question.options?.find((candidate) => 'answer' in candidate && candidate.answer === answer);
+  if (!option || !('conditionalQuestions' in option)) throw new Error(`no option ${answer} on ${question.id}`);
+  return option;
+};
+
+describe('browser form miner', () => {
+  it('attaches conditional questions to the option that reveals them, two levels deep', async () => {
+    const questions = await questionsOf('/browser/conditional.html');
+    expect(questions.map((question) => question.id)).toEqual(['sponsorship', 'worked_before', 'consent']);
+    const sponsorship = find(questions, 'sponsorship');
+    expect(sponsorship).toMatchObject({ inputType: 'SelectOne', mandatory: true, label: 'Eligibility', category: 'sponsorship' });
+    const visa = find(optionNamed(sponsorship, 'Yes').conditionalQuestions, 'visa');
+    expect(visa).toMatchObject({ question: 'Which visa would you need?', inputType: 'SelectOne' });
+    expect(optionNamed(visa, 'Other').conditionalQuestions.map((question) => question.id)).toEqual(['visa_other']);
+    expect(optionNamed(visa, 'Skilled Worker').conditionalQuestions).toEqual([]);
+    expect(optionNamed(sponsorship, 'No').conditionalQuestions).toEqual([]);
+    const worked = find(questions, 'worked_before');
+    expect(optionNamed(worked, 'Yes').conditionalQuestions).toMatchObject([{ id: 'worked_when', inputType: 'Date' }]);
+    expect(find(questions, 'consent')).toMatchObject({ inputType: 'Boolean', mandatory: true, category: 'consent' });
+  });
+
+  it('never submits the form while probing', async () => {
+    requested.length = 0;
+    await questionsOf('/browser/conditional.html');
+    expect(requested.filter((line) => /submit|POST/i.test(line))).toEqual([]);
+  });
+
+  it('reads a script-rendered form, a combobox whose options exist only while open, and a hidden file input', async () => {
+    const questions = await questionsOf('/browser/combobox.html');
+    expect(find(questions, 'name')).toMatchObject({ question: 'Full name', mandatory: true, category: 'fullName' });
+    const team = find(questions, 'team');
+    expect(team).toMatchObject({ question: 'Which team?', inputType: 'SelectOne', mandatory: true });
+    expect(team.options?.map((option) => ('answer' in option ? option.answer : ''))).toEqual(['Engineering', 'Design', 'Sales']);
+    expect(find(questions, 'resume')).toMatchObject({ inputType: 'File', accept: ['.pdf'], question: 'Resume/CV', category: 'resume' });
+  });
+
+  it('reads iframes and open shadow roots, skipping closed roots and hidden fields', async () => {
+    const questions = await questionsOf('/dom/frames-shadow.html');
+    const ids = questions.map((question) => question.id);
+    expect(ids).toEqual(expect.arrayContaining(['full_name', 'country', 'phone', 'letter', 'nick', 'cv']));
+    expect(ids).not.toContain('old_phone');
+    expect(ids).not.toContain('hidden-away');
+    expect(find(questions, 'cv')).toMatchObject({ inputType: 'File', question: 'Resume file', label: 'Documents' });
+    expect(find(questions, 'phone')).toMatchObject({ mandatory: false });
+  });
+
+  it('resolves labels, groups and required signals of the generic DOM fixture', async () => {
+    const questions = await questionsOf('/dom/form.html');
+    expect(find(questions, 'first')).toMatchObject({ question: 'First name', mandatory: true, category: 'firstName', label: 'Your details' });
+    expect(find(questions, 'last_name')).toMatchObject({ question: 'Last name', category: 'lastName' });
+    expect(find(questions, 'email')).toMatchObject({ question: 'Email address', mandatory: true, category: 'email' });
+    expect(find(questions, 'note')).toMatchObject({ inputType: 'TextArea', mandatory: true });
+    expect(find(questions, 'start')).toMatchObject({ inputType: 'Date' });
+    expect(find(questions, 'shift')).toMatchObject({ inputType: 'SelectOne', question: 'Preferred shift', label: 'About the role' });
+    expect(find(questions, 'lang')).toMatchObject({ inputType: 'SelectMultiple', question: 'Languages' });
+    expect(find(questions, 'adult')).toMatchObject({ inputType: 'Boolean' });
+    const mode = questions.find((question) => question.question === 'Work mode');
+    expect(mode?.options?.map((option) => ('answer' in option ? option.answer : ''))).toEqual(['Remote', 'Hybrid']);
+    expect(questions.map((question) => question.id)).not.toContain('honeypot');
+  });
+
+  it.each([
+    ['/missing', 'JobNotFound'],
+    ['/closed', 'JobExpired'],
+    ['/login', 'LoginRequired'],
+    ['/captcha', 'BotDetection'],
+  ] as const)('maps %s to %s', async (path, errorCode) => {
+    expect(await mine(path)).toMatchObject({ ok: false, errorCode, adapter: 'browser' });
+  });
+
+  it('reports a page that never answers as NavigationTimeout', async () => {
+    expect(await mine('/slow', 1_500)).toMatchObject({ ok: false, errorCode: 'NavigationTimeout' });
+  });
+
+  it('refuses private job URLs and blocks the page’s requests to refused hosts', async () => {
+    const refused: MineOutcome = await miner()({ url: `${refusedOrigin}/apply`, employer: 'Acme', jobTitle: 'x', country: 'gb' }, new AbortController().signal);
+    expect(refused).toMatchObject({ ok: false, errorCode: 'UrlInvalid' });
+    requested.length = 0;
+    const outcome = await mine(`/browser/tracker.html?beacon=${encodeURIComponent(`${refusedOrigin}/beacon.gif`)}`);
+    expect(outcome.ok).toBe(true);
+    expect(requested.some((line) => line.includes('/beacon.gif'))).toBe(true);
+    expect(refusedHits).toEqual([]);
+    // The same beacon does arrive when the allow-list names that address: the block above was the guard.
+    const open = createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1', '127.0.0.2'], timeoutMs: 15_000, probeDepth: 0, maxProbeChoices: 0 });
+    await open({ url: `${origin}/browser/tracker.html?beacon=${encodeURIComponent(`${refusedOrigin}/beacon.gif`)}`, employer: 'Acme', jobTitle: 'x', country: 'gb' }, new AbortController().signal);
+    expect(refusedHits).toEqual(['/beacon.gif']);
+  });
+});

@@ -1,0 +1,107 @@
+import { MinedForm } from '@quarry/contracts';
+import { errors as playwrightErrors, type Page } from 'playwright-core';
+import type { Miner, MineOutcome } from '../miner-port.ts';
+import { syntheticAnswers } from '../synthetic-answers.ts';
+import type { ChromiumPool } from './chromium-pool.ts';
+import { probeConditionals } from './conditional-probe.ts';
+import { fieldsToQuestions } from './form-fields.ts';
+import { readComboboxOptions, snapshotPage } from './page-snapshot.ts';
+import { createHostGuard } from './request-guard.ts';
+
+const adapter = 'browser';
+const closedPosting = /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
+const botWall = /captcha|verify you are (a )?human|unusual traffic|access denied/i;
+
+export type BrowserMinerOptions = {
+  pool: ChromiumPool;
+  allowPrivate: string[];
+  timeoutMs: number;
+  /** How deep conditional questions are probed (an option revealing a question revealing another: 2). */
+  probeDepth: number;
+  /** Upper bound on options chosen while probing one form. */
+  maxProbeChoices: number;
+  settleMs?: number;
+};
+
+function failed(errorCode: Extract<MineOutcome, { ok: false }>['errorCode'], detail: string): MineOutcome {
+  return { ok: false, errorCode, adapter, detail };
+}
+
+/**
+ * A login wall is a password box with little else around it; an application form that also asks
+ * the candidate to create a password (some ATSs do) is still a form.
+ */
+async function hasLoginWall(page: Page, fieldCount: number): Promise<boolean> {
+  return (await page.locator('input[type="password"]').count()) > 0 && fieldCount <= 3;
+}
+
+/**
+ * The generic engine: any careers page, driven in headless Chromium. Reads every control of every
+ * frame and open shadow root, opens custom comboboxes for their options and probes selects and
+ * radio groups for conditional questions. Every request of the page passes the SSRF guard.
+ */
+export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
+  return async (jobPost, signal) => {
+    let url: URL;
+    try {
+      url = new URL(jobPost.url);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    } catch {
+      return failed('UrlInvalid', 'not an absolute http(s) URL');
+    }
+    const allowed = createHostGuard(options.allowPrivate);
+    if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
+    const deadline = Date.now() + options.timeoutMs;
+    return options.pool.withContext(async (context) => {
+      await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
+      const page = await context.newPage();
+      const abort = () => void page.close().catch(() => {});
+      signal.addEventListener('abort', abort, { once: true });
+      try {
+        page.setDefaultTimeout(Math.min(10_000, options.timeoutMs));
+        let response;
+        try {
+          response = await page.goto(url.href, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
+        } catch (error) {
+          if (error instanceof playwrightErrors.TimeoutError) return failed('NavigationTimeout', `no page in ${options.timeoutMs} ms`);
+          return failed('GenericWebsiteError', (error as Error).message.split('\n')[0] ?? 'navigation failed');
+        }
+        const status = response?.status() ?? 200;
+        if (status === 404 || status === 410) return failed('JobNotFound', `HTTP ${status}`);
+        if (status === 401) return failed('LoginRequired', 'HTTP 401');
+        if (status === 403 || status === 429) return failed('BotDetection', `HTTP ${status}`);
+        if (status >= 400) return failed('GenericWebsiteError', `HTTP ${status}`);
+        await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => {});
+
+        const snapshot = await snapshotPage(page);
+        if (await hasLoginWall(page, snapshot.fields.length)) return failed('LoginRequired', 'a sign-in form instead of an application form');
+        if (snapshot.fields.length === 0) {
+          if (closedPosting.test(snapshot.text)) return failed('JobExpired', 'the page says the posting is closed');
+          if (botWall.test(snapshot.text) || (await page.locator('.g-recaptcha, .h-captcha, iframe[src*="captcha"]').count()) > 0) {
+            return failed('BotDetection', 'captcha or bot wall instead of a form');
+          }
+          return failed('FormNotFound', 'no form controls on the page');
+        }
+        for (const field of snapshot.fields) {
+          if (field.combobox && field.options.length === 0) field.options = await readComboboxOptions(page, field);
+        }
+        const built = fieldsToQuestions(snapshot.fields, jobPost.jobTitle);
+        await probeConditionals(page, snapshot, built.byKey, {
+          maxDepth: options.probeDepth,
+          defaultLabel: jobPost.jobTitle,
+          budget: { choices: options.maxProbeChoices, deadline, settleMs: options.settleMs ?? 300 },
+        });
+        const form = MinedForm.safeParse({ questions: built.questions, answers: syntheticAnswers(built.questions) });
+        if (!form.success) return failed('GenericWebsiteError', `extracted form failed validation: ${form.error.message.slice(0, 300)}`);
+        return { ok: true, form: form.data, adapter };
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        if (error instanceof playwrightErrors.TimeoutError) return failed('NavigationTimeout', (error as Error).message.split('\n')[0] ?? 'timeout');
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', abort);
+        await page.close().catch(() => {});
+      }
+    });
+  };
+}

@@ -1,0 +1,96 @@
+import type { Question } from '@quarry/contracts';
+import type { Page } from 'playwright-core';
+import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
+import { frameOf, snapshotPage } from './page-snapshot.ts';
+
+/** Choosing one option of one control; a path of these rebuilds a state from a fresh page. */
+type Choice = { field: RawField; optionIndex: number; optionLabel: string };
+
+export type ProbeBudget = { choices: number; deadline: number; settleMs: number };
+
+const probeable = (field: RawField) => (field.tag === 'select' && !field.multiple) || field.type === 'radio' || field.role === 'radio';
+
+async function choose(page: Page, choice: Choice): Promise<void> {
+  const frame = frameOf(page, choice.field.frameUrl);
+  const { field } = choice;
+  if (field.tag === 'select') {
+    await frame.selectOption(field.selector, { label: choice.optionLabel }, { timeout: 2_000 });
+  } else if (field.type === 'radio' && field.name) {
+    await frame.locator(`input[type="radio"][name="${field.name}"]`).nth(choice.optionIndex).check({ force: true, timeout: 2_000 });
+  } else {
+    await frame.locator('[role="radio"]').filter({ hasText: choice.optionLabel }).first().click({ timeout: 2_000 });
+  }
+}
+
+/**
+ * Finds the questions each option reveals: choose the option, let the page settle, diff the
+ * controls, attach what appeared to that option's conditionalQuestions, recurse into what
+ * appeared (bounded depth), then rebuild the previous state by reloading and replaying the path.
+ * Only selects and radio groups are touched: never submit, consent or upload controls.
+ */
+export async function probeConditionals(
+  page: Page,
+  snapshot: FormSnapshot,
+  byKey: Map<string, Question>,
+  options: { maxDepth: number; budget: ProbeBudget; defaultLabel: string },
+): Promise<void> {
+  const { budget } = options;
+  // What was changed since the state of the current path: a select can be put back as it was;
+  // a radio cannot be unchecked, so it costs a reload and a replay of the path.
+  let dirty: Choice | null = null;
+  const settle = () => page.waitForTimeout(budget.settleMs);
+  const restore = async (path: Choice[]) => {
+    if (!dirty) return;
+    const last = dirty;
+    dirty = null;
+    if (last.field.tag === 'select') {
+      const put = await frameOf(page, last.field.frameUrl).selectOption(last.field.selector, last.field.value, { timeout: 2_000 }).then(() => true, () => false);
+      if (put) return settle();
+    }
+    await page.reload({ waitUntil: 'load' });
+    for (const choice of path) await choose(page, choice);
+    await settle();
+  };
+
+  const explore = async (scope: RawField[], scopeQuestions: Map<string, Question>, baseline: Set<string>, path: Choice[], depth: number) => {
+    const seen = new Set<string>();
+    for (const field of scope) {
+      const key = fieldKey(field);
+      if (!probeable(field) || seen.has(key)) continue;
+      seen.add(key);
+      const question = scopeQuestions.get(key);
+      const answers = question?.inputType === 'SelectOne' ? (question.options ?? []) : [];
+      for (const [optionIndex, option] of answers.entries()) {
+        if (!('conditionalQuestions' in option)) continue;
+        if (budget.choices <= 0 || Date.now() > budget.deadline) return;
+        budget.choices -= 1;
+        await restore(path);
+        const choice = { field, optionIndex, optionLabel: option.answer };
+        try {
+          await choose(page, choice);
+        } catch {
+          continue;
+        }
+        dirty = choice;
+        await settle();
+        const after = await snapshotPage(page);
+        const revealed = after.fields.filter((candidate) => !baseline.has(fieldKey(candidate)));
+        if (revealed.length === 0) continue;
+        const nested = fieldsToQuestions(revealed, options.defaultLabel);
+        option.conditionalQuestions = nested.questions;
+        if (depth < options.maxDepth) {
+          // The page is now exactly the state of path + choice: the nested level starts clean,
+          // undoes its own changes, and hands back a page where only `choice` is left to undo.
+          dirty = null;
+          const nextBaseline = new Set(after.fields.map(fieldKey));
+          await explore(revealed, nested.byKey, nextBaseline, [...path, choice], depth + 1);
+          dirty = choice;
+        }
+      }
+    }
+    await restore(path);
+  };
+
+  await explore(snapshot.fields, byKey, new Set(snapshot.fields.map(fieldKey)), [], 1);
+  await restore([]);
+}

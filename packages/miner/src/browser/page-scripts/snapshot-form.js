@@ -1,0 +1,125 @@
+// Evaluated inside each frame of a job-post page: returns the form controls a candidate would
+// fill, in document order, walking open shadow roots. Plain browser JavaScript (no imports):
+// Playwright sends this text to the page as is.
+(() => {
+  const controlSelector = 'input, select, textarea, [contenteditable="true"], [role="radio"], [role="checkbox"], [role="combobox"], [role="switch"], button[aria-haspopup="listbox"]';
+  const skippedTypes = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'search', 'password']);
+  const headingSelector = 'h1, h2, h3, h4, h5, h6, legend, [role="heading"]';
+  const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
+  const strip = (text) => clean(text).replace(/\s*(\*|✱|\(required\)|\(optional\))\s*$/i, '').replace(/\s*\*\s*$/, '').trim();
+  const fields = [];
+  let section = '';
+  let order = 0;
+
+  const visible = (element) => {
+    for (let node = element; node && node.nodeType === 1; node = node.parentElement || (node.getRootNode() && node.getRootNode().host)) {
+      const style = getComputedStyle(node);
+      if (style.display === 'none' || style.visibility === 'hidden') return false;
+      if (node.getAttribute('aria-hidden') === 'true') return false;
+    }
+    return true;
+  };
+  // File inputs and styled radios are often hidden behind a button or label: still questions.
+  const hiddenOnPurpose = (element) => element.type === 'file' || element.type === 'radio' || element.type === 'checkbox';
+
+  const textWithoutControls = (element) => {
+    if (!element) return '';
+    const copy = element.cloneNode(true);
+    copy.querySelectorAll('input, select, textarea, option, button, script, style, [aria-live]').forEach((node) => node.remove());
+    return copy.textContent || '';
+  };
+  const byId = (root, id) => (root.getElementById ? root.getElementById(id) : root.querySelector(`[id="${CSS.escape(id)}"]`));
+
+  const nearbyText = (element) => {
+    // A label-like element just before the control, inside the same wrapper.
+    for (let node = element, depth = 0; node && depth < 3; node = node.parentElement, depth += 1) {
+      let previous = node.previousElementSibling;
+      while (previous && !clean(previous.textContent)) previous = previous.previousElementSibling;
+      if (previous && !previous.matches(controlSelector) && !previous.querySelector(controlSelector)) return previous.textContent;
+    }
+    return '';
+  };
+
+  const accessibleName = (element, root) => {
+    const raw = [];
+    const labelledBy = element.getAttribute('aria-labelledby');
+    if (labelledBy) raw.push(labelledBy.split(/\s+/).map((id) => (byId(root, id) || {}).textContent || '').join(' '));
+    raw.push(element.getAttribute('aria-label') || '');
+    // Custom radios and checkboxes (div role=radio) are named by their own content.
+    if (element.tagName !== 'INPUT' && /^(radio|checkbox|switch)$/.test(element.getAttribute('role') || '')) raw.push(element.textContent || '');
+    if (element.id) {
+      const label = root.querySelector(`label[for="${CSS.escape(element.id)}"]`);
+      if (label) raw.push(textWithoutControls(label));
+    }
+    const wrapping = element.closest('label');
+    if (wrapping) raw.push(textWithoutControls(wrapping));
+    raw.push(element.getAttribute('title') || '', element.getAttribute('placeholder') || '', nearbyText(element));
+    const text = raw.find((candidate) => clean(candidate).length > 0) || element.getAttribute('name') || '';
+    return { text: strip(text), asterisk: /(\*|✱)\s*$/.test(clean(text)), optional: /\(optional\)/i.test(text), requiredWord: /\(required\)/i.test(text) };
+  };
+
+  const groupName = (element, root) => {
+    const group = element.closest('fieldset, [role="radiogroup"], [role="group"]');
+    if (!group) return null;
+    if (group.matches('fieldset')) {
+      const legend = group.querySelector(':scope > legend');
+      if (legend && clean(legend.textContent)) return { text: strip(legend.textContent), asterisk: /\*\s*$/.test(clean(legend.textContent)) };
+    }
+    const named = accessibleName(group, root);
+    return named.text ? named : null;
+  };
+
+  const record = (element, root, frameUrl) => {
+    const tag = element.tagName.toLowerCase();
+    const role = element.getAttribute('role') || '';
+    const type = (element.getAttribute('type') || (tag === 'input' ? 'text' : tag)).toLowerCase();
+    if (tag === 'input' && skippedTypes.has(type)) return;
+    if (element.disabled) return;
+    if (!visible(element) && !hiddenOnPurpose(element)) return;
+    if (/honeypot|leave (this )?(empty|blank)/i.test(`${element.id} ${element.getAttribute('aria-label') || ''}`)) return;
+    const name = accessibleName(element, root);
+    const group = type === 'radio' || type === 'checkbox' || role === 'radio' || role === 'checkbox' ? groupName(element, root) : null;
+    const listboxId = element.getAttribute('aria-controls') || element.getAttribute('aria-owns');
+    fields.push({
+      order: order++,
+      frameUrl,
+      tag,
+      type,
+      role,
+      id: element.id || '',
+      name: element.getAttribute('name') || '',
+      autocomplete: element.getAttribute('autocomplete') || '',
+      label: name.text,
+      groupLabel: group ? group.text : '',
+      groupKey: group ? (element.getAttribute('name') || `group:${group.text}`) : '',
+      section,
+      required: element.required || element.getAttribute('aria-required') === 'true' || name.asterisk || name.requiredWord || Boolean(group && group.asterisk),
+      optional: name.optional,
+      multiple: Boolean(element.multiple),
+      accept: element.getAttribute('accept') || '',
+      value: tag === 'select' ? element.value : type === 'radio' || type === 'checkbox' ? String(element.checked) : '',
+      options: tag === 'select'
+        ? [...element.options].filter((option) => option.value !== '' && clean(option.textContent)).map((option) => clean(option.textContent))
+        : [],
+      listboxId: listboxId || '',
+      combobox: role === 'combobox' || element.getAttribute('aria-haspopup') === 'listbox',
+      selector: element.id ? `#${CSS.escape(element.id)}` : element.getAttribute('name') ? `${tag}[name="${element.getAttribute('name')}"]` : '',
+    });
+  };
+
+  const walk = (root, frameUrl) => {
+    const nodes = root.querySelectorAll(`${headingSelector}, ${controlSelector}, *`);
+    for (const node of nodes) {
+      if (node.matches(headingSelector) && !node.matches('fieldset > legend')) {
+        const text = strip(node.textContent);
+        if (text) section = text;
+      } else if (node.matches(controlSelector)) {
+        // A role=radio inside a native label/input pair is the same question twice.
+        if (!(node.matches('[role="radio"], [role="checkbox"]') && node.querySelector('input'))) record(node, root, frameUrl);
+      }
+      if (node.shadowRoot) walk(node.shadowRoot, frameUrl);
+    }
+  };
+  walk(document, location.href);
+  return { fields, text: clean(document.body ? document.body.innerText : '').slice(0, 5000) };
+})();
