@@ -134,6 +134,23 @@ describe('browser form miner', () => {
     expect(questions.map((question) => question.id)).not.toContain('honeypot');
   });
 
+  it('walks a three-step wizard with its answers and stops before the final submit', async () => {
+    requested.length = 0;
+    const outcome = await mine('/browser/wizard.html');
+    if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);
+    const { questions, answers } = outcome.form;
+    expect(questions.map((question) => [question.id, question.label])).toEqual([
+      ['email', 'Step 1: Contact'],
+      ['phone', 'Step 1: Contact'],
+      ['years', 'Step 2: Experience'],
+      ['why', 'Step 2: Experience'],
+      ['terms', 'Step 3: Review'],
+    ]);
+    expect(find(questions, 'years')).toMatchObject({ inputType: 'SelectOne', mandatory: true });
+    expect(answers).toEqual(expect.arrayContaining([{ id: 'email', value: 'jane.doe@example.com' }, { id: 'years', value: '0-2' }, { id: 'terms', value: true }]));
+    expect(requested.filter((line) => line.includes('/submitted'))).toEqual([]);
+  });
+
   it.each([
     ['/missing', 'JobNotFound'],
     ['/closed', 'JobExpired'],

@@ -7,6 +7,7 @@ import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions } from './form-fields.ts';
 import { readComboboxOptions, snapshotPage } from './page-snapshot.ts';
 import { createHostGuard } from './request-guard.ts';
+import { walkWizardSteps } from './wizard-steps.ts';
 
 const adapter = 'browser';
 const closedPosting = /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
@@ -21,6 +22,8 @@ export type BrowserMinerOptions = {
   /** Upper bound on options chosen while probing one form. */
   maxProbeChoices: number;
   settleMs?: number;
+  /** Steps of a multi-step form to walk through (the first included). */
+  maxSteps?: number;
 };
 
 function failed(errorCode: Extract<MineOutcome, { ok: false }>['errorCode'], detail: string): MineOutcome {
@@ -91,7 +94,15 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
           defaultLabel: jobPost.jobTitle,
           budget: { choices: options.maxProbeChoices, deadline, settleMs: options.settleMs ?? 300 },
         });
-        const form = MinedForm.safeParse({ questions: built.questions, answers: syntheticAnswers(built.questions) });
+        const later = await walkWizardSteps(page, { fields: snapshot.fields, questions: built.byKey }, {
+          maxSteps: options.maxSteps ?? 6,
+          defaultLabel: jobPost.jobTitle,
+          deadline,
+        });
+        if (later.loginWall) return failed('LoginRequired', 'an account wall appeared on a later step');
+        const questions = [...built.questions, ...later.questions];
+        const answers = syntheticAnswers(questions);
+        const form = MinedForm.safeParse({ questions, answers });
         if (!form.success) return failed('GenericWebsiteError', `extracted form failed validation: ${form.error.message.slice(0, 300)}`);
         return { ok: true, form: form.data, adapter };
       } catch (error) {

@@ -60,11 +60,15 @@ export async function probeConditionals(
       seen.add(key);
       const question = scopeQuestions.get(key);
       const answers = question?.inputType === 'SelectOne' ? (question.options ?? []) : [];
+      const radio = field.tag !== 'select';
+      let revealedAny = false;
       for (const [optionIndex, option] of answers.entries()) {
         if (!('conditionalQuestions' in option)) continue;
         if (budget.choices <= 0 || Date.now() > budget.deadline) return;
         budget.choices -= 1;
-        await restore(path);
+        // Options of one radio group exclude each other: choosing the next one is the reset, and
+        // what the previous option revealed must disappear (checked below against the baseline).
+        if (!(radio && dirty && fieldKey(dirty.field) === key)) await restore(path);
         const choice = { field, optionIndex, optionLabel: option.answer };
         try {
           await choose(page, choice);
@@ -76,6 +80,7 @@ export async function probeConditionals(
         const after = await snapshotPage(page);
         const revealed = after.fields.filter((candidate) => !baseline.has(fieldKey(candidate)));
         if (revealed.length === 0) continue;
+        revealedAny = true;
         const nested = fieldsToQuestions(revealed, options.defaultLabel);
         option.conditionalQuestions = nested.questions;
         if (depth < options.maxDepth) {
@@ -87,6 +92,8 @@ export async function probeConditionals(
           dirty = choice;
         }
       }
+      // A checked radio that revealed nothing changes nothing that later diffs could see.
+      if (radio && !revealedAny && dirty && fieldKey(dirty.field) === key) dirty = null;
     }
     await restore(path);
   };

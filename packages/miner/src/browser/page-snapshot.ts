@@ -30,9 +30,9 @@ export async function readComboboxOptions(page: Page, field: RawField): Promise<
   const frame = frameOf(page, field.frameUrl);
   const control = frame.locator(field.selector).first();
   try {
-    await control.click({ timeout: 2_000 });
+    await control.click({ timeout: 1_000 });
     const listbox = field.listboxId ? frame.locator(`[id="${field.listboxId}"]`) : frame.locator('[role="listbox"]:visible').last();
-    await listbox.locator('[role="option"]').first().waitFor({ timeout: 1_500 });
+    await listbox.locator('[role="option"]').first().waitFor({ timeout: 700 });
     const options = (await listbox.locator('[role="option"]').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim()).filter(Boolean);
     await page.keyboard.press('Escape');
     return [...new Set(options)];

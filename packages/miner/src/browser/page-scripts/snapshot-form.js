@@ -11,15 +11,18 @@
   let section = '';
   let order = 0;
 
-  const visible = (element) => {
-    for (let node = element; node && node.nodeType === 1; node = node.parentElement || (node.getRootNode() && node.getRootNode().host)) {
-      const style = getComputedStyle(node);
-      if (style.display === 'none' || style.visibility === 'hidden') return false;
-      if (node.getAttribute('aria-hidden') === 'true') return false;
+  const hidden = (node) => {
+    const style = getComputedStyle(node);
+    return style.display === 'none' || style.visibility === 'hidden' || node.getAttribute('aria-hidden') === 'true';
+  };
+  // A hidden ancestor (a collapsed section, a later wizard step) hides every control in it.
+  const ancestorsVisible = (element) => {
+    for (let node = element.parentElement || (element.getRootNode() && element.getRootNode().host); node && node.nodeType === 1; node = node.parentElement || (node.getRootNode() && node.getRootNode().host)) {
+      if (hidden(node)) return false;
     }
     return true;
   };
-  // File inputs and styled radios are often hidden behind a button or label: still questions.
+  // File inputs and styled radios are themselves often hidden behind a button or label: still questions.
   const hiddenOnPurpose = (element) => element.type === 'file' || element.type === 'radio' || element.type === 'checkbox';
 
   const textWithoutControls = (element) => {
@@ -75,7 +78,7 @@
     const type = (element.getAttribute('type') || (tag === 'input' ? 'text' : tag)).toLowerCase();
     if (tag === 'input' && skippedTypes.has(type)) return;
     if (element.disabled) return;
-    if (!visible(element) && !hiddenOnPurpose(element)) return;
+    if (!ancestorsVisible(element) || (hidden(element) && !hiddenOnPurpose(element))) return;
     if (/honeypot|leave (this )?(empty|blank)/i.test(`${element.id} ${element.getAttribute('aria-label') || ''}`)) return;
     const name = accessibleName(element, root);
     const group = type === 'radio' || type === 'checkbox' || role === 'radio' || role === 'checkbox' ? groupName(element, root) : null;

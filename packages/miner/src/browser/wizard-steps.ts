@@ -1,0 +1,58 @@
+import type { Answer, Question } from '@quarry/contracts';
+import type { Page } from 'playwright-core';
+import { syntheticAnswers } from '../synthetic-answers.ts';
+import { fieldKey, fieldsToQuestions, type RawField } from './form-fields.ts';
+import { frameOf, snapshotPage } from './page-snapshot.ts';
+
+const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
+
+async function fill(page: Page, field: RawField, question: Question, value: unknown): Promise<void> {
+  if (!field.selector || value === undefined) return;
+  const frame = frameOf(page, field.frameUrl);
+  const control = frame.locator(field.selector).first();
+  // Files are never set: several ATSs upload a file the moment it is chosen.
+  if (question.inputType === 'File') return;
+  if (field.tag === 'select') await control.selectOption({ label: String(Array.isArray(value) ? value[0] : value) });
+  else if (field.type === 'radio' || field.type === 'checkbox') await control.check({ force: true });
+  else if (question.inputType === 'Date' && field.type === 'date') await control.fill(String(value));
+  else await control.fill(String(value));
+}
+
+/**
+ * Multi-step application forms: fill the current step with the synthetic answers, press Next,
+ * read the controls that appear, and stop where only the final submit is left (never pressed).
+ * Returns the later steps' questions and the answers used to reach them.
+ */
+export async function walkWizardSteps(
+  page: Page,
+  firstStep: { fields: RawField[]; questions: Map<string, Question> },
+  options: { maxSteps: number; defaultLabel: string; deadline: number },
+): Promise<{ questions: Question[]; answers: Answer[]; loginWall: boolean }> {
+  const seen = new Set(firstStep.fields.map(fieldKey));
+  const found: Question[] = [];
+  const used: Answer[] = [];
+  let current = firstStep;
+  for (let step = 2; step <= options.maxSteps && Date.now() < options.deadline; step += 1) {
+    const next = page.locator('button:visible, input[type="button"]:visible, a[role="button"]:visible').filter({ hasText: nextButton });
+    if ((await next.count()) === 0) break;
+    for (const field of current.fields) {
+      const question = current.questions.get(fieldKey(field));
+      if (!question) continue;
+      const answer = syntheticAnswers([question])[0];
+      if (!answer) continue;
+      const filled = await fill(page, field, question, answer.value).then(() => true, () => false);
+      if (filled && !used.some((entry) => entry.id === answer.id)) used.push(answer);
+    }
+    await next.first().click({ timeout: 2_000 }).catch(() => {});
+    await page.waitForTimeout(300);
+    const snapshot = await snapshotPage(page);
+    if ((await page.locator('input[type="password"]:visible').count()) > 0) return { questions: found, answers: used, loginWall: true };
+    const fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
+    if (fresh.length === 0) break;
+    for (const field of fresh) seen.add(fieldKey(field));
+    const built = fieldsToQuestions(fresh, options.defaultLabel);
+    found.push(...built.questions);
+    current = { fields: fresh, questions: built.byKey };
+  }
+  return { questions: found, answers: used, loginWall: false };
+}
