@@ -134,6 +134,40 @@ describe('browser form miner', () => {
     expect(questions.map((question) => question.id)).not.toContain('honeypot');
   });
 
+  it('maps every input type, including repeatable groups, split questions and legal text', async () => {
+    const outcome = await mine('/browser/every-type.html');
+    if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);
+    const { questions, answers } = outcome.form;
+    expect(questions.map((question) => [question.id, question.inputType])).toEqual([
+      ['full_name', 'Text'],
+      ['summary', 'TextArea'],
+      ['visa', 'SelectOne'],
+      ['skills', 'SelectMultiple'],
+      ['available', 'Date'],
+      ['remote', 'Boolean'],
+      ['cv', 'File'],
+      ['graduation_date', 'FragmentedQuestion'],
+      ['work_experience', 'ArrayOfObjects'],
+      [expect.stringMatching(/^literal:/), 'TextLiteral'],
+      ['privacy', 'Boolean'],
+    ]);
+    expect(find(questions, 'graduation_date')).toMatchObject({
+      question: 'Graduation date',
+      mandatory: true,
+      options: [{ id: 'graduation_month', inputType: 'SelectOne' }, { id: 'graduation_year', inputType: 'Text' }],
+    });
+    expect(find(questions, 'work_experience')).toMatchObject({
+      question: 'Work experience',
+      category: 'experience',
+      options: [{ id: 'company', question: 'Company', inputType: 'Text' }, { id: 'title', question: 'Title', inputType: 'Text' }],
+    });
+    const literal = questions.find((question) => question.inputType === 'TextLiteral');
+    expect(literal?.value).toContain('<strong>12 months</strong>');
+    expect(answers).toContainEqual({ id: 'graduation_date', value: [{ id: 'graduation_month', value: 'January' }, { id: 'graduation_year', value: 'Yes' }] });
+    expect(answers).toContainEqual({ id: 'work_experience', value: [[{ id: 'company', value: 'Yes' }, { id: 'title', value: 'Yes' }]] });
+    expect(answers.map((answer) => answer.id)).not.toContain(literal?.id);
+  });
+
   it('walks a three-step wizard with its answers and stops before the final submit', async () => {
     requested.length = 0;
     const outcome = await mine('/browser/wizard.html');

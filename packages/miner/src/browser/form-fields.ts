@@ -24,6 +24,11 @@ export type RawField = {
   listboxId: string;
   combobox: boolean;
   selector: string;
+  /** Label of the repeatable group ("Add another") this control is one instance of, or ''. */
+  repeatGroup: string;
+  /** Label of the question this control is one part of (a date as month + year), or ''. */
+  fragment: string;
+  fragmentRequired: boolean;
 };
 
 export type FormSnapshot = { fields: RawField[]; text: string };
@@ -31,7 +36,57 @@ export type FormSnapshot = { fields: RawField[]; text: string };
 /** A key that survives re-rendering and re-mining: name, else id, else the label and section. */
 export function fieldKey(field: RawField): string {
   if (field.groupKey) return field.groupKey;
+  if (field.tag === 'literal') return `literal:${field.id || field.label.slice(0, 60)}`;
   return field.name || field.id || `${field.section}/${field.label}`;
+}
+
+/** Field names of a repeatable instance (`experience[0][company]`) name the sub-question (`company`). */
+function subQuestionKey(field: RawField): string {
+  const name = field.name || field.id;
+  const bracketed = /\[([^\]]+)\]$/.exec(name);
+  return bracketed?.[1] ?? name.replace(/^.*?[_-]\d+[_-]/, '') ?? name;
+}
+
+/**
+ * Folds repeatable groups into one ArrayOfObjects question and split questions into one
+ * FragmentedQuestion, each with its parts as options, at the position of its first part.
+ */
+export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question> } {
+  const flat = flatQuestions(fields.filter((field) => !field.repeatGroup && !field.fragment), defaultLabel);
+  const composite = new Map<string, { kind: 'repeat' | 'fragment'; fields: RawField[] }>();
+  for (const field of fields) {
+    if (field.repeatGroup) {
+      const key = `repeat:${field.repeatGroup}`;
+      composite.set(key, { kind: 'repeat', fields: [...(composite.get(key)?.fields ?? []), field] });
+    } else if (field.fragment) {
+      const key = `fragment:${field.fragment}`;
+      composite.set(key, { kind: 'fragment', fields: [...(composite.get(key)?.fields ?? []), field] });
+    }
+  }
+  if (composite.size === 0) return flat;
+  const positioned: Array<{ order: number; question: Question }> = flat.questions.map((question) => ({
+    order: fields.find((field) => flat.byKey.get(fieldKey(field)) === question)?.order ?? 0,
+    question,
+  }));
+  for (const [key, entry] of composite) {
+    const first = entry.fields[0] as RawField;
+    const title = entry.kind === 'repeat' ? first.repeatGroup : first.fragment;
+    const parts = flatQuestions(entry.fields.map((field) => (entry.kind === 'repeat' ? { ...field, name: subQuestionKey(field), id: '' } : field)), defaultLabel).questions;
+    const question: Question = {
+      id: key.replace(/^(repeat|fragment):/, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || key,
+      question: title,
+      inputType: entry.kind === 'repeat' ? 'ArrayOfObjects' : 'FragmentedQuestion',
+      label: first.section || defaultLabel,
+      mandatory: entry.kind === 'fragment' ? first.fragmentRequired || parts.some((part) => part.mandatory) : parts.some((part) => part.mandatory),
+      options: parts,
+    };
+    const category = categorize({ label: title });
+    if (category) question.category = category;
+    positioned.push({ order: first.order, question });
+    flat.byKey.set(key, question);
+  }
+  positioned.sort((a, b) => a.order - b.order);
+  return { questions: positioned.map((entry) => entry.question), byKey: flat.byKey };
 }
 
 function questionId(key: string): string {
@@ -43,7 +98,7 @@ function questionId(key: string): string {
  * SelectMultiple question, a lone checkbox a Boolean, comboboxes a SelectOne with the options
  * read from their listbox.
  */
-export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question> } {
+function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question> } {
   const questions: Question[] = [];
   const byKey = new Map<string, Question>();
   const groups = new Map<string, { question: Question; members: RawField[] }>();
@@ -89,6 +144,12 @@ export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { q
       groups.set(key, { question, members: [field] });
       questions.push(question);
       byKey.set(key, question);
+      continue;
+    }
+    if (field.tag === 'literal') {
+      const question: Question = { id: uniqueId(fieldKey(field)), question: field.label.slice(0, 200), inputType: 'TextLiteral', label, mandatory: false, value: field.value };
+      questions.push(question);
+      byKey.set(fieldKey(field), question);
       continue;
     }
     const category = categorize({ label: field.label, name: field.name, autocomplete: field.autocomplete, type: field.type });

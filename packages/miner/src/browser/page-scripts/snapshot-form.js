@@ -72,6 +72,31 @@
     return named.text ? named : null;
   };
 
+  // A container with an "Add another" button holds one instance of a repeatable group.
+  const addAnother = /^\s*(\+\s*)?add (another|more|one more)\b|^\s*\+\s*add\b/i;
+  const repeatGroupOf = (element) => {
+    for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+      const button = [...node.querySelectorAll(':scope > button, :scope > a, :scope > div > button')].find((candidate) => addAnother.test(candidate.textContent || ''));
+      if (button) {
+        const heading = node.querySelector('h1, h2, h3, h4, h5, h6, legend');
+        return clean(heading ? heading.textContent : node.getAttribute('aria-label') || 'Entries');
+      }
+    }
+    return '';
+  };
+  // Parts of one question (a date as month + year): a fieldset whose controls are all named
+  // <prefix>_day|month|year.
+  const fragmentOf = (element) => {
+    const fieldset = element.closest('fieldset');
+    if (!fieldset) return '';
+    const parts = [...fieldset.querySelectorAll('input, select')].map((control) => control.getAttribute('name') || '');
+    const match = /^(.*?)[_-](day|month|year)$/i;
+    const prefixes = new Set(parts.map((name) => (match.exec(name) || [])[1]));
+    if (parts.length < 2 || prefixes.size !== 1 || prefixes.has(undefined)) return '';
+    const legend = fieldset.querySelector(':scope > legend');
+    return legend ? strip(legend.textContent) : [...prefixes][0];
+  };
+
   const record = (element, root, frameUrl) => {
     const tag = element.tagName.toLowerCase();
     const role = element.getAttribute('role') || '';
@@ -107,6 +132,24 @@
       listboxId: listboxId || '',
       combobox: role === 'combobox' || element.getAttribute('aria-haspopup') === 'listbox',
       selector: element.id ? `#${CSS.escape(element.id)}` : element.getAttribute('name') ? `${tag}[name="${element.getAttribute('name')}"]` : '',
+      repeatGroup: repeatGroupOf(element),
+      fragment: fragmentOf(element),
+      fragmentRequired: Boolean(element.closest('fieldset') && /\*\s*$/.test(clean((element.closest('fieldset').querySelector(':scope > legend') || {}).textContent))),
+    });
+  };
+
+  // Legal and consent text shown with the form: kept as TextLiteral with its HTML, in order.
+  const literalSelector = '.consent, .legal, .disclaimer, [class*="consent"], [class*="legal"], [class*="disclaimer"], [data-legal]';
+  const legalText = /privacy|consent|gdpr|terms|data protection|agree|eeo|equal opportunity/i;
+  const literalBlocks = [];
+  const recordLiteral = (block, frameUrl) => {
+    if (!block.closest('form') || block.querySelector(controlSelector) || literalBlocks.some((known) => known.contains(block))) return;
+    if (!ancestorsVisible(block) || hidden(block) || !legalText.test(block.textContent || '')) return;
+    literalBlocks.push(block);
+    fields.push({
+      order: order++, frameUrl, tag: 'literal', type: 'literal', role: '', id: block.id || '', name: '', autocomplete: '',
+      label: clean(block.textContent), groupLabel: '', groupKey: '', section, required: false, optional: false, multiple: false,
+      accept: '', value: block.innerHTML.trim(), options: [], listboxId: '', combobox: false, selector: '', repeatGroup: '', fragment: '', fragmentRequired: false,
     });
   };
 
@@ -116,6 +159,8 @@
       if (node.matches(headingSelector) && !node.matches('fieldset > legend')) {
         const text = strip(node.textContent);
         if (text) section = text;
+      } else if (node.matches(literalSelector)) {
+        recordLiteral(node, frameUrl);
       } else if (node.matches(controlSelector)) {
         // A role=radio inside a native label/input pair is the same question twice.
         if (!(node.matches('[role="radio"], [role="checkbox"]') && node.querySelector('input'))) record(node, root, frameUrl);
