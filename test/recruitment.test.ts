@@ -48,6 +48,20 @@ describe('single job posts', () => {
     expect(v1.questions.some((question) => 'category' in question)).toBe(false);
   });
 
+  it('mines a form that only exists once the page script runs, in the browser', async () => {
+    await stack.call('/v1/recruitment/job-posts/mine/', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jobPostId: 'scripted', url: `${stack.web.origin}/forms/scripted`, employer: 'Acme', jobTitle: 'Designer' }),
+    });
+    const result = await waitForCompleted('/questions/scripted');
+    expect(result.questions.map((question) => [question.id, question.inputType, question.mandatory])).toEqual([
+      ['portfolio', 'Text', true],
+      ['tool', 'SelectOne', false],
+    ]);
+    const adapter = await stack.db.query(`SELECT adapter FROM submissions WHERE job_post_id = 'scripted'`);
+    expect(adapter.rows[0]).toEqual({ adapter: 'browser' });
+  });
+
   it.each([
     ['gone', 'JobNotFound'],
     ['error', 'GenericWebsiteError'],
@@ -164,11 +178,13 @@ describe('batches', () => {
     }
     const wrongType = await stack.submitCsv('a,b', 'application/xml');
     expect(wrongType.status).toBe(400);
+    // 127.0.0.2 is loopback but not in ALLOW_PRIVATE_URLS (127.0.0.1): the SSRF guard refuses it
+    // before connecting, whatever is listening there.
     const refusedFile = await stack.call('/v1/recruitment/job-posts/batch/mine', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fileUrl: `${stack.web.origin.replace('127.0.0.1', 'localhost')}/files/batch.csv` }),
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fileUrl: `${stack.web.origin.replace('127.0.0.1', '127.0.0.2')}/files/batch.csv` }),
     });
     expect(refusedFile.status).toBe(400);
-    expect(((await refusedFile.json()) as { details: { messages: string[] } }).details.messages[0]).toMatch(/^fileUrl: /);
+    expect(((await refusedFile.json()) as { details: { messages: string[] } }).details.messages[0]).toMatch(/^fileUrl: .*127\.0\.0\.2.*(loopback|private|not allowed|refused)/i);
     const after = await stack.db.query('SELECT count(*)::int AS n FROM batches');
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });

@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchHttp } from './http.bench.ts';
+import { benchMiningAccuracy } from './mining-accuracy.bench.ts';
+import { benchMiningThroughput } from './mining-throughput.bench.ts';
 import { benchQuestions } from './questions.bench.ts';
 import { benchRates } from './rates.bench.ts';
 import { benchSmtp } from './smtp.bench.ts';
@@ -15,7 +17,9 @@ const benches: Record<string, () => Promise<void>> = {
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs) }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
-  smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240 }),
+  smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1 }),
+  'mining-accuracy': () => benchMiningAccuracy(),
+  'mining-throughput': () => benchMiningThroughput({ seconds: Number(values.seconds) }),
 };
 const selected = positionals.length > 0 ? positionals : Object.keys(benches);
 for (const name of selected) {

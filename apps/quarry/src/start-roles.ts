@@ -7,7 +7,7 @@ import type { Config } from '@quarry/config';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, startWorkers } from '@quarry/jobs';
 import { createMailService } from '@quarry/mail';
-import { createHtmlPageMiner } from '@quarry/miner';
+import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
 import { startMiningRole } from '@quarry/mining-worker';
 import { createMiningQueuePort, type RecruitmentPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -80,6 +80,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         sessions,
         dashboardOidc: config.dashboardOidc,
         mailDomains: config.mail.domains,
+        secretKey: config.secretKey,
         ...(ratesPorts ? { hotels: { pull: ratesPorts.pull, push: ratesPorts.push } } : {}),
         authenticator: createAuthenticator({
           db,
@@ -110,28 +111,43 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     parts.push({ stop: (graceMs) => canaries.close(graceMs) });
   }
   if (runs(role, 'mining-worker')) {
-    parts.push(
-      await startMiningRole({
-        ports: { ...recruitment, miner: createHtmlPageMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs }) },
-        queues,
-        connection: redis,
-        prefix: config.queuePrefix,
-        concurrency: config.workerConcurrency,
-        lockDurationMs: config.jobLockMs,
-        stalledIntervalMs: config.jobStalledIntervalMs,
-        batchPollMs: config.mining.batchPollMs,
-        graceMs: config.shutdownGraceMs,
-        logger,
-        events: workerEvents,
-      }),
-    );
+    // One Chromium per mining process, started on the first job that needs it.
+    const chromium = config.mining.browser.enabled
+      ? createChromiumPool({ executablePath: config.mining.browser.chromiumPath, recycleAfterJobs: config.mining.browser.recycleAfterJobs })
+      : null;
+    const browser = chromium
+      ? createBrowserFormMiner({
+          pool: chromium,
+          allowPrivate: config.allowPrivateUrls,
+          timeoutMs: config.mining.pageTimeoutMs,
+          probeDepth: config.mining.browser.probeDepth,
+          maxProbeChoices: 60,
+        })
+      : undefined;
+    const mining = await startMiningRole({
+      ports: { ...recruitment, miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser }) },
+      queues,
+      connection: redis,
+      prefix: config.queuePrefix,
+      concurrency: config.workerConcurrency,
+      lockDurationMs: config.jobLockMs,
+      stalledIntervalMs: config.jobStalledIntervalMs,
+      batchPollMs: config.mining.batchPollMs,
+      graceMs: config.shutdownGraceMs,
+      logger,
+      events: workerEvents,
+    });
+    // The browser goes last: the mining workers may finish their jobs in it first.
+    parts.push({ stop: async (graceMs) => { await mining.stop(graceMs); await chromium?.close(); } });
   }
 
   if (runs(role, 'mail')) {
     // SMTP in + delivery queue (issue 5). The SMTP server closes first at shutdown (sessions in
     // progress get 421), then delivery jobs get the grace period like every other worker.
+    const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1);
     const mail = createMailService({
       pool: db,
+      deliveryPool,
       enqueue: (payload, options) => queues.enqueue('mail.deliver', payload, options),
       secretKey: config.secretKey,
       mail: config.mail,
@@ -156,6 +172,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         await Promise.race([mail.smtp.close(), new Promise((resolve) => setTimeout(resolve, Math.min(graceMs, 5_000)).unref())]);
         await mailWorkers.close(graceMs);
         mail.close();
+        await deliveryPool.end().catch(() => {});
       },
     });
   }

@@ -50,6 +50,7 @@ const EnvSchema = z.object({
   RATES_PUSH_SUSPEND_AFTER_MS: positiveMs.default(24 * 3600_000),
   RATES_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   RATES_PUSH_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
+  RATES_PUSH_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
   // Recruitment mining (issue 3); README "Recruitment" documents each.
   MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
   MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
@@ -58,6 +59,10 @@ const EnvSchema = z.object({
   MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
   MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   MINING_BATCH_POLL_MS: positiveMs.default(2_000),
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  MINING_BROWSER: z.enum(['on', 'off']).default('on'),
+  MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
+  MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
   DASHBOARD_OIDC_ISSUER: z.url().optional(),
   DASHBOARD_OIDC_CLIENT_ID: z.string().min(1).optional(),
@@ -70,7 +75,7 @@ const EnvSchema = z.object({
     .string()
     .default('localhost')
     .refine((value) => value.split(',').every((domain) => /^[a-z0-9.-]+$/i.test(domain.trim())), 'must be comma-separated domain names'),
-  MAIL_RELAY_SENDER: z.email('must be an email address').default('forwarder@localhost'),
+  MAIL_RELAY_SENDER: z.email({ pattern: z.regexes.html5Email, error: 'must be an email address' }).default('forwarder@localhost'),
   MAIL_RELAY_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_HOSTNAME: z.string().min(1).default('localhost'),
   MAIL_DKIM_SELECTOR: z.string().regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only').default('quarry'),
@@ -89,6 +94,7 @@ const EnvSchema = z.object({
   SMTP_MAX_RECEIVED_HEADERS: z.coerce.number().int().min(1).default(30),
   SMTP_TLS_KEY: z.string().optional(),
   SMTP_TLS_CERT: z.string().optional(),
+  SMTP_REUSE_PORT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 });
 
 export type Config = {
@@ -128,6 +134,7 @@ export type Config = {
     pushSuspendAfterMs: number;
     chromiumPath: string;
     pushCacheBytes: number;
+    pushMaxBytes: number;
   };
   dashboardOidc:
     | { issuer: string; clientId: string; clientSecret: string; adminClientId: string; publicUrl: string; allowedEmails: string[] }
@@ -139,6 +146,7 @@ export type Config = {
     pageTimeoutMs: number;
     csvMaxBytes: number;
     batchPollMs: number;
+    browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; probeDepth: number };
   };
   mail: {
     domains: string[];
@@ -161,6 +169,8 @@ export type Config = {
     greetingDelayMs: number;
     maxReceivedHeaders: number;
     tls: { key: string; cert: string } | undefined;
+    /** Several processes on one host share the SMTP port (SO_REUSEPORT; the kernel spreads connections). */
+    reusePort: boolean;
   };
 };
 
@@ -224,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pushSuspendAfterMs: vars.RATES_PUSH_SUSPEND_AFTER_MS,
       chromiumPath: vars.RATES_CHROMIUM_PATH,
       pushCacheBytes: vars.RATES_PUSH_CACHE_MB * 1024 * 1024,
+      pushMaxBytes: vars.RATES_PUSH_MAX_MB * 1024 * 1024,
     },
     dashboardOidc:
       vars.DASHBOARD_OIDC_ISSUER && vars.DASHBOARD_OIDC_CLIENT_ID && vars.DASHBOARD_OIDC_CLIENT_SECRET && vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID && vars.DASHBOARD_PUBLIC_URL
@@ -243,6 +254,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pageTimeoutMs: vars.MINING_PAGE_TIMEOUT_MS,
       csvMaxBytes: vars.MINING_CSV_MAX_BYTES,
       batchPollMs: vars.MINING_BATCH_POLL_MS,
+      browser: {
+        enabled: vars.MINING_BROWSER === 'on',
+        chromiumPath: vars.CHROMIUM_PATH,
+        recycleAfterJobs: vars.MINING_BROWSER_RECYCLE_JOBS,
+        probeDepth: vars.MINING_PROBE_DEPTH,
+      },
     },
     mail: {
       domains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
@@ -265,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxMessagesPerMinutePerIp: vars.SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP,
       greetingDelayMs: vars.SMTP_GREETING_DELAY_MS,
       maxReceivedHeaders: vars.SMTP_MAX_RECEIVED_HEADERS,
+      reusePort: vars.SMTP_REUSE_PORT === 'true',
       tls: vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') } : undefined,
     },
   };

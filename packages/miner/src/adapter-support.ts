@@ -49,7 +49,7 @@ function failureForStatus(status: number): MiningFailure | null {
 }
 
 /** Maps what the SSRF-guarded fetch throws to mining codes; anything else is a site/network fault. */
-export function failureForFetchError(error: unknown): MiningFailure {
+function failureForFetchError(error: unknown): MiningFailure {
   if (error instanceof MiningFailure) return error;
   if (error instanceof FetchTimeoutError) return new MiningFailure('NavigationTimeout', error.message);
   if (error instanceof UnsafeUrlError) return new MiningFailure('UrlInvalid', error.message);

@@ -20,8 +20,8 @@ const FieldEntry = z.object({
 const FormRender = z.object({
   sections: z.array(z.object({ title: z.string().nullish(), descriptionHtml: z.string().nullish(), isHidden: z.boolean().nullish(), fieldEntries: z.array(FieldEntry) })),
 });
-export const AshbyPosting = z.object({ title: z.string().nullish(), applicationForm: FormRender.nullish(), surveyForms: z.array(FormRender).nullish() });
-export const AshbyResponse = z.object({ data: z.object({ jobPosting: AshbyPosting.nullable() }).nullish(), errors: z.array(z.unknown()).nullish() });
+const AshbyPosting = z.object({ title: z.string().nullish(), applicationForm: FormRender.nullish(), surveyForms: z.array(FormRender).nullish() });
+const AshbyResponse = z.object({ data: z.object({ jobPosting: AshbyPosting.nullable() }).nullish(), errors: z.array(z.unknown()).nullish() });
 
 const systemCategories: Record<string, Category> = {
   _systemfield_name: 'fullName',
@@ -105,7 +105,7 @@ function formQuestions(form: z.infer<typeof FormRender>, defaultLabel: string): 
   });
 }
 
-export function mapAshbyPosting(posting: z.infer<typeof AshbyPosting>, fallbackLabel: string): Question[] {
+function mapAshbyPosting(posting: z.infer<typeof AshbyPosting>, fallbackLabel: string): Question[] {
   const label = posting.title?.trim() || fallbackLabel;
   const questions = posting.applicationForm ? formQuestions(posting.applicationForm, label) : [];
   // The voluntary EEO block lives in surveyForms (37 of 111 forms), in the same shape.

@@ -19,7 +19,7 @@ const CustomQuestion = z.object({
   hasOther: z.union([z.string(), z.boolean()]).optional(),
 });
 
-export const BambooDetail = z.object({
+const BambooDetail = z.object({
   result: z.object({
     jobOpening: z.object({ jobOpeningName: z.string().optional(), jobOpeningStatus: z.string().optional() }).optional(),
     // A field the employer turned off is `[]` instead of an object.
@@ -87,7 +87,7 @@ function customQuestion(entry: z.infer<typeof CustomQuestion>, label: string): Q
 }
 
 /** `formFields` in payload order (the order the page draws them); custom questions where they sit. */
-export function mapBambooDetail(detail: z.infer<typeof BambooDetail>, fallbackLabel: string): Question[] {
+function mapBambooDetail(detail: z.infer<typeof BambooDetail>, fallbackLabel: string): Question[] {
   const status = detail.result.jobOpening?.jobOpeningStatus;
   if (status && !/^open$/i.test(status)) throw new MiningFailure('JobExpired', `BambooHR opening status "${status}"`);
   const label = detail.result.jobOpening?.jobOpeningName ?? fallbackLabel;

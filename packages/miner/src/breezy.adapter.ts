@@ -1,5 +1,5 @@
 import type { Question } from '@quarry/contracts';
-import { load } from 'cheerio';
+import { load } from 'cheerio/slim';
 import { z } from 'zod';
 import { expandBase, MiningFailure, parsePayload, readText, request, type AtsAdapter } from './adapter-support.ts';
 import { buildQuestion, choices } from './question-builder.ts';
@@ -19,7 +19,7 @@ const BreezyQuestion = z.object({
   required: z.boolean().optional(),
   options: z.array(z.object({ text: z.string().optional() })).optional(),
 });
-export const BreezyDefinition = z.object({
+const BreezyDefinition = z.object({
   position: BreezyPosition,
   questions: z.array(z.object({ _id: z.union([z.string(), z.number()]), title: z.string().optional(), questions: z.array(BreezyQuestion) })).default([]),
   eeocEnabled: z.boolean().optional(),
@@ -81,7 +81,7 @@ function employerQuestion(entry: z.infer<typeof BreezyQuestion>, label: string):
   }
 }
 
-export function mapBreezyDefinition(definition: Definition, fallbackLabel: string): Question[] {
+function mapBreezyDefinition(definition: Definition, fallbackLabel: string): Question[] {
   const form = definition.position.application_form ?? {};
   const setting = (key: string) => Setting.catch(null).parse(form[key]);
   const shown = (key: string) => setting(key) === 'required' || setting(key) === 'optional';
@@ -128,7 +128,7 @@ export function mapBreezyDefinition(definition: Definition, fallbackLabel: strin
 }
 
 /** The position JSON the apply page carries: React build in a script, Angular build in attributes. */
-export function readBreezyPage(html: string): unknown {
+function readBreezyPage(html: string): unknown {
   const $ = load(html);
   const react = $('script#portal-data').first().text();
   if (react.trim()) {

@@ -1,5 +1,5 @@
 import type { Question } from '@quarry/contracts';
-import { load } from 'cheerio';
+import { load } from 'cheerio/slim';
 import { z } from 'zod';
 import { expandBase, NotThisAdapter, parsePayload, readJson, request, type AtsAdapter } from './adapter-support.ts';
 import { buildQuestion, choices, htmlToText } from './question-builder.ts';
@@ -25,7 +25,7 @@ const GhDemographic = z.object({
     }),
   ),
 });
-export const GhJob = z.object({
+const GhJob = z.object({
   title: z.string().nullish(),
   questions: z.array(GhQuestion).nullish(),
   location_questions: z.array(GhQuestion).nullish(),
@@ -117,7 +117,7 @@ function complianceQuestions(questions: Question[], label: string): Question[] {
   return questions.flatMap((question) => (question === race ? [hispanic] : [question]));
 }
 
-export function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string): Question[] {
+function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string): Question[] {
   const label = job.title?.trim() || fallbackLabel;
   const questions: Question[] = [];
   for (const entry of [...(job.questions ?? []), ...(job.location_questions ?? [])]) {

@@ -1,5 +1,5 @@
 import type { Question } from '@quarry/contracts';
-import { load, type Cheerio, type CheerioAPI } from 'cheerio';
+import { load, type Cheerio, type CheerioAPI } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
 import { MiningFailure } from './adapter-support.ts';
 import { answerableControls, selectAnswers, visibleLabel } from './html-support.ts';

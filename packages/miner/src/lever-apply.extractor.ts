@@ -1,5 +1,5 @@
 import type { Question } from '@quarry/contracts';
-import { load, type Cheerio, type CheerioAPI } from 'cheerio';
+import { load, type Cheerio, type CheerioAPI } from 'cheerio/slim';
 import type { Element } from 'domhandler';
 import { z } from 'zod';
 import { MiningFailure, parsePayload } from './adapter-support.ts';
@@ -86,7 +86,8 @@ function standardQuestion($: CheerioAPI, row: Cheerio<Element>, label: string): 
   if (type === 'radio' || type === 'checkbox') {
     const group = controls.filter((_, element) => $(element).attr('name') === name);
     if (type === 'checkbox' && group.length === 1) return buildQuestion({ ...base, inputType: 'Boolean' });
-    const answers = group.toArray().map((element) => visibleLabel($(element).closest('label')) || ($(element).attr('value') ?? ''));
+    // EEO options carry a long explanation beside their words; the answer is the words.
+    const answers = group.toArray().map((element) => visibleLabel($(element).closest('label'), ['eeo-option-description']) || ($(element).attr('value') ?? ''));
     return buildQuestion({ ...base, inputType: type === 'radio' ? 'SelectOne' : 'SelectMultiple', options: choices(answers) });
   }
   if (first.is('select')) return buildQuestion({ ...base, inputType: first.is('[multiple]') ? 'SelectMultiple' : 'SelectOne', options: choices(selectAnswers($, first)) });
@@ -124,7 +125,7 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
   form.find('.application-form').each((_, sectionNode) => {
     const section = $(sectionNode);
     const heading = section.find('h4').first();
-    const label = visibleLabel(heading, '.eeo-light-text') || fallbackLabel;
+    const label = visibleLabel(heading, ['eeo-light-text']) || fallbackLabel;
     const card = section.find('input[name^="cards["][name$="[baseTemplate]"]').first();
     if (card.length) {
       const cardId = /^cards\[([^\]]+)\]/.exec(card.attr('name') ?? '')?.[1] ?? '';
@@ -143,7 +144,7 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
     }
     const signatureRows = section.find('#disabilitySignatureSection .application-question');
     const signature = signatureRows.toArray().flatMap((row) => {
-      const question = standardQuestion($, $(row), section.find('h4').last().text() ? visibleLabel(section.find('h4').last(), '.eeo-light-text') : label);
+      const question = standardQuestion($, $(row), section.find('h4').last().text() ? visibleLabel(section.find('h4').last(), ['eeo-light-text']) : label);
       if (!question) return [];
       // "Name and date are only required if you filled out Disability status."
       const date = /date/i.test(question.id);
@@ -154,7 +155,7 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
     section.find('h4, .application-question').each((_, rowNode) => {
       const row = $(rowNode);
       if (row.is('h4')) {
-        rowLabel = visibleLabel(row, '.eeo-light-text') || rowLabel;
+        rowLabel = visibleLabel(row, ['eeo-light-text']) || rowLabel;
         return;
       }
       if (row.closest('#disabilitySignatureSection').length) return;

@@ -5,7 +5,7 @@ import { buildQuestion, choices } from './question-builder.ts';
 
 type Category = NonNullable<Question['category']>;
 
-export const ManatalForm = z.array(
+const ManatalForm = z.array(
   z.object({
     id: z.union([z.number(), z.string()]),
     label: z.string(),
@@ -36,7 +36,7 @@ const responseTypes: Record<string, Question['inputType']> = {
   datetime: 'Date',
 };
 
-export function mapManatalForm(fields: z.infer<typeof ManatalForm>, label: string): Question[] {
+function mapManatalForm(fields: z.infer<typeof ManatalForm>, label: string): Question[] {
   return fields.map((field) => {
     const slug = field.client_field_slug ?? '';
     const base = {

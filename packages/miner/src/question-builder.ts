@@ -1,5 +1,5 @@
 import type { Question } from '@quarry/contracts';
-import { load } from 'cheerio';
+import { load } from 'cheerio/slim';
 import { categorize } from './question-categories.ts';
 
 type Category = NonNullable<Question['category']>;

@@ -11,7 +11,7 @@ const OpenQuestion = z.object({
   required: z.boolean().nullish(),
   open_question_options: z.array(z.object({ body: z.string() })).nullish(),
 });
-export const RecruiteeOffers = z.object({
+const RecruiteeOffers = z.object({
   offers: z.array(
     z.object({
       slug: z.string(),
@@ -41,7 +41,7 @@ const kinds: Record<string, Question['inputType']> = {
   infobox: 'TextLiteral',
 };
 
-export function mapRecruiteeOffer(offer: Offer, fallbackLabel: string): Question[] {
+function mapRecruiteeOffer(offer: Offer, fallbackLabel: string): Question[] {
   const label = offer.title?.trim() || fallbackLabel;
   const questions: Question[] = [
     buildQuestion({ id: 'candidate.name', question: 'Full name', inputType: 'Text', label, mandatory: true, category: 'fullName' }),

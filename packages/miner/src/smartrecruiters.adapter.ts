@@ -6,8 +6,8 @@ import { buildQuestion } from './question-builder.ts';
 const Toggle = z.object({ required: z.boolean().optional(), visible: z.boolean().optional() }).loose();
 type Toggle = z.infer<typeof Toggle>;
 
-export const SmartPosting = z.object({ uuid: z.string(), name: z.string().optional(), active: z.boolean().optional() });
-export const SmartConfig = z.object({ fieldSets: z.record(z.string(), Toggle.nullable()) });
+const SmartPosting = z.object({ uuid: z.string(), name: z.string().optional(), active: z.boolean().optional() });
+const SmartConfig = z.object({ fieldSets: z.record(z.string(), Toggle.nullable()) });
 
 const visible = (toggle: Toggle | null | undefined): toggle is Toggle => toggle?.visible === true;
 const required = (toggle: Toggle | null | undefined) => toggle?.required === true;
@@ -17,7 +17,7 @@ const part = (toggle: Toggle, key: string) => Toggle.nullish().catch(null).parse
  * Page 1 of the hosted one-click form, from its `fieldSets` toggles (notes §1.5). Screening questions
  * appear only after a resume upload and Next, so they are not in this configuration.
  */
-export function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Question[] {
+function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Question[] {
   const sets = config.fieldSets;
   const questions: Question[] = [];
   const add = (spec: Omit<Parameters<typeof buildQuestion>[0], 'label'>) => questions.push(buildQuestion({ ...spec, label }));

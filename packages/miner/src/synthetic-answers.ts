@@ -37,9 +37,23 @@ function answerFor(question: Question): unknown {
       return '2026-12-01';
     case 'File':
       return { type: 'File', url: 'https://example.com/files/jane-doe-cv.pdf', filename: 'jane-doe-cv.pdf' };
+    // Interface: one array of {id, value} per instance of the repeatable group.
+    case 'ArrayOfObjects':
+      return [partsOf(question)];
+    // Interface: one {id, value} per part of the question.
+    case 'FragmentedQuestion':
+      return partsOf(question);
     default:
       return undefined;
   }
+}
+
+function partsOf(question: Question): Answer[] {
+  return (question.options ?? []).flatMap((part) => {
+    if ('answer' in part) return [];
+    const value = answerFor(part);
+    return value === undefined ? [] : [{ id: part.id, value }];
+  });
 }
 
 /** The answers the miner used (or would use) to get through the form: one per answerable question. */

@@ -1,8 +1,8 @@
 import type { Question } from '@quarry/contracts';
-import { load, type Cheerio, type CheerioAPI } from 'cheerio';
+import { load, type Cheerio, type CheerioAPI } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
 import { MiningFailure } from './adapter-support.ts';
-import { answerableControls, selectAnswers, visibleLabel } from './html-support.ts';
+import { isAnswerable, selectAnswers, visibleLabel } from './html-support.ts';
 import { buildQuestion, choices, extensions } from './question-builder.ts';
 
 type Category = NonNullable<Question['category']>;
@@ -61,9 +61,11 @@ export function extractTeamtailorForm(html: string, fallbackLabel: string): Ques
     if (done.has(node)) return;
     if (element.is('[data-controller~="forms--inputs--upload"]')) {
       element.find('input, select, textarea').each((__, inner) => void done.add(inner));
-      const urlBox = element.find('input[name$="_remote_url]"]').first();
-      const name = urlBox.attr('name') ?? '';
       const uploadLabel = element.find('label').first();
+      // The URL box that receives the upload sits inside a <template>, out of the parsed tree; the
+      // label still points at its id (candidate_resume_remote_url → candidate[resume_remote_url]).
+      const target = uploadLabel.attr('for') ?? '';
+      const name = element.find('input[name$="_remote_url]"]').first().attr('name') ?? (/^candidate_/.test(target) ? `candidate[${target.slice('candidate_'.length)}]` : target);
       questions.push(buildQuestion({
         id: name,
         question: visibleLabel(uploadLabel) || name,
@@ -75,7 +77,7 @@ export function extractTeamtailorForm(html: string, fallbackLabel: string): Ques
       }));
       return;
     }
-    if (!answerableControls($, element.parent()).toArray().includes(node as Element)) return;
+    if (!isAnswerable(element)) return;
     const control = element as Cheerio<Element>;
     const name = control.attr('name') ?? '';
     const wrapper = control.closest('.question[data-question-uuid]');

@@ -29,7 +29,7 @@ const WorkableFieldSchema: z.ZodType<WorkableField> = z.lazy(() =>
   }),
 );
 
-export const WorkableForm = z.array(z.object({ name: z.string(), fields: z.array(WorkableFieldSchema) }));
+const WorkableForm = z.array(z.object({ name: z.string(), fields: z.array(WorkableFieldSchema) }));
 
 // Workable's standard field ids (notes §1.4); employer questions are QA_n / CA_n and are read by their words.
 const standardCategories: Record<string, Category | null> = {
@@ -87,7 +87,7 @@ function mapField(field: WorkableField, label: string, idPrefix: string, categor
 }
 
 /** Sections → questions. The prefilled `address` value comes from our IP and is not an answer. */
-export function mapWorkableForm(form: z.infer<typeof WorkableForm>): Question[] {
+function mapWorkableForm(form: z.infer<typeof WorkableForm>): Question[] {
   return form.flatMap((section) => section.fields.map((field) => mapField(field, section.name, '', true)));
 }
 

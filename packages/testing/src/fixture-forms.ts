@@ -40,6 +40,13 @@ export const fixtureForms = {
   <input type="submit" value="Send">
 </form></body></html>`,
 
+  /** The form exists only once the page's script has run (single-page careers sites). */
+  scripted: `<!doctype html><html><body><h1>Designer</h1><div id="root">Loading…</div>
+<script>setTimeout(() => { document.getElementById('root').innerHTML =
+  '<form><label for="portfolio">Portfolio URL *</label><input id="portfolio" name="portfolio" type="url" required>' +
+  '<label for="tool">Favourite tool</label><select id="tool" name="tool"><option value="">-</option><option>Figma</option><option>Sketch</option></select></form>'; }, 100);</script>
+</body></html>`,
+
   closed: `<!doctype html><html><body><h1>Data Analyst</h1><p>Sorry, this position has been filled.</p></body></html>`,
 
   login: `<!doctype html><html><body><form><label for="u">Email</label><input id="u" name="u" type="email">

@@ -164,6 +164,8 @@ describe('browser form miner', () => {
     const literal = questions.find((question) => question.inputType === 'TextLiteral');
     expect(literal?.value).toContain('<strong>12 months</strong>');
     expect(answers).toContainEqual({ id: 'full_name', value: 'Jane Doe' });
+    expect(answers).toContainEqual({ id: 'graduation_date', value: [{ id: 'graduation_month', value: 'January' }, { id: 'graduation_year', value: 'Yes' }] });
+    expect(answers).toContainEqual({ id: 'work_experience', value: [[{ id: 'company', value: 'Yes' }, { id: 'title', value: 'Yes' }]] });
     expect(answers.map((answer) => answer.id)).not.toContain(literal?.id);
   });
 

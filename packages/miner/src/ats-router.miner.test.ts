@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import type { Question } from '@quarry/contracts';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from './ats-fixture-cases.test-support.ts';
+import { createMiner } from './ats-router.miner.ts';
+import type { Miner, MineOutcome } from './miner-port.ts';
+
+const safeFetch = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
+let server: AtsFixtureServer;
+let miner: Miner;
+const handwritten = (name: string) => readFileSync(`${fixturesDir}handwritten/${name}`, 'utf8');
+const json = (body: unknown, status = 200) => ({ status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+beforeAll(async () => {
+  server = await startAtsFixtureServer();
+  miner = createMiner({ fetch: safeFetch, timeoutMs: 1_000, endpoints: minerEndpointsFor(server.origin) });
+});
+afterAll(async () => {
+  await safeFetch.close();
+  await server.close();
+});
+
+const mine = (url: string): Promise<MineOutcome> => miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, AbortSignal.timeout(10_000));
+
+function questionsOf(outcome: MineOutcome): Question[] {
+  if (!outcome.ok) throw new Error(`expected a form, got ${outcome.errorCode}: ${outcome.detail}`);
+  return outcome.form.questions;
+}
+
+const byId = (questions: Question[], id: string): Question => {
+  const found = questions.find((question) => question.id === id);
+  if (!found) throw new Error(`no question ${id} in ${questions.map((question) => question.id).join(', ')}`);
+  return found;
+};
+
+describe('createMiner: failure codes', () => {
+  it.each([
+    [404, 'JobNotFound'],
+    [410, 'JobNotFound'],
+    [401, 'LoginRequired'],
+    [403, 'BotDetection'],
+    [429, 'BotDetection'],
+    [500, 'GenericWebsiteError'],
+  ] as const)('maps HTTP %i from the form definition to %s', async (status, errorCode) => {
+    server.route(`GET /workable/api/v1/jobs/STATUS${status}/form`, json({ message: 'x' }, status));
+    expect(await mine(`https://apply.workable.com/acme/j/STATUS${status}/`)).toMatchObject({ ok: false, errorCode, adapter: 'workable' });
+  });
+
+  it('maps a definition that does not answer in time to NavigationTimeout', async () => {
+    server.route('GET /workable/api/v1/jobs/SLOW000001/form', { ...json([]), delayMs: 3_000 });
+    expect(await mine('https://apply.workable.com/acme/j/SLOW000001/')).toMatchObject({ ok: false, errorCode: 'NavigationTimeout' });
+  });
+
+  it('reports a payload of an unknown shape as a typed failure, not a crash', async () => {
+    server.route('GET /workable/api/v1/jobs/SHAPE00001/form', json([{ name: 'Details', fields: [{ id: 7 }] }]));
+    const outcome = await mine('https://apply.workable.com/acme/j/SHAPE00001/');
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'GenericWebsiteError' });
+    expect(outcome.ok ? '' : outcome.detail).toMatch(/unexpected Workable form payload/);
+  });
+
+  it('reports a captcha page where JSON was expected as BotDetection', async () => {
+    server.route('GET /workable/api/v1/jobs/WALL000001/form', { contentType: 'text/html', body: '<div class="cf-challenge">captcha</div>' });
+    expect(await mine('https://apply.workable.com/acme/j/WALL000001/')).toMatchObject({ ok: false, errorCode: 'BotDetection' });
+  });
+
+  it('reports an empty form definition as FormNotFound', async () => {
+    server.route('GET /workable/api/v1/jobs/EMPTY00001/form', json([]));
+    expect(await mine('https://apply.workable.com/acme/j/EMPTY00001/')).toMatchObject({ ok: false, errorCode: 'FormNotFound' });
+  });
+
+  it('reports a closed BambooHR opening as JobExpired', async () => {
+    server.route('GET /bamboohr/acme/careers/99/detail', json({ result: { jobOpening: { jobOpeningStatus: 'Filled' }, formFields: {} } }));
+    expect(await mine('https://acme.bamboohr.com/careers/99')).toMatchObject({ ok: false, errorCode: 'JobExpired', adapter: 'bamboohr' });
+  });
+
+  it('reports an Ashby posting that answers null as JobExpired', async () => {
+    expect(await mine('https://jobs.ashbyhq.com/acme/0a1b2c3d-0000-4000-8000-00000000ffff')).toMatchObject({ ok: false, errorCode: 'JobExpired', adapter: 'ashby' });
+  });
+
+  it('reports a Breezy "Position Closed" page as JobExpired', async () => {
+    server.route('GET /breezy/acme/p/0a1b2c3d4e00-closed/apply', { contentType: 'text/html', body: '<html><body><h1>Position Closed</h1></body></html>' });
+    expect(await mine('https://acme.breezy.hr/p/0a1b2c3d4e00-closed')).toMatchObject({ ok: false, errorCode: 'JobExpired' });
+  });
+
+  it('reports a Lever 404 (closed posting) as JobNotFound', async () => {
+    expect(await mine('https://jobs.lever.co/acme/0a1b2c3d-0000-4000-8000-0000000000ff/apply')).toMatchObject({ ok: false, errorCode: 'JobNotFound', adapter: 'lever' });
+  });
+
+  it('reports Workday as UnsupportedWebsite without fetching it', async () => {
+    expect(await mine('https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
+  });
+});
+
+describe('createMiner: routing', () => {
+  it('sends an unrecognised careers page to the generic HTML miner', async () => {
+    const outcome = await mine(`${server.origin}/pages/dom/greenhouse-form.html`);
+    expect(outcome).toMatchObject({ ok: true, adapter: 'html-form' });
+  });
+
+  it('resolves a ?gh_jid= career page to its Greenhouse board and mines the board API', async () => {
+    server.route('GET /greenhouse-boards/embed/job_app?token=4000000001', { status: 301, contentType: 'text/html', body: '', headers: { location: 'https://boards.greenhouse.io/embed/job_app?for=acme&token=4000000001' } });
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000001?questions=true', json(handwritten('greenhouse-job.json')));
+    const outcome = await mine('https://careers.acme.example/open-roles?gh_jid=4000000001');
+    expect(outcome).toMatchObject({ ok: true, adapter: 'greenhouse' });
+  });
+
+  it('falls back to the page itself when Greenhouse cannot name the board', async () => {
+    server.route('GET /pages/careers?gh_jid=4000000002', { contentType: 'text/html', body: '<form><label for="e">Email</label><input id="e" name="email" type="email"></form>' });
+    const outcome = await mine(`${server.origin}/pages/careers?gh_jid=4000000002`);
+    expect(outcome).toMatchObject({ ok: true, adapter: 'html-form' });
+  });
+
+  it('mines the ATS posting a form-less careers page embeds in an iframe', async () => {
+    server.route('GET /pages/embedded-lever', {
+      contentType: 'text/html',
+      body: '<html><body><h1>Engineer</h1><iframe src="https://jobs.lever.co/acme/0a1b2c3d-0000-4000-8000-0000000000b1/apply"></iframe></body></html>',
+    });
+    const outcome = await mine(`${server.origin}/pages/embedded-lever`);
+    expect(outcome).toMatchObject({ ok: true, adapter: 'lever' });
+    expect(questionsOf(outcome).map((question) => question.id)).toContain('eeo[veteran]');
+  });
+
+  it('follows a single Apply link to an ATS posting, but does not guess between several', async () => {
+    server.route('GET /pages/apply-link', { contentType: 'text/html', body: '<p>Engineer</p><a href="https://apply.workable.com/acme/j/ACME00002/">Apply</a>' });
+    expect(await mine(`${server.origin}/pages/apply-link`)).toMatchObject({ ok: true, adapter: 'workable' });
+    server.route('GET /pages/job-list', {
+      contentType: 'text/html',
+      body: '<a href="https://apply.workable.com/acme/j/ACME00001/">One</a><a href="https://apply.workable.com/acme/j/ACME00002/">Two</a>',
+    });
+    expect(await mine(`${server.origin}/pages/job-list`)).toMatchObject({ ok: false, errorCode: 'FormNotFound', adapter: 'html-form' });
+  });
+
+  it('gives the same ids when the same posting is mined again', async () => {
+    const url = 'https://jobs.lever.co/acme/0a1b2c3d-0000-4000-8000-0000000000a1/apply';
+    expect(questionsOf(await mine(url)).map((question) => question.id)).toEqual(questionsOf(await mine(url)).map((question) => question.id));
+  });
+});
+
+describe('Greenhouse board API mapping (hand-written payload)', () => {
+  it('maps questions, location, education, EEOC with the Race reveal, and demographic self-describe boxes', async () => {
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000001?questions=true', json(handwritten('greenhouse-job.json')));
+    const questions = questionsOf(await mine('https://job-boards.greenhouse.io/acme/jobs/4000000001'));
+    expect(questions.map((question) => question.id)).not.toContain('question_30000005');
+    expect(byId(questions, 'first_name')).toEqual({ id: 'first_name', question: 'First Name', inputType: 'Text', label: 'Backend Engineer', mandatory: true, category: 'firstName' });
+    expect(byId(questions, 'resume')).toMatchObject({ inputType: 'File', mandatory: true, category: 'resume' });
+    expect(questions.map((question) => question.id)).not.toContain('resume_text');
+    expect(byId(questions, 'question_30000002')).toMatchObject({ inputType: 'SelectOne', mandatory: true, category: 'sponsorship', options: [{ answer: 'Yes' }, { answer: 'No' }] });
+    expect(byId(questions, 'question_30000003')).toMatchObject({ inputType: 'SelectMultiple', options: [{ answer: 'English' }, { answer: 'Spanish' }] });
+    expect(byId(questions, 'location')).toMatchObject({ inputType: 'Text', mandatory: true, category: 'city' });
+    expect(byId(questions, 'education')).toMatchObject({ inputType: 'ArrayOfObjects', mandatory: false, category: 'education' });
+    expect(byId(questions, 'compliance_0_eeoc')).toMatchObject({ inputType: 'TextLiteral', value: '<p>PUBLIC BURDEN STATEMENT: This survey should take about 5 minutes.</p>' });
+    const hispanic = byId(questions, 'hispanic_ethnicity');
+    expect(hispanic.options?.map((option) => ('answer' in option ? [option.answer, option.conditionalQuestions.map((question) => question.id)] : []))).toEqual([
+      ['Yes', []],
+      ['No', ['race']],
+      ['Decline To Self Identify', []],
+    ]);
+    expect(questions.map((question) => question.id)).not.toContain('race');
+    expect(byId(questions, 'veteran_status')).toMatchObject({ category: 'veteran' });
+    const gender = byId(questions, 'demographic_7001');
+    expect(gender.options?.[1]).toMatchObject({ answer: 'I prefer to self-describe', conditionalQuestions: [{ id: 'demographic_7001_82_text', inputType: 'Text' }] });
+  });
+});
+
+describe('Recruitee offers mapping (hand-written payload)', () => {
+  it('maps the standard toggles and open questions, and reports an unlisted offer as JobNotFound', async () => {
+    server.route('GET /recruitee/acme/api/offers/', json(handwritten('recruitee-offers.json')));
+    const questions = questionsOf(await mine('https://acme.recruitee.com/o/backend-engineer'));
+    expect(questions.map((question) => [question.id, question.inputType, question.mandatory])).toEqual([
+      ['candidate.name', 'Text', true],
+      ['candidate.email', 'Text', true],
+      ['candidate.phone', 'Text', true],
+      ['candidate.cv', 'File', true],
+      ['candidate.cover_letter', 'TextArea', false],
+      ['open_question_501', 'Boolean', true],
+      ['open_question_502', 'SelectMultiple', false],
+      ['open_question_503', 'TextLiteral', false],
+      ['open_question_504', 'Text', true],
+    ]);
+    expect(byId(questions, 'open_question_501')).toMatchObject({ category: 'workAuthorization' });
+    expect(byId(questions, 'open_question_504')).toMatchObject({ category: 'startDate' });
+    expect(await mine('https://acme.recruitee.com/o/closed-role')).toMatchObject({ ok: false, errorCode: 'JobNotFound' });
+  });
+});
