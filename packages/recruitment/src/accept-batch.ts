@@ -37,6 +37,7 @@ export async function acceptBatch(
       const parser = csv.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024 }));
       csv.on('error', (error) => parser.destroy(error));
       let header: string[] | null = null;
+      let column = { jobPostId: -1, url: -1, employer: -1, jobTitle: -1, country: -1 };
       let rowNo = 0;
       const firstRowOf = new Map<string, number>();
       const employers = new Set<string>();
@@ -49,6 +50,14 @@ export async function acceptBatch(
             if (missing.length > 0) complain(`header: missing column(s) ${missing.join(', ')} (expected ${csvColumns.join(', ')})`);
             if (unknown.length > 0) complain(`header: unknown column(s) ${unknown.join(', ')} (allowed: ${[...knownColumns].join(', ')})`);
             if (messages.length > 0) throw new RejectedBatch();
+            const found = header;
+            column = {
+              jobPostId: found.indexOf('jobPostId'),
+              url: found.indexOf('url'),
+              employer: found.indexOf('employer'),
+              jobTitle: found.indexOf('jobTitle'),
+              country: found.indexOf('country'),
+            };
             continue;
           }
           rowNo += 1;
@@ -60,8 +69,14 @@ export async function acceptBatch(
             complain(`row ${rowNo}: ${record.length} fields, the header has ${header.length}`);
             continue;
           }
-          const fields = Object.fromEntries(header.map((column, index) => [column, record[index]]));
-          const parsed = JobPostInput.safeParse(fields);
+          // A literal object, not Object.fromEntries: this runs 70,000 times per batch (bench batch-intake).
+          const parsed = JobPostInput.safeParse({
+            jobPostId: record[column.jobPostId],
+            url: record[column.url],
+            employer: record[column.employer],
+            jobTitle: record[column.jobTitle],
+            country: column.country >= 0 ? record[column.country] : undefined,
+          });
           if (!parsed.success) {
             for (const issue of parsed.error.issues) complain(`row ${rowNo}: ${issue.path.join('.')}: ${issue.message}`);
             continue;
