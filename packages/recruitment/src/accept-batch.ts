@@ -75,7 +75,8 @@ export async function acceptBatch(
             url: record[column.url],
             employer: record[column.employer],
             jobTitle: record[column.jobTitle],
-            country: column.country >= 0 ? record[column.country] : undefined,
+            // An empty country cell means the default, as an absent column does.
+            country: column.country >= 0 && record[column.country] !== '' ? record[column.country] : undefined,
           });
           if (!parsed.success) {
             for (const issue of parsed.error.issues) complain(`row ${rowNo}: ${issue.path.join('.')}: ${issue.message}`);
