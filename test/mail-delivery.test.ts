@@ -1,6 +1,6 @@
 import { waitFor } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendSmtp } from './support/smtp-client.ts';
+import { openSmtp, sendSmtp } from './support/smtp-client.ts';
 import { receivingDomain, startMailStack, type MailStack } from './support/smtp-stack.ts';
 
 let stack: MailStack;
@@ -89,5 +89,12 @@ describe('queued delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(stack.sink.to('slow@dest.test')).toHaveLength(1);
     expect(stack.sink.dataSeen.filter((address) => address === 'slow@dest.test')).toHaveLength(2);
+  });
+
+  it('shuts down on SIGTERM: stops taking connections and exits cleanly', async () => {
+    const { process: mail, smtpPort } = await stack.startMail();
+    mail.child.kill('SIGTERM');
+    expect((await mail.exited).code).toBe(0);
+    await expect(openSmtp(smtpPort)).rejects.toThrow();
   });
 });

@@ -19,7 +19,7 @@ const message = (options: { from?: string; to?: string; subject?: string; extraH
   `\r\n${options.body ?? 'Hello there.\r\n.leading dot line\r\nBye.\r\n'}`;
 
 beforeAll(async () => {
-  stack = await startMailStack('mail_fwd', { SMTP_MAX_MESSAGE_BYTES: '100000' });
+  stack = await startMailStack('mail_fwd', { SMTP_MAX_MESSAGE_BYTES: '100000', SMTP_MAX_RECIPIENTS: '3' });
 });
 
 afterAll(async () => {
@@ -130,6 +130,17 @@ describe('inbound SMTP', () => {
     expect(await rcpt()).toBe(550);
   });
 
+  it('answers 452 4.5.3 past the recipient limit, and delivers one copy per destination', async () => {
+    for (const local of ['multi-1', 'multi-2', 'multi-3']) await stack.bind(at(local), 'shared-dest@dest.test');
+    const sent = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('multi-1'), at('multi-2'), at('multi-3'), at('known')], raw: message() });
+    expect(sent.rcpt.map((reply) => reply.code)).toEqual([250, 250, 250, 452]);
+    expect(sent.rcpt[3]?.text).toMatch(/^4\.5\.3 /);
+    expect(sent.data?.code).toBe(250);
+    await waitFor('one copy for the shared destination', () => stack.sink.to('shared-dest@dest.test').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stack.sink.to('shared-dest@dest.test')).toHaveLength(1);
+  });
+
   it('refuses oversize mail, declared or actual, with 552', async () => {
     await stack.bind(at('big'), 'big-dest@dest.test');
     const declared = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('big')], raw: message(), mailParams: 'SIZE=200000' });
@@ -228,6 +239,45 @@ describe('forwarding rules, verified on what the destination received', () => {
       return body.binding.counters.delivered === 2 ? body.binding.counters : undefined;
     });
     expect(view).toMatchObject({ received: 2, delivered: 2, lastDeliveredAt: expect.any(String) });
+  });
+});
+
+describe('outlook account pool', () => {
+  it('hands each loaded account out once, with its alias bound, stores it sealed, and answers 503 when empty', async () => {
+    const operator = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'operator', scopes: ['admin'] });
+    const loaded = await stack.post(
+      '/v1/admin/mail/outlook-accounts',
+      { accounts: [{ email: 'pool-1@outlook.test', password: 'pw-one-secret', cookies: 'session=abc' }] },
+      operator.secret,
+    );
+    expect(loaded).toMatchObject({ status: 200, body: { loaded: 1, available: 1 } });
+    const stored = await stack.db.query('SELECT * FROM mail_outlook_accounts');
+    expect(JSON.stringify(stored.rows)).not.toContain('pw-one-secret');
+
+    // The alias must be ours; a failed request hands nothing out.
+    expect((await stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: 'x@gmail.test' })).status).toBe(400);
+    const account = await stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at('outlook-alias') });
+    expect(account).toEqual({ status: 200, body: { email: 'pool-1@outlook.test', password: 'pw-one-secret', alias: at('outlook-alias'), cookies: 'session=abc' } });
+    expect((await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('outlook-alias')], raw: message() })).rcpt[0]?.code).toBe(250);
+
+    const other = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'second tenant', scopes: ['forwarding'] });
+    const exhausted = await stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at('outlook-alias-2') }, other.secret);
+    expect(exhausted).toMatchObject({ status: 503, body: { name: 'AccountPoolExhausted' } });
+    // The alias of the refused request was not bound.
+    expect((await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('outlook-alias-2')], raw: message() })).rcpt[0]?.code).toBe(550);
+  });
+
+  it('never hands one account to two concurrent requests', async () => {
+    const operator = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'operator 2', scopes: ['admin'] });
+    const accounts = Array.from({ length: 4 }, (_, index) => ({ email: `race-${index}@outlook.test`, password: `pw-${index}` }));
+    expect((await stack.post('/v1/admin/mail/outlook-accounts', { accounts }, operator.secret)).body).toMatchObject({ loaded: 4, available: 4 });
+    const results = await Promise.all(
+      Array.from({ length: 7 }, (_, index) => stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at(`race-alias-${index}`) })),
+    );
+    const handedOut = results.filter((result) => result.status === 200).map((result) => result.body.email);
+    expect(new Set(handedOut).size).toBe(4);
+    expect(handedOut).toHaveLength(4);
+    expect(results.filter((result) => result.status === 503)).toHaveLength(3);
   });
 });
 

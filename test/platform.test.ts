@@ -88,7 +88,7 @@ describe('one trace from request to worker', () => {
       );
       // The server span ends last (after the response), so it is exported last.
       const server = await waitFor('HTTP server span exported', () =>
-        trace().find((span) => span.kind === 2 && span.scope.includes('instrumentation-http')),
+        trace().find((span) => span.kind === 2 && span.scope === '@quarry/api'),
       );
       const spans = trace();
       const producer = spans.find((span) => span.name === 'system publish system.canary');

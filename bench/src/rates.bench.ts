@@ -152,6 +152,31 @@ export async function benchRates(options: { seconds: number; connections: number
     } finally {
       await worker.stop();
     }
+
+    // The same 50 MB push from a worker without the body cache: every byte read from Postgres.
+    const cold = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], { ...env, LOG_LEVEL: 'info', RATES_PUSH_CACHE_MB: '0' });
+    try {
+      const big = await subscribe('/cold', bigHotels);
+      let since = performance.now();
+      await push(big, 'warm');
+      await waitDone(['/cold'], since);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const rss = sampleRss(cold.child.pid ?? 0);
+      since = performance.now();
+      await push(big, 'measured');
+      await waitDone(['/cold'], since);
+      const memory = rss.stop();
+      const run = receiver.done.get('/cold');
+      const seconds = run ? (run.endedAt - run.startedAt) / 1000 : 1;
+      rows.push([
+        `push: the same ${((run?.bytes ?? 0) / MB).toFixed(1)} MB, no body cache (all from Postgres)`,
+        `${Math.round((run?.bytes ?? 0) / MB / seconds)} MB/s`,
+        `worker RSS ${Math.round(memory.baselineMb)} → peak ${Math.round(memory.peakMb)} MB (growth ${Math.round(memory.peakMb - memory.baselineMb)} MB)`,
+        '≥ 500 MB/s, RSS growth < 100 MB',
+      ]);
+    } finally {
+      await cold.stop();
+    }
   } finally {
     receiver.server.close();
     await queues.close();

@@ -1,7 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
@@ -14,16 +13,12 @@ const postfixDir = join(repoRoot, '.tools/postfix');
 
 /**
  * Postfix's load generator, from Debian's package extracted into .tools/postfix (no Postfix daemon
- * is installed or run). Fetched once with `apt-get download postfix` when missing.
+ * is installed or run): `apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`.
  */
 function smtpSource(): { bin: string; env: NodeJS.ProcessEnv } {
   const bin = join(postfixDir, 'usr/sbin/smtp-source');
   if (!existsSync(bin)) {
-    const work = mkdtempSync(join(tmpdir(), 'postfix-'));
-    const download = spawnSync('apt-get', ['download', 'postfix'], { cwd: work, stdio: 'inherit' });
-    const deb = readdirSync(work).find((name) => name.endsWith('.deb'));
-    if (download.status !== 0 || !deb) throw new Error('smtp-source is missing: run `apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`');
-    spawnSync('dpkg', ['-x', join(work, deb), postfixDir], { stdio: 'inherit' });
+    throw new Error('smtp-source is missing: run `cd .tools && apt-get download postfix && dpkg -x postfix_*.deb postfix` (nothing is installed or started)');
   }
   return { bin, env: { ...process.env, LD_LIBRARY_PATH: join(postfixDir, 'usr/lib/postfix') } };
 }
@@ -99,7 +94,7 @@ type Row = { mode: string; accepted: number; acceptedPerSecond: number; delivere
  * smtp-source) to a bound recipient of a `mail` role process, delivered through the smarthost
  * setting to a local sink; once with a new connection per message, once with connections reused.
  */
-export async function benchSmtp(options: { messages: number; sessions: number; bytes: number }): Promise<void> {
+export async function benchSmtp(options: { messages: number; sessions: number; bytes: number; processes: number }): Promise<void> {
   const rows: Row[] = [];
   for (const mode of ['new connection per message', 'connections reused'] as const) {
     const database = await createTestDatabase('bench_smtp');
@@ -110,14 +105,13 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
     await db.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('bench@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`, [client.clientId]);
     const sink = await startSink();
     const smtpPort = await freePort();
-    let quarry: ChildProcess | undefined;
+    const quarries: ChildProcess[] = [];
     try {
-      quarry = await startMailRole({
+      const env = {
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
         DATABASE_URL: database.url,
-        DATABASE_POOL_SIZE: '40',
         REDIS_URL: redis.url,
         QUEUE_PREFIX: redis.prefix,
         QUARRY_SECRET_KEY: secretKey.toString('base64'),
@@ -127,7 +121,10 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
         MAIL_RELAY_SENDER: 'forwarder@relay.test',
         MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
         MAIL_DELIVERY_CONCURRENCY: '30',
-      });
+        // Every process of the role listens on the same port; the kernel spreads the connections.
+        SMTP_REUSE_PORT: 'true',
+      };
+      for (let index = 0; index < options.processes; index += 1) quarries.push(await startMailRole(env));
       const delivered = () => sink.latencies.length;
       const source = (count: number) => [
         ...(mode === 'connections reused' ? ['-d'] : []),
@@ -158,11 +155,14 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
         lost: Math.max(0, accepted - delivered()),
       });
     } finally {
-      if (quarry && quarry.exitCode === null) {
-        const exited = new Promise((resolve) => quarry?.once('exit', resolve));
-        quarry.kill('SIGTERM');
-        await exited;
-      }
+      await Promise.all(
+        quarries.map(async (quarry) => {
+          if (quarry.exitCode !== null) return;
+          const exited = new Promise((resolve) => quarry.once('exit', resolve));
+          quarry.kill('SIGTERM');
+          await exited;
+        }),
+      );
       await sink.close();
       await db.end();
       await redis.cleanup();
@@ -170,7 +170,7 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
     }
   }
   printTable(
-    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), one mail process, smarthost = local sink`,
+    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), ${options.processes} mail process(es), smarthost = local sink`,
     ['mode', 'accepted', 'accepted msg/s', 'delivered msg/s (end to end)', 'p50 latency ms', 'p99 latency ms', 'lost'],
     rows.map((row) => [row.mode, row.accepted, Math.round(row.acceptedPerSecond), Math.round(row.deliveredPerSecond), row.p50, row.p99, row.lost]),
   );

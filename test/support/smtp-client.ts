@@ -35,6 +35,11 @@ export async function openSmtp(port: number, host = '127.0.0.1'): Promise<SmtpCl
       else replies.push(reply);
     }
   });
+  // A refused connection fails the open; errors after the greeting surface as missing replies.
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
   socket.on('error', () => {});
   const nextReply = () =>
     new Promise<SmtpReply>((resolve, reject) => {

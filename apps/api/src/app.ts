@@ -9,6 +9,7 @@ import type { Logger, Metrics } from '@quarry/observability';
 import express, { type Express } from 'express';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.middleware.ts';
 import { httpMetrics } from './middleware/http-metrics.middleware.ts';
+import { traceRequests } from './middleware/request-tracing.middleware.ts';
 import { openApiRoutes } from './openapi.ts';
 import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
@@ -37,6 +38,8 @@ export type ApiDeps = {
   dashboardOidc?: OidcSettings | undefined;
   /** Domains this deployment receives mail for (`MAIL_DOMAINS`); binding recipients must be in one. */
   mailDomains?: readonly string[];
+  /** Seals the outlook-account pool (QUARRY_SECRET_KEY); without it those endpoints answer 503. */
+  secretKey?: Buffer;
   /** Hotel rates feed (issue 6): pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts };
 };
@@ -54,6 +57,7 @@ function baseApp(): Express {
 export function createApiApp(deps: ApiDeps): Express {
   const app = baseApp();
   app.use(operationalRoutes(deps));
+  app.use(traceRequests);
   app.use(httpMetrics(deps.metrics));
   app.use(express.json({ limit: '1mb' }));
   app.use(openApiRoutes());

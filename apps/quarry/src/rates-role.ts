@@ -122,7 +122,7 @@ export async function startRatesRole(options: {
       decrypt: (sealed: Buffer) => decryptSecret(config.secretKey, sealed),
       enqueueRetry: (subscriptionId: string, attempt: number, delayMs: number) =>
         queues.enqueue('rates.push-retry', { subscriptionId }, { jobId: `push_${subscriptionId}_retry${attempt}_${Date.now()}`, delayMs }),
-      policy: { timeoutMs: rates.pushTimeoutMs, backoffBaseMs: rates.pushBackoffBaseMs, backoffMaxMs: rates.pushBackoffMaxMs, suspendAfterMs: rates.pushSuspendAfterMs },
+      policy: { timeoutMs: rates.pushTimeoutMs, backoffBaseMs: rates.pushBackoffBaseMs, backoffMaxMs: rates.pushBackoffMaxMs, suspendAfterMs: rates.pushSuspendAfterMs, maxBytes: rates.pushMaxBytes },
       now: () => new Date(),
       log: (event: { subscriptionId: string; version: number; outcome: string; status: number | null; bytes: number; error: string | null }) =>
         logger.info(event, 'rates push'),

@@ -9,7 +9,9 @@ const address = (field: string) =>
     .string({ error: `${field} is required and must be a string` })
     .trim()
     .max(254, `${field} must be at most 254 characters`)
-    .pipe(z.email(`${field} must be an email address`))
+    // The HTML5 pattern: zod's default wants a dotted domain, which would refuse `x@localhost`
+    // (the default receiving domain) and single-label intranet domains.
+    .pipe(z.email({ pattern: z.regexes.html5Email, error: `${field} must be an email address` }))
     .transform((value) => value.toLowerCase());
 
 export const BindBody = z.object({
@@ -66,3 +68,34 @@ export type DeliverMailJobPayload = z.infer<typeof DeliverMailJobPayload>;
 /** Periodic housekeeping: mark expired bindings, re-enqueue deliveries whose job was lost. */
 export const MailHousekeepingJobPayload = z.object({});
 export type MailHousekeepingJobPayload = z.infer<typeof MailHousekeepingJobPayload>;
+
+/** `POST /email/retrieve-outlook-account` (service-interface.md; DECISIONS.md "retrieve-outlook-account"). */
+export const RetrieveOutlookAccountBody = z.object({
+  forwardsTo: address('forwardsTo'),
+  keepSender: z.boolean({ error: 'keepSender must be a boolean' }).default(false),
+  alias: address('alias'),
+});
+export type RetrieveOutlookAccountBody = z.infer<typeof RetrieveOutlookAccountBody>;
+
+export const OutlookAccount = z.object({ email: z.string(), password: z.string(), alias: z.string(), cookies: z.string() });
+export type OutlookAccount = z.infer<typeof OutlookAccount>;
+
+/** Operator: load mailbox accounts into the pool. */
+export const LoadOutlookAccountsBody = z.object({
+  accounts: z
+    .array(
+      z.object({
+        email: address('email'),
+        password: z.string({ error: 'password is required' }).min(1, 'password must not be empty'),
+        cookies: z.string({ error: 'cookies must be a string' }).default(''),
+      }),
+    )
+    .min(1, 'accounts must list at least one account')
+    .max(10_000, 'accounts: at most 10000 per request'),
+});
+
+export const LoadOutlookAccountsResult = z.object({
+  loaded: z.number().int().describe('Accounts added (addresses already in the pool are skipped)'),
+  available: z.number().int().describe('Accounts not yet handed out'),
+});
+export type LoadOutlookAccountsResult = z.infer<typeof LoadOutlookAccountsResult>;

@@ -56,8 +56,12 @@ export {
   DeliverMailJobPayload,
   ForwardingMessage,
   ForwardingResponse,
+  LoadOutlookAccountsBody,
+  LoadOutlookAccountsResult,
   MailHousekeepingJobPayload,
+  OutlookAccount,
   RecipientBody,
+  RetrieveOutlookAccountBody,
   UpdateBindingBody,
   UpdateExpiresAtBody,
 } from './forwarding.ts';

@@ -42,7 +42,8 @@ const withCounters = (source: string) =>
    ) c ON true`;
 
 const COUNTER_SHARDS = 16;
-const randomShard = () => Math.floor(Math.random() * COUNTER_SHARDS);
+/** Counter increments spread over shards so concurrent messages for one binding do not queue on one row. */
+export const randomCounterShard = (): number => Math.floor(Math.random() * COUNTER_SHARDS);
 
 function toBindingRow(row: DbBindingRow): BindingRow {
   return {
@@ -156,16 +157,6 @@ export async function markExpiredBindings(db: Queryable): Promise<number> {
   return result.rowCount ?? 0;
 }
 
-/** Counts an accepted message for each bound recipient, in a random shard (no shared hot row). */
-export async function countBindingsReceived(db: Queryable, recipients: string[]): Promise<void> {
-  if (recipients.length === 0) return;
-  await db.query(
-    `INSERT INTO mail_binding_counters (recipient, shard, received) SELECT DISTINCT unnest($1::text[]), $2::smallint, 1
-     ON CONFLICT (recipient, shard) DO UPDATE SET received = mail_binding_counters.received + 1`,
-    [recipients, randomShard()],
-  );
-}
-
 export async function countBindingOutcome(db: Queryable, recipient: string, outcome: 'delivered' | 'bounced'): Promise<void> {
   await db.query(
     outcome === 'delivered'
@@ -173,7 +164,7 @@ export async function countBindingOutcome(db: Queryable, recipient: string, outc
          ON CONFLICT (recipient, shard) DO UPDATE SET delivered = mail_binding_counters.delivered + 1, last_delivered_at = now()`
       : `INSERT INTO mail_binding_counters (recipient, shard, bounced) VALUES ($1, $2, 1)
          ON CONFLICT (recipient, shard) DO UPDATE SET bounced = mail_binding_counters.bounced + 1`,
-    [recipient, randomShard()],
+    [recipient, randomCounterShard()],
   );
 }
 

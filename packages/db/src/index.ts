@@ -32,7 +32,6 @@ export {
 export type { BatchJobPostRow, BatchRow, SubmissionCopyRow } from './batches.queries.ts';
 export {
   countBindingOutcome,
-  countBindingsReceived,
   deleteClientBinding,
   deleteOrphanCounters,
   findActiveBinding,
@@ -45,12 +44,15 @@ export {
 } from './bindings.queries.ts';
 export type { BindingRow } from './bindings.queries.ts';
 export {
-  countPendingDeliveries,
   deferDelivery,
+  deleteFinishedMessages,
   deleteMessageIfFinished,
-  findDeliveryToSend,
   finishDelivery,
-  insertMessageWithDeliveries,
+  insertAcceptedMessage,
   listOverdueDeliveries,
+  lockDeliveryToSend,
+  recordDelivered,
+  unlockDelivery,
 } from './mail.queries.ts';
 export type { DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';
+export { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts } from './mail-accounts.queries.ts';

@@ -1,3 +1,4 @@
+import { randomCounterShard } from './bindings.queries.ts';
 import type { Queryable } from './pool.ts';
 
 export type DeliveryKind = 'forward' | 'bounce' | 'srs-return';
@@ -29,7 +30,7 @@ export async function insertAcceptedMessage(
   db: Queryable,
   message: { messageId: string; envelopeFrom: string; raw: Buffer },
   deliveries: NewDelivery[],
-  counted: { recipients: string[]; shard: number },
+  countRecipients: string[],
 ): Promise<string[]> {
   const result = await db.query<{ delivery_id: string }>(
     `WITH m AS (
@@ -54,8 +55,8 @@ export async function insertAcceptedMessage(
       deliveries.map((delivery) => delivery.forwardsTo),
       deliveries.map((delivery) => delivery.kind),
       deliveries.map((delivery) => delivery.keepSender),
-      counted.recipients,
-      counted.shard,
+      countRecipients,
+      randomCounterShard(),
     ],
   );
   return result.rows.map((row) => row.delivery_id);
@@ -98,13 +99,13 @@ function toDeliveryToSend(row: DbDeliveryToSend): DeliveryToSend {
  */
 export async function lockDeliveryToSend(db: Queryable, deliveryId: string): Promise<{ locked: boolean; delivery: DeliveryToSend | null }> {
   const result = await db.query<DbDeliveryToSend & { locked: boolean }>(
-    `SELECT l.locked, d.* FROM (SELECT pg_try_advisory_lock(hashtextextended($1, 5)) AS locked) l
+    `SELECT l.locked, d.* FROM (SELECT pg_try_advisory_lock(hashtextextended($1::text, 5)) AS locked) l
      LEFT JOIN LATERAL (
        SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
               m.envelope_from, m.raw, m.accepted_at
-       FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $1
+       FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $2::uuid
      ) d ON l.locked`,
-    [deliveryId],
+    [deliveryId, deliveryId],
   );
   const row = result.rows[0];
   if (!row?.locked) return { locked: false, delivery: null };
@@ -112,7 +113,7 @@ export async function lockDeliveryToSend(db: Queryable, deliveryId: string): Pro
 }
 
 export async function unlockDelivery(db: Queryable, deliveryId: string): Promise<void> {
-  await db.query('SELECT pg_advisory_unlock(hashtextextended($1, 5))', [deliveryId]);
+  await db.query('SELECT pg_advisory_unlock(hashtextextended($1::text, 5))', [deliveryId]);
 }
 
 /**
@@ -123,7 +124,6 @@ export async function unlockDelivery(db: Queryable, deliveryId: string): Promise
 export async function recordDelivered(
   db: Queryable,
   delivery: { deliveryId: string; messageId: string; recipient: string | null },
-  shard: number,
 ): Promise<boolean> {
   const result = await db.query<{ done: string }>(
     `WITH f AS (
@@ -138,7 +138,7 @@ export async function recordDelivered(
        AND NOT EXISTS (SELECT 1 FROM mail_deliveries o WHERE o.message_id = m.message_id AND o.delivery_id <> $1 AND o.state IN ('queued', 'deferred'))
      )
      SELECT count(*) AS done FROM f`,
-    [delivery.deliveryId, delivery.messageId, delivery.recipient, shard],
+    [delivery.deliveryId, delivery.messageId, delivery.recipient, randomCounterShard()],
   );
   return Number(result.rows[0]?.done ?? 0) === 1;
 }
@@ -192,9 +192,4 @@ export async function listOverdueDeliveries(db: Queryable, graceMs: number, limi
     [graceMs, limit],
   );
   return result.rows.map((row) => ({ deliveryId: row.delivery_id, attempts: row.attempts }));
-}
-
-export async function countPendingDeliveries(db: Queryable): Promise<number> {
-  const result = await db.query<{ count: string }>(`SELECT count(*) FROM mail_deliveries WHERE state IN ('queued', 'deferred')`);
-  return Number(result.rows[0]?.count ?? 0);
 }

@@ -4,9 +4,11 @@ import {
   countBindingOutcome,
   deferDelivery,
   deleteMessageIfFinished,
-  findDeliveryToSend,
   finishDelivery,
-  insertMessageWithDeliveries,
+  insertAcceptedMessage,
+  lockDeliveryToSend,
+  recordDelivered,
+  unlockDelivery,
   type DeliveryToSend,
   type Pool,
   type Queryable,
@@ -81,10 +83,10 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
   const client = await ports.pool.connect();
   let locked = false;
   try {
-    const lock = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 5)) AS locked', [payload.deliveryId]);
-    locked = lock.rows[0]?.locked === true;
+    const claim = await lockDeliveryToSend(client, payload.deliveryId);
+    locked = claim.locked;
     if (!locked) throw new DeliveryBusyError(payload.deliveryId);
-    const delivery = await findDeliveryToSend(client, payload.deliveryId);
+    const delivery = claim.delivery;
     if (!delivery || delivery.state === 'delivered' || delivery.state === 'bounced') return 'already-final';
 
     const now = ports.now();
@@ -109,11 +111,7 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
     const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, raw);
 
     if (outcome.outcome === 'delivered') {
-      await inTransaction(client, async () => {
-        if (!(await finishDelivery(client, delivery.deliveryId, 'delivered', null))) return;
-        if (delivery.recipient) await countBindingOutcome(client, delivery.recipient, 'delivered');
-        await deleteMessageIfFinished(client, delivery.messageId);
-      });
+      await recordDelivered(client, delivery);
       ports.onDelivered?.((ports.now().getTime() - delivery.acceptedAt.getTime()) / 1000);
       return 'delivered';
     }
@@ -131,7 +129,7 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
     if (recorded !== null) await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, recorded), delayMs });
     return 'deferred';
   } finally {
-    if (locked) await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 5))', [payload.deliveryId]).catch(() => {});
+    if (locked) await unlockDelivery(client, payload.deliveryId).catch(() => {});
     client.release();
   }
 }
@@ -161,9 +159,12 @@ async function bounce(ports: DeliveryPorts, db: Queryable, delivery: DeliveryToS
     if (!(await finishDelivery(db, delivery.deliveryId, 'bounced', diagnostic.slice(0, 1000)))) return false;
     if (delivery.recipient) await countBindingOutcome(db, delivery.recipient, 'bounced');
     if (dsn) {
-      await insertMessageWithDeliveries(db, { messageId: randomUUID(), envelopeFrom: '', raw: dsn }, [
-        { deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true },
-      ]);
+      await insertAcceptedMessage(
+        db,
+        { messageId: randomUUID(), envelopeFrom: '', raw: dsn },
+        [{ deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true }],
+        [],
+      );
     }
     await deleteMessageIfFinished(db, delivery.messageId);
     return dsn !== null;

@@ -1,6 +1,7 @@
 import { dkimSign } from 'mailauth';
 import { Headers } from 'mailsplit';
 import addressparser from 'nodemailer/lib/addressparser';
+import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import { domainOf } from './addresses.ts';
 
 export type DkimKey = { domain: string; selector: string; privateKey: string };
@@ -56,8 +57,9 @@ export async function composeForwardedMessage(
   const headers = new Headers(header);
   const originalFrom = headers.getFirst('from');
   const author = addressparser(originalFrom, { flatten: true })[0];
-  const authorText = author ? (author.name ? `${author.name} (${author.address.replace('@', ' at ')})` : author.address.replace('@', ' at ')) : 'unknown sender';
-  const displayName = `${authorText} via ${domainOf(options.relaySender)}`.replace(/["\\\r\n]/g, '');
+  const address = author ? author.address.replace('@', ' at ') : 'unknown sender';
+  const suffix = `via ${domainOf(options.relaySender)}`;
+  const clean = (text: string) => text.replace(/["\\\r\n]/g, '');
   // The original field value is copied as it was (encoded words and all), not re-encoded.
   const fromLine = headers.get('from')[0];
   const rawFrom = fromLine ? fromLine.slice(fromLine.indexOf(':') + 1).trim() : '';
@@ -65,7 +67,18 @@ export async function composeForwardedMessage(
   if (rawFrom) headers.addFormatted('X-Original-From', `X-Original-From: ${rawFrom}`);
   headers.remove('from');
   headers.remove('sender');
-  headers.add('From', `"${displayName}" <${options.relaySender}>`);
+  // The display name names the author. An already encoded name (RFC 2047) is kept as its encoded
+  // words; a non-ASCII one is encoded, so 7-bit destinations always get a valid header.
+  // mailsplit hands header text over as a binary string: raw UTF-8 bytes become one char each.
+  const rawName = author?.name ?? '';
+  const name = [...rawName].every((char) => char.charCodeAt(0) <= 0xff) ? Buffer.from(rawName, 'latin1').toString('utf8') : rawName;
+  let phrase: string;
+  if (/^(=\?[^?\s]+\?[bq]\?[^?\s]*\?=\s*)+$/i.test(name)) phrase = `${name} "(${clean(address)}) ${suffix}"`;
+  else {
+    const text = clean(name ? `${name} (${address}) ${suffix}` : `${address} ${suffix}`);
+    phrase = /[^\x20-\x7e]/.test(text) ? encodeWord(text, 'Q', 52) : `"${text}"`;
+  }
+  headers.add('From', `${phrase} <${options.relaySender}>`);
   if (options.recipient) headers.add('Delivered-To', options.recipient);
   const rewritten = Buffer.concat([headers.build(), body]);
   if (!options.dkim) return rewritten;

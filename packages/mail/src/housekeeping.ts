@@ -1,4 +1,4 @@
-import { deleteOrphanCounters, listOverdueDeliveries, markExpiredBindings, type Queryable } from '@quarry/db';
+import { deleteFinishedMessages, deleteOrphanCounters, listOverdueDeliveries, markExpiredBindings, type Queryable } from '@quarry/db';
 import { deliveryJobId, type EnqueueDelivery } from './deliver-mail.ts';
 
 /** A delivery this much past its due time has lost its job (crash between commit and enqueue). */
@@ -15,6 +15,7 @@ export async function runMailHousekeeping(
 ): Promise<{ expired: number; requeued: number }> {
   const expired = await markExpiredBindings(ports.db);
   await deleteOrphanCounters(ports.db);
+  await deleteFinishedMessages(ports.db, 60_000);
   const overdue = await listOverdueDeliveries(ports.db, options.overdueGraceMs ?? OVERDUE_GRACE_MS, 1000);
   for (const delivery of overdue) {
     await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, delivery.attempts) });

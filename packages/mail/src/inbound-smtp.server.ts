@@ -20,6 +20,7 @@ export type InboundSettings = {
   greetingDelayMs: number;
   maxReceivedHeaders: number;
   tls: { key: string; cert: string } | undefined;
+  reusePort?: boolean;
 };
 
 export type InboundPorts = {
@@ -149,7 +150,14 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
         },
       );
     },
-    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (error?: Error | null, message?: string) => void) {
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, reply: (error?: Error | null, message?: string) => void) {
+      // A stream error may be followed by 'end': the client gets exactly one answer.
+      let answered = false;
+      const callback = (error?: Error | null, message?: string) => {
+        if (answered) return;
+        answered = true;
+        reply(error, message);
+      };
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', (error) => callback(error));
@@ -174,7 +182,8 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
         const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
         const received = receivedHeader({
           helo: session.hostNameAppearsAs || 'unknown',
-          clientHostname: session.clientHostname,
+          // Without reverse DNS smtp-server reports "[ip]"; Postfix writes "unknown" there.
+          clientHostname: session.clientHostname === `[${session.remoteAddress}]` ? 'unknown' : session.clientHostname,
           remoteAddress: session.remoteAddress,
           hostname: settings.hostname,
           protocol: session.transmissionType || 'ESMTP',
@@ -202,7 +211,7 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.server.once('error', reject);
-        server.listen(port, host, () => {
+        server.listen({ port, host, reusePort: settings.reusePort === true }, () => {
           server.server.off('error', reject);
           const address = server.server.address();
           resolve(typeof address === 'object' && address ? address.port : port);

@@ -14,3 +14,5 @@ export { createSrs } from './srs.ts';
 export type { Srs } from './srs.ts';
 export { createMailService } from './mail-service.ts';
 export type { MailService, MailSettings, SmtpSettings } from './mail-service.ts';
+export { loadOutlookAccounts, retrieveOutlookAccount } from './outlook-accounts.ts';
+export type { AccountPorts } from './outlook-accounts.ts';

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { createPool, type Pool } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import nodemailer from 'nodemailer';
@@ -30,6 +32,16 @@ const settings = (mxPort: number) => ({
   retryMaxMs: 5_000,
   maxQueueLifetimeMs: 60_000,
 });
+
+const smtpSettings = {
+  maxMessageBytes: 1_000_000,
+  maxRecipients: 10,
+  maxClients: 10,
+  maxMessagesPerMinutePerIp: 1000,
+  greetingDelayMs: 0,
+  maxReceivedHeaders: 30,
+  tls: undefined,
+};
 
 async function send(to: string, subject: string): Promise<void> {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true });
@@ -67,7 +79,7 @@ beforeAll(async () => {
     },
     secretKey: Buffer.alloc(32, 3),
     mail: settings(destinationPort),
-    smtp: { maxMessageBytes: 1_000_000, maxRecipients: 10, maxClients: 10, maxMessagesPerMinutePerIp: 1000, greetingDelayMs: 0, maxReceivedHeaders: 30, tls: undefined },
+    smtp: smtpSettings,
     resolver: {
       mx: async (domain) => (domain === 'dest.test' ? [{ exchange: 'mx.dest.test', priority: 10 }] : []),
       a: async (host) => {
@@ -137,5 +149,65 @@ describe('mail service', () => {
     expect(jobs.at(-1)).toEqual({ deliveryId: job.deliveryId, jobId: `${job.deliveryId}-r1` });
     const row = await pool.query(`SELECT state, attempts, last_error FROM mail_deliveries WHERE delivery_id = $1`, [job.deliveryId]);
     expect(row.rows[0]).toMatchObject({ state: 'deferred', attempts: 1 });
+  });
+
+  it('offers STARTTLS when a certificate is configured, and accepts mail over it', async () => {
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
+    const tlsService = createMailService({
+      pool,
+      enqueue: async (payload, options) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }),
+      secretKey: Buffer.alloc(32, 3),
+      mail: settings(destinationPort),
+      smtp: {
+        ...smtpSettings,
+        tls: { key: fixture('test-tls.key.pem'), cert: fixture('test-tls.cert.pem') },
+      },
+    });
+    const port = await tlsService.smtp.listen(0, '127.0.0.1');
+    try {
+      await bindRecipient('tls@fwd.test', 'tls@dest.test');
+      // requireTLS: nodemailer fails unless the server offers STARTTLS and the upgrade succeeds.
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false } });
+      const info = await transport.sendMail({ envelope: { from: 'bob@sender.test', to: ['tls@fwd.test'] }, raw: 'From: bob@sender.test\r\nSubject: tls\r\n\r\nHi\r\n' });
+      transport.close();
+      expect(info.accepted).toEqual(['tls@fwd.test']);
+      const stored = await pool.query<{ raw: Buffer }>(`SELECT m.raw FROM mail_messages m JOIN mail_deliveries d USING (message_id) WHERE d.forwards_to = 'tls@dest.test'`);
+      expect(stored.rows[0]?.raw.toString()).toMatch(/with ESMTPS id/);
+    } finally {
+      await tlsService.smtp.close();
+      tlsService.close();
+    }
+  });
+
+  it('waits SMTP_GREETING_DELAY_MS (not the fixed 100 ms of smtp-server) and refuses a client that talks first', async () => {
+    const delayed = createMailService({
+      pool,
+      enqueue: async () => {},
+      secretKey: Buffer.alloc(32, 3),
+      mail: settings(destinationPort),
+      smtp: { ...smtpSettings, greetingDelayMs: 600 },
+    });
+    const port = await delayed.smtp.listen(0, '127.0.0.1');
+    const firstLine = (talkFirst: boolean) =>
+      new Promise<{ line: string; ms: number }>((resolve, reject) => {
+        const started = Date.now();
+        const socket = connect(port, '127.0.0.1', () => {
+          if (talkFirst) socket.write('EHLO early.test\r\n');
+        });
+        socket.once('data', (chunk: Buffer) => {
+          resolve({ line: chunk.toString().split('\r\n')[0] ?? '', ms: Date.now() - started });
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+    try {
+      const polite = await firstLine(false);
+      expect(polite.line).toMatch(/^220 /);
+      expect(polite.ms).toBeGreaterThanOrEqual(550);
+      expect((await firstLine(true)).line).toMatch(/^421 .*too soon/);
+    } finally {
+      await delayed.smtp.close();
+      delayed.close();
+    }
   });
 });

@@ -31,6 +31,7 @@ export type SmtpSettings = {
   greetingDelayMs: number;
   maxReceivedHeaders: number;
   tls: { key: string; cert: string } | undefined;
+  reusePort?: boolean;
 };
 
 export type MailService = {
@@ -47,6 +48,11 @@ export type MailService = {
  */
 export function createMailService(options: {
   pool: Pool;
+  /**
+   * Each delivery in flight holds one connection for its advisory lock (ADR 0011); a pool of their
+   * own (`MAIL_DELIVERY_CONCURRENCY` + 1) keeps slow destinations from starving SMTP intake.
+   */
+  deliveryPool?: Pool;
   enqueue: EnqueueDelivery;
   secretKey: Buffer;
   mail: MailSettings;
@@ -75,7 +81,7 @@ export function createMailService(options: {
       srs,
       now,
       accept: (message) =>
-        acceptMessage({ pool: options.pool, enqueue: options.enqueue, onEnqueueError: (error) => options.onError?.(error, 'mail enqueue') }, message),
+        acceptMessage({ db: options.pool, enqueue: options.enqueue, onEnqueueError: (error) => options.onError?.(error, 'mail enqueue') }, message),
       ...(options.onError ? { onError: options.onError } : {}),
     },
     { ...options.smtp, hostname: options.mail.hostname, domains: options.mail.domains, srsDomain: relayDomain },
@@ -85,7 +91,7 @@ export function createMailService(options: {
     deliver: (payload) =>
       deliverMail(
         {
-          pool: options.pool,
+          pool: options.deliveryPool ?? options.pool,
           sender,
           srs,
           enqueue: options.enqueue,

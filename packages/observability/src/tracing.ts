@@ -1,7 +1,6 @@
 import { register } from 'node:module';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -30,9 +29,8 @@ export function startTracing(options: { serviceName: string; otlpEndpoint: strin
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName, 'quarry.role': options.role }),
     traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)\b/.test(request.url ?? ''),
-      }),
+      // No http instrumentation: the API starts its own server span (apps/api
+      // request-tracing.middleware.ts), which costs a fraction of it (ADR 0003).
       // One span per matched route handler; a span for every middleware and router layer would
       // multiply the spans of each request for little insight.
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),

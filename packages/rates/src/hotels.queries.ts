@@ -99,18 +99,17 @@ export async function findGrantedHotelRows(db: Queryable, clientId: string, hote
   return result.rows.map(toHotelRow);
 }
 
-/** Grants the existing hotels among `hotelIds`; returns the ids that do not exist. */
+/** Grants all of `hotelIds`, or nothing when some do not exist (returns those). */
 export async function insertGrants(db: Queryable, clientId: string, hotelIds: string[]): Promise<string[]> {
-  const result = await db.query<{ hotel_id: string }>(
-    `INSERT INTO hotel_grants (client_id, hotel_id)
-     SELECT $1, h.hotel_id FROM hotels h WHERE h.hotel_id = ANY($2::text[])
-     ON CONFLICT DO NOTHING`,
-    [clientId, hotelIds],
-  );
-  void result;
   const existing = await db.query<{ hotel_id: string }>('SELECT hotel_id FROM hotels WHERE hotel_id = ANY($1::text[])', [hotelIds]);
   const found = new Set(existing.rows.map((row) => row.hotel_id));
-  return hotelIds.filter((hotelId) => !found.has(hotelId));
+  const unknown = hotelIds.filter((hotelId) => !found.has(hotelId));
+  if (unknown.length > 0) return unknown;
+  await db.query(
+    `INSERT INTO hotel_grants (client_id, hotel_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+    [clientId, hotelIds],
+  );
+  return [];
 }
 
 export async function deleteGrants(db: Queryable, clientId: string, hotelIds: string[]): Promise<number> {

@@ -77,11 +77,11 @@ export async function pullRates(ports: PullPorts, clientId: string, query: PullQ
   const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);
   if (offsetDays < 0 || offsetDays >= ports.horizonDays) return '[]';
   const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
-  const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search)).filter((hotel) => hotel.guests.includes(query.guests));
+  const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search, now)).filter((hotel) => hotel.guests.includes(query.guests));
   if (hotels.length === 0) return '[]';
   const bodies = new Map<string, string>();
   for (const hotel of hotels) {
-    if (hotel.body !== null && hotel.expiresAt !== null && hotel.expiresAt.getTime() > now.getTime()) bodies.set(hotel.hotelId, hotel.body);
+    if (hotel.body !== null) bodies.set(hotel.hotelId, hotel.body);
   }
   const missing = hotels.filter((hotel) => !bodies.has(hotel.hotelId));
   if (missing.length > 0) {

@@ -9,7 +9,7 @@ import {
   type SubscriptionRow,
 } from './push.queries.ts';
 import type { BodyCache } from './body-cache.ts';
-import { findBodies, pageSubscriptionHashes, searchKeyString, type SearchKey } from './rate-results.queries.ts';
+import { findBodies, pageSubscriptionHashes, searchKeyString, subscriptionStateBytes, type SearchKey } from './rate-results.queries.ts';
 import type { PushSender } from './push-sender.ts';
 
 export type PushPolicy = {
@@ -18,6 +18,8 @@ export type PushPolicy = {
   backoffMaxMs: number;
   /** A subscription whose pushes keep failing this long is suspended until an operator resumes it. */
   suspendAfterMs: number;
+  /** Largest body sent (DECISIONS.md: push payload capped at 50 MB); a bigger state is a failed push. */
+  maxBytes?: number;
 };
 
 export type DeliveryPorts = {
@@ -46,25 +48,22 @@ const close = Buffer.from(']');
  * The complete current state of a subscription, as stored bytes: `[` + each stored hotel object
  * joined by `,` + `]`, read page by page (keyset) so memory stays flat whatever the size.
  */
+function gridOf(subscription: SubscriptionRow, today: Date) {
+  const fromDate = today.toISOString().slice(0, 10);
+  const toDate = new Date(Date.parse(`${fromDate}T00:00:00Z`) + (subscription.searches.daysAhead - 1) * DAY_MS).toISOString().slice(0, 10);
+  return { clientId: subscription.clientId, hotelIds: subscription.hotelIds, fromDate, toDate, nights: subscription.searches.nights, guests: subscription.searches.guests };
+}
+
 export async function* streamSubscriptionState(
   db: Queryable,
   subscription: SubscriptionRow,
   today: Date,
-  options: { firstPageSize?: number; cache?: BodyCache } = {},
+  options: { firstPageSize?: number; cache?: BodyCache; maxBytes?: number } = {},
 ): AsyncGenerator<Buffer> {
-  const fromDate = today.toISOString().slice(0, 10);
-  const toDate = new Date(Date.parse(`${fromDate}T00:00:00Z`) + (subscription.searches.daysAhead - 1) * DAY_MS).toISOString().slice(0, 10);
+  const grid = gridOf(subscription, today);
+  let sent = 0;
   const fetchPage = async (after: SearchKey | null, limit: number) => {
-    const keys = await pageSubscriptionHashes(db, {
-      clientId: subscription.clientId,
-      hotelIds: subscription.hotelIds,
-      fromDate,
-      toDate,
-      nights: subscription.searches.nights,
-      guests: subscription.searches.guests,
-      after,
-      limit,
-    });
+    const keys = await pageSubscriptionHashes(db, { ...grid, after, limit });
     const bodies = new Map<string, Buffer>();
     const missing = keys.filter((key) => {
       const cached = options.cache?.get(searchKeyString(key), key.sha256);
@@ -93,17 +92,35 @@ export async function* streamSubscriptionState(
     // Read the next page while this one is on the wire: the database and the socket overlap.
     const next = more ? fetchPage({ hotelId: last.hotelId, checkIn: last.checkIn, nights: last.nights, guests: last.guests }, pageSize) : null;
     next?.catch(() => {});
+    // One write per page (~4 MB) rather than two per hotel: the copy costs far less than the
+    // thousands of small writes it saves.
+    const parts: Buffer[] = [];
     for (const key of page.keys) {
       const body = page.bodies.get(searchKeyString(key));
       if (!body) continue;
-      if (!first) yield comma;
+      if (!first) parts.push(comma);
       first = false;
-      yield body;
+      parts.push(body);
+    }
+    if (parts.length > 0) {
+      const chunk = Buffer.concat(parts);
+      sent += chunk.length;
+      // The state grew past the cap while streaming: abort (the receiver sees a broken request,
+      // never a truncated array taken for the whole state).
+      if (options.maxBytes !== undefined && sent > options.maxBytes) throw new PushTooLargeError(sent, options.maxBytes);
+      yield chunk;
     }
     if (!next) break;
     page = await next;
   }
   yield close;
+}
+
+class PushTooLargeError extends Error {
+  constructor(bytes: number, maxBytes: number) {
+    super(`state of ${bytes} bytes is above the push limit of ${maxBytes} bytes`);
+    this.name = 'PushTooLargeError';
+  }
 }
 
 /** Exponential backoff with "equal jitter": half fixed, half random, capped. */
@@ -139,10 +156,15 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
     let bytes = 0;
     let error: string | null = null;
     try {
+      const maxBytes = ports.policy.maxBytes;
+      if (maxBytes !== undefined) {
+        const bytes = await subscriptionStateBytes(ports.db, gridOf(subscription, ports.now()));
+        if (bytes > maxBytes) throw new PushTooLargeError(bytes, maxBytes);
+      }
       const result = await ports.sender.put(
         subscription.pushUrl,
         { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
-        streamSubscriptionState(ports.db, subscription, ports.now(), ports.cache ? { cache: ports.cache } : {}),
+        streamSubscriptionState(ports.db, subscription, ports.now(), { ...(ports.cache ? { cache: ports.cache } : {}), ...(maxBytes !== undefined ? { maxBytes } : {}) }),
         ports.policy.timeoutMs,
       );
       status = result.status;
@@ -150,7 +172,9 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       if (status >= 400) error = `receiver answered ${status}`;
     } catch (caught) {
       const name = (caught as Error).name;
-      error = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${ports.policy.timeoutMs} ms` : `${name}: ${(caught as Error).message}`;
+      if (caught instanceof PushTooLargeError) error = caught.message;
+      else if (name === 'TimeoutError' || name === 'AbortError') error = `no answer within ${ports.policy.timeoutMs} ms`;
+      else error = `${name}: ${(caught as Error).message}`;
     }
     const durationMs = Math.round(performance.now() - started);
     if (error === null) {

@@ -107,8 +107,7 @@ export function createPushSender(options: { allowPrivate: readonly string[]; loo
         body: counted,
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs),
-        maxRedirections: 0,
-      } as Parameters<typeof request>[1]);
+      });
       // The receiver's body is not needed; drain it so the connection can be reused.
       await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
       return { status: response.statusCode, bytes };

@@ -114,16 +114,23 @@ export async function listSubscriptions(db: Queryable, clientId: string): Promis
 }
 
 /**
- * A stored result of this hotel changed: every live subscription that covers the hotel (and is
- * allowed to see it) has a new state. Returns their ids, to enqueue a push for each.
+ * A stored result changed: every live subscription whose hotels and search grid hold it (and whose
+ * client may see the hotel) has a new state. Returns their ids, to enqueue a push for each.
  */
-export async function bumpSubscriptionsOfHotel(db: Queryable, hotelId: string): Promise<Array<{ subscriptionId: string; version: number }>> {
+export async function bumpSubscriptionsOfHotel(
+  db: Queryable,
+  search: { hotelId: string; checkIn: string; nights: number; guests: number },
+  today: string,
+): Promise<Array<{ subscriptionId: string; version: number }>> {
+  // Only subscriptions whose grid holds this search: a change elsewhere is not a new state for them.
   const result = await db.query<{ subscription_id: string; state_version: string }>(
     `UPDATE push_subscriptions s SET state_version = state_version + 1
      WHERE s.deleted_at IS NULL AND s.hotel_ids @> ARRAY[$1]::text[]
+       AND (s.searches -> 'nights') @> to_jsonb($3::int) AND (s.searches -> 'guests') @> to_jsonb($4::int)
+       AND $2::date >= $5::date AND $2::date < $5::date + (s.searches ->> 'daysAhead')::int
        AND EXISTS (SELECT 1 FROM hotel_grants g WHERE g.client_id = s.client_id AND g.hotel_id = $1)
      RETURNING s.subscription_id, s.state_version`,
-    [hotelId],
+    [search.hotelId, search.checkIn, search.nights, search.guests, today],
   );
   return result.rows.map((row) => ({ subscriptionId: row.subscription_id, version: Number(row.state_version) }));
 }

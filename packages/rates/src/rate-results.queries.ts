@@ -61,22 +61,26 @@ export function searchKeyString(key: SearchKey): string {
 
 /**
  * Everything a pull needs in one round trip: the requested hotels the client may see, the guest
- * counts each is collected for, and the stored result of the search when there is one.
+ * counts each is collected for, and the stored result of the search when there is a fresh one.
  */
 export async function findPullRows(
   db: Queryable,
   clientId: string,
   hotelIds: string[],
   search: Omit<SearchKey, 'hotelId'>,
-): Promise<Array<{ hotelId: string; guests: number[]; body: string | null; expiresAt: Date | null }>> {
-  const result = await db.query<{ hotel_id: string; guests: number[]; body: string | null; expires_at: Date | null }>(
-    `SELECT h.hotel_id, h.guests, r.body, r.expires_at
+  now: Date,
+): Promise<Array<{ hotelId: string; guests: number[]; body: string | null }>> {
+  // Named: prepared once per connection, planned once. This is the hottest query of the feed.
+  // Only fresh bodies come back (expired ones are as good as missing), so no timestamps to parse.
+  const result = await db.query<{ hotel_id: string; guests: number[]; body: string | null }>({
+    name: 'rates-pull-rows',
+    text: `SELECT h.hotel_id, h.guests, r.body
      FROM hotel_grants g JOIN hotels h ON h.hotel_id = g.hotel_id
-     LEFT JOIN rate_results r ON r.hotel_id = h.hotel_id AND r.check_in = $3 AND r.nights = $4 AND r.guests = $5
+     LEFT JOIN rate_results r ON r.hotel_id = h.hotel_id AND r.check_in = $3 AND r.nights = $4 AND r.guests = $5 AND r.expires_at > $6
      WHERE g.client_id = $1 AND g.hotel_id = ANY($2::text[])`,
-    [clientId, hotelIds, search.checkIn, search.nights, search.guests],
-  );
-  return result.rows.map((row) => ({ hotelId: row.hotel_id, guests: row.guests, body: row.body, expiresAt: row.expires_at }));
+    values: [clientId, hotelIds, search.checkIn, search.nights, search.guests, now],
+  });
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, guests: row.guests, body: row.body }));
 }
 
 /** One page of a subscription's state as keys and content hashes only (the bodies may be cached). */
@@ -108,4 +112,19 @@ export async function findBodies(db: Queryable, keys: SearchKey[]): Promise<Arra
     [keys.map((key) => key.hotelId), keys.map((key) => key.checkIn), keys.map((key) => key.nights), keys.map((key) => key.guests)],
   );
   return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body, sha256: row.body_sha256 }));
+}
+
+/** Size of a subscription's current state in bytes (bodies plus separators), to enforce the push cap. */
+export async function subscriptionStateBytes(
+  db: Queryable,
+  query: { clientId: string; hotelIds: string[]; fromDate: string; toDate: string; nights: number[]; guests: number[] },
+): Promise<number> {
+  const result = await db.query<{ bytes: string }>(
+    `SELECT COALESCE(SUM(octet_length(r.body) + 1), 1) + 1 AS bytes
+     FROM rate_results r JOIN hotel_grants g ON g.hotel_id = r.hotel_id AND g.client_id = $1
+     WHERE r.hotel_id = ANY($2::text[]) AND r.check_in BETWEEN $3 AND $4 AND r.nights = ANY($5::int[]) AND r.guests = ANY($6::int[])
+       AND r.expires_at > now()`,
+    [query.clientId, query.hotelIds, query.fromDate, query.toDate, query.nights, query.guests],
+  );
+  return Number(result.rows[0]?.bytes ?? 0);
 }

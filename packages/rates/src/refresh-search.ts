@@ -66,7 +66,7 @@ async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSign
     expiresAt: new Date(fetchedAt.getTime() + ports.freshnessMs),
   });
   if (changed) {
-    for (const subscription of await bumpSubscriptionsOfHotel(ports.db, key.hotelId)) {
+    for (const subscription of await bumpSubscriptionsOfHotel(ports.db, key, ports.now().toISOString().slice(0, 10))) {
       await ports.enqueuePush(subscription.subscriptionId, `v${subscription.version}`);
     }
   }

@@ -1,14 +1,25 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { Authenticator } from '@quarry/auth';
-import { BindBody, ForwardingResponse, RecipientBody, UpdateBindingBody, UpdateExpiresAtBody } from '@quarry/contracts';
-import type { Queryable } from '@quarry/db';
-import { bind, deleteBinding, getBinding, updateBinding, updateExpiresAt } from '@quarry/mail';
+import { decryptSecret, encryptSecret, type Authenticator } from '@quarry/auth';
+import {
+  AppError,
+  BindBody,
+  ForwardingResponse,
+  LoadOutlookAccountsBody,
+  LoadOutlookAccountsResult,
+  OutlookAccount,
+  RecipientBody,
+  RetrieveOutlookAccountBody,
+  UpdateBindingBody,
+  UpdateExpiresAtBody,
+} from '@quarry/contracts';
+import type { Pool, Queryable } from '@quarry/db';
+import { bind, deleteBinding, getBinding, loadOutlookAccounts, retrieveOutlookAccount, updateBinding, updateExpiresAt, type AccountPorts } from '@quarry/mail';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 /** Forwarding bindings (service-interface.md "Email forwarding endpoints"): POST + JSON, tenant-scoped. */
-export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[] }): Router {
+export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[]; secretKey?: Buffer }): Router {
   const router = Router();
   const forwarding = requireClient(deps.authenticator, { scope: 'forwarding' });
   const ports = { db: deps.db, now: () => new Date(), domains: deps.mailDomains ?? ['localhost'] };
@@ -27,6 +38,26 @@ export function forwardingRoutes(deps: { authenticator: Authenticator; db: Query
   // Not in the published interface: the owner's read of one binding and its counters (issue 5).
   router.get('/Forwarding/binding', forwarding, async (request, response) => {
     response.json(await getBinding(ports, clientOf(response).clientId, { recipient: request.query.recipient }));
+  });
+
+  // The outlook-account pool needs the deployment key (accounts are stored sealed) and a pool for
+  // its transaction; without them (tests of other surfaces) the endpoints answer 503.
+  const accountPorts = (): AccountPorts => {
+    const { secretKey } = deps;
+    if (!secretKey || !('connect' in deps.db)) throw new AppError('ServiceUnavailable', 'the account pool is not configured');
+    return {
+      pool: deps.db as Pool,
+      seal: (plaintext) => encryptSecret(secretKey, plaintext),
+      open: (sealed) => decryptSecret(secretKey, sealed),
+      domains: ports.domains,
+      now: () => new Date(),
+    };
+  };
+  router.post('/email/retrieve-outlook-account', forwarding, async (request, response) => {
+    response.json(await retrieveOutlookAccount(accountPorts(), clientOf(response).clientId, request.body));
+  });
+  router.post('/v1/admin/mail/outlook-accounts', requireClient(deps.authenticator, { scope: 'admin' }), async (request, response) => {
+    response.json(await loadOutlookAccounts(accountPorts(), request.body));
   });
   return router;
 }
@@ -49,6 +80,30 @@ export function describeForwardingRoutes(registry: OpenAPIRegistry): void {
   post('/Forwarding/updateBinding', 'Change the destination (and keepSender) of an existing binding', UpdateBindingBody, [400, 401, 403, 404]);
   post('/Forwarding/updateExpiresAt', 'Set the expiry to 90 days after latestDate', UpdateExpiresAtBody, [400, 401, 403, 404]);
   post('/Forwarding/deleteBinding', 'Delete a binding; mail to the recipient is refused from now on', RecipientBody, [400, 401, 403, 404]);
+  registry.registerPath({
+    method: 'post',
+    path: '/email/retrieve-outlook-account',
+    summary: 'Hand out one unused mailbox account from the pool; mail to `alias` is forwarded to forwardsTo',
+    tags: ['Email forwarding'],
+    security: securedBy,
+    request: { body: { content: { 'application/json': { schema: RetrieveOutlookAccountBody } } } },
+    responses: {
+      200: { description: 'The account, never handed to anyone else', content: { 'application/json': { schema: OutlookAccount } } },
+      ...errorResponses([400, 401, 403, 409, 503]),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/admin/mail/outlook-accounts',
+    summary: 'Operator: load mailbox accounts into the pool (stored encrypted)',
+    tags: ['Operations'],
+    security: securedBy,
+    request: { body: { content: { 'application/json': { schema: LoadOutlookAccountsBody } } } },
+    responses: {
+      200: { description: 'Loaded', content: { 'application/json': { schema: LoadOutlookAccountsResult } } },
+      ...errorResponses([400, 401, 403]),
+    },
+  });
   registry.registerPath({
     method: 'get',
     path: '/Forwarding/binding',
