@@ -113,6 +113,10 @@ describe('operator dashboard', () => {
     await page.locator('td[data-label=Queue]').first().waitFor();
     await expect(page.locator('main').textContent()).resolves.toContain('mining.single');
     await page.screenshot({ path: `${screenshots}queues-laptop.png`, fullPage: true });
+    await page.goto(`${stack.base}/dashboard#/feeds`);
+    await page.locator('[data-testid=mail-summary]').waitFor();
+    await expect(page.locator('[data-testid=mail-summary]').textContent()).resolves.toMatch(/Deferred\s*0/);
+    await page.screenshot({ path: `${screenshots}feeds-laptop.png`, fullPage: true });
     await page.context().close();
   });
 

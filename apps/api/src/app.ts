@@ -15,6 +15,7 @@ import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { operationalRoutes, type ReadinessCheck } from './routes/operational.routes.ts';
+import { mailAdminRoutes } from './routes/mail-admin.routes.ts';
 import { queueAdminRoutes } from './routes/queue-admin.routes.ts';
 import { recruitmentRoutes } from './routes/recruitment.routes.ts';
 import { whoamiRoutes } from './routes/whoami.routes.ts';
@@ -76,6 +77,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(recruitmentRoutes(deps));
   app.use(batchAdminRoutes(deps));
   app.use(queueAdminRoutes(deps));
+  app.use(mailAdminRoutes(deps));
   if (deps.hotels) {
     app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush } }));
     app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));

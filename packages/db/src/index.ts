@@ -56,3 +56,5 @@ export {
 } from './mail.queries.ts';
 export type { DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';
 export { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts } from './mail-accounts.queries.ts';
+export { summarizeMailDeliveries } from './mail-admin.queries.ts';
+export type { MailDeliverySummary } from './mail-admin.queries.ts';

@@ -148,7 +148,17 @@ async function renderFeeds() {
       <td data-label="State">${escapeHtml(item.state ?? (item.suspended ? 'suspended' : 'active'))}</td></tr>`).join('') || '<tr><td colspan="5" class="muted">None</td></tr>'}
     </tbody></table>` : '<p class="muted">The push-subscription admin API is not available in this deployment.</p>'}
   <h2>Forwarding delivery</h2>
-  ${mail ? `<pre>${escapeHtml(JSON.stringify(mail, null, 2))}</pre>` : '<p class="muted">The mail delivery admin API is not available in this deployment.</p>'}`;
+  ${mail ? `<div class="cards" data-testid="mail-summary">
+      <div class="card"><div class="muted">Queued</div><div class="value">${mail.queued}</div></div>
+      <div class="card"><div class="muted">Deferred</div><div class="value">${mail.deferred}</div></div>
+      <div class="card"><div class="muted">Oldest pending</div><div class="value">${mail.oldestPendingAt ? age(Date.parse(mail.oldestPendingAt)) : '—'}</div></div>
+      <div class="card"><div class="muted">Delivered</div><div class="value">${mail.delivered}</div></div>
+      <div class="card"><div class="muted">Bounced</div><div class="value">${mail.bounced}</div></div>
+    </div>
+    <table><thead><tr><th>Deferred to</th><th>Attempts</th><th>Next attempt</th><th>Last error</th></tr></thead><tbody>
+    ${mail.deferredDeliveries.map((delivery) => `<tr><td data-label="Deferred to">${escapeHtml(delivery.forwardsTo)}</td><td data-label="Attempts" class="num">${delivery.attempts}</td>
+      <td data-label="Next attempt">${escapeHtml(new Date(delivery.nextAttemptAt).toLocaleString())}</td><td data-label="Last error">${escapeHtml(delivery.lastError ?? '—')}</td></tr>`).join('') || '<tr><td colspan="4" class="muted">Nothing deferred</td></tr>'}
+    </tbody></table>` : '<p class="muted">The mail delivery admin API is not available in this deployment.</p>'}`;
 }
 
 async function render() {
