@@ -92,7 +92,7 @@ beforeAll(async () => {
     // The scheduler's own refreshes (nights 7) stay outside the subscriptions' grids (nights 1),
     // so what each push carries is driven by this file alone.
     RATES_NIGHTS: '7',
-    RATES_SCHEDULE_EVERY_MS: '3600000',
+    RATES_SCHEDULE_EVERY_MS: '1000',
     RATES_SOURCE_PER_SECOND: '0',
     RATES_SOURCE_CONCURRENCY: '20',
     RATES_PUSH_TIMEOUT_MS: String(PUSH_TIMEOUT_MS),
@@ -123,6 +123,18 @@ afterAll(async () => {
   await db?.end();
   await testRedis?.cleanup();
   await database?.drop();
+});
+
+describe('refresh scheduler in the rates-worker role', () => {
+  it('fills every hotel’s grid (3 days × nights 7 × guests 2) on its own, from the source', async () => {
+    const rows = await waitFor('the scheduled grid stored', async () => {
+      const result = await db.query<{ hotel_id: string; check_in: string }>(
+        `SELECT hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in FROM rate_results WHERE nights = 7 AND guests = 2 ORDER BY 1, 2`,
+      );
+      return result.rows.length === 9 && result.rows;
+    }, { timeoutMs: 20_000 });
+    expect(rows.map((row) => `${row.hotel_id}@${row.check_in}`)).toEqual(['P1', 'P2', 'P3'].flatMap((hotelId) => [0, 1, 2].map((offset) => `${hotelId}@${day(offset)}`)));
+  });
 });
 
 describe('push delivery', () => {
