@@ -116,6 +116,7 @@ describe('operator dashboard', () => {
     await page.goto(`${stack.base}/dashboard#/feeds`);
     await page.locator('[data-testid=mail-summary]').waitFor();
     await expect(page.locator('[data-testid=mail-summary]').textContent()).resolves.toMatch(/Deferred\s*0/);
+    await expect(page.locator('[data-testid=push-subscriptions]').isVisible()).resolves.toBe(true);
     await page.screenshot({ path: `${screenshots}feeds-laptop.png`, fullPage: true });
     await page.context().close();
   });

@@ -217,6 +217,17 @@ export const PushSubscriptionView = z.object({
 });
 export type PushSubscriptionView = z.infer<typeof PushSubscriptionView>;
 
+/** Operators' row of the subscriptions list: how far behind it is and how its last push went. */
+export const OperatorPushSubscriptionView = PushSubscriptionView.extend({
+  clientId: z.string(),
+  failures: z.number().int(),
+  lagVersions: z.number().int().describe('State versions not delivered yet'),
+  lastDelivery: z
+    .object({ startedAt: z.string(), status: z.number().int().nullable(), outcome: z.string(), error: z.string().nullable(), durationMs: z.number().int() })
+    .nullable(),
+});
+export type OperatorPushSubscriptionView = z.infer<typeof OperatorPushSubscriptionView>;
+
 export const PushDeliveryView = z.object({
   deliveryId: z.number().int(),
   version: z.number().int(),

@@ -41,6 +41,7 @@ export {
   HotelRateResult,
   HotelSource,
   isCurrencyCode,
+  OperatorPushSubscriptionView,
   PushDeliveryView,
   PushSubscriptionView,
   RatesPushJobPayload,

@@ -15,6 +15,7 @@ export {
   listDeliveryLog,
   removeSubscription,
   resumeSuspendedSubscription,
+  listSubscriptionsForOperator,
 } from './push-subscriptions.ts';
 export type { SubscriptionPorts } from './push-subscriptions.ts';
 export { deliverPush } from './push-delivery.ts';

@@ -5,6 +5,7 @@ import {
   describeIssues,
   UpdatePushSubscriptionBody,
   validationError,
+  type OperatorPushSubscriptionView,
   type PushDeliveryView,
   type PushSubscriptionView,
 } from '@quarry/contracts';
@@ -17,6 +18,7 @@ import {
   insertSubscription,
   listDeliveries,
   listSubscriptions,
+  listSubscriptionsWithLastDelivery,
   resumeSubscription,
   updateSubscription,
   type DeliveryRow,
@@ -138,4 +140,15 @@ export async function resumeSuspendedSubscription(ports: { db: Queryable; enqueu
   if (!row) throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
   await ports.enqueuePush(row.subscriptionId, `v${row.stateVersion}`);
   return toSubscriptionView(row);
+}
+
+/** Operators: every client's subscriptions, with lag, failures and the last push's outcome. */
+export async function listSubscriptionsForOperator(ports: { db: Queryable }, limit = 200): Promise<OperatorPushSubscriptionView[]> {
+  return (await listSubscriptionsWithLastDelivery(ports.db, limit)).map(({ subscription, lastDelivery }) => ({
+    ...toSubscriptionView(subscription),
+    clientId: subscription.clientId,
+    failures: subscription.failures,
+    lagVersions: subscription.stateVersion - subscription.deliveredVersion,
+    lastDelivery: lastDelivery ? { ...lastDelivery, startedAt: lastDelivery.startedAt.toISOString() } : null,
+  }));
 }

@@ -244,6 +244,28 @@ export async function listDeliveries(db: Queryable, subscriptionId: string, limi
   }));
 }
 
+/** Every client's subscriptions with the outcome of their latest push (operators' list). */
+export async function listSubscriptionsWithLastDelivery(
+  db: Queryable,
+  limit: number,
+): Promise<Array<{ subscription: SubscriptionRow; lastDelivery: Omit<DeliveryRow, 'deliveryId' | 'version' | 'bytes'> | null }>> {
+  const result = await db.query<DbSubscriptionRow & { last_started_at: Date | null; last_status: number | null; last_outcome: DeliveryRow['outcome'] | null; last_error: string | null; last_duration_ms: number | null }>(
+    `SELECT ${columns.split(',').map((column) => `s.${column.trim()}`).join(', ')},
+       d.started_at AS last_started_at, d.status AS last_status, d.outcome AS last_outcome, d.error AS last_error, d.duration_ms AS last_duration_ms
+     FROM push_subscriptions s
+     LEFT JOIN LATERAL (SELECT started_at, status, outcome, error, duration_ms FROM push_deliveries
+                        WHERE subscription_id = s.subscription_id ORDER BY delivery_id DESC LIMIT 1) d ON true
+     ORDER BY s.created_at DESC LIMIT $1`,
+    [limit],
+  );
+  return result.rows.map((row) => ({
+    subscription: toRow(row),
+    lastDelivery: row.last_started_at
+      ? { startedAt: row.last_started_at, status: row.last_status, outcome: row.last_outcome ?? 'failed', error: row.last_error, durationMs: row.last_duration_ms ?? 0 }
+      : null,
+  }));
+}
+
 /** Subscriptions with undelivered state and nothing in flight or pending: the scheduler's safety net for lost jobs. */
 export async function findUndeliveredSubscriptions(db: Queryable, limit: number): Promise<Array<{ subscriptionId: string; version: number }>> {
   const result = await db.query<{ subscription_id: string; state_version: string }>(

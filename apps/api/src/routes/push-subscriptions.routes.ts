@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { CreatePushSubscriptionBody, PushDeliveryView, PushSubscriptionView, UpdatePushSubscriptionBody } from '@quarry/contracts';
+import { CreatePushSubscriptionBody, OperatorPushSubscriptionView, PushDeliveryView, PushSubscriptionView, UpdatePushSubscriptionBody } from '@quarry/contracts';
 import {
   changeSubscription,
   createSubscription,
@@ -8,6 +8,7 @@ import {
   getSubscriptionForOperator,
   listClientSubscriptions,
   listDeliveryLog,
+  listSubscriptionsForOperator,
   removeSubscription,
   resumeSuspendedSubscription,
   type SubscriptionPorts,
@@ -41,6 +42,9 @@ export function pushSubscriptionsRoutes(deps: { authenticator: Authenticator; pu
     response.json({ message: 'deleted' });
   });
 
+  router.get('/v1/admin/push-subscriptions', admin, async (_request, response) => {
+    response.json(await listSubscriptionsForOperator(deps.push));
+  });
   router.get('/v1/admin/push-subscriptions/:subscriptionId', admin, async (request, response) => {
     response.json(await getSubscriptionForOperator(deps.push, id(request.params.subscriptionId)));
   });
@@ -83,6 +87,14 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
       },
     });
   }
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/admin/push-subscriptions',
+    summary: "Every client's push subscriptions with lag, failures and the last push's outcome",
+    tags: ['Hotels push'],
+    security: securedBy,
+    responses: { 200: { description: 'Subscriptions', content: { 'application/json': { schema: z.array(OperatorPushSubscriptionView) } } }, ...errorResponses([401, 403]) },
+  });
   registry.registerPath({
     method: 'get',
     path: '/v1/admin/push-subscriptions/{subscriptionId}/deliveries',

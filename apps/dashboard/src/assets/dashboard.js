@@ -142,10 +142,13 @@ async function renderFeeds() {
   const list = (value) => (Array.isArray(value) ? value : value && Array.isArray(value.items) ? value.items : null);
   const pushes = list(subscriptions);
   view.innerHTML = `<h1>Feeds &amp; mail</h1><h2>Push subscriptions</h2>
-  ${pushes ? `<table><thead><tr><th>Subscription</th><th>Client</th><th>Push URL</th><th>Last status</th><th>State</th></tr></thead><tbody>
-    ${pushes.map((item) => `<tr><td data-label="Subscription">${escapeHtml(item.subscriptionId ?? item.id)}</td><td data-label="Client">${escapeHtml(item.clientId)}</td>
-      <td data-label="Push URL" class="url">${escapeHtml(item.pushUrl)}</td><td data-label="Last status">${escapeHtml(item.lastStatus ?? item.lastDelivery?.status ?? '—')}</td>
-      <td data-label="State">${escapeHtml(item.state ?? (item.suspended ? 'suspended' : 'active'))}</td></tr>`).join('') || '<tr><td colspan="5" class="muted">None</td></tr>'}
+  ${pushes ? `<table data-testid="push-subscriptions"><thead><tr><th>Subscription</th><th>Client</th><th>Push URL</th><th>State</th><th>Lag</th><th>Failures</th><th>Last push</th><th></th></tr></thead><tbody>
+    ${pushes.map((item) => `<tr><td data-label="Subscription">${escapeHtml(item.subscriptionId.slice(0, 8))}</td><td data-label="Client">${escapeHtml(item.clientId)}</td>
+      <td data-label="Push URL" class="url">${escapeHtml(item.pushUrl)}</td>
+      <td data-label="State">${item.suspendedAt ? '<span class="state paused">suspended</span>' : item.failingSince ? '<span class="state paused">failing</span>' : '<span class="state processing">ok</span>'}</td>
+      <td data-label="Lag" class="num">${item.lagVersions} version(s)</td><td data-label="Failures" class="num">${item.failures}</td>
+      <td data-label="Last push">${item.lastDelivery ? `${escapeHtml(item.lastDelivery.status ?? item.lastDelivery.outcome)} · ${age(Date.parse(item.lastDelivery.startedAt))} ago${item.lastDelivery.error ? ` · ${escapeHtml(item.lastDelivery.error)}` : ''}` : '—'}</td>
+      <td data-label="">${item.suspendedAt ? `<button data-action="push-resume" data-subscription="${item.subscriptionId}">Resume</button>` : ''}</td></tr>`).join('') || '<tr><td colspan="8" class="muted">None</td></tr>'}
     </tbody></table>` : '<p class="muted">The push-subscription admin API is not available in this deployment.</p>'}
   <h2>Forwarding delivery</h2>
   ${mail ? `<div class="cards" data-testid="mail-summary">
@@ -190,6 +193,7 @@ view.addEventListener('click', async (event) => {
   try {
     if (action === 'pause' || action === 'resume') await api(`/v1/admin/batches/${batch}/${action}`, { method: 'POST', body: '{}' });
     if (action === 'queue-pause' || action === 'queue-resume') await api(`/v1/admin/queues/${encodeURIComponent(queue)}/${action.slice(6)}`, { method: 'POST' });
+    if (action === 'push-resume') await api(`/v1/admin/push-subscriptions/${button.dataset.subscription}/resume`, { method: 'POST' });
     if (action === 'resubmit') {
       const created = await api(`/v1/admin/batches/${batch}/resubmit-failed`, { method: 'POST' });
       window.location.hash = `#/batches/${created.batchId}`;
