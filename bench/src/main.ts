@@ -1,6 +1,7 @@
 // `npm run bench -- <name>`: benchmark scripts that print a table. Never run as tests.
 import { parseArgs } from 'node:util';
 import { benchBatchIntake } from './batch-intake.bench.ts';
+import { benchBrowserThroughput } from './browser-throughput.bench.ts';
 import { benchHttp } from './http.bench.ts';
 import { benchMiningAccuracy } from './mining-accuracy.bench.ts';
 import { benchMiningThroughput } from './mining-throughput.bench.ts';
@@ -19,7 +20,10 @@ const benches: Record<string, () => Promise<void>> = {
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1 }),
   'mining-accuracy': () => benchMiningAccuracy(),
-  'mining-throughput': () => benchMiningThroughput({ seconds: Number(values.seconds) }),
+  'mining-throughput': async () => {
+    await benchMiningThroughput({ seconds: Number(values.seconds) });
+    await benchBrowserThroughput({ seconds: Math.max(20, Number(values.seconds)), concurrency: 4 });
+  },
 };
 const selected = positionals.length > 0 ? positionals : Object.keys(benches);
 for (const name of selected) {

@@ -5,7 +5,7 @@ import { syntheticAnswers } from '../synthetic-answers.ts';
 import type { ChromiumPool } from './chromium-pool.ts';
 import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions } from './form-fields.ts';
-import { readComboboxOptions, snapshotPage } from './page-snapshot.ts';
+import { readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
 import { createHostGuard } from './request-guard.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 
@@ -74,7 +74,9 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
         if (status === 401) return failed('LoginRequired', 'HTTP 401');
         if (status === 403 || status === 429) return failed('BotDetection', `HTTP ${status}`);
         if (status >= 400) return failed('GenericWebsiteError', `HTTP ${status}`);
-        await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => {});
+        // Script-rendered forms appear after load: wait for the DOM to go quiet, not for network idle.
+        await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
+        await settle(page, 250, 3_000);
 
         const snapshot = await snapshotPage(page);
         if (await hasLoginWall(page, snapshot.fields.length)) return failed('LoginRequired', 'a sign-in form instead of an application form');

@@ -14,7 +14,7 @@ export type ChromiumPool = {
 
 // Without the background-networking switches Chromium keeps trying Google's hosts (refused here,
 // and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox.
-const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-features=Translate,MediaRouter'];
+const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-features=Translate,MediaRouter', '--renderer-process-limit=4'];
 
 /**
  * One Chromium per worker process, one context per job, several jobs in parallel. The browser is

@@ -1,7 +1,7 @@
 import type { Question } from '@quarry/contracts';
 import type { Page } from 'playwright-core';
 import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
-import { frameOf, snapshotPage } from './page-snapshot.ts';
+import { frameOf, settle as settleDom, snapshotPage } from './page-snapshot.ts';
 
 /** Choosing one option of one control; a path of these rebuilds a state from a fresh page. */
 type Choice = { field: RawField; optionIndex: number; optionLabel: string };
@@ -38,7 +38,9 @@ export async function probeConditionals(
   // What was changed since the state of the current path: a select can be put back as it was;
   // a radio cannot be unchecked, so it costs a reload and a replay of the path.
   let dirty: Choice | null = null;
-  const settle = () => page.waitForTimeout(budget.settleMs);
+  // Settled = no DOM change for a short quiet period (capped): most pages answer a choice at once,
+  // so waiting a fixed time for each option would dominate the job (bench mining-throughput).
+  const settle = () => settleDom(page, 60, budget.settleMs);
   const restore = async (path: Choice[]) => {
     if (!dirty) return;
     const last = dirty;

@@ -4,6 +4,24 @@ import type { FormSnapshot, RawField } from './form-fields.ts';
 
 const snapshotScript = readFileSync(new URL('./page-scripts/snapshot-form.js', import.meta.url), 'utf8');
 
+/**
+ * Waits until the page's DOM has been quiet for `quietMs` (scripts rendering a form), at most
+ * `maxMs`. Cheaper than network idle, which costs 500 ms of silence on every page.
+ */
+export async function settle(page: Page, quietMs: number, maxMs: number): Promise<void> {
+  await page
+    .evaluate(
+      `new Promise((resolve) => {
+        const done = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(cap); resolve(true); };
+        const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, ${quietMs}); });
+        let quiet = setTimeout(done, ${quietMs});
+        const cap = setTimeout(done, ${maxMs});
+        observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      })`,
+    )
+    .catch(() => page.waitForTimeout(Math.min(quietMs * 3, maxMs)));
+}
+
 /** Every frame's controls, main frame first; a frame that goes away mid-read counts as empty. */
 export async function snapshotPage(page: Page): Promise<FormSnapshot> {
   const fields: RawField[] = [];
@@ -31,6 +49,11 @@ export async function readComboboxOptions(page: Page, field: RawField): Promise<
   const control = frame.locator(field.selector).first();
   try {
     await control.click({ timeout: 1_000 });
+    // A control that opens no list says so at once; only wait for options when one is expanding.
+    if ((await control.getAttribute('aria-expanded').catch(() => null)) === 'false' && !field.listboxId) {
+      await page.keyboard.press('Escape');
+      return [];
+    }
     const listbox = field.listboxId ? frame.locator(`[id="${field.listboxId}"]`) : frame.locator('[role="listbox"]:visible').last();
     await listbox.locator('[role="option"]').first().waitFor({ timeout: 700 });
     const options = (await listbox.locator('[role="option"]').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim()).filter(Boolean);

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createBrowserFormMiner, createChromiumPool } from '@quarry/miner';
+import { printTable, repoRoot } from './harness.ts';
+import { sampleTreeRss } from './process-tree-rss.ts';
+
+const fixtures = new URL('../../packages/miner/fixtures/', import.meta.url);
+// A mix of script-rendered, conditional, multi-step and plain forms the browser engine handles.
+const pages = ['/browser/every-type.html', '/browser/combobox.html', '/browser/conditional.html', '/browser/wizard.html', '/dom/form.html'];
+
+async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
+  const pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', recycleAfterJobs: 50 });
+  const miner = createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 30_000, probeDepth: 2, maxProbeChoices: 60 });
+  const deadline = performance.now() + seconds * 1_000;
+  let next = 0;
+  let posts = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const page = pages[next++ % pages.length] ?? pages[0];
+        const outcome = await miner({ url: `${origin}${page}`, employer: 'Acme', jobTitle: 'Test Role', country: 'gb' }, AbortSignal.timeout(60_000));
+        posts += 1;
+        if (!outcome.ok) failures += 1;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1_000;
+  await pool.close();
+  process.stdout.write(`${JSON.stringify({ posts, failures, seconds: elapsed })}\n`);
+}
+
+/**
+ * The browser half of `npm run bench -- mining-throughput`: one worker process (one Chromium)
+ * mines browser-driven fixture forms, conditional probing and wizards included; peak RSS counts
+ * the worker and its Chromium processes. Target: ≥ 4 posts/s with peak RSS under 1.5 GB.
+ */
+export async function benchBrowserThroughput(options: { seconds: number; concurrency: number }): Promise<void> {
+  const server = createServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    const file = path.startsWith('/dom/') ? new URL(`ats${path}`, fixtures) : new URL(path.slice(1), fixtures);
+    const body = await readFile(file).catch(() => null);
+    if (body) response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    else response.writeHead(404).end();
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'worker', origin, String(options.seconds), String(options.concurrency)], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const rss = sampleTreeRss(child.pid ?? 0);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const memory = rss.stop();
+    if (code !== 0) throw new Error(`browser throughput worker exited with ${code}`);
+    const report = JSON.parse(output.trim().split('\n').pop() ?? '{}') as { posts: number; failures: number; seconds: number };
+    printTable(`mining throughput: 1 worker process + its Chromium, ${options.concurrency} forms in flight, ${options.seconds} s, browser-driven forms (${pages.length} fixture pages round-robin)`, [
+      'posts', 'failed', 'posts/s', 'peak RSS, worker + Chromium (MB)', 'target',
+    ], [[report.posts, report.failures, (report.posts / report.seconds).toFixed(2), memory.peakMb.toFixed(0), '≥ 4 posts/s, < 1,500 MB']]);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+if (import.meta.main && process.argv[2] === 'worker') {
+  await runWorker(process.argv[3] ?? '', Number(process.argv[4] ?? 10), Number(process.argv[5] ?? 4));
+}
