@@ -37,6 +37,8 @@ export type ApiDeps = {
   /** Dashboard sessions; the same codec lets the admin API accept the dashboard's cookie. */
   sessions: SessionCodec;
   dashboardOidc?: OidcSettings | undefined;
+  /** Whether spans are exported; without, the request-tracing middleware is not mounted at all. */
+  tracing?: boolean;
   /** Domains this deployment receives mail for (`MAIL_DOMAINS`); binding recipients must be in one. */
   mailDomains?: readonly string[];
   /** Seals the outlook-account pool (QUARRY_SECRET_KEY); without it those endpoints answer 503. */
@@ -58,7 +60,7 @@ function baseApp(): Express {
 export function createApiApp(deps: ApiDeps): Express {
   const app = baseApp();
   app.use(operationalRoutes(deps));
-  app.use(traceRequests);
+  if (deps.tracing) app.use(traceRequests);
   app.use(httpMetrics(deps.metrics));
   app.use(express.json({ limit: '1mb' }));
   app.use(openApiRoutes());

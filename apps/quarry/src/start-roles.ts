@@ -79,6 +79,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         fetchClientUrl,
         sessions,
         dashboardOidc: config.dashboardOidc,
+        tracing: config.otlpEndpoint !== undefined && !/^(true|1)$/i.test(process.env.OTEL_SDK_DISABLED ?? ''),
         mailDomains: config.mail.domains,
         secretKey: config.secretKey,
         ...(ratesPorts ? { hotels: { pull: ratesPorts.pull, push: ratesPorts.push } } : {}),
