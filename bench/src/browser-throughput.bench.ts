@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createBrowserFormMiner, createChromiumPool } from '@quarry/miner';
-import { printTable, repoRoot } from './harness.ts';
+import { printTable, repoRoot, runFor } from './harness.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
 
 const fixtures = new URL('../../packages/miner/fixtures/', import.meta.url);
@@ -14,24 +14,12 @@ const pages = ['/browser/every-type.html', '/browser/combobox.html', '/browser/c
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
   const pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', recycleAfterJobs: 50 });
   const miner = createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 30_000, probeDepth: 2, maxProbeChoices: 60 });
-  const deadline = performance.now() + seconds * 1_000;
-  let next = 0;
-  let posts = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const page = pages[next++ % pages.length] ?? pages[0];
-        const outcome = await miner({ url: `${origin}${page}`, employer: 'Acme', jobTitle: 'Test Role', country: 'gb' }, AbortSignal.timeout(60_000));
-        posts += 1;
-        if (!outcome.ok) failures += 1;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1_000;
+  const result = await runFor(seconds, concurrency, async (index) => {
+    const page = pages[index % pages.length] ?? pages[0];
+    return (await miner({ url: `${origin}${page}`, employer: 'Acme', jobTitle: 'Test Role', country: 'gb' }, AbortSignal.timeout(60_000))).ok;
+  });
   await pool.close();
-  process.stdout.write(`${JSON.stringify({ posts, failures, seconds: elapsed })}\n`);
+  process.stdout.write(`${JSON.stringify({ posts: result.runs, failures: result.failures, seconds: result.seconds })}\n`);
 }
 
 /**

@@ -59,3 +59,26 @@ export function printTable(title: string, header: string[], rows: Array<Array<st
   for (const row of cells.slice(1)) console.log(line(row));
   console.log('');
 }
+
+/**
+ * Keeps `concurrency` tasks in flight for `seconds`; `task(n)` runs the n-th item and reports
+ * whether it succeeded. Returns how many ran, failed, and the time they took.
+ */
+export async function runFor(
+  seconds: number,
+  concurrency: number,
+  task: (index: number) => Promise<boolean>,
+): Promise<{ runs: number; failures: number; seconds: number }> {
+  const started = performance.now();
+  const deadline = started + seconds * 1_000;
+  let next = 0;
+  let failures = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        if (!(await task(next++))) failures += 1;
+      }
+    }),
+  );
+  return { runs: next, failures, seconds: (performance.now() - started) / 1_000 };
+}

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createFixtureMiner, fixtureCases, startAtsFixtureServer } from '@quarry/miner/fixture-cases';
-import { printTable, repoRoot } from './harness.ts';
+import { printTable, repoRoot, runFor } from './harness.ts';
 import { sampleRss } from './rss-sampler.ts';
 
 type WorkerReport = { posts: number; failures: number; seconds: number; byAts: Record<string, number> };
@@ -13,26 +13,16 @@ const cases = fixtureCases.filter((fixtureCase) => !fixtureCase.partial && fixtu
 /** The worker side: one process mining the fixture posts round-robin with `concurrency` in flight. */
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<WorkerReport> {
   const { miner, close } = createFixtureMiner(origin, 10_000);
-  const deadline = performance.now() + seconds * 1_000;
   const byAts: Record<string, number> = {};
-  let next = 0;
-  let posts = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const fixtureCase = cases[next++ % cases.length];
-        if (!fixtureCase) break;
-        const outcome = await miner({ url: fixtureCase.url(origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' }, AbortSignal.timeout(10_000));
-        posts += 1;
-        byAts[fixtureCase.ats] = (byAts[fixtureCase.ats] ?? 0) + 1;
-        if (!outcome.ok) failures += 1;
-      }
-    }),
-  );
+  const result = await runFor(seconds, concurrency, async (index) => {
+    const fixtureCase = cases[index % cases.length];
+    if (!fixtureCase) return false;
+    const outcome = await miner({ url: fixtureCase.url(origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' }, AbortSignal.timeout(10_000));
+    byAts[fixtureCase.ats] = (byAts[fixtureCase.ats] ?? 0) + 1;
+    return outcome.ok;
+  });
   await close();
-  return { posts, failures, seconds: (performance.now() - started) / 1_000, byAts };
+  return { posts: result.runs, failures: result.failures, seconds: result.seconds, byAts };
 }
 
 /**
