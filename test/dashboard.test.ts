@@ -109,10 +109,26 @@ describe('operator dashboard', () => {
     await expect(breakdown.textContent()).resolves.toMatch(/GenericWebsiteError\s*5/);
     await expect(page.locator('main').textContent()).resolves.toContain(`${stack.web.origin}/error/2`);
     await page.screenshot({ path: `${screenshots}batch-detail-laptop.png`, fullPage: true });
+
+    // Re-submitting the failed rows makes a new batch of the same client with exactly those rows.
+    await page.click('button[data-action=resubmit]');
+    await page.waitForURL((url) => url.hash.startsWith('#/batches/') && !url.hash.endsWith(failingBatch));
+    const resubmitted = new URL(page.url()).hash.split('/')[2] ?? '';
+    const detail = (await (await stack.call(`/v1/admin/batches/${resubmitted}`)).json()) as { jobsCount: number; clientId: string };
+    expect(detail).toMatchObject({ jobsCount: 5, clientId: stack.tenant.clientId });
+
     await page.goto(`${stack.base}/dashboard#/queues`);
     await page.locator('td[data-label=Queue]').first().waitFor();
     await expect(page.locator('main').textContent()).resolves.toContain('mining.single');
+    const queueState = async () =>
+      ((await (await stack.call('/v1/admin/queues')).json()) as Array<{ name: string; paused: boolean; workers: number }>).find((queue) => queue.name === 'mining.single');
+    expect(await queueState()).toMatchObject({ paused: false });
+    expect((await queueState())?.workers).toBeGreaterThan(0);
+    await page.click('button[data-action=queue-pause][data-queue="mining.single"]');
+    await waitFor('queue paused', async () => (await queueState())?.paused === true);
     await page.screenshot({ path: `${screenshots}queues-laptop.png`, fullPage: true });
+    await page.locator('button[data-action=queue-resume][data-queue="mining.single"]').click();
+    await waitFor('queue resumed', async () => (await queueState())?.paused === false);
     await page.goto(`${stack.base}/dashboard#/feeds`);
     await page.locator('[data-testid=mail-summary]').waitFor();
     await expect(page.locator('[data-testid=mail-summary]').textContent()).resolves.toMatch(/Deferred\s*0/);
