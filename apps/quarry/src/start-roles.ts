@@ -154,6 +154,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
       mail: config.mail,
       smtp: config.smtp,
       onError: (error, where) => logger.error({ err: error, where }, 'mail error'),
+      onDelivered: (latencySeconds) => metrics.mailDeliveryLatency.observe(latencySeconds),
     });
     const smtpPort = await mail.smtp.listen(config.smtpPort, config.smtp.host);
     const mailWorkers = startWorkers({

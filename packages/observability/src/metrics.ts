@@ -5,6 +5,7 @@ export type Metrics = {
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
   jobDuration: Histogram<'queue' | 'job' | 'outcome'>;
   queueJobs: Gauge<'queue' | 'state'>;
+  mailDeliveryLatency: Histogram;
 };
 
 /**
@@ -40,5 +41,11 @@ export function createMetrics(options: { collectQueueDepth?: () => Promise<Array
       for (const { queue, state, count } of await collectQueueDepth()) this.set({ queue, state }, count);
     },
   });
-  return { registry, httpRequestDuration, jobDuration, queueJobs };
+  const mailDeliveryLatency = new Histogram({
+    name: 'quarry_mail_delivery_latency_seconds',
+    help: 'From accepting a message over SMTP to its delivery to the destination (retries included)',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21_600, 86_400, 432_000],
+    registers: [registry],
+  });
+  return { registry, httpRequestDuration, jobDuration, queueJobs, mailDeliveryLatency };
 }
