@@ -5,7 +5,7 @@ import { domainOf } from './addresses.ts';
 import { acceptMessage } from './accept-message.ts';
 import { deliverMail, type DeliveryResult, type EnqueueDelivery } from './deliver-mail.ts';
 import { runMailHousekeeping } from './housekeeping.ts';
-import { createInboundSmtpServer, type InboundSmtpServer } from './inbound-smtp.server.ts';
+import { createInboundSmtpServer, type InboundSettings, type InboundSmtpServer } from './inbound-smtp.server.ts';
 import { createMailSender, systemMxResolver, type MxResolver } from './mail-sender.ts';
 import { createSrs } from './srs.ts';
 
@@ -23,16 +23,8 @@ export type MailSettings = {
   maxQueueLifetimeMs: number;
 };
 
-export type SmtpSettings = {
-  maxMessageBytes: number;
-  maxRecipients: number;
-  maxClients: number;
-  maxMessagesPerMinutePerIp: number;
-  greetingDelayMs: number;
-  maxReceivedHeaders: number;
-  tls: { key: string; cert: string } | undefined;
-  reusePort?: boolean;
-};
+/** The SMTP settings of `Config`; the service adds hostname, domains and the SRS domain itself. */
+export type SmtpSettings = Omit<InboundSettings, 'hostname' | 'domains' | 'srsDomain'>;
 
 export type MailService = {
   smtp: InboundSmtpServer;
