@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';
 import Provider from 'oidc-provider';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,10 +42,7 @@ beforeAll(async () => {
   providerServer = provider.listen(providerPort, '127.0.0.1');
   api = await startQuarry('api', {
     PORT: String(apiPort),
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    ...quarryEnv({ database, redis, secretKey }),
     DASHBOARD_OIDC_ISSUER: issuer,
     DASHBOARD_OIDC_CLIENT_ID: 'quarry-dashboard',
     DASHBOARD_OIDC_CLIENT_SECRET: 'dashboard-secret',

@@ -1,6 +1,6 @@
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOtaSource, type FakeOtaSource } from './support/fake-ota-source.ts';
 import { runQuarry, startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -63,10 +63,7 @@ beforeAll(async () => {
   other = await createClient({ db, secretKey }, { name: 'other partner', scopes: ['hotels'] });
   recruiter = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment'] });
   env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    ...quarryEnv({ database, redis, secretKey }),
     AUTH_CACHE_MS: '0',
     ALLOW_PRIVATE_URLS: '127.0.0.1',
     RATES_HORIZON_DAYS: '60',

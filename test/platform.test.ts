@@ -1,6 +1,6 @@
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver } from './support/otlp-receiver.ts';
 import { runQuarry, startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -44,10 +44,7 @@ beforeAll(async () => {
   redis = createTestRedis('platform');
   db = createPool(database.url, 2);
   env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    ...quarryEnv({ database, redis, secretKey }),
     AUTH_CACHE_MS: '0',
     // Short locks so a killed worker's job is recovered in seconds rather than the default 30 s.
     JOB_LOCK_MS: '2000',

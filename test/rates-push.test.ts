@@ -2,7 +2,7 @@ import { createClient, decryptSecret } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
 import { createPushSender, deliverPush, type DeliveryPorts } from '@quarry/rates';
-import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOtaSource, type FakeOtaSource } from './support/fake-ota-source.ts';
 import { startPushReceiver, type PushReceiver } from './support/push-receiver.ts';
@@ -81,10 +81,7 @@ beforeAll(async () => {
   admin = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
   partner = await createClient({ db, secretKey }, { name: 'partner', scopes: ['hotels'] });
   quarry = await startQuarry('all', {
-    DATABASE_URL: database.url,
-    REDIS_URL: testRedis.url,
-    QUEUE_PREFIX: testRedis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    ...quarryEnv({ database, redis: testRedis, secretKey }),
     AUTH_CACHE_MS: '0',
     ALLOW_PRIVATE_URLS: '127.0.0.1',
     SMTP_PORT: '0',

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, startFixtureWeb } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, startFixtureWeb } from '@quarry/testing';
 import { Queue } from 'bullmq';
 import { parse } from 'csv-parse';
 import { Redis } from 'ioredis';
@@ -74,8 +74,8 @@ export async function benchBatchIntake(options: { runs: number }): Promise<void>
   connection.disconnect();
 
   const api = await spawnServer(`${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], {
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'), ALLOW_PRIVATE_URLS: '127.0.0.1',
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...quarryEnv({ database, redis, secretKey }),
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
   });
   const base = `http://127.0.0.1:${api.port}/v1/recruitment/job-posts/batch/mine/`;
   const submit = async (label: string, jobs: number, request: () => Promise<Response>) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
-import { createTestDatabase, createTestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
 import { load, printTable, repoRoot, spawnServer, type LoadResult } from './harness.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
@@ -21,14 +21,11 @@ export async function benchHttp(options: { seconds: number; connections: number 
   const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['recruitment'] });
   await db.end();
   const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
-  const quarryEnv = {
+  const apiEnv = {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info', // startup lines only (the port); nothing is logged per request
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    ...quarryEnv({ database, redis, secretKey }),
   };
   // A real OTLP endpoint that accepts and drops spans, to price exporting traces too.
   const sink = createServer((request, response) => request.resume().on('end', () => response.end('{}')));
@@ -46,8 +43,8 @@ export async function benchHttp(options: { seconds: number; connections: number 
   };
   try {
     await measure('bare express GET /hello', bareExpress, [], {}, '/hello');
-    await measure('quarry GET /v1/whoami (Basic), no tracing', quarryMain, ['start', '--role', 'api'], quarryEnv, '/v1/whoami', { authorization });
-    const traced = { ...quarryEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` };
+    await measure('quarry GET /v1/whoami (Basic), no tracing', quarryMain, ['start', '--role', 'api'], apiEnv, '/v1/whoami', { authorization });
+    const traced = { ...apiEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` };
     await measure('quarry, every trace exported', quarryMain, ['start', '--role', 'api'], traced, '/v1/whoami', { authorization });
     await measure('quarry, 10% of traces exported', quarryMain, ['start', '--role', 'api'], {
       ...traced,

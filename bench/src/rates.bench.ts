@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient, encryptSecret } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis } from '@quarry/jobs';
-import { createTestDatabase, createTestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
 import { load, printTable, repoRoot, spawnServer } from './harness.ts';
 import { sampleRss } from './rss-sampler.ts';
 
@@ -69,8 +69,7 @@ export async function benchRates(options: { seconds: number; connections: number
   const db = createPool(database.url, 4);
   const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['hotels'] });
   const env = {
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'), ALLOW_PRIVATE_URLS: '127.0.0.1', RATES_SCHEDULE_EVERY_MS: '86400000',
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', RATES_SCHEDULE_EVERY_MS: '86400000',
   };
   const rows: Array<Array<string | number>> = [];
   const receiver = await startCountingReceiver();

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
-import { createTestDatabase, createTestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
 import { SMTPServer } from 'smtp-server';
 import { printTable, repoRoot } from './harness.ts';
 
@@ -111,10 +111,7 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
-        DATABASE_URL: database.url,
-        REDIS_URL: redis.url,
-        QUEUE_PREFIX: redis.prefix,
-        QUARRY_SECRET_KEY: secretKey.toString('base64'),
+        ...quarryEnv({ database, redis, secretKey }),
         SMTP_PORT: String(smtpPort),
         SMTP_HOST: '127.0.0.1',
         MAIL_DOMAINS: 'fwd.test',

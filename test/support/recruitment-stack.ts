@@ -1,6 +1,6 @@
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, startFixtureWeb, waitFor, type FixtureWeb, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, startFixtureWeb, waitFor, type FixtureWeb, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { startQuarry, type QuarryProcess } from './quarry-process.ts';
 
 type Tenant = { clientId: string; secret: string; authorization: string };
@@ -34,10 +34,7 @@ export async function startRecruitmentStack(label: string, extraEnv: Record<stri
   const redis: TestRedis = createTestRedis(label);
   const db = createPool(database.url, 3);
   const env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    ...quarryEnv({ database, redis, secretKey }),
     ALLOW_PRIVATE_URLS: '127.0.0.1',
     AUTH_CACHE_MS: '0',
     JOB_LOCK_MS: '3000',

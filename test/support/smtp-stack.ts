@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { startQuarry, type QuarryProcess } from './quarry-process.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 
@@ -52,11 +52,8 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
   const relayKey = dkimKeyPair();
   const client = await createClient({ db, secretKey }, { name: `${label} tenant`, scopes: ['forwarding'] });
   const env: Record<string, string> = {
-    DATABASE_URL: database.url,
+    ...quarryEnv({ database, redis, secretKey }),
     DATABASE_POOL_SIZE: '8',
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: redis.prefix,
-    QUARRY_SECRET_KEY: secretKey.toString('base64'),
     AUTH_CACHE_MS: '0',
     JOB_LOCK_MS: '2000',
     JOB_STALLED_INTERVAL_MS: '1000',

@@ -7,3 +7,4 @@ export { fixtureForms } from './fixture-forms.ts';
 export type { FixtureFormName } from './fixture-forms.ts';
 export { startFixtureWeb } from './fixture-web.ts';
 export type { FixtureWeb } from './fixture-web.ts';
+export { quarryEnv } from './quarry-env.ts';
