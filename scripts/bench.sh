@@ -4,6 +4,7 @@ set -euo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/install-deps.sh"
 bash "$here/ensure-services.sh"
+bash "$here/ensure-chromium.sh"
 source "$here/env.sh"
 cd "$QUARRY_ROOT"
 exec node bench/src/main.ts "$@"

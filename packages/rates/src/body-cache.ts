@@ -1,6 +1,7 @@
 /**
  * Serialized results this worker sent lately, keyed by search and checked against the content hash
- * the database reports at send time: a hit is byte-for-byte the stored body, never a stale copy.
+ * the database reports at send time: a hit is byte-for-byte the stored body (held as the push
+ * sends it, after a comma), never a stale copy.
  * Pushes of the same hotels to many subscriptions then cost one database read, not one each.
  * Bounded by bytes; least recently used entries go first.
  */

@@ -42,9 +42,10 @@ const subscription = (hotelIds: string[]): SubscriptionRow => ({
   nextAttemptAt: null, suspendedAt: null, createdAt: new Date(),
 });
 
-async function collect(hotelIds: string[], pageSize: number, cache?: BodyCache): Promise<{ text: string; chunks: number }> {
+async function collect(hotelIds: string[], pageSize: number, cache?: BodyCache, groupBytes?: number): Promise<{ text: string; chunks: number }> {
   const chunks: Buffer[] = [];
-  for await (const chunk of streamSubscriptionState(db, subscription(hotelIds), today, { firstPageSize: pageSize, ...(cache ? { cache } : {}) })) chunks.push(chunk);
+  const options = { keysPerQuery: pageSize, ...(cache ? { cache } : {}), ...(groupBytes !== undefined ? { groupBytes } : {}) };
+  for await (const chunk of streamSubscriptionState(db, subscription(hotelIds), today, options)) chunks.push(...[chunk].flat());
   return { text: Buffer.concat(chunks).toString(), chunks: chunks.length };
 }
 
@@ -59,6 +60,10 @@ describe('streamed push body', () => {
     const stored = await db.query<{ body: string }>(`SELECT body FROM rate_results WHERE hotel_id = 'H1' AND check_in = $1`, [day(0)]);
     expect(text.startsWith(`[${stored.rows[0]?.body},`)).toBe(true);
     expect((await collect(['H1', 'H2'], 1)).text).toBe(text);
+    // Bodies read one group per body, and the cached bodies of a second pass: the same bytes.
+    const cache = createBodyCache(10 * 1024 * 1024);
+    expect((await collect(['H1', 'H2'], 100, cache, 1)).text).toBe(text);
+    expect((await collect(['H1', 'H2'], 100, cache, 1)).text).toBe(text);
   });
 
   it('reuses cached bytes only while the stored hash matches', async () => {

@@ -39,31 +39,32 @@ export type DeliveryPorts = {
 export type DeliveryOutcome = 'delivered' | 'up-to-date' | 'busy' | 'failed' | 'suspended';
 
 const DAY_MS = 86_400_000;
-const PAGE_BYTES = 4 * 1024 * 1024;
+const GROUP_BYTES = 4 * 1024 * 1024;
 const open = Buffer.from('[');
-const comma = Buffer.from(',');
 const close = Buffer.from(']');
 
-/**
- * The complete current state of a subscription, as stored bytes: `[` + each stored hotel object
- * joined by `,` + `]`, read page by page (keyset) so memory stays flat whatever the size.
- */
 function gridOf(subscription: SubscriptionRow, today: Date) {
   const fromDate = today.toISOString().slice(0, 10);
   const toDate = new Date(Date.parse(`${fromDate}T00:00:00Z`) + (subscription.searches.daysAhead - 1) * DAY_MS).toISOString().slice(0, 10);
   return { clientId: subscription.clientId, hotelIds: subscription.hotelIds, fromDate, toDate, nights: subscription.searches.nights, guests: subscription.searches.guests };
 }
 
+/**
+ * The complete current state of a subscription, as stored bytes: `[` + each stored hotel object
+ * joined by `,` + `]`. Keys and hashes come a few thousand per query (they are small); bodies are
+ * read in groups of about GROUP_BYTES, the next group while the current one is on the wire, so
+ * memory stays flat whatever the size. A body this process sent lately with the same hash is
+ * taken from the cache and costs no query at all.
+ */
 export async function* streamSubscriptionState(
   db: Queryable,
   subscription: SubscriptionRow,
   today: Date,
-  options: { firstPageSize?: number; cache?: BodyCache; maxBytes?: number } = {},
-): AsyncGenerator<Buffer> {
+  options: { keysPerQuery?: number; groupBytes?: number; cache?: BodyCache; maxBytes?: number } = {},
+): AsyncGenerator<Buffer | Buffer[]> {
   const grid = gridOf(subscription, today);
-  let sent = 0;
-  const fetchPage = async (after: SearchKey | null, limit: number) => {
-    const keys = await pageSubscriptionHashes(db, { ...grid, after, limit });
+  const keysPerQuery = options.keysPerQuery ?? 5000;
+  const readGroup = async (keys: StateKey[]): Promise<Map<string, Buffer>> => {
     const bodies = new Map<string, Buffer>();
     const missing = keys.filter((key) => {
       const cached = options.cache?.get(searchKeyString(key), key.sha256);
@@ -71,49 +72,76 @@ export async function* streamSubscriptionState(
       return !cached;
     });
     for (const row of await findBodies(db, missing)) {
-      const bytes = Buffer.from(row.body);
+      const bytes = withLeadingComma(row.body);
       bodies.set(searchKeyString(row), bytes);
       options.cache?.set(searchKeyString(row), row.sha256, bytes);
     }
     // A result deleted between the two reads is simply absent, as it is from the state now.
-    return { keys, bodies };
+    return bodies;
   };
-  yield open;
+  let sent = 0;
   let first = true;
-  let pageSize = options.firstPageSize ?? 200;
-  let page = await fetchPage(null, pageSize);
+  yield open;
+  let after: SearchKey | null = null;
   for (;;) {
-    const last = page.keys.at(-1);
-    const more = last !== undefined && page.keys.length >= pageSize;
-    const pageBytes = page.keys.reduce((sum, key) => sum + key.bytes, 0);
-    // Pages of about PAGE_BYTES whatever the result size: memory stays flat for big hotels, and
-    // small results still come a thousand per query.
-    pageSize = Math.max(10, Math.min(1000, Math.floor(PAGE_BYTES / Math.max(1, pageBytes / Math.max(1, page.keys.length)))));
-    // Read the next page while this one is on the wire: the database and the socket overlap.
-    const next = more ? fetchPage({ hotelId: last.hotelId, checkIn: last.checkIn, nights: last.nights, guests: last.guests }, pageSize) : null;
-    next?.catch(() => {});
-    // One write per page (~4 MB) rather than two per hotel: the copy costs far less than the
-    // thousands of small writes it saves.
-    const parts: Buffer[] = [];
-    for (const key of page.keys) {
-      const body = page.bodies.get(searchKeyString(key));
-      if (!body) continue;
-      if (!first) parts.push(comma);
-      first = false;
-      parts.push(body);
-    }
-    if (parts.length > 0) {
-      const chunk = Buffer.concat(parts);
-      sent += chunk.length;
+    const keys = await pageSubscriptionHashes(db, { ...grid, after, limit: keysPerQuery });
+    const groups = groupByBytes(keys, options.groupBytes ?? GROUP_BYTES);
+    let reading = groups[0] ? readGroup(groups[0]) : null;
+    for (let index = 0; index < groups.length; index++) {
+      const group = groups[index] ?? [];
+      const bodies = await (reading ?? new Map<string, Buffer>());
+      const nextGroup = groups[index + 1];
+      reading = nextGroup ? readGroup(nextGroup) : null;
+      reading?.catch(() => {});
+      // Each body is held with its leading comma, so the first is sent as a view without it and
+      // nothing is copied per push; the group goes out as one corked write (see PushSender).
+      const pieces: Buffer[] = [];
+      for (const key of group) {
+        const body = bodies.get(searchKeyString(key));
+        if (!body) continue;
+        const piece = first ? body.subarray(1) : body;
+        first = false;
+        sent += piece.length;
+        pieces.push(piece);
+      }
       // The state grew past the cap while streaming: abort (the receiver sees a broken request,
       // never a truncated array taken for the whole state).
       if (options.maxBytes !== undefined && sent > options.maxBytes) throw new PushTooLargeError(sent, options.maxBytes);
-      yield chunk;
+      if (pieces.length > 0) yield pieces;
     }
-    if (!next) break;
-    page = await next;
+    const last = keys.at(-1);
+    if (last === undefined || keys.length < keysPerQuery) break;
+    after = { hotelId: last.hotelId, checkIn: last.checkIn, nights: last.nights, guests: last.guests };
   }
   yield close;
+}
+
+/** `,` + the body as UTF-8, written straight into one allocation. */
+function withLeadingComma(body: string): Buffer {
+  const bytes = Buffer.allocUnsafe(1 + Buffer.byteLength(body));
+  bytes[0] = 0x2c;
+  bytes.write(body, 1);
+  return bytes;
+}
+
+type StateKey = SearchKey & { sha256: Buffer; bytes: number };
+
+/** Consecutive runs of keys whose bodies add up to about `maxBytes` (at least one key each). */
+function groupByBytes(keys: StateKey[], maxBytes: number): StateKey[][] {
+  const groups: StateKey[][] = [];
+  let current: StateKey[] = [];
+  let bytes = 0;
+  for (const key of keys) {
+    if (current.length > 0 && bytes + key.bytes > maxBytes) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(key);
+    bytes += key.bytes;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
 }
 
 class PushTooLargeError extends Error {
