@@ -245,6 +245,17 @@ describe('GET /Pull/RatesFeed', () => {
     expect(stored.rows[0]?.expires_at.getTime()).toBeGreaterThan(Date.now());
   });
 
+  it('serves what the store holds now, never a copy the API kept of an older result', async () => {
+    const query = `hotelIds=H-LIVE&checkIn=${checkIn}&nights=2`;
+    const before = await pull(partner, query);
+    const hotel = (before.json as Array<Record<string, unknown>>)[0] ?? {};
+    // Another process (a refresh in the rates-worker) replaces the stored result.
+    const changed = JSON.stringify({ ...hotel, rooms: [] });
+    await db.query(`UPDATE rate_results SET body = $1, body_sha256 = sha256(convert_to($1, 'UTF8')) WHERE hotel_id = 'H-LIVE' AND nights = 2`, [changed]);
+    expect((await pull(partner, query)).text).toBe(`[${changed}]`);
+    expect((await pull(partner, query)).text).toBe(`[${changed}]`);
+  });
+
   it('leaves out what cannot be fetched within the deadline, and serves it once stored', async () => {
     const started = Date.now();
     const response = await pull(partner, `hotelIds=H-SLOW&hotelIds=H-LIVE&checkIn=${checkIn}&nights=2`);

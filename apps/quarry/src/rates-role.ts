@@ -52,6 +52,8 @@ export function createRatesPorts(config: Config, db: Pool, queues: JobQueues, lo
     horizonDays: rates.horizonDays,
     liveDeadlineMs: rates.pullDeadlineMs,
     sourceTimeoutMs: rates.sourceTimeoutMs,
+    // Checked against the stored hash on every pull, so a cached body is never stale.
+    cache: createBodyCache(rates.pullCacheBytes),
   };
   const push: SubscriptionPorts = {
     db,

@@ -50,6 +50,7 @@ const EnvSchema = z.object({
   RATES_PUSH_SUSPEND_AFTER_MS: positiveMs.default(24 * 3600_000),
   RATES_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   RATES_PUSH_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
+  RATES_PULL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(128),
   RATES_PUSH_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
   // Recruitment mining (issue 3); README "Recruitment" documents each.
   MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
@@ -134,6 +135,7 @@ export type Config = {
     pushSuspendAfterMs: number;
     chromiumPath: string;
     pushCacheBytes: number;
+    pullCacheBytes: number;
     pushMaxBytes: number;
   };
   dashboardOidc:
@@ -234,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pushSuspendAfterMs: vars.RATES_PUSH_SUSPEND_AFTER_MS,
       chromiumPath: vars.RATES_CHROMIUM_PATH,
       pushCacheBytes: vars.RATES_PUSH_CACHE_MB * 1024 * 1024,
+      pullCacheBytes: vars.RATES_PULL_CACHE_MB * 1024 * 1024,
       pushMaxBytes: vars.RATES_PUSH_MAX_MB * 1024 * 1024,
     },
     dashboardOidc:

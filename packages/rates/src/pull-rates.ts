@@ -1,6 +1,7 @@
 import { validationError } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
-import { findPullRows, type SearchKey } from './rate-results.queries.ts';
+import type { BodyCache } from './body-cache.ts';
+import { findBodies, findPullRows, searchKeyString, type SearchKey } from './rate-results.queries.ts';
 import type { RefreshOutcome } from './refresh-search.ts';
 
 export type PullQuery = { hotelIds: string[]; checkIn: string; nights: number; guests: number };
@@ -62,26 +63,47 @@ export type PullPorts = {
   liveDeadlineMs: number;
   /** A live fetch still running at the deadline keeps going (and is stored) up to this. */
   sourceTimeoutMs: number;
+  /** Stored bodies this process served lately, reused while the stored hash still matches. */
+  cache?: BodyCache;
 };
 
 const DAY_MS = 86_400_000;
+
+const open = Buffer.from('[');
+const comma = Buffer.from(',');
+const close = Buffer.from(']');
 
 /**
  * Answers a pull as the serialized JSON array, built from stored bytes. Fresh stored results are
  * served as they are; missing or stale ones are fetched live within the deadline; hotels the client
  * may not see, dates beyond the horizon and guest counts not collected are absent (no coverage).
+ * The first query returns only content hashes: a body this process served lately with the same
+ * hash is taken from the cache, so a hot pull moves 32 bytes per hotel out of Postgres, not the
+ * result, and no text is decoded and re-encoded.
  */
-export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<string> {
+export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<Buffer> {
   const now = ports.now();
   const today = now.toISOString().slice(0, 10);
   const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);
-  if (offsetDays < 0 || offsetDays >= ports.horizonDays) return '[]';
+  if (offsetDays < 0 || offsetDays >= ports.horizonDays) return Buffer.from('[]');
   const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
   const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search, now)).filter((hotel) => hotel.guests.includes(query.guests));
-  if (hotels.length === 0) return '[]';
-  const bodies = new Map<string, string>();
+  if (hotels.length === 0) return Buffer.from('[]');
+  const bodies = new Map<string, Buffer>();
+  const uncached: SearchKey[] = [];
   for (const hotel of hotels) {
-    if (hotel.body !== null) bodies.set(hotel.hotelId, hotel.body);
+    if (hotel.sha256 === null) continue;
+    const key = { hotelId: hotel.hotelId, ...search };
+    const cached = ports.cache?.get(searchKeyString(key), hotel.sha256);
+    if (cached) bodies.set(hotel.hotelId, cached);
+    else uncached.push(key);
+  }
+  // A result replaced between the two reads comes back as its newer bytes (fresh: just written);
+  // one deleted meanwhile is missing and fetched live like any other.
+  for (const row of await findBodies(ports.db, uncached)) {
+    const bytes = Buffer.from(row.body);
+    bodies.set(row.hotelId, bytes);
+    ports.cache?.set(searchKeyString(row), row.sha256, bytes);
   }
   const missing = hotels.filter((hotel) => !bodies.has(hotel.hotelId));
   if (missing.length > 0) {
@@ -95,13 +117,20 @@ export async function pullRates(ports: PullPorts, clientId: string, query: PullQ
       Promise.all(
         missing.map(async (hotel) => {
           const outcome = await ports.refresh({ hotelId: hotel.hotelId, ...search }, signal).catch(() => null);
-          if (outcome?.status === 'stored') bodies.set(hotel.hotelId, outcome.body);
+          if (outcome?.status === 'stored') bodies.set(hotel.hotelId, Buffer.from(outcome.body));
         }),
       ),
     ]);
     clearTimeout(timer);
   }
   // Request order; a hotel answered after the deadline is not added any more (the array is built now).
-  const parts = query.hotelIds.map((hotelId) => bodies.get(hotelId)).filter((body): body is string => body !== undefined);
-  return `[${parts.join(',')}]`;
+  const parts: Buffer[] = [open];
+  for (const hotelId of query.hotelIds) {
+    const body = bodies.get(hotelId);
+    if (body === undefined) continue;
+    if (parts.length > 1) parts.push(comma);
+    parts.push(body);
+  }
+  parts.push(close);
+  return Buffer.concat(parts);
 }

@@ -61,7 +61,8 @@ export function searchKeyString(key: SearchKey): string {
 
 /**
  * Everything a pull needs in one round trip: the requested hotels the client may see, the guest
- * counts each is collected for, and the stored result of the search when there is a fresh one.
+ * counts each is collected for, and the content hash of the search's stored result when there is
+ * a fresh one (the bytes usually come from the API process's cache; see `findBodies`).
  */
 export async function findPullRows(
   db: Queryable,
@@ -69,18 +70,18 @@ export async function findPullRows(
   hotelIds: string[],
   search: Omit<SearchKey, 'hotelId'>,
   now: Date,
-): Promise<Array<{ hotelId: string; guests: number[]; body: string | null }>> {
+): Promise<Array<{ hotelId: string; guests: number[]; sha256: Buffer | null }>> {
   // Named: prepared once per connection, planned once. This is the hottest query of the feed.
-  // Only fresh bodies come back (expired ones are as good as missing), so no timestamps to parse.
-  const result = await db.query<{ hotel_id: string; guests: number[]; body: string | null }>({
-    name: 'rates-pull-rows',
-    text: `SELECT h.hotel_id, h.guests, r.body
+  // Only fresh results come back (expired ones are as good as missing), so no timestamps to parse.
+  const result = await db.query<{ hotel_id: string; guests: number[]; body_sha256: Buffer | null }>({
+    name: 'rates-pull-hashes',
+    text: `SELECT h.hotel_id, h.guests, r.body_sha256
      FROM hotel_grants g JOIN hotels h ON h.hotel_id = g.hotel_id
      LEFT JOIN rate_results r ON r.hotel_id = h.hotel_id AND r.check_in = $3 AND r.nights = $4 AND r.guests = $5 AND r.expires_at > $6
      WHERE g.client_id = $1 AND g.hotel_id = ANY($2::text[])`,
     values: [clientId, hotelIds, search.checkIn, search.nights, search.guests, now],
   });
-  return result.rows.map((row) => ({ hotelId: row.hotel_id, guests: row.guests, body: row.body }));
+  return result.rows.map((row) => ({ hotelId: row.hotel_id, guests: row.guests, sha256: row.body_sha256 }));
 }
 
 /** One page of a subscription's state as keys and content hashes only (the bodies may be cached). */
