@@ -1,4 +1,5 @@
 import { decryptSecret, encryptSecret } from '@quarry/auth';
+import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { Config } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
@@ -23,7 +24,7 @@ import { createSafeFetch } from '@quarry/safe-fetch';
 import type { Redis } from 'ioredis';
 
 /** Everything the hotel rates feed needs in one process, API or worker (issue 6). */
-export function createRatesPorts(config: Config, db: Pool, queues: JobQueues, logger: Logger) {
+export function createRatesPorts(config: Config, db: Pool, redis: Redis, queues: JobQueues, logger: Logger) {
   const rates = config.rates;
   const sourceFetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: rates.sourceTimeoutMs, userAgent: 'Quarry/1.0 rates' });
   const sender = createPushSender({ allowPrivate: config.allowPrivateUrls });
@@ -33,7 +34,16 @@ export function createRatesPorts(config: Config, db: Pool, queues: JobQueues, lo
       opentravel: createOpenTravelSource({ fetch: sourceFetch, timeoutMs: rates.sourceTimeoutMs }),
       'booking-page': createBookingPageSource({ browser: chromium.browser, recipes: bookingEngineRecipes, checkUrl: (url) => sender.check(url), timeoutMs: rates.sourceTimeoutMs }),
     },
-    { concurrency: rates.sourceConcurrency, perSecond: rates.sourcePerSecond },
+    // Limits per source for the whole deployment (API live fetches and every rates-worker), not
+    // per process: a booking engine sees the same politeness whatever the replica count.
+    createClusterLimiter({
+      redis,
+      prefix: `${config.queuePrefix}:source-limits`,
+      concurrency: rates.sourceConcurrency,
+      perSecond: rates.sourcePerSecond,
+      leaseMs: rates.sourceTimeoutMs + 30_000,
+      onLeaseLost: (key, error) => logger.warn({ source: key, err: error }, 'source slot lease lost'),
+    }),
   );
   const enqueuePush: EnqueuePush = (subscriptionId, dedupeKey) => queues.enqueue('rates.push', { subscriptionId }, { jobId: `push_${subscriptionId}_${dedupeKey}` });
   const refreshPorts: RefreshPorts = {

@@ -67,7 +67,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   const servesApi = role === 'api' || role === 'all';
   const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
   // Hotel rates (issue 6): the API answers pulls (with live fetches) and manages subscriptions; the rates-worker refreshes and pushes.
-  const ratesPorts = servesApi || runs(role, 'rates-worker') ? createRatesPorts(config, db, queues, logger) : null;
+  const ratesPorts = servesApi || runs(role, 'rates-worker') ? createRatesPorts(config, db, redis, queues, logger) : null;
   const app = servesApi
     ? createApiApp({
         db,

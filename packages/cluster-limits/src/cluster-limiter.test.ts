@@ -1,0 +1,67 @@
+import { createTestRedis } from '@quarry/testing';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClusterLimiter } from './cluster-limiter.ts';
+
+const testRedis = createTestRedis('cluster-limits');
+// Two connections stand for two processes of one deployment.
+const redisA = new Redis(testRedis.url);
+const redisB = new Redis(testRedis.url);
+
+afterAll(async () => {
+  redisA.disconnect();
+  redisB.disconnect();
+  await testRedis.cleanup();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const forever = () => new AbortController().signal;
+
+describe('cluster limiter', () => {
+  it('holds the concurrency of a key across processes, and keys apart', async () => {
+    const options = { prefix: `${testRedis.prefix}:c`, concurrency: 2, perSecond: 0, leaseMs: 5_000, retryMs: 10 };
+    const limiters = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
+    const running = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const work = (key: string) => async () => {
+      running.set(key, (running.get(key) ?? 0) + 1);
+      peak.set(key, Math.max(peak.get(key) ?? 0, running.get(key) ?? 0));
+      await sleep(40);
+      running.set(key, (running.get(key) ?? 0) - 1);
+      return key;
+    };
+    const runs = Array.from({ length: 12 }, (_, index) => (limiters[index % 2] ?? limiters[0])!(index < 8 ? 'engine.example' : 'other.example', work(index < 8 ? 'engine.example' : 'other.example'), forever()));
+    expect(await Promise.all(runs)).toHaveLength(12);
+    expect(peak.get('engine.example')).toBe(2);
+    expect(peak.get('other.example')).toBe(2);
+  });
+
+  it('frees the slot when the work fails', async () => {
+    const limiter = createClusterLimiter({ redis: redisA, prefix: `${testRedis.prefix}:f`, concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10 });
+    await expect(limiter('k', async () => Promise.reject(new Error('source down')), forever())).rejects.toThrow('source down');
+    expect(await limiter('k', async () => 'next', AbortSignal.timeout(1_000))).toBe('next');
+  });
+
+  it('spaces starts by the per-second budget across processes', async () => {
+    const options = { prefix: `${testRedis.prefix}:r`, concurrency: 100, perSecond: 5, leaseMs: 5_000, retryMs: 10 };
+    const limiters = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
+    const starts: number[] = [];
+    const began = Date.now();
+    await Promise.all(Array.from({ length: 12 }, (_, index) => limiters[index % 2]!('rated', async () => void starts.push(Date.now() - began), forever())));
+    // 5 per one-second window: 12 starts need three windows, so the last is at least a second in.
+    expect(starts).toHaveLength(12);
+    expect(Math.max(...starts)).toBeGreaterThanOrEqual(1_000);
+    const firstWindow = starts.filter((at) => at < Math.min(...starts) + 900).length;
+    expect(firstWindow).toBeLessThanOrEqual(5);
+  });
+
+  it('gives up waiting when the caller’s signal aborts', async () => {
+    const limiter = createClusterLimiter({ redis: redisA, prefix: `${testRedis.prefix}:a`, concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10 });
+    let release = () => {};
+    const holder = limiter('busy', () => new Promise<void>((resolve) => (release = resolve)), forever());
+    await sleep(50);
+    await expect(limiter('busy', async () => 'never', AbortSignal.timeout(200))).rejects.toThrow();
+    release();
+    await holder;
+  });
+});
