@@ -100,6 +100,31 @@ describe('single job posts', () => {
     expect(renewed.questions.map((question) => question.id)).toContain('first_name');
   });
 
+  it('reports a failed re-submission at once, although the API had just served the old result', async () => {
+    await stack.call('/v1/recruitment/job-posts/mine/', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jobPostId: 'then-gone', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer' }),
+    });
+    const old = await waitForCompleted('/questions/then-gone');
+    // Served (and kept by the API process) several times over, in both shapes.
+    for (const path of ['/questions/then-gone', '/v1/recruitment/job-posts/find/?jobPostId=then-gone', '/v2/recruitment/job-posts/find?jobPostId=then-gone']) {
+      expect((await stack.call(path)).status).toBe(200);
+    }
+    expect(await json(await stack.call('/questions/then-gone'))).toEqual(old);
+    await stack.call('/v1/recruitment/job-posts/mine/', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jobPostId: 'then-gone', url: `${stack.web.origin}/gone/1`, employer: 'Acme', jobTitle: 'Engineer' }),
+    });
+    // Well within the retrieval cache's time to live: only the worker's announcement can do this.
+    const failed = await waitFor('the failure to be reported', async () => {
+      const body = await json<{ status?: string; errorCode?: string }>(await stack.call('/v2/recruitment/job-posts/find?jobPostId=then-gone'));
+      return body.status === 'failed' ? body : undefined;
+    }, { timeoutMs: 15_000 });
+    expect(failed.errorCode).toBeDefined();
+    expect(await json(await stack.call('/questions/then-gone'))).toEqual(failed);
+    expect(await json(await stack.call('/v1/recruitment/job-posts/find/?jobPostId=then-gone'))).toEqual(failed);
+  });
+
   it('answers retrieval errors in the {error, message} shape', async () => {
     const missing = await stack.call('/questions/never-submitted');
     expect(missing.status).toBe(404);

@@ -15,7 +15,8 @@ function resultBody(jobPostId: string): string {
 
 /**
  * `npm run bench -- questions`: GET /questions/:id for completed results (autocannon, 50
- * connections) beside express + pg returning the same stored text by prepared statement.
+ * connections, 100 posts in turn) beside express + pg returning the same stored text by prepared
+ * statement, and quarry without its retrieval cache.
  * Target: ≥ 8,000 req/s with p99 < 15 ms.
  */
 export async function benchQuestions(options: { seconds: number; connections: number }): Promise<void> {
@@ -50,9 +51,11 @@ export async function benchQuestions(options: { seconds: number; connections: nu
   };
   try {
     await measure('floor: express + pg, stored text by prepared statement', fileURLToPath(new URL('./questions-floor.server.ts', import.meta.url)), [], {}, {});
-    await measure('quarry GET /questions/:id (Basic)', `${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], {
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, QUARRY_SECRET_KEY: secretKey.toString('base64'),
-    }, { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` });
+    const quarryEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, QUARRY_SECRET_KEY: secretKey.toString('base64') };
+    const basic = { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` };
+    await measure('quarry GET /questions/:id (Basic; retrieval cache, the default)', `${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], quarryEnv, basic);
+    // The same with every answer read from Postgres: a cold cache, or RETRIEVAL_CACHE_MB=0.
+    await measure('quarry, RETRIEVAL_CACHE_MB=0 (every answer from Postgres)', `${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], { ...quarryEnv, RETRIEVAL_CACHE_MB: '0' }, basic);
   } finally {
     await redis.cleanup();
     await database.drop();

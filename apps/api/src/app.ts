@@ -3,7 +3,7 @@ import { dashboardRoutes, type OidcSettings } from '@quarry/dashboard';
 import { listBatches } from '@quarry/db';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
-import type { RecruitmentPorts } from '@quarry/recruitment';
+import type { RecruitmentPorts, RetrievalCache } from '@quarry/recruitment';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import type { Logger, Metrics } from '@quarry/observability';
 import express, { type Express } from 'express';
@@ -32,6 +32,8 @@ export type ApiDeps = {
   logger: Logger;
   checkReadiness: ReadinessCheck;
   recruitment: RecruitmentPorts;
+  /** Completed retrieval answers kept in this process (see createRetrievalCache); optional. */
+  retrievalCache?: RetrievalCache;
   /** The SSRF-guarded fetch for every client-supplied URL (batch fileUrl, …). */
   fetchClientUrl: SafeFetch;
   /** Dashboard sessions; the same codec lets the admin API accept the dashboard's cookie. */

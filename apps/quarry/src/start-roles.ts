@@ -9,11 +9,12 @@ import { createJobQueues, createRedis, startWorkers } from '@quarry/jobs';
 import { createMailService } from '@quarry/mail';
 import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
 import { startMiningRole } from '@quarry/mining-worker';
-import { createMiningQueuePort, type RecruitmentPorts } from '@quarry/recruitment';
+import { createMiningQueuePort, createRetrievalCache, type RecruitmentPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createLogger, createMetrics, type Tracing } from '@quarry/observability';
 import type { Redis } from 'ioredis';
 import { createRatesPorts, startRatesRole } from './rates-role.ts';
+import { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
 
 type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'all';
 
@@ -65,6 +66,9 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   };
 
   const servesApi = role === 'api' || role === 'all';
+  // Completed answers served without a database round trip, dropped when a worker announces a change.
+  const retrievalCache = servesApi ? createRetrievalCache(config.retrievalCache) : null;
+  const outcomes = retrievalCache ? await followOutcomes(redis, config.queuePrefix, retrievalCache, logger) : null;
   const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
   // Hotel rates (issue 6): the API answers pulls (with live fetches) and manages subscriptions; the rates-worker refreshes and pushes.
   const ratesPorts = servesApi || runs(role, 'rates-worker') ? createRatesPorts(config, db, redis, queues, logger) : null;
@@ -76,6 +80,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         logger,
         checkReadiness,
         recruitment,
+        ...(retrievalCache ? { retrievalCache } : {}),
         fetchClientUrl,
         sessions,
         dashboardOidc: config.dashboardOidc,
@@ -126,7 +131,11 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
         })
       : undefined;
     const mining = await startMiningRole({
-      ports: { ...recruitment, miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser }) },
+      ports: {
+        ...recruitment,
+        miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser }),
+        announceOutcome: createOutcomeAnnouncer(redis, config.queuePrefix, logger),
+      },
       queues,
       connection: redis,
       prefix: config.queuePrefix,
@@ -201,6 +210,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     await Promise.all(parts.map((part) => part.stop(config.shutdownGraceMs)));
     await fetchClientUrl.close().catch(() => {});
     await ratesPorts?.close().catch(() => {});
+    outcomes?.stop();
     await Promise.race([serverClosed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     await queues.close();
     await redis.quit().catch(() => {});

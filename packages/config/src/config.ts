@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
   AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+  RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveMs.default(25_000),
   JOB_LOCK_MS: positiveMs.default(30_000),
   JOB_STALLED_INTERVAL_MS: positiveMs.default(30_000),
@@ -113,6 +115,8 @@ export type Config = {
   secretKey: Buffer;
   jwt: { jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   authCacheMs: number;
+  /** Completed retrieval answers an API process keeps (0 turns it off), and how long at most. */
+  retrievalCache: { maxBytes: number; ttlMs: number };
   shutdownGraceMs: number;
   jobLockMs: number;
   jobStalledIntervalMs: number;
@@ -214,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: Buffer.from(vars.QUARRY_SECRET_KEY, 'base64'),
     jwt: { jwksUrl: vars.JWT_JWKS_URL, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     authCacheMs: vars.AUTH_CACHE_MS,
+    retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS },
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
     jobLockMs: vars.JOB_LOCK_MS,
     jobStalledIntervalMs: vars.JOB_STALLED_INTERVAL_MS,

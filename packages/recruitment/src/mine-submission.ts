@@ -35,6 +35,8 @@ export async function mineSubmission(
     outcome = { kind: 'failed', errorCode: 'GenericWebsiteError', adapter: null, durationMs: Math.round(performance.now() - started) };
   }
   const recorded = await withTransaction(ports.pool, (client) => finishSubmission(client, submissionId, outcome));
+  // After the commit, so an API process that drops its copy reads the new answer, never the old.
+  if (recorded) await ports.announceOutcome?.(submission.clientId, submission.jobPostId);
   if (recorded?.batchId && !recorded.finishedBatch) await keepBatchMoving(ports, recorded.batchId);
   return 'mined';
 }

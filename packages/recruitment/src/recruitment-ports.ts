@@ -22,4 +22,9 @@ export type RecruitmentSettings = {
 
 export type RecruitmentPorts = { pool: Pool; queue: MiningQueuePort; settings: RecruitmentSettings };
 
-export type MiningPorts = RecruitmentPorts & { miner: Miner; now?: () => Date };
+export type MiningPorts = RecruitmentPorts & {
+  miner: Miner;
+  now?: () => Date;
+  /** Tells API processes a post's answer changed (they drop what they cached); never throws. */
+  announceOutcome?: (clientId: string, jobPostId: string) => Promise<void>;
+};

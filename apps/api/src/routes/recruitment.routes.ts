@@ -15,7 +15,7 @@ import {
   MiningStatusBody,
   validationError,
 } from '@quarry/contracts';
-import { acceptBatch, getBatchStatus, retrieveMining, submitJobPost, type RecruitmentPorts } from '@quarry/recruitment';
+import { acceptBatch, getBatchStatus, retrieveMining, submitJobPost, type RecruitmentPorts, type RetrievalCache } from '@quarry/recruitment';
 import { ResponseTooLargeError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
@@ -72,7 +72,7 @@ async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: n
 }
 
 /** Recruitment: mining submission, batches and the three retrieval routes (tenant-scoped). */
-export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitment: RecruitmentPorts; fetchClientUrl: SafeFetch }): Router {
+export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitment: RecruitmentPorts; retrievalCache?: RetrievalCache; fetchClientUrl: SafeFetch }): Router {
   const router = Router();
   const recruitment = requireClient(deps.authenticator, { scope: 'recruitment' });
   const retrieval = requireClient(deps.authenticator, { scope: 'recruitment', surface: 'questions' });
@@ -114,13 +114,13 @@ export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitm
   });
 
   router.get('/questions/:jobPostId', retrieval, async (request, response) => {
-    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.params.jobPostId, 'v2'));
+    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.params.jobPostId, 'v2', deps.retrievalCache));
   });
   router.get('/v1/recruitment/job-posts/find', retrieval, async (request, response) => {
-    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v1'));
+    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v1', deps.retrievalCache));
   });
   router.get('/v2/recruitment/job-posts/find', retrieval, async (request, response) => {
-    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v2'));
+    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v2', deps.retrievalCache));
   });
   return router;
 }
