@@ -5,6 +5,8 @@ here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/install-deps.sh"
 bash "$here/ensure-services.sh"
 bash "$here/ensure-chromium.sh"
+# Only the smtp bench needs Postfix's load generator.
+case " $* " in *" smtp "*) bash "$here/ensure-smtp-source.sh" ;; esac
 source "$here/env.sh"
 cd "$QUARRY_ROOT"
 exec node bench/src/main.ts "$@"

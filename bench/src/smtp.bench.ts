@@ -18,7 +18,7 @@ const postfixDir = join(repoRoot, '.tools/postfix');
 function smtpSource(): { bin: string; env: NodeJS.ProcessEnv } {
   const bin = join(postfixDir, 'usr/sbin/smtp-source');
   if (!existsSync(bin)) {
-    throw new Error('smtp-source is missing: run `cd .tools && apt-get download postfix && dpkg -x postfix_*.deb postfix` (nothing is installed or started)');
+    throw new Error('smtp-source is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)');
   }
   return { bin, env: { ...process.env, LD_LIBRARY_PATH: join(postfixDir, 'usr/lib/postfix') } };
 }
