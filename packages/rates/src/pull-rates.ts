@@ -74,21 +74,21 @@ const comma = Buffer.from(',');
 const close = Buffer.from(']');
 
 /**
- * Answers a pull as the serialized JSON array, built from stored bytes. Fresh stored results are
+ * Answers a pull as the pieces of the serialized JSON array, built from stored bytes. Fresh stored results are
  * served as they are; missing or stale ones are fetched live within the deadline; hotels the client
  * may not see, dates beyond the horizon and guest counts not collected are absent (no coverage).
  * The first query returns only content hashes: a body this process served lately with the same
  * hash is taken from the cache, so a hot pull moves 32 bytes per hotel out of Postgres, not the
  * result, and no text is decoded and re-encoded.
  */
-export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<Buffer> {
+export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<Buffer[]> {
   const now = ports.now();
   const today = now.toISOString().slice(0, 10);
   const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);
-  if (offsetDays < 0 || offsetDays >= ports.horizonDays) return Buffer.from('[]');
+  if (offsetDays < 0 || offsetDays >= ports.horizonDays) return [open, close];
   const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
   const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search, now)).filter((hotel) => hotel.guests.includes(query.guests));
-  if (hotels.length === 0) return Buffer.from('[]');
+  if (hotels.length === 0) return [open, close];
   const bodies = new Map<string, Buffer>();
   const uncached: SearchKey[] = [];
   for (const hotel of hotels) {
@@ -132,5 +132,7 @@ export async function pullRates(ports: PullPorts, clientId: string, query: PullQ
     parts.push(body);
   }
   parts.push(close);
-  return Buffer.concat(parts);
+  // The pieces, not one joined buffer: the caller writes them as one corked writev, and no
+  // response-sized buffer is allocated (and collected) per request.
+  return parts;
 }

@@ -13,8 +13,12 @@ export function pullRatesRoutes(deps: { authenticator: Authenticator; pull: Pull
   const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
   router.get('/Pull/RatesFeed', hotels, async (request, response) => {
     const query = parsePullQuery(request.query);
-    const body = await pullRates(deps.pull, clientOf(response).clientId, query);
-    response.status(200).type('application/json').send(body);
+    const parts = await pullRates(deps.pull, clientOf(response).clientId, query);
+    response.status(200).type('application/json').setHeader('content-length', parts.reduce((sum, part) => sum + part.length, 0));
+    response.cork();
+    for (const part of parts) response.write(part);
+    response.end();
+    response.uncork();
   });
   return router;
 }
