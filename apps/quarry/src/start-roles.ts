@@ -133,7 +133,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     const mining = await startMiningRole({
       ports: {
         ...recruitment,
-        miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser }),
+        miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser, endpoints: config.mining.atsEndpoints }),
         announceOutcome: createOutcomeAnnouncer(redis, config.queuePrefix, logger),
       },
       queues,

@@ -24,6 +24,23 @@ describe('loadConfig', () => {
     for (const name of ['PORT', 'REDIS_URL', 'LOG_LEVEL', 'QUARRY_SECRET_KEY']) expect(problems).toContain(name);
   });
 
+  it('reads vendor endpoint overrides for the ATS adapters, naming a bad one', () => {
+    const config = loadConfig({ QUARRY_SECRET_KEY: secret, MINING_ATS_ENDPOINTS: '{"greenhouseApi":"https://gw.internal/gh","lever":"http://gw.internal/lever/{host}"}' });
+    expect(config.mining.atsEndpoints).toEqual({ greenhouseApi: 'https://gw.internal/gh', lever: 'http://gw.internal/lever/{host}' });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }).mining.atsEndpoints).toEqual({});
+    const problems = (input: string) => {
+      try {
+        loadConfig({ QUARRY_SECRET_KEY: secret, MINING_ATS_ENDPOINTS: input });
+      } catch (error) {
+        return (error as ConfigError).problems.join('\n');
+      }
+      return '';
+    };
+    expect(problems('{"greenhouse":"https://x"}')).toMatch(/MINING_ATS_ENDPOINTS.*greenhouse/);
+    expect(problems('{"ashby":"ftp://x"}')).toMatch(/MINING_ATS_ENDPOINTS\.ashby must be an http\(s\) URL/);
+    expect(problems('not json')).toMatch(/MINING_ATS_ENDPOINTS must be a JSON object/);
+  });
+
   it('splits the private-URL allow-list', () => {
     const config = loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_PRIVATE_URLS: '127.0.0.1, 10.0.0.0/8,' });
     expect(config.allowPrivateUrls).toEqual(['127.0.0.1', '10.0.0.0/8']);

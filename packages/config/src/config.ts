@@ -6,6 +6,25 @@ const port = z.coerce.number().int().min(0).max(65_535);
 const positiveMs = z.coerce.number().int().positive();
 
 /** Every setting comes from the environment and is documented in the README's Configuration table. */
+/** A vendor base URL; `{host}` / `{company}` placeholders are filled from the posting URL. */
+const endpointUrl = z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL (placeholders {host} and {company} allowed)');
+const atsEndpointNames = [
+  'greenhouseApi', 'greenhouseBoards', 'lever', 'ashby', 'workable', 'smartRecruitersApi', 'smartRecruitersJobs',
+  'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal',
+] as const;
+/** `MINING_ATS_ENDPOINTS`: a JSON object overriding some vendor base URLs (a gateway, a test server). */
+const AtsEndpoints = z
+  .string()
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: 'custom', message: 'must be a JSON object, e.g. {"greenhouseApi":"https://gateway.internal/greenhouse"}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.strictObject(Object.fromEntries(atsEndpointNames.map((name) => [name, endpointUrl.optional()])) as Record<(typeof atsEndpointNames)[number], z.ZodOptional<typeof endpointUrl>>));
+
 const EnvSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -64,6 +83,7 @@ const EnvSchema = z.object({
   MINING_BATCH_POLL_MS: positiveMs.default(2_000),
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   MINING_BROWSER: z.enum(['on', 'off']).default('on'),
+  MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
   MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
   MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
@@ -153,6 +173,8 @@ export type Config = {
     csvMaxBytes: number;
     batchPollMs: number;
     browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; probeDepth: number };
+    /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
+    atsEndpoints: Partial<Record<(typeof atsEndpointNames)[number], string>>;
   };
   mail: {
     domains: string[];
@@ -268,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         recycleAfterJobs: vars.MINING_BROWSER_RECYCLE_JOBS,
         probeDepth: vars.MINING_PROBE_DEPTH,
       },
+      atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<(typeof atsEndpointNames)[number], string>>,
     },
     mail: {
       domains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
