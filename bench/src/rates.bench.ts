@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createClient, encryptSecret } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis } from '@quarry/jobs';
@@ -40,22 +40,23 @@ async function seedHotels(db: Pool, clientIds: string[], count: number, bytesEac
   return hotelIds;
 }
 
-/** A receiver that counts bytes and answers 204; per path it records first byte and end times. */
-async function startCountingReceiver(): Promise<{ server: Server; port: number; done: Map<string, { bytes: number; startedAt: number; endedAt: number }> }> {
-  const done = new Map<string, { bytes: number; startedAt: number; endedAt: number }>();
-  const server = createServer((request, response) => {
-    const startedAt = performance.now();
-    let bytes = 0;
-    request.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    request.on('end', () => {
-      done.set(request.url ?? '/', { bytes, startedAt, endedAt: performance.now() });
-      response.writeHead(204).end();
+type ReceivedPush = { bytes: number; startedAt: number; endedAt: number };
+
+/** Epoch milliseconds with sub-millisecond precision: the receiver process reports in the same clock. */
+const epochNow = () => performance.timeOrigin + performance.now();
+
+/** The counting receiver in its own process (push-receiver.server.ts); `done` holds the last request per path. */
+async function startCountingReceiver(): Promise<{ port: number; done: Map<string, ReceivedPush>; stop: () => void }> {
+  const child = fork(fileURLToPath(new URL('./push-receiver.server.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const done = new Map<string, ReceivedPush>();
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on('message', (message: { port?: number; path?: string } & Partial<ReceivedPush>) => {
+      if (message.port !== undefined) resolve(message.port);
+      else if (message.path !== undefined) done.set(message.path, { bytes: message.bytes ?? 0, startedAt: message.startedAt ?? 0, endedAt: message.endedAt ?? 0 });
     });
+    child.once('exit', (code) => reject(new Error(`push receiver exited with ${code}`)));
   });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, port: (server.address() as AddressInfo).port, done };
+  return { port, done, stop: () => child.disconnect() };
 }
 
 /**
@@ -115,7 +116,7 @@ export async function benchRates(options: { seconds: number; connections: number
     };
     /** A warm-up push, then three measured ones of the same subscription: MB/s at the receiver. */
     const measureBigPush = async (subscriptionId: string, path: string, pid: number) => {
-      let since = performance.now();
+      let since = epochNow();
       await push(subscriptionId, 'warm');
       await waitDone([path], since);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -123,7 +124,7 @@ export async function benchRates(options: { seconds: number; connections: number
       const rates: number[] = [];
       let bytes = 0;
       for (let run = 0; run < 3; run++) {
-        since = performance.now();
+        since = epochNow();
         await push(subscriptionId, `measured${run}`);
         await waitDone([path], since);
         const done = receiver.done.get(path);
@@ -149,10 +150,10 @@ export async function benchRates(options: { seconds: number; connections: number
 
       const subscriptions = await Promise.all(Array.from({ length: 200 }, (_, index) => subscribe(`/many/${index}`, smallHotels)));
       const paths = subscriptions.map((_, index) => `/many/${index}`);
-      let since = performance.now();
+      let since = epochNow();
       await Promise.all(subscriptions.map((id) => push(id, 'warm')));
       await waitDone(paths, since);
-      since = performance.now();
+      since = epochNow();
       await Promise.all(subscriptions.map((id) => push(id, 'measured')));
       await waitDone(paths, since);
       const runs = paths.map((path) => receiver.done.get(path)).filter((run) => run !== undefined);
@@ -178,7 +179,7 @@ export async function benchRates(options: { seconds: number; connections: number
       await cold.stop();
     }
   } finally {
-    receiver.server.close();
+    receiver.stop();
     await queues.close();
     redisClient.disconnect();
     await db.end();
