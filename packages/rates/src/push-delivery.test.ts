@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createPool, type Pool } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryDelayMs, streamSubscriptionState } from './push-delivery.ts';
+import { retryDelayMs, stateBytesOf, streamSubscriptionState } from './push-delivery.ts';
+import { pageSubscriptionHashes, subscriptionStateBytes } from './rate-results.queries.ts';
 import type { SubscriptionRow } from './push.queries.ts';
 import { createBodyCache, type BodyCache } from './body-cache.ts';
 
@@ -74,6 +75,16 @@ describe('streamed push body', () => {
     const after = (await collect(['H1'], 10, cache)).text;
     expect(after).not.toBe(before);
     expect(after.startsWith(`[${changed},`)).toBe(true);
+  });
+
+  it('knows its exact size from the keys alone, as the SQL sum does, before sending anything', async () => {
+    for (const hotelIds of [['H1', 'H2'], ['H1'], ['NONE']]) {
+      const { text } = await collect(hotelIds, 100);
+      const grid = { clientId: 'c1', hotelIds, fromDate: today.toISOString().slice(0, 10), toDate: day(4), nights: [1], guests: [2] };
+      const keys = await pageSubscriptionHashes(db, { ...grid, after: null, limit: 100 });
+      expect(stateBytesOf(keys)).toBe(Buffer.byteLength(text));
+      expect(await subscriptionStateBytes(db, grid)).toBe(Buffer.byteLength(text));
+    }
   });
 
   it('is an empty array when nothing is stored', async () => {

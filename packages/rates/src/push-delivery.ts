@@ -40,6 +40,7 @@ export type DeliveryOutcome = 'delivered' | 'up-to-date' | 'busy' | 'failed' | '
 
 const DAY_MS = 86_400_000;
 const GROUP_BYTES = 4 * 1024 * 1024;
+const KEYS_PER_QUERY = 5000;
 const open = Buffer.from('[');
 const close = Buffer.from(']');
 
@@ -60,10 +61,10 @@ export async function* streamSubscriptionState(
   db: Queryable,
   subscription: SubscriptionRow,
   today: Date,
-  options: { keysPerQuery?: number; groupBytes?: number; cache?: BodyCache; maxBytes?: number } = {},
+  options: { keysPerQuery?: number; groupBytes?: number; cache?: BodyCache; maxBytes?: number; firstKeys?: StateKey[] } = {},
 ): AsyncGenerator<Buffer | Buffer[]> {
   const grid = gridOf(subscription, today);
-  const keysPerQuery = options.keysPerQuery ?? 5000;
+  const keysPerQuery = options.keysPerQuery ?? KEYS_PER_QUERY;
   const readGroup = async (keys: StateKey[]): Promise<Map<string, Buffer>> => {
     const bodies = new Map<string, Buffer>();
     const missing = keys.filter((key) => {
@@ -83,8 +84,10 @@ export async function* streamSubscriptionState(
   let first = true;
   yield open;
   let after: SearchKey | null = null;
+  let prefetched = options.firstKeys;
   for (;;) {
-    const keys = await pageSubscriptionHashes(db, { ...grid, after, limit: keysPerQuery });
+    const keys: StateKey[] = prefetched ?? (await pageSubscriptionHashes(db, { ...grid, after, limit: keysPerQuery }));
+    prefetched = undefined;
     const groups = groupByBytes(keys, options.groupBytes ?? GROUP_BYTES);
     let reading = groups[0] ? readGroup(groups[0]) : null;
     for (let index = 0; index < groups.length; index++) {
@@ -116,6 +119,11 @@ export async function* streamSubscriptionState(
   yield close;
 }
 
+/** Bytes of `[` + bodies joined by `,` + `]` (what subscriptionStateBytes sums in SQL). */
+export function stateBytesOf(keys: StateKey[]): number {
+  return 2 + keys.reduce((sum, key) => sum + key.bytes, 0) + Math.max(0, keys.length - 1);
+}
+
 /** `,` + the body as UTF-8, written straight into one allocation. */
 function withLeadingComma(body: string): Buffer {
   const bytes = Buffer.allocUnsafe(1 + Buffer.byteLength(body));
@@ -124,7 +132,7 @@ function withLeadingComma(body: string): Buffer {
   return bytes;
 }
 
-type StateKey = SearchKey & { sha256: Buffer; bytes: number };
+export type StateKey = SearchKey & { sha256: Buffer; bytes: number };
 
 /** Consecutive runs of keys whose bodies add up to about `maxBytes` (at least one key each). */
 function groupByBytes(keys: StateKey[], maxBytes: number): StateKey[][] {
@@ -185,14 +193,24 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
     let error: string | null = null;
     try {
       const maxBytes = ports.policy.maxBytes;
+      const grid = gridOf(subscription, ports.now());
+      // The first page of keys, read before sending: when it is the whole state (the usual case) it
+      // gives the exact size for the cap with no extra query, and the body streams from it.
+      const firstKeys = await pageSubscriptionHashes(ports.db, { ...grid, after: null, limit: KEYS_PER_QUERY });
       if (maxBytes !== undefined) {
-        const bytes = await subscriptionStateBytes(ports.db, gridOf(subscription, ports.now()));
+        const complete = firstKeys.length < KEYS_PER_QUERY;
+        const bytes = complete ? stateBytesOf(firstKeys) : await subscriptionStateBytes(ports.db, grid);
         if (bytes > maxBytes) throw new PushTooLargeError(bytes, maxBytes);
       }
       const result = await ports.sender.put(
         subscription.pushUrl,
         { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
-        streamSubscriptionState(ports.db, subscription, ports.now(), { ...(ports.cache ? { cache: ports.cache } : {}), ...(maxBytes !== undefined ? { maxBytes } : {}) }),
+        streamSubscriptionState(ports.db, subscription, ports.now(), {
+          firstKeys,
+          keysPerQuery: KEYS_PER_QUERY,
+          ...(ports.cache ? { cache: ports.cache } : {}),
+          ...(maxBytes !== undefined ? { maxBytes } : {}),
+        }),
         ports.policy.timeoutMs,
       );
       status = result.status;
@@ -206,9 +224,8 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
     }
     const durationMs = Math.round(performance.now() - started);
     if (error === null) {
-      await insertDelivery(ports.db, subscriptionId, { version, startedAt, status, bytes, durationMs, error: null, outcome: 'delivered' });
+      const after = await completePushSuccess(ports.db, subscriptionId, token, { version, startedAt, status, bytes, durationMs });
       ports.log?.({ subscriptionId, version, outcome: 'delivered', status, bytes, error });
-      const after = await completePushSuccess(ports.db, subscriptionId, token, version);
       // State moved on while this push was in flight: deliver again now, in order.
       if (after && after.stateVersion > after.deliveredVersion) {
         isRetry = false;

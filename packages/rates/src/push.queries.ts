@@ -160,13 +160,25 @@ export async function acquirePushLease(db: Queryable, subscriptionId: string, to
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
-/** Success: records the version sent, clears the failure streak, frees the slot. Returns the current version. */
-export async function completePushSuccess(db: Queryable, subscriptionId: string, token: string, version: number): Promise<{ stateVersion: number; deliveredVersion: number } | null> {
+/**
+ * Success, in one round trip: logs the delivery, records the version sent, clears the failure
+ * streak and frees the slot. Returns the current versions (null when the lease was lost).
+ */
+export async function completePushSuccess(
+  db: Queryable,
+  subscriptionId: string,
+  token: string,
+  delivery: Omit<DeliveryRow, 'deliveryId' | 'outcome' | 'error'>,
+): Promise<{ stateVersion: number; deliveredVersion: number } | null> {
   const result = await db.query<{ state_version: string; delivered_version: string }>(
-    `UPDATE push_subscriptions SET delivered_version = GREATEST(delivered_version, $3), failures = 0, failing_since = NULL,
+    `WITH logged AS (
+       INSERT INTO push_deliveries (subscription_id, version, started_at, status, bytes, duration_ms, error, outcome)
+       VALUES ($1, $3, $4, $5, $6, $7, NULL, 'delivered')
+     )
+     UPDATE push_subscriptions SET delivered_version = GREATEST(delivered_version, $3), failures = 0, failing_since = NULL,
        next_attempt_at = NULL, lease_token = NULL, lease_until = NULL
      WHERE subscription_id = $1 AND lease_token = $2 RETURNING state_version, delivered_version`,
-    [subscriptionId, token, version],
+    [subscriptionId, token, delivery.version, delivery.startedAt, delivery.status, delivery.bytes, delivery.durationMs],
   );
   const row = result.rows[0];
   return row ? { stateVersion: Number(row.state_version), deliveredVersion: Number(row.delivered_version) } : null;
