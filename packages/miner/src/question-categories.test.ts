@@ -29,6 +29,19 @@ describe('categorize', () => {
     expect(categorize({ label })).toBeUndefined();
   });
 
+  it.each([
+    // German, French, Spanish, Italian, Dutch, Portuguese, Polish identity forms.
+    ['Vorname', 'firstName'], ['Nachname', 'lastName'], ['Postleitzahl', 'zip'], ['Lebenslauf', 'resume'],
+    ['Prénom', 'firstName'], ['Nom de famille', 'lastName'], ['Téléphone', 'phone'], ['Lettre de motivation', 'coverLetter'],
+    ['Nombre', 'firstName'], ['Apellidos', 'lastName'], ['Teléfono', 'phone'], ['Nombre completo', 'fullName'], ['Ciudad', 'city'],
+    ['Nome', 'firstName'], ['Cognome', 'lastName'], ['Città', 'city'], ['Indirizzo', 'address'], ['CAP', 'zip'], ['Paese', 'country'],
+    ['Voornaam', 'firstName'], ['Achternaam', 'lastName'], ['Woonplaats', 'city'], ['Telefoonnummer', 'phone'], ['Motivatiebrief', 'coverLetter'],
+    ['Primeiro nome', 'firstName'], ['Sobrenome', 'lastName'], ['Nome completo', 'fullName'], ['Endereço', 'address'], ['Currículo', 'resume'],
+    ['Imię', 'firstName'], ['Nazwisko', 'lastName'], ['Imię i nazwisko', 'fullName'], ['Nome e cognome', 'fullName'], ['Vor- und Nachname', 'fullName'], ['Kod pocztowy', 'zip'], ['Miejscowość', 'city'],
+  ])('%s → %s (other languages)', (label, category) => {
+    expect(categorize({ label })).toBe(category);
+  });
+
   it('still reads a field name when the label says nothing', () => {
     expect(categorize({ label: 'Your answer', name: 'postal_code' })).toBe('zip');
   });

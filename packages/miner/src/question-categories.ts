@@ -9,17 +9,20 @@ const fieldRules: Array<[Category, RegExp]> = [
   // Most specific first: "LinkedIn URL" is linkedin, not website; "First name" is not fullName.
   ['linkedin', /linkedin/i],
   ['github', /github/i],
-  ['email', /e-?mail|courriel|correo/i],
-  ['firstName', /first.?name|given.?name|fore.?name|vorname|pr[ée]nom|^nombre$/i],
-  ['lastName', /last.?name|sur.?name|family.?name|nachname|apellido|nom de famille/i],
-  ['fullName', /full.?name|^name$|your name|legal name|^nom$/i],
-  ['phone', /phone|mobile|telefon|t[ée]l[ée]phone|^tel$/i],
-  ['zip', /zip|postal|post.?code|\bplz\b|code postal/i],
-  ['city', /\bcity\b|\btown\b|ville|stadt|ciudad/i],
-  ['country', /country|\bland\b|\bpays\b|pa[íi]s/i],
-  ['address', /address|street|adresse|direcci[óo]n/i],
-  ['resume', /r[ée]sum[ée]|\bcv\b|curriculum|lebenslauf/i],
-  ['coverLetter', /cover.?letter|motivation|anschreiben/i],
+  // Identity labels in English, German, French, Spanish, Italian, Dutch, Portuguese and Polish.
+  ['email', /e-?mail|courriel|correo|posta elettronica/i],
+  // "First and last name" in one field, before the rules that would take it for either half.
+  ['fullName', /first and last name|imi[ęe] i nazwisko|nome e cognome|nombre y apellidos?|vor\s*und nachname|nom et pr[ée]nom|pr[ée]nom et nom|voor\s*en achternaam/i],
+  ['firstName', /first.?name|given.?name|fore.?name|vorname|pr[ée]nom|^nombre$|^nome$|primeiro nome|voornaam|^imi[ęe]$/i],
+  ['lastName', /last.?name|sur.?name|family.?name|nachname|apellido|nom de famille|cognome|sobrenome|achternaam|nazwisko/i],
+  ['fullName', /full.?name|^name$|your name|legal name|^nom$|nom complet|nombre completo|nome completo|volledige naam|vollst[äa]ndiger name/i],
+  ['phone', /phone|mobile|telefon|tel[ée]fono|telefoon|t[ée]l[ée]phone|^tel$|celular|cellulare|^handy$|^gsm$/i],
+  ['zip', /zip|postal|post.?code|\bplz\b|code postal|postleitzahl|^cap$|kod pocztowy/i],
+  ['city', /\bcity\b|\btown\b|ville|stadt|ciudad|citt[àa]|cidade|woonplaats|miejscowo[śs][ćc]|^miasto$/i],
+  ['country', /country|\bland\b|\bpays\b|pa[íi]s|paese|^kraj$/i],
+  ['address', /address|street|adresse|direcci[óo]n|indirizzo|endere[çc]o|morada|^adres$/i],
+  ['resume', /r[ée]sum[ée]|\bcv\b|curriculum|curr[íi]culo|lebenslauf|^[żz]yciorys$/i],
+  ['coverLetter', /cover.?letter|motivation|anschreiben|lettera di presentazione|carta de presentaci[óo]n|motivatiebrief|list motywacyjny/i],
   ['website', /website|portfolio|personal (site|url)|homepage/i],
 ];
 
