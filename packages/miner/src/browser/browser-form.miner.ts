@@ -91,15 +91,15 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
           if (field.combobox && field.options.length === 0) field.options = await readComboboxOptions(page, field);
         }
         const built = fieldsToQuestions(snapshot.fields, jobPost.jobTitle);
-        await probeConditionals(page, snapshot, built.byKey, {
-          maxDepth: options.probeDepth,
-          defaultLabel: jobPost.jobTitle,
-          budget: { choices: options.maxProbeChoices, deadline, settleMs: options.settleMs ?? 300 },
-        });
+        // One budget of option choices for the whole form, every wizard step included.
+        const budget = { choices: options.maxProbeChoices, deadline, settleMs: options.settleMs ?? 300 };
+        await probeConditionals(page, snapshot, built.byKey, { maxDepth: options.probeDepth, defaultLabel: jobPost.jobTitle, budget });
         const later = await walkWizardSteps(page, { fields: snapshot.fields, questions: built.byKey }, {
           maxSteps: options.maxSteps ?? 6,
           defaultLabel: jobPost.jobTitle,
           deadline,
+          probeStep: (stepSnapshot, questions) =>
+            probeConditionals(page, stepSnapshot, questions, { maxDepth: options.probeDepth, defaultLabel: jobPost.jobTitle, budget, reloadable: false }),
         });
         if (later.loginWall) return failed('LoginRequired', 'an account wall appeared on a later step');
         const questions = [...built.questions, ...later.questions];

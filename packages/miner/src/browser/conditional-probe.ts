@@ -32,9 +32,19 @@ export async function probeConditionals(
   page: Page,
   snapshot: FormSnapshot,
   byKey: Map<string, Question>,
-  options: { maxDepth: number; budget: ProbeBudget; defaultLabel: string },
+  options: {
+    maxDepth: number;
+    budget: ProbeBudget;
+    defaultLabel: string;
+    /**
+     * False on a wizard's later steps, where a reload would go back to step 1: only selects are
+     * probed there (they can be put back as they were), and a failed put-back is left as it is.
+     */
+    reloadable?: boolean;
+  },
 ): Promise<void> {
   const { budget } = options;
+  const reloadable = options.reloadable ?? true;
   // What was changed since the state of the current path: a select can be put back as it was;
   // a radio cannot be unchecked, so it costs a reload and a replay of the path.
   let dirty: Choice | null = null;
@@ -47,8 +57,9 @@ export async function probeConditionals(
     dirty = null;
     if (last.field.tag === 'select') {
       const put = await frameOf(page, last.field.frameUrl).selectOption(last.field.selector, last.field.value, { timeout: 2_000 }).then(() => true, () => false);
-      if (put) return settle();
+      if (put || !reloadable) return settle();
     }
+    if (!reloadable) return settle();
     await page.reload({ waitUntil: 'load' });
     for (const choice of path) await choose(page, choice);
     await settle();
@@ -58,7 +69,7 @@ export async function probeConditionals(
     const seen = new Set<string>();
     for (const field of scope) {
       const key = fieldKey(field);
-      if (!probeable(field) || seen.has(key)) continue;
+      if (!probeable(field) || (!reloadable && field.tag !== 'select') || seen.has(key)) continue;
       seen.add(key);
       const question = scopeQuestions.get(key);
       const answers = question?.inputType === 'SelectOne' ? (question.options ?? []) : [];

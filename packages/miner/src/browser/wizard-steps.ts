@@ -1,7 +1,7 @@
 import type { Answer, Question } from '@quarry/contracts';
 import type { Page } from 'playwright-core';
 import { syntheticAnswers } from '../synthetic-answers.ts';
-import { fieldKey, fieldsToQuestions, type RawField } from './form-fields.ts';
+import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
 import { frameOf, snapshotPage } from './page-snapshot.ts';
 
 const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
@@ -26,7 +26,13 @@ async function fill(page: Page, field: RawField, question: Question, value: unkn
 export async function walkWizardSteps(
   page: Page,
   firstStep: { fields: RawField[]; questions: Map<string, Question> },
-  options: { maxSteps: number; defaultLabel: string; deadline: number },
+  options: {
+    maxSteps: number;
+    defaultLabel: string;
+    deadline: number;
+    /** Probes a later step's conditional questions (selects only: a reload would lose the step). */
+    probeStep?: (snapshot: FormSnapshot, questions: Map<string, Question>) => Promise<void>;
+  },
 ): Promise<{ questions: Question[]; answers: Answer[]; loginWall: boolean }> {
   const seen = new Set(firstStep.fields.map(fieldKey));
   const found: Question[] = [];
@@ -51,6 +57,8 @@ export async function walkWizardSteps(
     if (fresh.length === 0) break;
     for (const field of fresh) seen.add(fieldKey(field));
     const built = fieldsToQuestions(fresh, options.defaultLabel);
+    // The whole step is the baseline of the diff; only this step's questions are probed.
+    await options.probeStep?.(snapshot, built.byKey);
     found.push(...built.questions);
     current = { fields: fresh, questions: built.byKey };
   }
