@@ -183,8 +183,8 @@ describe('browser form miner', () => {
     ]);
     expect(find(questions, 'years')).toMatchObject({ inputType: 'SelectOne', mandatory: true });
     // Probed on step 2 too (a select, put back without reloading, which would return to step 1).
-    const years = find(questions, 'years')?.options ?? [];
-    expect(years.map((option) => [option.answer, ('conditionalQuestions' in option ? option.conditionalQuestions : undefined)?.map((question) => question.id) ?? []])).toEqual([
+    const years = (find(questions, 'years')?.options ?? []).flatMap((option) => ('answer' in option ? [option] : []));
+    expect(years.map((option) => [option.answer, option.conditionalQuestions?.map((question) => question.id) ?? []])).toEqual([
       ['0-2', []], ['3-5', []], ['6+', ['team_size']],
     ]);
     expect(answers).toEqual(expect.arrayContaining([{ id: 'email', value: 'jane.doe@example.com' }, { id: 'years', value: '0-2' }, { id: 'terms', value: true }]));
