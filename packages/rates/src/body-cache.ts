@@ -1,3 +1,6 @@
+import type { Queryable } from '@quarry/db';
+import { findBodies, searchKeyString, type SearchKey } from './rate-results.queries.ts';
+
 /**
  * Serialized results this worker sent lately, keyed by search and checked against the content hash
  * the database reports at send time: a hit is byte-for-byte the stored body (held as the push
@@ -37,4 +40,29 @@ export function createBodyCache(maxBytes: number): BodyCache {
       }
     },
   };
+}
+
+/**
+ * The stored bodies of `keys` (keyed by `searchKeyString`): from the cache while the stored hash
+ * still matches, the rest in one query, encoded by `encode` and cached as encoded. A result
+ * replaced between the hash read and this one comes back as its newer bytes; one deleted meanwhile
+ * is absent.
+ */
+export async function readBodies(
+  db: Queryable,
+  keys: Array<SearchKey & { sha256: Buffer }>,
+  options: { cache?: BodyCache | undefined; encode: (body: string) => Buffer },
+): Promise<Map<string, Buffer>> {
+  const bodies = new Map<string, Buffer>();
+  const missing = keys.filter((key) => {
+    const cached = options.cache?.get(searchKeyString(key), key.sha256);
+    if (cached) bodies.set(searchKeyString(key), cached);
+    return !cached;
+  });
+  for (const row of await findBodies(db, missing)) {
+    const bytes = options.encode(row.body);
+    bodies.set(searchKeyString(row), bytes);
+    options.cache?.set(searchKeyString(row), row.sha256, bytes);
+  }
+  return bodies;
 }

@@ -1,7 +1,7 @@
 import { validationError } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
-import type { BodyCache } from './body-cache.ts';
-import { findBodies, findPullRows, searchKeyString, type SearchKey } from './rate-results.queries.ts';
+import { readBodies, type BodyCache } from './body-cache.ts';
+import { findPullRows, searchKeyString, type SearchKey } from './rate-results.queries.ts';
 import type { RefreshOutcome } from './refresh-search.ts';
 
 export type PullQuery = { hotelIds: string[]; checkIn: string; nights: number; guests: number };
@@ -89,21 +89,15 @@ export async function pullRates(ports: PullPorts, clientId: string, query: PullQ
   const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
   const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search, now)).filter((hotel) => hotel.guests.includes(query.guests));
   if (hotels.length === 0) return [open, close];
+  const stored = await readBodies(
+    ports.db,
+    hotels.flatMap((hotel) => (hotel.sha256 === null ? [] : [{ hotelId: hotel.hotelId, ...search, sha256: hotel.sha256 }])),
+    { cache: ports.cache, encode: (body) => Buffer.from(body) },
+  );
   const bodies = new Map<string, Buffer>();
-  const uncached: SearchKey[] = [];
   for (const hotel of hotels) {
-    if (hotel.sha256 === null) continue;
-    const key = { hotelId: hotel.hotelId, ...search };
-    const cached = ports.cache?.get(searchKeyString(key), hotel.sha256);
-    if (cached) bodies.set(hotel.hotelId, cached);
-    else uncached.push(key);
-  }
-  // A result replaced between the two reads comes back as its newer bytes (fresh: just written);
-  // one deleted meanwhile is missing and fetched live like any other.
-  for (const row of await findBodies(ports.db, uncached)) {
-    const bytes = Buffer.from(row.body);
-    bodies.set(row.hotelId, bytes);
-    ports.cache?.set(searchKeyString(row), row.sha256, bytes);
+    const body = stored.get(searchKeyString({ hotelId: hotel.hotelId, ...search }));
+    if (body) bodies.set(hotel.hotelId, body);
   }
   const missing = hotels.filter((hotel) => !bodies.has(hotel.hotelId));
   if (missing.length > 0) {

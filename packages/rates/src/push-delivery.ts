@@ -8,8 +8,8 @@ import {
   releasePushLease,
   type SubscriptionRow,
 } from './push.queries.ts';
-import type { BodyCache } from './body-cache.ts';
-import { findBodies, pageSubscriptionHashes, searchKeyString, subscriptionStateBytes, type SearchKey } from './rate-results.queries.ts';
+import { readBodies, type BodyCache } from './body-cache.ts';
+import { pageSubscriptionHashes, searchKeyString, subscriptionStateBytes, type SearchKey, type StateKey } from './rate-results.queries.ts';
 import type { PushSender } from './push-sender.ts';
 
 export type PushPolicy = {
@@ -65,21 +65,8 @@ export async function* streamSubscriptionState(
 ): AsyncGenerator<Buffer | Buffer[]> {
   const grid = gridOf(subscription, today);
   const keysPerQuery = options.keysPerQuery ?? KEYS_PER_QUERY;
-  const readGroup = async (keys: StateKey[]): Promise<Map<string, Buffer>> => {
-    const bodies = new Map<string, Buffer>();
-    const missing = keys.filter((key) => {
-      const cached = options.cache?.get(searchKeyString(key), key.sha256);
-      if (cached) bodies.set(searchKeyString(key), cached);
-      return !cached;
-    });
-    for (const row of await findBodies(db, missing)) {
-      const bytes = withLeadingComma(row.body);
-      bodies.set(searchKeyString(row), bytes);
-      options.cache?.set(searchKeyString(row), row.sha256, bytes);
-    }
-    // A result deleted between the two reads is simply absent, as it is from the state now.
-    return bodies;
-  };
+  // Bodies are held with their leading comma (see below), also in the cache.
+  const readGroup = (keys: StateKey[]) => readBodies(db, keys, { cache: options.cache, encode: withLeadingComma });
   let sent = 0;
   let first = true;
   yield open;
@@ -131,8 +118,6 @@ function withLeadingComma(body: string): Buffer {
   bytes.write(body, 1);
   return bytes;
 }
-
-export type StateKey = SearchKey & { sha256: Buffer; bytes: number };
 
 /** Consecutive runs of keys whose bodies add up to about `maxBytes` (at least one key each). */
 function groupByBytes(keys: StateKey[], maxBytes: number): StateKey[][] {
@@ -193,7 +178,9 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
     let error: string | null = null;
     try {
       const maxBytes = ports.policy.maxBytes;
-      const grid = gridOf(subscription, ports.now());
+      // One clock reading for the size check and the body: both describe the same grid of dates.
+      const today = ports.now();
+      const grid = gridOf(subscription, today);
       // The first page of keys, read before sending: when it is the whole state (the usual case) it
       // gives the exact size for the cap with no extra query, and the body streams from it.
       const firstKeys = await pageSubscriptionHashes(ports.db, { ...grid, after: null, limit: KEYS_PER_QUERY });
@@ -205,7 +192,7 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       const result = await ports.sender.put(
         subscription.pushUrl,
         { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
-        streamSubscriptionState(ports.db, subscription, ports.now(), {
+        streamSubscriptionState(ports.db, subscription, today, {
           firstKeys,
           keysPerQuery: KEYS_PER_QUERY,
           ...(ports.cache ? { cache: ports.cache } : {}),

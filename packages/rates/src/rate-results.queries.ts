@@ -2,6 +2,9 @@ import type { Queryable } from '@quarry/db';
 
 export type SearchKey = { hotelId: string; checkIn: string; nights: number; guests: number };
 
+/** A stored result's search, content hash and size in bytes, without the body. */
+export type StateKey = SearchKey & { sha256: Buffer; bytes: number };
+
 /**
  * Stores a validated result. Returns whether its content differs from what was stored before: only
  * a change triggers pushes (a refresh that finds the same rates only moves fetchedAt/expiresAt).
@@ -88,7 +91,7 @@ export async function findPullRows(
 export async function pageSubscriptionHashes(
   db: Queryable,
   query: { clientId: string; hotelIds: string[]; fromDate: string; toDate: string; nights: number[]; guests: number[]; after: SearchKey | null; limit: number },
-): Promise<Array<SearchKey & { sha256: Buffer; bytes: number }>> {
+): Promise<StateKey[]> {
   const after = query.after;
   const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; body_sha256: Buffer; bytes: number }>(
     `SELECT r.hotel_id, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, r.nights, r.guests, r.body_sha256, octet_length(r.body) AS bytes
