@@ -1,9 +1,7 @@
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import type { LookupFunction } from 'node:net';
-import { checkAddress, parseAllowList, UnsafeUrlError, type AllowList } from '@quarry/safe-fetch';
+import { createAddressGuard, UnsafeUrlError, type Lookup } from '@quarry/safe-fetch';
 
 type PushResult = { status: number; bytes: number };
 
@@ -13,9 +11,9 @@ type PushResult = { status: number; bytes: number };
  * being copied into one buffer (joining them cost a 50 MB allocation, and its collection, per push).
  * Built on node:http rather than `SafeFetch` because SafeFetch takes only replayable in-memory
  * bodies, and a 50 MB state must not be buffered; undici's iterable bodies wait for drain after
- * every chunk, which halved the rate. The SSRF policy is the same one (`checkAddress` of
- * @quarry/safe-fetch, with the operator allow-list): every address the name resolves to is vetted
- * and the socket connects to a vetted one. Redirects are never followed (a 3xx is "below 400",
+ * every chunk, which halved the rate. The SSRF policy is SafeFetch's own (`createAddressGuard`,
+ * with the operator allow-list): every address the name resolves to is vetted and the socket
+ * connects to a vetted one. Redirects are never followed (a 3xx is "below 400",
  * i.e. success, per the interface).
  */
 export type PushSender = {
@@ -25,49 +23,13 @@ export type PushSender = {
   close(): Promise<void>;
 };
 
-type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
-const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
-
-async function vet(hostname: string, allowList: AllowList, lookup: Lookup): Promise<Array<{ address: string; family: number }>> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(bare) !== 0) {
-    const verdict = checkAddress(bare, allowList);
-    if (!verdict.allowed) throw new UnsafeUrlError('private-address', bare, `${bare} is a ${verdict.range} address`, { address: bare, range: verdict.range });
-    return [{ address: bare, family: net.isIP(bare) }];
-  }
-  let answers;
-  try {
-    answers = await lookup(bare);
-  } catch (error) {
-    throw new UnsafeUrlError('dns', bare, 'DNS lookup failed', { cause: error });
-  }
-  if (answers.length === 0) throw new UnsafeUrlError('dns', bare, 'DNS lookup returned no addresses');
-  for (const { address } of answers) {
-    const verdict = checkAddress(address, allowList, bare);
-    if (!verdict.allowed) throw new UnsafeUrlError('private-address', bare, `resolves to ${address} (${verdict.range})`, { address, range: verdict.range });
-  }
-  return answers;
-}
-
 function assertPushUrl(url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('scheme', url.hostname, `${url.protocol} URLs are not fetched`);
   if (url.username !== '' || url.password !== '') throw new UnsafeUrlError('credentials', url.hostname, 'URLs with embedded credentials are not fetched');
 }
 
 export function createPushSender(options: { allowPrivate: readonly string[]; lookup?: Lookup; connectTimeoutMs?: number }): PushSender {
-  const allowList = parseAllowList(options.allowPrivate);
-  const lookup = options.lookup ?? systemLookup;
-  const vettingLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    vet(hostname, allowList, lookup).then(
-      (answers) => {
-        const first = answers[0];
-        if (!first) return callback(new UnsafeUrlError('dns', hostname, 'no address'), '');
-        if (lookupOptions.all === true) return callback(null, answers.map((answer) => ({ address: answer.address, family: answer.family })));
-        callback(null, first.address, first.family);
-      },
-      (error: unknown) => callback(error as Error, ''),
-    );
-  };
+  const guard = createAddressGuard(options.allowPrivate, options.lookup);
   const agents = {
     'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000 }),
     'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 10_000 }),
@@ -78,16 +40,16 @@ export function createPushSender(options: { allowPrivate: readonly string[]; loo
     async check(rawUrl) {
       const url = new URL(rawUrl);
       assertPushUrl(url);
-      await vet(url.hostname, allowList, lookup);
+      await guard.vet(url.hostname);
     },
     async put(rawUrl, headers, chunks, timeoutMs) {
       const url = new URL(rawUrl);
       assertPushUrl(url);
       // An address literal never reaches `lookup`: vet it here. Names are vetted as they resolve.
-      if (net.isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) await vet(url.hostname, allowList, lookup);
+      if (net.isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) await guard.vet(url.hostname);
       const signal = AbortSignal.timeout(timeoutMs);
       const client = url.protocol === 'https:' ? https : http;
-      const request = client.request(url, { method: 'PUT', headers, agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'], lookup: vettingLookup, signal });
+      const request = client.request(url, { method: 'PUT', headers, agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'], lookup: guard.lookup, signal });
       request.on('socket', (socket) => {
         if (!socket.connecting) return;
         const timer = setTimeout(() => socket.destroy(new ConnectTimeoutError(url.host, connectTimeoutMs)), connectTimeoutMs);

@@ -2,6 +2,7 @@ export { checkAddress, isAddressAllowed, parseAllowList } from './address-policy
 export type { AddressVerdict, AllowList } from './address-policy.ts';
 export { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError } from './errors.ts';
 export type { UnsafeUrlReason } from './errors.ts';
-export type { Lookup, LookupAddress } from './pinned-agent.ts';
+export { createAddressGuard } from './pinned-agent.ts';
+export type { AddressGuard, Lookup, LookupAddress } from './pinned-agent.ts';
 export { createSafeFetch } from './safe-fetch.ts';
 export type { SafeFetch, SafeFetchInit, SafeFetchOptions, SafeResponse } from './safe-fetch.ts';

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { checkAddress } from './address-policy.ts';
+import { checkAddress, parseAllowList } from './address-policy.ts';
 import type { AllowList } from './address-policy.ts';
 import { UnsafeUrlError } from './errors.ts';
 
@@ -38,6 +38,35 @@ async function resolveVetted(hostname: string, allowList: AllowList, lookup: Loo
     }
   }
   return answers;
+}
+
+/** Refuses an address literal outside the policy (no DNS involved). */
+function refuseLiteral(address: string, allowList: AllowList): void {
+  const verdict = checkAddress(address, allowList);
+  if (!verdict.allowed) {
+    throw new UnsafeUrlError('private-address', address, `${address} is a ${verdict.range} address`, { address, range: verdict.range });
+  }
+}
+
+/** Every address a URL host stands for, vetted: an address literal as it is, a name as it resolves. */
+async function vetHost(hostname: string, allowList: AllowList, lookup: Lookup): Promise<LookupAddress[]> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const family = net.isIP(bare);
+  if (family === 0) return resolveVetted(bare, allowList, lookup);
+  refuseLiteral(bare, allowList);
+  return [{ address: bare, family: family === 6 ? 6 : 4 }];
+}
+
+/**
+ * The same address policy for clients that are not `SafeFetch` (a streamed upload, a browser's
+ * requests): `vet` refuses a host before anything is sent, `lookup` is handed to net/tls.connect
+ * (or http.request) so the socket connects to exactly the vetted addresses.
+ */
+export type AddressGuard = { vet: (hostname: string) => Promise<LookupAddress[]>; lookup: LookupFunction };
+
+export function createAddressGuard(allowPrivate: readonly string[], lookup: Lookup = systemLookup): AddressGuard {
+  const allowList = parseAllowList(allowPrivate);
+  return { vet: (hostname) => vetHost(hostname, allowList, lookup), lookup: vettingLookup(allowList, lookup) };
 }
 
 function requestedFamily(family: number | string | undefined): 4 | 6 | undefined {
@@ -79,13 +108,10 @@ export function createPinnedAgent(allowList: AllowList, lookup: Lookup, connectT
   const connector = buildConnector({ lookup: vettingLookup(allowList, lookup), timeout: connectTimeoutMs });
   const connect: buildConnector.connector = (options, callback) => {
     if (net.isIP(options.hostname) !== 0) {
-      const verdict = checkAddress(options.hostname, allowList);
-      if (!verdict.allowed) {
-        const detail = `${options.hostname} is a ${verdict.range} address`;
-        callback(new UnsafeUrlError('private-address', options.hostname, detail, {
-          address: options.hostname,
-          range: verdict.range,
-        }), null);
+      try {
+        refuseLiteral(options.hostname, allowList);
+      } catch (error) {
+        callback(error as Error, null);
         return;
       }
     }

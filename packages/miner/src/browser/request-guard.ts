@@ -1,6 +1,4 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { isAddressAllowed, parseAllowList } from '@quarry/safe-fetch';
+import { createAddressGuard } from '@quarry/safe-fetch';
 
 /**
  * The SSRF rule for the browser: every request a page makes (documents, frames, scripts, XHR)
@@ -8,18 +6,9 @@ import { isAddressAllowed, parseAllowList } from '@quarry/safe-fetch';
  * cached per host for the page's life.
  */
 export function createHostGuard(allowPrivate: string[]): (url: string) => Promise<boolean> {
-  const allowList = parseAllowList(allowPrivate);
+  const guard = createAddressGuard(allowPrivate);
   const verdicts = new Map<string, Promise<boolean>>();
-  const judge = async (hostname: string): Promise<boolean> => {
-    const bare = hostname.replace(/^\[|\]$/g, '');
-    if (isIP(bare)) return isAddressAllowed(bare, allowList, bare);
-    try {
-      const addresses = await lookup(bare, { all: true });
-      return addresses.length > 0 && addresses.every((entry) => isAddressAllowed(entry.address, allowList, bare));
-    } catch {
-      return false;
-    }
-  };
+  const judge = (hostname: string): Promise<boolean> => guard.vet(hostname).then(() => true, () => false);
   return async (url) => {
     let parsed: URL;
     try {
