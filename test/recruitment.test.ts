@@ -181,6 +181,28 @@ describe('batches', () => {
     }
   });
 
+  it('lands quoted, padded and escaped cells exactly as the schema parses them', async () => {
+    const url = `${stack.web.origin}/jobs/1`;
+    const csv = [
+      '\uFEFFjobPostId,url,employer,jobTitle,country',
+      `plain-1,${url},Acme,Engineer,`,
+      `"  padded-2  ",${url}," Acme, Inc.\r\nLondon ","Tab\there \\\\ back\\\\slash",nl`,
+      `é-3,${url},Émile & Co,"Say ""hi""",pt`,
+    ].join('\r\n');
+    const accepted = await json<{ batchId: string; jobsCount: number }>(await stack.submitCsv(csv));
+    expect(accepted.jobsCount).toBe(3);
+    const stored = await stack.db.query(
+      'SELECT job_post_id, row_no, url, employer, job_title, country FROM submissions WHERE batch_id = $1 ORDER BY row_no',
+      [accepted.batchId],
+    );
+    expect(stored.rows).toEqual([
+      { job_post_id: 'plain-1', row_no: 1, url, employer: 'Acme', job_title: 'Engineer', country: 'gb' },
+      { job_post_id: 'padded-2', row_no: 2, url, employer: 'Acme, Inc.\r\nLondon', job_title: 'Tab\there \\\\ back\\\\slash', country: 'nl' },
+      { job_post_id: 'é-3', row_no: 3, url, employer: 'Émile & Co', job_title: 'Say "hi"', country: 'pt' },
+    ]);
+    await stack.waitForBatch(accepted.batchId, 'finished');
+  });
+
   it('rejects bad CSVs with row numbers and enqueues nothing', async () => {
     const before = await stack.db.query('SELECT count(*)::int AS n FROM batches');
     const cases: Array<[string, string, RegExp]> = [

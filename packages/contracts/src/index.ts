@@ -18,6 +18,7 @@ export {
   InputType,
   JobPostIdQuery,
   JobPostInput,
+  quickJobPostInput,
   MinedForm,
   MineJobPostResponse,
   MineSubmissionJob,

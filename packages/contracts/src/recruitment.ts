@@ -97,6 +97,27 @@ export const JobPostInput = z.object({
 });
 export type JobPostInput = z.infer<typeof JobPostInput>;
 
+/** Printable ASCII other than space: a string that starts and ends with one is unchanged by trim(). */
+const isPlainEdge = (code: number) => code > 0x20 && code < 0x7f;
+const plainText = (value: string | undefined, max: number): value is string =>
+  value !== undefined && value.length > 0 && value.length <= max && isPlainEdge(value.charCodeAt(0)) && isPlainEdge(value.charCodeAt(value.length - 1));
+const countryCode = /^[a-z]{2}$/;
+
+/**
+ * The batch CSV's fast path: returns the row as JobPostInput would parse it when the row is
+ * plainly valid, or null to let JobPostInput decide (and name the problem). It only ever accepts
+ * rows the schema accepts unchanged (test: quick-job-post.test.ts); zod costs ~2 µs a row, a
+ * quarter of a 70,000-row batch's parse (bench batch-intake).
+ */
+export function quickJobPostInput(row: { jobPostId?: string; url?: string; employer?: string; jobTitle?: string; country?: string }): JobPostInput | null {
+  const { jobPostId, url, employer, jobTitle, country } = row;
+  if (!plainText(jobPostId, 200) || !plainText(employer, 500) || !plainText(jobTitle, 500)) return null;
+  // A special scheme (http, https) parses only with a host, so canParse covers hostname.length > 0.
+  if (url === undefined || url.length > 2048 || !(url.startsWith('https://') || url.startsWith('http://')) || !URL.canParse(url)) return null;
+  if (country !== undefined && !countryCode.test(country)) return null;
+  return { jobPostId, url, employer, jobTitle, country: country ?? 'gb' };
+}
+
 export const csvColumns = ['jobPostId', 'url', 'employer', 'jobTitle'] as const;
 export const optionalCsvColumns = ['country'] as const;
 
