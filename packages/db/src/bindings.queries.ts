@@ -100,10 +100,11 @@ export async function findClientBinding(db: Queryable, clientId: string, recipie
 
 /** What the SMTP server asks at RCPT time (hot path, no counters): the binding only if it applies right now. */
 export async function findActiveBinding(db: Queryable, recipient: string): Promise<{ forwardsTo: string; keepSender: boolean } | null> {
-  const result = await db.query<{ forwards_to: string; keep_sender: boolean }>(
-    'SELECT forwards_to, keep_sender FROM mail_bindings WHERE recipient = $1 AND expires_at > now()',
-    [recipient],
-  );
+  const result = await db.query<{ forwards_to: string; keep_sender: boolean }>({
+    name: 'find-active-binding',
+    text: 'SELECT forwards_to, keep_sender FROM mail_bindings WHERE recipient = $1 AND expires_at > now()',
+    values: [recipient],
+  });
   const row = result.rows[0];
   return row ? { forwardsTo: row.forwards_to, keepSender: row.keep_sender } : null;
 }

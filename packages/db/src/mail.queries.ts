@@ -32,8 +32,9 @@ export async function insertAcceptedMessage(
   deliveries: NewDelivery[],
   countRecipients: string[],
 ): Promise<string[]> {
-  const result = await db.query<{ delivery_id: string }>(
-    `WITH m AS (
+  const result = await db.query<{ delivery_id: string }>({
+    name: 'insert-accepted-message',
+    text: `WITH m AS (
        INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes) VALUES ($1, $2, $3, $4) RETURNING message_id
      ), d AS (
        INSERT INTO mail_deliveries (delivery_id, message_id, recipient, forwards_to, kind, keep_sender)
@@ -45,7 +46,7 @@ export async function insertAcceptedMessage(
        ON CONFLICT (recipient, shard) DO UPDATE SET received = mail_binding_counters.received + 1
      )
      SELECT delivery_id FROM d`,
-    [
+    values: [
       message.messageId,
       message.envelopeFrom,
       message.raw,
@@ -58,7 +59,7 @@ export async function insertAcceptedMessage(
       countRecipients,
       randomCounterShard(),
     ],
-  );
+  });
   return result.rows.map((row) => row.delivery_id);
 }
 
@@ -98,22 +99,23 @@ function toDeliveryToSend(row: DbDeliveryToSend): DeliveryToSend {
  * The caller must unlock on the same connection (`unlockDelivery`).
  */
 export async function lockDeliveryToSend(db: Queryable, deliveryId: string): Promise<{ locked: boolean; delivery: DeliveryToSend | null }> {
-  const result = await db.query<DbDeliveryToSend & { locked: boolean }>(
-    `SELECT l.locked, d.* FROM (SELECT pg_try_advisory_lock(hashtextextended($1::text, 5)) AS locked) l
+  const result = await db.query<DbDeliveryToSend & { locked: boolean }>({
+    name: 'lock-delivery-to-send',
+    text: `SELECT l.locked, d.* FROM (SELECT pg_try_advisory_lock(hashtextextended($1::text, 5)) AS locked) l
      LEFT JOIN LATERAL (
        SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
               m.envelope_from, m.raw, m.accepted_at
        FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $2::uuid
      ) d ON l.locked`,
-    [deliveryId, deliveryId],
-  );
+    values: [deliveryId, deliveryId],
+  });
   const row = result.rows[0];
   if (!row?.locked) return { locked: false, delivery: null };
   return { locked: true, delivery: row.delivery_id ? toDeliveryToSend(row) : null };
 }
 
 export async function unlockDelivery(db: Queryable, deliveryId: string): Promise<void> {
-  await db.query('SELECT pg_advisory_unlock(hashtextextended($1::text, 5))', [deliveryId]);
+  await db.query({ name: 'unlock-delivery', text: 'SELECT pg_advisory_unlock(hashtextextended($1::text, 5))', values: [deliveryId] });
 }
 
 /**
@@ -125,8 +127,9 @@ export async function recordDelivered(
   db: Queryable,
   delivery: { deliveryId: string; messageId: string; recipient: string | null },
 ): Promise<boolean> {
-  const result = await db.query<{ done: string }>(
-    `WITH f AS (
+  const result = await db.query<{ done: string }>({
+    name: 'record-delivered',
+    text: `WITH f AS (
        UPDATE mail_deliveries SET state = 'delivered', attempts = attempts + 1, finished_at = now()
        WHERE delivery_id = $1 AND state IN ('queued', 'deferred') RETURNING delivery_id
      ), c AS (
@@ -138,8 +141,8 @@ export async function recordDelivered(
        AND NOT EXISTS (SELECT 1 FROM mail_deliveries o WHERE o.message_id = m.message_id AND o.delivery_id <> $1 AND o.state IN ('queued', 'deferred'))
      )
      SELECT count(*) AS done FROM f`,
-    [delivery.deliveryId, delivery.messageId, delivery.recipient, randomCounterShard()],
-  );
+    values: [delivery.deliveryId, delivery.messageId, delivery.recipient, randomCounterShard()],
+  });
   return Number(result.rows[0]?.done ?? 0) === 1;
 }
 

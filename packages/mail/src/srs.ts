@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { domainOf, localPartOf } from './addresses.ts';
 
 /**
@@ -26,8 +26,10 @@ export function createSrs(options: { secret: Buffer; domain: string; maxAgeDays?
   const now = options.now ?? (() => new Date());
   const domain = options.domain.toLowerCase();
 
+  // One KeyObject for the process: from a Buffer, createHmac makes a new one per forwarded message.
+  const key = createSecretKey(options.secret);
   const hash = (...parts: string[]) => {
-    const digest = createHmac('sha256', options.secret).update(parts.join('=').toLowerCase()).digest();
+    const digest = createHmac('sha256', key).update(parts.join('=').toLowerCase()).digest();
     let out = '';
     for (let index = 0; index < hashLength; index += 1) out += base32[(digest[index] ?? 0) & 31];
     return out;
