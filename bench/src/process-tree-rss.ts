@@ -10,6 +10,16 @@ function parentOf(pid: number): number {
   }
 }
 
+/** Proportional set size: each shared page (Chromium's binary, fonts, V8's snapshot) split among the processes mapping it. */
+function pssMb(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function rssMb(pid: number): number {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -19,9 +29,14 @@ function rssMb(pid: number): number {
   }
 }
 
-/** Resident memory of a process and all its descendants (a worker and its Chromium), sampled. */
-export function sampleTreeRss(rootPid: number, everyMs = 100): { stop: () => { peakMb: number } } {
+/**
+ * Resident memory of a process and all its descendants (a worker and its Chromium), sampled. The
+ * sum of RSS counts a page shared by N processes N times; the sum of PSS counts it once, as a
+ * container's memory limit does.
+ */
+export function sampleTreeRss(rootPid: number, everyMs = 100): { stop: () => { peakMb: number; peakPssMb: number } } {
   let peakMb = 0;
+  let peakPssMb = 0;
   const sample = () => {
     const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
     const parents = new Map(pids.map((pid) => [pid, parentOf(pid)]));
@@ -37,12 +52,13 @@ export function sampleTreeRss(rootPid: number, everyMs = 100): { stop: () => { p
       }
     }
     peakMb = Math.max(peakMb, [...inTree].reduce((sum, pid) => sum + rssMb(pid), 0));
+    peakPssMb = Math.max(peakPssMb, [...inTree].reduce((sum, pid) => sum + pssMb(pid), 0));
   };
   const timer = setInterval(sample, everyMs);
   return {
     stop: () => {
       clearInterval(timer);
-      return { peakMb };
+      return { peakMb, peakPssMb };
     },
   };
 }
