@@ -159,6 +159,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
       pool: db,
       deliveryPool,
       enqueue: (payload, options) => queues.enqueue('mail.deliver', payload, options),
+      enqueueMany: (jobs) => queues.enqueueBulk('mail.deliver', jobs),
       secretKey: config.secretKey,
       mail: config.mail,
       smtp: config.smtp,

@@ -48,13 +48,13 @@ export {
   deleteFinishedMessages,
   deleteMessageIfFinished,
   finishDelivery,
-  insertAcceptedMessage,
+  insertAcceptedMessages,
   listOverdueDeliveries,
   lockDeliveryToSend,
   recordDelivered,
   unlockDelivery,
 } from './mail.queries.ts';
-export type { DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';
+export type { AcceptedMessage, DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';
 export { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts } from './mail-accounts.queries.ts';
 export { summarizeMailDeliveries } from './mail-admin.queries.ts';
 export type { MailDeliverySummary } from './mail-admin.queries.ts';

@@ -21,46 +21,56 @@ export type DeliveryToSend = {
   acceptedAt: Date;
 };
 
+export type AcceptedMessage = {
+  messageId: string;
+  envelopeFrom: string;
+  raw: Buffer;
+  /** Distinct `forwardsTo` within one message. */
+  deliveries: NewDelivery[];
+  /** The bound recipients whose "received" counter moves, distinct within one message. */
+  countRecipients: string[];
+};
+
 /**
- * Stores an accepted message, its deliveries and the recipients' "received" counters in ONE
- * statement (so one round trip and one commit: this is the SMTP server's hot path). Deliveries
- * must have distinct `forwardsTo` and `countRecipients` distinct values. Returns the delivery ids.
+ * Stores accepted messages, their deliveries and the recipients' "received" counters in ONE
+ * statement: one round trip and one commit for however many messages the SMTP sessions finished
+ * meanwhile (group commit, see createMessageAcceptor). Counter increments are summed per recipient
+ * first, because one statement may not upsert the same counter row twice.
  */
-export async function insertAcceptedMessage(
-  db: Queryable,
-  message: { messageId: string; envelopeFrom: string; raw: Buffer },
-  deliveries: NewDelivery[],
-  countRecipients: string[],
-): Promise<string[]> {
-  const result = await db.query<{ delivery_id: string }>({
-    name: 'insert-accepted-message',
+export async function insertAcceptedMessages(db: Queryable, messages: AcceptedMessage[]): Promise<void> {
+  const deliveries = messages.flatMap((message) => message.deliveries.map((delivery) => ({ ...delivery, messageId: message.messageId })));
+  const received = new Map<string, number>();
+  for (const message of messages) for (const recipient of message.countRecipients) received.set(recipient, (received.get(recipient) ?? 0) + 1);
+  await db.query({
+    name: 'insert-accepted-messages',
     text: `WITH m AS (
-       INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes) VALUES ($1, $2, $3, $4) RETURNING message_id
+       INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes)
+       SELECT x.id, x.envelope_from, x.raw, length(x.raw) FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS x(id, envelope_from, raw)
+       RETURNING message_id
      ), d AS (
        INSERT INTO mail_deliveries (delivery_id, message_id, recipient, forwards_to, kind, keep_sender)
        SELECT x.id, m.message_id, x.recipient, x.forwards_to, x.kind, x.keep_sender
-       FROM m, unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::boolean[]) AS x(id, recipient, forwards_to, kind, keep_sender)
-       RETURNING delivery_id
-     ), c AS (
-       INSERT INTO mail_binding_counters (recipient, shard, received) SELECT unnest($10::text[]), $11::smallint, 1
-       ON CONFLICT (recipient, shard) DO UPDATE SET received = mail_binding_counters.received + 1
+       FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::boolean[]) AS x(id, message_id, recipient, forwards_to, kind, keep_sender)
+       JOIN m ON m.message_id = x.message_id
      )
-     SELECT delivery_id FROM d`,
+     INSERT INTO mail_binding_counters (recipient, shard, received)
+     SELECT x.recipient, $12::smallint, x.n FROM unnest($10::text[], $11::integer[]) AS x(recipient, n)
+     ON CONFLICT (recipient, shard) DO UPDATE SET received = mail_binding_counters.received + EXCLUDED.received`,
     values: [
-      message.messageId,
-      message.envelopeFrom,
-      message.raw,
-      message.raw.length,
+      messages.map((message) => message.messageId),
+      messages.map((message) => message.envelopeFrom),
+      messages.map((message) => message.raw),
       deliveries.map((delivery) => delivery.deliveryId),
+      deliveries.map((delivery) => delivery.messageId),
       deliveries.map((delivery) => delivery.recipient),
       deliveries.map((delivery) => delivery.forwardsTo),
       deliveries.map((delivery) => delivery.kind),
       deliveries.map((delivery) => delivery.keepSender),
-      countRecipients,
+      [...received.keys()],
+      [...received.values()],
       randomCounterShard(),
     ],
   });
-  return result.rows.map((row) => row.delivery_id);
 }
 
 type DbDeliveryToSend = {

@@ -5,7 +5,7 @@ import {
   deferDelivery,
   deleteMessageIfFinished,
   finishDelivery,
-  insertAcceptedMessage,
+  insertAcceptedMessages,
   lockDeliveryToSend,
   recordDelivered,
   unlockDelivery,
@@ -21,6 +21,8 @@ import type { Srs } from './srs.ts';
 
 /** Enqueues one delivery job; `jobId` makes a repeated enqueue of the same attempt a no-op. */
 export type EnqueueDelivery = (payload: DeliverMailJobPayload, options: { jobId: string; delayMs?: number }) => Promise<unknown>;
+/** Enqueues many delivery jobs in one call (one Redis round trip). */
+export type EnqueueDeliveries = (jobs: Array<{ payload: DeliverMailJobPayload; options: { jobId: string } }>) => Promise<unknown>;
 
 export type DeliverySettings = {
   relaySender: string;
@@ -159,12 +161,13 @@ async function bounce(ports: DeliveryPorts, db: Queryable, delivery: DeliveryToS
     if (!(await finishDelivery(db, delivery.deliveryId, 'bounced', diagnostic.slice(0, 1000)))) return false;
     if (delivery.recipient) await countBindingOutcome(db, delivery.recipient, 'bounced');
     if (dsn) {
-      await insertAcceptedMessage(
-        db,
-        { messageId: randomUUID(), envelopeFrom: '', raw: dsn },
-        [{ deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true }],
-        [],
-      );
+      await insertAcceptedMessages(db, [{
+        messageId: randomUUID(),
+        envelopeFrom: '',
+        raw: dsn,
+        deliveries: [{ deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true }],
+        countRecipients: [],
+      }]);
     }
     await deleteMessageIfFinished(db, delivery.messageId);
     return dsn !== null;

@@ -1,9 +1,9 @@
-export { acceptMessage } from './accept-message.ts';
+export { createMessageAcceptor } from './accept-message.ts';
 export type { AcceptPorts, DeliveryTarget } from './accept-message.ts';
 export { bind, deleteBinding, getBinding, updateBinding, updateExpiresAt } from './bindings.ts';
 export type { BindingPorts } from './bindings.ts';
 export { deliverMail, DeliveryBusyError } from './deliver-mail.ts';
-export type { DeliveryPorts, DeliveryResult, DeliverySettings, EnqueueDelivery } from './deliver-mail.ts';
+export type { DeliveryPorts, DeliveryResult, DeliverySettings, EnqueueDeliveries, EnqueueDelivery } from './deliver-mail.ts';
 export type { DkimKey } from './forwarded-message.ts';
 export { runMailHousekeeping } from './housekeeping.ts';
 export { createInboundSmtpServer } from './inbound-smtp.server.ts';

@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import type { DeliverMailJobPayload } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
 import { domainOf } from './addresses.ts';
-import { acceptMessage } from './accept-message.ts';
-import { deliverMail, type DeliveryResult, type EnqueueDelivery } from './deliver-mail.ts';
+import { createMessageAcceptor } from './accept-message.ts';
+import { deliverMail, type DeliveryResult, type EnqueueDeliveries, type EnqueueDelivery } from './deliver-mail.ts';
 import { runMailHousekeeping } from './housekeeping.ts';
 import { createInboundSmtpServer, type InboundSettings, type InboundSmtpServer } from './inbound-smtp.server.ts';
 import { createMailSender, systemMxResolver, type MxResolver } from './mail-sender.ts';
@@ -46,6 +46,8 @@ export function createMailService(options: {
    */
   deliveryPool?: Pool;
   enqueue: EnqueueDelivery;
+  /** The accepted messages' first jobs, in one call per group commit; defaults to `enqueue` one by one. */
+  enqueueMany?: EnqueueDeliveries;
   secretKey: Buffer;
   mail: MailSettings;
   smtp: SmtpSettings;
@@ -67,13 +69,17 @@ export function createMailService(options: {
   const dkim = options.mail.dkim.privateKey
     ? { domain: relayDomain, selector: options.mail.dkim.selector, privateKey: options.mail.dkim.privateKey }
     : undefined;
+  const accept = createMessageAcceptor({
+    db: options.pool,
+    enqueueMany: options.enqueueMany ?? ((jobs) => Promise.all(jobs.map((job) => options.enqueue(job.payload, job.options)))),
+    onEnqueueError: (error) => options.onError?.(error, 'mail enqueue'),
+  });
   const smtp = createInboundSmtpServer(
     {
       db: options.pool,
       srs,
       now,
-      accept: (message) =>
-        acceptMessage({ db: options.pool, enqueue: options.enqueue, onEnqueueError: (error) => options.onError?.(error, 'mail enqueue') }, message),
+      accept,
       ...(options.onError ? { onError: options.onError } : {}),
     },
     { ...options.smtp, hostname: options.mail.hostname, domains: options.mail.domains, srsDomain: relayDomain },
