@@ -1,5 +1,5 @@
 export { createPool, withTransaction } from './pool.ts';
-export type { Pool, Queryable } from './pool.ts';
+export type { Pool, PoolClient, Queryable } from './pool.ts';
 export { ensureDatabase, migrateToLatest } from './migrate.ts';
 export {
   findActiveClientById,
@@ -50,11 +50,11 @@ export {
   finishDelivery,
   insertAcceptedMessages,
   listOverdueDeliveries,
-  lockDeliveryToSend,
+  lockDeliveriesToSend,
   recordDelivered,
-  unlockDelivery,
+  unlockDeliveries,
 } from './mail.queries.ts';
-export type { AcceptedMessage, DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';
+export type { AcceptedMessage, DeliveryClaim, DeliveryKind, DeliveryState, DeliveryToSend, NewDelivery } from './mail.queries.ts';
 export { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts } from './mail-accounts.queries.ts';
 export { summarizeMailDeliveries } from './mail-admin.queries.ts';
 export type { MailDeliverySummary } from './mail-admin.queries.ts';

@@ -103,57 +103,67 @@ function toDeliveryToSend(row: DbDeliveryToSend): DeliveryToSend {
   };
 }
 
+export type DeliveryClaim = { locked: boolean; delivery: DeliveryToSend | null };
+
 /**
- * Takes the session advisory lock of a delivery and, only if it got it, reads the delivery with
- * its message (one round trip). `locked: false` means another session is sending it right now.
- * The caller must unlock on the same connection (`unlockDelivery`).
+ * Takes the session advisory lock of each delivery and, for those it got, reads the delivery with
+ * its message: one round trip for a group. `locked: false` means another session is sending it
+ * right now. The caller must unlock on the same connection (`unlockDeliveries`). A session takes
+ * its own advisory lock again without waiting, so one session must not claim one id twice.
  */
-export async function lockDeliveryToSend(db: Queryable, deliveryId: string): Promise<{ locked: boolean; delivery: DeliveryToSend | null }> {
-  const result = await db.query<DbDeliveryToSend & { locked: boolean }>({
-    name: 'lock-delivery-to-send',
-    text: `SELECT l.locked, d.* FROM (SELECT pg_try_advisory_lock(hashtextextended($1::text, 5)) AS locked) l
+export async function lockDeliveriesToSend(db: Queryable, deliveryIds: string[]): Promise<Map<string, DeliveryClaim>> {
+  const result = await db.query<DbDeliveryToSend & { id: string; locked: boolean }>({
+    name: 'lock-deliveries-to-send',
+    text: `SELECT l.id, l.locked, d.* FROM (
+       SELECT x.id, pg_try_advisory_lock(hashtextextended(x.id, 5)) AS locked FROM unnest($1::text[]) AS x(id)
+     ) l
      LEFT JOIN LATERAL (
        SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
               m.envelope_from, m.raw, m.accepted_at
-       FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $2::uuid
+       FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = l.id::uuid
      ) d ON l.locked`,
-    values: [deliveryId, deliveryId],
+    values: [deliveryIds],
   });
-  const row = result.rows[0];
-  if (!row?.locked) return { locked: false, delivery: null };
-  return { locked: true, delivery: row.delivery_id ? toDeliveryToSend(row) : null };
+  return new Map(result.rows.map((row) => [row.id, { locked: row.locked, delivery: row.locked && row.delivery_id ? toDeliveryToSend(row) : null }]));
 }
 
-export async function unlockDelivery(db: Queryable, deliveryId: string): Promise<void> {
-  await db.query({ name: 'unlock-delivery', text: 'SELECT pg_advisory_unlock(hashtextextended($1::text, 5))', values: [deliveryId] });
+export async function unlockDeliveries(db: Queryable, deliveryIds: string[]): Promise<void> {
+  await db.query({
+    name: 'unlock-deliveries',
+    text: 'SELECT pg_advisory_unlock(hashtextextended(x.id, 5)) FROM unnest($1::text[]) AS x(id)',
+    values: [deliveryIds],
+  });
 }
 
 /**
- * Records a successful delivery in ONE statement: the delivery becomes final, the binding's
- * counter moves, and the message is deleted when no other delivery of it is pending. Returns false
- * when the delivery was already final (nothing changes then).
+ * Records successful deliveries in ONE statement: each becomes final, the bindings' counters move,
+ * and a message is deleted when no other delivery of it is pending. Returns the ids that changed;
+ * one that was already final changes nothing. All parts of one statement read the same snapshot,
+ * so the message check leaves out this group's own deliveries by id.
  */
 export async function recordDelivered(
   db: Queryable,
-  delivery: { deliveryId: string; messageId: string; recipient: string | null },
-): Promise<boolean> {
-  const result = await db.query<{ done: string }>({
+  deliveries: Array<{ deliveryId: string; messageId: string; recipient: string | null }>,
+): Promise<Set<string>> {
+  const result = await db.query<{ delivery_id: string }>({
     name: 'record-delivered',
     text: `WITH f AS (
        UPDATE mail_deliveries SET state = 'delivered', attempts = attempts + 1, finished_at = now()
-       WHERE delivery_id = $1 AND state IN ('queued', 'deferred') RETURNING delivery_id
+       WHERE delivery_id = ANY($1::uuid[]) AND state IN ('queued', 'deferred') RETURNING delivery_id, message_id, recipient
      ), c AS (
        INSERT INTO mail_binding_counters (recipient, shard, delivered, last_delivered_at)
-       SELECT $3::text, $4::smallint, 1, now() FROM f WHERE $3::text IS NOT NULL
-       ON CONFLICT (recipient, shard) DO UPDATE SET delivered = mail_binding_counters.delivered + 1, last_delivered_at = now()
+       SELECT f.recipient, $2::smallint, count(*), now() FROM f WHERE f.recipient IS NOT NULL GROUP BY f.recipient
+       ON CONFLICT (recipient, shard) DO UPDATE SET
+         delivered = mail_binding_counters.delivered + EXCLUDED.delivered, last_delivered_at = EXCLUDED.last_delivered_at
      ), x AS (
-       DELETE FROM mail_messages m WHERE m.message_id = $2 AND EXISTS (SELECT 1 FROM f)
-       AND NOT EXISTS (SELECT 1 FROM mail_deliveries o WHERE o.message_id = m.message_id AND o.delivery_id <> $1 AND o.state IN ('queued', 'deferred'))
+       DELETE FROM mail_messages m WHERE m.message_id IN (SELECT message_id FROM f)
+       AND NOT EXISTS (
+         SELECT 1 FROM mail_deliveries o WHERE o.message_id = m.message_id AND o.delivery_id <> ALL($1::uuid[]) AND o.state IN ('queued', 'deferred'))
      )
-     SELECT count(*) AS done FROM f`,
-    values: [delivery.deliveryId, delivery.messageId, delivery.recipient, randomCounterShard()],
+     SELECT delivery_id FROM f`,
+    values: [deliveries.map((delivery) => delivery.deliveryId), randomCounterShard()],
   });
-  return Number(result.rows[0]?.done ?? 0) === 1;
+  return new Set(result.rows.map((row) => String(row.delivery_id)));
 }
 
 /** Messages none of whose deliveries is pending (two last deliveries finishing at once each leave the message to the other). */

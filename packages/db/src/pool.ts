@@ -3,6 +3,7 @@ import pg from 'pg';
 /** The one thing query modules need: run a statement. A Pool, a PoolClient in a transaction, both fit. */
 export type Queryable = Pick<pg.Pool, 'query'>;
 export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
 
 export function createPool(databaseUrl: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });

@@ -6,15 +6,13 @@ import {
   deleteMessageIfFinished,
   finishDelivery,
   insertAcceptedMessages,
-  lockDeliveryToSend,
-  recordDelivered,
-  unlockDelivery,
   type DeliveryToSend,
   type Pool,
-  type Queryable,
+  withTransaction,
 } from '@quarry/db';
 import { domainOf } from './addresses.ts';
 import { composeBounce } from './bounce-message.ts';
+import type { DeliveryStore } from './delivery-store.ts';
 import { composeForwardedMessage, type DkimKey } from './forwarded-message.ts';
 import type { MailSender } from './mail-sender.ts';
 import type { Srs } from './srs.ts';
@@ -35,6 +33,7 @@ export type DeliverySettings = {
 
 export type DeliveryPorts = {
   pool: Pool;
+  store: DeliveryStore;
   sender: MailSender;
   srs: Srs;
   enqueue: EnqueueDelivery;
@@ -61,18 +60,6 @@ export function retryDelayMs(settings: Pick<DeliverySettings, 'retryBaseMs' | 'r
   return Math.min(settings.retryBaseMs * 2 ** Math.max(0, attempts - 1), settings.retryMaxMs);
 }
 
-async function inTransaction<T>(db: Queryable, work: () => Promise<T>): Promise<T> {
-  await db.query('BEGIN');
-  try {
-    const result = await work();
-    await db.query('COMMIT');
-    return result;
-  } catch (error) {
-    await db.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
-}
-
 /**
  * Sends one stored message to one destination. Exactly once across retries and crashes because:
  * the delivery row is final before the job completes (a re-run finds it final and stops); a
@@ -82,19 +69,16 @@ async function inTransaction<T>(db: Queryable, work: () => Promise<T>): Promise<
  * right. The one window left, a crash between the destination's 250 and our commit, is ADR 0011's.
  */
 export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobPayload): Promise<DeliveryResult> {
-  const client = await ports.pool.connect();
-  let locked = false;
+  const claim = await ports.store.claim(payload.deliveryId);
+  if (!claim.locked) throw new DeliveryBusyError(payload.deliveryId);
   try {
-    const claim = await lockDeliveryToSend(client, payload.deliveryId);
-    locked = claim.locked;
-    if (!locked) throw new DeliveryBusyError(payload.deliveryId);
     const delivery = claim.delivery;
     if (!delivery || delivery.state === 'delivered' || delivery.state === 'bounced') return 'already-final';
 
     const now = ports.now();
     const expired = now.getTime() - delivery.acceptedAt.getTime() > ports.settings.maxQueueLifetimeMs;
     if (expired) {
-      await bounce(ports, client, delivery, '4.4.7', `gave up after ${Math.round(ports.settings.maxQueueLifetimeMs / 3600_000)} hours: ${delivery.state}`);
+      await bounce(ports, delivery, '4.4.7', `gave up after ${Math.round(ports.settings.maxQueueLifetimeMs / 3600_000)} hours: ${delivery.state}`);
       return 'bounced';
     }
 
@@ -113,26 +97,25 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
     const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, raw);
 
     if (outcome.outcome === 'delivered') {
-      await recordDelivered(client, delivery);
+      await ports.store.recordDelivered(delivery);
       ports.onDelivered?.((ports.now().getTime() - delivery.acceptedAt.getTime()) / 1000);
       return 'delivered';
     }
     if (outcome.outcome === 'permanent') {
-      await bounce(ports, client, delivery, outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0', outcome.error);
+      await bounce(ports, delivery, outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0', outcome.error);
       return 'bounced';
     }
     const attempts = delivery.attempts + 1;
     const delayMs = retryDelayMs(ports.settings, attempts);
     if (now.getTime() + delayMs - delivery.acceptedAt.getTime() > ports.settings.maxQueueLifetimeMs) {
-      await bounce(ports, client, delivery, '4.4.7', `gave up: ${outcome.error}`);
+      await bounce(ports, delivery, '4.4.7', `gave up: ${outcome.error}`);
       return 'bounced';
     }
-    const recorded = await deferDelivery(client, delivery.deliveryId, new Date(now.getTime() + delayMs), outcome.error);
+    const recorded = await deferDelivery(ports.pool, delivery.deliveryId, new Date(now.getTime() + delayMs), outcome.error);
     if (recorded !== null) await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, recorded), delayMs });
     return 'deferred';
   } finally {
-    if (locked) await unlockDelivery(client, payload.deliveryId).catch(() => {});
-    client.release();
+    await ports.store.release(payload.deliveryId).catch(() => {});
   }
 }
 
@@ -140,7 +123,7 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
  * Final failure: the delivery becomes `bounced`, and the original sender gets a DSN unless the
  * message had the null sender or was itself a bounce (never bounce a bounce, RFC 3464 §2).
  */
-async function bounce(ports: DeliveryPorts, db: Queryable, delivery: DeliveryToSend, status: string, diagnostic: string): Promise<void> {
+async function bounce(ports: DeliveryPorts, delivery: DeliveryToSend, status: string, diagnostic: string): Promise<void> {
   const sendsDsn = delivery.kind === 'forward' && delivery.envelopeFrom !== '';
   const dsn = sendsDsn
     ? await composeBounce({
@@ -157,7 +140,7 @@ async function bounce(ports: DeliveryPorts, db: Queryable, delivery: DeliveryToS
       })
     : null;
   const bounceDeliveryId = randomUUID();
-  const created = await inTransaction(db, async () => {
+  const created = await withTransaction(ports.pool, async (db) => {
     if (!(await finishDelivery(db, delivery.deliveryId, 'bounced', diagnostic.slice(0, 1000)))) return false;
     if (delivery.recipient) await countBindingOutcome(db, delivery.recipient, 'bounced');
     if (dsn) {

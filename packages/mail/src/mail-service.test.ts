@@ -7,6 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMailHousekeeping } from './housekeeping.ts';
 import { createMailService, type MailService } from './mail-service.ts';
+import type { MxResolver } from './mail-sender.ts';
 
 // In-process integration: the real inbound server, Postgres and a destination MX found through an
 // injected resolver (never real DNS). The queue is our own port, captured here, so each test
@@ -49,6 +50,14 @@ async function send(to: string, subject: string): Promise<void> {
   transport.close();
 }
 
+const directResolver: MxResolver = {
+  mx: async (domain) => (domain === 'dest.test' ? [{ exchange: 'mx.dest.test', priority: 10 }] : []),
+  a: async (host) => {
+    if (host === 'mx.dest.test') return ['127.0.0.1'];
+    throw Object.assign(new Error(`no A record for ${host}`), { code: 'ENOTFOUND' });
+  },
+};
+
 beforeAll(async () => {
   database = await createTestDatabase('mail_service');
   pool = createPool(database.url, 6);
@@ -80,13 +89,7 @@ beforeAll(async () => {
     secretKey: Buffer.alloc(32, 3),
     mail: settings(destinationPort),
     smtp: smtpSettings,
-    resolver: {
-      mx: async (domain) => (domain === 'dest.test' ? [{ exchange: 'mx.dest.test', priority: 10 }] : []),
-      a: async (host) => {
-        if (host === 'mx.dest.test') return ['127.0.0.1'];
-        throw Object.assign(new Error(`no A record for ${host}`), { code: 'ENOTFOUND' });
-      },
-    },
+    resolver: directResolver,
   });
   smtpPort = await service.smtp.listen(0, '127.0.0.1');
 });
@@ -127,6 +130,24 @@ describe('mail service', () => {
     const values = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).name));
     expect(values.sort()).toEqual(['DeliveryBusyError', 'delivered']);
     expect(received.filter((message) => message.raw.includes('Subject: race'))).toHaveLength(1);
+  });
+
+  it('sends a delivery once when workers of two processes (two lock sessions) run it at the same moment', async () => {
+    // Another process's service: its own delivery store, so its own advisory-lock session.
+    const otherProcess = createMailService({ pool, enqueue: async () => {}, secretKey: Buffer.alloc(32, 3), mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
+    try {
+      await bindRecipient('race2@fwd.test', 'race2@dest.test');
+      await send('race2@fwd.test', 'race2');
+      const job = jobs.pop()!;
+      const outcomes = await Promise.allSettled([service.deliver({ deliveryId: job.deliveryId }), otherProcess.deliver({ deliveryId: job.deliveryId })]);
+      const values = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).name));
+      expect(values.sort()).toEqual(['DeliveryBusyError', 'delivered']);
+      expect(received.filter((message) => message.raw.includes('Subject: race2'))).toHaveLength(1);
+      // Its lock was given back: the finished delivery reads as final from either process.
+      expect(await otherProcess.deliver({ deliveryId: job.deliveryId })).toBe('already-final');
+    } finally {
+      otherProcess.close();
+    }
   });
 
   it('housekeeping marks expired bindings and re-enqueues a delivery whose job never reached the queue', async () => {

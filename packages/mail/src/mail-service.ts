@@ -4,6 +4,7 @@ import type { Pool } from '@quarry/db';
 import { domainOf } from './addresses.ts';
 import { createMessageAcceptor } from './accept-message.ts';
 import { deliverMail, type DeliveryResult, type EnqueueDeliveries, type EnqueueDelivery } from './deliver-mail.ts';
+import { createDeliveryStore } from './delivery-store.ts';
 import { runMailHousekeeping } from './housekeeping.ts';
 import { createInboundSmtpServer, type InboundSettings, type InboundSmtpServer } from './inbound-smtp.server.ts';
 import { createMailSender, systemMxResolver, type MxResolver } from './mail-sender.ts';
@@ -41,8 +42,8 @@ export type MailService = {
 export function createMailService(options: {
   pool: Pool;
   /**
-   * Each delivery in flight holds one connection for its advisory lock (ADR 0011); a pool of their
-   * own (`MAIL_DELIVERY_CONCURRENCY` + 1) keeps slow destinations from starving SMTP intake.
+   * Deliveries' statements and the one connection that holds their advisory locks (ADR 0011); a
+   * pool of their own keeps slow destinations from starving SMTP intake.
    */
   deliveryPool?: Pool;
   enqueue: EnqueueDelivery;
@@ -84,12 +85,15 @@ export function createMailService(options: {
     },
     { ...options.smtp, hostname: options.mail.hostname, domains: options.mail.domains, srsDomain: relayDomain },
   );
+  const deliveryPool = options.deliveryPool ?? options.pool;
+  const store = createDeliveryStore(deliveryPool);
   return {
     smtp,
     deliver: (payload) =>
       deliverMail(
         {
-          pool: options.deliveryPool ?? options.pool,
+          pool: deliveryPool,
+          store,
           sender,
           srs,
           enqueue: options.enqueue,
@@ -100,6 +104,9 @@ export function createMailService(options: {
         payload,
       ),
     housekeeping: () => runMailHousekeeping({ db: options.pool, enqueue: options.enqueue }),
-    close: () => sender.close(),
+    close: () => {
+      sender.close();
+      store.close();
+    },
   };
 }
