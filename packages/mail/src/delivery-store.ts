@@ -23,6 +23,13 @@ export type DeliveryStore = {
 export function createDeliveryStore(pool: Pool): DeliveryStore {
   const held = new Set<string>();
   let lockSession: Promise<PoolClient> | null = null;
+  // Never back to the pool: a connection that held locks is closed, and its locks with it.
+  const discarded = new WeakSet<PoolClient>();
+  const discard = (client: PoolClient) => {
+    if (discarded.has(client)) return;
+    discarded.add(client);
+    client.release(true);
+  };
   const session = (): Promise<PoolClient> => {
     if (!lockSession) {
       const connecting = pool.connect().then((client) => {
@@ -30,7 +37,7 @@ export function createDeliveryStore(pool: Pool): DeliveryStore {
         // finish, and their releases on the new session are no-ops.
         client.on('error', () => {
           if (lockSession === connecting) lockSession = null;
-          client.release(true);
+          discard(client);
         });
         return client;
       });
@@ -86,7 +93,7 @@ export function createDeliveryStore(pool: Pool): DeliveryStore {
     },
     recordDelivered: (delivery) => record(delivery),
     close() {
-      void lockSession?.then((client) => client.release()).catch(() => {});
+      void lockSession?.then(discard).catch(() => {});
       lockSession = null;
     },
   };

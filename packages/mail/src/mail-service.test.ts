@@ -132,6 +132,22 @@ describe('mail service', () => {
     expect(received.filter((message) => message.raw.includes('Subject: race'))).toHaveLength(1);
   });
 
+  it('opens a new lock session when Postgres drops the one holding the delivery locks', async () => {
+    await bindRecipient('session@fwd.test', 'session@dest.test');
+    await send('session@fwd.test', 'session-1');
+    expect(await service.deliver({ deliveryId: jobs.pop()!.deliveryId })).toBe('delivered');
+    // The lock session's last statement was the group unlock.
+    const dropped = await pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_advisory_unlock%'`,
+    );
+    expect(dropped.rowCount).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await send('session@fwd.test', 'session-2');
+    expect(await service.deliver({ deliveryId: jobs.pop()!.deliveryId })).toBe('delivered');
+    expect(received.filter((message) => message.raw.includes('Subject: session-2'))).toHaveLength(1);
+  });
+
   it('sends a delivery once when workers of two processes (two lock sessions) run it at the same moment', async () => {
     // Another process's service: its own delivery store, so its own advisory-lock session.
     const otherProcess = createMailService({ pool, enqueue: async () => {}, secretKey: Buffer.alloc(32, 3), mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
