@@ -37,8 +37,9 @@ export async function probeConditionals(
     budget: ProbeBudget;
     defaultLabel: string;
     /**
-     * False on a wizard's later steps, where a reload would go back to step 1: only selects are
-     * probed there (they can be put back as they were), and a failed put-back is left as it is.
+     * False on a wizard's later steps, where a reload would go back to step 1. A select is put
+     * back as it was; a radio group cannot be unchecked, so its last option stays chosen and what
+     * that revealed joins the baseline of the diffs that follow.
      */
     reloadable?: boolean;
   },
@@ -69,7 +70,7 @@ export async function probeConditionals(
     const seen = new Set<string>();
     for (const field of scope) {
       const key = fieldKey(field);
-      if (!probeable(field) || (!reloadable && field.tag !== 'select') || seen.has(key)) continue;
+      if (!probeable(field) || seen.has(key)) continue;
       seen.add(key);
       const question = scopeQuestions.get(key);
       const answers = question?.inputType === 'SelectOne' ? (question.options ?? []) : [];
@@ -107,6 +108,12 @@ export async function probeConditionals(
       }
       // A checked radio that revealed nothing changes nothing that later diffs could see.
       if (radio && !revealedAny && dirty && fieldKey(dirty.field) === key) dirty = null;
+      if (radio && !reloadable && dirty && fieldKey(dirty.field) === key) {
+        // No reload here: the page keeps the last option's reveals, so later diffs must too.
+        await settle();
+        for (const field of (await snapshotPage(page)).fields) baseline.add(fieldKey(field));
+        dirty = null;
+      }
     }
     await restore(path);
   };

@@ -30,7 +30,7 @@ export async function walkWizardSteps(
     maxSteps: number;
     defaultLabel: string;
     deadline: number;
-    /** Probes a later step's conditional questions (selects only: a reload would lose the step). */
+    /** Probes a later step's conditional questions (without reloading, which would lose the step). */
     probeStep?: (snapshot: FormSnapshot, questions: Map<string, Question>) => Promise<void>;
   },
 ): Promise<{ questions: Question[]; answers: Answer[]; loginWall: boolean }> {
