@@ -106,6 +106,10 @@ describe('browser form miner', () => {
     const team = find(questions, 'team');
     expect(team).toMatchObject({ question: 'Which team?', inputType: 'SelectOne', mandatory: true });
     expect(team.options?.map((option) => ('answer' in option ? option.answer : ''))).toEqual(['Engineering', 'Design', 'Sales']);
+    // A menu that a click does not open (react-select's openMenuOnClick={false}) opens on ArrowDown.
+    const office = find(questions, 'office');
+    expect(office).toMatchObject({ question: 'Preferred office', inputType: 'SelectOne', mandatory: true });
+    expect(office.options?.map((option) => ('answer' in option ? option.answer : ''))).toEqual(['London', 'Lisbon']);
     expect(find(questions, 'resume')).toMatchObject({ inputType: 'File', accept: ['.pdf'], question: 'Resume/CV', category: 'resume' });
   });
 

@@ -40,8 +40,9 @@ export function frameOf(page: Page, frameUrl: string): Frame {
 }
 
 /**
- * Options of custom comboboxes exist only while their list is open: open it, read the options of
- * the listbox it controls (or the one that appeared), close it again.
+ * Options of custom comboboxes exist only while their list is open: open it (a click, or ArrowDown
+ * when a click does not), read the options of the listbox it controls (or the one that appeared),
+ * close it again.
  */
 export async function readComboboxOptions(page: Page, field: RawField): Promise<string[]> {
   if (!field.selector) return [];
@@ -49,8 +50,11 @@ export async function readComboboxOptions(page: Page, field: RawField): Promise<
   const control = frame.locator(field.selector).first();
   try {
     await control.click({ timeout: 1_000 });
+    const collapsed = async () => (await control.getAttribute('aria-expanded').catch(() => null)) === 'false';
+    // Some menus open on the keyboard only (react-select with openMenuOnClick={false}).
+    if ((await collapsed()) && !field.listboxId) await control.press('ArrowDown', { timeout: 1_000 });
     // A control that opens no list says so at once; only wait for options when one is expanding.
-    if ((await control.getAttribute('aria-expanded').catch(() => null)) === 'false' && !field.listboxId) {
+    if ((await collapsed()) && !field.listboxId) {
       await page.keyboard.press('Escape');
       return [];
     }
