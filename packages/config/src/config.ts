@@ -1,3 +1,4 @@
+import { atsEndpointNames, type AtsEndpointName } from '@quarry/contracts';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -8,10 +9,6 @@ const positiveMs = z.coerce.number().int().positive();
 /** Every setting comes from the environment and is documented in the README's Configuration table. */
 /** A vendor base URL; `{host}` / `{company}` placeholders are filled from the posting URL. */
 const endpointUrl = z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL (placeholders {host} and {company} allowed)');
-const atsEndpointNames = [
-  'greenhouseApi', 'greenhouseBoards', 'lever', 'ashby', 'workable', 'smartRecruitersApi', 'smartRecruitersJobs',
-  'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal',
-] as const;
 /** `MINING_ATS_ENDPOINTS`: a JSON object overriding some vendor base URLs (a gateway, a test server). */
 const AtsEndpoints = z
   .string()
@@ -23,7 +20,7 @@ const AtsEndpoints = z
       return z.NEVER;
     }
   })
-  .pipe(z.strictObject(Object.fromEntries(atsEndpointNames.map((name) => [name, endpointUrl.optional()])) as Record<(typeof atsEndpointNames)[number], z.ZodOptional<typeof endpointUrl>>));
+  .pipe(z.strictObject(Object.fromEntries(atsEndpointNames.map((name) => [name, endpointUrl.optional()])) as Record<AtsEndpointName, z.ZodOptional<typeof endpointUrl>>));
 
 const EnvSchema = z.object({
   PORT: port.default(8080),
@@ -174,7 +171,7 @@ export type Config = {
     batchPollMs: number;
     browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; probeDepth: number };
     /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
-    atsEndpoints: Partial<Record<(typeof atsEndpointNames)[number], string>>;
+    atsEndpoints: Partial<Record<AtsEndpointName, string>>;
   };
   mail: {
     domains: string[];
@@ -290,7 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         recycleAfterJobs: vars.MINING_BROWSER_RECYCLE_JOBS,
         probeDepth: vars.MINING_PROBE_DEPTH,
       },
-      atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<(typeof atsEndpointNames)[number], string>>,
+      atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<AtsEndpointName, string>>,
     },
     mail: {
       domains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),

@@ -7,6 +7,7 @@ export { CanaryJobPayload, CanaryState, CanaryView, RequestCanaryBody } from './
 export {
   Answer,
   AdmitBatchJob,
+  atsEndpointNames,
   BatchAccepted,
   BatchFileUrlBody,
   BatchIdQuery,
@@ -30,6 +31,7 @@ export {
   QuestionCategory,
   questionCategories,
 } from './recruitment.ts';
+export type { AtsEndpointName } from './recruitment.ts';
 export {
   CreatePushSubscriptionBody,
   currencyCodes,

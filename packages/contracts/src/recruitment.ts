@@ -87,6 +87,13 @@ const httpUrl = z
     }
   }, 'must be an absolute http(s) URL');
 
+/** The vendor base URLs a deployment may override (`MINING_ATS_ENDPOINTS`); the miner's endpoints are exactly these. */
+export const atsEndpointNames = [
+  'greenhouseApi', 'greenhouseBoards', 'lever', 'ashby', 'workable', 'smartRecruitersApi', 'smartRecruitersJobs',
+  'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal',
+] as const;
+export type AtsEndpointName = (typeof atsEndpointNames)[number];
+
 /** One job post, as a single mining request or a CSV row (the CSV columns are these names). */
 export const JobPostInput = z.object({
   jobPostId: z.string().trim().min(1).max(200),

@@ -1,4 +1,4 @@
-import { MinedForm, type Question } from '@quarry/contracts';
+import { MinedForm, type AtsEndpointName, type Question } from '@quarry/contracts';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import { MiningFailure, NotThisAdapter, readText, request, type AdapterContext, type AtsAdapter } from './adapter-support.ts';
 import { ashbyAdapter } from './ashby.adapter.ts';
@@ -22,21 +22,7 @@ import { workableAdapter } from './workable.adapter.ts';
  * Every third-party base URL an adapter calls. `{company}` is the employer's subdomain and `{host}`
  * the posting's own host, so a deployment can route through a gateway and tests through loopback.
  */
-export type MinerEndpoints = {
-  greenhouseApi: string;
-  greenhouseBoards: string;
-  lever: string;
-  ashby: string;
-  workable: string;
-  smartRecruitersApi: string;
-  smartRecruitersJobs: string;
-  bamboohr: string;
-  recruitee: string;
-  teamtailor: string;
-  jazzhr: string;
-  breezy: string;
-  manatal: string;
-};
+export type MinerEndpoints = Record<AtsEndpointName, string>;
 
 export const defaultMinerEndpoints: MinerEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
