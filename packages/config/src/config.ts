@@ -6,7 +6,6 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveMs = z.coerce.number().int().positive();
 
-/** Every setting comes from the environment and is documented in the README's Configuration table. */
 /** A vendor base URL; `{host}` / `{company}` placeholders are filled from the posting URL. */
 const endpointUrl = z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL (placeholders {host} and {company} allowed)');
 /** `MINING_ATS_ENDPOINTS`: a JSON object overriding some vendor base URLs (a gateway, a test server). */
@@ -22,6 +21,7 @@ const AtsEndpoints = z
   })
   .pipe(z.strictObject(Object.fromEntries(atsEndpointNames.map((name) => [name, endpointUrl.optional()])) as Record<AtsEndpointName, z.ZodOptional<typeof endpointUrl>>));
 
+/** Every setting comes from the environment and is documented in the README's Configuration table. */
 const EnvSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),

@@ -1,5 +1,8 @@
 import { LRUCache } from 'lru-cache';
 
+/** Which retrieval route's body: v1 find (no categories) or /questions and v2 find. */
+export type RetrievalShape = 'v1' | 'v2';
+
 /**
  * Completed retrieval answers kept by an API process, so the hottest read of the service costs no
  * database round trip (it was most of the cost: express alone serves ~20,000 req/s here, with the
@@ -13,9 +16,6 @@ import { LRUCache } from 'lru-cache';
  *   everything is dropped when it comes back; entries also expire after `ttlMs`, which bounds the
  *   damage of an announcement lost to a worker crash between its commit and its publish.
  */
-/** Which retrieval route's body: v1 find (no categories) or /questions and v2 find. */
-export type RetrievalShape = 'v1' | 'v2';
-
 export type RetrievalCache = {
   get(clientId: string, jobPostId: string, shape: RetrievalShape): string | undefined;
   /** Null while the cache cannot be trusted; pass the value to `keep` after reading the store. */
