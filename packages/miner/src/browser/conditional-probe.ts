@@ -58,8 +58,9 @@ export async function probeConditionals(
     dirty = null;
     if (last.field.tag === 'select') {
       const put = await frameOf(page, last.field.frameUrl).selectOption(last.field.selector, last.field.value, { timeout: 2_000 }).then(() => true, () => false);
-      if (put || !reloadable) return settle();
+      if (put) return settle();
     }
+    // Without a reload (a wizard's later step) what cannot be put back is left as it is.
     if (!reloadable) return settle();
     await page.reload({ waitUntil: 'load' });
     for (const choice of path) await choose(page, choice);
