@@ -10,24 +10,19 @@ function parentOf(pid: number): number {
   }
 }
 
-/** Proportional set size: each shared page (Chromium's binary, fonts, V8's snapshot) split among the processes mapping it. */
-function pssMb(pid: number): number {
+/** A "<field>: <n> kB" figure of a /proc file, in MB; 0 once the process is gone. */
+function procMb(path: string, field: RegExp): number {
   try {
-    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    const match = field.exec(readFileSync(path, 'utf8'));
     return match ? Number(match[1]) / 1024 : 0;
   } catch {
     return 0;
   }
 }
 
-function rssMb(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
+export const rssMb = (pid: number) => procMb(`/proc/${pid}/status`, /VmRSS:\s+(\d+) kB/);
+/** Proportional set size: each shared page (Chromium's binary, fonts, V8's snapshot) split among the processes mapping it. */
+const pssMb = (pid: number) => procMb(`/proc/${pid}/smaps_rollup`, /^Pss:\s+(\d+) kB/m);
 
 /**
  * Resident memory of a process and all its descendants (a worker and its Chromium), sampled. The

@@ -1,19 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { rssMb } from './process-tree-rss.ts';
 
 /** Samples a process's resident set size from /proc every few milliseconds. */
 export function sampleRss(pid: number, everyMs = 5): { stop: () => { baselineMb: number; peakMb: number } } {
-  const read = () => {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  };
-  const baselineMb = read();
+  const baselineMb = rssMb(pid);
   let peakMb = baselineMb;
   const timer = setInterval(() => {
-    try {
-      peakMb = Math.max(peakMb, read());
-    } catch {
-      clearInterval(timer);
-    }
+    peakMb = Math.max(peakMb, rssMb(pid));
   }, everyMs);
   return {
     stop: () => {
