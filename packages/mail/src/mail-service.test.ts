@@ -106,6 +106,16 @@ async function bindRecipient(recipient: string, forwardsTo: string, expiresIn = 
   await pool.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ($1, 'cl_mail', $2, now() + ${expiresIn})`, [recipient, forwardsTo]);
 }
 
+/** Binds `<name>@fwd.test`, sends it one message, and runs its delivery on every service at once; outcomes sorted, errors by name. */
+async function deliverOneMessageAtOnce(name: string, runners: MailService[]): Promise<{ deliveryId: string; outcomes: string[] }> {
+  await bindRecipient(`${name}@fwd.test`, `${name}@dest.test`);
+  await send(`${name}@fwd.test`, name);
+  const { deliveryId } = jobs.pop()!;
+  const settled = await Promise.allSettled(runners.map((runner) => runner.deliver({ deliveryId })));
+  const outcomes = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).name));
+  return { deliveryId, outcomes: outcomes.sort() };
+}
+
 describe('mail service', () => {
   it('delivers straight to the MX the resolver names when no smarthost is configured', async () => {
     await bindRecipient('direct@fwd.test', 'someone@dest.test');
@@ -123,12 +133,8 @@ describe('mail service', () => {
   });
 
   it('sends a delivery once when two workers run it at the same moment', async () => {
-    await bindRecipient('race@fwd.test', 'race@dest.test');
-    await send('race@fwd.test', 'race');
-    const job = jobs.pop()!;
-    const outcomes = await Promise.allSettled([service.deliver({ deliveryId: job.deliveryId }), service.deliver({ deliveryId: job.deliveryId })]);
-    const values = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).name));
-    expect(values.sort()).toEqual(['DeliveryBusyError', 'delivered']);
+    const { outcomes } = await deliverOneMessageAtOnce('race', [service, service]);
+    expect(outcomes).toEqual(['DeliveryBusyError', 'delivered']);
     expect(received.filter((message) => message.raw.includes('Subject: race'))).toHaveLength(1);
   });
 
@@ -152,15 +158,11 @@ describe('mail service', () => {
     // Another process's service: its own delivery store, so its own advisory-lock session.
     const otherProcess = createMailService({ pool, enqueue: async () => {}, secretKey: Buffer.alloc(32, 3), mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
     try {
-      await bindRecipient('race2@fwd.test', 'race2@dest.test');
-      await send('race2@fwd.test', 'race2');
-      const job = jobs.pop()!;
-      const outcomes = await Promise.allSettled([service.deliver({ deliveryId: job.deliveryId }), otherProcess.deliver({ deliveryId: job.deliveryId })]);
-      const values = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).name));
-      expect(values.sort()).toEqual(['DeliveryBusyError', 'delivered']);
+      const { deliveryId, outcomes } = await deliverOneMessageAtOnce('race2', [service, otherProcess]);
+      expect(outcomes).toEqual(['DeliveryBusyError', 'delivered']);
       expect(received.filter((message) => message.raw.includes('Subject: race2'))).toHaveLength(1);
       // Its lock was given back: the finished delivery reads as final from either process.
-      expect(await otherProcess.deliver({ deliveryId: job.deliveryId })).toBe('already-final');
+      expect(await otherProcess.deliver({ deliveryId })).toBe('already-final');
     } finally {
       otherProcess.close();
     }
