@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Postfix's smtp-source (the smtp bench's load generator), extracted from Debian's package into
-# .tools/postfix. Nothing is installed system-wide and no Postfix daemon is started.
+# Postfix's smtp-source and smtp-sink (the smtp bench's load generator and destination), extracted
+# from Debian's package into .tools/postfix. Nothing is installed system-wide; no Postfix daemon runs.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -x "$root/.tools/postfix/usr/sbin/smtp-source" ] && exit 0

@@ -1,24 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmod, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
-import { SMTPServer } from 'smtp-server';
 import { printTable, repoRoot } from './harness.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
 const postfixDir = join(repoRoot, '.tools/postfix');
 
 /**
- * Postfix's load generator, from Debian's package extracted into .tools/postfix (no Postfix daemon
- * is installed or run): `apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`.
+ * Postfix's load generator and sink, from Debian's package extracted into .tools/postfix (no
+ * Postfix daemon is installed or run): `apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`.
  */
-function smtpSource(): { bin: string; env: NodeJS.ProcessEnv } {
-  const bin = join(postfixDir, 'usr/sbin/smtp-source');
+function postfixTool(name: 'smtp-source' | 'smtp-sink'): { bin: string; env: NodeJS.ProcessEnv } {
+  const bin = join(postfixDir, 'usr/sbin', name);
   if (!existsSync(bin)) {
-    throw new Error('smtp-source is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)');
+    throw new Error(`${name} is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)`);
   }
   return { bin, env: { ...process.env, LD_LIBRARY_PATH: join(postfixDir, 'usr/lib/postfix') } };
 }
@@ -31,37 +32,69 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-/** The destination: counts deliveries and measures acceptance → delivery latency from our Received id. */
+/**
+ * The destination: Postfix's smtp-sink, which writes every message it takes to a file of its own
+ * in a tmpfs folder. A sink in C leaves the two cores to the system measured; the files give the
+ * delivery count and, from each file's mtime and our Received id, the acceptance → delivery latency.
+ */
 async function startSink() {
-  const latencies: number[] = [];
-  let lastAt = 0;
-  const sink = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    disableReverseLookup: true,
-    logger: false,
-    onData(stream, _session, callback) {
-      let head = '';
-      stream.on('data', (chunk: Buffer) => {
-        if (head.length < 2048) head += chunk.toString('latin1');
-      });
-      stream.on('end', () => {
-        lastAt = Date.now();
+  const { bin, env } = postfixTool('smtp-sink');
+  const folder = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'quarry-smtp-sink-'));
+  // smtp-sink started as root must drop to another user (-u), who then writes the dump files.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await chmod(folder, 0o777);
+  const port = await freePort();
+  const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitForPort(port);
+  const files = async () => (await readdir(folder)).map((name) => join(folder, name));
+  return {
+    port,
+    delivered: async () => (await readdir(folder)).length,
+    /** Latency of each delivered message in ms, and when the last one arrived. */
+    async latencies(): Promise<{ latencies: number[]; lastAt: number }> {
+      const latencies: number[] = [];
+      let lastAt = 0;
+      for (const file of await files()) {
+        const [head, stats] = await Promise.all([readHead(file, 2048), stat(file)]);
+        lastAt = Math.max(lastAt, stats.mtimeMs);
         // Our Received line carries "id <ms since epoch, base 36><random>", written at acceptance.
         const id = /\(Quarry\) with \S+ id ([0-9a-z]{8})/.exec(head)?.[1];
-        if (id) latencies.push(lastAt - parseInt(id, 36));
-        callback();
-      });
+        if (id) latencies.push(stats.mtimeMs - parseInt(id, 36));
+      }
+      return { latencies, lastAt };
     },
-  });
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
-  const address = sink.server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    latencies,
-    lastAt: () => lastAt,
-    close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
+    clear: async () => Promise.all((await files()).map((file) => rm(file))),
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await rm(folder, { recursive: true, force: true });
+    },
   };
+}
+
+async function readHead(file: string, bytes: number): Promise<string> {
+  const handle = await open(file);
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString('latin1');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function waitForPort(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const connected = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
+      socket.once('connect', () => socket.destroy());
+    });
+    if (connected) return;
+    if (Date.now() > deadline) throw new Error(`smtp-sink did not listen on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
@@ -77,7 +110,7 @@ function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
 }
 
 function runSmtpSource(args: string[]): Promise<{ seconds: number; code: number | null; stderr: string }> {
-  const { bin, env } = smtpSource();
+  const { bin, env } = postfixTool('smtp-source');
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -122,7 +155,6 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
         SMTP_REUSE_PORT: 'true',
       };
       for (let index = 0; index < options.processes; index += 1) quarries.push(await startMailRole(env));
-      const delivered = () => sink.latencies.length;
       const source = (count: number) => [
         ...(mode === 'connections reused' ? ['-d'] : []),
         '-s', String(options.sessions), '-m', String(count), '-l', String(options.bytes),
@@ -130,26 +162,30 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
       ];
       // Warm-up: JIT, connection pools, Postgres caches.
       await runSmtpSource(source(500));
-      await waitUntil(() => delivered() >= 500, 60_000);
-      sink.latencies.length = 0;
-      const receivedBefore = await receivedCount(db);
+      await waitFor(async () => (await bindingCount(db, 'delivered')) >= 500, 60_000);
+      await sink.clear();
+      const receivedBefore = await bindingCount(db, 'received');
+      const deliveredBefore = await bindingCount(db, 'delivered');
 
       const startedAt = Date.now();
       const run = await runSmtpSource(source(options.messages));
-      const accepted = (await receivedCount(db)) - receivedBefore;
+      const accepted = (await bindingCount(db, 'received')) - receivedBefore;
       if (run.code !== 0) console.error(`smtp-source exited ${run.code}: ${run.stderr}`);
-      await waitUntil(() => delivered() >= accepted, 300_000).catch(() => {});
-      const latencies = [...sink.latencies].sort((a, b) => a - b);
-      const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+      // Waits on our own counter (one cheap query), then counts what the sink really holds.
+      await waitFor(async () => (await bindingCount(db, 'delivered')) - deliveredBefore >= accepted, 300_000).catch(() => {});
+      const { latencies, lastAt } = await sink.latencies();
+      latencies.sort((a, b) => a - b);
+      const pick = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+      const delivered = await sink.delivered();
       rows.push({
         mode,
         accepted,
         acceptedPerSecond: accepted / run.seconds,
-        deliveredPerSecond: delivered() / ((sink.lastAt() - startedAt) / 1000),
+        deliveredPerSecond: delivered / ((lastAt - startedAt) / 1000),
         p50: pick(0.5),
         p99: pick(0.99),
         // Loss is what we answered 250 for and never delivered; refused messages stay with the sender.
-        lost: Math.max(0, accepted - delivered()),
+        lost: Math.max(0, accepted - delivered),
       });
     } finally {
       await Promise.all(
@@ -173,15 +209,15 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
   );
 }
 
-async function receivedCount(db: ReturnType<typeof createPool>): Promise<number> {
-  const result = await db.query<{ received: string }>(`SELECT COALESCE(sum(received), 0) AS received FROM mail_binding_counters WHERE recipient = 'bench@fwd.test'`);
-  return Number(result.rows[0]?.received ?? 0);
+async function bindingCount(db: ReturnType<typeof createPool>, counter: 'received' | 'delivered'): Promise<number> {
+  const result = await db.query<{ n: string }>(`SELECT COALESCE(sum(${counter}), 0) AS n FROM mail_binding_counters WHERE recipient = 'bench@fwd.test'`);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting for deliveries');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
