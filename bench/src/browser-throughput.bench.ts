@@ -14,7 +14,7 @@ const pages = ['/browser/every-type.html', '/browser/combobox.html', '/browser/c
 type WorkerReport = { posts: number; failures: number; seconds: number; peakMb: number; peakPssMb: number; floorPosts: number; floorSeconds: number };
 
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
-  const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', recycleAfterJobs: 50 });
+  const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50 });
   const pageAt = (index: number) => `${origin}${pages[index % pages.length] ?? pages[0]}`;
 
   // The floor: what one context per job costs before any mining (open it, load the page, close

@@ -78,7 +78,8 @@ const EnvSchema = z.object({
   MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
   MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   MINING_BATCH_POLL_MS: positiveMs.default(2_000),
-  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021).
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
   MINING_BROWSER: z.enum(['on', 'off']).default('on'),
   MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
   MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),

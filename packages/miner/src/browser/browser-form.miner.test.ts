@@ -46,11 +46,9 @@ beforeAll(async () => {
   refusedSite.listen(0, '127.0.0.2');
   await new Promise((resolve) => refusedSite.once('listening', resolve));
   refusedOrigin = `http://127.0.0.2:${(refusedSite.address() as AddressInfo).port}`;
-  pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', recycleAfterJobs: 3 });
 });
 
 afterAll(async () => {
-  await pool?.close();
   for (const site of [server, refusedSite]) {
     site.closeAllConnections();
     await new Promise((resolve) => site.close(resolve));
@@ -78,7 +76,17 @@ const optionNamed = (question: Question, answer: string) => {
   return option;
 };
 
-describe('browser form miner', () => {
+// Production's headless shell (ADR 0021), and the full browser a deployment may point CHROMIUM_PATH at.
+const browsers = [...new Set([process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', '/usr/bin/chromium'])];
+
+describe.each(browsers)('browser form miner in %s', (executablePath) => {
+  beforeAll(() => {
+    pool = createChromiumPool({ executablePath, recycleAfterJobs: 3 });
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
+
   it('attaches conditional questions to the option that reveals them, two levels deep', async () => {
     const questions = await questionsOf('/browser/conditional.html');
     expect(questions.map((question) => question.id)).toEqual(['sponsorship', 'worked_before', 'consent']);
@@ -215,6 +223,7 @@ describe('browser form miner', () => {
     const refused: MineOutcome = await miner()({ url: `${refusedOrigin}/apply`, employer: 'Acme', jobTitle: 'x', country: 'gb' }, new AbortController().signal);
     expect(refused).toMatchObject({ ok: false, errorCode: 'UrlInvalid' });
     requested.length = 0;
+    refusedHits.length = 0;
     const outcome = await mine(`/browser/tracker.html?beacon=${encodeURIComponent(`${refusedOrigin}/beacon.gif`)}`);
     expect(outcome.ok).toBe(true);
     expect(requested.some((line) => line.includes('/beacon.gif'))).toBe(true);
