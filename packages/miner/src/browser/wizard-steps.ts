@@ -2,7 +2,7 @@ import type { Answer, Question } from '@quarry/contracts';
 import type { Page } from 'playwright-core';
 import { syntheticAnswers } from '../synthetic-answers.ts';
 import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
-import { frameOf, snapshotPage } from './page-snapshot.ts';
+import { frameOf, settle, snapshotPage } from './page-snapshot.ts';
 
 const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
 
@@ -50,10 +50,15 @@ export async function walkWizardSteps(
       if (filled && !used.some((entry) => entry.id === answer.id)) used.push(answer);
     }
     await next.first().click({ timeout: 2_000 }).catch(() => {});
-    await page.waitForTimeout(300);
-    const snapshot = await snapshotPage(page);
+    // The next step usually renders at once; a step fetched from the server gets one longer wait
+    // before the walk concludes there is none (a fixed pause cost every step 300 ms).
+    let snapshot = await settle(page, 100, 1_500).then(() => snapshotPage(page));
+    let fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
+    if (fresh.length === 0) {
+      snapshot = await settle(page, 400, 2_000).then(() => snapshotPage(page));
+      fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
+    }
     if ((await page.locator('input[type="password"]:visible').count()) > 0) return { questions: found, answers: used, loginWall: true };
-    const fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
     if (fresh.length === 0) break;
     for (const field of fresh) seen.add(fieldKey(field));
     const built = fieldsToQuestions(fresh, options.defaultLabel);
