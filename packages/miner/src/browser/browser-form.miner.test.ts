@@ -206,6 +206,16 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(requested.filter((line) => line.includes('/submitted'))).toEqual([]);
   });
 
+  it('waits for a wizard step that arrives after a pause', async () => {
+    // The page is quiet for 600 ms after Next: a walk that gave up after its first short settle,
+    // or after the fixed 300 ms it used to wait, would miss the step.
+    const questions = await questionsOf('/browser/wizard-slow-step.html');
+    expect(questions.map((question) => [question.id, question.label])).toEqual([
+      ['email', 'Contact'],
+      ['start', 'Availability'],
+    ]);
+  });
+
   it.each([
     ['/missing', 'JobNotFound'],
     ['/closed', 'JobExpired'],

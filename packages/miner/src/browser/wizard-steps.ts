@@ -50,12 +50,14 @@ export async function walkWizardSteps(
       if (filled && !used.some((entry) => entry.id === answer.id)) used.push(answer);
     }
     await next.first().click({ timeout: 2_000 }).catch(() => {});
-    // The next step usually renders at once; a step fetched from the server gets one longer wait
-    // before the walk concludes there is none (a fixed pause cost every step 300 ms).
+    // The next step usually renders at once. A step fetched from the server gets one longer wait,
+    // up to 800 ms of quiet, before the walk concludes there is none. That wait is rare: the last
+    // step has no Next button to press. A fixed pause instead cost every step 300 ms and still
+    // missed steps slower than that.
     let snapshot = await settle(page, 100, 1_500).then(() => snapshotPage(page));
     let fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
     if (fresh.length === 0) {
-      snapshot = await settle(page, 400, 2_000).then(() => snapshotPage(page));
+      snapshot = await settle(page, 800, 4_000).then(() => snapshotPage(page));
       fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
     }
     if ((await page.locator('input[type="password"]:visible').count()) > 0) return { questions: found, answers: used, loginWall: true };
