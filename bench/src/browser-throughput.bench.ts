@@ -5,13 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createBrowserFormMiner, createChromiumPool } from '@quarry/miner';
 import { printTable, repoRoot, runFor } from './harness.ts';
+import { measureMachineCpu } from './machine-cpu.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
 
 const fixtures = new URL('../../packages/miner/fixtures/', import.meta.url);
 // A mix of script-rendered, conditional, multi-step and plain forms the browser engine handles.
 const pages = ['/browser/every-type.html', '/browser/combobox.html', '/browser/conditional.html', '/browser/wizard.html', '/dom/form.html'];
 
-type WorkerReport = { posts: number; failures: number; seconds: number; peakMb: number; peakPssMb: number; floorPosts: number; floorSeconds: number };
+type WorkerReport = {
+  posts: number; failures: number; seconds: number; peakMb: number; peakPssMb: number; cpuPercent: number; floorPosts: number; floorSeconds: number; floorCpuPercent: number;
+};
 
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
   const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50 });
@@ -22,23 +25,28 @@ async function runWorker(origin: string, seconds: number, concurrency: number): 
   // it on this machine.
   const floorPool = launch();
   await floorPool.withContext(async (context) => context.newPage()); // Chromium's launch stays outside the timing
+  const floorCpu = measureMachineCpu();
   const floor = await runFor(Math.max(10, seconds / 2), concurrency, (index) =>
     floorPool.withContext(async (context) => {
       const page = await context.newPage();
       return (await page.goto(pageAt(index), { waitUntil: 'load' }))?.ok() ?? false;
     }));
+  const floorCpuPercent = floorCpu.stop();
   await floorPool.close();
 
   const pool = launch();
   const miner = createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 30_000, probeDepth: 2, maxProbeChoices: 60 });
   // Every 500 ms: reading smaps_rollup of every Chromium process costs CPU the miner would notice.
   const rss = sampleTreeRss(process.pid, 500);
+  const cpu = measureMachineCpu();
   const result = await runFor(seconds, concurrency, async (index) =>
     (await miner({ url: pageAt(index), employer: 'Acme', jobTitle: 'Test Role', country: 'gb' }, AbortSignal.timeout(60_000))).ok);
+  const cpuPercent = cpu.stop();
   const memory = rss.stop();
   await pool.close();
   const report: WorkerReport = {
-    posts: result.runs, failures: result.failures, seconds: result.seconds, peakMb: memory.peakMb, peakPssMb: memory.peakPssMb, floorPosts: floor.runs, floorSeconds: floor.seconds,
+    posts: result.runs, failures: result.failures, seconds: result.seconds, peakMb: memory.peakMb, peakPssMb: memory.peakPssMb, cpuPercent,
+    floorPosts: floor.runs, floorSeconds: floor.seconds, floorCpuPercent,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
@@ -71,10 +79,10 @@ export async function benchBrowserThroughput(options: { seconds: number; concurr
     if (code !== 0) throw new Error(`browser throughput worker exited with ${code}`);
     const report = JSON.parse(output.trim().split('\n').pop() ?? '{}') as WorkerReport;
     printTable(`mining throughput: 1 worker process + its Chromium, ${options.concurrency} forms in flight, ${options.seconds} s, browser-driven forms (${pages.length} fixture pages round-robin)`, [
-      'what', 'posts', 'failed', 'posts/s', 'peak RSS, worker + Chromium (MB): sum of RSS / of PSS', 'target',
+      'what', 'posts', 'failed', 'posts/s', 'machine CPU busy', 'peak RSS, worker + Chromium (MB): sum of RSS / of PSS', 'target',
     ], [
-      ['floor: a context per post, page loaded, nothing mined', report.floorPosts, '', (report.floorPosts / report.floorSeconds).toFixed(2), '', ''],
-      ['browser miner', report.posts, report.failures, (report.posts / report.seconds).toFixed(2), `${report.peakMb.toFixed(0)} / ${report.peakPssMb.toFixed(0)}`, '≥ 4 posts/s, < 1,500 MB'],
+      ['floor: a context per post, page loaded, nothing mined', report.floorPosts, '', (report.floorPosts / report.floorSeconds).toFixed(2), `${report.floorCpuPercent.toFixed(0)}%`, '', ''],
+      ['browser miner', report.posts, report.failures, (report.posts / report.seconds).toFixed(2), `${report.cpuPercent.toFixed(0)}%`, `${report.peakMb.toFixed(0)} / ${report.peakPssMb.toFixed(0)}`, '≥ 4 posts/s, < 1,500 MB'],
     ]);
   } finally {
     server.closeAllConnections();

@@ -1,0 +1,22 @@
+import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+
+/** Busy time of the whole machine (every process, the kernel included) in seconds, from /proc/stat. */
+function busySeconds(): number {
+  const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
+  // USER_HZ is 100 on every Linux architecture Node runs on.
+  return (user + nice + system + irq + softirq + steal) / 100;
+}
+
+/**
+ * How busy the machine's cores were between start and stop, in % of all of them: says whether a
+ * figure is bound by CPU or by waiting.
+ */
+export function measureMachineCpu(): { stop: () => number } {
+  const startedAt = performance.now();
+  const startBusy = busySeconds();
+  return {
+    stop: () => (100 * (busySeconds() - startBusy)) / (((performance.now() - startedAt) / 1000) * availableParallelism()),
+  };
+}
