@@ -119,7 +119,12 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   if (runs(role, 'mining-worker')) {
     // One Chromium per mining process, started on the first job that needs it.
     const chromium = config.mining.browser.enabled
-      ? createChromiumPool({ executablePath: config.mining.browser.chromiumPath, recycleAfterJobs: config.mining.browser.recycleAfterJobs })
+      ? createChromiumPool({
+          executablePath: config.mining.browser.chromiumPath,
+          recycleAfterJobs: config.mining.browser.recycleAfterJobs,
+          recycleAboveMb: config.mining.browser.recycleAboveMb,
+          onRecycle: (event) => logger.info(event, 'browser recycled'),
+        })
       : null;
     const browser = chromium
       ? createBrowserFormMiner({

@@ -83,6 +83,7 @@ const EnvSchema = z.object({
   MINING_BROWSER: z.enum(['on', 'off']).default('on'),
   MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
   MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
+  MINING_BROWSER_RECYCLE_MB: z.coerce.number().int().min(100).default(1024),
   MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
   DASHBOARD_OIDC_ISSUER: z.url().optional(),
@@ -170,7 +171,7 @@ export type Config = {
     pageTimeoutMs: number;
     csvMaxBytes: number;
     batchPollMs: number;
-    browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; probeDepth: number };
+    browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; probeDepth: number };
     /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
     atsEndpoints: Partial<Record<AtsEndpointName, string>>;
   };
@@ -286,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         enabled: vars.MINING_BROWSER === 'on',
         chromiumPath: vars.CHROMIUM_PATH,
         recycleAfterJobs: vars.MINING_BROWSER_RECYCLE_JOBS,
+        recycleAboveMb: vars.MINING_BROWSER_RECYCLE_MB,
         probeDepth: vars.MINING_PROBE_DEPTH,
       },
       atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<AtsEndpointName, string>>,

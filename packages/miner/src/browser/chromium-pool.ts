@@ -1,10 +1,20 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { browserMemoryMb } from './browser-memory.ts';
 
 export type ChromiumPoolOptions = {
   executablePath: string;
   /** A fresh browser after this many jobs: Chromium's memory only grows over a long run. */
   recycleAfterJobs: number;
+  /** A fresh browser once all its processes together hold more than this (PSS, MB), checked between jobs. */
+  recycleAboveMb?: number;
+  /** Told when a browser is replaced, and why (logs). */
+  onRecycle?: (event: RecycleEvent) => void;
 };
+
+export type RecycleEvent = { reason: 'jobs' | 'memory'; jobs: number; memoryMb?: number };
+
+// Reading every process's smaps_rollup costs a few milliseconds; once a second is often enough.
+const memoryCheckEveryMs = 1_000;
 
 export type ChromiumPool = {
   /** Runs `work` in a new, isolated browser context; the context is closed afterwards whatever happens. */
@@ -18,10 +28,12 @@ const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', 
 
 /**
  * One Chromium per worker process, one context per job, several jobs in parallel. The browser is
- * replaced after `recycleAfterJobs` jobs, once its running jobs finish, so no job is cut short.
+ * replaced after `recycleAfterJobs` jobs or once it holds more than `recycleAboveMb`; it closes
+ * when its running jobs finish, so no job is cut short.
  */
 export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
-  let current: { browser: Promise<Browser>; jobs: number; active: number } | null = null;
+  type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number };
+  let current: Entry | null = null;
   const retired = new Set<Promise<Browser>>();
   let closed = false;
 
@@ -30,12 +42,29 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     if (entry.active === 0) void entry.browser.then((browser) => browser.close()).catch(() => {}).finally(() => retired.delete(entry.browser));
   };
 
+  /**
+   * Chromium's memory grows with the pages it has seen, not only with their number: between jobs,
+   * a browser above `recycleAboveMb` is retired like one that reached its job count.
+   */
+  const recycleIfTooBig = async (entry: Entry): Promise<void> => {
+    if (options.recycleAboveMb === undefined || Date.now() - entry.memoryCheckedAt < memoryCheckEveryMs) return;
+    entry.memoryCheckedAt = Date.now();
+    const memoryMb = await entry.browser.then(browserMemoryMb).catch(() => 0);
+    if (memoryMb <= options.recycleAboveMb || entry !== current) return;
+    current = null;
+    retire(entry);
+    options.onRecycle?.({ reason: 'memory', jobs: entry.jobs, memoryMb: Math.round(memoryMb) });
+  };
+
   return {
     async withContext(work) {
       if (closed) throw new Error('the browser pool is closed');
       if (!current || current.jobs >= options.recycleAfterJobs) {
-        if (current) retire(current);
-        current = { browser: chromium.launch({ executablePath: options.executablePath, args: launchArgs }), jobs: 0, active: 0 };
+        if (current) {
+          retire(current);
+          options.onRecycle?.({ reason: 'jobs', jobs: current.jobs });
+        }
+        current = { browser: chromium.launch({ executablePath: options.executablePath, args: launchArgs }), jobs: 0, active: 0, memoryCheckedAt: Date.now() };
       }
       const entry = current;
       entry.jobs += 1;
@@ -48,6 +77,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
         await context?.close().catch(() => {});
         entry.active -= 1;
         if (entry !== current && entry.active === 0) retire(entry);
+        else await recycleIfTooBig(entry);
       }
     },
     async close() {

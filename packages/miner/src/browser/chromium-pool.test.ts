@@ -1,0 +1,49 @@
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { createChromiumPool, type ChromiumPoolOptions, type RecycleEvent } from './chromium-pool.ts';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
+
+/** Runs two jobs one after the other and says which browser each ran in; the first outlives the 1 s between memory checks. */
+async function twoJobs(options: Omit<ChromiumPoolOptions, 'executablePath' | 'onRecycle'>) {
+  const events: RecycleEvent[] = [];
+  const pool = createChromiumPool({ executablePath, ...options, onRecycle: (event) => events.push(event) });
+  try {
+    const inBrowser = (waitMs: number) =>
+      pool.withContext(async (context) => {
+        const page = await context.newPage();
+        await page.setContent('<form><label>Name <input name="name"></label></form>');
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        return context.browser() as Browser;
+      });
+    const first = await inBrowser(1_100);
+    const second = await inBrowser(0);
+    return { events, first, second };
+  } finally {
+    await pool.close();
+  }
+}
+
+describe('chromium pool', () => {
+  it('replaces a browser whose processes hold more than recycleAboveMb, between jobs', async () => {
+    const { events, first, second } = await twoJobs({ recycleAfterJobs: 100, recycleAboveMb: 1 });
+    expect(events).toEqual([{ reason: 'memory', jobs: 1, memoryMb: expect.any(Number) }]);
+    // A browser with a page open holds tens of MB at least: the figure is real, not a default.
+    expect(events[0]?.memoryMb).toBeGreaterThan(20);
+    expect(second).not.toBe(first);
+    await expect.poll(() => first.isConnected()).toBe(false);
+  });
+
+  it('keeps a browser under the memory limit and its job count', async () => {
+    const { events, first, second } = await twoJobs({ recycleAfterJobs: 100, recycleAboveMb: 100_000 });
+    expect(events).toEqual([]);
+    expect(second).toBe(first);
+  });
+
+  it('replaces a browser after recycleAfterJobs jobs', async () => {
+    const { events, first, second } = await twoJobs({ recycleAfterJobs: 1 });
+    expect(events).toEqual([{ reason: 'jobs', jobs: 1 }]);
+    expect(second).not.toBe(first);
+    await expect.poll(() => first.isConnected()).toBe(false);
+  });
+});
