@@ -206,6 +206,13 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(requested.filter((line) => line.includes('/submitted'))).toEqual([]);
   });
 
+  it('probes small choice sets before a long select can spend the budget', async () => {
+    // 71 country options come first on the page; the budget here is 40 choices.
+    const questions = await questionsOf('/browser/long-select.html');
+    expect(optionNamed(find(questions, 'sponsorship'), 'Yes').conditionalQuestions?.map((question) => question.id)).toEqual(['visa_type']);
+    expect(optionNamed(find(questions, 'sponsorship'), 'No').conditionalQuestions).toEqual([]);
+  });
+
   it('waits for a wizard step that arrives after a pause', async () => {
     // The page is quiet for 600 ms after Next: a walk that gave up after its first short settle,
     // or after the fixed 300 ms it used to wait, would miss the step.

@@ -69,7 +69,11 @@ export async function probeConditionals(
 
   const explore = async (scope: RawField[], scopeQuestions: Map<string, Question>, baseline: Set<string>, path: Choice[], depth: number) => {
     const seen = new Set<string>();
-    for (const field of scope) {
+    // Small choice sets first: a yes/no question is far likelier to reveal questions than a
+    // country list, and one long select must not spend the form's whole budget before them.
+    const optionCount = (field: RawField) => scopeQuestions.get(fieldKey(field))?.options?.length ?? 0;
+    const ordered = [...scope].sort((a, b) => optionCount(a) - optionCount(b));
+    for (const field of ordered) {
       const key = fieldKey(field);
       if (!probeable(field) || seen.has(key)) continue;
       seen.add(key);
