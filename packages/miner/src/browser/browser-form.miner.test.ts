@@ -206,11 +206,18 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(requested.filter((line) => line.includes('/submitted'))).toEqual([]);
   });
 
-  it('probes small choice sets before a long select can spend the budget', async () => {
-    // 71 country options come first on the page; the budget here is 40 choices.
-    const questions = await questionsOf('/browser/long-select.html');
+  it('probes small choice sets before larger ones can spend the budget', async () => {
+    // Two 24-option selects (48 choices) come first on the page; the budget here is 40 choices.
+    const questions = await questionsOf('/browser/many-choices.html');
     expect(optionNamed(find(questions, 'sponsorship'), 'Yes').conditionalQuestions?.map((question) => question.id)).toEqual(['visa_type']);
     expect(optionNamed(find(questions, 'sponsorship'), 'No').conditionalQuestions).toEqual([]);
+  });
+
+  it('probes only the follow-up option of a long list', async () => {
+    const questions = await questionsOf('/browser/long-select.html');
+    const country = find(questions, 'country');
+    expect(country.options).toHaveLength(71);
+    expect(optionNamed(country, 'Other (please specify)').conditionalQuestions?.map((question) => question.id)).toEqual(['country_other']);
   });
 
   it('waits for a wizard step that arrives after a pause', async () => {

@@ -8,6 +8,10 @@ type Choice = { field: RawField; optionIndex: number; optionLabel: string };
 
 export type ProbeBudget = { choices: number; deadline: number; settleMs: number };
 
+/** Past this many options a list is data (countries, years), not a branch: only its follow-up options are probed. */
+const longListOptions = 25;
+const followUpOption = /\bother\b|please specify|not listed|self[- ]describe/i;
+
 const probeable = (field: RawField) => (field.tag === 'select' && !field.multiple) || field.type === 'radio' || field.role === 'radio';
 
 async function choose(page: Page, choice: Choice): Promise<void> {
@@ -81,8 +85,12 @@ export async function probeConditionals(
       const answers = question?.inputType === 'SelectOne' ? (question.options ?? []) : [];
       const radio = field.tag !== 'select';
       let revealedAny = false;
+      // Probing a 200-country list from the top costs seconds and reaches an arbitrary part of it;
+      // the option that asks for more ("Other, please specify") is the one that reveals.
+      const longList = answers.length > longListOptions;
       for (const [optionIndex, option] of answers.entries()) {
         if (!('conditionalQuestions' in option)) continue;
+        if (longList && !followUpOption.test(option.answer)) continue;
         if (budget.choices <= 0 || Date.now() > budget.deadline) return;
         budget.choices -= 1;
         // Options of one radio group exclude each other: choosing the next one is the reset, and
