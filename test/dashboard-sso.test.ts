@@ -1,7 +1,6 @@
-import { createServer } from 'node:net';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, freePort, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';
 import Provider from 'oidc-provider';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,14 +14,6 @@ let api: QuarryProcess;
 let browser: Browser;
 let providerServer: ReturnType<Provider['listen']>;
 let base: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   database = await createTestDatabase('sso');

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, freePort, quarryEnv, waitFor } from '@quarry/testing';
 import { printTable, repoRoot } from './harness.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
@@ -24,14 +24,6 @@ function postfixTool(name: 'smtp-source' | 'smtp-sink'): { bin: string; env: Nod
   return { bin, env: { ...process.env, LD_LIBRARY_PATH: join(postfixDir, 'usr/lib/postfix') } };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
 /**
  * The destination: Postfix's smtp-sink, which writes every message it takes to a file of its own
  * in a tmpfs folder. A sink in C leaves the two cores to the system measured; the files give the
@@ -45,7 +37,7 @@ async function startSink() {
   if (asRoot) await chmod(folder, 0o777);
   const port = await freePort();
   const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  await waitForPort(port);
+  await waitFor(`smtp-sink listening on ${port}`, () => listening(port), { timeoutMs: 10_000 });
   const files = async () => (await readdir(folder)).map((name) => join(folder, name));
   return {
     port,
@@ -84,17 +76,14 @@ async function readHead(file: string, bytes: number): Promise<string> {
   }
 }
 
-async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const connected = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
-      socket.once('connect', () => socket.destroy());
-    });
-    if (connected) return;
-    if (Date.now() > deadline) throw new Error(`smtp-sink did not listen on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** True once something accepts connections on the loopback port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve(true);
+    }).on('error', () => resolve(false));
+  });
 }
 
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
@@ -162,7 +151,7 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
       ];
       // Warm-up: JIT, connection pools, Postgres caches.
       await runSmtpSource(source(500));
-      await waitFor(async () => (await bindingCount(db, 'delivered')) >= 500, 60_000);
+      await waitFor('the warm-up delivered', async () => (await bindingCount(db, 'delivered')) >= 500, { timeoutMs: 60_000, intervalMs: 100 });
       await sink.clear();
       const receivedBefore = await bindingCount(db, 'received');
       const deliveredBefore = await bindingCount(db, 'delivered');
@@ -172,7 +161,8 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
       const accepted = (await bindingCount(db, 'received')) - receivedBefore;
       if (run.code !== 0) console.error(`smtp-source exited ${run.code}: ${run.stderr}`);
       // Waits on our own counter (one cheap query), then counts what the sink really holds.
-      await waitFor(async () => (await bindingCount(db, 'delivered')) - deliveredBefore >= accepted, 300_000).catch(() => {});
+      // A shortfall is reported as loss below, so the wait ends quietly.
+      await waitFor('every accepted message delivered', async () => (await bindingCount(db, 'delivered')) - deliveredBefore >= accepted, { timeoutMs: 300_000, intervalMs: 100 }).catch(() => {});
       const { latencies, lastAt } = await sink.latencies();
       latencies.sort((a, b) => a - b);
       const pick = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
@@ -203,7 +193,7 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
     }
   }
   printTable(
-    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), ${options.processes} mail process(es), smarthost = local sink`,
+    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), ${options.processes} mail process(es), smarthost = Postfix's smtp-sink`,
     ['mode', 'accepted', 'accepted msg/s', 'delivered msg/s (end to end)', 'p50 latency ms', 'p99 latency ms', 'lost'],
     rows.map((row) => [row.mode, row.accepted, Math.round(row.acceptedPerSecond), Math.round(row.deliveredPerSecond), row.p50, row.p99, row.lost]),
   );
@@ -212,12 +202,4 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
 async function bindingCount(db: ReturnType<typeof createPool>, counter: 'received' | 'delivered'): Promise<number> {
   const result = await db.query<{ n: string }>(`SELECT COALESCE(sum(${counter}), 0) AS n FROM mail_binding_counters WHERE recipient = 'bench@fwd.test'`);
   return Number(result.rows[0]?.n ?? 0);
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for deliveries');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -2,6 +2,7 @@ export { createTestDatabase } from './test-database.ts';
 export type { TestDatabase } from './test-database.ts';
 export { createTestRedis, testRedisUrl } from './test-redis.ts';
 export type { TestRedis } from './test-redis.ts';
+export { freePort } from './free-port.ts';
 export { waitFor } from './wait-for.ts';
 export { fixtureForms } from './fixture-forms.ts';
 export type { FixtureFormName } from './fixture-forms.ts';
