@@ -57,26 +57,21 @@ export async function readComboboxOptions(page: Page, field: RawField): Promise<
     if ((await expanded()) === 'false' && !field.listboxId) await control.press('ArrowDown', { timeout: 1_000 });
     const state = await expanded();
     // A control that opens no list says so at once.
-    if (state === 'false' && !field.listboxId) {
-      await page.keyboard.press('Escape');
-      return [];
-    }
+    if (state === 'false' && !field.listboxId) return [];
     const listbox = field.listboxId ? frame.locator(`[id="${field.listboxId}"]`) : frame.locator('[role="listbox"]:visible').last();
     const options = listbox.locator('[role="option"]');
     if (state === 'true') {
       await options.first().waitFor({ timeout: 700 });
     } else {
       await settle(page, 60, 700);
-      if ((await options.count()) === 0) {
-        await page.keyboard.press('Escape');
-        return [];
-      }
+      if ((await options.count()) === 0) return [];
     }
     const labels = (await options.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim()).filter(Boolean);
-    await page.keyboard.press('Escape');
     return [...new Set(labels)];
   } catch {
-    await page.keyboard.press('Escape').catch(() => {});
     return [];
+  } finally {
+    // Whatever opened, or failed to, is closed again before the next control.
+    await page.keyboard.press('Escape').catch(() => {});
   }
 }

@@ -54,12 +54,13 @@ export async function walkWizardSteps(
     // up to 800 ms of quiet, before the walk concludes there is none. That wait is rare: the last
     // step has no Next button to press. A fixed pause instead cost every step 300 ms and still
     // missed steps slower than that.
-    let snapshot = await settle(page, 100, 1_500).then(() => snapshotPage(page));
-    let fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
-    if (fresh.length === 0) {
-      snapshot = await settle(page, 800, 4_000).then(() => snapshotPage(page));
-      fresh = snapshot.fields.filter((field) => !seen.has(fieldKey(field)));
-    }
+    const readStep = async (quietMs: number, maxMs: number) => {
+      await settle(page, quietMs, maxMs);
+      const snapshot = await snapshotPage(page);
+      return { snapshot, fresh: snapshot.fields.filter((field) => !seen.has(fieldKey(field))) };
+    };
+    let { snapshot, fresh } = await readStep(100, 1_500);
+    if (fresh.length === 0) ({ snapshot, fresh } = await readStep(800, 4_000));
     if ((await page.locator('input[type="password"]:visible').count()) > 0) return { questions: found, answers: used, loginWall: true };
     if (fresh.length === 0) break;
     for (const field of fresh) seen.add(fieldKey(field));
