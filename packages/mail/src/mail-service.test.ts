@@ -18,6 +18,13 @@ let destination: SMTPServer;
 let destinationPort = 0;
 const received: Array<{ from: string; to: string[]; raw: string }> = [];
 const jobs: Array<{ deliveryId: string; jobId: string }> = [];
+/** The job queue as a mail service sees it, recording what it would enqueue. */
+const recordingQueue = {
+  enqueue: async (payload: { deliveryId: string }, options: { jobId: string }) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }),
+  enqueueMany: async (many: Array<{ payload: { deliveryId: string }; options: { jobId: string } }>) =>
+    void jobs.push(...many.map((job) => ({ deliveryId: job.payload.deliveryId, jobId: job.options.jobId }))),
+};
+const discardingQueue = { enqueue: async () => {}, enqueueMany: async () => {} };
 let service: MailService;
 let smtpPort = 0;
 
@@ -83,9 +90,7 @@ beforeAll(async () => {
   destinationPort = typeof address === 'object' && address ? address.port : 0;
   service = createMailService({
     pool,
-    enqueue: async (payload, options) => {
-      jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId });
-    },
+    ...recordingQueue,
     secretKey: Buffer.alloc(32, 3),
     mail: settings(destinationPort),
     smtp: smtpSettings,
@@ -156,7 +161,7 @@ describe('mail service', () => {
 
   it('sends a delivery once when workers of two processes (two lock sessions) run it at the same moment', async () => {
     // Another process's service: its own delivery store, so its own advisory-lock session.
-    const otherProcess = createMailService({ pool, enqueue: async () => {}, secretKey: Buffer.alloc(32, 3), mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
+    const otherProcess = createMailService({ pool, ...discardingQueue, secretKey: Buffer.alloc(32, 3), mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
     try {
       const { deliveryId, outcomes } = await deliverOneMessageAtOnce('race2', [service, otherProcess]);
       expect(outcomes).toEqual(['DeliveryBusyError', 'delivered']);
@@ -194,7 +199,7 @@ describe('mail service', () => {
     const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
     const tlsService = createMailService({
       pool,
-      enqueue: async (payload, options) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }),
+      ...recordingQueue,
       secretKey: Buffer.alloc(32, 3),
       mail: settings(destinationPort),
       smtp: {
@@ -221,7 +226,7 @@ describe('mail service', () => {
   it('waits SMTP_GREETING_DELAY_MS (not the fixed 100 ms of smtp-server) and refuses a client that talks first', async () => {
     const delayed = createMailService({
       pool,
-      enqueue: async () => {},
+      ...discardingQueue,
       secretKey: Buffer.alloc(32, 3),
       mail: settings(destinationPort),
       smtp: { ...smtpSettings, greetingDelayMs: 600 },

@@ -47,8 +47,8 @@ export function createMailService(options: {
    */
   deliveryPool?: Pool;
   enqueue: EnqueueDelivery;
-  /** The accepted messages' first jobs, in one call per group commit; defaults to `enqueue` one by one. */
-  enqueueMany?: EnqueueDeliveries;
+  /** The accepted messages' first jobs, in one call per group commit. */
+  enqueueMany: EnqueueDeliveries;
   secretKey: Buffer;
   mail: MailSettings;
   smtp: SmtpSettings;
@@ -72,7 +72,7 @@ export function createMailService(options: {
     : undefined;
   const accept = createMessageAcceptor({
     db: options.pool,
-    enqueueMany: options.enqueueMany ?? ((jobs) => Promise.all(jobs.map((job) => options.enqueue(job.payload, job.options)))),
+    enqueueMany: options.enqueueMany,
     onEnqueueError: (error) => options.onError?.(error, 'mail enqueue'),
   });
   const smtp = createInboundSmtpServer(
