@@ -29,6 +29,10 @@ beforeAll(async () => {
     requested.push(`${request.headers.host} ${request.url}`);
     if (pages[path]) return response.writeHead(200, { 'content-type': 'text/html' }).end(pages[path]);
     if (path === '/slow') return; // never answers
+    if (path === '/delayed') {
+      const delayMs = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('ms') ?? 100);
+      return void setTimeout(() => response.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), delayMs);
+    }
     if (path.startsWith('/dom/') || path.startsWith('/browser/')) {
       const file = path.startsWith('/dom/') ? new URL(`ats${path}`, fixtures) : new URL(path.slice(1), fixtures);
       const body = await readFile(file).catch(() => null);
@@ -218,6 +222,17 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     const country = find(questions, 'country');
     expect(country.options).toHaveLength(71);
     expect(optionNamed(country, 'Other (please specify)').conditionalQuestions?.map((question) => question.id)).toEqual(['country_other']);
+  });
+
+  it('waits for a reveal that comes after a debounce or a request, however quiet the page is meanwhile', async () => {
+    // Both follow-ups arrive ~100 ms after the choice with no DOM change before: a fixed quiet
+    // period shorter than that would credit neither option.
+    const questions = await questionsOf('/browser/late-reveals.html');
+    expect(questions.map((question) => question.id)).toEqual(['sponsorship', 'relocate']);
+    expect(optionNamed(find(questions, 'sponsorship'), 'Yes').conditionalQuestions?.map((question) => question.id)).toEqual(['visa_type']);
+    expect(optionNamed(find(questions, 'sponsorship'), 'No').conditionalQuestions).toEqual([]);
+    expect(optionNamed(find(questions, 'relocate'), 'Yes').conditionalQuestions?.map((question) => question.id)).toEqual(['city']);
+    expect(optionNamed(find(questions, 'relocate'), 'No').conditionalQuestions).toEqual([]);
   });
 
   it('waits for a wizard step that arrives after a pause', async () => {

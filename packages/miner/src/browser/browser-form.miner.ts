@@ -5,7 +5,7 @@ import { syntheticAnswers } from '../synthetic-answers.ts';
 import type { ChromiumPool } from './chromium-pool.ts';
 import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions } from './form-fields.ts';
-import { readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
+import { pendingWorkScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
 import { createHostGuard } from './request-guard.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 
@@ -56,6 +56,7 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
     if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
     const deadline = Date.now() + options.timeoutMs;
     return options.pool.withContext(async (context) => {
+      await context.addInitScript({ content: pendingWorkScript });
       await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
       const page = await context.newPage();
       const abort = () => void page.close().catch(() => {});

@@ -1,7 +1,7 @@
 import type { Question } from '@quarry/contracts';
 import type { Page } from 'playwright-core';
 import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
-import { frameOf, settle as settleDom, snapshotPage } from './page-snapshot.ts';
+import { frameOf, settleAfterInput, snapshotPage } from './page-snapshot.ts';
 
 /** Choosing one option of one control; a path of these rebuilds a state from a fresh page. */
 type Choice = { field: RawField; optionIndex: number; optionLabel: string };
@@ -10,6 +10,8 @@ export type ProbeBudget = { choices: number; deadline: number; settleMs: number 
 
 /** Past this many options a list is data (countries, years), not a branch: only its follow-up options are probed. */
 const longListOptions = 25;
+/** DOM quiet after a choice's own timers and requests are done: catches renders scheduled by other means (a message channel). */
+const reactionQuietMs = 30;
 const followUpOption = /\bother\b|please specify|not listed|self[- ]describe/i;
 
 const probeable = (field: RawField) => (field.tag === 'select' && !field.multiple) || field.type === 'radio' || field.role === 'radio';
@@ -51,24 +53,29 @@ export async function probeConditionals(
   const { budget } = options;
   const reloadable = options.reloadable ?? true;
   // What was changed since the state of the current path: a select can be put back as it was;
-  // a radio cannot be unchecked, so it costs a reload and a replay of the path.
-  let dirty: Choice | null = null;
-  // Settled = no DOM change for a short quiet period (capped): most pages answer a choice at once,
-  // so waiting a fixed time for each option would dominate the job (bench mining-throughput).
-  const settle = () => settleDom(page, 60, budget.settleMs);
+  // a radio cannot be unchecked, so it costs a reload and a replay of the path. `revealed` says
+  // whether the change showed controls that putting it back must remove.
+  let dirty: (Choice & { revealed: boolean }) | null = null;
+  // Settled = none of the work the choice started still pending and the DOM quiet briefly
+  // (capped): most pages answer a choice at once, so waiting a fixed time for each option would
+  // dominate the job (bench mining-throughput), and a debounced reveal is waited for exactly.
+  const settle = (field: RawField) => settleAfterInput(frameOf(page, field.frameUrl), reactionQuietMs, budget.settleMs);
   const restore = async (path: Choice[]) => {
     if (!dirty) return;
     const last = dirty;
     dirty = null;
     if (last.field.tag === 'select') {
       const put = await frameOf(page, last.field.frameUrl).selectOption(last.field.selector, last.field.value, { timeout: 2_000 }).then(() => true, () => false);
-      if (put) return settle();
+      // Putting back an option that revealed nothing has nothing to remove. Controls of the
+      // baseline it hid may come back late, but a diff only counts controls outside the
+      // baseline, and the next choice settles anyway.
+      if (put) return last.revealed ? settle(last.field) : undefined;
     }
     // Without a reload (a wizard's later step) what cannot be put back is left as it is.
-    if (!reloadable) return settle();
+    if (!reloadable) return settle(last.field);
     await page.reload({ waitUntil: 'load' });
     for (const choice of path) await choose(page, choice);
-    await settle();
+    await settle(last.field);
   };
 
   const explore = async (scope: RawField[], scopeQuestions: Map<string, Question>, baseline: Set<string>, path: Choice[], depth: number) => {
@@ -95,18 +102,22 @@ export async function probeConditionals(
         budget.choices -= 1;
         // Options of one radio group exclude each other: choosing the next one is the reset, and
         // what the previous option revealed must disappear (checked below against the baseline).
-        if (!(radio && dirty && fieldKey(dirty.field) === key)) await restore(path);
+        // The same holds for a select whose last option revealed nothing: there is nothing to
+        // undo, and a restore would cost a round trip and a settle per option.
+        const sameControl = dirty !== null && fieldKey(dirty.field) === key;
+        if (!(sameControl && (radio || !dirty?.revealed))) await restore(path);
         const choice = { field, optionIndex, optionLabel: option.answer };
         try {
           await choose(page, choice);
         } catch {
           continue;
         }
-        dirty = choice;
-        await settle();
+        dirty = { ...choice, revealed: false };
+        await settle(field);
         const after = await snapshotPage(page);
         const revealed = after.fields.filter((candidate) => !baseline.has(fieldKey(candidate)));
         if (revealed.length === 0) continue;
+        dirty.revealed = true;
         revealedAny = true;
         const nested = fieldsToQuestions(revealed, options.defaultLabel);
         option.conditionalQuestions = nested.questions;
@@ -116,14 +127,14 @@ export async function probeConditionals(
           dirty = null;
           const nextBaseline = new Set(after.fields.map(fieldKey));
           await explore(revealed, nested.byKey, nextBaseline, [...path, choice], depth + 1);
-          dirty = choice;
+          dirty = { ...choice, revealed: true };
         }
       }
       // A checked radio that revealed nothing changes nothing that later diffs could see.
       if (radio && !revealedAny && dirty && fieldKey(dirty.field) === key) dirty = null;
       if (radio && !reloadable && dirty && fieldKey(dirty.field) === key) {
         // No reload here: the page keeps the last option's reveals, so later diffs must too.
-        await settle();
+        await settle(field);
         for (const field of (await snapshotPage(page)).fields) baseline.add(fieldKey(field));
         dirty = null;
       }

@@ -4,22 +4,35 @@ import type { FormSnapshot, RawField } from './form-fields.ts';
 
 const snapshotScript = readFileSync(new URL('./page-scripts/snapshot-form.js', import.meta.url), 'utf8');
 
+const quietScript = (quietMs: number, maxMs: number) => `new Promise((resolve) => {
+  const done = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(cap); resolve(true); };
+  const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, ${quietMs}); });
+  let quiet = setTimeout(done, ${quietMs});
+  const cap = setTimeout(done, ${maxMs});
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+})`;
+
 /**
  * Waits until the page's DOM has been quiet for `quietMs` (scripts rendering a form), at most
  * `maxMs`. Cheaper than network idle, which costs 500 ms of silence on every page.
  */
 export async function settle(page: Page, quietMs: number, maxMs: number): Promise<void> {
-  await page
-    .evaluate(
-      `new Promise((resolve) => {
-        const done = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(cap); resolve(true); };
-        const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, ${quietMs}); });
-        let quiet = setTimeout(done, ${quietMs});
-        const cap = setTimeout(done, ${maxMs});
-        observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      })`,
-    )
-    .catch(() => page.waitForTimeout(Math.min(quietMs * 3, maxMs)));
+  await page.evaluate(quietScript(quietMs, maxMs)).catch(() => page.waitForTimeout(Math.min(quietMs * 3, maxMs)));
+}
+
+/** Counts the work the miner's input starts in each frame; installed on the context before any page loads. */
+export const pendingWorkScript = readFileSync(new URL('./page-scripts/pending-work.js', import.meta.url), 'utf8');
+
+/**
+ * Waits for a frame's reaction to the miner's last input (a choice, a click): until none of the
+ * timers, frames and requests it started are pending and the DOM has been quiet for `quietMs`, at
+ * most `maxMs`. A frame without the counter (its init script did not run) gets a plain quiet
+ * period of `fallbackQuietMs`.
+ */
+export async function settleAfterInput(frame: Frame, quietMs: number, maxMs: number, fallbackQuietMs = 60): Promise<void> {
+  await frame
+    .evaluate(`window.__quarryPendingWork ? window.__quarryPendingWork.settle(${quietMs}, ${maxMs}) : ${quietScript(fallbackQuietMs, maxMs)}`)
+    .catch(() => frame.waitForTimeout(Math.min(fallbackQuietMs * 3, maxMs)));
 }
 
 /** Every frame's controls, main frame first; a frame that goes away mid-read counts as empty. */
@@ -63,7 +76,7 @@ export async function readComboboxOptions(page: Page, field: RawField): Promise<
     if (state === 'true') {
       await options.first().waitFor({ timeout: 700 });
     } else {
-      await settle(page, 60, 700);
+      await settleAfterInput(frame, 30, 700);
       if ((await options.count()) === 0) return [];
     }
     const labels = (await options.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim()).filter(Boolean);

@@ -2,7 +2,7 @@ import type { Answer, Question } from '@quarry/contracts';
 import type { Page } from 'playwright-core';
 import { syntheticAnswers } from '../synthetic-answers.ts';
 import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
-import { frameOf, settle, snapshotPage } from './page-snapshot.ts';
+import { frameOf, settle, settleAfterInput, snapshotPage } from './page-snapshot.ts';
 
 const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
 
@@ -50,17 +50,18 @@ export async function walkWizardSteps(
       if (filled && !used.some((entry) => entry.id === answer.id)) used.push(answer);
     }
     await next.first().click({ timeout: 2_000 }).catch(() => {});
-    // The next step usually renders at once. A step fetched from the server gets one longer wait,
-    // up to 800 ms of quiet, before the walk concludes there is none. That wait is rare: the last
-    // step has no Next button to press. A fixed pause instead cost every step 300 ms and still
-    // missed steps slower than that.
-    const readStep = async (quietMs: number, maxMs: number) => {
-      await settle(page, quietMs, maxMs);
+    // The next step usually renders at once, or once the timers and requests the click started
+    // are done (a step fetched from the server). When nothing new appears, one longer wait (800 ms
+    // of quiet) covers a step that arrives by other means before the walk concludes there is
+    // none. That wait is rare: the last step has no Next button to press. A fixed pause instead
+    // cost every step 300 ms and still missed steps slower than that.
+    const readStep = async (wait: () => Promise<void>) => {
+      await wait();
       const snapshot = await snapshotPage(page);
       return { snapshot, fresh: snapshot.fields.filter((field) => !seen.has(fieldKey(field))) };
     };
-    let { snapshot, fresh } = await readStep(100, 1_500);
-    if (fresh.length === 0) ({ snapshot, fresh } = await readStep(800, 4_000));
+    let { snapshot, fresh } = await readStep(() => settleAfterInput(page.mainFrame(), 30, 1_500, 100));
+    if (fresh.length === 0) ({ snapshot, fresh } = await readStep(() => settle(page, 800, 4_000)));
     if ((await page.locator('input[type="password"]:visible').count()) > 0) return { questions: found, answers: used, loginWall: true };
     if (fresh.length === 0) break;
     for (const field of fresh) seen.add(fieldKey(field));
