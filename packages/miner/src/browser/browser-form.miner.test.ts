@@ -200,8 +200,8 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     ]);
     expect(find(questions, 'years')).toMatchObject({ inputType: 'SelectOne', mandatory: true });
     // Probed on step 2 too, without the reload that would return to step 1: a select is put back
-    // as it was; a radio group cannot be, so what its last option revealed stays and joins the
-    // baseline, and the select probed after it is not credited with it.
+    // as it was; a radio group cannot be unchecked, so it goes back to its option that revealed
+    // nothing, and the select probed after it is not credited with what "Yes" revealed.
     const revealed = (id: string) => (find(questions, id)?.options ?? []).flatMap((option) => ('answer' in option ? [option] : []))
       .map((option) => [option.answer, option.conditionalQuestions?.map((question) => question.id) ?? []]);
     expect(revealed('travel')).toEqual([['No', []], ['Yes', ['travel_share']]]);
@@ -222,6 +222,17 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     const country = find(questions, 'country');
     expect(country.options).toHaveLength(71);
     expect(optionNamed(country, 'Other (please specify)').conditionalQuestions?.map((question) => question.id)).toEqual(['country_other']);
+  });
+
+  it('resets a radio group by its option that revealed nothing, not by reloading the page', async () => {
+    requested.length = 0;
+    const questions = await questionsOf('/browser/radio-reset.html');
+    expect(optionNamed(find(questions, 'licence'), 'Yes').conditionalQuestions?.map((question) => question.id)).toEqual(['licence_class']);
+    expect(optionNamed(find(questions, 'licence'), 'No').conditionalQuestions).toEqual([]);
+    // Probed after the group: credited only with what it reveals itself.
+    expect(optionNamed(find(questions, 'notice'), 'Other').conditionalQuestions?.map((question) => question.id)).toEqual(['notice_other']);
+    expect(optionNamed(find(questions, 'notice'), 'Immediately').conditionalQuestions).toEqual([]);
+    expect(requested.filter((line) => line.includes('/browser/radio-reset.html'))).toHaveLength(1);
   });
 
   it('waits for a reveal that comes after a debounce or a request, however quiet the page is meanwhile', async () => {

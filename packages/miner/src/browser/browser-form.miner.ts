@@ -1,11 +1,11 @@
 import { MinedForm } from '@quarry/contracts';
-import { errors as playwrightErrors, type Page } from 'playwright-core';
+import { errors as playwrightErrors } from 'playwright-core';
 import type { Miner, MineOutcome } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
 import type { ChromiumPool } from './chromium-pool.ts';
 import { probeConditionals } from './conditional-probe.ts';
-import { fieldsToQuestions } from './form-fields.ts';
-import { pendingWorkScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
+import { fieldsToQuestions, type FormSnapshot } from './form-fields.ts';
+import { minerPageScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
 import { createHostGuard } from './request-guard.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 
@@ -34,9 +34,7 @@ function failed(errorCode: Extract<MineOutcome, { ok: false }>['errorCode'], det
  * A login wall is a password box with little else around it; an application form that also asks
  * the candidate to create a password (some ATSs do) is still a form.
  */
-async function hasLoginWall(page: Page, fieldCount: number): Promise<boolean> {
-  return (await page.locator('input[type="password"]').count()) > 0 && fieldCount <= 3;
-}
+const hasLoginWall = (snapshot: FormSnapshot): boolean => snapshot.passwords > 0 && snapshot.fields.length <= 3;
 
 /**
  * The generic engine: any careers page, driven in headless Chromium. Reads every control of every
@@ -56,7 +54,7 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
     if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
     const deadline = Date.now() + options.timeoutMs;
     return options.pool.withContext(async (context) => {
-      await context.addInitScript({ content: pendingWorkScript });
+      await context.addInitScript({ content: minerPageScript });
       await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
       const page = await context.newPage();
       const abort = () => void page.close().catch(() => {});
@@ -80,7 +78,7 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
         await settle(page, 250, 3_000);
 
         const snapshot = await snapshotPage(page);
-        if (await hasLoginWall(page, snapshot.fields.length)) return failed('LoginRequired', 'a sign-in form instead of an application form');
+        if (hasLoginWall(snapshot)) return failed('LoginRequired', 'a sign-in form instead of an application form');
         if (snapshot.fields.length === 0) {
           if (closedPosting.test(snapshot.text)) return failed('JobExpired', 'the page says the posting is closed');
           if (botWall.test(snapshot.text) || (await page.locator('.g-recaptcha, .h-captcha, iframe[src*="captcha"]').count()) > 0) {

@@ -1,7 +1,7 @@
 import type { Question } from '@quarry/contracts';
-import type { Page } from 'playwright-core';
-import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
-import { frameOf, settleAfterInput, snapshotPage } from './page-snapshot.ts';
+import type { Frame, Page } from 'playwright-core';
+import { fieldKey, fieldsToQuestions, type FormSnapshot, type FrameSnapshot, type RawField } from './form-fields.ts';
+import { callInFrame, frameOf, joinFrames, readFrame, settleAfterInput, snapshotPage } from './page-snapshot.ts';
 
 /** Choosing one option of one control; a path of these rebuilds a state from a fresh page. */
 type Choice = { field: RawField; optionIndex: number; optionLabel: string };
@@ -16,16 +16,49 @@ const followUpOption = /\bother\b|please specify|not listed|self[- ]describe/i;
 
 const probeable = (field: RawField) => (field.tag === 'select' && !field.multiple) || field.type === 'radio' || field.role === 'radio';
 
-async function choose(page: Page, choice: Choice): Promise<void> {
-  const frame = frameOf(page, choice.field.frameUrl);
+/** Native selects and radio groups are chosen inside the page; a custom role=radio gets a real click. */
+const choiceInPage = (choice: Choice) => {
   const { field } = choice;
-  if (field.tag === 'select') {
-    await frame.selectOption(field.selector, { label: choice.optionLabel }, { timeout: 2_000 });
-  } else if (field.type === 'radio' && field.name) {
-    await frame.locator(`input[type="radio"][name="${field.name}"]`).nth(choice.optionIndex).check({ force: true, timeout: 2_000 });
+  if (field.tag === 'select') return { kind: 'select', selector: field.selector, name: field.name, optionIndex: choice.optionIndex, optionLabel: choice.optionLabel };
+  if (field.type === 'radio' && field.name) return { kind: 'radio', selector: field.selector, name: field.name, optionIndex: choice.optionIndex, optionLabel: choice.optionLabel };
+  return null;
+};
+
+async function clickCustomRadio(page: Page, choice: Choice): Promise<boolean> {
+  return frameOf(page, choice.field.frameUrl).locator('[role="radio"]').filter({ hasText: choice.optionLabel }).first().click({ timeout: 2_000 }).then(() => true, () => false);
+}
+
+/** Chooses without reading (replaying a path after a reload). */
+async function choose(page: Page, choice: Choice): Promise<boolean> {
+  const inPage = choiceInPage(choice);
+  if (!inPage) return clickCustomRadio(page, choice);
+  return callInFrame<boolean>(frameOf(page, choice.field.frameUrl), `choose(${JSON.stringify(inPage)})`).catch(() => false);
+}
+
+/**
+ * Chooses an option and reads the page once it has reacted, in one round trip for native
+ * controls. Only the frame of the choice is read again: the other frames keep their last read (a
+ * choice reveals questions in its own form), and a frame that appeared since is read in full.
+ * Null when the option cannot be chosen.
+ */
+async function chooseAndRead(page: Page, choice: Choice, last: FormSnapshot, quietMs: number, maxMs: number): Promise<FormSnapshot | null> {
+  const frame = frameOf(page, choice.field.frameUrl);
+  const inPage = choiceInPage(choice);
+  let read: FrameSnapshot | null;
+  if (inPage) {
+    read = await callInFrame<FrameSnapshot | null>(frame, `chooseAndRead(${JSON.stringify(inPage)}, ${quietMs}, ${maxMs})`).catch(() => null);
   } else {
-    await frame.locator('[role="radio"]').filter({ hasText: choice.optionLabel }).first().click({ timeout: 2_000 });
+    if (!(await clickCustomRadio(page, choice))) return null;
+    await settleAfterInput(frame, quietMs, maxMs);
+    read = await readFrame(frame, false);
   }
+  if (!read) return null;
+  const reads = new Map<Frame, FrameSnapshot>();
+  for (const current of page.frames()) {
+    const frameRead = current === frame ? read : (last.byFrame.get(current) ?? (await readFrame(current, false)));
+    if (frameRead) reads.set(current, frameRead);
+  }
+  return joinFrames(reads);
 }
 
 /**
@@ -60,22 +93,26 @@ export async function probeConditionals(
   // (capped): most pages answer a choice at once, so waiting a fixed time for each option would
   // dominate the job (bench mining-throughput), and a debounced reveal is waited for exactly.
   const settle = (field: RawField) => settleAfterInput(frameOf(page, field.frameUrl), reactionQuietMs, budget.settleMs);
+  // The page as last read: frames a choice did not touch are not read again.
+  let lastRead = snapshot;
   const restore = async (path: Choice[]) => {
     if (!dirty) return;
     const last = dirty;
     dirty = null;
     if (last.field.tag === 'select') {
-      const put = await frameOf(page, last.field.frameUrl).selectOption(last.field.selector, last.field.value, { timeout: 2_000 }).then(() => true, () => false);
-      // Putting back an option that revealed nothing has nothing to remove. Controls of the
-      // baseline it hid may come back late, but a diff only counts controls outside the
+      // Putting back an option that revealed nothing has nothing to remove, so no settle. Controls
+      // of the baseline it hid may come back late, but a diff only counts controls outside the
       // baseline, and the next choice settles anyway.
-      if (put) return last.revealed ? settle(last.field) : undefined;
+      const call = `restoreSelect(${JSON.stringify(last.field.selector)}, ${JSON.stringify(last.field.value)}, ${last.revealed}, ${reactionQuietMs}, ${budget.settleMs})`;
+      if (await callInFrame<boolean>(frameOf(page, last.field.frameUrl), call).catch(() => false)) return;
     }
     // Without a reload (a wizard's later step) what cannot be put back is left as it is.
     if (!reloadable) return settle(last.field);
     await page.reload({ waitUntil: 'load' });
     for (const choice of path) await choose(page, choice);
     await settle(last.field);
+    // A reload makes new documents (and new child frames): no earlier read of them holds.
+    lastRead = await snapshotPage(page, { withText: false });
   };
 
   const explore = async (scope: RawField[], scopeQuestions: Map<string, Question>, baseline: Set<string>, path: Choice[], depth: number) => {
@@ -91,7 +128,8 @@ export async function probeConditionals(
       const question = scopeQuestions.get(key);
       const answers = question?.inputType === 'SelectOne' ? (question.options ?? []) : [];
       const radio = field.tag !== 'select';
-      let revealedAny = false;
+      // The first option of a radio group that revealed nothing: going back to it resets the group.
+      let quietOption: Choice | null = null;
       // Probing a 200-country list from the top costs seconds and reaches an arbitrary part of it;
       // the option that asks for more ("Other, please specify") is the one that reveals.
       const longList = answers.length > longListOptions;
@@ -107,18 +145,16 @@ export async function probeConditionals(
         const sameControl = dirty !== null && fieldKey(dirty.field) === key;
         if (!(sameControl && (radio || !dirty?.revealed))) await restore(path);
         const choice = { field, optionIndex, optionLabel: option.answer };
-        try {
-          await choose(page, choice);
-        } catch {
+        const after = await chooseAndRead(page, choice, lastRead, reactionQuietMs, budget.settleMs);
+        if (!after) continue;
+        lastRead = after;
+        dirty = { ...choice, revealed: false };
+        const revealed = after.fields.filter((candidate) => !baseline.has(fieldKey(candidate)));
+        if (revealed.length === 0) {
+          quietOption ??= choice;
           continue;
         }
-        dirty = { ...choice, revealed: false };
-        await settle(field);
-        const after = await snapshotPage(page);
-        const revealed = after.fields.filter((candidate) => !baseline.has(fieldKey(candidate)));
-        if (revealed.length === 0) continue;
         dirty.revealed = true;
-        revealedAny = true;
         const nested = fieldsToQuestions(revealed, options.defaultLabel);
         option.conditionalQuestions = nested.questions;
         if (depth < options.maxDepth) {
@@ -130,12 +166,23 @@ export async function probeConditionals(
           dirty = { ...choice, revealed: true };
         }
       }
+      const groupLeftRevealing = () => radio && dirty !== null && fieldKey(dirty.field) === key && dirty.revealed;
+      if (groupLeftRevealing() && quietOption) {
+        // A radio cannot be unchecked, but choosing the option that revealed nothing takes away
+        // what the last one revealed: one choice instead of a reload and a replay of the path.
+        const after = await chooseAndRead(page, quietOption, lastRead, reactionQuietMs, budget.settleMs);
+        if (after) {
+          lastRead = after;
+          dirty = { ...quietOption, revealed: after.fields.some((candidate) => !baseline.has(fieldKey(candidate))) };
+        }
+      }
       // A checked radio that revealed nothing changes nothing that later diffs could see.
-      if (radio && !revealedAny && dirty && fieldKey(dirty.field) === key) dirty = null;
-      if (radio && !reloadable && dirty && fieldKey(dirty.field) === key) {
+      if (radio && dirty && fieldKey(dirty.field) === key && !dirty.revealed) dirty = null;
+      if (groupLeftRevealing() && !reloadable) {
         // No reload here: the page keeps the last option's reveals, so later diffs must too.
         await settle(field);
-        for (const field of (await snapshotPage(page)).fields) baseline.add(fieldKey(field));
+        lastRead = await snapshotPage(page, { withText: false });
+        for (const field of lastRead.fields) baseline.add(fieldKey(field));
         dirty = null;
       }
     }

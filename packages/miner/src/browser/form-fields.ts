@@ -1,4 +1,5 @@
 import type { Question } from '@quarry/contracts';
+import type { Frame } from 'playwright-core';
 import { categorize } from '../question-categories.ts';
 
 /** One control as the page script reports it (page-scripts/snapshot-form.js). */
@@ -31,7 +32,20 @@ export type RawField = {
   fragmentRequired: boolean;
 };
 
-export type FormSnapshot = { fields: RawField[]; text: string };
+/** What the page script reads of one frame (page-scripts/snapshot-form.js). */
+export type FrameSnapshot = {
+  fields: RawField[];
+  text: string;
+  /** Password boxes in the frame, and how many of them are visible: what decides a login wall. */
+  passwords: number;
+  visiblePasswords: number;
+};
+
+/** The controls of every frame of a page, joined in frame order. */
+export type FormSnapshot = FrameSnapshot & {
+  /** Each frame's own read, so a probe can read again only the frame it changed. */
+  byFrame: Map<Frame, FrameSnapshot>;
+};
 
 /** A key that survives re-rendering and re-mining: name, else id, else the label and section. */
 export function fieldKey(field: RawField): string {

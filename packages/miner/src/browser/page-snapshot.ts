@@ -1,8 +1,26 @@
 import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
-import type { FormSnapshot, RawField } from './form-fields.ts';
+import type { FormSnapshot, FrameSnapshot, RawField } from './form-fields.ts';
 
-const snapshotScript = readFileSync(new URL('./page-scripts/snapshot-form.js', import.meta.url), 'utf8');
+/** The miner's init script, in every frame before the page's own scripts: the reaction counter, the snapshot and the form actions. */
+export const minerPageScript = ['pending-work.js', 'snapshot-form.js', 'form-actions.js']
+  .map((name) => readFileSync(new URL(`./page-scripts/${name}`, import.meta.url), 'utf8'))
+  .join('\n');
+const notInstalled = '__quarryMiner missing';
+
+/**
+ * Calls the miner's page script in `frame`; `call` is the expression after `__quarryMiner.`. A
+ * document the init script did not reach (one written by script) gets the script first.
+ */
+export async function callInFrame<T>(frame: Frame, call: string): Promise<T> {
+  const expression = `window.__quarryMiner ? window.__quarryMiner.${call} : ${JSON.stringify(notInstalled)}`;
+  let result = await frame.evaluate(expression);
+  if (result === notInstalled) {
+    await frame.evaluate(minerPageScript);
+    result = await frame.evaluate(expression);
+  }
+  return result as T;
+}
 
 const quietScript = (quietMs: number, maxMs: number) => `new Promise((resolve) => {
   const done = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(cap); resolve(true); };
@@ -20,32 +38,38 @@ export async function settle(page: Page, quietMs: number, maxMs: number): Promis
   await page.evaluate(quietScript(quietMs, maxMs)).catch(() => page.waitForTimeout(Math.min(quietMs * 3, maxMs)));
 }
 
-/** Counts the work the miner's input starts in each frame; installed on the context before any page loads. */
-export const pendingWorkScript = readFileSync(new URL('./page-scripts/pending-work.js', import.meta.url), 'utf8');
-
 /**
  * Waits for a frame's reaction to the miner's last input (a choice, a click): until none of the
  * timers, frames and requests it started are pending and the DOM has been quiet for `quietMs`, at
- * most `maxMs`. A frame without the counter (its init script did not run) gets a plain quiet
- * period of `fallbackQuietMs`.
+ * most `maxMs` (page-scripts/pending-work.js).
  */
-export async function settleAfterInput(frame: Frame, quietMs: number, maxMs: number, fallbackQuietMs = 60): Promise<void> {
-  await frame
-    .evaluate(`window.__quarryPendingWork ? window.__quarryPendingWork.settle(${quietMs}, ${maxMs}) : ${quietScript(fallbackQuietMs, maxMs)}`)
-    .catch(() => frame.waitForTimeout(Math.min(fallbackQuietMs * 3, maxMs)));
+export async function settleAfterInput(frame: Frame, quietMs: number, maxMs: number): Promise<void> {
+  await callInFrame(frame, `settle(${quietMs}, ${maxMs})`).catch(() => frame.waitForTimeout(Math.min(quietMs * 3, maxMs)));
 }
 
-/** Every frame's controls, main frame first; a frame that goes away mid-read counts as empty. */
-export async function snapshotPage(page: Page): Promise<FormSnapshot> {
-  const fields: RawField[] = [];
-  let text = '';
-  for (const frame of page.frames()) {
-    const result = (await frame.evaluate(snapshotScript).catch(() => null)) as FormSnapshot | null;
-    if (!result) continue;
-    fields.push(...result.fields.map((field) => ({ ...field, order: fields.length + field.order })));
-    text += ` ${result.text}`;
+/** Joins frames' reads in frame order; a control's `order` counts across frames, main frame first. */
+export function joinFrames(byFrame: Map<Frame, FrameSnapshot>): FormSnapshot {
+  const joined: FormSnapshot = { fields: [], text: '', passwords: 0, visiblePasswords: 0, byFrame };
+  for (const frame of byFrame.values()) {
+    joined.fields.push(...frame.fields.map((field) => ({ ...field, order: joined.fields.length + field.order })));
+    joined.text += ` ${frame.text}`;
+    joined.passwords += frame.passwords;
+    joined.visiblePasswords += frame.visiblePasswords;
   }
-  return { fields, text };
+  return joined;
+}
+
+export const readFrame = (frame: Frame, withText = true): Promise<FrameSnapshot | null> =>
+  callInFrame<FrameSnapshot>(frame, `snapshot(${JSON.stringify({ withText })})`).catch(() => null);
+
+/** Every frame's controls, main frame first; a frame that goes away mid-read counts as empty. */
+export async function snapshotPage(page: Page, options: { withText?: boolean } = {}): Promise<FormSnapshot> {
+  const reads = new Map<Frame, FrameSnapshot>();
+  for (const frame of page.frames()) {
+    const read = await readFrame(frame, options.withText ?? true);
+    if (read) reads.set(frame, read);
+  }
+  return joinFrames(reads);
 }
 
 export function frameOf(page: Page, frameUrl: string): Frame {

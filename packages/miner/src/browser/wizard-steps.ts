@@ -2,20 +2,17 @@ import type { Answer, Question } from '@quarry/contracts';
 import type { Page } from 'playwright-core';
 import { syntheticAnswers } from '../synthetic-answers.ts';
 import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
-import { frameOf, settle, settleAfterInput, snapshotPage } from './page-snapshot.ts';
+import { callInFrame, frameOf, settle, settleAfterInput, snapshotPage } from './page-snapshot.ts';
 
 const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
 
-async function fill(page: Page, field: RawField, question: Question, value: unknown): Promise<void> {
-  if (!field.selector || value === undefined) return;
-  const frame = frameOf(page, field.frameUrl);
-  const control = frame.locator(field.selector).first();
+/** How the page script fills a control with a synthetic answer; null for what is never filled. */
+function fillInPage(field: RawField, question: Question, value: unknown): { selector: string; kind: string; value: string } | null {
   // Files are never set: several ATSs upload a file the moment it is chosen.
-  if (question.inputType === 'File') return;
-  if (field.tag === 'select') await control.selectOption({ label: String(Array.isArray(value) ? value[0] : value) });
-  else if (field.type === 'radio' || field.type === 'checkbox') await control.check({ force: true });
-  else if (question.inputType === 'Date' && field.type === 'date') await control.fill(String(value));
-  else await control.fill(String(value));
+  if (!field.selector || value === undefined || question.inputType === 'File') return null;
+  if (field.tag === 'select') return { selector: field.selector, kind: 'select', value: String(Array.isArray(value) ? value[0] : value) };
+  if (field.type === 'radio' || field.type === 'checkbox') return { selector: field.selector, kind: 'check', value: '' };
+  return { selector: field.selector, kind: 'text', value: String(value) };
 }
 
 /**
@@ -39,17 +36,19 @@ export async function walkWizardSteps(
   const used: Answer[] = [];
   let current = firstStep;
   for (let step = 2; step <= options.maxSteps && Date.now() < options.deadline; step += 1) {
-    const next = page.locator('button:visible, input[type="button"]:visible, a[role="button"]:visible').filter({ hasText: nextButton });
-    if ((await next.count()) === 0) break;
+    const main = page.mainFrame();
+    const nextCall = (action: string) => `${action}(${JSON.stringify(nextButton.source)}, ${JSON.stringify(nextButton.flags)})`;
+    if (!(await callInFrame<boolean>(main, nextCall('hasButton')).catch(() => false))) break;
     for (const field of current.fields) {
       const question = current.questions.get(fieldKey(field));
       if (!question) continue;
       const answer = syntheticAnswers([question])[0];
-      if (!answer) continue;
-      const filled = await fill(page, field, question, answer.value).then(() => true, () => false);
+      const fill = answer && fillInPage(field, question, answer.value);
+      if (!answer || !fill) continue;
+      const filled = await callInFrame<boolean>(frameOf(page, field.frameUrl), `fill(${JSON.stringify(fill)})`).catch(() => false);
       if (filled && !used.some((entry) => entry.id === answer.id)) used.push(answer);
     }
-    await next.first().click({ timeout: 2_000 }).catch(() => {});
+    await callInFrame(main, nextCall('pressButton')).catch(() => {});
     // The next step usually renders at once, or once the timers and requests the click started
     // are done (a step fetched from the server). When nothing new appears, one longer wait (800 ms
     // of quiet) covers a step that arrives by other means before the walk concludes there is
@@ -57,12 +56,12 @@ export async function walkWizardSteps(
     // cost every step 300 ms and still missed steps slower than that.
     const readStep = async (wait: () => Promise<void>) => {
       await wait();
-      const snapshot = await snapshotPage(page);
+      const snapshot = await snapshotPage(page, { withText: false });
       return { snapshot, fresh: snapshot.fields.filter((field) => !seen.has(fieldKey(field))) };
     };
-    let { snapshot, fresh } = await readStep(() => settleAfterInput(page.mainFrame(), 30, 1_500, 100));
+    let { snapshot, fresh } = await readStep(() => settleAfterInput(main, 30, 1_500));
     if (fresh.length === 0) ({ snapshot, fresh } = await readStep(() => settle(page, 800, 4_000)));
-    if ((await page.locator('input[type="password"]:visible').count()) > 0) return { questions: found, answers: used, loginWall: true };
+    if (snapshot.visiblePasswords > 0) return { questions: found, answers: used, loginWall: true };
     if (fresh.length === 0) break;
     for (const field of fresh) seen.add(fieldKey(field));
     const built = fieldsToQuestions(fresh, options.defaultLabel);

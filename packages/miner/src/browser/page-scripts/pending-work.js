@@ -1,12 +1,12 @@
-// Installed in every frame before the page's own scripts (an init script). Counts the asynchronous
-// work the miner's own input started: timers, animation frames and requests created while the
-// page handles an input event, and the timers those create in turn (a few generations deep). A
-// probe then waits exactly as long as the page's reaction takes (a 200 ms debounce, a fetched
-// follow-up question) instead of guessing with a fixed quiet period, which was both too short for
-// a debounced reveal and too long for a page that answers at once.
+// The first part of the miner's init script, run in every frame before the page's own scripts.
+// Counts the asynchronous work the miner's own input started: timers, animation frames and
+// requests created while the page handles an input event, and the timers those create in turn (a
+// few generations deep). A probe then waits exactly as long as the page's reaction takes (a
+// 200 ms debounce, a fetched follow-up question) instead of guessing with a fixed quiet period,
+// which was both too short for a debounced reveal and too long for a page that answers at once.
 // Plain browser JavaScript (no imports): Playwright sends this text to the page as is.
 (() => {
-  if (window.__quarryPendingWork) return;
+  if (window.__quarryMiner) return;
   // A timer longer than this is not a reaction to the input (a session keep-alive, a carousel).
   const maxDelayMs = 2_000;
   // A chain of timers deeper than this is a polling loop, not a reaction.
@@ -105,7 +105,9 @@
     return nativeSend.apply(this, args);
   }, nativeSend);
 
-  Object.defineProperty(window, '__quarryPendingWork', {
+  // The miner's namespace in this frame: the snapshot and form actions join it (the next parts of
+  // the init script). Not enumerable, so the page's own scans of window do not meet it.
+  Object.defineProperty(window, '__quarryMiner', {
     enumerable: false,
     value: {
       /**

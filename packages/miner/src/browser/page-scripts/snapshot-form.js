@@ -1,7 +1,7 @@
-// Evaluated inside each frame of a job-post page: returns the form controls a candidate would
-// fill, in document order, walking open shadow roots. Plain browser JavaScript (no imports):
-// Playwright sends this text to the page as is.
-(() => {
+// Part of the miner's init script (after pending-work.js): `__quarryMiner.snapshot()` returns the
+// form controls of this frame a candidate would fill, in document order, walking open shadow
+// roots. Plain browser JavaScript (no imports): Playwright sends this text to the page as is.
+window.__quarryMiner.snapshot = ({ withText = true } = {}) => {
   const controlSelector = 'input, select, textarea, [contenteditable="true"], [role="radio"], [role="checkbox"], [role="combobox"], [role="switch"], button[aria-haspopup="listbox"]';
   const skippedTypes = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'search', 'password']);
   const headingSelector = 'h1, h2, h3, h4, h5, h6, legend, [role="heading"]';
@@ -169,5 +169,13 @@
     }
   };
   walk(document, location.href);
-  return { fields, text: clean(document.body ? document.body.innerText : '').slice(0, 5000) };
-})();
+  // A password box is a login wall when little else is around it (decided by the caller).
+  const passwords = [...document.querySelectorAll('input[type="password"]')];
+  return {
+    fields,
+    // innerText lays the page out: only the first read of a page needs it (closed posting, bot wall).
+    text: withText ? clean(document.body ? document.body.innerText : '').slice(0, 5000) : '',
+    passwords: passwords.length,
+    visiblePasswords: passwords.filter((element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden').length,
+  };
+};
