@@ -40,6 +40,29 @@ describe('chromium pool', () => {
     expect(second).toBe(first);
   });
 
+  it('starts a replacement only once the retired browser has finished its jobs and closed', async () => {
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 2 });
+    try {
+      const job = (waitMs: number) =>
+        pool.withContext(async (context) => {
+          const browser = context.browser() as Browser;
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
+          return browser;
+        });
+      // Two jobs fill the first browser; the third, started while they run, needs a new one.
+      const first = job(500);
+      const second = job(500);
+      const third = pool.withContext(async (context) => ({ oldConnected: (await first).isConnected(), browser: context.browser() }));
+      const { oldConnected, browser } = await third;
+      expect(browser).not.toBe(await first);
+      // Two browsers side by side were the peak of memory: by the time the third job runs, the old one is gone.
+      expect(oldConnected).toBe(false);
+      expect(await second).toBe(await first);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('replaces a browser after recycleAfterJobs jobs', async () => {
     const { events, first, second } = await twoJobs({ recycleAfterJobs: 1 });
     expect(events).toEqual([{ reason: 'jobs', jobs: 1 }]);

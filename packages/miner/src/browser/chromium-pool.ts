@@ -26,20 +26,38 @@ export type ChromiumPool = {
 // and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox.
 const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-features=Translate,MediaRouter', '--renderer-process-limit=4'];
 
+/** How long a replacement browser waits for the retired one's jobs before starting anyway (a stuck job). */
+const drainLimitMs = 30_000;
+
 /**
  * One Chromium per worker process, one context per job, several jobs in parallel. The browser is
- * replaced after `recycleAfterJobs` jobs or once it holds more than `recycleAboveMb`; it closes
- * when its running jobs finish, so no job is cut short.
+ * replaced after `recycleAfterJobs` jobs or once it holds more than `recycleAboveMb`. The retired
+ * browser closes when its running jobs finish, so no job is cut short, and its replacement starts
+ * only then: two browsers side by side were the worker's peak memory (bench mining-throughput).
  */
 export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
-  type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number };
+  type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number; closed: Promise<void>; markClosed: () => void };
   let current: Entry | null = null;
-  const retired = new Set<Promise<Browser>>();
+  const retired = new Set<Entry>();
   let closed = false;
 
-  const retire = (entry: { browser: Promise<Browser>; active: number }) => {
-    retired.add(entry.browser);
-    if (entry.active === 0) void entry.browser.then((browser) => browser.close()).catch(() => {}).finally(() => retired.delete(entry.browser));
+  const closeBrowser = (entry: Entry) =>
+    void entry.browser.then((browser) => browser.close()).catch(() => {}).finally(() => {
+      retired.delete(entry);
+      entry.markClosed();
+    });
+  const retire = (entry: Entry) => {
+    retired.add(entry);
+    if (entry.active === 0) closeBrowser(entry);
+  };
+  const launch = (): Entry => {
+    const draining = Promise.race([Promise.all([...retired].map((entry) => entry.closed)), new Promise((resolve) => setTimeout(resolve, drainLimitMs).unref())]);
+    let markClosed = () => {};
+    const closedPromise = new Promise<void>((resolve) => (markClosed = resolve));
+    return {
+      browser: draining.then(() => chromium.launch({ executablePath: options.executablePath, args: launchArgs })),
+      jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed,
+    };
   };
 
   /**
@@ -64,7 +82,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
           retire(current);
           options.onRecycle?.({ reason: 'jobs', jobs: current.jobs });
         }
-        current = { browser: chromium.launch({ executablePath: options.executablePath, args: launchArgs }), jobs: 0, active: 0, memoryCheckedAt: Date.now() };
+        current = launch();
       }
       const entry = current;
       entry.jobs += 1;
@@ -76,15 +94,18 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       } finally {
         await context?.close().catch(() => {});
         entry.active -= 1;
-        if (entry !== current && entry.active === 0) retire(entry);
-        else await recycleIfTooBig(entry);
+        if (retired.has(entry)) {
+          if (entry.active === 0) closeBrowser(entry);
+        } else {
+          await recycleIfTooBig(entry);
+        }
       }
     },
     async close() {
       closed = true;
-      const browsers = [...retired, ...(current ? [current.browser] : [])];
+      const entries = [...retired, ...(current ? [current] : [])];
       current = null;
-      await Promise.all(browsers.map((browser) => browser.then((instance) => instance.close()).catch(() => {})));
+      await Promise.all(entries.map((entry) => entry.browser.then((browser) => browser.close()).catch(() => {})));
     },
   };
 }
