@@ -10,16 +10,20 @@ const notInstalled = '__quarryMiner missing';
 
 /**
  * Calls the miner's page script in `frame`; `call` is the expression after `__quarryMiner.`. A
- * document the init script did not reach (one written by script) gets the script first.
+ * document the init script did not reach (one written by script) gets the script first. The
+ * result crosses as one JSON string: Playwright's own serialization of a snapshot (dozens of
+ * controls) cost the worker ~6 ms of CPU per read, JSON.parse well under one.
  */
 export async function callInFrame<T>(frame: Frame, call: string): Promise<T> {
-  const expression = `window.__quarryMiner ? window.__quarryMiner.${call} : ${JSON.stringify(notInstalled)}`;
+  const expression = `window.__quarryMiner
+    ? Promise.resolve(window.__quarryMiner.${call}).then((value) => JSON.stringify(value === undefined ? null : value))
+    : ${JSON.stringify(notInstalled)}`;
   let result = await frame.evaluate(expression);
   if (result === notInstalled) {
     await frame.evaluate(minerPageScript);
     result = await frame.evaluate(expression);
   }
-  return result as T;
+  return JSON.parse(String(result)) as T;
 }
 
 const quietScript = (quietMs: number, maxMs: number) => `new Promise((resolve) => {
@@ -77,38 +81,11 @@ export function frameOf(page: Page, frameUrl: string): Frame {
 }
 
 /**
- * Options of custom comboboxes exist only while their list is open: open it (a click, or ArrowDown
- * when a click does not), read the options of the listbox it controls (or the one that appeared),
- * close it again. A control that says it is open (aria-expanded) gets time to render its options;
- * one that says nothing and shows none once the DOM is quiet opened nothing (a typeahead waiting
- * for input), and is left at once instead of after the full wait (bench mining-throughput).
+ * Options of custom comboboxes exist only while their list is open: the page script opens the
+ * list, reads it and closes it again (page-scripts/form-actions.js).
  */
 export async function readComboboxOptions(page: Page, field: RawField): Promise<string[]> {
   if (!field.selector) return [];
-  const frame = frameOf(page, field.frameUrl);
-  const control = frame.locator(field.selector).first();
-  const expanded = () => control.getAttribute('aria-expanded').catch(() => null);
-  try {
-    await control.click({ timeout: 1_000 });
-    // Some menus open on the keyboard only (react-select with openMenuOnClick={false}).
-    if ((await expanded()) === 'false' && !field.listboxId) await control.press('ArrowDown', { timeout: 1_000 });
-    const state = await expanded();
-    // A control that opens no list says so at once.
-    if (state === 'false' && !field.listboxId) return [];
-    const listbox = field.listboxId ? frame.locator(`[id="${field.listboxId}"]`) : frame.locator('[role="listbox"]:visible').last();
-    const options = listbox.locator('[role="option"]');
-    if (state === 'true') {
-      await options.first().waitFor({ timeout: 700 });
-    } else {
-      await settleAfterInput(frame, 30, 700);
-      if ((await options.count()) === 0) return [];
-    }
-    const labels = (await options.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim()).filter(Boolean);
-    return [...new Set(labels)];
-  } catch {
-    return [];
-  } finally {
-    // Whatever opened, or failed to, is closed again before the next control.
-    await page.keyboard.press('Escape').catch(() => {});
-  }
+  const call = `readComboboxOptions(${JSON.stringify({ selector: field.selector, listboxId: field.listboxId })})`;
+  return callInFrame<string[]>(frameOf(page, field.frameUrl), call).catch(() => []);
 }

@@ -105,6 +105,28 @@
     return true;
   };
 
+  // A user's click as the page's listeners see it: pointer and mouse events at the element's
+  // centre, focus in between (menus such as react-select open on mousedown, Radix on pointerdown).
+  const click = (element) => {
+    const box = element.getBoundingClientRect();
+    const at = { bubbles: true, cancelable: true, composed: true, view: window, button: 0, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2 };
+    element.dispatchEvent(new PointerEvent('pointerdown', { ...at, buttons: 1, pointerType: 'mouse', isPrimary: true }));
+    element.dispatchEvent(new MouseEvent('mousedown', { ...at, buttons: 1 }));
+    element.focus();
+    element.dispatchEvent(new PointerEvent('pointerup', { ...at, pointerType: 'mouse', isPrimary: true }));
+    element.dispatchEvent(new MouseEvent('mouseup', at));
+    element.dispatchEvent(new MouseEvent('click', at));
+  };
+  const press = (element, key, keyCode) => {
+    for (const type of ['keydown', 'keyup']) {
+      element.dispatchEvent(new KeyboardEvent(type, { key, code: key, keyCode, which: keyCode, bubbles: true, cancelable: true, composed: true }));
+    }
+  };
+  const waitUntil = async (ready, maxMs) => {
+    const started = performance.now();
+    while (!ready() && performance.now() - started < maxMs) await new Promise((resolve) => window.__quarryMiner.later(resolve, 20));
+  };
+
   const visible = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
   const findButton = (pattern, flags) => {
     const wanted = new RegExp(pattern, flags);
@@ -120,5 +142,36 @@
     button.scrollIntoView({ block: 'center' });
     button.click();
     return true;
+  };
+
+  /**
+   * Options of a custom combobox exist only while its list is open: open it (a click, or
+   * ArrowDown when a click does not), read the options of the listbox it controls (or the last
+   * visible one), close it again with Escape. A control that says it is open (aria-expanded) gets
+   * up to 700 ms to render its options; one that says nothing and shows none once the page has
+   * reacted opened nothing (a typeahead waiting for input), and is left at once.
+   */
+  miner.readComboboxOptions = async ({ selector, listboxId }) => {
+    const control = attempt(() => queryOne(selector));
+    if (!control) return [];
+    const expanded = () => control.getAttribute('aria-expanded');
+    const listbox = () => (listboxId ? queryAll(`[id="${CSS.escape(listboxId)}"]`)[0] : queryAll('[role="listbox"]').filter(visible).pop());
+    const options = () => [...((listbox() || {}).querySelectorAll ? listbox().querySelectorAll('[role="option"]') : [])];
+    try {
+      click(control);
+      // Some menus open on the keyboard only (react-select with openMenuOnClick={false}).
+      if (expanded() === 'false' && !listboxId) press(control, 'ArrowDown', 40);
+      const state = expanded();
+      if (state === 'false' && !listboxId) return [];
+      if (state === 'true') {
+        await waitUntil(() => options().some(visible), 700);
+      } else {
+        await miner.settle(30, 700);
+      }
+      return [...new Set(options().map((option) => clean(option.textContent)).filter(Boolean))];
+    } finally {
+      // Whatever opened, or failed to, is closed again before the next control.
+      press(document.activeElement || control, 'Escape', 27);
+    }
   };
 })();

@@ -110,6 +110,8 @@
   Object.defineProperty(window, '__quarryMiner', {
     enumerable: false,
     value: {
+      /** The page's own setTimeout, before any wrapper: the miner's waits are not a reaction. */
+      later: (callback, delayMs) => nativeSetTimeout.call(window, callback, delayMs),
       /**
        * Resolves once the reaction to the miner's last input is over: none of its work pending and
        * the DOM quiet for `quietMs`; at the latest after `maxMs`.
