@@ -123,6 +123,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
           executablePath: config.mining.browser.chromiumPath,
           recycleAfterJobs: config.mining.browser.recycleAfterJobs,
           recycleAboveMb: config.mining.browser.recycleAboveMb,
+          maxContexts: config.mining.browser.maxContexts,
           onRecycle: (event) => logger.info(event, 'browser recycled'),
         })
       : null;

@@ -84,6 +84,8 @@ const EnvSchema = z.object({
   MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
   MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
   MINING_BROWSER_RECYCLE_MB: z.coerce.number().int().min(100).default(1024),
+  // Browser contexts (forms being mined in Chromium) open at once per process: memory, not CPU, sets it.
+  MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(4),
   MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
   DASHBOARD_OIDC_ISSUER: z.url().optional(),
@@ -171,7 +173,7 @@ export type Config = {
     pageTimeoutMs: number;
     csvMaxBytes: number;
     batchPollMs: number;
-    browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; probeDepth: number };
+    browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; maxContexts: number; probeDepth: number };
     /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
     atsEndpoints: Partial<Record<AtsEndpointName, string>>;
   };
@@ -288,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         chromiumPath: vars.CHROMIUM_PATH,
         recycleAfterJobs: vars.MINING_BROWSER_RECYCLE_JOBS,
         recycleAboveMb: vars.MINING_BROWSER_RECYCLE_MB,
+        maxContexts: vars.MINING_BROWSER_CONTEXTS,
         probeDepth: vars.MINING_PROBE_DEPTH,
       },
       atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<AtsEndpointName, string>>,

@@ -52,8 +52,9 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
     }
     const allowed = createHostGuard(options.allowPrivate);
     if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
-    const deadline = Date.now() + options.timeoutMs;
     return options.pool.withContext(async (context) => {
+      // From the moment a context is free: a job that waited for a slot still gets its full time.
+      const deadline = Date.now() + options.timeoutMs;
       await context.addInitScript({ content: minerPageScript });
       await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
       const page = await context.newPage();

@@ -63,6 +63,25 @@ describe('chromium pool', () => {
     }
   });
 
+  it('opens at most maxContexts contexts at once; the other jobs wait for a slot', async () => {
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100, maxContexts: 2 });
+    let open = 0;
+    let mostOpen = 0;
+    try {
+      const job = () =>
+        pool.withContext(async () => {
+          open += 1;
+          mostOpen = Math.max(mostOpen, open);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          open -= 1;
+        });
+      await Promise.all([job(), job(), job(), job(), job()]);
+      expect(mostOpen).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('replaces a browser after recycleAfterJobs jobs', async () => {
     const { events, first, second } = await twoJobs({ recycleAfterJobs: 1 });
     expect(events).toEqual([{ reason: 'jobs', jobs: 1 }]);

@@ -7,6 +7,11 @@ export type ChromiumPoolOptions = {
   recycleAfterJobs: number;
   /** A fresh browser once all its processes together hold more than this (PSS, MB), checked between jobs. */
   recycleAboveMb?: number;
+  /**
+   * Contexts open at once; more jobs wait for a slot. The worker may run more jobs than this (most
+   * are JSON/HTML adapters), but each context is a renderer's worth of memory.
+   */
+  maxContexts?: number;
   /** Told when a browser is replaced, and why (logs). */
   onRecycle?: (event: RecycleEvent) => void;
 };
@@ -74,31 +79,16 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     options.onRecycle?.({ reason: 'memory', jobs: entry.jobs, memoryMb: Math.round(memoryMb) });
   };
 
+  const slots = createSlots(options.maxContexts ?? Number.POSITIVE_INFINITY);
+
   return {
     async withContext(work) {
       if (closed) throw new Error('the browser pool is closed');
-      if (!current || current.jobs >= options.recycleAfterJobs) {
-        if (current) {
-          retire(current);
-          options.onRecycle?.({ reason: 'jobs', jobs: current.jobs });
-        }
-        current = launch();
-      }
-      const entry = current;
-      entry.jobs += 1;
-      entry.active += 1;
-      let context: BrowserContext | undefined;
+      await slots.acquire();
       try {
-        context = await (await entry.browser).newContext({ acceptDownloads: false, serviceWorkers: 'block', locale: 'en-GB' });
-        return await work(context);
+        return await inBrowser(work);
       } finally {
-        await context?.close().catch(() => {});
-        entry.active -= 1;
-        if (retired.has(entry)) {
-          if (entry.active === 0) closeBrowser(entry);
-        } else {
-          await recycleIfTooBig(entry);
-        }
+        slots.release();
       }
     },
     async close() {
@@ -106,6 +96,55 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       const entries = [...retired, ...(current ? [current] : [])];
       current = null;
       await Promise.all(entries.map((entry) => entry.browser.then((browser) => browser.close()).catch(() => {})));
+    },
+  };
+
+  async function inBrowser<T>(work: (context: BrowserContext) => Promise<T>): Promise<T> {
+    // Again: the pool may have closed while this job waited for a slot.
+    if (closed) throw new Error('the browser pool is closed');
+    if (!current || current.jobs >= options.recycleAfterJobs) {
+      if (current) {
+        retire(current);
+        options.onRecycle?.({ reason: 'jobs', jobs: current.jobs });
+      }
+      current = launch();
+    }
+    const entry = current;
+    entry.jobs += 1;
+    entry.active += 1;
+    let context: BrowserContext | undefined;
+    try {
+      context = await (await entry.browser).newContext({ acceptDownloads: false, serviceWorkers: 'block', locale: 'en-GB' });
+      return await work(context);
+    } finally {
+      await context?.close().catch(() => {});
+      entry.active -= 1;
+      if (retired.has(entry)) {
+        if (entry.active === 0) closeBrowser(entry);
+      } else {
+        await recycleIfTooBig(entry);
+      }
+    }
+  }
+}
+
+/** A counting semaphore: `acquire` waits while `limit` holders are in. */
+function createSlots(limit: number) {
+  let held = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async acquire(): Promise<void> {
+      if (held < limit) {
+        held += 1;
+        return;
+      }
+      // The releasing holder hands its slot over directly: `held` stays as it is.
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    release(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else held -= 1;
     },
   };
 }
