@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '../miner-port.ts';
 import { createBrowserFormMiner } from './browser-form.miner.ts';
 import { createChromiumPool, type ChromiumPool } from './chromium-pool.ts';
+import { minerPageScript } from './page-snapshot.ts';
 
 const fixtures = new URL('../../fixtures/', import.meta.url);
 let server: Server;
@@ -244,6 +245,25 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(optionNamed(find(questions, 'sponsorship'), 'No').conditionalQuestions).toEqual([]);
     expect(optionNamed(find(questions, 'relocate'), 'Yes').conditionalQuestions?.map((question) => question.id)).toEqual(['city']);
     expect(optionNamed(find(questions, 'relocate'), 'No').conditionalQuestions).toEqual([]);
+  });
+
+  it('leaves the page’s timers and fetch looking native to its own scripts', async () => {
+    const seen = await pool.withContext(async (context) => {
+      await context.addInitScript({ content: minerPageScript });
+      const page = await context.newPage();
+      await page.goto(`${origin}/browser/conditional.html`);
+      // Page code (a string: the test's types know no DOM).
+      return page.evaluate(`[setTimeout, clearTimeout, requestAnimationFrame, fetch, XMLHttpRequest.prototype.send, Function.prototype.toString]
+        .map((native) => [native.name, native.length, Function.prototype.toString.call(native), String(native)])`);
+    });
+    expect(seen).toEqual([
+      ['setTimeout', 1, 'function setTimeout() { [native code] }', 'function setTimeout() { [native code] }'],
+      ['clearTimeout', 0, 'function clearTimeout() { [native code] }', 'function clearTimeout() { [native code] }'],
+      ['requestAnimationFrame', 1, 'function requestAnimationFrame() { [native code] }', 'function requestAnimationFrame() { [native code] }'],
+      ['fetch', 1, 'function fetch() { [native code] }', 'function fetch() { [native code] }'],
+      ['send', 0, 'function send() { [native code] }', 'function send() { [native code] }'],
+      ['toString', 0, 'function toString() { [native code] }', 'function toString() { [native code] }'],
+    ]);
   });
 
   it('waits for a wizard step that arrives after a pause', async () => {

@@ -33,11 +33,23 @@
       runningGeneration = outer;
     }
   };
-  // Bot checks compare a function's source with native code: the wrappers answer as the natives do.
+  // Bot checks compare a function's source, name and length with the native's: the wrappers
+  // answer as the natives do, through Function.prototype.toString too.
+  const natives = new WeakMap();
+  const nativeToString = Function.prototype.toString;
   const disguise = (wrapper, native) => {
-    Object.defineProperty(wrapper, 'toString', { value: () => Function.prototype.toString.call(native), configurable: true });
+    natives.set(wrapper, native);
+    Object.defineProperty(wrapper, 'name', { value: native.name, configurable: true });
+    Object.defineProperty(wrapper, 'length', { value: native.length, configurable: true });
     return wrapper;
   };
+  Object.defineProperty(Function.prototype, 'toString', {
+    value: disguise(function toString() {
+      return nativeToString.call(natives.get(this) || this);
+    }, nativeToString),
+    writable: true,
+    configurable: true,
+  });
 
   // Every kind of input the miner causes opens a window that lasts until the next task: timers,
   // frames and requests created in it (by the handlers or their microtasks) are the reaction.
