@@ -63,6 +63,27 @@ describe('chromium pool', () => {
     }
   });
 
+  it('closes at once while a replacement waits for the old browser, starting no new one', async () => {
+    let recycled!: () => void;
+    const replacing = new Promise<void>((resolve) => (recycled = resolve));
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 1, onRecycle: () => recycled() });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finishFirst!: () => void;
+    const first = pool.withContext(async () => {
+      started();
+      await new Promise<void>((resolve) => (finishFirst = resolve));
+    });
+    await running;
+    // Needs a new browser, which waits for the first one's job (up to 30 s).
+    const second = pool.withContext(async (context) => context.browser()).then(() => 'ran', (error: Error) => error.message);
+    await replacing;
+    await pool.close();
+    expect(await second).toBe('the browser pool is closed');
+    finishFirst();
+    await first.catch(() => {});
+  }, 15_000);
+
   it('opens at most maxContexts contexts at once; the other jobs wait for a slot', async () => {
     const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100, maxContexts: 2 });
     let open = 0;

@@ -60,7 +60,11 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     let markClosed = () => {};
     const closedPromise = new Promise<void>((resolve) => (markClosed = resolve));
     return {
-      browser: draining.then(() => chromium.launch({ executablePath: options.executablePath, args: launchArgs })),
+      browser: draining.then(() => {
+        // Closed while waiting for the old browser: nothing to start.
+        if (closed) throw new Error('the browser pool is closed');
+        return chromium.launch({ executablePath: options.executablePath, args: launchArgs });
+      }),
       jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed,
     };
   };
@@ -95,7 +99,11 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       closed = true;
       const entries = [...retired, ...(current ? [current] : [])];
       current = null;
-      await Promise.all(entries.map((entry) => entry.browser.then((browser) => browser.close()).catch(() => {})));
+      // Each closed browser releases a replacement waiting for it, which then starts nothing.
+      await Promise.all(entries.map(async (entry) => {
+        await entry.browser.then((browser) => browser.close()).catch(() => {});
+        entry.markClosed();
+      }));
     },
   };
 
