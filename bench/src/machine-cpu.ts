@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 
 /** Busy time of the whole machine (every process, the kernel included) in seconds, from /proc/stat. */
-function busySeconds(): number {
+export function busySeconds(): number {
   const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
   // USER_HZ is 100 on every Linux architecture Node runs on.
@@ -19,4 +19,16 @@ export function measureMachineCpu(): { stop: () => number } {
   return {
     stop: () => (100 * (busySeconds() - startBusy)) / (((performance.now() - startedAt) / 1000) * availableParallelism()),
   };
+}
+
+/** CPU time a process has used so far (user + system), in seconds; 0 once it is gone. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state …": fields 14 and 15 (utime, stime) counted after the ")".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
