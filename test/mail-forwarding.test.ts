@@ -163,15 +163,18 @@ describe('inbound SMTP', () => {
 });
 
 describe('forwarding rules, verified on what the destination received', () => {
-  const dns = () =>
-    stubResolver({
-      'TXT:quarry._domainkey.relay.test': stack.relayKey.dnsRecord,
-      'TXT:_dmarc.relay.test': 'v=DMARC1; p=reject',
-      'TXT:relay.test': 'v=spf1 ip4:127.0.0.1 -all',
-      'TXT:author._domainkey.sender.test': authorKey.dnsRecord,
-      'TXT:_dmarc.sender.test': 'v=DMARC1; p=reject',
-      'TXT:sender.test': 'v=spf1 ip4:192.0.2.1 -all',
-    });
+  // One set of DNS records for both ends: the destination's checks here, and our mail process's
+  // own checks when it ARC-seals (served to it over UDP on loopback).
+  const records = () => ({
+    'TXT:quarry._domainkey.relay.test': stack.relayKey.dnsRecord,
+    'TXT:_dmarc.relay.test': 'v=DMARC1; p=reject',
+    'TXT:relay.test': 'v=spf1 ip4:127.0.0.1 -all',
+    'TXT:author._domainkey.sender.test': authorKey.dnsRecord,
+    'TXT:_dmarc.sender.test': 'v=DMARC1; p=reject',
+    'TXT:sender.test': 'v=spf1 ip4:192.0.2.1 -all',
+  });
+  const dns = () => stubResolver(records());
+  beforeAll(() => stack.dns.serve(records()));
 
   it('keepSender false: From is the relay sender, the author moves to Reply-To, DKIM and DMARC pass for the relay domain', async () => {
     await stack.bind(at('plain'), 'plain-dest@dest.test', false);
@@ -182,6 +185,8 @@ describe('forwarding rules, verified on what the destination received', () => {
     expect(text).toMatch(/^From: "Alice Author \(alice at sender\.test\) via relay\.test"\s+<forwarder@relay\.test>\r$/m);
     expect(text).toMatch(/^X-Original-From: Alice Author <alice@sender\.test>\r$/m);
     expect(text).toMatch(/^DKIM-Signature: /);
+    // Our own DKIM signature carries the message: no ARC set on a rewritten one.
+    expect(text).not.toMatch(/^ARC-/m);
     expect(text).toMatch(/^Reply-To: Alice Author <alice@sender\.test>\r$/m);
     expect(text).toMatch(/^Received: from client\.test .*\r\n\tby mx\.quarry\.test \(Quarry\) with ESMTP/m);
     expect(text).toMatch(/^Delivered-To: plain@fwd\.test\r$/m);
@@ -196,7 +201,7 @@ describe('forwarding rules, verified on what the destination received', () => {
     expect(result.dmarc && result.dmarc.status.result).toBe('pass');
   });
 
-  it('keepSender true: headers and body arrive byte-identical under our trace lines, the author DKIM still passes, the sender is SRS-rewritten', async () => {
+  it('keepSender true: headers and body arrive byte-identical under our trace lines and ARC set, the author DKIM and our ARC chain pass, the sender is SRS-rewritten', async () => {
     await stack.bind(at('kept'), 'kept-dest@dest.test', true);
     const unsigned = message({ to: at('kept'), subject: 'untouched', body: 'Body line one\r\nBody line two\r\n' });
     const key = { signingDomain: 'sender.test', selector: 'author', privateKey: authorKey.privateKey };
@@ -209,13 +214,22 @@ describe('forwarding rules, verified on what the destination received', () => {
     const text = received!.raw.toString('latin1');
     expect(text.endsWith(original)).toBe(true);
     const added = text.slice(0, text.length - original.length);
-    expect(added).toMatch(/^Delivered-To: kept@fwd\.test\r\nReceived: from client\.test/);
+    // The ARC set first: sealed by the relay domain, saying what we verified on arrival (the
+    // author's DKIM passed; SPF of the client, 127.0.0.1, failed for sender.test).
+    expect(added).toMatch(/^ARC-Seal: i=1; a=rsa-sha256; t=\d+; cv=none; d=relay\.test; s=quarry;/);
+    const arcResults = /\r\nARC-Authentication-Results: (i=1; mx\.quarry\.test;[^]*?)\r\n(?![ \t])/.exec(added)?.[1] ?? '';
+    expect(arcResults).toMatch(/\bdkim=pass header\.i=@sender\.test header\.s=author\b/);
+    expect(arcResults).toMatch(/\bspf=fail .* smtp\.mailfrom=alice@sender\.test/);
+    expect(arcResults).toMatch(/\bdmarc=pass\b/);
+    expect(added).toMatch(/\r\nARC-Message-Signature: i=1; /);
+    expect(added).toMatch(/\r\nDelivered-To: kept@fwd\.test\r\nReceived: from client\.test[^]*$/);
     expect(received!.from).toMatch(/^SRS0=.*=sender\.test=alice@relay\.test$/);
 
-    const result = await authenticate(received!.raw, { ip: '127.0.0.1', helo: 'mx.quarry.test', sender: received!.from, mta: 'dest.test', resolver: dns(), disableArc: true, disableBimi: true });
+    const result = await authenticate(received!.raw, { ip: '127.0.0.1', helo: 'mx.quarry.test', sender: received!.from, mta: 'dest.test', resolver: dns(), disableBimi: true });
     expect(result.dkim.results.find((entry) => entry.signingDomain === 'sender.test')?.status.result).toBe('pass');
     expect(result.spf && result.spf.status.result).toBe('pass'); // SRS: SPF is checked for relay.test
     expect(result.dmarc && result.dmarc.status.result).toBe('pass'); // via the author's aligned DKIM
+    expect(result.arc && result.arc.status.result).toBe('pass');
 
     // A bounce to the SRS address comes back to the original sender; a forged one is refused.
     const bounce = await sendSmtp(stack.smtpPort, { from: '', to: [received!.from], raw: message({ from: 'MAILER-DAEMON@dest.test', subject: 'Undelivered' }) });

@@ -3,6 +3,7 @@ import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { startQuarry, type QuarryProcess } from './quarry-process.ts';
+import { startDnsServer, type DnsServer } from './dns-server.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 
 export const receivingDomain = 'fwd.test';
@@ -33,6 +34,8 @@ export type MailStack = {
   mail: QuarryProcess;
   smtpPort: number;
   relayKey: { privateKey: string; dnsRecord: string };
+  /** The DNS the mail process asks (MAIL_DNS_SERVERS): empty until a test serves records. */
+  dns: DnsServer;
   secret: string;
   startMail(): Promise<{ process: QuarryProcess; smtpPort: number }>;
   post(path: string, body: unknown, secret?: string): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -48,6 +51,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
   const redis: TestRedis = createTestRedis(label);
   const db = createPool(database.url, 4);
   const sink = await startSmtpSink();
+  const dns = await startDnsServer();
   const secretKey = Buffer.alloc(32, 5);
   const relayKey = dkimKeyPair();
   const client = await createClient({ db, secretKey }, { name: `${label} tenant`, scopes: ['forwarding'] });
@@ -65,6 +69,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
     MAIL_HOSTNAME: 'mx.quarry.test',
     MAIL_DKIM_SELECTOR: 'quarry',
     MAIL_DKIM_PRIVATE_KEY: relayKey.privateKey,
+    MAIL_DNS_SERVERS: dns.address,
     MAIL_RETRY_BASE_MS: '300',
     MAIL_RETRY_MAX_MS: '1000',
     ...extraEnv,
@@ -95,6 +100,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
     mail: mail.process,
     smtpPort: mail.smtpPort,
     relayKey,
+    dns,
     secret: client.secret,
     startMail,
     post,
@@ -108,6 +114,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
         await process.exited;
       }
       await sink.close();
+      await dns.close();
       await db.end();
       await redis.cleanup();
       await database.drop();

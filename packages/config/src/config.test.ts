@@ -41,6 +41,12 @@ describe('loadConfig', () => {
     expect(problems('not json')).toMatch(/MINING_ATS_ENDPOINTS must be a JSON object/);
   });
 
+  it('reads the mail DNS servers, naming a bad list', () => {
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, MAIL_DNS_SERVERS: '10.0.0.2, 127.0.0.1:5353' }).mail.dnsServers).toEqual(['10.0.0.2', '127.0.0.1:5353']);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }).mail.dnsServers).toBeUndefined();
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, MAIL_DNS_SERVERS: 'dns.example.com' })).toThrow(/MAIL_DNS_SERVERS/);
+  });
+
   it('splits the private-URL allow-list', () => {
     const config = loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_PRIVATE_URLS: '127.0.0.1, 10.0.0.0/8,' });
     expect(config.allowPrivateUrls).toEqual(['127.0.0.1', '10.0.0.0/8']);

@@ -105,6 +105,11 @@ const EnvSchema = z.object({
   MAIL_DKIM_SELECTOR: z.string().regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only').default('quarry'),
   MAIL_DKIM_PRIVATE_KEY: z.string().optional(),
   MAIL_MX_PORT: port.default(25),
+  // DNS servers for MX lookups and ARC sealing instead of the system's: "ip" or "ip:port", comma-separated.
+  MAIL_DNS_SERVERS: z
+    .string()
+    .regex(/^\s*[0-9a-f.:[\]]+(\s*,\s*[0-9a-f.:[\]]+)*\s*$/i, 'comma-separated ip or ip:port')
+    .optional(),
   MAIL_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
   MAIL_RETRY_BASE_MS: positiveMs.default(300_000),
   MAIL_RETRY_MAX_MS: positiveMs.default(4_000_000),
@@ -184,6 +189,8 @@ export type Config = {
     hostname: string;
     dkim: { selector: string; privateKey: string | undefined };
     mxPort: number;
+    /** DNS servers instead of the system's (MX lookups, ARC sealing); unset: the system's. */
+    dnsServers: string[] | undefined;
     deliveryConcurrency: number;
     retryBaseMs: number;
     retryMaxMs: number;
@@ -303,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // A PEM may come through the environment with literal "\n" sequences (one-line env files).
       dkim: { selector: vars.MAIL_DKIM_SELECTOR, privateKey: vars.MAIL_DKIM_PRIVATE_KEY?.replace(/\\n/g, '\n') },
       mxPort: vars.MAIL_MX_PORT,
+      dnsServers: vars.MAIL_DNS_SERVERS?.split(',').map((server) => server.trim()),
       deliveryConcurrency: vars.MAIL_DELIVERY_CONCURRENCY,
       retryBaseMs: vars.MAIL_RETRY_BASE_MS,
       retryMaxMs: vars.MAIL_RETRY_MAX_MS,

@@ -14,6 +14,7 @@ import { domainOf } from './addresses.ts';
 import { composeBounce } from './bounce-message.ts';
 import type { DeliveryStore } from './delivery-store.ts';
 import { composeForwardedMessage, type DkimKey } from './forwarded-message.ts';
+import type { DnsLookup } from './mail-dns.ts';
 import type { MailSender } from './mail-sender.ts';
 import type { Srs } from './srs.ts';
 
@@ -26,6 +27,8 @@ export type DeliverySettings = {
   relaySender: string;
   hostname: string;
   dkim: DkimKey | undefined;
+  /** DNS for ARC sealing of keepSender forwards (with a DKIM key only). */
+  dnsLookup: DnsLookup;
   retryBaseMs: number;
   retryMaxMs: number;
   maxQueueLifetimeMs: number;
@@ -41,6 +44,8 @@ export type DeliveryPorts = {
   settings: DeliverySettings;
   /** Seconds from acceptance to the destination's 250, for the latency metric. */
   onDelivered?: (latencySeconds: number) => void;
+  /** A forward that could not be ARC-sealed (it goes out unsealed). */
+  onSealError?: (error: unknown) => void;
 };
 
 export type DeliveryResult = 'delivered' | 'deferred' | 'bounced' | 'already-final';
@@ -92,6 +97,9 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
           recipient: delivery.recipient,
           relaySender: ports.settings.relaySender,
           dkim: ports.settings.dkim,
+          ...(ports.settings.dkim
+            ? { arc: { key: ports.settings.dkim, lookup: ports.settings.dnsLookup, hostname: ports.settings.hostname, envelopeFrom: delivery.envelopeFrom, ...(ports.onSealError ? { onError: ports.onSealError } : {}) } }
+            : {}),
         })
       : delivery.raw;
     const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, raw);

@@ -1,8 +1,9 @@
-import { dkimSign } from 'mailauth';
+import { authenticate, dkimSign } from 'mailauth';
 import { Headers } from 'mailsplit';
 import addressparser from 'nodemailer/lib/addressparser';
 import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import { domainOf } from './addresses.ts';
+import type { DnsLookup } from './mail-dns.ts';
 
 export type DkimKey = { domain: string; selector: string; privateKey: string };
 
@@ -35,11 +36,43 @@ export function receivedHeader(trace: {
   );
 }
 
+/** What ARC sealing needs: the relay domain's key, DNS, and what the message arrived with. */
+export type ArcSealing = { key: DkimKey; lookup: DnsLookup; hostname: string; envelopeFrom: string; onError?: (error: unknown) => void };
+
+/**
+ * The ARC set (RFC 8617) for a forwarded message: what we can verify of it as it reached us (SPF
+ * of the client that sent it, taken from our own Received line; the author's DKIM; DMARC), sealed
+ * with the relay domain's key. A destination that trusts our seal can accept mail whose author
+ * DMARC fails only because we forwarded it (SPF no longer aligns). mailauth does the whole
+ * verification and the seal; only the ARC-* lines of its answer are kept. A message whose own ARC
+ * chain is broken gets no seal (mailauth's rule), and a failure leaves the message unsealed rather
+ * than undelivered.
+ */
+async function arcSet(message: Buffer, arc: ArcSealing): Promise<Buffer> {
+  try {
+    const key = { signingDomain: arc.key.domain, selector: arc.key.selector, privateKey: arc.key.privateKey };
+    const result = await authenticate(message, {
+      trustReceived: true,
+      sender: arc.envelopeFrom,
+      mta: arc.hostname,
+      resolver: arc.lookup as never,
+      seal: key,
+      disableBimi: true,
+    });
+    const sealHeaders = new Headers(Buffer.from(result.headers)).getList().filter((header) => header.key.startsWith('arc-'));
+    return Buffer.from(sealHeaders.map((header) => `${header.line}\r\n`).join(''), 'binary');
+  } catch (error) {
+    arc.onError?.(error);
+    return Buffer.alloc(0);
+  }
+}
+
 /**
  * The bytes sent to one destination.
  *
  * keepSender: our trace header is prepended and nothing else changes, so the author's DKIM
- * signature still verifies (headers and body are byte-identical below the new line).
+ * signature still verifies (headers and body are byte-identical below the new lines). With a
+ * DKIM key configured, an ARC set on top says what we verified on arrival (`arcSet`).
  *
  * otherwise: `From` becomes the relay sender (display name naming the author), the author goes to
  * `Reply-To` (unless the message already names one) and `X-Original-From`; the header is rebuilt
@@ -48,10 +81,13 @@ export function receivedHeader(trace: {
  */
 export async function composeForwardedMessage(
   raw: Buffer,
-  options: { keepSender: boolean; recipient: string | null; relaySender: string; dkim: DkimKey | undefined },
+  options: { keepSender: boolean; recipient: string | null; relaySender: string; dkim: DkimKey | undefined; arc?: ArcSealing },
 ): Promise<Buffer> {
   const trace = options.recipient ? `Delivered-To: ${options.recipient}\r\n` : '';
-  if (options.keepSender) return Buffer.concat([Buffer.from(trace), raw]);
+  if (options.keepSender) {
+    const forwarded = Buffer.concat([Buffer.from(trace), raw]);
+    return options.arc ? Buffer.concat([await arcSet(forwarded, options.arc), forwarded]) : forwarded;
+  }
 
   const { header, body } = splitMessage(raw);
   const headers = new Headers(header);

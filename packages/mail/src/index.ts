@@ -8,7 +8,7 @@ export type { DkimKey } from './forwarded-message.ts';
 export { runMailHousekeeping } from './housekeeping.ts';
 export { createInboundSmtpServer } from './inbound-smtp.server.ts';
 export type { InboundPorts, InboundSettings, InboundSmtpServer } from './inbound-smtp.server.ts';
-export { createMailSender, systemMxResolver } from './mail-sender.ts';
+export { createMailSender } from './mail-sender.ts';
 export type { MailSender, MxResolver, SendOutcome } from './mail-sender.ts';
 export { createSrs } from './srs.ts';
 export type { Srs } from './srs.ts';

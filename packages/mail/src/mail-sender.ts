@@ -1,4 +1,3 @@
-import { resolve4, resolveMx } from 'node:dns/promises';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { domainOf } from './addresses.ts';
 
@@ -20,8 +19,6 @@ export type MxResolver = {
   mx(domain: string): Promise<Array<{ exchange: string; priority: number }>>;
   a(host: string): Promise<string[]>;
 };
-
-export const systemMxResolver: MxResolver = { mx: (domain) => resolveMx(domain), a: (host) => resolve4(host) };
 
 type NodemailerError = Error & { responseCode?: number; response?: string; code?: string };
 

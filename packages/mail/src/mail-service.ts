@@ -7,7 +7,8 @@ import { deliverMail, type DeliveryResult, type EnqueueDeliveries, type EnqueueD
 import { createDeliveryStore } from './delivery-store.ts';
 import { runMailHousekeeping } from './housekeeping.ts';
 import { createInboundSmtpServer, type InboundSettings, type InboundSmtpServer } from './inbound-smtp.server.ts';
-import { createMailSender, systemMxResolver, type MxResolver } from './mail-sender.ts';
+import { createMailDns } from './mail-dns.ts';
+import { createMailSender, type MxResolver } from './mail-sender.ts';
 import { createSrs } from './srs.ts';
 
 /** The mail settings of `Config` (packages/config), restated so this package needs no config dependency. */
@@ -22,6 +23,8 @@ export type MailSettings = {
   retryBaseMs: number;
   retryMaxMs: number;
   maxQueueLifetimeMs: number;
+  /** DNS servers ("ip" or "ip:port") instead of the system's, for MX lookups and ARC sealing. */
+  dnsServers?: string[];
 };
 
 /** The SMTP settings of `Config`; the service adds hostname, domains and the SRS domain itself. */
@@ -60,11 +63,12 @@ export function createMailService(options: {
   const now = options.now ?? (() => new Date());
   const relayDomain = domainOf(options.mail.relaySender);
   const srs = createSrs({ secret: createHmac('sha256', options.secretKey).update('quarry mail srs').digest(), domain: relayDomain, now });
+  const dns = createMailDns(options.mail.dnsServers);
   const sender = createMailSender({
     relayUrl: options.mail.relayUrl,
     hostname: options.mail.hostname,
     mxPort: options.mail.mxPort,
-    resolver: options.resolver ?? systemMxResolver,
+    resolver: options.resolver ?? dns.mx,
     maxConnections: options.mail.deliveryConcurrency,
   });
   const dkim = options.mail.dkim.privateKey
@@ -98,8 +102,9 @@ export function createMailService(options: {
           srs,
           enqueue: options.enqueue,
           now,
-          settings: { ...options.mail, dkim },
+          settings: { ...options.mail, dkim, dnsLookup: dns.lookup },
           ...(options.onDelivered ? { onDelivered: options.onDelivered } : {}),
+          ...(options.onError ? { onSealError: (error: unknown) => options.onError?.(error, 'arc seal') } : {}),
         },
         payload,
       ),

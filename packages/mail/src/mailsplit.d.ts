@@ -3,6 +3,8 @@ declare module 'mailsplit' {
   export class Headers {
     constructor(headers: Buffer | string);
     get(key: string): string[];
+    /** Every header in order: its lower-case key and its whole (folded) line. */
+    getList(): Array<{ key: string; line: string }>;
     getFirst(key: string): string;
     hasHeader(key: string): boolean;
     add(key: string, value: string, index?: number): void;
