@@ -17,11 +17,9 @@ const followUpOption = /\bother\b|please specify|not listed|self[- ]describe/i;
 const probeable = (field: RawField) => (field.tag === 'select' && !field.multiple) || field.type === 'radio' || field.role === 'radio';
 
 /** Native selects and radio groups are chosen inside the page; a custom role=radio gets a real click. */
-const choiceInPage = (choice: Choice) => {
-  const { field } = choice;
-  if (field.tag === 'select') return { kind: 'select', selector: field.selector, name: field.name, optionIndex: choice.optionIndex, optionLabel: choice.optionLabel };
-  if (field.type === 'radio' && field.name) return { kind: 'radio', selector: field.selector, name: field.name, optionIndex: choice.optionIndex, optionLabel: choice.optionLabel };
-  return null;
+const choiceInPage = ({ field, optionIndex, optionLabel }: Choice) => {
+  const kind = field.tag === 'select' ? 'select' : field.type === 'radio' && field.name ? 'radio' : null;
+  return kind ? { kind, selector: field.selector, name: field.name, optionIndex, optionLabel } : null;
 };
 
 async function clickCustomRadio(page: Page, choice: Choice): Promise<boolean> {
