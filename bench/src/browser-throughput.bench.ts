@@ -17,8 +17,8 @@ type WorkerReport = {
 };
 
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
-  // Production's defaults (MINING_BROWSER_RECYCLE_JOBS, _RECYCLE_MB, _CONTEXTS): recycling is part of the measure.
-  const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: 4 });
+  // Production's defaults (MINING_BROWSER_RECYCLE_JOBS, _RECYCLE_MB; _CONTEXTS is the concurrency): recycling is part of the measure.
+  const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: concurrency });
   const pageAt = (index: number) => `${origin}${pages[index % pages.length] ?? pages[0]}`;
 
   // The floor: what one context per job costs before any mining (open it, load the page, close

@@ -85,7 +85,7 @@ const EnvSchema = z.object({
   MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
   MINING_BROWSER_RECYCLE_MB: z.coerce.number().int().min(100).default(1024),
   // Browser contexts (forms being mined in Chromium) open at once per process: memory, not CPU, sets it.
-  MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(4),
+  MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
   MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
   DASHBOARD_OIDC_ISSUER: z.url().optional(),
