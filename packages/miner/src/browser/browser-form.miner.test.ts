@@ -304,3 +304,22 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(refusedHits).toEqual(['/beacon.gif']);
   });
 });
+
+// About the pool the miner runs in, not the browser: the production binary is enough.
+describe('browser form miner waiting for a context', () => {
+  it('counts a job’s time from when it gets a browser context, not from when it waited for one', async () => {
+    const onePool = createChromiumPool({ executablePath: browsers[0] ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 10, maxContexts: 1 });
+    try {
+      // The only context is busy for longer than the job's whole time budget.
+      const busy = onePool.withContext(() => new Promise((resolve) => setTimeout(resolve, 3_500)));
+      const waiting = createBrowserFormMiner({ pool: onePool, allowPrivate: ['127.0.0.1'], timeoutMs: 3_000, probeDepth: 2, maxProbeChoices: 40, settleMs: 150 });
+      const outcome = await waiting({ url: `${origin}/browser/conditional.html`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+      await busy;
+      if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);
+      // Probing runs against the deadline: a deadline spent waiting would have probed nothing.
+      expect(optionNamed(find(outcome.form.questions, 'sponsorship'), 'Yes').conditionalQuestions.map((question) => question.id)).toEqual(['visa']);
+    } finally {
+      await onePool.close();
+    }
+  }, 20_000);
+});
