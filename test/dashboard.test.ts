@@ -101,6 +101,21 @@ describe('operator dashboard', () => {
     await page.context().close();
   });
 
+  it('shows the page asked for last, even when the page left answers late', async () => {
+    const page = await signedIn(viewports.laptop);
+    // The batch page's data arrives a second late; the operator has moved to the queues by then.
+    await page.route(`**/v1/admin/batches/${failingBatch}`, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await route.continue();
+    });
+    await page.goto(`${stack.base}/dashboard#/batches/${failingBatch}`);
+    await page.goto(`${stack.base}/dashboard#/queues`);
+    await page.locator('td[data-label=Queue]').first().waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await expect(page.locator('main h1').first().textContent()).resolves.toBe('Queues');
+    await page.context().close();
+  });
+
   it('opens the error breakdown of a batch with failures', async () => {
     const page = await signedIn(viewports.laptop);
     await page.goto(`${stack.base}/dashboard#/batches/${failingBatch}`);

@@ -40,7 +40,7 @@ function remember(series, value) {
   if (series.length > 60) series.shift();
 }
 
-async function renderBatches() {
+async function batchesPage() {
   const batches = await api('/v1/admin/batches?limit=100');
   const now = Date.now();
   const processedTotal = batches.reduce((sum, batch) => sum + batch.processedCount, 0);
@@ -58,7 +58,7 @@ async function renderBatches() {
   const succeeded = batches.reduce((sum, batch) => sum + batch.succeededCount, 0);
   const overallSuccess = processedTotal ? succeeded / processedTotal : 0;
   remember(history.success, overallSuccess);
-  view.innerHTML = `<h1>Batches</h1>
+  return `<h1>Batches</h1>
   <div class="cards">
     <div class="card"><div class="muted">Running</div><div class="value" data-testid="running-count">${running.length}</div></div>
     <div class="card"><div class="muted">Paused</div><div class="value">${batches.filter((batch) => batch.state === 'paused').length}</div></div>
@@ -91,14 +91,14 @@ const jobPostRows = (rows) => rows.map((row) => `<tr>
   <td data-label="State">${escapeHtml(row.state)}</td><td data-label="Error">${escapeHtml(row.errorCode ?? '—')}</td>
   <td data-label="Adapter">${escapeHtml(row.adapter ?? '—')}</td><td data-label="Duration" class="num">${row.durationMs ?? '—'} ms</td></tr>`).join('');
 
-async function renderBatch(batchId) {
+async function batchPage(batchId) {
   const [batch, failed, slowest] = await Promise.all([
     api(`/v1/admin/batches/${batchId}`),
     api(`/v1/admin/batches/${batchId}/job-posts?filter=failed&limit=20`),
     api(`/v1/admin/batches/${batchId}/job-posts?filter=slowest&limit=10`),
   ]);
   const head = '<thead><tr><th>Row</th><th>URL</th><th>State</th><th>Error</th><th>Adapter</th><th>Duration</th></tr></thead>';
-  view.innerHTML = `<p><a href="#/batches">← Batches</a></p><h1>Batch ${batch.batchId.slice(0, 8)} <span class="state ${batch.state}" data-testid="state">${batch.state}</span></h1>
+  return `<p><a href="#/batches">← Batches</a></p><h1>Batch ${batch.batchId.slice(0, 8)} <span class="state ${batch.state}" data-testid="state">${batch.state}</span></h1>
   ${batch.pausedReason ? `<p class="muted">Paused: ${escapeHtml(batch.pausedReason)}</p>` : ''}
   <div class="cards">
     <div class="card"><div class="muted">Processed</div><div class="value">${batch.processedCount} / ${batch.jobsCount}</div></div>
@@ -116,9 +116,9 @@ async function renderBatch(batchId) {
   <h2>Slowest job posts</h2><table>${head}<tbody>${jobPostRows(slowest) || '<tr><td colspan="6" class="muted">None yet</td></tr>'}</tbody></table>`;
 }
 
-async function renderQueues() {
+async function queuesPage() {
   const queues = await api('/v1/admin/queues');
-  view.innerHTML = `<h1>Queues</h1><p><a href="/dashboard/queues/raw">Raw queue view (read-only)</a></p>
+  return `<h1>Queues</h1><p><a href="/dashboard/queues/raw">Raw queue view (read-only)</a></p>
   <table><thead><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed</th><th>Failed</th><th>Workers</th><th>State</th><th></th></tr></thead><tbody>
   ${queues.map((queue) => `<tr><td data-label="Queue">${escapeHtml(queue.name)}</td>
     <td data-label="Waiting" class="num">${(queue.counts.wait ?? 0) + (queue.counts.prioritized ?? 0)}</td><td data-label="Active" class="num">${queue.counts.active ?? 0}</td>
@@ -137,11 +137,11 @@ async function optional(path) {
   }
 }
 
-async function renderFeeds() {
+async function feedsPage() {
   const [subscriptions, mail] = await Promise.all([optional('/v1/admin/push-subscriptions'), optional('/v1/admin/mail/deliveries')]);
   const list = (value) => (Array.isArray(value) ? value : value && Array.isArray(value.items) ? value.items : null);
   const pushes = list(subscriptions);
-  view.innerHTML = `<h1>Feeds &amp; mail</h1><h2>Push subscriptions</h2>
+  return `<h1>Feeds &amp; mail</h1><h2>Push subscriptions</h2>
   ${pushes ? `<table data-testid="push-subscriptions"><thead><tr><th>Subscription</th><th>Client</th><th>Push URL</th><th>State</th><th>Lag</th><th>Failures</th><th>Last push</th><th></th></tr></thead><tbody>
     ${pushes.map((item) => `<tr><td data-label="Subscription">${escapeHtml(item.subscriptionId.slice(0, 8))}</td><td data-label="Client">${escapeHtml(item.clientId)}</td>
       <td data-label="Push URL" class="url">${escapeHtml(item.pushUrl)}</td>
@@ -164,16 +164,19 @@ async function renderFeeds() {
     </tbody></table>` : '<p class="muted">The mail delivery admin API is not available in this deployment.</p>'}`;
 }
 
+// Renders overlap (navigation, the 2 s refresh, a button): only the newest one may write, or a
+// slow answer for the page just left would replace the page asked for since.
+let latestRender = 0;
+
 async function render() {
+  const ticket = ++latestRender;
   const [, section, id] = (window.location.hash || '#/batches').split('/');
   for (const link of document.querySelectorAll('[data-nav]')) link.classList.toggle('active', link.dataset.nav === (section || 'batches'));
   try {
-    if (section === 'batches' && id) await renderBatch(id);
-    else if (section === 'queues') await renderQueues();
-    else if (section === 'feeds') await renderFeeds();
-    else await renderBatches();
+    const page = section === 'batches' && id ? await batchPage(id) : section === 'queues' ? await queuesPage() : section === 'feeds' ? await feedsPage() : await batchesPage();
+    if (ticket === latestRender) view.innerHTML = page;
   } catch (error) {
-    if (error.message !== 'signed out') view.insertAdjacentHTML('afterbegin', `<p class="error" role="alert">${escapeHtml(error.message)}</p>`);
+    if (ticket === latestRender && error.message !== 'signed out') view.insertAdjacentHTML('afterbegin', `<p class="error" role="alert">${escapeHtml(error.message)}</p>`);
   }
 }
 
