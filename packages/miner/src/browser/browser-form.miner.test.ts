@@ -151,6 +151,17 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(questions.map((question) => question.id)).not.toContain('honeypot');
   });
 
+  it('makes checkboxes that share a name one SelectMultiple question, fieldset or not', async () => {
+    // Lever's card questions: three checkboxes named cards[acme][field3], each in its own label.
+    const questions = await questionsOf('/dom/lever-form.html');
+    expect(find(questions, 'cards[acme][field3]')).toMatchObject({
+      question: 'cards[acme][field3]',
+      inputType: 'SelectMultiple',
+      options: [{ answer: 'Python' }, { answer: 'SQL' }, { answer: 'Excel' }],
+    });
+    expect(questions.map((question) => question.id)).not.toContain('cards[acme][field3]_2');
+  });
+
   it('maps every input type, including repeatable groups, split questions and legal text', async () => {
     const outcome = await mine('/browser/every-type.html');
     if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);

@@ -129,7 +129,9 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
   for (const field of fields) {
     const label = field.section || defaultLabel;
     if (checkable(field)) {
-      const members = field.groupKey ? siblingsOf(field) : [field];
+      // Controls sharing a name are one question whatever wraps them (checkboxes named
+      // `skills[]` without a fieldset): the HTML extractor and the form submission both see one.
+      const members = field.groupKey ? siblingsOf(field) : field.name ? fields.filter((other) => checkable(other) && other.name === field.name) : [field];
       const radio = field.type === 'radio' || field.role === 'radio';
       if (!radio && members.length === 1) {
         const category = categorize({ label: field.label, name: field.name });
@@ -144,7 +146,8 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
         existing.members.push(field);
         continue;
       }
-      const text = field.groupLabel || field.label;
+      // Without a group label, the first option's label is not the question: the name says more.
+      const text = field.groupLabel || (members.length > 1 && field.name) || field.label;
       const category = categorize({ label: text, name: field.name });
       const question: Question = {
         id: uniqueId(key),
