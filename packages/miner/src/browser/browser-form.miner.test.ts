@@ -162,6 +162,17 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(questions.map((question) => question.id)).not.toContain('cards[acme][field3]_2');
   });
 
+  it('reads styled radios by the text beside them, and their drawn twins as the same option', async () => {
+    // Workable: <input type=radio> + an empty <div role=radio> (the look) + <span>YES</span>.
+    const questions = await questionsOf('/dom/workable-form.html');
+    const answers = (id: string) => find(questions, id).options?.map((option) => ('answer' in option ? option.answer : ''));
+    expect(find(questions, 'QA_3')).toMatchObject({ question: 'Are you authorized to work in the US?', inputType: 'SelectOne' });
+    expect(answers('QA_3')).toEqual(['YES', 'NO']);
+    // An icon's fallback text (an <svg>) is not part of the option.
+    expect(answers('QA_4')).toEqual(['Yes - please add details below', 'No']);
+    expect(questions.map((question) => question.id)).not.toContain('Are_you_authorized_to_work_in_the_US_');
+  });
+
   it('maps every input type, including repeatable groups, split questions and legal text', async () => {
     const outcome = await mine('/browser/every-type.html');
     if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);

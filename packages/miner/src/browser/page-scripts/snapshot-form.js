@@ -28,10 +28,23 @@ window.__quarryMiner.snapshot = ({ withText = true } = {}) => {
   const textWithoutControls = (element) => {
     if (!element) return '';
     const copy = element.cloneNode(true);
-    copy.querySelectorAll('input, select, textarea, option, button, script, style, [aria-live]').forEach((node) => node.remove());
+    copy.querySelectorAll('input, select, textarea, option, button, script, style, svg, [aria-live]').forEach((node) => node.remove());
     return copy.textContent || '';
   };
   const byId = (root, id) => (root.getElementById ? root.getElementById(id) : root.querySelector(`[id="${CSS.escape(id)}"]`));
+
+  // A styled radio or checkbox without a label: its option text sits beside it in the wrapper
+  // that holds only this control (`<div><input type=radio><span>Yes</span></div>`).
+  const optionText = (element) => {
+    if (element.type !== 'radio' && element.type !== 'checkbox') return '';
+    const wrapper = element.parentElement;
+    if (!wrapper || wrapper.querySelectorAll('input, select, textarea').length !== 1) return '';
+    return textWithoutControls(wrapper);
+  };
+  // An empty role=radio/checkbox drawn beside a native one (the look of a styled radio) is the
+  // same option, not another question.
+  const drawnTwin = (element) =>
+    !element.matches('input') && !clean(element.textContent) && Boolean(element.parentElement && element.parentElement.querySelector(':scope > input[type="radio"], :scope > input[type="checkbox"]'));
 
   const nearbyText = (element) => {
     // A label-like element just before the control, inside the same wrapper.
@@ -56,7 +69,7 @@ window.__quarryMiner.snapshot = ({ withText = true } = {}) => {
     }
     const wrapping = element.closest('label');
     if (wrapping) raw.push(textWithoutControls(wrapping));
-    raw.push(element.getAttribute('title') || '', element.getAttribute('placeholder') || '', nearbyText(element));
+    raw.push(element.getAttribute('title') || '', element.getAttribute('placeholder') || '', optionText(element), nearbyText(element));
     const text = raw.find((candidate) => clean(candidate).length > 0) || element.getAttribute('name') || '';
     return { text: strip(text), asterisk: /(\*|✱)\s*$/.test(clean(text)), optional: /\(optional\)/i.test(text), requiredWord: /\(required\)/i.test(text) };
   };
@@ -163,7 +176,7 @@ window.__quarryMiner.snapshot = ({ withText = true } = {}) => {
         recordLiteral(node, frameUrl);
       } else if (node.matches(controlSelector)) {
         // A role=radio inside a native label/input pair is the same question twice.
-        if (!(node.matches('[role="radio"], [role="checkbox"]') && node.querySelector('input'))) record(node, root, frameUrl);
+        if (!(node.matches('[role="radio"], [role="checkbox"]') && (node.querySelector('input') || drawnTwin(node)))) record(node, root, frameUrl);
       }
       if (node.shadowRoot) walk(node.shadowRoot, frameUrl);
     }
