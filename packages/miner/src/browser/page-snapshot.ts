@@ -26,20 +26,12 @@ export async function callInFrame<T>(frame: Frame, call: string): Promise<T> {
   return JSON.parse(String(result)) as T;
 }
 
-const quietScript = (quietMs: number, maxMs: number) => `new Promise((resolve) => {
-  const done = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(cap); resolve(true); };
-  const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, ${quietMs}); });
-  let quiet = setTimeout(done, ${quietMs});
-  const cap = setTimeout(done, ${maxMs});
-  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-})`;
-
 /**
  * Waits until the page's DOM has been quiet for `quietMs` (scripts rendering a form), at most
  * `maxMs`. Cheaper than network idle, which costs 500 ms of silence on every page.
  */
 export async function settle(page: Page, quietMs: number, maxMs: number): Promise<void> {
-  await page.evaluate(quietScript(quietMs, maxMs)).catch(() => page.waitForTimeout(Math.min(quietMs * 3, maxMs)));
+  await callInFrame(page.mainFrame(), `settle(${quietMs}, ${maxMs}, false)`).catch(() => page.waitForTimeout(Math.min(quietMs * 3, maxMs)));
 }
 
 /**

@@ -126,9 +126,10 @@
       later: (callback, delayMs) => nativeSetTimeout.call(window, callback, delayMs),
       /**
        * Resolves once the reaction to the miner's last input is over: none of its work pending and
-       * the DOM quiet for `quietMs`; at the latest after `maxMs`.
+       * the DOM quiet for `quietMs`; at the latest after `maxMs`. With `reaction` false, only the
+       * quiet counts (a page loading, where no input of ours started anything).
        */
-      settle(quietMs, maxMs) {
+      settle(quietMs, maxMs, reaction = true) {
         return new Promise((resolve) => {
           const started = performance.now();
           let lastChange = started;
@@ -136,7 +137,7 @@
           observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
           const check = () => {
             const now = performance.now();
-            if (now - started >= maxMs || (pending.size === 0 && now - lastChange >= quietMs)) {
+            if (now - started >= maxMs || ((!reaction || pending.size === 0) && now - lastChange >= quietMs)) {
               observer.disconnect();
               resolve(true);
             } else {
