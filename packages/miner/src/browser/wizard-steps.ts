@@ -35,9 +35,9 @@ export async function walkWizardSteps(
   const found: Question[] = [];
   const used: Answer[] = [];
   let current = firstStep;
+  const main = page.mainFrame();
+  const nextCall = (action: 'hasButton' | 'pressButton') => `${action}(${JSON.stringify(nextButton.source)}, ${JSON.stringify(nextButton.flags)})`;
   for (let step = 2; step <= options.maxSteps && Date.now() < options.deadline; step += 1) {
-    const main = page.mainFrame();
-    const nextCall = (action: string) => `${action}(${JSON.stringify(nextButton.source)}, ${JSON.stringify(nextButton.flags)})`;
     if (!(await callInFrame<boolean>(main, nextCall('hasButton')).catch(() => false))) break;
     for (const field of current.fields) {
       const question = current.questions.get(fieldKey(field));

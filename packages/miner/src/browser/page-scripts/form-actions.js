@@ -7,7 +7,7 @@
 // Plain browser JavaScript (no imports): Playwright sends this text to the page as is.
 (() => {
   const miner = window.__quarryMiner;
-  const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
+  const { clean, visible } = miner;
 
   /** querySelectorAll through open shadow roots, like Playwright's CSS engine. */
   const queryAll = (selector) => {
@@ -124,10 +124,9 @@
   };
   const waitUntil = async (ready, maxMs) => {
     const started = performance.now();
-    while (!ready() && performance.now() - started < maxMs) await new Promise((resolve) => window.__quarryMiner.later(resolve, 20));
+    while (!ready() && performance.now() - started < maxMs) await new Promise((resolve) => miner.later(resolve, 20));
   };
 
-  const visible = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
   const findButton = (pattern, flags) => {
     const wanted = new RegExp(pattern, flags);
     return queryAll('button, input[type="button"], a[role="button"]')
@@ -156,7 +155,10 @@
     if (!control) return [];
     const expanded = () => control.getAttribute('aria-expanded');
     const listbox = () => (listboxId ? queryAll(`[id="${CSS.escape(listboxId)}"]`)[0] : queryAll('[role="listbox"]').filter(visible).pop());
-    const options = () => [...((listbox() || {}).querySelectorAll ? listbox().querySelectorAll('[role="option"]') : [])];
+    const options = () => {
+      const box = listbox();
+      return box ? [...box.querySelectorAll('[role="option"]')] : [];
+    };
     try {
       click(control);
       // Some menus open on the keyboard only (react-select with openMenuOnClick={false}).

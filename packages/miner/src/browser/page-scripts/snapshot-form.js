@@ -1,11 +1,17 @@
 // Part of the miner's init script (after pending-work.js): `__quarryMiner.snapshot()` returns the
 // form controls of this frame a candidate would fill, in document order, walking open shadow
 // roots. Plain browser JavaScript (no imports): Playwright sends this text to the page as is.
+
+/** Text as a person reads it: whitespace runs as one space. (Also the form actions'.) */
+window.__quarryMiner.clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
+/** Laid out and not hidden, as Playwright's `:visible` means it. (Also the form actions'.) */
+window.__quarryMiner.visible = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+
 window.__quarryMiner.snapshot = ({ withText = true } = {}) => {
   const controlSelector = 'input, select, textarea, [contenteditable="true"], [role="radio"], [role="checkbox"], [role="combobox"], [role="switch"], button[aria-haspopup="listbox"]';
   const skippedTypes = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'search', 'password']);
   const headingSelector = 'h1, h2, h3, h4, h5, h6, legend, [role="heading"]';
-  const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
+  const { clean, visible } = window.__quarryMiner;
   const strip = (text) => clean(text).replace(/\s*(\*|✱|\(required\)|\(optional\))\s*$/i, '').replace(/\s*\*\s*$/, '').trim();
   const fields = [];
   let section = '';
@@ -189,6 +195,6 @@ window.__quarryMiner.snapshot = ({ withText = true } = {}) => {
     // innerText lays the page out: only the first read of a page needs it (closed posting, bot wall).
     text: withText ? clean(document.body ? document.body.innerText : '').slice(0, 5000) : '',
     passwords: passwords.length,
-    visiblePasswords: passwords.filter((element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden').length,
+    visiblePasswords: passwords.filter(visible).length,
   };
 };
