@@ -46,26 +46,26 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   const retired = new Set<Entry>();
   let closed = false;
 
-  const closeBrowser = (entry: Entry) =>
-    void entry.browser.then((browser) => browser.close()).catch(() => {}).finally(() => {
+  /** Closes an entry's browser; a replacement waiting for it may then start. */
+  const closeBrowser = (entry: Entry): Promise<void> =>
+    entry.browser.then((browser) => browser.close()).catch(() => {}).finally(() => {
       retired.delete(entry);
       entry.markClosed();
     });
   const retire = (entry: Entry) => {
     retired.add(entry);
-    if (entry.active === 0) closeBrowser(entry);
+    if (entry.active === 0) void closeBrowser(entry);
   };
   const launch = (): Entry => {
     const draining = Promise.race([Promise.all([...retired].map((entry) => entry.closed)), new Promise((resolve) => setTimeout(resolve, drainLimitMs).unref())]);
-    let markClosed = () => {};
-    const closedPromise = new Promise<void>((resolve) => (markClosed = resolve));
+    const { promise: closedPromise, resolve } = Promise.withResolvers<undefined>();
     return {
       browser: draining.then(() => {
         // Closed while waiting for the old browser: nothing to start.
         if (closed) throw new Error('the browser pool is closed');
         return chromium.launch({ executablePath: options.executablePath, args: launchArgs });
       }),
-      jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed,
+      jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined),
     };
   };
 
@@ -100,10 +100,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       const entries = [...retired, ...(current ? [current] : [])];
       current = null;
       // Each closed browser releases a replacement waiting for it, which then starts nothing.
-      await Promise.all(entries.map(async (entry) => {
-        await entry.browser.then((browser) => browser.close()).catch(() => {});
-        entry.markClosed();
-      }));
+      await Promise.all(entries.map(closeBrowser));
     },
   };
 
@@ -128,7 +125,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       await context?.close().catch(() => {});
       entry.active -= 1;
       if (retired.has(entry)) {
-        if (entry.active === 0) closeBrowser(entry);
+        if (entry.active === 0) void closeBrowser(entry);
       } else {
         await recycleIfTooBig(entry);
       }
