@@ -27,8 +27,6 @@ export type DeliverySettings = {
   relaySender: string;
   hostname: string;
   dkim: DkimKey | undefined;
-  /** DNS for ARC sealing of keepSender forwards (with a DKIM key only). */
-  dnsLookup: DnsLookup;
   retryBaseMs: number;
   retryMaxMs: number;
   maxQueueLifetimeMs: number;
@@ -39,6 +37,8 @@ export type DeliveryPorts = {
   store: DeliveryStore;
   sender: MailSender;
   srs: Srs;
+  /** DNS for ARC sealing of keepSender forwards (with a DKIM key only). */
+  dns: DnsLookup;
   enqueue: EnqueueDelivery;
   now: () => Date;
   settings: DeliverySettings;
@@ -97,9 +97,7 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
           recipient: delivery.recipient,
           relaySender: ports.settings.relaySender,
           dkim: ports.settings.dkim,
-          ...(ports.settings.dkim
-            ? { arc: { key: ports.settings.dkim, lookup: ports.settings.dnsLookup, hostname: ports.settings.hostname, envelopeFrom: delivery.envelopeFrom, ...(ports.onSealError ? { onError: ports.onSealError } : {}) } }
-            : {}),
+          arc: { lookup: ports.dns, hostname: ports.settings.hostname, envelopeFrom: delivery.envelopeFrom, onError: ports.onSealError },
         })
       : delivery.raw;
     const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, raw);

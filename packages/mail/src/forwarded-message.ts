@@ -36,8 +36,8 @@ export function receivedHeader(trace: {
   );
 }
 
-/** What ARC sealing needs: the relay domain's key, DNS, and what the message arrived with. */
-export type ArcSealing = { key: DkimKey; lookup: DnsLookup; hostname: string; envelopeFrom: string; onError?: (error: unknown) => void };
+/** What ARC sealing needs besides the relay domain's key: DNS, our name, and the message's envelope sender. */
+export type ArcSealing = { lookup: DnsLookup; hostname: string; envelopeFrom: string; onError: ((error: unknown) => void) | undefined };
 
 /**
  * The ARC set (RFC 8617) for a forwarded message: what we can verify of it as it reached us (SPF
@@ -48,9 +48,9 @@ export type ArcSealing = { key: DkimKey; lookup: DnsLookup; hostname: string; en
  * chain is broken gets no seal (mailauth's rule), and a failure leaves the message unsealed rather
  * than undelivered.
  */
-async function arcSet(message: Buffer, arc: ArcSealing): Promise<Buffer> {
+async function arcSet(message: Buffer, dkim: DkimKey, arc: ArcSealing): Promise<Buffer> {
   try {
-    const key = { signingDomain: arc.key.domain, selector: arc.key.selector, privateKey: arc.key.privateKey };
+    const key = { signingDomain: dkim.domain, selector: dkim.selector, privateKey: dkim.privateKey };
     const result = await authenticate(message, {
       trustReceived: true,
       sender: arc.envelopeFrom,
@@ -86,7 +86,7 @@ export async function composeForwardedMessage(
   const trace = options.recipient ? `Delivered-To: ${options.recipient}\r\n` : '';
   if (options.keepSender) {
     const forwarded = Buffer.concat([Buffer.from(trace), raw]);
-    return options.arc ? Buffer.concat([await arcSet(forwarded, options.arc), forwarded]) : forwarded;
+    return options.dkim && options.arc ? Buffer.concat([await arcSet(forwarded, options.dkim, options.arc), forwarded]) : forwarded;
   }
 
   const { header, body } = splitMessage(raw);
