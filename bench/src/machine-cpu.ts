@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
+import { procStatFields } from './proc-stat.ts';
 
 /** Busy time of the whole machine (every process, the kernel included) in seconds, from /proc/stat. */
 export function busySeconds(): number {
@@ -21,14 +22,8 @@ export function measureMachineCpu(): { stop: () => number } {
   };
 }
 
-/** CPU time a process has used so far (user + system), in seconds; 0 once it is gone. */
+/** CPU time a process has used so far (user + system: fields 14 and 15 of its stat), in seconds; 0 once it is gone. */
 export function processCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state …": fields 14 and 15 (utime, stime) counted after the ")".
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
+  const fields = procStatFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
 }

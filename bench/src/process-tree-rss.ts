@@ -1,14 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStatFields } from './proc-stat.ts';
 
-function parentOf(pid: number): number {
-  try {
-    // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after the ")".
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return -1;
-  }
-}
+// Field 4 of /proc/<pid>/stat: the parent's pid.
+const parentOf = (pid: number): number => Number(procStatFields(pid)?.[1] ?? -1);
 
 /** A "<field>: <n> kB" figure of a /proc file, in MB; 0 once the process is gone. */
 function procMb(path: string, field: RegExp): number {

@@ -42,7 +42,7 @@ async function startSink() {
   const files = async () => (await readdir(folder)).map((name) => join(folder, name));
   return {
     port,
-    delivered: async () => (await readdir(folder)).length,
+    delivered: async () => (await files()).length,
     /** Latency of each delivered message in ms, and when the last one arrived. */
     async latencies(): Promise<{ latencies: number[]; lastAt: number }> {
       const latencies: number[] = [];
