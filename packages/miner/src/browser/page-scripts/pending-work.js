@@ -135,16 +135,20 @@
           let lastChange = started;
           const observer = new MutationObserver(() => (lastChange = performance.now()));
           observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+          // Wakes when the quiet period could end, or every 5 ms while the reaction's work runs:
+          // a long wait (250 ms after load) costs a wake-up or two, not fifty.
           const check = () => {
             const now = performance.now();
-            if (now - started >= maxMs || ((!reaction || pending.size === 0) && now - lastChange >= quietMs)) {
+            const working = reaction && pending.size > 0;
+            if (now - started >= maxMs || (!working && now - lastChange >= quietMs)) {
               observer.disconnect();
               resolve(true);
-            } else {
-              nativeSetTimeout.call(window, check, 5);
+              return;
             }
+            const untilQuiet = working ? 5 : lastChange + quietMs - now;
+            nativeSetTimeout.call(window, check, Math.max(1, Math.min(untilQuiet, started + maxMs - now)));
           };
-          nativeSetTimeout.call(window, check, 5);
+          nativeSetTimeout.call(window, check, Math.min(5, quietMs));
         });
       },
     },
