@@ -15,7 +15,8 @@ import { composeBounce } from './bounce-message.ts';
 import type { DeliveryStore } from './delivery-store.ts';
 import { composeForwardedMessage, type DkimKey } from './forwarded-message.ts';
 import type { DnsLookup } from './mail-dns.ts';
-import type { MailSender } from './mail-sender.ts';
+import type { MailSender, MessageForHop } from './mail-sender.ts';
+import { downgradeTo7Bit } from './seven-bit.ts';
 import type { Srs } from './srs.ts';
 
 /** Enqueues one delivery job; `jobId` makes a repeated enqueue of the same attempt a no-op. */
@@ -91,16 +92,27 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
     // Every forward with a sender goes out with an SRS sender on our domain: SPF passes at the
     // destination and its bounces come back to us to be reversed. Bounces keep the null sender.
     const envelopeFrom = forwarded ? ports.srs.forward(delivery.envelopeFrom) : '';
-    const raw = forwarded
-      ? await composeForwardedMessage(delivery.raw, {
-          keepSender: delivery.keepSender,
-          recipient: delivery.recipient,
-          relaySender: ports.settings.relaySender,
-          dkim: ports.settings.dkim,
-          arc: { lookup: ports.dns, hostname: ports.settings.hostname, envelopeFrom: delivery.envelopeFrom, onError: ports.onSealError },
-        })
-      : delivery.raw;
-    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, raw);
+    const compose = (original: Buffer) =>
+      forwarded
+        ? composeForwardedMessage(original, {
+            keepSender: delivery.keepSender,
+            recipient: delivery.recipient,
+            relaySender: ports.settings.relaySender,
+            dkim: ports.settings.dkim,
+            arc: { lookup: ports.dns, hostname: ports.settings.hostname, envelopeFrom: delivery.envelopeFrom, onError: ports.onSealError },
+          })
+        : Promise.resolve(original);
+    // The 7-bit form is converted before our signatures are made, so they cover what is sent.
+    const forms = new Map<'as-composed' | 'seven-bit', Promise<Buffer>>();
+    const message: MessageForHop = (form) => {
+      let bytes = forms.get(form);
+      if (!bytes) {
+        bytes = form === 'as-composed' ? compose(delivery.raw) : downgradeTo7Bit(delivery.raw).then(compose);
+        forms.set(form, bytes);
+      }
+      return bytes;
+    };
+    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, message);
 
     if (outcome.outcome === 'delivered') {
       await ports.store.recordDelivered(delivery);
@@ -108,7 +120,7 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
       return 'delivered';
     }
     if (outcome.outcome === 'permanent') {
-      await bounce(ports, delivery, outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0', outcome.error);
+      await bounce(ports, delivery, outcome.status ?? (outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0'), outcome.error);
       return 'bounced';
     }
     const attempts = delivery.attempts + 1;

@@ -1,16 +1,18 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import { isAscii } from 'node:buffer';
 import { domainOf } from './addresses.ts';
+import { classifySmtpError, openHopConnection, type HopAddress, type HopConnection, type HopSendResult, type SendOutcome } from './hop-connection.ts';
 
-export type SendOutcome =
-  | { outcome: 'delivered'; response: string }
-  /** 4xx or no answer at all (connection refused, dropped, timed out): try again later. */
-  | { outcome: 'temporary'; error: string; responseCode?: number }
-  /** 5xx: the destination refused for good. */
-  | { outcome: 'permanent'; error: string; responseCode: number };
+export type { SendOutcome } from './hop-connection.ts';
+
+/**
+ * The bytes of a message for one hop: `'as-composed'`, or `'seven-bit'` when the hop lacks
+ * 8BITMIME and the composed form holds 8-bit data (RFC 6152 §3). Asked for only when needed.
+ */
+export type MessageForHop = (form: 'as-composed' | 'seven-bit') => Promise<Buffer>;
 
 /** The outbound side as the delivery use case needs it. */
 export type MailSender = {
-  send(envelope: { from: string; to: string }, raw: Buffer): Promise<SendOutcome>;
+  send(envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome>;
   close(): void;
 };
 
@@ -20,18 +22,97 @@ export type MxResolver = {
   a(host: string): Promise<string[]>;
 };
 
-type NodemailerError = Error & { responseCode?: number; response?: string; code?: string };
+const isAsciiText = (text: string) => !/[\u0080-\uffff]/.test(text);
 
-function classify(error: NodemailerError): SendOutcome {
-  const text = (error.response ?? error.message).slice(0, 500);
-  if (error.responseCode && error.responseCode >= 500) return { outcome: 'permanent', error: text, responseCode: error.responseCode };
-  if (error.responseCode) return { outcome: 'temporary', error: text, responseCode: error.responseCode };
-  return { outcome: 'temporary', error: error.code ? `${error.code}: ${text}` : text };
+/** Messages one relay session carries before it is replaced, as nodemailer's pool did. */
+const maxMessagesPerSession = 1000;
+
+/**
+ * What a hop can take decides what it is sent: UTF-8 addresses need SMTPUTF8 (RFC 6531 §3.4: no
+ * downgrade exists, the message is returned), 8-bit data without 8BITMIME is converted to 7 bits.
+ */
+async function sendToHop(hop: HopConnection, envelope: { from: string; to: string }, message: MessageForHop): Promise<HopSendResult> {
+  if (!hop.smtpUtf8 && !(isAsciiText(envelope.from) && isAsciiText(envelope.to))) {
+    const error = 'the next hop does not accept internationalized addresses (no SMTPUTF8)';
+    return { outcome: { outcome: 'permanent', error, responseCode: 553, status: '5.6.7' }, usable: true, unsent: true };
+  }
+  let raw = await message('as-composed');
+  if (!hop.eightBitMime && !isAscii(raw)) raw = await message('seven-bit');
+  return hop.send(envelope, raw);
+}
+
+/** Sessions to one smarthost, reused up to `maxConnections` at once. */
+function createHopPool(address: HopAddress, maxConnections: number) {
+  // The most recently used session goes out first: the least likely to have been timed out by the hop.
+  const idle: HopConnection[] = [];
+  const waiting: Array<() => void> = [];
+  let open = 0;
+  let closed = false;
+
+  const acquire = async (): Promise<HopConnection> => {
+    for (;;) {
+      const reused = idle.pop();
+      if (reused) {
+        if (!reused.closed) return reused;
+        open -= 1;
+        continue;
+      }
+      if (open < maxConnections) {
+        open += 1;
+        try {
+          return await openHopConnection(address);
+        } catch (error) {
+          open -= 1;
+          waiting.shift()?.();
+          throw error;
+        }
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  const release = (hop: HopConnection, usable: boolean) => {
+    if (!closed && usable && !hop.closed && hop.sent < maxMessagesPerSession) idle.push(hop);
+    else {
+      if (!hop.closed) hop.quit();
+      open -= 1;
+    }
+    waiting.shift()?.();
+  };
+
+  return {
+    async send(envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome> {
+      for (let attempt = 0; ; attempt += 1) {
+        let hop: HopConnection;
+        try {
+          hop = await acquire();
+        } catch (error) {
+          return classifySmtpError(error as Error);
+        }
+        const reused = hop.sent > 0;
+        let result: HopSendResult;
+        try {
+          result = await sendToHop(hop, envelope, message);
+        } catch (error) {
+          release(hop, true);
+          throw error;
+        }
+        release(hop, result.usable);
+        // A reused session the hop dropped before any of the message went out (an idle timeout
+        // racing our MAIL FROM) says nothing about this message: send it on a fresh session.
+        const droppedBeforeData = result.outcome.outcome === 'temporary' && reused && result.unsent && attempt === 0;
+        if (!droppedBeforeData) return result.outcome;
+      }
+    },
+    close() {
+      closed = true;
+      for (const hop of idle.splice(0)) hop.quit();
+    },
+  };
 }
 
 /**
- * Sends through the configured smarthost (`MAIL_RELAY_URL`, one pool of reused connections) or
- * straight to the destination's MX hosts in preference order.
+ * Sends through the configured smarthost (`MAIL_RELAY_URL`, a pool of reused sessions) or straight
+ * to the destination's MX hosts in preference order (a session per try).
  */
 export function createMailSender(options: {
   relayUrl: string | undefined;
@@ -43,30 +124,35 @@ export function createMailSender(options: {
 }): MailSender {
   const timeouts = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: options.timeoutMs ?? 10 * 60_000 };
   const relay = options.relayUrl ? new URL(options.relayUrl) : null;
-  const relayTransport = relay
-    ? nodemailer.createTransport({
-        pool: true,
-        maxConnections: options.maxConnections,
-        maxMessages: 1000,
-        host: relay.hostname,
-        port: Number(relay.port || (relay.protocol === 'smtps:' ? 465 : 25)),
-        secure: relay.protocol === 'smtps:',
-        name: options.hostname,
-        ...(relay.username ? { auth: { user: decodeURIComponent(relay.username), pass: decodeURIComponent(relay.password) } } : {}),
-        ...timeouts,
-      })
+  const relayPool = relay
+    ? createHopPool(
+        {
+          host: relay.hostname,
+          port: Number(relay.port || (relay.protocol === 'smtps:' ? 465 : 25)),
+          secure: relay.protocol === 'smtps:',
+          hostname: options.hostname,
+          ...(relay.username ? { auth: { user: decodeURIComponent(relay.username), pass: decodeURIComponent(relay.password) } } : {}),
+          timeouts,
+        },
+        options.maxConnections,
+      )
     : null;
 
-  const sendVia = async (transport: Transporter, envelope: { from: string; to: string }, raw: Buffer): Promise<SendOutcome> => {
+  const sendVia = async (address: HopAddress, envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome> => {
+    let hop: HopConnection;
     try {
-      const info = await transport.sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
-      return { outcome: 'delivered', response: String(info.response ?? '') };
+      hop = await openHopConnection(address);
     } catch (error) {
-      return classify(error as NodemailerError);
+      return classifySmtpError(error as Error);
+    }
+    try {
+      return (await sendToHop(hop, envelope, message)).outcome;
+    } finally {
+      hop.quit();
     }
   };
 
-  const sendDirect = async (envelope: { from: string; to: string }, raw: Buffer): Promise<SendOutcome> => {
+  const sendDirect = async (envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome> => {
     const domain = domainOf(envelope.to);
     let hosts: string[];
     try {
@@ -88,12 +174,7 @@ export function createMailSender(options: {
         continue;
       }
       for (const address of addresses) {
-        const transport = nodemailer.createTransport({ host: address, port: options.mxPort, name: options.hostname, tls: { servername: host }, ...timeouts });
-        try {
-          last = await sendVia(transport, envelope, raw);
-        } finally {
-          transport.close();
-        }
+        last = await sendVia({ host: address, port: options.mxPort, secure: false, servername: host, hostname: options.hostname, timeouts }, envelope, message);
         // Only a connection-level failure moves on to the next host; an answer is final for this try.
         if (last.outcome !== 'temporary' || last.responseCode) return last;
       }
@@ -102,7 +183,7 @@ export function createMailSender(options: {
   };
 
   return {
-    send: (envelope, raw) => (relayTransport ? sendVia(relayTransport, envelope, raw) : sendDirect(envelope, raw)),
-    close: () => relayTransport?.close(),
+    send: (envelope, message) => (relayPool ? relayPool.send(envelope, message) : sendDirect(envelope, message)),
+    close: () => relayPool?.close(),
   };
 }

@@ -1,5 +1,9 @@
-// mailsplit ships no types; this declares the one class we use (header edits that keep the body bytes).
+// mailsplit ships no types; this declares what we use: header edits that keep the body bytes, and
+// the split → rewrite → join pipeline of the 7-bit downgrade.
 declare module 'mailsplit' {
+  import type { Readable, Writable } from 'node:stream';
+  import { Transform } from 'node:stream';
+
   export class Headers {
     constructor(headers: Buffer | string);
     get(key: string): string[];
@@ -13,5 +17,25 @@ declare module 'mailsplit' {
     remove(key: string): void;
     update(key: string, value: string): void;
     build(lineEnd?: string): Buffer;
+  }
+
+  /** One MIME part as the splitter sees it (type 'node'). */
+  export type MimePart = {
+    type: 'node';
+    multipart: string | false;
+    contentType: string | false;
+    /** Content-Transfer-Encoding, lower case ('' when absent). */
+    encoding: string | false;
+  };
+  export class Splitter extends Transform {}
+  export class Joiner extends Transform {}
+  /**
+   * Re-encodes the body of every part `filter` picks: it is decoded, handed over, and whatever is
+   * written back is encoded as quoted-printable unless the part already was base64 or QP.
+   */
+  export class Rewriter extends Transform {
+    constructor(filter: (part: MimePart) => boolean);
+    on(event: 'node', listener: (pair: { node: MimePart; decoder: Readable; encoder: Writable }) => void): this;
+    on(event: string, listener: (...args: unknown[]) => void): this;
   }
 }

@@ -1,0 +1,214 @@
+import { isAscii } from 'node:buffer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { createMailSender, type MailSender, type MessageForHop } from './mail-sender.ts';
+
+type Received = { from: string; to: string[]; mailArgs: Record<string, unknown>; raw: Buffer };
+
+/** A real SMTP server on loopback standing in for the smarthost, with what each session sent. */
+async function startHop(options: Partial<SMTPServerOptions> = {}) {
+  const received: Received[] = [];
+  let connections = 0;
+  let openNow = 0;
+  let mostOpen = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    onConnect(_session, callback) {
+      connections += 1;
+      openNow += 1;
+      mostOpen = Math.max(mostOpen, openNow);
+      callback();
+    },
+    onClose() {
+      openNow -= 1;
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const mailFrom = session.envelope.mailFrom;
+        received.push({
+          from: mailFrom ? mailFrom.address : '',
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown>,
+          raw: Buffer.concat(chunks),
+        });
+        // Slow enough for concurrent sends to need sessions of their own.
+        setTimeout(() => callback(null, 'Queued'), 20);
+      });
+    },
+    ...options,
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    connections: () => connections,
+    mostOpen: () => mostOpen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const noDns = { mx: () => Promise.reject(new Error('no DNS in this test')), a: () => Promise.reject(new Error('no DNS in this test')) };
+const open: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  // Senders first: a hop closes only once its clients have gone.
+  for (const closable of open.splice(0).reverse()) await closable.close();
+});
+
+function relayTo(url: string, maxConnections = 5): MailSender {
+  const sender = createMailSender({ relayUrl: url, hostname: 'relay.test', mxPort: 25, resolver: noDns, maxConnections });
+  open.push(sender);
+  return sender;
+}
+
+const asciiMessage = Buffer.from('From: a@example.org\r\nTo: b@example.net\r\nSubject: plain\r\n\r\nHello.\r\n');
+/** A text part in the given encoding and an attachment already in base64. */
+const multipart = (textEncoding: string, text: string) =>
+  Buffer.from(
+    [
+      'From: a@example.org',
+      'To: b@example.net',
+      'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/plain; charset=utf-8',
+      `Content-Transfer-Encoding: ${textEncoding}`,
+      '',
+      text,
+      '--b1',
+      'Content-Type: application/octet-stream',
+      'Content-Transfer-Encoding: base64',
+      '',
+      'AAECAwQF',
+      '--b1--',
+      '',
+    ].join('\r\n'),
+  );
+const eightBitMessage = multipart('8bit', 'Grüße aus Köln, à bientôt.');
+const sevenBitMessage = multipart('quoted-printable', 'Gr=C3=BC=C3=9Fe aus K=C3=B6ln, =C3=A0 bient=C3=B4t.');
+
+/** The message as composed, counting which forms the sender asked for. */
+function messageOf(raw: Buffer, sevenBit?: Buffer) {
+  const asked: string[] = [];
+  const message: MessageForHop = async (form) => {
+    asked.push(form);
+    if (form === 'seven-bit') {
+      if (!sevenBit) throw new Error('no 7-bit form expected');
+      return sevenBit;
+    }
+    return raw;
+  };
+  return { message, asked };
+}
+
+describe('mail sender', () => {
+  it('reuses relay sessions, never more at once than allowed, and declares BODY=8BITMIME for 8-bit data only', async () => {
+    const hop = await startHop();
+    open.push(hop);
+    const sender = relayTo(hop.url, 2);
+
+    const first = await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    const second = await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(eightBitMessage).message);
+    expect([first.outcome, second.outcome]).toEqual(['delivered', 'delivered']);
+    expect(hop.connections()).toBe(1);
+    expect(hop.received[0]?.mailArgs.BODY).toBeUndefined();
+    expect(hop.received[1]?.mailArgs.BODY).toBe('8BITMIME');
+    expect(hop.received[1]?.raw.equals(eightBitMessage)).toBe(true);
+
+    const burst = await Promise.all(Array.from({ length: 6 }, () => sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)));
+    expect(burst.every((outcome) => outcome.outcome === 'delivered')).toBe(true);
+    expect(hop.mostOpen()).toBe(2);
+    expect(hop.received).toHaveLength(8);
+  });
+
+  it('sends the 7-bit form to a hop without 8BITMIME, and only then asks for it', async () => {
+    const hop = await startHop({ hide8BITMIME: true });
+    open.push(hop);
+    const sender = relayTo(hop.url);
+
+    const plain = messageOf(asciiMessage);
+    expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, plain.message)).outcome).toBe('delivered');
+    expect(plain.asked).toEqual(['as-composed']);
+
+    const eightBit = messageOf(eightBitMessage, sevenBitMessage);
+    expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, eightBit.message)).outcome).toBe('delivered');
+    expect(eightBit.asked).toEqual(['as-composed', 'seven-bit']);
+    const received = hop.received[1];
+    expect(received?.raw.equals(sevenBitMessage)).toBe(true);
+    expect(received && isAscii(received.raw)).toBe(true);
+    expect(received?.mailArgs.BODY).toBeUndefined();
+  });
+
+  it('returns mail with internationalized addresses as 5.6.7 when the hop lacks SMTPUTF8, and sends it with SMTPUTF8 when not', async () => {
+    const without = await startHop({ hideSMTPUTF8: true });
+    const withIt = await startHop();
+    open.push(without, withIt);
+
+    const refused = await relayTo(without.url).send({ from: 'srs@relay.test', to: 'jörg@example.net' }, messageOf(asciiMessage).message);
+    expect(refused).toMatchObject({ outcome: 'permanent', status: '5.6.7' });
+    expect(without.received).toHaveLength(0);
+
+    const sent = await relayTo(withIt.url).send({ from: 'srs@relay.test', to: 'jörg@example.net' }, messageOf(asciiMessage).message);
+    expect(sent.outcome).toBe('delivered');
+    expect(withIt.received[0]?.to).toEqual(['jörg@example.net']);
+    expect(withIt.received[0]?.mailArgs.SMTPUTF8).toBe(true);
+  });
+
+  it('opens a fresh session when the hop dropped a pooled one, idle or at the next MAIL FROM, instead of deferring the message', async () => {
+    // The hop times idle sessions out after 150 ms.
+    const idleTimeout = await startHop({ socketTimeout: 150 });
+    open.push(idleTimeout);
+    const sender = relayTo(idleTimeout.url, 1);
+    expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
+    expect(idleTimeout.connections()).toBe(2);
+
+    // This hop ends every session at its second MAIL FROM with 421, as a hop shutting down does.
+    const closing = await startHop({
+      onMailFrom(_address, session, callback) {
+        if (session.transaction > 1) return callback(Object.assign(new Error('4.3.2 shutting down'), { responseCode: 421 }));
+        callback();
+      },
+    });
+    open.push(closing);
+    const closingSender = relayTo(closing.url, 1);
+    for (let index = 0; index < 3; index += 1) {
+      expect((await closingSender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
+    }
+    expect(closing.received).toHaveLength(3);
+    expect(closing.connections()).toBe(3);
+  });
+
+  it('tells a refusal for now (4xx), for good (5xx) and no hop at all apart', async () => {
+    const hop = await startHop({
+      onRcptTo(address, _session, callback) {
+        if (address.address.startsWith('later')) return callback(Object.assign(new Error('4.2.1 try later'), { responseCode: 451 }));
+        if (address.address.startsWith('never')) return callback(Object.assign(new Error('5.1.1 no such user'), { responseCode: 550 }));
+        callback();
+      },
+    });
+    open.push(hop);
+    const sender = relayTo(hop.url, 1);
+    expect(await sender.send({ from: 'srs@relay.test', to: 'later@example.net' }, messageOf(asciiMessage).message)).toMatchObject({ outcome: 'temporary', responseCode: 451 });
+    expect(await sender.send({ from: 'srs@relay.test', to: 'never@example.net' }, messageOf(asciiMessage).message)).toMatchObject({ outcome: 'permanent', responseCode: 550 });
+    // The refusals left the session usable: the next message goes over the same one.
+    expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
+    expect(hop.connections()).toBe(1);
+
+    sender.close();
+    await hop.close();
+    open.splice(open.indexOf(hop), 1);
+    const nobody = await relayTo(hop.url).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    expect(nobody.outcome).toBe('temporary');
+    expect(nobody).not.toHaveProperty('responseCode');
+  });
+});
