@@ -123,24 +123,31 @@ export type DeliveryClaim = { locked: boolean; delivery: DeliveryToSend | null }
 
 /**
  * Takes the session advisory lock of each delivery and, for those it got, reads the delivery with
- * its message: one round trip for a group. `locked: false` means another session is sending it
+ * its message (the raw bytes only where the caller does not have them at hand): one round trip
+ * for a group. `locked: false` means another session is sending it
  * right now. The caller must unlock on the same connection (`unlockDeliveries`). A session takes
  * its own advisory lock again without waiting, so one session must not claim one id twice.
  */
-export async function lockDeliveriesToSend(db: Queryable, deliveryIds: string[]): Promise<Map<string, DeliveryClaim>> {
-  const result = await db.query<DbDeliveryToSend & { id: string; locked: boolean }>({
+export async function lockDeliveriesToSend(db: Queryable, deliveryIds: string[], rawAtHand: Map<string, Buffer> = new Map()): Promise<Map<string, DeliveryClaim>> {
+  const result = await db.query<Omit<DbDeliveryToSend, 'raw'> & { raw: Buffer | null; id: string; locked: boolean }>({
     name: 'lock-deliveries-to-send',
     text: `SELECT l.id, l.locked, d.* FROM (
        SELECT x.id, pg_try_advisory_lock(hashtextextended(x.id, 5)) AS locked FROM unnest($1::text[]) AS x(id)
      ) l
      LEFT JOIN LATERAL (
        SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
-              m.envelope_from, m.raw, m.accepted_at
+              m.envelope_from, CASE WHEN l.id = ANY($2::text[]) THEN NULL ELSE m.raw END AS raw, m.accepted_at
        FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = l.id::uuid
      ) d ON l.locked`,
-    values: [deliveryIds],
+    values: [deliveryIds, [...rawAtHand.keys()]],
   });
-  return new Map(result.rows.map((row) => [row.id, { locked: row.locked, delivery: row.locked && row.delivery_id ? toDeliveryToSend(row) : null }]));
+  return new Map(
+    result.rows.map((row) => {
+      const raw = row.raw ?? rawAtHand.get(row.id);
+      const delivery = row.locked && row.delivery_id && raw ? toDeliveryToSend({ ...row, raw }) : null;
+      return [row.id, { locked: row.locked, delivery }];
+    }),
+  );
 }
 
 export async function unlockDeliveries(db: Queryable, deliveryIds: string[]): Promise<void> {

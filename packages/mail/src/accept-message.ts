@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { insertAcceptedMessages, type AcceptedMessage, type DeliveryKind, type Queryable } from '@quarry/db';
 import { deliveryJobId, type EnqueueDeliveries } from './deliver-mail.ts';
 import { groupCommit } from './group-commit.ts';
+import type { RecentMessages } from './recent-messages.ts';
 
 /** Where one accepted recipient's copy goes, decided at RCPT time. */
 export type DeliveryTarget = { recipient: string | null; forwardsTo: string; keepSender: boolean; kind: DeliveryKind };
@@ -10,6 +11,8 @@ export type AcceptPorts = {
   db: Queryable;
   enqueueMany: EnqueueDeliveries;
   onEnqueueError?: (error: unknown) => void;
+  /** Keeps what was just stored for this process's own deliveries. */
+  recent?: RecentMessages;
 };
 
 export type IncomingMessage = { envelopeFrom: string; raw: Buffer; targets: DeliveryTarget[] };
@@ -39,6 +42,7 @@ export function createMessageAcceptor(ports: AcceptPorts): (message: IncomingMes
   const commit = groupCommit(
     async (messages: AcceptedMessage[]) => {
       await insertAcceptedMessages(ports.db, messages);
+      for (const message of messages) ports.recent?.remember(message.deliveries.map((delivery) => delivery.deliveryId), message.raw);
       const jobs = messages.flatMap((message) =>
         message.deliveries.map((delivery) => ({ payload: { deliveryId: delivery.deliveryId }, options: { jobId: deliveryJobId(delivery.deliveryId, 0) } })));
       // Not awaited, and never able to fail the commit: the rows are stored whatever Redis does.

@@ -1,5 +1,6 @@
 import { lockDeliveriesToSend, recordDelivered, unlockDeliveries, type DeliveryClaim, type DeliveryToSend, type Pool, type PoolClient } from '@quarry/db';
 import { groupCommit } from './group-commit.ts';
+import type { RecentMessages } from './recent-messages.ts';
 
 /** What deliveries in flight share in one process: their advisory locks and their success records. */
 export type DeliveryStore = {
@@ -20,7 +21,7 @@ export type DeliveryStore = {
  * lock it held, with it (ADR 0011). A session takes its own lock again without waiting, so the
  * store refuses a second claim of an id it already holds.
  */
-export function createDeliveryStore(pool: Pool): DeliveryStore {
+export function createDeliveryStore(pool: Pool, recent?: RecentMessages): DeliveryStore {
   const held = new Set<string>();
   let lockSession: Promise<PoolClient> | null = null;
   // Never back to the pool: a connection that held locks is closed, and its locks with it.
@@ -51,7 +52,13 @@ export function createDeliveryStore(pool: Pool): DeliveryStore {
 
   const lock = groupCommit(
     async (ids: string[]) => {
-      const claims = await lockDeliveriesToSend(await session(), ids);
+      // Held here, so a message the acceptor drops from `recent` meanwhile is still at hand.
+      const rawAtHand = new Map<string, Buffer>();
+      for (const id of ids) {
+        const raw = recent?.get(id);
+        if (raw) rawAtHand.set(id, raw);
+      }
+      const claims = await lockDeliveriesToSend(await session(), ids, rawAtHand);
       return ids.map((id) => claims.get(id) ?? { locked: false, delivery: null });
     },
     { maxInputs: 200 },
@@ -85,6 +92,8 @@ export function createDeliveryStore(pool: Pool): DeliveryStore {
       }
     },
     async release(deliveryId) {
+      // Whatever happened, the next attempt (a retry minutes away, or none) reads Postgres.
+      recent?.forget(deliveryId);
       try {
         await unlock(deliveryId);
       } finally {

@@ -9,7 +9,11 @@ import { runMailHousekeeping } from './housekeeping.ts';
 import { createInboundSmtpServer, type InboundSettings, type InboundSmtpServer } from './inbound-smtp.server.ts';
 import { createMailDns } from './mail-dns.ts';
 import { createMailSender, type MxResolver } from './mail-sender.ts';
+import { createRecentMessages } from './recent-messages.ts';
 import { createSrs } from './srs.ts';
+
+/** Memory for messages accepted here and not yet delivered (recent-messages.ts): 64 MB. */
+const recentMessageBytes = 64 * 1024 * 1024;
 
 /** The mail settings of `Config` (packages/config), restated so this package needs no config dependency. */
 export type MailSettings = {
@@ -74,8 +78,10 @@ export function createMailService(options: {
   const dkim = options.mail.dkim.privateKey
     ? { domain: relayDomain, selector: options.mail.dkim.selector, privateKey: options.mail.dkim.privateKey }
     : undefined;
+  const recent = createRecentMessages(recentMessageBytes);
   const accept = createMessageAcceptor({
     db: options.pool,
+    recent,
     enqueueMany: options.enqueueMany,
     onEnqueueError: (error) => options.onError?.(error, 'mail enqueue'),
   });
@@ -90,7 +96,7 @@ export function createMailService(options: {
     { ...options.smtp, hostname: options.mail.hostname, domains: options.mail.domains, srsDomain: relayDomain },
   );
   const deliveryPool = options.deliveryPool ?? options.pool;
-  const store = createDeliveryStore(deliveryPool);
+  const store = createDeliveryStore(deliveryPool, recent);
   return {
     smtp,
     deliver: (payload) =>
