@@ -17,6 +17,12 @@ export type HopAddress = {
   secure: boolean;
   /** Name checked against the hop's certificate, when `host` is an address. */
   servername?: string;
+  /**
+   * Opportunistic TLS (RFC 7435), as MTAs deliver to MX hosts: STARTTLS whenever offered, any
+   * certificate accepted, and plaintext when the upgrade fails. Without it, TLS errors fail the
+   * session: right for a configured smarthost, which has a name and a certificate we know.
+   */
+  opportunistic?: boolean;
   auth?: { user: string; pass: string };
   /** Our name in EHLO. */
   hostname: string;
@@ -70,7 +76,8 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
     port: address.port,
     secure: address.secure,
     name: address.hostname,
-    ...(address.servername ? { tls: { servername: address.servername } } : {}),
+    ...(address.opportunistic ? { opportunisticTLS: true } : {}),
+    tls: { ...(address.servername ? { servername: address.servername } : {}), ...(address.opportunistic ? { rejectUnauthorized: false } : {}) },
     ...address.timeouts,
   });
   let closed = false;
@@ -91,6 +98,8 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
     connection.once('end', fail);
     connection.connect(() => {
       // At 'connect' the last answer is the EHLO (or HELO) answer; a HELO answer advertises nothing.
+      // After a refused STARTTLS (opportunistic TLS goes on in plaintext) it is that refusal: the
+      // session then counts as offering neither extension, the safe side (7-bit, no UTF-8).
       const ehlo = String(connection.lastServerResponse || '');
       const opened: HopConnection = {
         eightBitMime: advertises(ehlo, '8BITMIME'),

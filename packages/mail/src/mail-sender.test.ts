@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { createMailSender, type MailSender, type MessageForHop } from './mail-sender.ts';
 
-type Received = { from: string; to: string[]; mailArgs: Record<string, unknown>; raw: Buffer };
+type Received = { from: string; to: string[]; mailArgs: Record<string, unknown>; raw: Buffer; secure: boolean };
 
 /** A real SMTP server on loopback standing in for the smarthost, with what each session sent. */
 async function startHop(options: Partial<SMTPServerOptions> = {}) {
@@ -35,6 +35,7 @@ async function startHop(options: Partial<SMTPServerOptions> = {}) {
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown>,
           raw: Buffer.concat(chunks),
+          secure: session.secure,
         });
         // Slow enough for concurrent sends to need sessions of their own.
         setTimeout(() => callback(null, 'Queued'), 20);
@@ -46,6 +47,7 @@ async function startHop(options: Partial<SMTPServerOptions> = {}) {
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
+    port,
     url: `smtp://127.0.0.1:${port}`,
     received,
     connections: () => connections,
@@ -210,5 +212,17 @@ describe('mail sender', () => {
     const nobody = await relayTo(hop.url).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
     expect(nobody.outcome).toBe('temporary');
     expect(nobody).not.toHaveProperty('responseCode');
+  });
+
+  it('delivers to an MX host with opportunistic TLS: STARTTLS taken, a certificate it cannot verify accepted', async () => {
+    // smtp-server offers STARTTLS with its built-in self-signed certificate.
+    const mx = await startHop({ disabledCommands: ['AUTH'] });
+    open.push(mx);
+    const resolver = { mx: async () => [{ exchange: 'mx.example.net', priority: 10 }], a: async () => ['127.0.0.1'] };
+    const sender = createMailSender({ relayUrl: undefined, hostname: 'relay.test', mxPort: mx.port, resolver, maxConnections: 5 });
+    open.push(sender);
+    const outcome = await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    expect(outcome.outcome).toBe('delivered');
+    expect(mx.received[0]?.secure).toBe(true);
   });
 });

@@ -174,7 +174,7 @@ export function createMailSender(options: {
         continue;
       }
       for (const address of addresses) {
-        last = await sendVia({ host: address, port: options.mxPort, secure: false, servername: host, hostname: options.hostname, timeouts }, envelope, message);
+        last = await sendVia({ host: address, port: options.mxPort, secure: false, servername: host, opportunistic: true, hostname: options.hostname, timeouts }, envelope, message);
         // Only a connection-level failure moves on to the next host; an answer is final for this try.
         if (last.outcome !== 'temporary' || last.responseCode) return last;
       }
