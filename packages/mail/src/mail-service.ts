@@ -12,8 +12,11 @@ import { createMailSender, type MxResolver } from './mail-sender.ts';
 import { createRecentMessages } from './recent-messages.ts';
 import { createSrs } from './srs.ts';
 
-/** Memory for messages accepted here and not yet delivered (recent-messages.ts): 64 MB. */
-const recentMessageBytes = 64 * 1024 * 1024;
+/**
+ * Messages accepted here and not yet delivered (recent-messages.ts): at most 64 MB, and none older
+ * than a minute (a delivery starts milliseconds after its commit unless it waits for a worker).
+ */
+const recentMessages = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 60_000 };
 
 /** The mail settings of `Config` (packages/config), restated so this package needs no config dependency. */
 export type MailSettings = {
@@ -78,7 +81,7 @@ export function createMailService(options: {
   const dkim = options.mail.dkim.privateKey
     ? { domain: relayDomain, selector: options.mail.dkim.selector, privateKey: options.mail.dkim.privateKey }
     : undefined;
-  const recent = createRecentMessages(recentMessageBytes);
+  const recent = createRecentMessages(recentMessages);
   const accept = createMessageAcceptor({
     db: options.pool,
     recent,

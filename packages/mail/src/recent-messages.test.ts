@@ -7,7 +7,7 @@ import { createRecentMessages } from './recent-messages.ts';
 
 describe('recent messages', () => {
   it('keeps the newest messages within its byte budget', () => {
-    const recent = createRecentMessages(25);
+    const recent = createRecentMessages({ maxBytes: 25, maxAgeMs: 60_000 });
     recent.remember(['a'], Buffer.alloc(10, 'a'));
     recent.remember(['b', 'c'], Buffer.alloc(5, 'b'));
     recent.remember(['d'], Buffer.alloc(10, 'd'));
@@ -20,6 +20,17 @@ describe('recent messages', () => {
     recent.remember(['f'], Buffer.alloc(26));
     expect(recent.get('f')).toBeUndefined();
     expect(recent.get('c')).toBeDefined();
+  });
+
+  it('lets copies that nobody released leave by age, at the next message', () => {
+    let clock = 0;
+    const recent = createRecentMessages({ maxBytes: 1024, maxAgeMs: 1_000, now: () => clock });
+    recent.remember(['a'], Buffer.alloc(1));
+    clock = 600;
+    recent.remember(['b'], Buffer.alloc(1));
+    clock = 1_200;
+    recent.remember(['c'], Buffer.alloc(1));
+    expect(['a', 'b', 'c'].map((id) => recent.get(id) !== undefined)).toEqual([false, true, true]);
   });
 });
 
@@ -50,7 +61,7 @@ describe('delivery store with recent messages', () => {
       ],
       countRecipients: [],
     }]);
-    const recent = createRecentMessages(1024);
+    const recent = createRecentMessages({ maxBytes: 1024, maxAgeMs: 60_000 });
     // Different bytes than stored, so the test sees where a claim got its bytes from.
     const atHand = Buffer.from('Subject: at hand\r\n\r\nfrom memory\r\n');
     recent.remember([held], atHand);
