@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { createMailSender, type MailSender, type MessageForHop } from './mail-sender.ts';
+import { multipartSample } from './mime-samples.test-support.ts';
 
 type Received = { from: string; to: string[]; mailArgs: Record<string, unknown>; raw: Buffer; secure: boolean };
 
@@ -70,32 +71,8 @@ function relayTo(url: string, maxConnections = 5): MailSender {
 }
 
 const asciiMessage = Buffer.from('From: a@example.org\r\nTo: b@example.net\r\nSubject: plain\r\n\r\nHello.\r\n');
-/** A text part in the given encoding and an attachment already in base64. */
-const multipart = (textEncoding: string, text: string) =>
-  Buffer.from(
-    [
-      'From: a@example.org',
-      'To: b@example.net',
-      'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b1"',
-      '',
-      '--b1',
-      'Content-Type: text/plain; charset=utf-8',
-      `Content-Transfer-Encoding: ${textEncoding}`,
-      '',
-      text,
-      '--b1',
-      'Content-Type: application/octet-stream',
-      'Content-Transfer-Encoding: base64',
-      '',
-      'AAECAwQF',
-      '--b1--',
-      '',
-    ].join('\r\n'),
-  );
-const eightBitMessage = multipart('8bit', 'Grüße aus Köln, à bientôt.');
-const sevenBitMessage = multipart('quoted-printable', 'Gr=C3=BC=C3=9Fe aus K=C3=B6ln, =C3=A0 bient=C3=B4t.');
+const eightBitMessage = multipartSample({ from: 'a@example.org', textEncoding: '8bit', text: 'Grüße aus Köln, à bientôt.' });
+const sevenBitMessage = multipartSample({ from: 'a@example.org', textEncoding: 'quoted-printable', text: 'Gr=C3=BC=C3=9Fe aus K=C3=B6ln, =C3=A0 bient=C3=B4t.' });
 
 /** The message as composed, counting which forms the sender asked for. */
 function messageOf(raw: Buffer, sevenBit?: Buffer) {

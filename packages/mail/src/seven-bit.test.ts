@@ -3,31 +3,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { authenticate } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import { composeForwardedMessage, splitMessage } from './forwarded-message.ts';
+import { multipartSample } from './mime-samples.test-support.ts';
 import { downgradeTo7Bit } from './seven-bit.ts';
 
-const multipart = Buffer.from(
-  [
-    'From: Zoë <zoe@sender.test>',
-    'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="b1"',
-    '',
-    'preamble',
-    '--b1',
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: 8bit',
-    '',
-    'Grüße aus Köln,',
-    '.à bientôt.',
-    '--b1',
-    'Content-Type: application/octet-stream',
-    'Content-Transfer-Encoding: base64',
-    '',
-    'AAECAwQF',
-    '--b1--',
-    '',
-  ].join('\r\n'),
-);
+// A raw UTF-8 author (headers are not converted), a preamble, and a line that starts with a dot.
+const multipart = multipartSample({ from: 'Zoë <zoe@sender.test>', preamble: 'preamble', textEncoding: '8bit', text: 'Grüße aus Köln,\r\n.à bientôt.' });
 
 const decodeQuotedPrintable = (text: string) =>
   Buffer.from(text.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
