@@ -120,8 +120,22 @@ type Row = {
  * `npm run bench -- smtp`: 10,000 messages of 10 KB over 20 parallel sessions (Postfix's
  * smtp-source) to a bound recipient of a `mail` role process, delivered through the smarthost
  * setting to a local sink; once with a new connection per message, once with connections reused.
+ * `--runs N` repeats both N times, each on a fresh database, Redis prefix and mail process.
  */
-export async function benchSmtp(options: { messages: number; sessions: number; bytes: number; processes: number }): Promise<void> {
+export async function benchSmtp(options: { messages: number; sessions: number; bytes: number; processes: number; runs: number }): Promise<void> {
+  const rows: Row[] = [];
+  for (let run = 1; run <= options.runs; run += 1) rows.push(...(await runBothModes(options, options.runs > 1 ? ` (run ${run})` : '')));
+  printTable(
+    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), ${options.processes} mail process(es), smarthost = Postfix's smtp-sink`,
+    ['mode', 'accepted', 'accepted msg/s', 'delivered msg/s (end to end)', 'p50 latency ms', 'p99 latency ms', 'lost', 'CPU ms per message: machine / mail process'],
+    rows.map((row) => [
+      row.mode, row.accepted, Math.round(row.acceptedPerSecond), Math.round(row.deliveredPerSecond), row.p50, row.p99, row.lost,
+      `${row.machineCpuMs.toFixed(2)} / ${row.mailCpuMs.toFixed(2)}`,
+    ]),
+  );
+}
+
+async function runBothModes(options: { messages: number; sessions: number; bytes: number; processes: number }, label: string): Promise<Row[]> {
   const rows: Row[] = [];
   for (const mode of ['new connection per message', 'connections reused'] as const) {
     const database = await createTestDatabase('bench_smtp');
@@ -179,7 +193,7 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
       const pick = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
       const delivered = await sink.delivered();
       rows.push({
-        mode,
+        mode: mode + label,
         accepted,
         acceptedPerSecond: accepted / run.seconds,
         deliveredPerSecond: delivered / ((lastAt - startedAt) / 1000),
@@ -205,14 +219,7 @@ export async function benchSmtp(options: { messages: number; sessions: number; b
       await database.drop();
     }
   }
-  printTable(
-    `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), ${options.processes} mail process(es), smarthost = Postfix's smtp-sink`,
-    ['mode', 'accepted', 'accepted msg/s', 'delivered msg/s (end to end)', 'p50 latency ms', 'p99 latency ms', 'lost', 'CPU ms per message: machine / mail process'],
-    rows.map((row) => [
-      row.mode, row.accepted, Math.round(row.acceptedPerSecond), Math.round(row.deliveredPerSecond), row.p50, row.p99, row.lost,
-      `${row.machineCpuMs.toFixed(2)} / ${row.mailCpuMs.toFixed(2)}`,
-    ]),
-  );
+  return rows;
 }
 
 async function bindingCount(db: ReturnType<typeof createPool>, counter: 'received' | 'delivered'): Promise<number> {
