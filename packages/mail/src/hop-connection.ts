@@ -56,6 +56,9 @@ type SmtpError = Error & { responseCode?: number; response?: string; code?: stri
 
 export function classifySmtpError(error: SmtpError): SendOutcome {
   const text = (error.response ?? error.message).slice(0, 500);
+  // A smarthost refusing our credentials is our configuration, not the message: wait for it to
+  // be fixed instead of bouncing every message (Postfix defers on SASL failures too).
+  if (error.code === 'EAUTH') return { outcome: 'temporary', error: `EAUTH: ${text}`, ...(error.responseCode ? { responseCode: error.responseCode } : {}) };
   if (error.responseCode && error.responseCode >= 500) return { outcome: 'permanent', error: text, responseCode: error.responseCode };
   if (error.responseCode) return { outcome: 'temporary', error: text, responseCode: error.responseCode };
   return { outcome: 'temporary', error: error.code ? `${error.code}: ${text}` : text };

@@ -202,4 +202,23 @@ describe('mail sender', () => {
     expect(outcome.outcome).toBe('delivered');
     expect(mx.received[0]?.secure).toBe(true);
   });
+
+  it('defers, not bounces, when the smarthost refuses our credentials, and logs in with the right ones', async () => {
+    const hop = await startHop({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      authMethods: ['PLAIN', 'LOGIN'],
+      authOptional: false,
+      onAuth(auth, _session, callback) {
+        if (auth.username === 'relay' && auth.password === 'right') return callback(null, { user: 'relay' });
+        callback(Object.assign(new Error('5.7.8 authentication failed'), { responseCode: 535 }));
+      },
+    });
+    open.push(hop);
+    const wrong = await relayTo(hop.url.replace('smtp://', 'smtp://relay:wrong@')).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    expect(wrong.outcome).toBe('temporary');
+    const right = await relayTo(hop.url.replace('smtp://', 'smtp://relay:right@')).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    expect(right.outcome).toBe('delivered');
+    expect(hop.received).toHaveLength(1);
+  });
 });
