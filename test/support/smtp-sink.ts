@@ -22,7 +22,7 @@ export type SmtpSink = {
  * responsibility for a message only by answering 250 after DATA: if the client disconnects before
  * that reply, the message is dropped (RFC 5321 §6.1), which is what the crash test relies on.
  */
-export async function startSmtpSink(): Promise<SmtpSink> {
+export async function startSmtpSink(host = '127.0.0.1'): Promise<SmtpSink> {
   const messages: SinkMessage[] = [];
   const dataSeen: string[] = [];
   const rules = new Map<string, SinkRule>();
@@ -62,7 +62,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       closed.add(session.id);
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   const address = server.server.address();
   return {
     port: typeof address === 'object' && address ? address.port : 0,

@@ -45,12 +45,15 @@ export type MailStack = {
 
 const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
 
-/** An `api` and a `mail` process on their own database and queue prefix, delivering to a sink smarthost. */
-export async function startMailStack(label: string, extraEnv: Record<string, string> = {}): Promise<MailStack> {
+/**
+ * An `api` and a `mail` process on their own database and queue prefix, delivering to a sink:
+ * as their smarthost, or (`'direct-mx'`) as the MX host the DNS names, listening on IPv6 loopback.
+ */
+export async function startMailStack(label: string, extraEnv: Record<string, string> = {}, route: 'smarthost' | 'direct-mx' = 'smarthost'): Promise<MailStack> {
   const database: TestDatabase = await createTestDatabase(label);
   const redis: TestRedis = createTestRedis(label);
   const db = createPool(database.url, 4);
-  const sink = await startSmtpSink();
+  const sink = await startSmtpSink(route === 'direct-mx' ? '::1' : '127.0.0.1');
   const dns = await startDnsServer();
   const secretKey = Buffer.alloc(32, 5);
   const relayKey = dkimKeyPair();
@@ -65,7 +68,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
     SMTP_HOST: '127.0.0.1',
     MAIL_DOMAINS: receivingDomain,
     MAIL_RELAY_SENDER: relaySender,
-    MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
+    ...(route === 'smarthost' ? { MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}` } : { MAIL_MX_PORT: String(sink.port) }),
     MAIL_HOSTNAME: 'mx.quarry.test',
     MAIL_DKIM_SELECTOR: 'quarry',
     MAIL_DKIM_PRIVATE_KEY: relayKey.privateKey,

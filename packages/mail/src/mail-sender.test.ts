@@ -57,7 +57,7 @@ async function startHop(options: Partial<SMTPServerOptions> = {}) {
   };
 }
 
-const noDns = { mx: () => Promise.reject(new Error('no DNS in this test')), a: () => Promise.reject(new Error('no DNS in this test')) };
+const noDns = { mx: () => Promise.reject(new Error('no DNS in this test')), addresses: () => Promise.reject(new Error('no DNS in this test')) };
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {
   // Senders first: a hop closes only once its clients have gone.
@@ -195,7 +195,7 @@ describe('mail sender', () => {
     // smtp-server offers STARTTLS with its built-in self-signed certificate.
     const mx = await startHop({ disabledCommands: ['AUTH'] });
     open.push(mx);
-    const resolver = { mx: async () => [{ exchange: 'mx.example.net', priority: 10 }], a: async () => ['127.0.0.1'] };
+    const resolver = { mx: async () => [{ exchange: 'mx.example.net', priority: 10 }], addresses: async () => ['127.0.0.1'] };
     const sender = createMailSender({ relayUrl: undefined, hostname: 'relay.test', mxPort: mx.port, resolver, maxConnections: 5 });
     open.push(sender);
     const outcome = await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);

@@ -19,7 +19,8 @@ export type MailSender = {
 /** DNS as the sender needs it; injected in tests, which never use real DNS. */
 export type MxResolver = {
   mx(domain: string): Promise<Array<{ exchange: string; priority: number }>>;
-  a(host: string): Promise<string[]>;
+  /** The host's A and AAAA addresses, in the order to try them. */
+  addresses(host: string): Promise<string[]>;
 };
 
 const isAsciiText = (text: string) => !/[\u0080-\uffff]/.test(text);
@@ -168,7 +169,7 @@ export function createMailSender(options: {
     for (const host of hosts) {
       let addresses: string[];
       try {
-        addresses = await options.resolver.a(host);
+        addresses = await options.resolver.addresses(host);
       } catch (error) {
         last = { outcome: 'temporary', error: `address lookup for ${host} failed: ${(error as Error).message}` };
         continue;

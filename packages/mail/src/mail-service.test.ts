@@ -59,7 +59,7 @@ async function send(to: string, subject: string): Promise<void> {
 
 const directResolver: MxResolver = {
   mx: async (domain) => (domain === 'dest.test' ? [{ exchange: 'mx.dest.test', priority: 10 }] : []),
-  a: async (host) => {
+  addresses: async (host) => {
     if (host === 'mx.dest.test') return ['127.0.0.1'];
     throw Object.assign(new Error(`no A record for ${host}`), { code: 'ENOTFOUND' });
   },
