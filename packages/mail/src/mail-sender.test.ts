@@ -221,4 +221,18 @@ describe('mail sender', () => {
     expect(right.outcome).toBe('delivered');
     expect(hop.received).toHaveLength(1);
   });
+
+  it('fails a send still waiting for a session when it closes, and opens none after', async () => {
+    const hop = await startHop();
+    open.push(hop);
+    const sender = createMailSender({ relayUrl: hop.url, hostname: 'relay.test', mxPort: 25, resolver: noDns, maxConnections: 1 });
+    const first = sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    const waiting = sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    sender.close();
+    expect((await first).outcome).toBe('delivered');
+    expect(await waiting).toMatchObject({ outcome: 'temporary' });
+    expect(hop.connections()).toBe(1);
+    expect(hop.received).toHaveLength(1);
+  });
 });

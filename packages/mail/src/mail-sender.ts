@@ -52,6 +52,8 @@ function createHopPool(address: HopAddress, maxConnections: number) {
 
   const acquire = async (): Promise<HopConnection> => {
     for (;;) {
+      // A send still waiting when the pool closes fails as a connection failure: retried later.
+      if (closed) throw Object.assign(new Error('the mail sender is closing'), { code: 'ECONNECTION' });
       const reused = idle.pop();
       if (reused) {
         if (!reused.closed) return reused;
@@ -107,6 +109,7 @@ function createHopPool(address: HopAddress, maxConnections: number) {
     close() {
       closed = true;
       for (const hop of idle.splice(0)) hop.quit();
+      for (const wake of waiting.splice(0)) wake();
     },
   };
 }
