@@ -168,20 +168,28 @@ describe('mail sender', () => {
   });
 
   it('tells a refusal for now (4xx), for good (5xx) and no hop at all apart', async () => {
+    let laterAttempts = 0;
     const hop = await startHop({
       onRcptTo(address, _session, callback) {
-        if (address.address.startsWith('later')) return callback(Object.assign(new Error('4.2.1 try later'), { responseCode: 451 }));
+        if (address.address.startsWith('later')) {
+          laterAttempts += 1;
+          return callback(Object.assign(new Error('4.2.1 try later'), { responseCode: 451 }));
+        }
         if (address.address.startsWith('never')) return callback(Object.assign(new Error('5.1.1 no such user'), { responseCode: 550 }));
         callback();
       },
     });
     open.push(hop);
     const sender = relayTo(hop.url, 1);
+    expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
+    // On the reused session: a 4xx is an answer, not a dropped session to try again at once.
     expect(await sender.send({ from: 'srs@relay.test', to: 'later@example.net' }, messageOf(asciiMessage).message)).toMatchObject({ outcome: 'temporary', responseCode: 451 });
+    expect(laterAttempts).toBe(1);
     expect(await sender.send({ from: 'srs@relay.test', to: 'never@example.net' }, messageOf(asciiMessage).message)).toMatchObject({ outcome: 'permanent', responseCode: 550 });
     // The refusals left the session usable: the next message goes over the same one.
     expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
     expect(hop.connections()).toBe(1);
+    expect(hop.received).toHaveLength(2);
 
     sender.close();
     await hop.close();

@@ -101,8 +101,9 @@ function createHopPool(address: HopAddress, maxConnections: number) {
         }
         release(hop, result.usable);
         // A reused session the hop dropped before any of the message went out (an idle timeout
-        // racing our MAIL FROM) says nothing about this message: send it on a fresh session.
-        const droppedBeforeData = result.outcome.outcome === 'temporary' && reused && result.unsent && attempt === 0;
+        // racing our MAIL FROM, a 421) says nothing about this message: send it on a fresh session.
+        // A 4xx refusal on a session that goes on (greylisting) is an answer, kept for the retry.
+        const droppedBeforeData = result.outcome.outcome === 'temporary' && !result.usable && reused && result.unsent && attempt === 0;
         if (!droppedBeforeData) return result.outcome;
       }
     },
