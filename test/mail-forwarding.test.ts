@@ -241,6 +241,23 @@ describe('forwarding rules, verified on what the destination received', () => {
     expect((await sendSmtp(stack.smtpPort, { from: 'spammer@else.test', to: [received!.from], raw: message() })).rcpt[0]?.code).toBe(550);
   });
 
+  it('passes 8-bit mail on byte for byte, declared BODY=8BITMIME to a next hop that offers it', async () => {
+    await stack.bind(at('eightbit'), 'eightbit-dest@dest.test', true);
+    const original = Buffer.from(message({ to: at('eightbit'), subject: 'utf-8 body', extraHeaders: 'Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n', body: 'Grüße aus Köln.\r\n' }));
+    const client = await openSmtp(stack.smtpPort);
+    try {
+      expect((await client.command('EHLO client.test')).text).toMatch(/^8BITMIME$/m);
+      expect((await client.command('MAIL FROM:<alice@sender.test> BODY=8BITMIME')).code).toBe(250);
+      expect((await client.command(`RCPT TO:<${at('eightbit')}>`)).code).toBe(250);
+      expect((await client.data(original)).code).toBe(250);
+    } finally {
+      await client.close();
+    }
+    const [received] = await waitFor('forwarded copy', () => (stack.sink.to('eightbit-dest@dest.test').length > 0 ? stack.sink.to('eightbit-dest@dest.test') : undefined));
+    expect(received!.raw.subarray(received!.raw.length - original.length).equals(original)).toBe(true);
+    expect(received!.mailArgs.BODY).toBe('8BITMIME');
+  });
+
   it('counts what a binding received and delivered, for its owner', async () => {
     await stack.bind(at('counted'), 'counted-dest@dest.test');
     for (let index = 0; index < 2; index += 1) await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('counted')], raw: message() });

@@ -1,6 +1,12 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 
-type SinkMessage = { from: string; to: string[]; raw: Buffer };
+type SinkMessage = {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  /** The MAIL FROM parameters, as smtp-server parsed them (`BODY`, `SMTPUTF8`, `SIZE`). */
+  mailArgs: Record<string, unknown>;
+};
 
 /** What the sink answers to one RCPT of `address`, given how many times it was tried before (0 first). */
 type SinkRule = (attempt: number) => { code: number; message: string } | null;
@@ -53,7 +59,7 @@ export async function startSmtpSink(host = '127.0.0.1'): Promise<SmtpSink> {
         setTimeout(() => {
           if (closed.has(session.id)) return;
           const mailFrom = session.envelope.mailFrom;
-          messages.push({ from: mailFrom ? mailFrom.address : '', to, raw: Buffer.concat(chunks) });
+          messages.push({ from: mailFrom ? mailFrom.address : '', to, raw: Buffer.concat(chunks), mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown> });
           callback(null, 'Queued');
         }, delay);
       });
