@@ -1,10 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, startSmtpSink, waitFor, type SmtpSink, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { startQuarry, type QuarryProcess } from './quarry-process.ts';
 import { startDnsServer, type DnsServer } from './dns-server.ts';
-import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 
 export const receivingDomain = 'fwd.test';
 export const relaySender = 'forwarder@relay.test';
@@ -53,7 +52,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
   const database: TestDatabase = await createTestDatabase(label);
   const redis: TestRedis = createTestRedis(label);
   const db = createPool(database.url, 4);
-  const sink = await startSmtpSink(route === 'direct-mx' ? '::1' : '127.0.0.1');
+  const sink = await startSmtpSink({ host: route === 'direct-mx' ? '::1' : '127.0.0.1' });
   const dns = await startDnsServer();
   const secretKey = Buffer.alloc(32, 5);
   const relayKey = dkimKeyPair();
@@ -68,7 +67,7 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
     SMTP_HOST: '127.0.0.1',
     MAIL_DOMAINS: receivingDomain,
     MAIL_RELAY_SENDER: relaySender,
-    ...(route === 'smarthost' ? { MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}` } : { MAIL_MX_PORT: String(sink.port) }),
+    ...(route === 'smarthost' ? { MAIL_RELAY_URL: sink.url } : { MAIL_MX_PORT: String(sink.port) }),
     MAIL_HOSTNAME: 'mx.quarry.test',
     MAIL_DKIM_SELECTOR: 'quarry',
     MAIL_DKIM_PRIVATE_KEY: relayKey.privateKey,

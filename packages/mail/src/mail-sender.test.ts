@@ -1,61 +1,12 @@
 import { isAscii } from 'node:buffer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { startSmtpSink } from '@quarry/testing';
+import type { SMTPServerOptions } from 'smtp-server';
 import { createMailSender, type MailSender, type MessageForHop } from './mail-sender.ts';
 import { multipartSample } from './mime-samples.test-support.ts';
 
-type Received = { from: string; to: string[]; mailArgs: Record<string, unknown>; raw: Buffer; secure: boolean };
-
-/** A real SMTP server on loopback standing in for the smarthost, with what each session sent. */
-async function startHop(options: Partial<SMTPServerOptions> = {}) {
-  const received: Received[] = [];
-  let connections = 0;
-  let openNow = 0;
-  let mostOpen = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    disableReverseLookup: true,
-    logger: false,
-    onConnect(_session, callback) {
-      connections += 1;
-      openNow += 1;
-      mostOpen = Math.max(mostOpen, openNow);
-      callback();
-    },
-    onClose() {
-      openNow -= 1;
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const mailFrom = session.envelope.mailFrom;
-        received.push({
-          from: mailFrom ? mailFrom.address : '',
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown>,
-          raw: Buffer.concat(chunks),
-          secure: session.secure,
-        });
-        // Slow enough for concurrent sends to need sessions of their own.
-        setTimeout(() => callback(null, 'Queued'), 20);
-      });
-    },
-    ...options,
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    port,
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    connections: () => connections,
-    mostOpen: () => mostOpen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+/** A real SMTP server on loopback standing in for the smarthost or an MX, with the test's own settings. */
+const startHop = (server: Partial<SMTPServerOptions> = {}) => startSmtpSink({ server });
 
 const noDns = { mx: () => Promise.reject(new Error('no DNS in this test')), addresses: () => Promise.reject(new Error('no DNS in this test')) };
 const open: Array<{ close(): unknown }> = [];
@@ -91,6 +42,8 @@ function messageOf(raw: Buffer, sevenBit?: Buffer) {
 describe('mail sender', () => {
   it('reuses relay sessions, never more at once than allowed, and declares BODY=8BITMIME for 8-bit data only', async () => {
     const hop = await startHop();
+    // Slow enough for concurrent sends to need sessions of their own.
+    hop.delayData('b@example.net', 20);
     open.push(hop);
     const sender = relayTo(hop.url, 2);
 
@@ -98,14 +51,14 @@ describe('mail sender', () => {
     const second = await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(eightBitMessage).message);
     expect([first.outcome, second.outcome]).toEqual(['delivered', 'delivered']);
     expect(hop.connections()).toBe(1);
-    expect(hop.received[0]?.mailArgs.BODY).toBeUndefined();
-    expect(hop.received[1]?.mailArgs.BODY).toBe('8BITMIME');
-    expect(hop.received[1]?.raw.equals(eightBitMessage)).toBe(true);
+    expect(hop.messages[0]?.mailArgs.BODY).toBeUndefined();
+    expect(hop.messages[1]?.mailArgs.BODY).toBe('8BITMIME');
+    expect(hop.messages[1]?.raw.equals(eightBitMessage)).toBe(true);
 
     const burst = await Promise.all(Array.from({ length: 6 }, () => sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)));
     expect(burst.every((outcome) => outcome.outcome === 'delivered')).toBe(true);
     expect(hop.mostOpen()).toBe(2);
-    expect(hop.received).toHaveLength(8);
+    expect(hop.messages).toHaveLength(8);
   });
 
   it('sends the 7-bit form to a hop without 8BITMIME, and only then asks for it', async () => {
@@ -120,7 +73,7 @@ describe('mail sender', () => {
     const eightBit = messageOf(eightBitMessage, sevenBitMessage);
     expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, eightBit.message)).outcome).toBe('delivered');
     expect(eightBit.asked).toEqual(['as-composed', 'seven-bit']);
-    const received = hop.received[1];
+    const received = hop.messages[1];
     expect(received?.raw.equals(sevenBitMessage)).toBe(true);
     expect(received && isAscii(received.raw)).toBe(true);
     expect(received?.mailArgs.BODY).toBeUndefined();
@@ -133,12 +86,12 @@ describe('mail sender', () => {
 
     const refused = await relayTo(without.url).send({ from: 'srs@relay.test', to: 'jörg@example.net' }, messageOf(asciiMessage).message);
     expect(refused).toMatchObject({ outcome: 'permanent', status: '5.6.7' });
-    expect(without.received).toHaveLength(0);
+    expect(without.messages).toHaveLength(0);
 
     const sent = await relayTo(withIt.url).send({ from: 'srs@relay.test', to: 'jörg@example.net' }, messageOf(asciiMessage).message);
     expect(sent.outcome).toBe('delivered');
-    expect(withIt.received[0]?.to).toEqual(['jörg@example.net']);
-    expect(withIt.received[0]?.mailArgs.SMTPUTF8).toBe(true);
+    expect(withIt.messages[0]?.to).toEqual(['jörg@example.net']);
+    expect(withIt.messages[0]?.mailArgs.SMTPUTF8).toBe(true);
   });
 
   it('opens a fresh session when the hop dropped a pooled one, idle or at the next MAIL FROM, instead of deferring the message', async () => {
@@ -163,22 +116,18 @@ describe('mail sender', () => {
     for (let index = 0; index < 3; index += 1) {
       expect((await closingSender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
     }
-    expect(closing.received).toHaveLength(3);
+    expect(closing.messages).toHaveLength(3);
     expect(closing.connections()).toBe(3);
   });
 
   it('tells a refusal for now (4xx), for good (5xx) and no hop at all apart', async () => {
     let laterAttempts = 0;
-    const hop = await startHop({
-      onRcptTo(address, _session, callback) {
-        if (address.address.startsWith('later')) {
-          laterAttempts += 1;
-          return callback(Object.assign(new Error('4.2.1 try later'), { responseCode: 451 }));
-        }
-        if (address.address.startsWith('never')) return callback(Object.assign(new Error('5.1.1 no such user'), { responseCode: 550 }));
-        callback();
-      },
+    const hop = await startHop();
+    hop.onRcpt('later@example.net', () => {
+      laterAttempts += 1;
+      return { code: 451, message: '4.2.1 try later' };
     });
+    hop.onRcpt('never@example.net', () => ({ code: 550, message: '5.1.1 no such user' }));
     open.push(hop);
     const sender = relayTo(hop.url, 1);
     expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
@@ -189,7 +138,7 @@ describe('mail sender', () => {
     // The refusals left the session usable: the next message goes over the same one.
     expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
     expect(hop.connections()).toBe(1);
-    expect(hop.received).toHaveLength(2);
+    expect(hop.messages).toHaveLength(2);
 
     sender.close();
     await hop.close();
@@ -208,7 +157,7 @@ describe('mail sender', () => {
     open.push(sender);
     const outcome = await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
     expect(outcome.outcome).toBe('delivered');
-    expect(mx.received[0]?.secure).toBe(true);
+    expect(mx.messages[0]?.secure).toBe(true);
   });
 
   it('defers, not bounces, when the smarthost refuses our credentials, and logs in with the right ones', async () => {
@@ -227,7 +176,7 @@ describe('mail sender', () => {
     expect(wrong.outcome).toBe('temporary');
     const right = await relayTo(hop.url.replace('smtp://', 'smtp://relay:right@')).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
     expect(right.outcome).toBe('delivered');
-    expect(hop.received).toHaveLength(1);
+    expect(hop.messages).toHaveLength(1);
   });
 
   it('fails a send still waiting for a session when it closes, and opens none after', async () => {
@@ -241,6 +190,6 @@ describe('mail sender', () => {
     expect((await first).outcome).toBe('delivered');
     expect(await waiting).toMatchObject({ outcome: 'temporary' });
     expect(hop.connections()).toBe(1);
-    expect(hop.received).toHaveLength(1);
+    expect(hop.messages).toHaveLength(1);
   });
 });

@@ -9,3 +9,5 @@ export type { FixtureFormName } from './fixture-forms.ts';
 export { startFixtureWeb } from './fixture-web.ts';
 export type { FixtureWeb } from './fixture-web.ts';
 export { quarryEnv } from './quarry-env.ts';
+export { startSmtpSink } from './smtp-sink.ts';
+export type { SmtpSink } from './smtp-sink.ts';

@@ -1,4 +1,4 @@
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 
 type SinkMessage = {
   from: string;
@@ -6,6 +6,8 @@ type SinkMessage = {
   raw: Buffer;
   /** The MAIL FROM parameters, as smtp-server parsed them (`BODY`, `SMTPUTF8`, `SIZE`). */
   mailArgs: Record<string, unknown>;
+  /** The session was under TLS. */
+  secure: boolean;
 };
 
 /** What the sink answers to one RCPT of `address`, given how many times it was tried before (0 first). */
@@ -13,6 +15,8 @@ type SinkRule = (attempt: number) => { code: number; message: string } | null;
 
 export type SmtpSink = {
   port: number;
+  /** `smtp://host:port`, as MAIL_RELAY_URL takes it. */
+  url: string;
   messages: SinkMessage[];
   /** Messages whose DATA arrived (whether or not the sink then accepted them). */
   dataSeen: string[];
@@ -20,6 +24,9 @@ export type SmtpSink = {
   /** Delays the final reply to DATA for mail to `address`; a client gone by then gets nothing accepted. */
   delayData(address: string, ms: number): void;
   to(address: string): SinkMessage[];
+  /** Sessions opened so far, and the most that were open at once. */
+  connections(): number;
+  mostOpen(): number;
   close(): Promise<void>;
 };
 
@@ -28,19 +35,32 @@ export type SmtpSink = {
  * responsibility for a message only by answering 250 after DATA: if the client disconnects before
  * that reply, the message is dropped (RFC 5321 §6.1), which is what the crash test relies on.
  */
-export async function startSmtpSink(host = '127.0.0.1'): Promise<SmtpSink> {
+export async function startSmtpSink(options: { host?: string; server?: Partial<SMTPServerOptions> } = {}): Promise<SmtpSink> {
+  const host = options.host ?? '127.0.0.1';
   const messages: SinkMessage[] = [];
   const dataSeen: string[] = [];
   const rules = new Map<string, SinkRule>();
   const attempts = new Map<string, number>();
   const delays = new Map<string, number>();
   const closed = new Set<string>();
+  let connections = 0;
+  let openNow = 0;
+  let mostOpen = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     disableReverseLookup: true,
     hideENHANCEDSTATUSCODES: false,
     logger: false,
+    // A test's own settings and hooks (AUTH, hidden extensions, onMailFrom…); the sink keeps the
+    // hooks below, which record what arrived.
+    ...options.server,
+    onConnect(_session, callback) {
+      connections += 1;
+      openNow += 1;
+      mostOpen = Math.max(mostOpen, openNow);
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       const key = address.address.toLowerCase();
       const attempt = attempts.get(key) ?? 0;
@@ -59,24 +79,35 @@ export async function startSmtpSink(host = '127.0.0.1'): Promise<SmtpSink> {
         setTimeout(() => {
           if (closed.has(session.id)) return;
           const mailFrom = session.envelope.mailFrom;
-          messages.push({ from: mailFrom ? mailFrom.address : '', to, raw: Buffer.concat(chunks), mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown> });
+          messages.push({
+            from: mailFrom ? mailFrom.address : '',
+            to,
+            raw: Buffer.concat(chunks),
+            mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown>,
+            secure: session.secure,
+          });
           callback(null, 'Queued');
         }, delay);
       });
     },
     onClose(session) {
       closed.add(session.id);
+      openNow -= 1;
     },
   });
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    port: typeof address === 'object' && address ? address.port : 0,
+    port,
+    url: `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`,
     messages,
     dataSeen,
     onRcpt: (address, rule) => rules.set(address.toLowerCase(), rule),
     delayData: (address, ms) => delays.set(address.toLowerCase(), ms),
     to: (address) => messages.filter((message) => message.to.includes(address.toLowerCase())),
+    connections: () => connections,
+    mostOpen: () => mostOpen,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
