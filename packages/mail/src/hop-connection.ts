@@ -117,19 +117,15 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
           connection.quit();
         },
       };
-      const ready = () => {
+      const finishOpening = (error?: Error | null) => {
         connection.removeListener('error', fail);
         connection.removeListener('end', fail);
-        resolve(opened);
-      };
-      if (!address.auth) return ready();
-      connection.login({ user: address.auth.user, pass: address.auth.pass }, (error) => {
-        if (!error) return ready();
-        connection.removeListener('error', fail);
-        connection.removeListener('end', fail);
+        if (!error) return resolve(opened);
         connection.close();
         reject(error);
-      });
+      };
+      if (!address.auth) return finishOpening();
+      connection.login({ user: address.auth.user, pass: address.auth.pass }, finishOpening);
     });
   });
 }
