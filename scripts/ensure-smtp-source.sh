@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Postfix's smtp-source and smtp-sink (the smtp bench's load generator and destination), extracted
-# from Debian's package into .tools/postfix. Nothing is installed system-wide; no Postfix daemon runs.
+# Postfix's smtp-source and smtp-sink (the smtp bench's load generator and destination) and Postfix
+# itself (its reference), extracted from Debian's package into .tools/postfix. Nothing is installed
+# system-wide; the bench starts Postfix from there, in a temporary folder, and stops it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -x "$root/.tools/postfix/usr/sbin/smtp-source" ] && exit 0
