@@ -1,6 +1,5 @@
-import { waitFor } from '@quarry/testing';
+import { openSmtp, sendSmtp, waitFor } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSmtp, sendSmtp } from './support/smtp-client.ts';
 import { receivingDomain, startMailStack, type MailStack } from './support/smtp-stack.ts';
 
 let stack: MailStack;

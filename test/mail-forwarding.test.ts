@@ -1,8 +1,7 @@
 import { createClient } from '@quarry/auth';
-import { waitFor } from '@quarry/testing';
+import { openSmtp, sendSmtp, waitFor } from '@quarry/testing';
 import { authenticate, dkimSign } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSmtp, sendSmtp } from './support/smtp-client.ts';
 import { dkimKeyPair, receivingDomain, relaySender, startMailStack, stubResolver, type MailStack } from './support/smtp-stack.ts';
 
 let stack: MailStack;

@@ -1,6 +1,5 @@
-import { waitFor } from '@quarry/testing';
+import { sendSmtp, waitFor } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendSmtp } from './support/smtp-client.ts';
 import { receivingDomain, startMailStack, type MailStack } from './support/smtp-stack.ts';
 
 // No smarthost: the mail process looks the destination up in DNS (a server on loopback) and

@@ -11,3 +11,5 @@ export type { FixtureWeb } from './fixture-web.ts';
 export { quarryEnv } from './quarry-env.ts';
 export { startSmtpSink } from './smtp-sink.ts';
 export type { SmtpSink } from './smtp-sink.ts';
+export { openSmtp, sendSmtp } from './smtp-client.ts';
+export type { SmtpClient, SmtpReply } from './smtp-client.ts';
