@@ -17,6 +17,8 @@ export type DeliveryToSend = {
   state: DeliveryState;
   attempts: number;
   envelopeFrom: string;
+  /** The client asked for SMTPUTF8 at MAIL FROM (RFC 6531). */
+  smtpUtf8: boolean;
   raw: Buffer;
   acceptedAt: Date;
 };
@@ -24,6 +26,7 @@ export type DeliveryToSend = {
 export type AcceptedMessage = {
   messageId: string;
   envelopeFrom: string;
+  smtpUtf8: boolean;
   raw: Buffer;
   /** Distinct `forwardsTo` within one message. */
   deliveries: NewDelivery[];
@@ -44,9 +47,9 @@ export async function insertAcceptedMessages(db: Queryable, messages: AcceptedMe
   await db.query({
     name: 'insert-accepted-messages',
     text: `WITH m AS (
-       INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes)
-       SELECT x.id, x.envelope_from, substring($3::bytea FROM x.start FOR x.size), x.size
-       FROM unnest($1::uuid[], $2::text[], $13::integer[], $14::integer[]) AS x(id, envelope_from, start, size)
+       INSERT INTO mail_messages (message_id, envelope_from, smtputf8, raw, size_bytes)
+       SELECT x.id, x.envelope_from, x.smtputf8, substring($3::bytea FROM x.start FOR x.size), x.size
+       FROM unnest($1::uuid[], $2::text[], $15::boolean[], $13::integer[], $14::integer[]) AS x(id, envelope_from, smtputf8, start, size)
        RETURNING message_id
      ), d AS (
        INSERT INTO mail_deliveries (delivery_id, message_id, recipient, forwards_to, kind, keep_sender)
@@ -75,6 +78,7 @@ export async function insertAcceptedMessages(db: Queryable, messages: AcceptedMe
       randomCounterShard(),
       rawStarts(messages),
       messages.map((message) => message.raw.length),
+      messages.map((message) => message.smtpUtf8),
     ],
   });
 }
@@ -99,6 +103,7 @@ type DbDeliveryToSend = {
   state: DeliveryState;
   attempts: number;
   envelope_from: string;
+  smtputf8: boolean;
   raw: Buffer;
   accepted_at: Date;
 };
@@ -114,6 +119,7 @@ function toDeliveryToSend(row: DbDeliveryToSend): DeliveryToSend {
     state: row.state,
     attempts: row.attempts,
     envelopeFrom: row.envelope_from,
+    smtpUtf8: row.smtputf8,
     raw: row.raw,
     acceptedAt: row.accepted_at,
   };
@@ -136,7 +142,7 @@ export async function lockDeliveriesToSend(db: Queryable, deliveryIds: string[],
      ) l
      LEFT JOIN LATERAL (
        SELECT d.delivery_id, d.message_id, d.recipient, d.forwards_to, d.kind, d.keep_sender, d.state, d.attempts,
-              m.envelope_from, CASE WHEN l.id = ANY($2::text[]) THEN NULL ELSE m.raw END AS raw, m.accepted_at
+              m.envelope_from, m.smtputf8, CASE WHEN l.id = ANY($2::text[]) THEN NULL ELSE m.raw END AS raw, m.accepted_at
        FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = l.id::uuid
      ) d ON l.locked`,
     values: [deliveryIds, [...rawAtHand.keys()]],

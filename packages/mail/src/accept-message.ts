@@ -15,7 +15,13 @@ export type AcceptPorts = {
   recent?: RecentMessages;
 };
 
-export type IncomingMessage = { envelopeFrom: string; raw: Buffer; targets: DeliveryTarget[] };
+export type IncomingMessage = {
+  envelopeFrom: string;
+  /** The client asked for SMTPUTF8 at MAIL FROM (RFC 6531): its UTF-8 headers need a hop that offers it. */
+  smtpUtf8: boolean;
+  raw: Buffer;
+  targets: DeliveryTarget[];
+};
 export type AcceptedIds = { messageId: string; deliveryIds: string[] };
 
 function toAcceptedMessage(message: IncomingMessage): AcceptedMessage {
@@ -24,6 +30,7 @@ function toAcceptedMessage(message: IncomingMessage): AcceptedMessage {
   return {
     messageId: randomUUID(),
     envelopeFrom: message.envelopeFrom,
+    smtpUtf8: message.smtpUtf8,
     raw: message.raw,
     deliveries: [...byDestination.values()].map((target) => ({ deliveryId: randomUUID(), ...target })),
     countRecipients: [...new Set(message.targets.flatMap((target) => (target.recipient ? [target.recipient] : [])))],

@@ -43,6 +43,7 @@ describe('delivery to a hop without 8BITMIME', () => {
     await insertAcceptedMessages(pool, [{
       messageId: randomUUID(),
       envelopeFrom: 'zoe@sender.test',
+      smtpUtf8: false,
       raw: original,
       deliveries: [{ deliveryId, recipient: null, forwardsTo: 'dest@dest.test', kind: 'forward', keepSender: false }],
       countRecipients: [],

@@ -112,7 +112,7 @@ export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobP
       }
       return bytes;
     };
-    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo }, message);
+    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo, smtpUtf8: delivery.smtpUtf8 }, message);
 
     if (outcome.outcome === 'delivered') {
       await ports.store.recordDelivered(delivery);
@@ -165,6 +165,8 @@ async function bounce(ports: DeliveryPorts, delivery: DeliveryToSend, status: st
       await insertAcceptedMessages(db, [{
         messageId: randomUUID(),
         envelopeFrom: '',
+        // Our report is ASCII in its headers; the original's headers travel in its body.
+        smtpUtf8: false,
         raw: dsn,
         deliveries: [{ deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true }],
         countRecipients: [],

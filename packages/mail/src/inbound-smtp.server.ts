@@ -4,7 +4,7 @@ import { findActiveBinding, type Queryable } from '@quarry/db';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import { domainOf, normalizeAddress } from './addresses.ts';
-import type { DeliveryTarget } from './accept-message.ts';
+import type { DeliveryTarget, IncomingMessage } from './accept-message.ts';
 import { receivedHeader, splitMessage, traceOf } from './forwarded-message.ts';
 import type { Srs } from './srs.ts';
 
@@ -26,7 +26,7 @@ export type InboundSettings = {
 export type InboundPorts = {
   db: Queryable;
   srs: Srs;
-  accept: (message: { envelopeFrom: string; raw: Buffer; targets: DeliveryTarget[] }) => Promise<{ messageId: string }>;
+  accept: (message: IncomingMessage) => Promise<{ messageId: string }>;
   now: () => Date;
   onError?: (error: unknown, where: string) => void;
 };
@@ -193,7 +193,7 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
         });
         const mailFrom = session.envelope.mailFrom;
         ports
-          .accept({ envelopeFrom: mailFrom ? normalizeAddress(mailFrom.address) : '', raw: Buffer.concat([Buffer.from(received), raw]), targets })
+          .accept({ envelopeFrom: mailFrom ? normalizeAddress(mailFrom.address) : '', smtpUtf8: session.envelope.smtpUtf8 === true, raw: Buffer.concat([Buffer.from(received), raw]), targets })
           .then(
             ({ messageId }) => callback(null, `Message queued as ${messageId}`),
             (error: unknown) => {

@@ -94,6 +94,28 @@ describe('mail sender', () => {
     expect(withIt.messages[0]?.mailArgs.SMTPUTF8).toBe(true);
   });
 
+  it('returns mail sent to us with SMTPUTF8 whose headers hold UTF-8 as 5.6.7 when the hop lacks SMTPUTF8, and passes legacy 8-bit headers on', async () => {
+    const without = await startHop({ hideSMTPUTF8: true });
+    const withIt = await startHop();
+    open.push(without, withIt);
+    const utf8Headers = Buffer.from('From: Jörg <joerg@example.org>\r\nTo: b@example.net\r\nSubject: Grüße\r\n\r\nHello.\r\n');
+    // UTF-8 only in the body is 8BITMIME's business, not SMTPUTF8's.
+    const utf8Body = Buffer.from('From: a@example.org\r\nSubject: plain\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße.\r\n');
+    const envelope = { from: 'srs@relay.test', to: 'b@example.net' };
+    const sender = relayTo(without.url);
+
+    const refused = await sender.send({ ...envelope, smtpUtf8: true }, messageOf(utf8Headers).message);
+    expect(refused).toMatchObject({ outcome: 'permanent', status: '5.6.7' });
+    expect(without.messages).toHaveLength(0);
+
+    expect((await sender.send({ ...envelope, smtpUtf8: false }, messageOf(utf8Headers).message)).outcome).toBe('delivered');
+    expect((await sender.send({ ...envelope, smtpUtf8: true }, messageOf(utf8Body).message)).outcome).toBe('delivered');
+    expect(without.messages.map((message) => message.raw.equals(utf8Headers) || message.raw.equals(utf8Body))).toEqual([true, true]);
+
+    expect((await relayTo(withIt.url).send({ ...envelope, smtpUtf8: true }, messageOf(utf8Headers).message)).outcome).toBe('delivered');
+    expect(withIt.messages[0]?.raw.equals(utf8Headers)).toBe(true);
+  });
+
   it('opens a fresh session when the hop dropped a pooled one, idle or at the next MAIL FROM, instead of deferring the message', async () => {
     // The hop times idle sessions out after 150 ms.
     const idleTimeout = await startHop({ socketTimeout: 150 });

@@ -10,9 +10,15 @@ export type { SendOutcome } from './hop-connection.ts';
  */
 export type MessageForHop = (form: 'as-composed' | 'seven-bit') => Promise<Buffer>;
 
+/**
+ * One message's envelope for the next hop. `smtpUtf8`: the client asked for SMTPUTF8 when it gave
+ * us the message (RFC 6531), so UTF-8 in its headers is meant as such.
+ */
+type OutboundEnvelope = { from: string; to: string; smtpUtf8?: boolean };
+
 /** The outbound side as the delivery use case needs it. */
 export type MailSender = {
-  send(envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome>;
+  send(envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome>;
   close(): void;
 };
 
@@ -29,17 +35,29 @@ const isAsciiText = (text: string) => !/[\u0080-\uffff]/.test(text);
 const maxMessagesPerSession = 1000;
 
 /**
- * What a hop can take decides what it is sent: UTF-8 addresses need SMTPUTF8 (RFC 6531 §3.4: no
- * downgrade exists, the message is returned), 8-bit data without 8BITMIME is converted to 7 bits.
+ * What a hop can take decides what it is sent. UTF-8 addresses need SMTPUTF8, and so do UTF-8
+ * headers of a message sent to us with SMTPUTF8: RFC 6531 §3.4 has no downgrade, the message is
+ * returned (Postfix: "SMTPUTF8 is required, but was not offered"). 8-bit headers of a message sent
+ * without it are legacy mail and go as they are, as with Postfix. 8-bit data without 8BITMIME is
+ * converted to 7 bits.
  */
-async function sendToHop(hop: HopConnection, envelope: { from: string; to: string }, message: MessageForHop): Promise<HopSendResult> {
+async function sendToHop(hop: HopConnection, envelope: OutboundEnvelope, message: MessageForHop): Promise<HopSendResult> {
+  const needsSmtpUtf8 = (error: string, responseCode: number): HopSendResult => ({ outcome: { outcome: 'permanent', error, responseCode, status: '5.6.7' }, usable: true, unsent: true });
   if (!hop.smtpUtf8 && !(isAsciiText(envelope.from) && isAsciiText(envelope.to))) {
-    const error = 'the next hop does not accept internationalized addresses (no SMTPUTF8)';
-    return { outcome: { outcome: 'permanent', error, responseCode: 553, status: '5.6.7' }, usable: true, unsent: true };
+    return needsSmtpUtf8('the next hop does not accept internationalized addresses (no SMTPUTF8)', 553);
   }
   let raw = await message('as-composed');
+  if (!hop.smtpUtf8 && envelope.smtpUtf8 === true && !isAscii(headerSection(raw))) {
+    return needsSmtpUtf8('the message has UTF-8 headers and was sent with SMTPUTF8, which the next hop does not offer', 554);
+  }
   if (!hop.eightBitMime && !isAscii(raw)) raw = await message('seven-bit');
-  return hop.send(envelope, raw);
+  return hop.send({ from: envelope.from, to: envelope.to }, raw);
+}
+
+/** The header section of a message: up to and including the blank line, or all of it if none. */
+function headerSection(raw: Buffer): Buffer {
+  const end = raw.indexOf('\r\n\r\n');
+  return end === -1 ? raw : raw.subarray(0, end + 4);
 }
 
 /** Sessions to one smarthost, reused up to `maxConnections` at once. */
@@ -83,7 +101,7 @@ function createHopPool(address: HopAddress, maxConnections: number) {
   };
 
   return {
-    async send(envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome> {
+    async send(envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome> {
       for (let attempt = 0; ; attempt += 1) {
         let hop: HopConnection;
         try {
@@ -143,7 +161,7 @@ export function createMailSender(options: {
       )
     : null;
 
-  const sendVia = async (address: HopAddress, envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome> => {
+  const sendVia = async (address: HopAddress, envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome> => {
     let hop: HopConnection;
     try {
       hop = await openHopConnection(address);
@@ -157,7 +175,7 @@ export function createMailSender(options: {
     }
   };
 
-  const sendDirect = async (envelope: { from: string; to: string }, message: MessageForHop): Promise<SendOutcome> => {
+  const sendDirect = async (envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome> => {
     const domain = domainOf(envelope.to);
     let hosts: string[];
     try {

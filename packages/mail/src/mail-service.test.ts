@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, sendSmtp, startSmtpSink, type TestDatabase } from '@quarry/testing';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,6 +183,35 @@ describe('mail service', () => {
     expect(jobs.at(-1)).toEqual({ deliveryId: lost.deliveryId, jobId: lost.deliveryId });
     const state = await pool.query(`SELECT state FROM mail_bindings WHERE recipient = 'old@fwd.test'`);
     expect(state.rows[0]).toEqual({ state: 'expired' });
+  });
+
+  it('remembers whether the client asked for SMTPUTF8: such mail with UTF-8 headers is returned (5.6.7) by a destination without it, the same mail sent without it goes as it is', async () => {
+    const mx = await startSmtpSink({ server: { hideSMTPUTF8: true } });
+    const strict = createMailService({ pool, ...recordingQueue, secretKey: Buffer.alloc(32, 3), mail: settings(mx.port), smtp: smtpSettings, resolver: directResolver });
+    try {
+      const strictPort = await strict.smtp.listen(0, '127.0.0.1');
+      await bindRecipient('utf8@fwd.test', 'utf8@dest.test');
+      const original = Buffer.from('From: Jörg <joerg@sender.test>\r\nTo: utf8@fwd.test\r\nSubject: Grüße\r\n\r\nHi\r\n');
+      for (const mailParams of ['SMTPUTF8', undefined]) {
+        expect((await sendSmtp(strictPort, { from: 'joerg@sender.test', to: ['utf8@fwd.test'], raw: original, ...(mailParams ? { mailParams } : {}) })).data?.code).toBe(250);
+      }
+      const [requested, legacy] = jobs.splice(-2);
+
+      expect(await strict.deliver({ deliveryId: requested!.deliveryId })).toBe('bounced');
+      // The sender gets a DSN saying why.
+      const { rows: [dsn] } = await pool.query<{ forwards_to: string; raw: Buffer }>(
+        'SELECT d.forwards_to, m.raw FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $1', [jobs.at(-1)!.deliveryId]);
+      expect(dsn?.forwards_to).toBe('joerg@sender.test');
+      expect(dsn?.raw.toString()).toMatch(/^Status: 5\.6\.7$/m);
+      expect(await strict.deliver({ deliveryId: legacy!.deliveryId })).toBe('delivered');
+      expect(mx.to('utf8@dest.test')).toHaveLength(1);
+      // Its 8-bit header as it came: legacy mail, not converted (as with Postfix).
+      expect(mx.to('utf8@dest.test')[0]!.raw.toString()).toMatch(/^Subject: Grüße\r$/m);
+    } finally {
+      await strict.smtp.close();
+      strict.close();
+      await mx.close();
+    }
   });
 
   it('defers when the destination is unreachable and schedules the next attempt as its own job', async () => {

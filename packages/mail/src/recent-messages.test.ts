@@ -54,6 +54,7 @@ describe('delivery store with recent messages', () => {
     await insertAcceptedMessages(pool, [{
       messageId: randomUUID(),
       envelopeFrom: 'a@sender.test',
+      smtpUtf8: false,
       raw: stored,
       deliveries: [
         { deliveryId: held, recipient: null, forwardsTo: 'one@dest.test', kind: 'forward', keepSender: true },
