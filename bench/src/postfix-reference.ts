@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,29 @@ import { waitFor } from '@quarry/testing';
 import { procStatFields } from './proc-stat.ts';
 
 const run = promisify(execFile);
+
+/**
+ * Postfix's master detaches into its own session, so a bench stopped with Ctrl-C would leave it
+ * running. The folders of the running references, stopped and removed on the way out.
+ */
+const running = new Map<string, PostfixPackage>();
+let stopsOnExit = false;
+function stopRunningOnExit(): void {
+  if (stopsOnExit) return;
+  stopsOnExit = true;
+  process.once('exit', () => {
+    for (const [folder, pkg] of running) {
+      try {
+        execFileSync(join(pkg.root, 'usr/sbin/postfix'), ['-c', join(folder, 'etc'), 'abort'], { env: pkg.env, stdio: 'ignore' });
+      } catch {
+        // Already gone.
+      }
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+  // Signals end the process without 'exit' unless something handles them.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+}
 
 /** Debian's package, extracted by scripts/ensure-smtp-source.sh; never installed system-wide. */
 export type PostfixPackage = { root: string; env: NodeJS.ProcessEnv };
@@ -57,9 +80,12 @@ export async function startPostfixReference(
   await writeFile(join(config, 'master.cf'), masterCf(options.port));
   await writeFile(join(config, 'main.cf'), mainCf(pkg.root, folder, options));
   const postfix = (command: string) => run(join(pkg.root, 'usr/sbin/postfix'), ['-c', config, command], { env: pkg.env });
+  stopRunningOnExit();
+  running.set(folder, pkg);
   try {
     await postfix('start');
   } catch (error) {
+    running.delete(folder);
     const log = existsSync(maillog) ? readFileSync(maillog, 'utf8').slice(-2000) : '';
     await rm(folder, { recursive: true, force: true });
     throw new Error(`Postfix did not start: ${String(error)}\n${log}`);
@@ -73,6 +99,7 @@ export async function startPostfixReference(
     acceptedCount: async () => (await readFile(maillog, 'utf8')).match(/ postfix\/cleanup\[\d+\]: [0-9A-Za-z]+: message-id=/g)?.length ?? 0,
     stop: async () => {
       await postfix('stop');
+      running.delete(folder);
       await waitFor('Postfix master gone', () => procStatFields(masterPid) === null, { timeoutMs: 20_000, intervalMs: 100 });
       await rm(folder, { recursive: true, force: true });
     },

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { createPool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, freePort, quarryEnv, waitFor } from '@quarry/testing';
 import { printTable, repoRoot } from './harness.ts';
 import { busySeconds, processCpuSeconds } from './machine-cpu.ts';
-import { postfixQueueIdTime, postfixUnavailable, startPostfixReference, type PostfixPackage } from './postfix-reference.ts';
+import { postfixQueueIdTime, postfixUnavailable, startPostfixReference, type PostfixPackage, type PostfixReference } from './postfix-reference.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
 const postfixDir = join(repoRoot, '.tools/postfix');
@@ -39,6 +39,12 @@ async function startSink() {
   if (asRoot) await chmod(folder, 0o777);
   const port = await freePort();
   const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // A bench that ends early (an error, Ctrl-C) must not leave the sink and its files behind.
+  const removeOnExit = () => {
+    child.kill('SIGKILL');
+    rmSync(folder, { recursive: true, force: true });
+  };
+  process.once('exit', removeOnExit);
   await waitFor(`smtp-sink listening on ${port}`, () => listening(port), { timeoutMs: 10_000 });
   const files = async () => (await readdir(folder)).map((name) => join(folder, name));
   return {
@@ -58,6 +64,7 @@ async function startSink() {
     },
     clear: async () => Promise.all((await files()).map((file) => rm(file))),
     close: async () => {
+      process.off('exit', removeOnExit);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
@@ -104,6 +111,10 @@ function listening(port: number): Promise<boolean> {
 
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // A bench that ends early (an error, Ctrl-C) must not leave the process running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   return new Promise((resolve, reject) => {
     let buffered = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -239,16 +250,18 @@ async function measureQuarry(mode: Mode, options: Options): Promise<Row> {
 
 async function measurePostfix(pkg: PostfixPackage, mode: Mode, options: Options): Promise<Row> {
   const sink = await startSink();
-  const postfix = await startPostfixReference(pkg, { relayPort: sink.port, port: await freePort(), aliases: { 'bench@fwd.test': 'sink@dest.test' }, settings: options.postfixSettings });
+  let postfix: PostfixReference | undefined;
   try {
+    postfix = await startPostfixReference(pkg, { relayPort: sink.port, port: await freePort(), aliases: { 'bench@fwd.test': 'sink@dest.test' }, settings: options.postfixSettings });
+    const reference = postfix;
     return await measure('Postfix 3.7', mode, options, sink, {
-      port: postfix.port,
-      startCounting: () => postfix.clearLog(),
-      acceptedSinceStart: () => postfix.acceptedCount(),
-      cpuSeconds: () => postfix.cpuSeconds(),
+      port: reference.port,
+      startCounting: () => reference.clearLog(),
+      acceptedSinceStart: () => reference.acceptedCount(),
+      cpuSeconds: () => reference.cpuSeconds(),
     });
   } finally {
-    await postfix.stop();
+    await postfix?.stop();
     await sink.close();
   }
 }
