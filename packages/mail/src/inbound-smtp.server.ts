@@ -186,7 +186,7 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
           clientHostname: session.clientHostname === `[${session.remoteAddress}]` ? 'unknown' : session.clientHostname,
           remoteAddress: session.remoteAddress,
           hostname: settings.hostname,
-          protocol: session.transmissionType || 'ESMTP',
+          protocol: receivedWith(session),
           id,
           recipient: firstRecipient,
           at: ports.now(),
@@ -220,4 +220,10 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
     // Stops accepting; sessions in progress get "421 Server shutting down" at their next command.
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The protocol our Received line names. RFC 6531 §4.3: a transaction that used SMTPUTF8 is "UTF8SMTP" (…S, …A, …SA), not "ESMTP". */
+function receivedWith(session: SMTPServerSession): string {
+  const protocol = session.transmissionType || 'ESMTP';
+  return session.envelope.smtpUtf8 === true ? protocol.replace(/^ESMTP/, 'UTF8SMTP') : protocol;
 }
