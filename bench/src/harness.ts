@@ -82,3 +82,24 @@ export async function runFor(
   );
   return { runs: next, failures, seconds: (performance.now() - started) / 1_000 };
 }
+
+const exitCleanups = new Set<() => void>();
+let exitHooked = false;
+
+/**
+ * Runs `cleanup` (synchronous) if the bench ends while it is registered: an error, Ctrl-C. Child
+ * processes outlive their parent otherwise, and Postfix's master even leaves the process group.
+ * Returns the call that unregisters it, for the normal way out.
+ */
+export function cleanUpOnExit(cleanup: () => void): () => void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', () => {
+      for (const registered of exitCleanups) registered();
+    });
+    // A signal ends the process without 'exit' unless something handles it.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  }
+  exitCleanups.add(cleanup);
+  return () => exitCleanups.delete(cleanup);
+}

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { procStatFields } from './proc-stat.ts';
 
 /** Busy time of the whole machine (every process, the kernel included) in seconds, from /proc/stat. */
@@ -26,4 +26,18 @@ export function measureMachineCpu(): { stop: () => number } {
 export function processCpuSeconds(pid: number): number {
   const fields = procStatFields(pid);
   return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
+}
+
+/**
+ * CPU time of a process that spawns short-lived children (Postfix's master): its own, its reaped
+ * children's (fields 16 and 17), and that of its live children, in seconds.
+ */
+export function processTreeCpuSeconds(rootPid: number): number {
+  const root = procStatFields(rootPid);
+  if (!root) return 0;
+  let seconds = processCpuSeconds(rootPid) + (Number(root[13]) + Number(root[14])) / 100;
+  for (const entry of readdirSync('/proc')) {
+    if (/^\d+$/.test(entry) && Number(procStatFields(Number(entry))?.[1]) === rootPid) seconds += processCpuSeconds(Number(entry));
+  }
+  return seconds;
 }

@@ -1,39 +1,31 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@quarry/testing';
+import { cleanUpOnExit, repoRoot } from './harness.ts';
+import { processTreeCpuSeconds } from './machine-cpu.ts';
 import { procStatFields } from './proc-stat.ts';
 
 const run = promisify(execFile);
 
-/**
- * Postfix's master detaches into its own session, so a bench stopped with Ctrl-C would leave it
- * running. The folders of the running references, stopped and removed on the way out.
- */
-const running = new Map<string, PostfixPackage>();
-let stopsOnExit = false;
-function stopRunningOnExit(): void {
-  if (stopsOnExit) return;
-  stopsOnExit = true;
-  process.once('exit', () => {
-    for (const [folder, pkg] of running) {
-      try {
-        execFileSync(join(pkg.root, 'usr/sbin/postfix'), ['-c', join(folder, 'etc'), 'abort'], { env: pkg.env, stdio: 'ignore' });
-      } catch {
-        // Already gone.
-      }
-      rmSync(folder, { recursive: true, force: true });
-    }
-  });
-  // Signals end the process without 'exit' unless something handles them.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-}
-
 /** Debian's package, extracted by scripts/ensure-smtp-source.sh; never installed system-wide. */
 export type PostfixPackage = { root: string; env: NodeJS.ProcessEnv };
+
+/**
+ * The extracted package (`apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`): the
+ * smtp bench's load generator and sink, and Postfix itself. Its programs find their own libraries
+ * only through LD_LIBRARY_PATH.
+ */
+export function postfixPackage(): PostfixPackage {
+  const root = join(repoRoot, '.tools/postfix');
+  if (!existsSync(join(root, 'usr/sbin/smtp-source'))) {
+    throw new Error('Postfix\'s package is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)');
+  }
+  return { root, env: { ...process.env, LD_LIBRARY_PATH: join(root, 'usr/lib/postfix') } };
+}
 
 export type PostfixReference = {
   port: number;
@@ -80,12 +72,19 @@ export async function startPostfixReference(
   await writeFile(join(config, 'master.cf'), masterCf(options.port));
   await writeFile(join(config, 'main.cf'), mainCf(pkg.root, folder, options));
   const postfix = (command: string) => run(join(pkg.root, 'usr/sbin/postfix'), ['-c', config, command], { env: pkg.env });
-  stopRunningOnExit();
-  running.set(folder, pkg);
+  // Postfix's master detaches into a session of its own: a bench stopped early would leave it running.
+  const forget = cleanUpOnExit(() => {
+    try {
+      execFileSync(join(pkg.root, 'usr/sbin/postfix'), ['-c', config, 'abort'], { env: pkg.env, stdio: 'ignore' });
+    } catch {
+      // Not running.
+    }
+    rmSync(folder, { recursive: true, force: true });
+  });
   try {
     await postfix('start');
   } catch (error) {
-    running.delete(folder);
+    forget();
     const log = existsSync(maillog) ? readFileSync(maillog, 'utf8').slice(-2000) : '';
     await rm(folder, { recursive: true, force: true });
     throw new Error(`Postfix did not start: ${String(error)}\n${log}`);
@@ -99,7 +98,7 @@ export async function startPostfixReference(
     acceptedCount: async () => (await readFile(maillog, 'utf8')).match(/ postfix\/cleanup\[\d+\]: [0-9A-Za-z]+: message-id=/g)?.length ?? 0,
     stop: async () => {
       await postfix('stop');
-      running.delete(folder);
+      forget();
       await waitFor('Postfix master gone', () => procStatFields(masterPid) === null, { timeoutMs: 20_000, intervalMs: 100 });
       await rm(folder, { recursive: true, force: true });
     },
@@ -179,16 +178,4 @@ function uidOf(user: string): number {
   const uid = Number(line?.split(':')[2]);
   if (!Number.isInteger(uid)) throw new Error(`no ${user} account in /etc/passwd`);
   return uid;
-}
-
-/** A process's CPU with its reaped children's (fields 14–17), plus that of its live children. */
-function processTreeCpuSeconds(rootPid: number): number {
-  const root = procStatFields(rootPid);
-  if (!root) return 0;
-  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
-  for (const entry of readdirSync('/proc')) {
-    const fields = /^\d+$/.test(entry) ? procStatFields(Number(entry)) : null;
-    if (fields && Number(fields[1]) === rootPid) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks / 100;
 }

@@ -7,23 +7,15 @@ import { join } from 'node:path';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, freePort, quarryEnv, waitFor } from '@quarry/testing';
-import { printTable, repoRoot } from './harness.ts';
+import { cleanUpOnExit, printTable, repoRoot } from './harness.ts';
 import { busySeconds, processCpuSeconds } from './machine-cpu.ts';
-import { postfixQueueIdTime, postfixUnavailable, startPostfixReference, type PostfixPackage, type PostfixReference } from './postfix-reference.ts';
+import { postfixPackage, postfixQueueIdTime, postfixUnavailable, startPostfixReference, type PostfixPackage } from './postfix-reference.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
-const postfixDir = join(repoRoot, '.tools/postfix');
-
-/**
- * Postfix's load generator and sink, from Debian's package extracted into .tools/postfix (nothing
- * is installed system-wide): `apt-get download postfix && dpkg -x postfix_*.deb .tools/postfix`.
- */
+/** Postfix's load generator and sink. */
 function postfixTool(name: 'smtp-source' | 'smtp-sink'): { bin: string; env: NodeJS.ProcessEnv } {
-  const bin = join(postfixDir, 'usr/sbin', name);
-  if (!existsSync(bin)) {
-    throw new Error(`${name} is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)`);
-  }
-  return { bin, env: { ...process.env, LD_LIBRARY_PATH: join(postfixDir, 'usr/lib/postfix') } };
+  const { root, env } = postfixPackage();
+  return { bin: join(root, 'usr/sbin', name), env };
 }
 
 /**
@@ -39,12 +31,10 @@ async function startSink() {
   if (asRoot) await chmod(folder, 0o777);
   const port = await freePort();
   const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  // A bench that ends early (an error, Ctrl-C) must not leave the sink and its files behind.
-  const removeOnExit = () => {
+  const forget = cleanUpOnExit(() => {
     child.kill('SIGKILL');
     rmSync(folder, { recursive: true, force: true });
-  };
-  process.once('exit', removeOnExit);
+  });
   await waitFor(`smtp-sink listening on ${port}`, () => listening(port), { timeoutMs: 10_000 });
   const files = async () => (await readdir(folder)).map((name) => join(folder, name));
   return {
@@ -64,7 +54,7 @@ async function startSink() {
     },
     clear: async () => Promise.all((await files()).map((file) => rm(file))),
     close: async () => {
-      process.off('exit', removeOnExit);
+      forget();
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
@@ -111,10 +101,8 @@ function listening(port: number): Promise<boolean> {
 
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  // A bench that ends early (an error, Ctrl-C) must not leave the process running.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  const forget = cleanUpOnExit(() => child.kill('SIGKILL'));
+  child.once('exit', forget);
   return new Promise((resolve, reject) => {
     let buffered = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -149,8 +137,8 @@ type Options = { messages: number; sessions: number; bytes: number; processes: n
 /** What the measurement needs from the system under test, Quarry or the Postfix reference. */
 type SystemUnderTest = {
   port: number;
-  /** Messages answered 250 since the last call of startCounting. */
   startCounting: () => Promise<void>;
+  /** Messages answered 250 since the last call of startCounting. */
   acceptedSinceStart: () => Promise<number>;
   cpuSeconds: () => number;
 };
@@ -164,8 +152,9 @@ type SystemUnderTest = {
  * hour. `--runs N` repeats everything N times, each on a fresh store, Redis prefix and processes.
  */
 export async function benchSmtp(options: Options & { runs: number }): Promise<void> {
-  const postfix = postfixUnavailable() ? null : { root: postfixDir, env: postfixTool('smtp-sink').env };
-  if (!postfix) console.error(`Postfix reference skipped: ${postfixUnavailable()}`);
+  const unavailable = postfixUnavailable();
+  if (unavailable) console.error(`Postfix reference skipped: ${unavailable}`);
+  const postfix = unavailable ? null : postfixPackage();
   const rows: Row[] = [];
   for (let run = 1; run <= options.runs; run += 1) {
     const label = options.runs > 1 ? ` (run ${run})` : '';
@@ -250,18 +239,19 @@ async function measureQuarry(mode: Mode, options: Options): Promise<Row> {
 
 async function measurePostfix(pkg: PostfixPackage, mode: Mode, options: Options): Promise<Row> {
   const sink = await startSink();
-  let postfix: PostfixReference | undefined;
   try {
-    postfix = await startPostfixReference(pkg, { relayPort: sink.port, port: await freePort(), aliases: { 'bench@fwd.test': 'sink@dest.test' }, settings: options.postfixSettings });
-    const reference = postfix;
-    return await measure('Postfix 3.7', mode, options, sink, {
-      port: reference.port,
-      startCounting: () => reference.clearLog(),
-      acceptedSinceStart: () => reference.acceptedCount(),
-      cpuSeconds: () => reference.cpuSeconds(),
-    });
+    const postfix = await startPostfixReference(pkg, { relayPort: sink.port, port: await freePort(), aliases: { 'bench@fwd.test': 'sink@dest.test' }, settings: options.postfixSettings });
+    try {
+      return await measure('Postfix 3.7', mode, options, sink, {
+        port: postfix.port,
+        startCounting: () => postfix.clearLog(),
+        acceptedSinceStart: () => postfix.acceptedCount(),
+        cpuSeconds: () => postfix.cpuSeconds(),
+      });
+    } finally {
+      await postfix.stop();
+    }
   } finally {
-    await postfix?.stop();
     await sink.close();
   }
 }
