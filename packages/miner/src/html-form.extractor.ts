@@ -183,13 +183,15 @@ export function extractHtmlForm(html: string, options: { defaultLabel: string })
       const members = name ? form.find(`input[type="${type}"][name="${name}"]`).filter((_, member) => isControl($(member))) : element;
       if (type === 'checkbox' && members.length === 1) {
         const { text, hasAsterisk } = accessibleName($, element);
+        // A lone box under a marked question ("I confirm … *" above a YES box) is required too.
+        const group = groupName($, element, sections);
         const category = categorize({ label: text, name });
         questions.push({
           id: uniqueId(name ?? element.attr('id') ?? slug(text)),
           question: text,
           inputType: 'Boolean',
           label: section,
-          mandatory: isRequired(element, hasAsterisk),
+          mandatory: isRequired(element, hasAsterisk) || group.hasAsterisk || group.requiredGroup,
           ...(category ? { category } : {}),
         });
         return;
