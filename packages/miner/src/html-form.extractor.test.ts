@@ -1,6 +1,7 @@
 import type { Question } from '@quarry/contracts';
 import { fixtureForms } from '@quarry/testing';
 import { describe, expect, it } from 'vitest';
+import { sectionsFormQuestions, summarize } from './generic-form-rules.test-support.ts';
 import { extractHtmlForm } from './html-form.extractor.ts';
 
 function questionsOf(html: string): Question[] {
@@ -50,6 +51,16 @@ describe('extractHtmlForm', () => {
     expect((byId(questions, 'languages').options ?? []).map((option) => ('answer' in option ? option.answer : ''))).toEqual(['English', 'French', 'German']);
     expect(byId(questions, 'privacy')).toMatchObject({ inputType: 'Boolean', mandatory: true, category: 'consent' });
     expect(byId(questions, 'skills')).toMatchObject({ inputType: 'SelectMultiple' });
+  });
+
+  it('labels each question with its section and names an unlabeled group by the text before it', () => {
+    const actual = summarize(questionsOf(fixtureForms.sections));
+    const read = sectionsFormQuestions.map(({ id }) => actual.find((question) => question.id === id)).map((question) => question && { id: question.id, question: question.question, label: question.label });
+    expect(read).toEqual(sectionsFormQuestions.map(({ id, question, label }) => ({ id, question, label })));
+  });
+
+  it('drops placeholder options and widget internals, and keeps compound parts and multi-selects required', () => {
+    expect(summarize(questionsOf(fixtureForms.sections))).toEqual(sectionsFormQuestions);
   });
 
   it('gives the same ids when the same form is mined again', () => {

@@ -1,26 +1,27 @@
 import type { MiningErrorCode, Question } from '@quarry/contracts';
 import { load, type Cheerio, type CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import type { Element } from 'domhandler';
+import { isPlaceholderOption, optionalMarker, requiredMarker } from './generic-form-rules.ts';
+import {
+  cleanText, controlSelector, formTitle, headingSelector, isControl, isRequiredPart, isSectionFieldset, isWidgetInternal, sectionFieldsetOf, sectionLegend, sliderName,
+  textBefore, textWithoutControls, typeOf,
+} from './html-form-structure.ts';
 import { categorize } from './question-categories.ts';
 
 export type ExtractedForm = { ok: true; questions: Question[] } | { ok: false; errorCode: MiningErrorCode; detail: string };
 
-const skippedInputTypes = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'search']);
 const closedPosting = /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
 const botWall = /\b(g-recaptcha|h-captcha|hcaptcha|cf-challenge|cf-turnstile|captcha)\b/i;
 
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/\s*(\*|\(required\)|\(optional\))\s*$/i, '').replace(/\s*\*\s*$/, '').trim();
+  return text.replace(/\s+/g, ' ').replace(/^\s*[*✱]\s*/, '').replace(/\s*(\*|✱|\(required\)|\(optional\))\s*$/i, '').replace(/\s*\*\s*$/, '').trim();
 }
 
-function textWithoutControls(element: Cheerio<AnyNode>): string {
-  const copy = element.clone();
-  copy.find('input, select, textarea, option, button, script, style').remove();
-  return copy.text();
-}
+type Name = { text: string; hasAsterisk: boolean; optional?: boolean };
+const named = (raw: string): Name => ({ text: clean(raw), hasAsterisk: requiredMarker.test(raw.replace(/\s+/g, ' ').trim()), optional: optionalMarker.test(raw) });
 
-/** The accessible name of a control, by the same precedence a screen reader uses. */
-function accessibleName($: CheerioAPI, control: Cheerio<Element>): { text: string; hasAsterisk: boolean } {
+/** The accessible name of a control, by the same precedence a screen reader uses, then the text before it. */
+function accessibleName($: CheerioAPI, control: Cheerio<Element>): Name {
   const candidates: string[] = [];
   const labelledBy = control.attr('aria-labelledby');
   if (labelledBy) candidates.push(labelledBy.split(/\s+/).map((id) => $(`[id="${id}"]`).text()).join(' '));
@@ -29,20 +30,60 @@ function accessibleName($: CheerioAPI, control: Cheerio<Element>): { text: strin
   if (id) candidates.push(textWithoutControls($(`label[for="${id}"]`).first()));
   const wrapping = control.closest('label');
   if (wrapping.length) candidates.push(textWithoutControls(wrapping));
-  candidates.push(control.attr('placeholder') ?? '', control.attr('title') ?? '');
-  const raw = candidates.find((candidate) => candidate.trim().length > 0) ?? control.attr('name') ?? '';
-  return { text: clean(raw), hasAsterisk: /\*\s*$/.test(raw.trim()) };
+  // A placeholder that only prompts ("Select an option…") names nothing.
+  const placeholder = control.attr('placeholder') ?? '';
+  candidates.push(isPlaceholderOption(undefined, placeholder) ? '' : placeholder, control.attr('title') ?? '');
+  const raw = candidates.find((candidate) => candidate.trim().length > 0);
+  if (raw) return named(raw);
+  const before = textBefore($, control, (element) => element === control.get(0));
+  return before ? named(textWithoutControls(before)) : { text: control.attr('name') ?? '', hasAsterisk: false };
 }
 
-/** A group's question: its fieldset legend, its role=group label, or the first control's label. */
-function groupName($: CheerioAPI, controls: Cheerio<Element>): { text: string; hasAsterisk: boolean } {
+type GroupName = Name & { requiredGroup: boolean; answerName?: string | undefined };
+
+/**
+ * A group's question: the legend or aria name of its own group (not of a section fieldset around
+ * several questions), else the text before the group, else the field name.
+ */
+function groupName($: CheerioAPI, controls: Cheerio<Element>, sections: Map<Element, boolean>): GroupName {
   const first = controls.first();
-  const group = first.closest('fieldset, [role="radiogroup"], [role="group"]');
+  const members = new Set(controls.toArray());
+  let group = first.closest('fieldset, [role="radiogroup"], [role="group"]') as Cheerio<Element>;
+  if (group.is('fieldset') && isSectionFieldset($, group, sections)) group = first.closest('[role="radiogroup"], [role="group"]') as Cheerio<Element>;
+  const requiredGroup = group.attr('aria-required') === 'true';
   const legend = group.is('fieldset') ? group.children('legend').first().text() : '';
-  const groupLabel = group.attr('aria-label') ?? (group.attr('aria-labelledby') ? $(`[id="${group.attr('aria-labelledby')}"]`).text() : '');
+  const labelledBy = group.attr('aria-labelledby');
+  const groupLabel = group.attr('aria-label') ?? (labelledBy ? $(`[id="${labelledBy}"]`).text() : '');
   const raw = [legend, groupLabel].find((text) => text.trim().length > 0);
-  if (raw) return { text: clean(raw), hasAsterisk: /\*\s*$/.test(raw.trim()) };
-  return { text: clean(first.attr('name') ?? ''), hasAsterisk: false };
+  if (raw) return { ...named(raw), requiredGroup };
+  const before = textBefore($, first, (element) => members.has(element));
+  if (before) {
+    // A question label pointing at a hidden box (JazzHR): that box carries the answer.
+    const target = before.is('label[for]') ? $(`input[type="hidden"][id="${before.attr('for')}"]`).first() : null;
+    return { ...named(textWithoutControls(before)), requiredGroup, answerName: target?.attr('name') };
+  }
+  return { text: clean(first.attr('name') ?? ''), hasAsterisk: false, requiredGroup };
+}
+
+/**
+ * Checkboxes with names of their own that together answer one question ("Which days can you
+ * work? *" above Weekdays and Weekends): the widest wrapper holding only them, when the wrapper
+ * is named and no box is required on its own (then each box is its own consent question).
+ */
+function checkboxList($: CheerioAPI, box: Cheerio<Element>, sections: Map<Element, boolean>): Cheerio<Element> | null {
+  let list: Cheerio<Element> | null = null;
+  for (let node = box.parent(); node.length > 0 && !node.is('form, body'); node = node.parent()) {
+    if (node.is('fieldset') && isSectionFieldset($, node, sections)) break;
+    const controls = node.find(controlSelector).filter((_, element) => isControl($(element)) && !isWidgetInternal($, $(element)));
+    if (controls.toArray().some((element) => typeOf($(element)) !== 'checkbox')) break;
+    list = node;
+  }
+  if (!list) return null;
+  const boxes = list.find('input[type="checkbox"]').filter((_, element) => isControl($(element)));
+  const names = new Set(boxes.toArray().map((element) => $(element).attr('name')));
+  // Boxes that all share one name are already one question.
+  if (boxes.length < 2 || boxes.is('[required]') || (names.size === 1 && !names.has(undefined))) return null;
+  return groupName($, boxes, sections).text ? boxes : null;
 }
 
 function isRequired(control: Cheerio<Element>, hasAsterisk: boolean): boolean {
@@ -54,13 +95,18 @@ function slug(text: string): string {
 }
 
 function optionLabel($: CheerioAPI, control: Cheerio<Element>): string {
-  const { text } = accessibleName($, control);
-  return text || control.attr('value') || '';
+  const id = control.attr('id');
+  const own = [control.attr('aria-label') ?? '', id ? textWithoutControls($(`label[for="${id}"]`).first()) : '', control.closest('label').length ? textWithoutControls(control.closest('label')) : ''];
+  // A styled option without a label: its text sits beside it in a wrapper holding only this control.
+  const wrapper = control.parent();
+  if (wrapper.find('input, select, textarea').length === 1) own.push(textWithoutControls(wrapper));
+  return clean(own.find((text) => text.trim().length > 0) ?? '') || control.attr('value') || '';
 }
 
 /**
  * Extracts every question of the server-rendered form(s) of a page. Controls are read in document
- * order; the last heading above a control is its section label.
+ * order. A question's label is its section: the heading above it in its form or section fieldset,
+ * the legend of a fieldset titling several questions, else the heading just above the form.
  */
 export function extractHtmlForm(html: string, options: { defaultLabel: string }): ExtractedForm {
   const $ = load(html);
@@ -83,70 +129,106 @@ export function extractHtmlForm(html: string, options: { defaultLabel: string })
     usedIds.set(base, count + 1);
     return count === 0 ? base : `${base}_${count + 1}`;
   };
-  let section = clean($('h1').first().text()) || options.defaultLabel;
+  const formNodes = new Set(forms.toArray());
+  const sections = new Map<Element, boolean>();
+  // The last heading seen in each scope: a section fieldset, a form, or the page outside forms.
+  const headingIn = new Map<Element | null, string>();
+  const pageTitle = clean($('h1').first().text()) || options.defaultLabel;
+  const scopeOf = (node: Cheerio<Element>): Element | null => sectionFieldsetOf($, node, sections)?.get(0) ?? (node.closest('form').get(0) as Element | undefined) ?? null;
+  /** The section a control belongs to: a heading in its scope, its section's legend, the form's title. */
+  const sectionOf = (control: Cheerio<Element>, fieldset: Cheerio<Element> | null): string => {
+    if (fieldset) return headingIn.get(fieldset.get(0) ?? null) ?? clean(sectionLegend(fieldset));
+    const form = control.closest('form') as Cheerio<Element>;
+    return headingIn.get(form.get(0) ?? null) ?? (clean(formTitle($, form)) || pageTitle);
+  };
+  const listsDone = new Set<Element>();
 
-  forms.find('h1, h2, h3, h4, h5, h6, input, select, textarea').each((_, node) => {
+  $(`${headingSelector}, ${controlSelector}`).each((_, node) => {
     const element = $(node);
     const tag = node.tagName.toLowerCase();
-    if (/^h[1-6]$/.test(tag)) {
-      section = clean(element.text()) || section;
+    if (element.is(headingSelector)) {
+      const text = clean(element.text());
+      if (text) headingIn.set(scopeOf(element), text);
       return;
     }
-    const type = (element.attr('type') ?? (tag === 'input' ? 'text' : tag)).toLowerCase();
-    if (skippedInputTypes.has(type) || element.is('[disabled]')) return;
-    const name = element.attr('name');
     const form = element.closest('form');
+    if (!form.get(0) || !formNodes.has(form.get(0) as Element) || !isControl(element) || isWidgetInternal($, element)) return;
+    if (element.is('[role="radio"], [role="checkbox"]') && !element.is('input')) return;
+    const fieldset = sectionFieldsetOf($, element, sections);
+    const section = sectionOf(element, fieldset);
+    const type = typeOf(element);
+    const name = element.is('[role="slider"]') ? sliderName($, element) : element.attr('name');
+    const partRequired = isRequiredPart($, element, fieldset);
+
+    if (type === 'checkbox' && listsDone.has(node)) return;
+    const list = type === 'checkbox' ? checkboxList($, element, sections) : null;
+    if (list) {
+      list.toArray().forEach((box) => listsDone.add(box));
+      const group = groupName($, list, sections);
+      const category = categorize({ label: group.text });
+      questions.push({
+        id: uniqueId(group.answerName ?? slug(group.text)),
+        question: group.text,
+        inputType: 'SelectMultiple',
+        label: section,
+        mandatory: group.hasAsterisk || group.requiredGroup || partRequired,
+        ...(category ? { category } : {}),
+        options: list.toArray().map((member) => ({ answer: optionLabel($, $(member)), conditionalQuestions: [] })),
+      });
+      return;
+    }
 
     if (type === 'radio' || type === 'checkbox') {
       const groupKey = `${type}:${name ?? element.attr('id') ?? ''}`;
-      const members = name ? form.find(`input[type="${type}"][name="${name}"]`) : element;
+      const members = name ? form.find(`input[type="${type}"][name="${name}"]`).filter((_, member) => isControl($(member))) : element;
       if (type === 'checkbox' && members.length === 1) {
         const { text, hasAsterisk } = accessibleName($, element);
+        // A lone box under a marked question ("I confirm … *" above a YES box) is required too.
+        const group = groupName($, element, sections);
         const category = categorize({ label: text, name });
         questions.push({
           id: uniqueId(name ?? element.attr('id') ?? slug(text)),
           question: text,
           inputType: 'Boolean',
           label: section,
-          mandatory: isRequired(element, hasAsterisk),
+          mandatory: isRequired(element, hasAsterisk) || group.hasAsterisk || group.requiredGroup,
           ...(category ? { category } : {}),
         });
         return;
       }
       if (seenGroups.has(groupKey)) return;
       seenGroups.add(groupKey);
-      const { text, hasAsterisk } = groupName($, members);
-      const category = categorize({ label: text, name });
+      const group = groupName($, members, sections);
+      const category = categorize({ label: group.text, name });
       questions.push({
-        id: uniqueId(name ?? slug(text)),
-        question: text,
+        id: uniqueId(name ?? slug(group.text)),
+        question: group.text,
         inputType: type === 'radio' ? 'SelectOne' : 'SelectMultiple',
         label: section,
-        mandatory: members.toArray().some((member) => isRequired($(member), false)) || hasAsterisk,
+        mandatory: members.toArray().some((member) => isRequired($(member), false)) || group.hasAsterisk || group.requiredGroup || partRequired,
         ...(category ? { category } : {}),
         options: members.toArray().map((member) => ({ answer: optionLabel($, $(member)), conditionalQuestions: [] })),
       });
       return;
     }
 
-    const { text, hasAsterisk } = accessibleName($, element);
+    const { text, hasAsterisk, optional } = accessibleName($, element);
     const category = categorize({ label: text, name, autocomplete: element.attr('autocomplete'), type });
     const base = {
       id: uniqueId(name ?? element.attr('id') ?? slug(text)),
       question: text,
       label: section,
-      mandatory: isRequired(element, hasAsterisk),
+      mandatory: isRequired(element, hasAsterisk) || (partRequired && !optional),
       ...(category ? { category } : {}),
     };
     if (tag === 'select') {
-      const options = element
+      const choices = element
         .find('option')
         .toArray()
-        .map((option) => ({ value: $(option).attr('value'), text: clean($(option).text()) }))
-        // A placeholder ("Select…", "--") has an empty value: it is not an answer.
-        .filter((option) => option.value !== '' && option.text.length > 0)
+        .map((option) => ({ value: $(option).attr('value'), text: cleanText($(option).text()) }))
+        .filter((option) => !isPlaceholderOption(option.value, option.text))
         .map((option) => ({ answer: option.text, conditionalQuestions: [] }));
-      questions.push({ ...base, inputType: element.is('[multiple]') ? 'SelectMultiple' : 'SelectOne', options });
+      questions.push({ ...base, inputType: element.is('[multiple]') ? 'SelectMultiple' : 'SelectOne', options: choices });
     } else if (tag === 'textarea') {
       questions.push({ ...base, inputType: 'TextArea' });
     } else if (type === 'file') {

@@ -70,8 +70,8 @@ export function extractJazzForm(html: string, label: string): Question[] {
         category: 'address',
         options: parts.map((part) => {
           const partName = $(part).attr('name') ?? '';
-          // Only the street box carries the group's asterisk; city/state/postal are optional.
-          return buildQuestion({ id: partName, question: $(part).attr('placeholder') ?? partName, inputType: 'Text', label, mandatory: partName === 'resumator-address-value' && hasAsterisk(groupLabel), category: categories[partName] });
+          // The asterisk on "Address" marks the whole block: a required address needs every part of it.
+          return buildQuestion({ id: partName, question: $(part).attr('placeholder') ?? partName, inputType: 'Text', label, mandatory: hasAsterisk(groupLabel), category: categories[partName] });
         }),
       }));
       return;

@@ -47,6 +47,68 @@ export const fixtureForms = {
   '<label for="tool">Favourite tool</label><select id="tool" name="tool"><option value="">-</option><option>Figma</option><option>Sketch</option></select></form>'; }, 100);</script>
 </body></html>`,
 
+  /**
+   * Sections and groups as careers pages draw them: a heading just above the form, a fieldset whose
+   * legend titles several questions (an address block), radio and checkbox groups named only by the
+   * text before them, placeholder options, a slider with its number box, a custom dropdown's hidden
+   * value box. Both generic miners must read it the same way.
+   */
+  sections: `<!doctype html><html><head><title>Apply</title></head><body>
+<h1>Support Engineer</h1>
+<div class="description"><h3>Requirements</h3><p>Three years of support work.</p></div>
+<h2>Your details</h2>
+<form action="/submit" method="post">
+  <label for="name">Full name *</label><input id="name" name="name">
+  <fieldset><legend>Home address *</legend>
+    <input name="street" placeholder="Street">
+    <input name="town" placeholder="Town">
+    <input name="postcode" placeholder="Postcode">
+  </fieldset>
+  <label for="phone">Phone</label><input id="phone" name="phone" type="tel">
+  <div class="form-group">
+    <label for="mail_street">Mailing address *</label>
+    <div><input id="mail_street" name="mail_street" placeholder="Street">
+      <div class="row"><input name="mail_town" placeholder="Town"><input name="mail_postcode" placeholder="Postcode"></div></div>
+  </div>
+  <h2>Eligibility</h2>
+  <p>Are you authorized to work in the UK? *</p>
+  <div class="choices">
+    <label><input type="radio" name="q_auth" value="yes"> Yes</label>
+    <label><input type="radio" name="q_auth" value="no"> No</label>
+  </div>
+  <fieldset><legend>Preferred shift</legend>
+    <label><input type="radio" name="shift" value="d"> Day</label>
+    <label><input type="radio" name="shift" value="n"> Night</label>
+  </fieldset>
+  <div class="form-group">
+    <label for="q_days_answer">Which days can you work? *</label>
+    <input type="hidden" id="q_days_answer" name="q_days_answer">
+    <label><input type="checkbox" name="q_days_1"> Weekdays</label>
+    <label><input type="checkbox" name="q_days_2"> Weekends</label>
+  </div>
+  <label for="tools">Tools you use *</label>
+  <select id="tools" name="tools" multiple><option value="">Select...</option><option value="1">Zendesk</option><option value="2">Jira</option></select>
+  <label for="notice">Notice period</label>
+  <select id="notice" name="notice"><option value="0">Please select</option><option value="1">None</option><option value="2">One month</option></select>
+  <label for="relocate">Willing to relocate?</label>
+  <select id="relocate" name="relocate"><option value="no_selection">-- No answer --</option><option value="y">Yes</option><option value="n">No</option></select>
+  <label for="gender">Gender</label>
+  <select id="gender" name="gender"><option value="0">Decline to answer</option><option value="1">Female</option><option value="2">Male</option></select>
+  <span id="years_label">Years of experience</span>
+  <div class="slider"><div role="slider" tabindex="0" aria-labelledby="years_label" aria-valuemin="0" aria-valuemax="30" aria-valuenow="0" aria-required="true"></div>
+    <input type="number" name="years" min="0" max="30" aria-hidden="true" tabindex="-1"></div>
+  <label>Highest degree</label>
+  <div class="dropdown"><input name="degree" type="text" readonly tabindex="-1" style="width:0;height:0;border:0;padding:0">
+    <select id="degree_list" aria-label="Highest degree"><option value="">Select an option…</option><option>Bachelor's</option><option>Master's</option></select></div>
+  <fieldset><legend>Voluntary self-identification</legend>
+    <p>Veteran status</p>
+    <div><label><input type="radio" name="veteran" value="1"> I am a veteran</label><label><input type="radio" name="veteran" value="2"> I am not a veteran</label></div>
+    <label for="pronouns">Pronouns</label><input id="pronouns" name="pronouns">
+  </fieldset>
+  <label for="notes">Anything else?</label><textarea id="notes" name="notes"></textarea>
+  <button type="submit">Apply</button>
+</form></body></html>`,
+
   closed: `<!doctype html><html><body><h1>Data Analyst</h1><p>Sorry, this position has been filled.</p></body></html>`,
 
   login: `<!doctype html><html><body><form><label for="u">Email</label><input id="u" name="u" type="email">

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Question } from '@quarry/contracts';
+import { fixtureForms } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sectionsFormQuestions, summarize } from '../generic-form-rules.test-support.ts';
 import type { MineOutcome } from '../miner-port.ts';
 import { createBrowserFormMiner } from './browser-form.miner.ts';
 import { createChromiumPool, type ChromiumPool } from './chromium-pool.ts';
@@ -21,6 +23,7 @@ const requested: string[] = [];
 const pages: Record<string, string> = {
   '/closed': '<html><body><h1>Analyst</h1><p>This position has been filled.</p></body></html>',
   '/login': '<html><body><form><label for="u">Email</label><input id="u" type="email"><label for="p">Password</label><input id="p" type="password"></form></body></html>',
+  '/sections': fixtureForms.sections,
   '/captcha': '<html><body><h1>Please verify you are a human</h1><div class="g-recaptcha"></div></body></html>',
 };
 
@@ -105,6 +108,16 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     const worked = find(questions, 'worked_before');
     expect(optionNamed(worked, 'Yes').conditionalQuestions).toMatchObject([{ id: 'worked_when', inputType: 'Date' }]);
     expect(find(questions, 'consent')).toMatchObject({ inputType: 'Boolean', mandatory: true, category: 'consent' });
+  });
+
+  it('labels each question with its section and names an unlabeled group by the text before it, as the HTML extractor does', async () => {
+    const actual = summarize(await questionsOf('/sections'));
+    const read = sectionsFormQuestions.map(({ id }) => actual.find((question) => question.id === id)).map((question) => question && { id: question.id, question: question.question, label: question.label });
+    expect(read).toEqual(sectionsFormQuestions.map(({ id, question, label }) => ({ id, question, label })));
+  });
+
+  it('drops placeholder options and widget internals, and keeps compound parts and multi-selects required, as the HTML extractor does', async () => {
+    expect(summarize(await questionsOf('/sections'))).toEqual(sectionsFormQuestions);
   });
 
   it('never submits the form while probing', async () => {

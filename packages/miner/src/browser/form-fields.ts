@@ -1,5 +1,6 @@
 import type { Question } from '@quarry/contracts';
 import type { Frame } from 'playwright-core';
+import { isPlaceholderOption } from '../generic-form-rules.ts';
 import { categorize } from '../question-categories.ts';
 
 /** One control as the page script reports it (page-scripts/snapshot-form.js). */
@@ -176,8 +177,11 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
       questions.push({
         ...base,
         inputType: field.multiple ? 'SelectMultiple' : 'SelectOne',
-        options: field.options.map((answer) => ({ answer, conditionalQuestions: [] })),
+        // A custom list's prompt ("Select…") is read from the open list, where no value marks it.
+        options: field.options.filter((answer) => !isPlaceholderOption(undefined, answer)).map((answer) => ({ answer, conditionalQuestions: [] })),
       });
+    } else if (field.role === 'slider') {
+      questions.push({ ...base, inputType: 'Text' });
     } else if (field.tag === 'textarea' || field.tag !== 'input') {
       questions.push({ ...base, inputType: 'TextArea' });
     } else if (field.type === 'file') {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
+import { pageRulesScript } from '../generic-form-rules.ts';
 import type { FormSnapshot, FrameSnapshot, RawField } from './form-fields.ts';
 
-/** The miner's init script, in every frame before the page's own scripts: the reaction counter, the snapshot and the form actions. */
-export const minerPageScript = ['pending-work.js', 'snapshot-form.js', 'form-actions.js']
-  .map((name) => readFileSync(new URL(`./page-scripts/${name}`, import.meta.url), 'utf8'))
-  .join('\n');
+/** The miner's init script, in every frame before the page's own scripts: the reaction counter, the rules shared with the HTML extractor, the snapshot and the form actions. */
+const pageScript = (name: string) => readFileSync(new URL(`./page-scripts/${name}`, import.meta.url), 'utf8');
+export const minerPageScript = [pageScript('pending-work.js'), pageRulesScript, pageScript('snapshot-form.js'), pageScript('form-actions.js')].join('\n');
 const notInstalled = '__quarryMiner missing';
 
 /**
