@@ -1,6 +1,7 @@
 import type { Authenticator, SessionCodec } from '@quarry/auth';
-import { dashboardRoutes, type OidcSettings } from '@quarry/dashboard';
-import { listBatches } from '@quarry/db';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import type { OidcSettings } from './dashboard/oidc-sign-in.routes.ts';
+import { listBatches } from '@quarry/recruitment';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
 import type { RecruitmentPorts, RetrievalCache } from '@quarry/recruitment';

@@ -1,2 +1,2 @@
-export { startMiningRole } from './mining-role.ts';
-export type { MiningRole } from './mining-role.ts';
+export { startMiningRole } from './mining-worker.role.ts';
+export type { MiningRole } from './mining-worker.role.ts';

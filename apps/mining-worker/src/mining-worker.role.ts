@@ -1,4 +1,4 @@
-import { listBatches } from '@quarry/db';
+import { listBatches } from '@quarry/recruitment';
 import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, mineSubmission, type MiningPorts } from '@quarry/recruitment';

@@ -9,12 +9,12 @@ import { createJobQueues, createRedis, startWorkers } from '@quarry/jobs';
 import { createMailService } from '@quarry/mail';
 import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
 import { startMiningRole } from '@quarry/mining-worker';
-import { createMiningQueuePort, createRetrievalCache, type RecruitmentPorts } from '@quarry/recruitment';
+import { createMiningQueuePort, createOutcomeAnnouncer, createRetrievalCache, followOutcomes, type RecruitmentPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createLogger, createMetrics, type Tracing } from '@quarry/observability';
 import type { Redis } from 'ioredis';
-import { createRatesPorts, startRatesRole } from './rates-role.ts';
-import { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
+import { createRatesPorts, startRatesRole } from '@quarry/rates-worker';
+
 
 type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'all';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, describeIssues, RequestCanaryBody, validationError, type CanaryJobPayload, type CanaryView } from '@quarry/contracts';
-import { completeCanary, findCanary, insertCanary, startCanaryRun, type CanaryRow, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { completeCanary, findCanary, insertCanary, startCanaryRun, type CanaryRow } from './canaries.queries.ts';
 
 /** The producer side of the job queue, as this use case needs it (the jobs package provides it). */
 export type EnqueueCanary = (payload: CanaryJobPayload, options: { jobId: string }) => Promise<unknown>;

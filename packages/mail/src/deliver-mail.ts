@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliverMailJobPayload } from '@quarry/contracts';
-import {
-  countBindingOutcome,
-  deferDelivery,
-  deleteMessageIfFinished,
-  finishDelivery,
-  insertAcceptedMessages,
-  type DeliveryToSend,
-  type Pool,
-  withTransaction,
-} from '@quarry/db';
+import { type Pool, withTransaction } from '@quarry/db';
+import { countBindingOutcome } from './bindings.queries.ts';
+import { deferDelivery, deleteMessageIfFinished, finishDelivery, insertAcceptedMessages, type DeliveryToSend } from './mail.queries.ts';
 import { domainOf } from './addresses.ts';
 import { composeBounce } from './bounce-message.ts';
 import type { DeliveryStore } from './delivery-store.ts';

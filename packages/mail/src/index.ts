@@ -16,3 +16,5 @@ export { createMailService } from './mail-service.ts';
 export type { MailService, MailSettings, SmtpSettings } from './mail-service.ts';
 export { loadOutlookAccounts, retrieveOutlookAccount } from './outlook-accounts.ts';
 export type { AccountPorts } from './outlook-accounts.ts';
+export { summarizeMailDeliveries } from './mail-admin.queries.ts';
+export type { MailDeliverySummary } from './mail-admin.queries.ts';

@@ -1,5 +1,5 @@
 import { randomCounterShard } from './bindings.queries.ts';
-import type { Queryable } from './pool.ts';
+import type { Queryable } from '@quarry/db';
 
 export type DeliveryKind = 'forward' | 'bounce' | 'srs-return';
 export type DeliveryState = 'queued' | 'deferred' | 'delivered' | 'bounced';

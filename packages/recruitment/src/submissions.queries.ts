@@ -1,5 +1,4 @@
-import type { PoolClient } from 'pg';
-import type { Queryable } from './pool.ts';
+import type { PoolClient, Queryable } from '@quarry/db';
 
 export type SubmissionState = 'queued' | 'admitted' | 'processing' | 'completed' | 'failed';
 
