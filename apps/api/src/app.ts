@@ -1,6 +1,6 @@
 import type { Authenticator, SessionCodec } from '@quarry/auth';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
-import type { OidcSettings } from './dashboard/oidc-sign-in.routes.ts';
+import type { OidcSettings } from '@quarry/config';
 import { listBatches } from '@quarry/recruitment';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';

@@ -146,12 +146,6 @@ export async function deleteClientBinding(db: Queryable, clientId: string, recip
   return first(result.rows);
 }
 
-/** Is this address itself a bound recipient? (A binding forwarding into another binding could loop.) */
-export async function isBoundRecipient(db: Queryable, address: string): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM mail_bindings WHERE recipient = $1', [address]);
-  return (result.rowCount ?? 0) > 0;
-}
-
 /** Marks bindings past their expiry; returns how many changed. */
 export async function markExpiredBindings(db: Queryable): Promise<number> {
   const result = await db.query(`UPDATE mail_bindings SET state = 'expired', updated_at = now() WHERE state = 'active' AND expires_at <= now()`);

@@ -13,7 +13,7 @@ export type { MailSender, MxResolver, SendOutcome } from './mail-sender.ts';
 export { createSrs } from './srs.ts';
 export type { Srs } from './srs.ts';
 export { createMailService } from './mail-service.ts';
-export type { MailService, MailSettings, SmtpSettings } from './mail-service.ts';
+export type { MailService, SmtpSettings } from './mail-service.ts';
 export { loadOutlookAccounts, retrieveOutlookAccount } from './outlook-accounts.ts';
 export type { AccountPorts } from './outlook-accounts.ts';
 export { summarizeMailDeliveries } from './mail-admin.queries.ts';

@@ -1,6 +1,6 @@
 import type { PoolClient, Queryable } from '@quarry/db';
 
-export type SubmissionState = 'queued' | 'admitted' | 'processing' | 'completed' | 'failed';
+type SubmissionState = 'queued' | 'admitted' | 'processing' | 'completed' | 'failed';
 
 export type SubmissionToMine = {
   submissionId: string;

@@ -1,2 +1,0 @@
-export { startMiningRole } from './mining-worker.role.ts';
-export type { MiningRole } from './mining-worker.role.ts';
