@@ -46,7 +46,7 @@ export type ApiDeps = {
   mailDomains?: readonly string[];
   /** Seals the outlook-account pool (QUARRY_SECRET_KEY); without it those endpoints answer 503. */
   secretKey?: Buffer;
-  /** Hotel rates feed (issue 6): pull answers and push subscriptions. Without it, hotel routes are not mounted. */
+  /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts };
 };
 

@@ -61,7 +61,7 @@ const sectionShapes = {
     RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   },
   rates: {
-    // Hotel rates (issue 6); README "Hotel rates feed" documents each.
+    // Hotel rates; README "Hotel rates feed" documents each.
     RATES_HORIZON_DAYS: z.coerce.number().int().min(1).max(500).default(90),
     RATES_NIGHTS: z
       .string()
@@ -86,7 +86,7 @@ const sectionShapes = {
     RATES_PUSH_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
   },
   mining: {
-    // Recruitment mining (issue 3); README "Recruitment" documents each.
+    // Recruitment mining; README "Recruitment" documents each.
     MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
     MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
     MINING_AUTOPAUSE_WINDOW: z.coerce.number().int().min(1).max(10_000).default(50),
@@ -114,7 +114,7 @@ const sectionShapes = {
     DASHBOARD_OIDC_ALLOWED_EMAILS: z.string().default(''),
   },
   mail: {
-    // Email forwarding (issue 5); README "Email forwarding" documents each.
+    // Email forwarding; README "Email forwarding" documents each.
     MAIL_DOMAINS: z
       .string()
       .default('localhost')
