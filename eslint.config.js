@@ -17,7 +17,7 @@ export default tseslint.config(
   },
   {
     // The dashboard's browser script: plain JavaScript served as is.
-    files: ['apps/dashboard/src/assets/**/*.js', 'packages/miner/src/browser/page-scripts/*.js'],
+    files: ['apps/api/src/dashboard/assets/**/*.js', 'packages/miner/src/browser/page-scripts/*.js'],
     languageOptions: {
       globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', location: 'readonly', getComputedStyle: 'readonly', CSS: 'readonly', performance: 'readonly', MutationObserver: 'readonly', XMLHttpRequest: 'readonly', Event: 'readonly', HTMLInputElement: 'readonly', HTMLTextAreaElement: 'readonly', PointerEvent: 'readonly', MouseEvent: 'readonly', KeyboardEvent: 'readonly' },
     },

@@ -46,7 +46,7 @@ export function postfixUnavailable(): string | null {
 }
 
 /**
- * Postfix 3.7 as issue 5 describes its reference: virtual aliases to a relay. The same bound
+ * Postfix 3.7 configured as the forwarding reference (ADR 0026): virtual aliases to a relay. The same bound
  * recipient forwards to the same destination through `relayhost` (the bench's smtp-sink). Its
  * queue lives in the temporary folder (on this machine the disk that holds Postgres's data) and is
  * fsynced as in any installation. Everything else is Postfix's default: 20 deliveries at once per destination,

@@ -1,6 +1,7 @@
 import type { Authenticator, SessionCodec } from '@quarry/auth';
-import { dashboardRoutes, type OidcSettings } from '@quarry/dashboard';
-import { listBatches } from '@quarry/db';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import type { OidcSettings } from '@quarry/config';
+import { listBatches } from '@quarry/recruitment';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
 import type { RecruitmentPorts, RetrievalCache } from '@quarry/recruitment';
@@ -45,7 +46,7 @@ export type ApiDeps = {
   mailDomains?: readonly string[];
   /** Seals the outlook-account pool (QUARRY_SECRET_KEY); without it those endpoints answer 503. */
   secretKey?: Buffer;
-  /** Hotel rates feed (issue 6): pull answers and push subscriptions. Without it, hotel routes are not mounted. */
+  /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts };
 };
 

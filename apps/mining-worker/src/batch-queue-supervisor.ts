@@ -1,4 +1,5 @@
-import { listBatches, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { listBatches } from '@quarry/recruitment';
 import type { JobHandler, JobQueues, WorkerEvents, WorkerPool } from '@quarry/jobs';
 import { startWorkers } from '@quarry/jobs';
 import type { Redis } from 'ioredis';

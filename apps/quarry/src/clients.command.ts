@@ -1,11 +1,11 @@
 import { createClient, listClients, revokeClient } from '@quarry/auth';
-import type { Config } from '@quarry/config';
+import type { ConfigFor } from '@quarry/config';
 import { AppError } from '@quarry/contracts';
 import { createPool, migrateToLatest } from '@quarry/db';
 
 /** `quarry clients …`: prints JSON on stdout so scripts can read it. */
 export async function runClientsCommand(
-  config: Config,
+  config: ConfigFor<'clients'>,
   subcommand: string | undefined,
   options: { name: string | undefined; scopes: string | undefined; clientId: string | undefined },
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Config } from '@quarry/config';
+import type { ConfigFor } from '@quarry/config';
 import { AppError } from '@quarry/contracts';
 import { createPool, migrateToLatest } from '@quarry/db';
 import { changeGrants, listHotelsForOperator, removeHotel, toListing, upsertHotel } from '@quarry/rates';
@@ -13,7 +13,7 @@ import { changeGrants, listHotelsForOperator, removeHotel, toListing, upsertHote
  * Grant changes move the client's push subscriptions to a new state; the rates-worker's scheduler
  * tick delivers it (the CLI does not talk to the queues).
  */
-export async function runHotelsCommand(config: Config, subcommand: string | undefined, args: string[], options: { json: string | undefined }): Promise<void> {
+export async function runHotelsCommand(config: ConfigFor<'hotels'>, subcommand: string | undefined, args: string[], options: { json: string | undefined }): Promise<void> {
   await migrateToLatest(config.databaseUrl);
   const db = createPool(config.databaseUrl, 2);
   const enqueuePush = async () => {};

@@ -2,7 +2,7 @@
 // The `quarry` command. Tracing must start before express, pg and ioredis are first loaded, so
 // everything that imports them is loaded dynamically after `startTracing`.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '@quarry/config';
+import { ConfigError, loadConfig, type ConfigFor, type ConfigScope } from '@quarry/config';
 import { startTracing } from '@quarry/observability';
 
 const roles = ['api', 'mining-worker', 'rates-worker', 'mail', 'all'] as const;
@@ -22,9 +22,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function configOrExit(): Config {
+/** Reads only the settings the role or command uses (a rates worker does not need SMTP settings). */
+function configOrExit<Scope extends ConfigScope>(scope: Scope): ConfigFor<Scope> {
   try {
-    return loadConfig();
+    return loadConfig(process.env, scope);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`quarry: ${error.message}\n`);
@@ -46,21 +47,21 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'start') {
     const role = values.role as Role;
     if (!roles.includes(role)) fail(`quarry: unknown role "${values.role}"\n${usage}`);
-    const config = configOrExit();
+    const config = configOrExit(role);
     const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
     const { startRoles } = await import('./start-roles.ts');
     await startRoles(config, role, tracing);
     return;
   }
   if (command === 'migrate') {
-    const config = configOrExit();
+    const config = configOrExit('migrate');
     const { migrateToLatest } = await import('@quarry/db');
     const applied = await migrateToLatest(config.databaseUrl);
     process.stdout.write(`${JSON.stringify({ applied })}\n`);
     return;
   }
   if (command === 'clients') {
-    const config = configOrExit();
+    const config = configOrExit('clients');
     const { runClientsCommand } = await import('./clients.command.ts');
     await runClientsCommand(config, subcommand, { name: values.name, scopes: values.scopes, clientId: rest[0] ?? undefined }).catch(
       (error: unknown) => fail(`quarry: ${(error as Error).message}`),
@@ -68,7 +69,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'hotels') {
-    const config = configOrExit();
+    const config = configOrExit('hotels');
     const { runHotelsCommand } = await import('./hotels.command.ts');
     await runHotelsCommand(config, subcommand, rest, { json: values.json }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Scope } from '@quarry/contracts';
-import { findActiveClientById, findActiveClientBySecretHash, type ClientRow, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { findActiveClientById, findActiveClientBySecretHash, type ClientRow } from './clients.queries.ts';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { SessionCodec } from './dashboard-session.ts';
 import { decryptSecret, hashSecret } from './secret-crypto.ts';

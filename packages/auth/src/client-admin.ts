@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CreateClientInput, describeIssues, validationError, type ClientSummary, type CreatedClient } from '@quarry/contracts';
-import { insertClient, listClients as listClientRows, revokeClient as revokeClientRow, type ClientRow, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { insertClient, listClients as listClientRows, revokeClient as revokeClientRow, type ClientRow } from './clients.queries.ts';
 import { encryptSecret, hashSecret, randomToken } from './secret-crypto.ts';
 
 export type ClientAdminPorts = { db: Queryable; secretKey: Buffer };

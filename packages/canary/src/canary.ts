@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, describeIssues, RequestCanaryBody, validationError, type CanaryJobPayload, type CanaryView } from '@quarry/contracts';
-import { completeCanary, findCanary, insertCanary, startCanaryRun, type CanaryRow, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import type { JobPayload } from '@quarry/jobs';
+import { completeCanary, findCanary, insertCanary, startCanaryRun, type CanaryRow } from './canaries.queries.ts';
 
-/** The producer side of the job queue, as this use case needs it (the jobs package provides it). */
-export type EnqueueCanary = (payload: CanaryJobPayload, options: { jobId: string }) => Promise<unknown>;
+/** The producer side of the job queue, as this use case needs it; the role wires it from the job catalog. */
+export type EnqueueCanary = (payload: JobPayload<'system.canary'>, options: { jobId: string }) => Promise<unknown>;
 
 function toView(row: CanaryRow): CanaryView {
   return {

@@ -21,238 +21,241 @@ const AtsEndpoints = z
   })
   .pipe(z.strictObject(Object.fromEntries(atsEndpointNames.map((name) => [name, endpointUrl.optional()])) as Record<AtsEndpointName, z.ZodOptional<typeof endpointUrl>>));
 
-/** Every setting comes from the environment and is documented in the README's Configuration table. */
-const EnvSchema = z.object({
-  PORT: port.default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/quarry'),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('quarry'),
-  SMTP_PORT: port.default(2525),
-  LOG_LEVEL: z.enum(logLevels).default('info'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).default('quarry'),
-  ALLOW_PRIVATE_URLS: z.string().default(''),
-  QUARRY_SECRET_KEY: z
-    .string({ error: 'is required: 32 random bytes, base64 (openssl rand -base64 32)' })
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
-  JWT_JWKS_URL: z.url().optional(),
-  JWT_ISSUER: z.string().optional(),
-  JWT_AUDIENCE: z.string().optional(),
-  AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
-  RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
-  RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
-  SHUTDOWN_GRACE_MS: positiveMs.default(25_000),
-  JOB_LOCK_MS: positiveMs.default(30_000),
-  JOB_STALLED_INTERVAL_MS: positiveMs.default(30_000),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(10),
-  // Hotel rates (issue 6); README "Hotel rates feed" documents each.
-  RATES_HORIZON_DAYS: z.coerce.number().int().min(1).max(500).default(90),
-  RATES_NIGHTS: z
-    .string()
-    .default('1')
-    .refine((value) => value.split(',').every((nights) => /^\s*\d+\s*$/.test(nights) && Number(nights) >= 1 && Number(nights) <= 30), 'must be comma-separated integers 1..30'),
-  RATES_FRESHNESS_MS: positiveMs.default(60 * 60_000),
-  RATES_REFRESH_NEAR_MS: positiveMs.default(15 * 60_000),
-  RATES_REFRESH_MID_MS: positiveMs.default(60 * 60_000),
-  RATES_REFRESH_FAR_MS: positiveMs.default(6 * 60 * 60_000),
-  RATES_SCHEDULE_EVERY_MS: positiveMs.default(60_000),
-  RATES_PULL_DEADLINE_MS: positiveMs.default(3_000),
-  RATES_SOURCE_TIMEOUT_MS: positiveMs.default(45_000),
-  RATES_SOURCE_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
-  RATES_SOURCE_PER_SECOND: z.coerce.number().min(0).max(1000).default(2),
-  RATES_PUSH_TIMEOUT_MS: positiveMs.default(5 * 60_000),
-  RATES_PUSH_BACKOFF_BASE_MS: positiveMs.default(5_000),
-  RATES_PUSH_BACKOFF_MAX_MS: positiveMs.default(10 * 60_000),
-  RATES_PUSH_SUSPEND_AFTER_MS: positiveMs.default(24 * 3600_000),
-  RATES_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
-  RATES_PUSH_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
-  RATES_PULL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(128),
-  RATES_PUSH_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
-  // Recruitment mining (issue 3); README "Recruitment" documents each.
-  MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
-  MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
-  MINING_AUTOPAUSE_WINDOW: z.coerce.number().int().min(1).max(10_000).default(50),
-  MINING_AUTOPAUSE_MIN_SUCCESS_RATE: z.coerce.number().min(0).max(1).default(0.2),
-  MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
-  MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
-  MINING_BATCH_POLL_MS: positiveMs.default(2_000),
-  // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021).
-  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
-  MINING_BROWSER: z.enum(['on', 'off']).default('on'),
-  MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
-  MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
-  MINING_BROWSER_RECYCLE_MB: z.coerce.number().int().min(100).default(1024),
-  // Browser contexts (forms being mined in Chromium) open at once per process: memory, not CPU, sets it.
-  MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
-  MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
-  // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
-  DASHBOARD_OIDC_ISSUER: z.url().optional(),
-  DASHBOARD_OIDC_CLIENT_ID: z.string().min(1).optional(),
-  DASHBOARD_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  DASHBOARD_OIDC_ADMIN_CLIENT_ID: z.string().regex(/^cl_[a-z0-9]{20}$/, 'must be a client id (cl_…)').optional(),
-  DASHBOARD_PUBLIC_URL: z.url().optional(),
-  DASHBOARD_OIDC_ALLOWED_EMAILS: z.string().default(''),
-  // Email forwarding (issue 5); README "Email forwarding" documents each.
-  MAIL_DOMAINS: z
-    .string()
-    .default('localhost')
-    .refine((value) => value.split(',').every((domain) => /^[a-z0-9.-]+$/i.test(domain.trim())), 'must be comma-separated domain names'),
-  MAIL_RELAY_SENDER: z.email({ pattern: z.regexes.html5Email, error: 'must be an email address' }).default('forwarder@localhost'),
-  MAIL_RELAY_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  MAIL_HOSTNAME: z.string().min(1).default('localhost'),
-  MAIL_DKIM_SELECTOR: z.string().regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only').default('quarry'),
-  MAIL_DKIM_PRIVATE_KEY: z.string().optional(),
-  MAIL_MX_PORT: port.default(25),
-  // DNS servers for MX lookups and ARC sealing instead of the system's: "ip" or "ip:port", comma-separated.
-  MAIL_DNS_SERVERS: z
-    .string()
-    .regex(/^\s*[0-9a-f.:[\]]+(\s*,\s*[0-9a-f.:[\]]+)*\s*$/i, 'comma-separated ip or ip:port')
-    .optional(),
-  MAIL_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
-  MAIL_RETRY_BASE_MS: positiveMs.default(300_000),
-  MAIL_RETRY_MAX_MS: positiveMs.default(4_000_000),
-  MAIL_MAX_QUEUE_LIFETIME_MS: positiveMs.default(5 * 24 * 3600_000),
-  SMTP_HOST: z.string().min(1).default('0.0.0.0'),
-  SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
-  SMTP_MAX_RECIPIENTS: z.coerce.number().int().min(1).max(10_000).default(100),
-  SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000),
-  SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).default(60_000),
-  SMTP_GREETING_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(0),
-  SMTP_MAX_RECEIVED_HEADERS: z.coerce.number().int().min(1).default(30),
-  SMTP_TLS_KEY: z.string().optional(),
-  SMTP_TLS_CERT: z.string().optional(),
-  SMTP_REUSE_PORT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
-});
-
-export type Config = {
-  port: number;
-  host: string;
-  databaseUrl: string;
-  databasePoolSize: number;
-  redisUrl: string;
-  queuePrefix: string;
-  smtpPort: number;
-  logLevel: (typeof logLevels)[number];
-  otlpEndpoint: string | undefined;
-  serviceName: string;
-  allowPrivateUrls: string[];
-  secretKey: Buffer;
-  jwt: { jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
-  authCacheMs: number;
-  /** Completed retrieval answers an API process keeps (0 turns it off), and how long at most. */
-  retrievalCache: { maxBytes: number; ttlMs: number };
-  shutdownGraceMs: number;
-  jobLockMs: number;
-  jobStalledIntervalMs: number;
-  workerConcurrency: number;
+/** Every setting comes from the environment and is documented in the README's Configuration table; grouped by who uses it. */
+const sectionShapes = {
+  database: {
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/quarry'),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  },
+  process: {
+    PORT: port.default(8080),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+    QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('quarry'),
+    LOG_LEVEL: z.enum(logLevels).default('info'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).default('quarry'),
+    SHUTDOWN_GRACE_MS: positiveMs.default(25_000),
+  },
+  workers: {
+    JOB_LOCK_MS: positiveMs.default(30_000),
+    JOB_STALLED_INTERVAL_MS: positiveMs.default(30_000),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(10),
+  },
+  secret: {
+    QUARRY_SECRET_KEY: z
+      .string({ error: 'is required: 32 random bytes, base64 (openssl rand -base64 32)' })
+      .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+  },
+  outbound: {
+    ALLOW_PRIVATE_URLS: z.string().default(''),
+  },
+  auth: {
+    JWT_JWKS_URL: z.url().optional(),
+    JWT_ISSUER: z.string().optional(),
+    JWT_AUDIENCE: z.string().optional(),
+    AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  },
+  retrieval: {
+    RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+    RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+  },
   rates: {
-    horizonDays: number;
-    nights: number[];
-    freshnessMs: number;
-    refreshNearMs: number;
-    refreshMidMs: number;
-    refreshFarMs: number;
-    scheduleEveryMs: number;
-    pullDeadlineMs: number;
-    sourceTimeoutMs: number;
-    sourceConcurrency: number;
-    sourcePerSecond: number;
-    pushTimeoutMs: number;
-    pushBackoffBaseMs: number;
-    pushBackoffMaxMs: number;
-    pushSuspendAfterMs: number;
-    chromiumPath: string;
-    pushCacheBytes: number;
-    pullCacheBytes: number;
-    pushMaxBytes: number;
-  };
-  dashboardOidc:
-    | { issuer: string; clientId: string; clientSecret: string; adminClientId: string; publicUrl: string; allowedEmails: string[] }
-    | undefined;
+    // Hotel rates; README "Hotel rates feed" documents each.
+    RATES_HORIZON_DAYS: z.coerce.number().int().min(1).max(500).default(90),
+    RATES_NIGHTS: z
+      .string()
+      .default('1')
+      .refine((value) => value.split(',').every((nights) => /^\s*\d+\s*$/.test(nights) && Number(nights) >= 1 && Number(nights) <= 30), 'must be comma-separated integers 1..30'),
+    RATES_FRESHNESS_MS: positiveMs.default(60 * 60_000),
+    RATES_REFRESH_NEAR_MS: positiveMs.default(15 * 60_000),
+    RATES_REFRESH_MID_MS: positiveMs.default(60 * 60_000),
+    RATES_REFRESH_FAR_MS: positiveMs.default(6 * 60 * 60_000),
+    RATES_SCHEDULE_EVERY_MS: positiveMs.default(60_000),
+    RATES_PULL_DEADLINE_MS: positiveMs.default(3_000),
+    RATES_SOURCE_TIMEOUT_MS: positiveMs.default(45_000),
+    RATES_SOURCE_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+    RATES_SOURCE_PER_SECOND: z.coerce.number().min(0).max(1000).default(2),
+    RATES_PUSH_TIMEOUT_MS: positiveMs.default(5 * 60_000),
+    RATES_PUSH_BACKOFF_BASE_MS: positiveMs.default(5_000),
+    RATES_PUSH_BACKOFF_MAX_MS: positiveMs.default(10 * 60_000),
+    RATES_PUSH_SUSPEND_AFTER_MS: positiveMs.default(24 * 3600_000),
+    RATES_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+    RATES_PUSH_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
+    RATES_PULL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(128),
+    RATES_PUSH_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
+  },
   mining: {
-    batchConcurrency: number;
-    batchRatePerMinute: number;
-    autoPause: { window: number; minSuccessRate: number };
-    pageTimeoutMs: number;
-    csvMaxBytes: number;
-    batchPollMs: number;
-    browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; maxContexts: number; probeDepth: number };
-    /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
-    atsEndpoints: Partial<Record<AtsEndpointName, string>>;
-  };
+    // Recruitment mining; README "Recruitment" documents each.
+    MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
+    MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+    MINING_AUTOPAUSE_WINDOW: z.coerce.number().int().min(1).max(10_000).default(50),
+    MINING_AUTOPAUSE_MIN_SUCCESS_RATE: z.coerce.number().min(0).max(1).default(0.2),
+    MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
+    MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+    MINING_BATCH_POLL_MS: positiveMs.default(2_000),
+    // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021).
+    CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
+    MINING_BROWSER: z.enum(['on', 'off']).default('on'),
+    MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
+    MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
+    MINING_BROWSER_RECYCLE_MB: z.coerce.number().int().min(100).default(1024),
+    // Browser contexts (forms being mined in Chromium) open at once per process: memory, not CPU, sets it.
+    MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
+    MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
+  },
+  dashboard: {
+    // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
+    DASHBOARD_OIDC_ISSUER: z.url().optional(),
+    DASHBOARD_OIDC_CLIENT_ID: z.string().min(1).optional(),
+    DASHBOARD_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    DASHBOARD_OIDC_ADMIN_CLIENT_ID: z.string().regex(/^cl_[a-z0-9]{20}$/, 'must be a client id (cl_…)').optional(),
+    DASHBOARD_PUBLIC_URL: z.url().optional(),
+    DASHBOARD_OIDC_ALLOWED_EMAILS: z.string().default(''),
+  },
   mail: {
-    domains: string[];
-    relaySender: string;
-    relayUrl: string | undefined;
-    hostname: string;
-    dkim: { selector: string; privateKey: string | undefined };
-    mxPort: number;
-    /** DNS servers instead of the system's (MX lookups, ARC sealing); unset: the system's. */
-    dnsServers: string[] | undefined;
-    deliveryConcurrency: number;
-    retryBaseMs: number;
-    retryMaxMs: number;
-    maxQueueLifetimeMs: number;
-  };
+    // Email forwarding; README "Email forwarding" documents each.
+    MAIL_DOMAINS: z
+      .string()
+      .default('localhost')
+      .refine((value) => value.split(',').every((domain) => /^[a-z0-9.-]+$/i.test(domain.trim())), 'must be comma-separated domain names'),
+    MAIL_RELAY_SENDER: z.email({ pattern: z.regexes.html5Email, error: 'must be an email address' }).default('forwarder@localhost'),
+    MAIL_RELAY_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    MAIL_HOSTNAME: z.string().min(1).default('localhost'),
+    MAIL_DKIM_SELECTOR: z.string().regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only').default('quarry'),
+    MAIL_DKIM_PRIVATE_KEY: z.string().optional(),
+    MAIL_MX_PORT: port.default(25),
+    // DNS servers for MX lookups and ARC sealing instead of the system's: "ip" or "ip:port", comma-separated.
+    MAIL_DNS_SERVERS: z
+      .string()
+      .regex(/^\s*[0-9a-f.:[\]]+(\s*,\s*[0-9a-f.:[\]]+)*\s*$/i, 'comma-separated ip or ip:port')
+      .optional(),
+    MAIL_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+    MAIL_RETRY_BASE_MS: positiveMs.default(300_000),
+    MAIL_RETRY_MAX_MS: positiveMs.default(4_000_000),
+    MAIL_MAX_QUEUE_LIFETIME_MS: positiveMs.default(5 * 24 * 3600_000),
+  },
   smtp: {
-    host: string;
-    maxMessageBytes: number;
-    maxRecipients: number;
-    maxClients: number;
-    maxMessagesPerMinutePerIp: number;
-    greetingDelayMs: number;
-    maxReceivedHeaders: number;
-    tls: { key: string; cert: string } | undefined;
-    /** Several processes on one host share the SMTP port (SO_REUSEPORT; the kernel spreads connections). */
-    reusePort: boolean;
-  };
+    SMTP_PORT: port.default(2525),
+    SMTP_HOST: z.string().min(1).default('0.0.0.0'),
+    SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+    SMTP_MAX_RECIPIENTS: z.coerce.number().int().min(1).max(10_000).default(100),
+    SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000),
+    SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).default(60_000),
+    SMTP_GREETING_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(0),
+    SMTP_MAX_RECEIVED_HEADERS: z.coerce.number().int().min(1).default(30),
+    SMTP_TLS_KEY: z.string().optional(),
+    SMTP_TLS_CERT: z.string().optional(),
+    SMTP_REUSE_PORT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  },
+} satisfies Record<string, z.ZodRawShape>;
+
+/** Every variable, parsed: what a section's reader may read once its section parsed. */
+type Vars = z.output<z.ZodObject<UnionToIntersection<(typeof sectionShapes)[Section]>>>;
+
+export type RatesSettings = {
+  horizonDays: number;
+  nights: number[];
+  freshnessMs: number;
+  refreshNearMs: number;
+  refreshMidMs: number;
+  refreshFarMs: number;
+  scheduleEveryMs: number;
+  pullDeadlineMs: number;
+  sourceTimeoutMs: number;
+  sourceConcurrency: number;
+  sourcePerSecond: number;
+  pushTimeoutMs: number;
+  pushBackoffBaseMs: number;
+  pushBackoffMaxMs: number;
+  pushSuspendAfterMs: number;
+  chromiumPath: string;
+  pushCacheBytes: number;
+  pullCacheBytes: number;
+  pushMaxBytes: number;
 };
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
+export type MiningSettings = {
+  batchConcurrency: number;
+  batchRatePerMinute: number;
+  autoPause: { window: number; minSuccessRate: number };
+  pageTimeoutMs: number;
+  csvMaxBytes: number;
+  batchPollMs: number;
+  browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; maxContexts: number; probeDepth: number };
+  /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
+  atsEndpoints: Partial<Record<AtsEndpointName, string>>;
+};
 
-/** Parses the environment; throws one ConfigError naming every bad variable. Empty strings count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = EnvSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
-  }
-  const vars = parsed.data;
-  const oidcVariables = ['DASHBOARD_OIDC_ISSUER', 'DASHBOARD_OIDC_CLIENT_ID', 'DASHBOARD_OIDC_CLIENT_SECRET', 'DASHBOARD_OIDC_ADMIN_CLIENT_ID', 'DASHBOARD_PUBLIC_URL'] as const;
-  const oidcSet = oidcVariables.filter((name) => vars[name] !== undefined);
-  if (oidcSet.length > 0 && oidcSet.length < oidcVariables.length) {
-    throw new ConfigError(oidcVariables.filter((name) => vars[name] === undefined).map((name) => `${name} is required when dashboard single sign-on is configured`));
-  }
-  const allowPrivateUrls = vars.ALLOW_PRIVATE_URLS.split(',').map((entry) => entry.trim()).filter(Boolean);
-  return {
+/** Dashboard single sign-on (OIDC). */
+export type OidcSettings = {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The Quarry admin client that single-sign-on users act as (its scopes decide what they may do). */
+  adminClientId: string;
+  /** Where the dashboard is reached from browsers, e.g. https://quarry.example.com */
+  publicUrl: string;
+  /** Emails (`ops@example.com`) or domains (`@example.com`) allowed in; empty: anyone the provider signs in. */
+  allowedEmails: string[];
+};
+
+/** Completed retrieval answers an API process keeps (0 turns it off), and how long at most. */
+export type RetrievalCacheSettings = { maxBytes: number; ttlMs: number };
+
+export type MailSettings = {
+  domains: string[];
+  relaySender: string;
+  relayUrl: string | undefined;
+  hostname: string;
+  dkim: { selector: string; privateKey: string | undefined };
+  mxPort: number;
+  /** DNS servers ("ip" or "ip:port") instead of the system's, for MX lookups and ARC sealing; unset: the system's. */
+  dnsServers?: string[] | undefined;
+  deliveryConcurrency: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  maxQueueLifetimeMs: number;
+};
+
+export type SmtpSettings = {
+  host: string;
+  maxMessageBytes: number;
+  maxRecipients: number;
+  maxClients: number;
+  maxMessagesPerMinutePerIp: number;
+  greetingDelayMs: number;
+  maxReceivedHeaders: number;
+  tls: { key: string; cert: string } | undefined;
+  /** Several processes on one host share the SMTP port (SO_REUSEPORT; the kernel spreads connections). */
+  reusePort: boolean;
+};
+
+const allowPrivate = (vars: Vars) => vars.ALLOW_PRIVATE_URLS.split(',').map((entry) => entry.trim()).filter(Boolean);
+const oidcVariables = ['DASHBOARD_OIDC_ISSUER', 'DASHBOARD_OIDC_CLIENT_ID', 'DASHBOARD_OIDC_CLIENT_SECRET', 'DASHBOARD_OIDC_ADMIN_CLIENT_ID', 'DASHBOARD_PUBLIC_URL'] as const;
+
+/** Each section's variables → its typed settings (read only after the section's variables parsed). */
+const readers = {
+  database: (vars: Vars) => ({ databaseUrl: vars.DATABASE_URL, databasePoolSize: vars.DATABASE_POOL_SIZE }),
+  process: (vars: Vars) => ({
     port: vars.PORT,
     host: vars.HOST,
-    databaseUrl: vars.DATABASE_URL,
-    databasePoolSize: vars.DATABASE_POOL_SIZE,
     redisUrl: vars.REDIS_URL,
     queuePrefix: vars.QUEUE_PREFIX,
-    smtpPort: vars.SMTP_PORT,
-    logLevel: vars.LOG_LEVEL,
-    otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT,
+    logLevel: vars.LOG_LEVEL as (typeof logLevels)[number],
+    otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT as string | undefined,
     serviceName: vars.OTEL_SERVICE_NAME,
-    allowPrivateUrls,
-    secretKey: Buffer.from(vars.QUARRY_SECRET_KEY, 'base64'),
-    jwt: { jwksUrl: vars.JWT_JWKS_URL, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
-    authCacheMs: vars.AUTH_CACHE_MS,
-    retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS },
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
-    jobLockMs: vars.JOB_LOCK_MS,
-    jobStalledIntervalMs: vars.JOB_STALLED_INTERVAL_MS,
-    workerConcurrency: vars.WORKER_CONCURRENCY,
+  }),
+  workers: (vars: Vars) => ({ jobLockMs: vars.JOB_LOCK_MS, jobStalledIntervalMs: vars.JOB_STALLED_INTERVAL_MS, workerConcurrency: vars.WORKER_CONCURRENCY }),
+  secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
+  outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
+  auth: (vars: Vars) => ({
+    jwt: { jwksUrl: vars.JWT_JWKS_URL as string | undefined, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
+    authCacheMs: vars.AUTH_CACHE_MS,
+  }),
+  retrieval: (vars: Vars) => ({ retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS } as RetrievalCacheSettings }),
+  rates: (vars: Vars) => ({
     rates: {
       horizonDays: vars.RATES_HORIZON_DAYS,
       nights: [...new Set(vars.RATES_NIGHTS.split(',').map((nights) => Number(nights.trim())))],
@@ -273,18 +276,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pushCacheBytes: vars.RATES_PUSH_CACHE_MB * 1024 * 1024,
       pullCacheBytes: vars.RATES_PULL_CACHE_MB * 1024 * 1024,
       pushMaxBytes: vars.RATES_PUSH_MAX_MB * 1024 * 1024,
-    },
-    dashboardOidc:
-      vars.DASHBOARD_OIDC_ISSUER && vars.DASHBOARD_OIDC_CLIENT_ID && vars.DASHBOARD_OIDC_CLIENT_SECRET && vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID && vars.DASHBOARD_PUBLIC_URL
-        ? {
-            issuer: vars.DASHBOARD_OIDC_ISSUER,
-            clientId: vars.DASHBOARD_OIDC_CLIENT_ID,
-            clientSecret: vars.DASHBOARD_OIDC_CLIENT_SECRET,
-            adminClientId: vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID,
-            publicUrl: vars.DASHBOARD_PUBLIC_URL.replace(/\/$/, ''),
-            allowedEmails: vars.DASHBOARD_OIDC_ALLOWED_EMAILS.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean),
-          }
-        : undefined,
+    } as RatesSettings,
+  }),
+  mining: (vars: Vars) => ({
     mining: {
       batchConcurrency: vars.MINING_BATCH_CONCURRENCY,
       batchRatePerMinute: vars.MINING_BATCH_RATE_PER_MINUTE,
@@ -301,7 +295,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         probeDepth: vars.MINING_PROBE_DEPTH,
       },
       atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<AtsEndpointName, string>>,
-    },
+    } as MiningSettings,
+  }),
+  dashboard: (vars: Vars) => {
+    const oidcSet = oidcVariables.filter((name) => vars[name] !== undefined);
+    if (oidcSet.length > 0 && oidcSet.length < oidcVariables.length) {
+      throw new ConfigError(oidcVariables.filter((name) => vars[name] === undefined).map((name) => `${name} is required when dashboard single sign-on is configured`));
+    }
+    const dashboardOidc: OidcSettings | undefined =
+      vars.DASHBOARD_OIDC_ISSUER && vars.DASHBOARD_OIDC_CLIENT_ID && vars.DASHBOARD_OIDC_CLIENT_SECRET && vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID && vars.DASHBOARD_PUBLIC_URL
+        ? {
+            issuer: vars.DASHBOARD_OIDC_ISSUER,
+            clientId: vars.DASHBOARD_OIDC_CLIENT_ID,
+            clientSecret: vars.DASHBOARD_OIDC_CLIENT_SECRET,
+            adminClientId: vars.DASHBOARD_OIDC_ADMIN_CLIENT_ID,
+            publicUrl: vars.DASHBOARD_PUBLIC_URL.replace(/\/$/, ''),
+            allowedEmails: vars.DASHBOARD_OIDC_ALLOWED_EMAILS.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean),
+          }
+        : undefined;
+    return { dashboardOidc };
+  },
+  mail: (vars: Vars) => ({
     mail: {
       domains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
       relaySender: vars.MAIL_RELAY_SENDER.toLowerCase(),
@@ -315,7 +329,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: vars.MAIL_RETRY_BASE_MS,
       retryMaxMs: vars.MAIL_RETRY_MAX_MS,
       maxQueueLifetimeMs: vars.MAIL_MAX_QUEUE_LIFETIME_MS,
-    },
+    } as MailSettings,
+  }),
+  smtp: (vars: Vars) => ({
+    smtpPort: vars.SMTP_PORT,
     smtp: {
       host: vars.SMTP_HOST,
       maxMessageBytes: vars.SMTP_MAX_MESSAGE_BYTES,
@@ -326,6 +343,56 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxReceivedHeaders: vars.SMTP_MAX_RECEIVED_HEADERS,
       reusePort: vars.SMTP_REUSE_PORT === 'true',
       tls: vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') } : undefined,
-    },
-  };
+    } as SmtpSettings,
+  }),
+} satisfies Record<keyof typeof sectionShapes, (vars: Vars) => object>;
+
+type Section = keyof typeof sectionShapes;
+type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
+type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof readers)[S]>>;
+
+/**
+ * What each role reads, and so validates: a rates worker does not need SMTP settings, and a
+ * mining worker no secret key. `all` is the union. The command line's commands read less still.
+ */
+const sectionsOf = {
+  api: ['database', 'process', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'mining', 'rates', 'mail'],
+  'mining-worker': ['database', 'process', 'workers', 'outbound', 'mining'],
+  'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
+  mail: ['database', 'process', 'workers', 'secret', 'mail', 'smtp'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'mining', 'rates', 'mail', 'smtp'],
+  migrate: ['database'],
+  clients: ['database', 'secret'],
+  hotels: ['database'],
+} as const satisfies Record<string, readonly Section[]>;
+export type ConfigScope = keyof typeof sectionsOf;
+
+/** The settings of one role (or command): only the sections it reads. */
+export type ConfigFor<Scope extends ConfigScope> = SettingsOf<(typeof sectionsOf)[Scope][number]>;
+/** Every setting: what `all` reads. */
+export type Config = ConfigFor<'all'>;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * Parses the environment for one role or command (default: every setting); throws one ConfigError
+ * naming every bad variable it reads. Empty strings count as unset.
+ */
+export function loadConfig<Scope extends ConfigScope = 'all'>(env: NodeJS.ProcessEnv = process.env, scope: Scope = 'all' as Scope): ConfigFor<Scope> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const sections: readonly Section[] = sectionsOf[scope];
+  const schema = z.object(Object.assign({}, ...sections.map((section) => sectionShapes[section])) as z.ZodRawShape);
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
+  }
+  const vars = parsed.data as Vars;
+  return Object.assign({}, ...sections.map((section) => readers[section](vars))) as ConfigFor<Scope>;
 }

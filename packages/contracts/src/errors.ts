@@ -42,7 +42,7 @@ export function validationError(messages: string[]): AppError {
 
 /**
  * The two body shapes of the interface. Question retrieval answers `{error, message}`; every other
- * surface answers `{object: "error", name, message, details}` (DECISIONS.md, "Error bodies").
+ * surface answers `{object: "error", name, message, details}` (the interface's error bodies).
  */
 export type ErrorSurface = 'questions' | 'standard';
 

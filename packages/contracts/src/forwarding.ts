@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Email forwarding bodies (service-interface.md "Email forwarding endpoints", DECISIONS.md "Email
- * forwarding"). Addresses are compared case-insensitively, so they are lowercased on the way in.
+ * Email forwarding bodies (the interface's email forwarding
+ * endpoints). Addresses are compared case-insensitively, so they are lowercased on the way in.
  */
 const address = (field: string) =>
   z
@@ -69,7 +69,7 @@ export type DeliverMailJobPayload = z.infer<typeof DeliverMailJobPayload>;
 export const MailHousekeepingJobPayload = z.object({});
 export type MailHousekeepingJobPayload = z.infer<typeof MailHousekeepingJobPayload>;
 
-/** `POST /email/retrieve-outlook-account` (service-interface.md; DECISIONS.md "retrieve-outlook-account"). */
+/** `POST /email/retrieve-outlook-account` (the interface's outlook-account endpoint). */
 export const RetrieveOutlookAccountBody = z.object({
   forwardsTo: address('forwardsTo'),
   keepSender: z.boolean({ error: 'keepSender must be a boolean' }).default(false),

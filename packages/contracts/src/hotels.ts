@@ -170,7 +170,7 @@ export const UpsertHotelBody = z.strictObject({
 });
 export type UpsertHotelBody = z.infer<typeof UpsertHotelBody>;
 
-/** A record of `GET /Pull/Hotels` and `GET /Pull/Hotel` (DECISIONS.md, "Hotels"). */
+/** A record of `GET /Pull/Hotels` and `GET /Pull/Hotel` (the fields the interface lists for a hotel). */
 export const HotelListing = z.object({
   hotelId: z.string(),
   name: z.string(),

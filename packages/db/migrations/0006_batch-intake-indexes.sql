@@ -1,6 +1,6 @@
 -- Up Migration
 
--- Landing a 70,000-row batch is one COPY into `submissions`, and the 200 waits for it (issue 3:
+-- Landing a 70,000-row batch is one COPY into `submissions`, and the 200 waits for it (target:
 -- under 1 s). Measured on the 2-core VM, that COPY took ~760 ms with the table as 0002 made it
 -- and ~470 ms with these changes:
 --   * The batch foreign key ran a lookup in `batches` for every copied row (~200 ms). Rows with a

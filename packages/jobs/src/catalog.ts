@@ -4,7 +4,7 @@ import type { z } from 'zod';
 
 /**
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
- * running jobs: they change only by addition (STYLE.md, habit 6).
+ * running jobs: they change only by addition.
  */
 export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control'] as const;
 export type QueueName = (typeof queueNames)[number];
@@ -75,7 +75,7 @@ export const jobCatalog = {
     backoff: { type: 'fixed', delay: 1_000 },
     timeoutMs: 60_000,
   },
-  // Rates (issue 6). A refresh is not retried: a failed source is logged and the next scheduler
+  // Rates. A refresh is not retried: a failed source is logged and the next scheduler
   // tick asks again. Push retries are scheduled by the handler itself (backoff with jitter,
   // ADR 0016); these attempts only cover infrastructure faults.
   'rates.schedule': {

@@ -7,3 +7,5 @@ export type { JobContext, JobHandler, JobHandlers, WorkerEvents, WorkerPool } fr
 export { createRedis } from './redis.ts';
 export { listQueueJobs, queueJobStates, resolveQueue, viewQueue } from './queue-admin.ts';
 export type { QueueJobState, QueueJobView, QueueView } from './queue-admin.ts';
+export { bulkEnqueuer, enqueuer, familyQueueControl } from './enqueue-ports.ts';
+export type { Enqueue, EnqueueMany, FamilyQueueControl } from './enqueue-ports.ts';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { insertAcceptedMessages, type AcceptedMessage, type DeliveryKind, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { insertAcceptedMessages, type AcceptedMessage, type DeliveryKind } from './mail.queries.ts';
 import { deliveryJobId, type EnqueueDeliveries } from './deliver-mail.ts';
 import { groupCommit } from './group-commit.ts';
 import type { RecentMessages } from './recent-messages.ts';

@@ -9,15 +9,8 @@ import {
   type BindingView,
   type ForwardingResponse,
 } from '@quarry/contracts';
-import {
-  deleteClientBinding,
-  findClientBinding,
-  insertOrReplaceExpiredBinding,
-  updateClientBinding,
-  updateClientBindingExpiry,
-  type BindingRow,
-  type Queryable,
-} from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { deleteClientBinding, findClientBinding, insertOrReplaceExpiredBinding, updateClientBinding, updateClientBindingExpiry, type BindingRow } from './bindings.queries.ts';
 import { domainOf, isReceivingDomain } from './addresses.ts';
 import { defaultExpiry, extendedExpiry, parseLatestDate } from './latest-date.ts';
 

@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { createPool, insertAcceptedMessages, type Pool } from '@quarry/db';
+import { createPool, type Pool } from '@quarry/db';
+import { insertAcceptedMessages } from './mail.queries.ts';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { authenticate } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

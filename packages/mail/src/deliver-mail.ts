@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliverMailJobPayload } from '@quarry/contracts';
-import {
-  countBindingOutcome,
-  deferDelivery,
-  deleteMessageIfFinished,
-  finishDelivery,
-  insertAcceptedMessages,
-  type DeliveryToSend,
-  type Pool,
-  withTransaction,
-} from '@quarry/db';
+import { type Pool, withTransaction } from '@quarry/db';
+import type { JobPayload } from '@quarry/jobs';
+import { countBindingOutcome } from './bindings.queries.ts';
+import { deferDelivery, deleteMessageIfFinished, finishDelivery, insertAcceptedMessages, type DeliveryToSend } from './mail.queries.ts';
 import { domainOf } from './addresses.ts';
 import { composeBounce } from './bounce-message.ts';
 import type { DeliveryStore } from './delivery-store.ts';
@@ -19,10 +12,10 @@ import type { MailSender, MessageForHop } from './mail-sender.ts';
 import { downgradeTo7Bit } from './seven-bit.ts';
 import type { Srs } from './srs.ts';
 
-/** Enqueues one delivery job; `jobId` makes a repeated enqueue of the same attempt a no-op. */
-export type EnqueueDelivery = (payload: DeliverMailJobPayload, options: { jobId: string; delayMs?: number }) => Promise<unknown>;
+/** Enqueues one delivery job; `jobId` makes a repeated enqueue of the same attempt a no-op. The role wires it from the job catalog. */
+export type EnqueueDelivery = (payload: JobPayload<'mail.deliver'>, options: { jobId: string; delayMs?: number }) => Promise<unknown>;
 /** Enqueues many delivery jobs in one call (one Redis round trip). */
-export type EnqueueDeliveries = (jobs: Array<{ payload: DeliverMailJobPayload; options: { jobId: string } }>) => Promise<unknown>;
+export type EnqueueDeliveries = (jobs: Array<{ payload: JobPayload<'mail.deliver'>; options: { jobId: string } }>) => Promise<unknown>;
 
 export type DeliverySettings = {
   relaySender: string;
@@ -74,7 +67,7 @@ export function retryDelayMs(settings: Pick<DeliverySettings, 'retryBaseMs' | 'r
  * before the connection dropped has not taken the message (RFC 5321 §6.1), so sending again is
  * right. The one window left, a crash between the destination's 250 and our commit, is ADR 0011's.
  */
-export async function deliverMail(ports: DeliveryPorts, payload: DeliverMailJobPayload): Promise<DeliveryResult> {
+export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mail.deliver'>): Promise<DeliveryResult> {
   const claim = await ports.store.claim(payload.deliveryId);
   if (!claim.locked) throw new DeliveryBusyError(payload.deliveryId);
   try {

@@ -1,4 +1,5 @@
-import { lockDeliveriesToSend, recordDelivered, unlockDeliveries, type DeliveryClaim, type DeliveryToSend, type Pool, type PoolClient } from '@quarry/db';
+import { type Pool, type PoolClient } from '@quarry/db';
+import { lockDeliveriesToSend, recordDelivered, unlockDeliveries, type DeliveryClaim, type DeliveryToSend } from './mail.queries.ts';
 import { groupCommit } from './group-commit.ts';
 import type { RecentMessages } from './recent-messages.ts';
 

@@ -1,4 +1,6 @@
-import { deleteFinishedMessages, deleteOrphanCounters, listOverdueDeliveries, markExpiredBindings, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { deleteFinishedMessages, listOverdueDeliveries } from './mail.queries.ts';
+import { deleteOrphanCounters, markExpiredBindings } from './bindings.queries.ts';
 import { deliveryJobId, type EnqueueDelivery } from './deliver-mail.ts';
 
 /** A delivery this much past its due time has lost its job (crash between commit and enqueue). */

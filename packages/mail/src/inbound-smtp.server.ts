@@ -1,6 +1,7 @@
 import type net from 'node:net';
 import type tls from 'node:tls';
-import { findActiveBinding, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { findActiveBinding } from './bindings.queries.ts';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import { domainOf, normalizeAddress } from './addresses.ts';

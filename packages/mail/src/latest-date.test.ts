@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultExpiry, EXTENSION_MS, extendedExpiry, parseLatestDate } from './latest-date.ts';
 
 describe('parseLatestDate', () => {
-  it('accepts the three forms DECISIONS.md lists, naming the same instant', () => {
+  it('accepts the three documented forms, naming the same instant', () => {
     const expected = Date.parse('2025-01-01T00:00:00Z');
     for (const form of [
       '2025-01-01',

@@ -1,5 +1,5 @@
 /**
- * `updateExpiresAt.latestDate` arrives in the forms DECISIONS.md lists: ISO 8601 with a time,
+ * `updateExpiresAt.latestDate` arrives in one of three forms: ISO 8601 with a time,
  * `YYYY-MM-DD`, and JavaScript's long form (`Wed Jan 01 2025 00:00:00 GMT+0000 (Coordinated
  * Universal Time)`). Each form is matched explicitly: `Date.parse` alone accepts far too much
  * (`"1"`, `"foo 2020"`), which would silently set nonsense expiries.
@@ -27,7 +27,7 @@ export function parseLatestDate(value: string): Date | null {
   return null;
 }
 
-/** The new expiry after `updateExpiresAt`: 90 days after the supplied date (service-interface.md). */
+/** The new expiry after `updateExpiresAt`: 90 days after the supplied date. */
 export function extendedExpiry(latestDate: Date): Date {
   return new Date(latestDate.getTime() + EXTENSION_MS);
 }

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { DeliverMailJobPayload } from '@quarry/contracts';
+import type { MailSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { domainOf } from './addresses.ts';
 import { createMessageAcceptor } from './accept-message.ts';
@@ -18,23 +19,7 @@ import { createSrs } from './srs.ts';
  */
 const recentMessages = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 60_000 };
 
-/** The mail settings of `Config` (packages/config), restated so this package needs no config dependency. */
-export type MailSettings = {
-  domains: string[];
-  relaySender: string;
-  relayUrl: string | undefined;
-  hostname: string;
-  dkim: { selector: string; privateKey: string | undefined };
-  mxPort: number;
-  deliveryConcurrency: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  maxQueueLifetimeMs: number;
-  /** DNS servers ("ip" or "ip:port") instead of the system's, for MX lookups and ARC sealing. */
-  dnsServers?: string[];
-};
-
-/** The SMTP settings of `Config`; the service adds hostname, domains and the SRS domain itself. */
+/** The SMTP settings of `SmtpSettings` (packages/config) the inbound server reads. */
 export type SmtpSettings = Omit<InboundSettings, 'hostname' | 'domains' | 'srsDomain'>;
 
 export type MailService = {

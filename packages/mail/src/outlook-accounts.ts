@@ -7,7 +7,9 @@ import {
   type LoadOutlookAccountsResult,
   type OutlookAccount,
 } from '@quarry/contracts';
-import { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOrReplaceExpiredBinding, insertOutlookAccounts, withTransaction, type Pool } from '@quarry/db';
+import { withTransaction, type Pool } from '@quarry/db';
+import { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts } from './mail-accounts.queries.ts';
+import { insertOrReplaceExpiredBinding } from './bindings.queries.ts';
 import { domainOf, isReceivingDomain } from './addresses.ts';
 import { defaultExpiry } from './latest-date.ts';
 

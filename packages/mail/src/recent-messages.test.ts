@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createPool, insertAcceptedMessages, type Pool } from '@quarry/db';
+import { createPool, type Pool } from '@quarry/db';
+import { insertAcceptedMessages } from './mail.queries.ts';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryStore } from './delivery-store.ts';

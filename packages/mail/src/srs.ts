@@ -6,7 +6,7 @@ import { domainOf, localPartOf } from './addresses.ts';
  * The envelope sender of keepSender mail becomes an address on our domain so SPF passes at the
  * destination, and a bounce sent back to it can be reversed to the original sender. The hash is
  * an HMAC over timestamp and address so nobody can use our domain as a bounce relay, and it is
- * compared case-insensitively because MTAs may change the case of a local part (notes §3.1).
+ * compared case-insensitively because MTAs may change the case of a local part.
  * No npm SRS package is maintained enough to depend on (ADR 0012); this is the whole scheme.
  */
 const base32 = 'abcdefghijklmnopqrstuvwxyz234567';

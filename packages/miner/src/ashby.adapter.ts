@@ -49,7 +49,7 @@ const educationParts: Array<[key: string, title: string, inputType: Question['in
 
 function entryQuestion(entry: z.infer<typeof FieldEntry>, label: string): Question {
   const { field } = entry;
-  // A consent box may have no title: its words are only in the entry's description (notes §1.3).
+  // A consent box may have no title: its words are only in the entry's description.
   const title = field.title?.trim() || htmlToText(entry.descriptionHtml ?? '');
   const base = {
     id: field.path,

@@ -26,7 +26,7 @@ function subdomain(host: string, domain: string): string | null {
 }
 
 /**
- * Recognises the ATS from host and path patterns (notes §1). Null means "no adapter": the generic
+ * Recognises the ATS from host and path patterns. Null means "no adapter": the generic
  * page miner takes it. Only well-formed identifiers are accepted, so a careers-site home page or a
  * job list does not reach an adapter that would only 404.
  */

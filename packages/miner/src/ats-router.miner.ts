@@ -50,7 +50,7 @@ export type CreateMinerOptions = {
 
 type Adapters = { [Name in AtsName]: AtsAdapter<Extract<AtsTarget, { ats: Name }>> };
 
-// ATSs whose form exists only behind a sign-in wizard in a browser (notes §1.6, §1.7): a plain
+// ATSs whose form exists only behind a sign-in wizard in a browser: a plain
 // fetch would report a misleading FormNotFound, so say plainly that we do not mine them yet.
 const browserOnlyHosts = /(^|\.)myworkdayjobs\.com$|(^|\.)myworkdaysite\.com$|(^|\.)icims\.com$/i;
 

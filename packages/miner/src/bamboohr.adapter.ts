@@ -27,7 +27,7 @@ const BambooDetail = z.object({
   }),
 });
 
-// BambooHR's fixed field keys (notes §1.10) → our categories; a key not listed is read by its label.
+// BambooHR's fixed field keys → our categories; a key not listed is read by its label.
 const categories: Record<string, Category | null> = {
   firstName: 'firstName',
   lastName: 'lastName',

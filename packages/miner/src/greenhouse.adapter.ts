@@ -101,7 +101,7 @@ function unescapeHtml(html: string): string {
 
 const hispanicOptions = ['Yes', 'No', 'Decline To Self Identify'];
 
-/** EEOC block: Race shows on the page only once Hispanic/Latino = No, a question the API omits (notes §1.1). */
+/** EEOC block: Race shows on the page only once Hispanic/Latino = No, a question the API omits. */
 function complianceQuestions(questions: Question[], label: string): Question[] {
   const race = questions.find((question) => question.id === 'race');
   if (!race) return questions;

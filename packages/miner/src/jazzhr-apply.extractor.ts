@@ -38,7 +38,7 @@ function hasAsterisk(label: Cheerio<AnyNode>): boolean {
 }
 
 /**
- * JazzHR's server-rendered apply form (notes §1.11): one label over the four address boxes
+ * JazzHR's server-rendered apply form: one label over the four address boxes
  * (→ FragmentedQuestion), resume as a file (or pasted text, the same question), questionnaire
  * selects with a "-- No answer --" sentinel, checkbox questionnaires answered through a hidden box.
  */

@@ -8,7 +8,7 @@ import { buildQuestion, choices, cleanText, htmlToText } from './question-builde
 
 type Category = NonNullable<Question['category']>;
 
-// Only `fields[]` is read: templates also carry stale `fields0`, `fields1`… that are never rendered (notes §1.2).
+// Only `fields[]` is read: templates also carry stale `fields0`, `fields1`… that are never rendered.
 const CardTemplate = z.object({
   text: z.string().nullish(),
   instructions: z.string().nullish(),
@@ -110,7 +110,7 @@ function parseTemplate(raw: string | undefined, what: string): z.infer<typeof Ca
 }
 
 /**
- * Lever's apply page (notes §1.2): standard rows and the EEO block from the HTML; employer cards and
+ * Lever's apply page: standard rows and the EEO block from the HTML; employer cards and
  * surveys from the JSON template each one embeds. The disability signature (name + date) appears
  * once a disability status is chosen, so it hangs off every option of that question.
  */

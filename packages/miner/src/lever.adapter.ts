@@ -1,7 +1,7 @@
 import { expandBase, readText, request, type AtsAdapter } from './adapter-support.ts';
 import { extractLeverForm } from './lever-apply.extractor.ts';
 
-/** The public postings API does not expose custom questions; the `/apply` page does (notes §1.2). */
+/** The public postings API does not expose custom questions; the `/apply` page does. */
 export const leverAdapter =
   (baseUrl: string): AtsAdapter<{ host: string; site: string; postingId: string }> =>
   async (target, context) => {

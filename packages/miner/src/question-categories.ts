@@ -70,7 +70,7 @@ function match(rules: Array<[Category, RegExp]>, text: string): Category | undef
   return undefined;
 }
 
-/** A category when the question clearly is one (DECISIONS.md); otherwise none. */
+/** A category when the question clearly is one; otherwise none. */
 export function categorize(hints: { label: string; name?: string | undefined; autocomplete?: string | undefined; type?: string | undefined }): Category | undefined {
   const autocomplete = hints.autocomplete?.trim().toLowerCase().split(/\s+/).pop();
   if (autocomplete && autocompleteCategories[autocomplete]) return autocompleteCategories[autocomplete];

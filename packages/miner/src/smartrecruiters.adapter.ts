@@ -14,7 +14,7 @@ const required = (toggle: Toggle | null | undefined) => toggle?.required === tru
 const part = (toggle: Toggle, key: string) => Toggle.nullish().catch(null).parse(toggle[key]);
 
 /**
- * Page 1 of the hosted one-click form, from its `fieldSets` toggles (notes §1.5). Screening questions
+ * Page 1 of the hosted one-click form, from its `fieldSets` toggles. Screening questions
  * appear only after a resume upload and Next, so they are not in this configuration.
  */
 function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Question[] {
@@ -29,7 +29,7 @@ function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Que
   const email = sets.email;
   if (visible(email)) {
     add({ id: 'email', question: 'Email', inputType: 'Text', mandatory: required(email), category: 'email' });
-    // The hosted form asks for the address twice (notes §1.5 DOM).
+    // The hosted form asks for the address twice.
     add({ id: 'confirmEmail', question: 'Confirm email', inputType: 'Text', mandatory: required(email), category: 'email' });
   }
   const residence = sets.placeOfResidence;

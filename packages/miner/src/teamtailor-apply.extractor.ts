@@ -38,7 +38,7 @@ function legendText(legend: Cheerio<AnyNode>): string {
 }
 
 /**
- * Teamtailor's application form (notes §1.8), as the `Turbo-Frame: application_form` request returns
+ * Teamtailor's application form, as the `Turbo-Frame: application_form` request returns
  * it: qualifying yes/no knockouts, `div.question` employer questions, standard candidate fields,
  * Dropzone uploads (no file input: a disabled URL box holds the upload) and consent boxes.
  */

@@ -1,7 +1,7 @@
 import { expandBase, readText, request, type AtsAdapter } from './adapter-support.ts';
 import { extractTeamtailorForm } from './teamtailor-apply.extractor.ts';
 
-/** The whole form comes back from one GET when asked for the Turbo frame (9 of 9, notes §1.8). */
+/** The whole form comes back from one GET when asked for the Turbo frame (9 of 9 tenants tried). */
 export const teamtailorAdapter =
   (baseUrl: string): AtsAdapter<{ host: string; jobPath: string }> =>
   async (target, context) => {

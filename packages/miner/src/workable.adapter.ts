@@ -31,7 +31,7 @@ const WorkableFieldSchema: z.ZodType<WorkableField> = z.lazy(() =>
 
 const WorkableForm = z.array(z.object({ name: z.string(), fields: z.array(WorkableFieldSchema) }));
 
-// Workable's standard field ids (notes §1.4); employer questions are QA_n / CA_n and are read by their words.
+// Workable's standard field ids; employer questions are QA_n / CA_n and are read by their words.
 const standardCategories: Record<string, Category | null> = {
   firstname: 'firstName',
   lastname: 'lastName',

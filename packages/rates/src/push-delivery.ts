@@ -18,7 +18,7 @@ export type PushPolicy = {
   backoffMaxMs: number;
   /** A subscription whose pushes keep failing this long is suspended until an operator resumes it. */
   suspendAfterMs: number;
-  /** Largest body sent (DECISIONS.md: push payload capped at 50 MB); a bigger state is a failed push. */
+  /** Largest body sent (50 MB by default, `RATES_PUSH_MAX_MB`); a bigger state is a failed push. */
   maxBytes?: number;
 };
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, csvColumns, JobPostInput, optionalCsvColumns, quickJobPostInput, validationError, type BatchAccepted } from '@quarry/contracts';
-import { insertBatch, openSubmissionCopy, setBatchJobsCount, withTransaction } from '@quarry/db';
+import { withTransaction } from '@quarry/db';
+import { insertBatch, openSubmissionCopy, setBatchJobsCount } from './batches.queries.ts';
 import { CsvError, parse } from 'csv-parse';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 

@@ -1,4 +1,5 @@
-import { admitBatchRows, countBatchInFlight, findBatch, withTransaction } from '@quarry/db';
+import { withTransaction } from '@quarry/db';
+import { admitBatchRows, countBatchInFlight, findBatch } from './batches.queries.ts';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
 /**

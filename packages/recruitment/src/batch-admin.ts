@@ -1,18 +1,7 @@
 import { AppError, type BatchStatus, type BatchSummary } from '@quarry/contracts';
 import { randomUUID } from 'node:crypto';
-import {
-  batchErrorBreakdown,
-  copyFailedRowsToBatch,
-  findBatch,
-  findClientBatch,
-  listBatches,
-  listBatchJobPosts,
-  pauseBatch,
-  resumeBatch,
-  withTransaction,
-  type BatchRow,
-  type Queryable,
-} from '@quarry/db';
+import { withTransaction, type Queryable } from '@quarry/db';
+import { batchErrorBreakdown, copyFailedRowsToBatch, findBatch, findClientBatch, listBatches, listBatchJobPosts, pauseBatch, resumeBatch, type BatchRow } from './batches.queries.ts';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

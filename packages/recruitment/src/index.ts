@@ -8,3 +8,6 @@ export type { RetrievalCache, RetrievalShape } from './retrieval-cache.ts';
 export { retrieveMining } from './retrieve-mining.ts';
 export { submitJobPost } from './submit-job-post.ts';
 export { createMiningQueuePort } from './mining-queue.adapter.ts';
+export type { MiningJobs } from './mining-queue.adapter.ts';
+export { findBatch, listBatches } from './batches.queries.ts';
+export { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';

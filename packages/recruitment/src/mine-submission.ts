@@ -1,4 +1,6 @@
-import { finishSubmission, pauseBatch, recentBatchSuccessRate, startSubmission, withTransaction, type SubmissionOutcome } from '@quarry/db';
+import { withTransaction } from '@quarry/db';
+import { finishSubmission, startSubmission, type SubmissionOutcome } from './submissions.queries.ts';
+import { pauseBatch, recentBatchSuccessRate } from './batches.queries.ts';
 import { admitBatch } from './admit-batch.ts';
 import type { MiningPorts } from './recruitment-ports.ts';
 import { serializeResult } from './result-bodies.ts';

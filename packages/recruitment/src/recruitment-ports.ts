@@ -1,7 +1,7 @@
 import type { Pool } from '@quarry/db';
 import type { Miner } from '@quarry/miner';
 
-/** The queue operations the recruitment use cases need; the app wires them to BullMQ. */
+/** The queue operations the recruitment use cases need (`createMiningQueuePort` builds them from the jobs). */
 export type MiningQueuePort = {
   enqueueSingle(submissionId: string): Promise<void>;
   /** Adds rows to the batch's own queue; job ids are deterministic, so a repeat adds nothing. */

@@ -1,3 +1,4 @@
+import type { RetrievalCacheSettings } from '@quarry/config';
 import { LRUCache } from 'lru-cache';
 
 /** Which retrieval route's body: v1 find (no categories) or /questions and v2 find. */
@@ -28,7 +29,7 @@ export type RetrievalCache = {
   resume(): void;
 };
 
-export function createRetrievalCache(options: { maxBytes: number; ttlMs: number }): RetrievalCache {
+export function createRetrievalCache(options: RetrievalCacheSettings): RetrievalCache {
   const entries = new LRUCache<string, string>({ maxSize: Math.max(1, options.maxBytes), sizeCalculation: (answer) => Math.max(1, answer.length), ttl: options.ttlMs });
   let generation = 0;
   let trusted = false;

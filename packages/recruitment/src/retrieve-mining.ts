@@ -1,5 +1,6 @@
 import { AppError, describeIssues, JobPostIdQuery } from '@quarry/contracts';
-import { findRetrieval, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { findRetrieval } from './submissions.queries.ts';
 import type { RetrievalCache, RetrievalShape } from './retrieval-cache.ts';
 
 /**

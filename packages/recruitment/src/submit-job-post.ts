@@ -1,5 +1,5 @@
 import { describeIssues, JobPostInput, validationError } from '@quarry/contracts';
-import { insertSingleSubmission } from '@quarry/db';
+import { insertSingleSubmission } from './submissions.queries.ts';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
 /** POST /v1/recruitment/job-posts/mine/: durable in Postgres, then queued; answered after both. */

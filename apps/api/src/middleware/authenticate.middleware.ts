@@ -30,7 +30,7 @@ async function fromDashboardSession(authenticator: Authenticator, request: Reque
 /**
  * Authenticates and checks the scope. The failure each surface shows differs by interface:
  * hotel surfaces answer 401 EndpointAccessAuthorizationError even for a missing scope; the
- * others answer 401 for a bad credential and 403 for a missing scope (DECISIONS.md).
+ * others answer 401 for a bad credential and 403 for a missing scope.
  */
 export function requireClient(
   authenticator: Authenticator,

@@ -3,7 +3,7 @@ import type { Authenticator } from '@quarry/auth';
 import { getCanary, requestCanary } from '@quarry/canary';
 import { CanaryView, RequestCanaryBody } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
-import type { JobQueues } from '@quarry/jobs';
+import { enqueuer, type JobQueues } from '@quarry/jobs';
 import { Router } from 'express';
 import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
@@ -13,7 +13,7 @@ import { errorResponses, securedBy } from '../openapi-shared.ts';
 export function canaryRoutes(deps: { authenticator: Authenticator; db: Queryable; queues: JobQueues }): Router {
   const router = Router();
   const admin = requireClient(deps.authenticator, { scope: 'admin' });
-  const enqueue = (payload: { canaryId: string }, options: { jobId: string }) => deps.queues.enqueue('system.canary', payload, options);
+  const enqueue = enqueuer(deps.queues, 'system.canary');
   router.post('/v1/admin/canaries', admin, async (request, response) => {
     response.json(await requestCanary({ db: deps.db, enqueue }, clientOf(response).clientId, request.body));
   });

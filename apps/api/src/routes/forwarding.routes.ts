@@ -18,7 +18,7 @@ import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
-/** Forwarding bindings (service-interface.md "Email forwarding endpoints"): POST + JSON, tenant-scoped. */
+/** Forwarding bindings (the interface's email forwarding endpoints): POST + JSON, tenant-scoped. */
 export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[]; secretKey?: Buffer }): Router {
   const router = Router();
   const forwarding = requireClient(deps.authenticator, { scope: 'forwarding' });
@@ -35,7 +35,7 @@ export function forwardingRoutes(deps: { authenticator: Authenticator; db: Query
   router.post('/Forwarding/deleteBinding', forwarding, async (request, response) => {
     response.json(await deleteBinding(ports, clientOf(response).clientId, request.body));
   });
-  // Not in the published interface: the owner's read of one binding and its counters (issue 5).
+  // Not in the published interface: the owner's read of one binding and its counters.
   router.get('/Forwarding/binding', forwarding, async (request, response) => {
     response.json(await getBinding(ports, clientOf(response).clientId, { recipient: request.query.recipient }));
   });

@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { summarizeMailDeliveries, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { summarizeMailDeliveries } from '@quarry/mail';
 import { Router } from 'express';
 import { z } from 'zod';
 import { requireClient } from '../middleware/authenticate.middleware.ts';

@@ -1,7 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
 import { AppError, describeIssues, validationError } from '@quarry/contracts';
-import { findBatch, listBatches, type Queryable } from '@quarry/db';
+import { type Queryable } from '@quarry/db';
+import { findBatch, listBatches } from '@quarry/recruitment';
 import { listQueueJobs, queueJobStates, queueNames, resolveQueue, viewQueue, type JobQueues } from '@quarry/jobs';
 import { Router } from 'express';
 import { z } from 'zod';

@@ -1,7 +1,6 @@
-import type { PoolClient } from 'pg';
-import type { Queryable } from './pool.ts';
+import type { PoolClient, Queryable } from '@quarry/db';
 
-export type SubmissionState = 'queued' | 'admitted' | 'processing' | 'completed' | 'failed';
+type SubmissionState = 'queued' | 'admitted' | 'processing' | 'completed' | 'failed';
 
 export type SubmissionToMine = {
   submissionId: string;

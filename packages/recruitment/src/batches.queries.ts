@@ -1,6 +1,5 @@
-import type { PoolClient } from 'pg';
 import copyStreams from 'pg-copy-streams';
-import type { Queryable } from './pool.ts';
+import type { PoolClient, Queryable } from '@quarry/db';
 
 export type BatchRow = {
   batchId: string;

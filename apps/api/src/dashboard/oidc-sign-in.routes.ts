@@ -1,20 +1,9 @@
 import { dashboardSessionCookie, type Authenticator, type SessionCodec } from '@quarry/auth';
+import type { OidcSettings } from '@quarry/config';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { Router, type Request, type Response } from 'express';
 import * as oidc from 'openid-client';
 import { loginPage } from './dashboard-pages.ts';
-
-export type OidcSettings = {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  /** The Quarry admin client that single-sign-on users act as (its scopes decide what they may do). */
-  adminClientId: string;
-  /** Where the dashboard is reached from browsers, e.g. https://quarry.example.com */
-  publicUrl: string;
-  /** Emails (`ops@example.com`) or domains (`@example.com`) allowed in; empty: anyone the provider signs in. */
-  allowedEmails: string[];
-};
 
 const stateCookie = 'quarry_sso';
 const loopback = /^(127\.|localhost$|\[::1\]$)/;

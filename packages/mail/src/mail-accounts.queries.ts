@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import type { Queryable } from '@quarry/db';
 
 /** Adds accounts to the pool; an address already in it is left as it is. Returns how many were new. */
 export async function insertOutlookAccounts(db: Queryable, accounts: Array<{ email: string; sealedSecret: Buffer }>): Promise<number> {

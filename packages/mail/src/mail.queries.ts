@@ -1,10 +1,10 @@
 import { randomCounterShard } from './bindings.queries.ts';
-import type { Queryable } from './pool.ts';
+import type { Queryable } from '@quarry/db';
 
 export type DeliveryKind = 'forward' | 'bounce' | 'srs-return';
-export type DeliveryState = 'queued' | 'deferred' | 'delivered' | 'bounced';
+type DeliveryState = 'queued' | 'deferred' | 'delivered' | 'bounced';
 
-export type NewDelivery = { deliveryId: string; recipient: string | null; forwardsTo: string; kind: DeliveryKind; keepSender: boolean };
+type NewDelivery = { deliveryId: string; recipient: string | null; forwardsTo: string; kind: DeliveryKind; keepSender: boolean };
 
 /** A pending delivery with the message it carries, as the delivery worker needs it. */
 export type DeliveryToSend = {

@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import type { Queryable } from '@quarry/db';
 
 export type CanaryRow = {
   canaryId: string;

@@ -7,7 +7,8 @@ import { queueNames, type JobQueues } from '@quarry/jobs';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { appShell, loginPage } from './dashboard-pages.ts';
-import { oidcSignInRoutes, type OidcSettings } from './oidc-sign-in.routes.ts';
+import { oidcSignInRoutes } from './oidc-sign-in.routes.ts';
+import type { OidcSettings } from '@quarry/config';
 
 const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },

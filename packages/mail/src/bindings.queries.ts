@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import type { Queryable } from '@quarry/db';
 
 export type BindingRow = {
   recipient: string;
@@ -144,12 +144,6 @@ export async function deleteClientBinding(db: Queryable, clientId: string, recip
     [clientId, recipient],
   );
   return first(result.rows);
-}
-
-/** Is this address itself a bound recipient? (A binding forwarding into another binding could loop.) */
-export async function isBoundRecipient(db: Queryable, address: string): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM mail_bindings WHERE recipient = $1', [address]);
-  return (result.rowCount ?? 0) > 0;
 }
 
 /** Marks bindings past their expiry; returns how many changed. */

@@ -1,0 +1,135 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { createAuthenticator, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import type { ConfigFor } from '@quarry/config';
+import type { Pool } from '@quarry/db';
+import { bulkEnqueuer, enqueuer, familyQueueControl, type JobQueues } from '@quarry/jobs';
+import type { Logger, Metrics } from '@quarry/observability';
+import { createRatesPorts, type RatesPorts } from '@quarry/rates';
+import { createMiningQueuePort, createRetrievalCache, followOutcomes } from '@quarry/recruitment';
+import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import { createApiApp, createOperationalApp } from './app.ts';
+import type { ReadinessCheck } from './routes/operational.routes.ts';
+
+/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
+type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
+
+export type HttpRole = { port: number; stop(): Promise<void> };
+
+/** The HTTP side of a process: listens, and at shutdown stops taking requests, letting open ones finish (at most 2 s). */
+async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host'>, onStop: () => void = () => {}): Promise<HttpRole> {
+  const server: Server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : config.port,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      onStop();
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    },
+  };
+}
+
+function readinessCheck(db: Pool, redis: Redis): ReadinessCheck {
+  const within = <T>(promise: Promise<T>, ms: number) =>
+    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
+  return async () => {
+    const [postgres, redisState] = await Promise.all([
+      within(db.query('SELECT 1'), 2_000).then(() => 'ok' as const, (error: Error) => error.message),
+      within(redis.ping(), 2_000).then(() => 'ok' as const, (error: Error) => error.message),
+    ]);
+    return { postgres, redis: redisState };
+  };
+}
+
+/** The SSRF-guarded fetch for client URLs; one per process (the API's batch fileUrl, the miner's pages). */
+const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): SafeFetch =>
+  createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' });
+
+/** Everything the hotel rates feed needs in one process; the API and the rates-worker share one per process. */
+const sharedRatesPorts = (
+  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
+): RatesPorts =>
+  createRatesPorts({
+    rates: runtime.config.rates,
+    allowPrivateUrls: runtime.config.allowPrivateUrls,
+    limitsPrefix: `${runtime.config.queuePrefix}:source-limits`,
+    db: runtime.db,
+    redis: runtime.redis,
+    jobs: {
+      push: enqueuer(runtime.queues, 'rates.push'),
+      pushRetry: enqueuer(runtime.queues, 'rates.push-retry'),
+      refresh: bulkEnqueuer(runtime.queues, 'rates.refresh'),
+    },
+    encrypt: (plaintext) => encryptSecret(runtime.config.secretKey, plaintext),
+    decrypt: (sealed) => decryptSecret(runtime.config.secretKey, sealed),
+    logger: runtime.logger,
+  });
+
+/**
+ * The `api` role: the express gateway (every public and admin route, the dashboard, the
+ * operational routes). It runs no job: it enqueues them.
+ */
+export async function startApiRole(runtime: {
+  config: ConfigFor<'api'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  metrics: Metrics;
+  logger: Logger;
+  shared: Shared;
+}): Promise<HttpRole> {
+  const { config, db, redis, queues, logger } = runtime;
+  // Completed answers served without a database round trip, dropped when a worker announces a change.
+  const retrievalCache = createRetrievalCache(config.retrievalCache);
+  const outcomes = await followOutcomes(redis, config.queuePrefix, retrievalCache, logger);
+  const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
+  // Hotel rates: the API answers pulls (with live fetches) and manages subscriptions; the rates-worker refreshes and pushes.
+  const ratesPorts = runtime.shared('rates', () => sharedRatesPorts(runtime));
+  const app = createApiApp({
+    db,
+    queues,
+    metrics: runtime.metrics,
+    logger,
+    checkReadiness: readinessCheck(db, redis),
+    recruitment: {
+      pool: db,
+      queue: createMiningQueuePort({
+        mine: enqueuer(queues, 'mining.mine'),
+        mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
+        admit: enqueuer(queues, 'mining.admit'),
+        batchQueues: familyQueueControl(queues, 'mining.batch'),
+      }),
+      settings: {
+        batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
+        autoPause: config.mining.autoPause,
+        maxCsvBytes: config.mining.csvMaxBytes,
+      },
+    },
+    retrievalCache,
+    fetchClientUrl: runtime.shared('client-url-fetch', () => clientUrlFetch(config)),
+    sessions,
+    dashboardOidc: config.dashboardOidc,
+    tracing: config.otlpEndpoint !== undefined && !/^(true|1)$/i.test(process.env.OTEL_SDK_DISABLED ?? ''),
+    mailDomains: config.mail.domains,
+    secretKey: config.secretKey,
+    hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
+    authenticator: createAuthenticator({
+      db,
+      sessions,
+      secretKey: config.secretKey,
+      cacheMs: config.authCacheMs,
+      jwks: config.jwt.jwksUrl ? { url: config.jwt.jwksUrl, issuer: config.jwt.issuer, audience: config.jwt.audience } : undefined,
+    }),
+  });
+  return serve(app, config, () => outcomes.stop());
+}
+
+/** What a process without the API serves: health, readiness and metrics. */
+export function startOperationalServer(runtime: { config: Pick<ConfigFor<'api'>, 'port' | 'host'>; db: Pool; redis: Redis; metrics: Metrics; logger: Logger }): Promise<HttpRole> {
+  return serve(createOperationalApp({ metrics: runtime.metrics, logger: runtime.logger, checkReadiness: readinessCheck(runtime.db, runtime.redis) }), runtime.config);
+}

@@ -1,4 +1,0 @@
-export { createApiApp, createOperationalApp } from './app.ts';
-export type { ApiDeps } from './app.ts';
-export { buildOpenApiDocument } from './openapi.ts';
-export type { ReadinessCheck } from './routes/operational.routes.ts';

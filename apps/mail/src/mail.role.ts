@@ -1,0 +1,69 @@
+import { runCanary } from '@quarry/canary';
+import type { ConfigFor } from '@quarry/config';
+import { createPool, type Pool } from '@quarry/db';
+import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { createMailService } from '@quarry/mail';
+import type { Logger, Metrics } from '@quarry/observability';
+import type { Redis } from 'ioredis';
+
+/**
+ * The `mail` role: inbound SMTP and the delivery queue. The SMTP server closes first at shutdown
+ * (sessions in progress get 421), then delivery jobs get the grace period like every other worker.
+ * With `runsCanary`, it also takes the operator canary (`system.canary`; one worker role per process does).
+ */
+export async function startMailRole(runtime: {
+  config: ConfigFor<'mail'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  metrics: Metrics;
+  logger: Logger;
+  events: WorkerEvents;
+  workerId: string;
+  runsCanary: boolean;
+}): Promise<{ stop(graceMs: number): Promise<void> }> {
+  const { config, db, queues, logger } = runtime;
+  const worker = { connection: runtime.redis, prefix: config.queuePrefix, lockDurationMs: config.jobLockMs, stalledIntervalMs: config.jobStalledIntervalMs, events: runtime.events };
+  const canaries = runtime.runsCanary
+    ? startWorkers({
+        ...worker,
+        queues: ['system'],
+        concurrency: config.workerConcurrency,
+        handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) },
+      })
+    : null;
+  const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1);
+  const mail = createMailService({
+    pool: db,
+    deliveryPool,
+    enqueue: enqueuer(queues, 'mail.deliver'),
+    enqueueMany: bulkEnqueuer(queues, 'mail.deliver'),
+    secretKey: config.secretKey,
+    mail: config.mail,
+    smtp: config.smtp,
+    onError: (error, where) => logger.error({ err: error, where }, 'mail error'),
+    onDelivered: (latencySeconds) => runtime.metrics.mailDeliveryLatency.observe(latencySeconds),
+  });
+  const smtpPort = await mail.smtp.listen(config.smtpPort, config.smtp.host);
+  const mailWorkers = startWorkers({
+    ...worker,
+    queues: ['mail'],
+    concurrency: config.mail.deliveryConcurrency,
+    handlers: { 'mail.deliver': (payload) => mail.deliver(payload), 'mail.housekeeping': () => mail.housekeeping() },
+  });
+  await queues.schedule('mail.housekeeping', {}, { schedulerId: 'mail.housekeeping', everyMs: 60_000 });
+  logger.info({ smtpPort }, 'smtp listening');
+  return {
+    async stop(graceMs) {
+      await Promise.all([
+        (async () => {
+          await Promise.race([mail.smtp.close(), new Promise((resolve) => setTimeout(resolve, Math.min(graceMs, 5_000)).unref())]);
+          await mailWorkers.close(graceMs);
+          mail.close();
+          await deliveryPool.end().catch(() => {});
+        })(),
+        canaries?.close(graceMs),
+      ]);
+    },
+  };
+}

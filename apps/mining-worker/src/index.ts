@@ -1,2 +1,0 @@
-export { startMiningRole } from './mining-role.ts';
-export type { MiningRole } from './mining-role.ts';

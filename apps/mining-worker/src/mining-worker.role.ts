@@ -1,0 +1,141 @@
+import { runCanary } from '@quarry/canary';
+import type { ConfigFor } from '@quarry/config';
+import type { Pool } from '@quarry/db';
+import { bulkEnqueuer, enqueuer, familyQueueControl, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
+import type { Logger } from '@quarry/observability';
+import { admitBatch, createMiningQueuePort, createOutcomeAnnouncer, listBatches, mineSubmission, type MiningPorts } from '@quarry/recruitment';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import type { Redis } from 'ioredis';
+import { startBatchQueueSupervisor } from './batch-queue-supervisor.ts';
+
+export type MiningRole = { stop(graceMs: number): Promise<void> };
+
+/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
+type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
+
+/**
+ * The mining-worker role: single posts and admission from the shared queues, and each running
+ * batch from its own queue. A periodic admission sweep keeps every running batch fed even when
+ * the per-row top-up was lost in a crash. With `runsCanary`, it also takes the operator canary
+ * (`system.canary`; one worker role per process does).
+ */
+export async function startMiningRole(runtime: {
+  config: ConfigFor<'mining-worker'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  logger: Logger;
+  events: WorkerEvents;
+  workerId: string;
+  runsCanary: boolean;
+  shared: Shared;
+}): Promise<MiningRole> {
+  const { config, db, queues, logger } = runtime;
+  // One Chromium per mining process, started on the first job that needs it.
+  const chromium = config.mining.browser.enabled
+    ? createChromiumPool({
+        executablePath: config.mining.browser.chromiumPath,
+        recycleAfterJobs: config.mining.browser.recycleAfterJobs,
+        recycleAboveMb: config.mining.browser.recycleAboveMb,
+        maxContexts: config.mining.browser.maxContexts,
+        onRecycle: (event) => logger.info(event, 'browser recycled'),
+      })
+    : null;
+  const browser = chromium
+    ? createBrowserFormMiner({
+        pool: chromium,
+        allowPrivate: config.allowPrivateUrls,
+        timeoutMs: config.mining.pageTimeoutMs,
+        probeDepth: config.mining.browser.probeDepth,
+        maxProbeChoices: 60,
+      })
+    : undefined;
+  const fetchClientUrl = runtime.shared('client-url-fetch', () =>
+    createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
+  );
+  const ports: MiningPorts = {
+    pool: db,
+    queue: createMiningQueuePort({
+      mine: enqueuer(queues, 'mining.mine'),
+      mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
+      admit: enqueuer(queues, 'mining.admit'),
+      batchQueues: familyQueueControl(queues, 'mining.batch'),
+    }),
+    settings: {
+      batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
+      autoPause: config.mining.autoPause,
+      maxCsvBytes: config.mining.csvMaxBytes,
+    },
+    miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser, endpoints: config.mining.atsEndpoints }),
+    announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
+  };
+  const options = {
+    connection: runtime.redis,
+    prefix: config.queuePrefix,
+    concurrency: config.workerConcurrency,
+    lockDurationMs: config.jobLockMs,
+    stalledIntervalMs: config.jobStalledIntervalMs,
+    batchPollMs: config.mining.batchPollMs,
+    graceMs: config.shutdownGraceMs,
+    events: runtime.events,
+    queues,
+    logger,
+  };
+  const canaries = runtime.runsCanary
+    ? startWorkers({
+        connection: runtime.redis,
+        prefix: config.queuePrefix,
+        queues: ['system'],
+        concurrency: config.workerConcurrency,
+        lockDurationMs: config.jobLockMs,
+        stalledIntervalMs: config.jobStalledIntervalMs,
+        handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) },
+        events: runtime.events,
+      })
+    : null;
+  const mine = (submissionId: string, job: { attemptsMade: number; opts: { attempts?: number } }, signal: AbortSignal) =>
+    mineSubmission(ports, submissionId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+
+  const shared = startWorkers({
+    connection: options.connection,
+    prefix: options.prefix,
+    queues: ['mining.single', 'mining.control'],
+    concurrency: options.concurrency,
+    lockDurationMs: options.lockDurationMs,
+    stalledIntervalMs: options.stalledIntervalMs,
+    handlers: {
+      'mining.mine': (payload, { job, signal }) => mine(payload.submissionId, job, signal),
+      'mining.admit': async (payload) => {
+        const batchIds = payload.batchId
+          ? [payload.batchId]
+          : (await listBatches(ports.pool, { limit: 1_000, activeOnly: true })).map((batch) => batch.batchId);
+        for (const batchId of batchIds) await admitBatch(ports, batchId);
+      },
+    },
+    ...(options.events ? { events: options.events } : {}),
+  });
+  await options.queues.schedule('mining.admit', {}, { schedulerId: 'mining-admission-sweep', everyMs: 10_000 });
+
+  const supervisor = startBatchQueueSupervisor({
+    db: ports.pool,
+    connection: options.connection,
+    prefix: options.prefix,
+    queues: options.queues,
+    pollMs: options.batchPollMs,
+    graceMs: options.graceMs,
+    lockDurationMs: options.lockDurationMs,
+    stalledIntervalMs: options.stalledIntervalMs,
+    handler: (payload, { job, signal }) => mine(payload.submissionId, job, signal),
+    ...(options.events ? { events: options.events } : {}),
+    onError: (error) => options.logger.error({ err: error }, 'batch queue supervisor failed'),
+  });
+
+  return {
+    async stop(graceMs) {
+      await Promise.all([shared.close(graceMs), supervisor.stop(graceMs), canaries?.close(graceMs)]);
+      // The browser goes last: the mining workers may finish their jobs in it first.
+      await chromium?.close();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { decryptSecret, encryptSecret } from '@quarry/auth';
+import { runCanary } from '@quarry/canary';
+import type { ConfigFor } from '@quarry/config';
+import type { Pool } from '@quarry/db';
+import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import type { Logger } from '@quarry/observability';
+import { createRatesPorts, deliverPush, refreshSearch, scheduleRefreshes, type RatesPorts } from '@quarry/rates';
+import type { Redis } from 'ioredis';
+
+/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
+type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
+
+/**
+ * The `rates-worker` role: the refresh scheduler, refresh jobs and push delivery. With
+ * `runsCanary`, it also takes the operator canary (`system.canary`; one worker role per process does).
+ */
+export async function startRatesRole(runtime: {
+  config: ConfigFor<'rates-worker'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  logger: Logger;
+  events: WorkerEvents;
+  workerId: string;
+  runsCanary: boolean;
+  shared: Shared;
+}): Promise<{ stop(graceMs: number): Promise<void> }> {
+  const { config, db, queues, logger } = runtime;
+  // The same ports as the API's when both run in this process (one browser, one source limiter).
+  const ports: RatesPorts = runtime.shared('rates', () =>
+    createRatesPorts({
+      rates: config.rates,
+      allowPrivateUrls: config.allowPrivateUrls,
+      limitsPrefix: `${config.queuePrefix}:source-limits`,
+      db,
+      redis: runtime.redis,
+      jobs: { push: enqueuer(queues, 'rates.push'), pushRetry: enqueuer(queues, 'rates.push-retry'), refresh: bulkEnqueuer(queues, 'rates.refresh') },
+      encrypt: (plaintext) => encryptSecret(config.secretKey, plaintext),
+      decrypt: (sealed) => decryptSecret(config.secretKey, sealed),
+      logger,
+    }),
+  );
+  const worker = {
+    connection: runtime.redis,
+    prefix: config.queuePrefix,
+    concurrency: config.workerConcurrency,
+    lockDurationMs: config.jobLockMs,
+    stalledIntervalMs: config.jobStalledIntervalMs,
+    events: runtime.events,
+  };
+  const canaries = runtime.runsCanary
+    ? startWorkers({ ...worker, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
+    : null;
+  const workers = startWorkers({
+    ...worker,
+    queues: ['rates.refresh', 'rates.push', 'rates.control'],
+    handlers: {
+      'rates.schedule': async () => scheduleRefreshes(ports.schedulePorts),
+      'rates.refresh': (payload, { signal }) => refreshSearch(ports.refreshPorts, payload, signal),
+      'rates.push': (payload) => deliverPush(ports.deliveryPorts(), payload.subscriptionId, { isRetry: false }),
+      'rates.push-retry': (payload) => deliverPush(ports.deliveryPorts(), payload.subscriptionId, { isRetry: true }),
+    },
+  });
+  await queues.schedule('rates.schedule', {}, { schedulerId: 'rates.schedule', everyMs: config.rates.scheduleEveryMs });
+  return {
+    async stop(graceMs) {
+      await Promise.all([workers.close(graceMs), canaries?.close(graceMs)]);
+    },
+  };
+}
