@@ -69,3 +69,4 @@ export {
   UpdateBindingBody,
   UpdateExpiresAtBody,
 } from './forwarding.ts';
+export { ApplicationErrorCode, applicationErrorCodes } from './applications.ts';

@@ -1,0 +1,1 @@
+export type { Applier, ApplicationToSubmit, Confirmation, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
