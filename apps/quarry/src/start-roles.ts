@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { createApiApp, createOperationalApp, type ReadinessCheck } from '@quarry/api';
 import { createAuthenticator, createSessionCodec } from '@quarry/auth';
 import { runCanary } from '@quarry/canary';
+import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { Config } from '@quarry/config';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, startWorkers } from '@quarry/jobs';
@@ -94,6 +95,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
           secretKey: config.secretKey,
           cacheMs: config.authCacheMs,
           jwks: config.jwt.jwksUrl ? { url: config.jwt.jwksUrl, issuer: config.jwt.issuer, audience: config.jwt.audience } : undefined,
+          failedAttempts: createFailureLimiter({ redis, prefix: config.queuePrefix, ...config.authFailures }),
         }),
       })
     : createOperationalApp({ metrics, logger, checkReadiness });

@@ -41,6 +41,10 @@ const EnvSchema = z.object({
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
   AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  // Failed authentications (API and dashboard sign-in) allowed per window before 429 (ADR 0027).
+  AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveMs.default(25_000),
@@ -141,6 +145,8 @@ export type Config = {
   secretKey: Buffer;
   jwt: { jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   authCacheMs: number;
+  /** Failed authentications allowed per client address and per client id within the window, across all processes. */
+  authFailures: { perAddress: number; perClient: number; windowSeconds: number };
   /** Completed retrieval answers an API process keeps (0 turns it off), and how long at most. */
   retrievalCache: { maxBytes: number; ttlMs: number };
   shutdownGraceMs: number;
@@ -248,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: Buffer.from(vars.QUARRY_SECRET_KEY, 'base64'),
     jwt: { jwksUrl: vars.JWT_JWKS_URL, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     authCacheMs: vars.AUTH_CACHE_MS,
+    authFailures: { perAddress: vars.AUTH_FAILURES_PER_ADDRESS, perClient: vars.AUTH_FAILURES_PER_CLIENT, windowSeconds: vars.AUTH_FAILURE_WINDOW_SECONDS },
     retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS },
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
     jobLockMs: vars.JOB_LOCK_MS,
