@@ -224,7 +224,7 @@ describe('batches', () => {
       expect(body.details.messages.join('\n'), label).toMatch(expected);
     }
     const wrongType = await stack.submitCsv('a,b', 'application/xml');
-    expect(wrongType.status).toBe(400);
+    expect(wrongType.status).toBe(415);
     // 127.0.0.2 is loopback but not in ALLOW_PRIVATE_URLS (127.0.0.1): the SSRF guard refuses it
     // before connecting, whatever is listening there.
     const refusedFile = await stack.call('/v1/recruitment/job-posts/batch/mine', {

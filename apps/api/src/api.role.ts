@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { createAuthenticator, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, familyQueueControl, type JobQueues } from '@quarry/jobs';
@@ -124,6 +125,7 @@ export async function startApiRole(runtime: {
       secretKey: config.secretKey,
       cacheMs: config.authCacheMs,
       jwks: config.jwt.jwksUrl ? { url: config.jwt.jwksUrl, issuer: config.jwt.issuer, audience: config.jwt.audience } : undefined,
+      failedAttempts: createFailureLimiter({ redis, prefix: config.queuePrefix, ...config.authFailures }),
     }),
   });
   return serve(app, config, () => outcomes.stop());

@@ -65,7 +65,9 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(operationalRoutes(deps));
   if (deps.tracing) app.use(traceRequests);
   app.use(httpMetrics(deps.metrics));
-  app.use(express.json({ limit: '1mb' }));
+  // Not strict: a body of `null` or `[]` parses, so the answer can say it must be an object
+  // (requireClient's input checks) instead of calling it invalid JSON.
+  app.use(express.json({ limit: '1mb', strict: false }));
   app.use(openApiRoutes());
   app.use(
     dashboardRoutes({

@@ -13,7 +13,7 @@ import { describePullRatesRoutes } from './routes/pull-rates.routes.ts';
 import { describePushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
 
 /** Each route module describes its own paths; this assembles them into one OpenAPI 3.1 document. */
-function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'basic', {
     type: 'http',

@@ -3,6 +3,7 @@ import { listBatches } from '@quarry/recruitment';
 import type { JobHandler, JobQueues, WorkerEvents, WorkerPool } from '@quarry/jobs';
 import { startWorkers } from '@quarry/jobs';
 import type { Redis } from 'ioredis';
+import { batchRateLimit } from './batch-rate-limit.ts';
 
 export type BatchQueueSupervisor = { stop(graceMs: number): Promise<void>; attached(): string[] };
 
@@ -52,7 +53,7 @@ export function startBatchQueueSupervisor(options: {
           queues: ['mining.batch'],
           key: batchId,
           concurrency: batch.concurrency,
-          limiter: { max: batch.ratePerMinute, durationMs: 60_000 },
+          limiter: batchRateLimit(batch.ratePerMinute),
           lockDurationMs: options.lockDurationMs,
           stalledIntervalMs: options.stalledIntervalMs,
           handlers: { 'mining.mine-batch-row': options.handler },

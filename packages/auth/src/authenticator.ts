@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Scope } from '@quarry/contracts';
+import { AppError, type Scope } from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
 import { findActiveClientById, findActiveClientBySecretHash, type ClientRow } from './clients.queries.ts';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
@@ -8,9 +8,22 @@ import { decryptSecret, hashSecret } from './secret-crypto.ts';
 
 export type AuthenticatedClient = { clientId: string; name: string; scopes: Scope[] };
 
+/**
+ * Counts failed authentications per client address and per client id across every process (a
+ * Redis limiter in production). `record` answers how many seconds the caller must wait when
+ * this failure went over a limit, or null while it is within.
+ */
+export type FailedAttempts = {
+  record(keys: { address?: string | undefined; clientId?: string | undefined }): Promise<number | null>;
+};
+
 export type Authenticator = {
-  /** The client behind an `Authorization` header, or null when it is missing or not valid. */
-  authenticate(authorization: string | undefined): Promise<AuthenticatedClient | null>;
+  /**
+   * The client behind an `Authorization` header, or null when it is missing or not valid. A
+   * failure over the limit of its address or client is an AppError `TooManyRequests`; a
+   * success is never counted nor slowed.
+   */
+  authenticate(authorization: string | undefined, context?: { address?: string | undefined }): Promise<AuthenticatedClient | null>;
   /** The still-active client of a verified dashboard session. */
   clientById(clientId: string): Promise<AuthenticatedClient | null>;
   /** Dashboard sessions, when this deployment serves the dashboard. */
@@ -24,8 +37,23 @@ export type AuthenticatorOptions = {
   cacheMs: number;
   jwks?: { url: string; issuer?: string | undefined; audience?: string | undefined } | undefined;
   sessions?: SessionCodec | undefined;
+  /** Failed-attempt limits; without them failures are only answered, never limited. */
+  failedAttempts?: FailedAttempts | undefined;
   now?: () => number;
 };
+
+const clientIdPattern = /^cl_[a-z0-9]{20}$/;
+
+/** The client a Bearer token claims to be (unverified): its failures count against that client. */
+function claimedClientId(scheme: string, credential: string): string | undefined {
+  if (scheme.toLowerCase() !== 'bearer') return undefined;
+  try {
+    const subject = decodeJwt(credential).sub;
+    return subject && clientIdPattern.test(subject) ? subject : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const asymmetricAlgorithms = ['RS256', 'ES256'];
 
@@ -94,17 +122,26 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (options.cacheMs > 0) cache.set(cacheKey, { client, until: now() + options.cacheMs });
       return client;
     },
-    async authenticate(authorization) {
+    async authenticate(authorization, context = {}) {
       if (!authorization) return null;
       const cacheKey = createHash('sha256').update(authorization).digest('base64');
       const cached = cache.get(cacheKey);
       if (cached && cached.until > now()) return cached.client;
       cache.delete(cacheKey);
-      const [scheme, credential] = authorization.trim().split(/\s+/, 2);
-      if (!scheme || !credential) return null;
-      const verified =
-        scheme.toLowerCase() === 'basic' ? await fromBasic(credential) : scheme.toLowerCase() === 'bearer' ? await fromBearer(credential) : null;
-      if (!verified) return null;
+      const [scheme = '', credential = ''] = authorization.trim().split(/\s+/, 2);
+      const verified = !credential
+        ? null
+        : scheme.toLowerCase() === 'basic' ? await fromBasic(credential) : scheme.toLowerCase() === 'bearer' ? await fromBearer(credential) : null;
+      if (!verified) {
+        // Only failures are counted, after the credential was checked: a valid credential is
+        // answered whatever its address did (secrets are 256-bit random, so the limit is about
+        // load and probing, not guessing; ADR 0030).
+        const retryAfterSeconds = await options.failedAttempts?.record({ address: context.address, clientId: claimedClientId(scheme, credential) });
+        if (retryAfterSeconds) {
+          throw new AppError('TooManyRequests', 'Too many failed authentication attempts; retry later', { retryAfterSeconds }, { retryAfterSeconds });
+        }
+        return null;
+      }
       if (options.cacheMs > 0) {
         if (cache.size > 10_000) cache.clear();
         cache.set(cacheKey, verified);

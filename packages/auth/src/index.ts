@@ -1,5 +1,5 @@
 export { createAuthenticator } from './authenticator.ts';
-export type { AuthenticatedClient, Authenticator, AuthenticatorOptions } from './authenticator.ts';
+export type { AuthenticatedClient, Authenticator, AuthenticatorOptions, FailedAttempts } from './authenticator.ts';
 export { createClient, listClients, revokeClient } from './client-admin.ts';
 export type { ClientAdminPorts } from './client-admin.ts';
 export { decryptSecret, encryptSecret } from './secret-crypto.ts';

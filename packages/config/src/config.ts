@@ -55,6 +55,10 @@ const sectionShapes = {
     JWT_ISSUER: z.string().optional(),
     JWT_AUDIENCE: z.string().optional(),
     AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    // Failed authentications (API and dashboard sign-in) allowed per window before 429 (ADR 0030).
+    AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+    AUTH_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   },
   retrieval: {
     RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
@@ -253,6 +257,8 @@ const readers = {
   auth: (vars: Vars) => ({
     jwt: { jwksUrl: vars.JWT_JWKS_URL as string | undefined, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     authCacheMs: vars.AUTH_CACHE_MS,
+    /** Failed authentications allowed per client address and per client id within the window, across all processes. */
+    authFailures: { perAddress: vars.AUTH_FAILURES_PER_ADDRESS, perClient: vars.AUTH_FAILURES_PER_CLIENT, windowSeconds: vars.AUTH_FAILURE_WINDOW_SECONDS },
   }),
   retrieval: (vars: Vars) => ({ retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS } as RetrievalCacheSettings }),
   rates: (vars: Vars) => ({

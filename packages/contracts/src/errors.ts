@@ -4,8 +4,8 @@
  */
 export const errorCatalog = {
   RequestParametersValidationError: { status: 400, message: 'Invalid request parameters' },
-  AuthenticationRequired: { status: 401, message: 'Invalid or missing API key' },
-  EndpointAccessAuthorizationError: { status: 401, message: 'The authenticated user has no access to the endpoint' },
+  AuthenticationRequired: { status: 401, message: 'Invalid or missing API key', challenge: true },
+  EndpointAccessAuthorizationError: { status: 401, message: 'The authenticated user has no access to the endpoint', challenge: true },
   Forbidden: { status: 403, message: 'The credential does not grant access to this endpoint' },
   NotFound: { status: 404, message: 'Resource not found' },
   Conflict: { status: 409, message: 'Resource already exists' },
@@ -17,7 +17,13 @@ export const errorCatalog = {
   BindingAlreadyExists: { status: 409, message: 'This recipient already has an active binding' },
   BindingNotFound: { status: 404, message: 'No binding exists for this recipient' },
   AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; challenge?: true }>;
+
+/**
+ * What a 401 answers in `WWW-Authenticate` (RFC 9110 §11.6.1): the schemes every API endpoint
+ * accepts, so a client (curl, an HTTP library) knows how to authenticate.
+ */
+export const authenticationChallenges = ['Basic realm="quarry"', 'Bearer realm="quarry"'] as const;
 
 export type ErrorCode = keyof typeof errorCatalog;
 
@@ -27,12 +33,15 @@ export type ErrorDetails = { messages?: string[] } & Record<string, unknown>;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
+  /** When the client may try again (a limit that resets, a store coming back). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}) {
+  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}, options: { retryAfterSeconds?: number } = {}) {
     super(message ?? errorCatalog[code].message);
     this.name = 'AppError';
     this.code = code;
     this.details = details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -49,11 +58,17 @@ export type ErrorSurface = 'questions' | 'standard';
 export type StandardErrorBody = { object: 'error'; name: string; message: string; details: ErrorDetails };
 export type QuestionsErrorBody = { error: string; message: string };
 
+export type ErrorHeaders = { 'WWW-Authenticate'?: readonly string[]; 'Retry-After'?: string };
+
 export function renderError(
   error: AppError,
   surface: ErrorSurface,
-): { status: number; body: StandardErrorBody | QuestionsErrorBody } {
-  const status = errorCatalog[error.code].status;
-  if (surface === 'questions') return { status, body: { error: error.code, message: error.message } };
-  return { status, body: { object: 'error', name: error.code, message: error.message, details: error.details } };
+): { status: number; body: StandardErrorBody | QuestionsErrorBody; headers: ErrorHeaders } {
+  const entry: { status: number; challenge?: true } = errorCatalog[error.code];
+  const headers: ErrorHeaders = {
+    ...(entry.challenge ? { 'WWW-Authenticate': authenticationChallenges } : {}),
+    ...(error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : {}),
+  };
+  if (surface === 'questions') return { status: entry.status, body: { error: error.code, message: error.message }, headers };
+  return { status: entry.status, body: { object: 'error', name: error.code, message: error.message, details: error.details }, headers };
 }

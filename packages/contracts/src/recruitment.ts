@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasNul, nulMessage } from './nul-bytes.ts';
 
 const inputTypes = [
   'Text',
@@ -75,9 +76,12 @@ export const miningErrorCodes = [
 export const MiningErrorCode = z.enum(miningErrorCodes);
 export type MiningErrorCode = z.infer<typeof MiningErrorCode>;
 
+const withoutNul = (value: string) => !hasNul(value);
+
 const httpUrl = z
   .string()
   .max(2048)
+  .refine(withoutNul, nulMessage)
   .refine((value) => {
     try {
       const url = new URL(value);
@@ -96,10 +100,10 @@ export type AtsEndpointName = (typeof atsEndpointNames)[number];
 
 /** One job post, as a single mining request or a CSV row (the CSV columns are these names). */
 export const JobPostInput = z.object({
-  jobPostId: z.string().trim().min(1).max(200),
+  jobPostId: z.string().trim().min(1).max(200).refine(withoutNul, nulMessage),
   url: httpUrl,
-  employer: z.string().trim().min(1).max(500),
-  jobTitle: z.string().trim().min(1).max(500),
+  employer: z.string().trim().min(1).max(500).refine(withoutNul, nulMessage),
+  jobTitle: z.string().trim().min(1).max(500).refine(withoutNul, nulMessage),
   country: z.string().regex(/^[a-z]{2}$/, 'must be a lowercase ISO 3166-1 alpha-2 code').default('gb'),
 });
 export type JobPostInput = z.infer<typeof JobPostInput>;
@@ -107,7 +111,7 @@ export type JobPostInput = z.infer<typeof JobPostInput>;
 /** Printable ASCII other than space: a string that starts and ends with one is unchanged by trim(). */
 const isPlainEdge = (code: number) => code > 0x20 && code < 0x7f;
 const plainText = (value: string | undefined, max: number): value is string =>
-  value !== undefined && value.length > 0 && value.length <= max && isPlainEdge(value.charCodeAt(0)) && isPlainEdge(value.charCodeAt(value.length - 1));
+  value !== undefined && value.length > 0 && value.length <= max && isPlainEdge(value.charCodeAt(0)) && isPlainEdge(value.charCodeAt(value.length - 1)) && !hasNul(value);
 const countryCode = /^[a-z]{2}$/;
 
 /**
@@ -120,7 +124,7 @@ export function quickJobPostInput(row: { jobPostId?: string; url?: string; emplo
   const { jobPostId, url, employer, jobTitle, country } = row;
   if (!plainText(jobPostId, 200) || !plainText(employer, 500) || !plainText(jobTitle, 500)) return null;
   // A special scheme (http, https) parses only with a host, so canParse covers hostname.length > 0.
-  if (url === undefined || url.length > 2048 || !(url.startsWith('https://') || url.startsWith('http://')) || !URL.canParse(url)) return null;
+  if (url === undefined || url.length > 2048 || !(url.startsWith('https://') || url.startsWith('http://')) || hasNul(url) || !URL.canParse(url)) return null;
   if (country !== undefined && !countryCode.test(country)) return null;
   return { jobPostId, url, employer, jobTitle, country: country ?? 'gb' };
 }

@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { dashboardSessionCookie, sameToken, type Authenticator, type DashboardSession, type SessionCodec } from '@quarry/auth';
+import { dashboardSessionCookie, sameToken, type AuthenticatedClient, type Authenticator, type DashboardSession, type SessionCodec } from '@quarry/auth';
+import { AppError } from '@quarry/contracts';
 import { queueNames, type JobQueues } from '@quarry/jobs';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { appShell, loginPage } from './dashboard-pages.ts';
 import { oidcSignInRoutes } from './oidc-sign-in.routes.ts';
 import type { OidcSettings } from '@quarry/config';
+import { sessionChallenge } from './session-challenge.ts';
 
 const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
@@ -26,6 +28,15 @@ export type DashboardDeps = {
 };
 
 type SessionLocals = { session: DashboardSession; clientName: string };
+
+/** Whether an Origin header names this host; `null` (sandboxed or privacy-sensitive contexts) or garbage does not. */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
 
 function securityHeaders(_request: Request, response: Response, next: NextFunction): void {
   response.set({
@@ -55,7 +66,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     const client = session ? await deps.authenticator.clientById(session.clientId) : null;
     if (!session || !client?.scopes.includes('admin')) {
       if (request.method === 'GET' && request.accepts('html')) response.redirect(303, '/dashboard/login');
-      else response.status(401).json({ object: 'error', name: 'AuthenticationRequired', message: 'Sign in to the dashboard', details: {} });
+      else response.status(401).setHeader('WWW-Authenticate', sessionChallenge).json({ object: 'error', name: 'AuthenticationRequired', message: 'Sign in to the dashboard', details: {} });
       return;
     }
     Object.assign(response.locals, { session, clientName: client.name } satisfies SessionLocals);
@@ -81,14 +92,24 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.post('/dashboard/login', express.urlencoded({ extended: false, limit: '4kb' }), async (request, response) => {
     // Login CSRF: a browser posting from another site sends its Origin; refuse it.
     const origin = request.headers.origin;
-    if (origin && new URL(origin).host !== request.headers.host) {
+    if (origin && !sameOrigin(origin, request.headers.host)) {
       response.status(403).type('html').send(loginPage({ error: 'Sign-in from another site was refused.', sso }));
       return;
     }
     const secret = typeof request.body?.secret === 'string' ? request.body.secret.trim() : '';
-    const client = secret ? await deps.authenticator.authenticate(`Basic ${Buffer.from(`${secret}:`).toString('base64')}`) : null;
+    let client: AuthenticatedClient | null;
+    try {
+      // An empty secret counts as a failed attempt too: the form is the same door.
+      client = await deps.authenticator.authenticate(`Basic ${Buffer.from(`${secret}:`).toString('base64')}`, { address: request.ip });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'TooManyRequests') throw error;
+      response.status(429).setHeader('Retry-After', String(error.retryAfterSeconds ?? 60));
+      response.type('html').send(loginPage({ error: `Too many failed sign-ins from this address; try again in ${error.retryAfterSeconds ?? 60} seconds.`, sso }));
+      return;
+    }
     if (!client || !client.scopes.includes('admin')) {
-      response.status(401).type('html').send(loginPage({ error: 'That secret does not belong to an active client with the admin scope.', sso }));
+      response.status(401).setHeader('WWW-Authenticate', sessionChallenge);
+      response.type('html').send(loginPage({ error: 'That secret does not belong to an active client with the admin scope.', sso }));
       return;
     }
     const issued = deps.sessions.issue(client.clientId);

@@ -4,6 +4,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { Router, type Request, type Response } from 'express';
 import * as oidc from 'openid-client';
 import { loginPage } from './dashboard-pages.ts';
+import { sessionChallenge } from './session-challenge.ts';
 
 const stateCookie = 'quarry_sso';
 const loopback = /^(127\.|localhost$|\[::1\]$)/;
@@ -59,6 +60,7 @@ export function oidcSignInRoutes(deps: { settings: OidcSettings; sessions: Sessi
   router.get('/dashboard/sso/callback', async (request: Request, response: Response) => {
     const pending = deps.sessions.open('sso', parseCookie(request.headers.cookie ?? '')[stateCookie]);
     const refuse = (status: number, error: string) => {
+      if (status === 401) response.setHeader('WWW-Authenticate', sessionChallenge);
       response.status(status).type('html').send(loginPage({ error, sso: true }));
     };
     if (!pending?.verifier || !pending.state || !pending.nonce) {

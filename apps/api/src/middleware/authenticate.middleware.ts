@@ -2,6 +2,7 @@ import { AppError, type ErrorSurface, type Scope } from '@quarry/contracts';
 import { dashboardSessionCookie, sameToken, type AuthenticatedClient, type Authenticator } from '@quarry/auth';
 import { parseCookie } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
+import { inputProblem, type InputOptions } from './request-input.middleware.ts';
 
 type ClientLocals = { client: AuthenticatedClient; errorSurface: ErrorSurface };
 
@@ -28,19 +29,20 @@ async function fromDashboardSession(authenticator: Authenticator, request: Reque
 }
 
 /**
- * Authenticates and checks the scope. The failure each surface shows differs by interface:
+ * Authenticates, checks the scope, then the input every endpoint must refuse (`inputProblem`:
+ * media type, NUL characters). The failure each surface shows differs by interface:
  * hotel surfaces answer 401 EndpointAccessAuthorizationError even for a missing scope; the
  * others answer 401 for a bad credential and 403 for a missing scope.
  */
 export function requireClient(
   authenticator: Authenticator,
-  options: { scope: Scope | 'any'; surface?: ErrorSurface; hotelSurface?: boolean },
+  options: { scope: Scope | 'any'; surface?: ErrorSurface; hotelSurface?: boolean } & InputOptions,
 ) {
   return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     response.locals.errorSurface = options.surface ?? 'standard';
     try {
       const client = request.headers.authorization || options.scope !== 'admin'
-        ? await authenticator.authenticate(request.headers.authorization)
+        ? await authenticator.authenticate(request.headers.authorization, { address: request.ip })
         : await fromDashboardSession(authenticator, request);
       if (!client) {
         next(new AppError(options.hotelSurface ? 'EndpointAccessAuthorizationError' : 'AuthenticationRequired'));
@@ -51,7 +53,7 @@ export function requireClient(
         return;
       }
       response.locals.client = client;
-      next();
+      next(inputProblem(request, options) ?? undefined);
     } catch (error) {
       next(error);
     }

@@ -2,11 +2,14 @@ import { AppError, renderError, type ErrorSurface } from '@quarry/contracts';
 import type { Logger } from '@quarry/observability';
 import type { NextFunction, Request, Response } from 'express';
 
-type HttpError = Error & { status?: number; type?: string; expose?: boolean };
+type HttpError = Error & { status?: number; type?: string; expose?: boolean; limit?: number };
 
 /** Errors raised by express's own body parsers, turned into our codes. */
 function fromParserError(error: HttpError): AppError | null {
-  if (error.type === 'entity.too.large') return new AppError('PayloadTooLarge');
+  if (error.type === 'entity.too.large') {
+    const message = `body: larger than the limit of ${error.limit ?? 'the endpoint'} bytes`;
+    return new AppError('PayloadTooLarge', message, { messages: [message], ...(error.limit ? { limitBytes: error.limit } : {}) });
+  }
   if (error.type === 'entity.parse.failed') return new AppError('RequestParametersValidationError', 'Request body is not valid JSON', { messages: ['body: not valid JSON'] });
   if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new AppError('UnsupportedMediaType');
   return null;
@@ -20,11 +23,12 @@ export function errorHandler(logger: Logger) {
     if (!appError) {
       logger.error({ err: error, method: request.method, path: request.path }, 'unhandled error');
     }
-    const { status, body } = renderError(appError ?? new AppError('InternalError'), surface);
+    const { status, body, headers } = renderError(appError ?? new AppError('InternalError'), surface);
     if (response.headersSent) {
       response.destroy();
       return;
     }
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.status(status).json(body);
   };
 }

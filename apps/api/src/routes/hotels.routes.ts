@@ -16,6 +16,7 @@ import {
 import { Router } from 'express';
 import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
+import { checkInput } from '../middleware/request-input.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 /** Hotel registry (operators), listing and detail (clients with the `hotels` scope), and the redirect link. */
@@ -33,7 +34,7 @@ export function hotelsRoutes(deps: { authenticator: Authenticator; db: Queryable
   router.get('/Pull/Hotel/:hotelId', hotels, async (request, response) => {
     response.json(await getHotel({ db: deps.db }, clientOf(response).clientId, request.params.hotelId));
   });
-  router.get('/redirect', async (request, response) => {
+  router.get('/redirect', checkInput(), async (request, response) => {
     response.redirect(302, await redirectToBookingPage({ db: deps.db }, request.query, request.get('user-agent')));
   });
 

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { CreatePushSubscriptionBody, OperatorPushSubscriptionView, PushDeliveryView, PushSubscriptionView, UpdatePushSubscriptionBody } from '@quarry/contracts';
+import { AppError, CreatePushSubscriptionBody, OperatorPushSubscriptionView, PushDeliveryView, PushSubscriptionView, UpdatePushSubscriptionBody } from '@quarry/contracts';
 import {
   changeSubscription,
   createSubscription,
@@ -18,12 +18,19 @@ import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Push subscriptions (clients, `hotels` scope) and their delivery log (operators, `admin` scope). */
 export function pushSubscriptionsRoutes(deps: { authenticator: Authenticator; push: SubscriptionPorts }): Router {
   const router = Router();
   const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
   const admin = requireClient(deps.authenticator, { scope: 'admin' });
-  const id = (value: unknown) => String(value);
+  // Subscription ids are UUIDs: anything else names no subscription (and must not reach a uuid column).
+  const id = (value: unknown) => {
+    const text = String(value);
+    if (!uuidPattern.test(text)) throw new AppError('NotFound', 'No such push subscription');
+    return text;
+  };
 
   router.post('/v1/hotels/push-subscriptions', hotels, async (request, response) => {
     response.json(await createSubscription(deps.push, clientOf(response).clientId, request.body));

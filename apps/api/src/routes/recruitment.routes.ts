@@ -2,7 +2,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
 import {
-
+  AppError,
   BatchAccepted,
   BatchFileUrlBody,
   BatchIdQuery,
@@ -17,32 +17,46 @@ import {
 } from '@quarry/contracts';
 import { acceptBatch, getBatchStatus, retrieveMining, submitJobPost, type RecruitmentPorts, type RetrievalCache } from '@quarry/recruitment';
 import { ResponseTooLargeError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 const limits = { fileUrl: 70_000, csv: 30_000 } as const;
+const batchBodyTypes = ['application/json', 'text/csv', 'application/octet-stream'] as const;
+/** What is read and discarded of a refused upload so its client gets the answer (beyond: closed). */
+const maxDiscardBytes = 256 * 1024 * 1024;
+
+function tooLarge(maxBytes: number): AppError {
+  const message = `body: larger than the limit of ${maxBytes} bytes`;
+  return new AppError('PayloadTooLarge', message, { messages: [message], limitBytes: maxBytes });
+}
 
 /** Fails the stream once more than `maxBytes` went through: bodies are never read whole. */
-function capBytes(maxBytes: number, what: string): Transform {
+function capBytes(maxBytes: number): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > maxBytes) callback(validationError([`${what}: larger than ${maxBytes} bytes`]));
+      if (seen > maxBytes) callback(tooLarge(maxBytes));
       else callback(null, chunk);
     },
   });
 }
 
-async function drain(request: Request, maxBytes: number): Promise<void> {
+/**
+ * A client still uploading does not read our answer until its upload is done: read and discard
+ * the rest of the body so the 400 or 413 reaches it, up to a bound past which the connection is
+ * closed. The connection is not reused after a refused upload.
+ */
+async function drain(request: Request, response: Response): Promise<void> {
   request.unpipe();
+  response.setHeader('Connection', 'close');
   let seen = 0;
   await new Promise<void>((resolve) => {
     request.on('data', (chunk: Buffer) => {
       seen += chunk.length;
-      if (seen > maxBytes) request.destroy();
+      if (seen > maxDiscardBytes) request.destroy();
     });
     request.once('end', resolve);
     request.once('close', resolve);
@@ -75,6 +89,7 @@ async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: n
 export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitment: RecruitmentPorts; retrievalCache?: RetrievalCache; fetchClientUrl: SafeFetch }): Router {
   const router = Router();
   const recruitment = requireClient(deps.authenticator, { scope: 'recruitment' });
+  const batchIntake = requireClient(deps.authenticator, { scope: 'recruitment', bodyTypes: batchBodyTypes });
   const retrieval = requireClient(deps.authenticator, { scope: 'recruitment', surface: 'questions' });
   const { pool } = deps.recruitment;
   const maxBytes = deps.recruitment.settings.maxCsvBytes;
@@ -83,26 +98,28 @@ export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitm
     response.json(await submitJobPost(deps.recruitment, clientOf(response).clientId, request.body));
   });
 
-  router.post('/v1/recruitment/job-posts/batch/mine', recruitment, async (request, response) => {
+  router.post('/v1/recruitment/job-posts/batch/mine', batchIntake, async (request, response) => {
     const type = mediaType(request);
+    if (type !== 'application/json' && Number(request.headers['content-length'] ?? 0) > maxBytes) {
+      await drain(request, response);
+      throw tooLarge(maxBytes);
+    }
     let csv: Readable;
     let source: { maxRows: number; source: string };
     if (type === 'application/json') {
       csv = await openFileUrl(deps.fetchClientUrl, request.body, maxBytes);
       source = { maxRows: limits.fileUrl, source: 'application/json with fileUrl' };
     } else if (type === 'text/csv' || type === 'application/octet-stream') {
-      csv = request.pipe(capBytes(maxBytes, 'body'));
+      csv = request.pipe(capBytes(maxBytes));
       request.on('error', (error) => csv.destroy(error));
       source = { maxRows: limits.csv, source: type };
     } else {
-      throw validationError([`Content-Type: must be application/json (with fileUrl), text/csv or application/octet-stream, not "${type || 'none'}"`]);
+      throw new AppError('UnsupportedMediaType', `Content-Type: must be application/json (with fileUrl), text/csv or application/octet-stream, not "${type || 'none'}"`);
     }
     try {
       response.json(await acceptBatch(deps.recruitment, clientOf(response).clientId, csv, source));
     } catch (error) {
-      // A client still uploading does not read our answer until its upload is done: drain the
-      // rest of the body (the byte cap still applies) so the 400 reaches it.
-      if (csv !== request.body && !request.complete) await drain(request, maxBytes);
+      if (csv !== request.body && !request.complete) await drain(request, response);
       throw error;
     }
   });
@@ -147,7 +164,7 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/v1/recruitment/job-posts/batch/mine/',
     summary: 'Submit a batch: JSON {fileUrl} (≤ 70,000 rows), or a CSV body as text/csv or application/octet-stream (≤ 30,000 rows)',
-    description: 'CSV columns jobPostId, url, employer, jobTitle (optional country). Every row is validated first; any bad row rejects the whole batch with 400 and details.messages naming each row (numbered from 1 after the header).',
+    description: 'CSV columns jobPostId, url, employer, jobTitle (optional country). Every row is validated first; any bad row rejects the whole batch with 400 and details.messages listing every bad row as "row N: …" (data rows numbered from 1 after the header; a quote never closed is named at the row where it opens). A CSV body over the byte limit is a 413 naming the limit.',
     tags,
     security: securedBy,
     request: {
@@ -159,7 +176,7 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
         },
       },
     },
-    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: BatchAccepted } } }, ...errorResponses([400, 401, 403, 500]) },
+    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: BatchAccepted } } }, ...errorResponses([400, 401, 403, 413, 415, 500]) },
   });
   registry.registerPath({
     method: 'get',

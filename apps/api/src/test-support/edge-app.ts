@@ -1,0 +1,57 @@
+import { bulkEnqueuer, enqueuer, familyQueueControl } from '@quarry/jobs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createAuthenticator, createSessionCodec, encryptSecret, type FailedAttempts } from '@quarry/auth';
+import type { Pool } from '@quarry/db';
+import type { JobQueues } from '@quarry/jobs';
+import { createLogger, createMetrics } from '@quarry/observability';
+import { createMiningQueuePort } from '@quarry/recruitment';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { createApiApp } from '../app.ts';
+
+/**
+ * The whole API (hotel routes included) on a loopback port, as one process of a deployment.
+ * The rate source is our own port and answers nothing: these tests are about the edge.
+ */
+export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secretKey: Buffer; failedAttempts?: FailedAttempts; maxCsvBytes?: number }) {
+  const { db, queues, secretKey } = options;
+  const sessions = createSessionCodec(secretKey, { ttlMs: 60_000 });
+  const app = createApiApp({
+    db,
+    queues,
+    metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
+    logger: createLogger({ level: 'silent' }),
+    checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
+    recruitment: {
+      pool: db,
+      queue: createMiningQueuePort({
+        mine: enqueuer(queues, 'mining.mine'),
+        mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
+        admit: enqueuer(queues, 'mining.admit'),
+        batchQueues: familyQueueControl(queues, 'mining.batch'),
+      }),
+      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: options.maxCsvBytes ?? 1_000_000 },
+    },
+    fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
+    sessions,
+    authenticator: createAuthenticator({ db, secretKey, cacheMs: 0, sessions, failedAttempts: options.failedAttempts }),
+    secretKey,
+    hotels: {
+      pull: {
+        db,
+        refresh: async () => ({ status: 'no-coverage', reason: 'no source in this test' }),
+        now: () => new Date(),
+        horizonDays: 90,
+        liveDeadlineMs: 100,
+        sourceTimeoutMs: 100,
+      },
+      push: { db, enqueuePush: async () => {}, checkPushUrl: async () => {}, encrypt: (plaintext) => encryptSecret(secretKey, plaintext) },
+    },
+  });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
