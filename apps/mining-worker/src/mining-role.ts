@@ -1,7 +1,7 @@
 import { listBatches } from '@quarry/db';
-import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
-import { admitBatch, mineSubmission, type MiningPorts } from '@quarry/recruitment';
+import { admitBatch, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import type { Redis } from 'ioredis';
 import { startBatchQueueSupervisor } from './batch-queue-supervisor.ts';
 
@@ -21,6 +21,8 @@ export async function startMiningRole(options: {
   lockDurationMs: number;
   stalledIntervalMs: number;
   batchPollMs: number;
+  /** How often unfinished rows whose job is gone or failed are put back (default 15 s). */
+  reviveEveryMs?: number;
   graceMs: number;
   logger: Logger;
   events?: WorkerEvents;
@@ -60,11 +62,31 @@ export async function startMiningRole(options: {
     stalledIntervalMs: options.stalledIntervalMs,
     handler: (payload, { job, signal }) => mine(payload.submissionId, job, signal),
     ...(options.events ? { events: options.events } : {}),
-    onError: (error) => options.logger.error({ err: error }, 'batch queue supervisor failed'),
+    // A store outage is logged once by the store's own health log, not at every poll.
+    onError: (error) => {
+      if (!isStoreOutage(error)) options.logger.error({ err: error }, 'batch queue supervisor failed');
+    },
   });
+
+  // Not a BullMQ job scheduler: it must run when Redis lost every job and schedule, and it
+  // needs Postgres only to find the rows. Each process runs it; job ids keep it idempotent.
+  let reviving = true;
+  let reviveTimer: NodeJS.Timeout | undefined;
+  const revive = async () => {
+    try {
+      const revived = await reviveStrandedRows(ports);
+      if (revived > 0) options.logger.warn({ revived }, 'put back the jobs of unfinished rows');
+    } catch (error) {
+      if (!isStoreOutage(error)) options.logger.error({ err: error }, 'reviving unfinished rows failed');
+    }
+    if (reviving) reviveTimer = setTimeout(() => void revive(), options.reviveEveryMs ?? 15_000);
+  };
+  reviveTimer = setTimeout(() => void revive(), options.reviveEveryMs ?? 15_000);
 
   return {
     async stop(graceMs) {
+      reviving = false;
+      clearTimeout(reviveTimer);
       await Promise.all([shared.close(graceMs), supervisor.stop(graceMs)]);
     },
   };

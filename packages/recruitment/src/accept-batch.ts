@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, csvColumns, JobPostInput, optionalCsvColumns, quickJobPostInput, validationError, type BatchAccepted } from '@quarry/contracts';
 import { insertBatch, openSubmissionCopy, setBatchJobsCount, withTransaction } from '@quarry/db';
+import { isStoreOutage } from '@quarry/jobs';
 import { CsvError, parse } from 'csv-parse';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
@@ -161,6 +162,12 @@ export async function acceptBatch(
     if (error instanceof RejectedBatch) throw validationError(messages);
     throw error;
   }
-  await ports.queue.requestAdmission(batchId);
+  try {
+    await ports.queue.requestAdmission(batchId);
+  } catch (error) {
+    // The batch is committed: with Redis away, the mining workers' periodic admission sweep
+    // starts it once Redis is back. Accepted, rather than held open for the outage or refused.
+    if (!isStoreOutage(error)) throw error;
+  }
   return { batchId, jobsCount };
 }

@@ -1,4 +1,5 @@
 import { finishSubmission, pauseBatch, recentBatchSuccessRate, startSubmission, withTransaction, type SubmissionOutcome } from '@quarry/db';
+import { isStoreOutage } from '@quarry/jobs';
 import { admitBatch } from './admit-batch.ts';
 import type { MiningPorts } from './recruitment-ports.ts';
 import { serializeResult } from './result-bodies.ts';
@@ -30,8 +31,8 @@ export async function mineSubmission(
     }
   } catch (error) {
     // Our own failure. Retried by the queue; on the last attempt the post is reported failed
-    // rather than left processing forever.
-    if (!context.finalAttempt || context.signal.aborted) throw error;
+    // rather than left processing forever. A store outage is nobody's failure: never recorded.
+    if (!context.finalAttempt || context.signal.aborted || isStoreOutage(error)) throw error;
     outcome = { kind: 'failed', errorCode: 'GenericWebsiteError', adapter: null, durationMs: Math.round(performance.now() - started) };
   }
   const recorded = await withTransaction(ports.pool, (client) => finishSubmission(client, submissionId, outcome));
