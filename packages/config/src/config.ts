@@ -44,8 +44,11 @@ const EnvSchema = z.object({
   RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveMs.default(25_000),
-  JOB_LOCK_MS: positiveMs.default(30_000),
-  JOB_STALLED_INTERVAL_MS: positiveMs.default(30_000),
+  // A crashed process's jobs go back to the queue at most lock + stalled interval after the
+  // crash (14 s): its work resumes within 15 s. The lock is renewed every half lock, so a healthy
+  // worker keeps it through event-loop pauses of up to 5 s.
+  JOB_LOCK_MS: positiveMs.default(10_000),
+  JOB_STALLED_INTERVAL_MS: positiveMs.default(4_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(10),
   // Hotel rates (issue 6); README "Hotel rates feed" documents each.
   RATES_HORIZON_DAYS: z.coerce.number().int().min(1).max(500).default(90),
