@@ -5,13 +5,13 @@ import { createAuthenticator, createSessionCodec } from '@quarry/auth';
 import { runCanary } from '@quarry/canary';
 import type { Config } from '@quarry/config';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
-import { createJobQueues, createRedis, startWorkers } from '@quarry/jobs';
+import { createJobQueues, createProducerRedis, createRedis, isStoreOutage, startWorkers } from '@quarry/jobs';
 import { createMailService } from '@quarry/mail';
 import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
 import { startMiningRole } from '@quarry/mining-worker';
 import { createMiningQueuePort, createRetrievalCache, type RecruitmentPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createLogger, createMetrics, type Tracing } from '@quarry/observability';
+import { createLogger, createMetrics, createStoreHealth, type Tracing } from '@quarry/observability';
 import type { Redis } from 'ioredis';
 import { createRatesPorts, startRatesRole } from './rates-role.ts';
 import { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
@@ -42,10 +42,14 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   const applied = await migrateToLatest(config.databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'applied migrations');
 
-  const db = createPool(config.databaseUrl, config.databasePoolSize);
-  const redis = createRedis(config.redisUrl);
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
-  const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
+  // One line when a store is lost and one when it is back, whichever connection noticed.
+  const postgresHealth = createStoreHealth(logger, 'postgres');
+  const redisHealth = createStoreHealth(logger, 'redis');
+  const poolEvents = { onConnectionError: postgresHealth.lost, onConnected: postgresHealth.back };
+  const db = createPool(config.databaseUrl, config.databasePoolSize, poolEvents);
+  const redis = createRedis(config.redisUrl, { health: redisHealth });
+  const onQueueError = (error: unknown, where: string) => logger.error({ err: error, where }, 'queue error');
+  const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix, onError: onQueueError });
   const metrics = createMetrics({ collectQueueDepth: () => queues.jobCounts() });
   const checkReadiness = readinessCheck(db, redis);
   const workerId = `${hostname()}:${process.pid}`;
@@ -62,10 +66,15 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   const workerEvents = {
     onOutcome: ({ queue, job, outcome, seconds }: { queue: string; job: string; outcome: string; seconds: number }) =>
       metrics.jobDuration.observe({ queue: queue.startsWith('mining.batch.') ? 'mining.batch' : queue, job, outcome }, seconds),
-    onError: (error: unknown, where: string) => logger.error({ err: error, where }, 'worker error'),
+    onError: (error: unknown, where: string) => (isStoreOutage(error) ? redisHealth.lost(error) : logger.error({ err: error, where }, 'worker error')),
+    storesReachable: async () => Object.values(await checkReadiness()).every((state) => state === 'ok'),
   };
 
   const servesApi = role === 'api' || role === 'all';
+  // The API's producers fail fast while Redis is away (503, or accepted from Postgres), while
+  // the workers' connection waits for Redis to come back.
+  const producerRedis = servesApi ? createProducerRedis(config.redisUrl, { health: redisHealth }) : null;
+  const apiQueues = producerRedis ? createJobQueues({ connection: producerRedis, prefix: config.queuePrefix, onError: onQueueError }) : null;
   // Completed answers served without a database round trip, dropped when a worker announces a change.
   const retrievalCache = servesApi ? createRetrievalCache(config.retrievalCache) : null;
   const outcomes = retrievalCache ? await followOutcomes(redis, config.queuePrefix, retrievalCache, logger) : null;
@@ -75,11 +84,11 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   const app = servesApi
     ? createApiApp({
         db,
-        queues,
+        queues: apiQueues ?? queues,
         metrics,
         logger,
         checkReadiness,
-        recruitment,
+        recruitment: apiQueues ? { ...recruitment, queue: createMiningQueuePort(apiQueues) } : recruitment,
         ...(retrievalCache ? { retrievalCache } : {}),
         fetchClientUrl,
         sessions,
@@ -160,7 +169,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   if (runs(role, 'mail')) {
     // SMTP in + delivery queue (issue 5). The SMTP server closes first at shutdown (sessions in
     // progress get 421), then delivery jobs get the grace period like every other worker.
-    const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1);
+    const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1, poolEvents);
     const mail = createMailService({
       pool: db,
       deliveryPool,
@@ -220,6 +229,8 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     outcomes?.stop();
     await Promise.race([serverClosed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     await queues.close();
+    await apiQueues?.close();
+    await producerRedis?.quit().catch(() => {});
     await redis.quit().catch(() => {});
     await db.end().catch(() => {});
     await tracing.shutdown().catch(() => {});
