@@ -134,6 +134,8 @@ export async function startRatesRole(options: {
       decrypt: (sealed: Buffer) => decryptSecret(config.secretKey, sealed),
       enqueueRetry: (subscriptionId: string, attempt: number, delayMs: number) =>
         queues.enqueue('rates.push-retry', { subscriptionId }, { jobId: `push_${subscriptionId}_retry${attempt}_${Date.now()}`, delayMs }),
+      enqueueAfterLease: (subscriptionId: string, delayMs: number, leaseUntil: Date) =>
+        queues.enqueue('rates.push', { subscriptionId }, { jobId: `push_${subscriptionId}_lease${leaseUntil.getTime()}`, delayMs }),
       policy: { timeoutMs: rates.pushTimeoutMs, backoffBaseMs: rates.pushBackoffBaseMs, backoffMaxMs: rates.pushBackoffMaxMs, suspendAfterMs: rates.pushSuspendAfterMs, maxBytes: rates.pushMaxBytes },
       now: () => new Date(),
       log: (event: { subscriptionId: string; version: number; outcome: string; status: number | null; bytes: number; error: string | null }) =>
