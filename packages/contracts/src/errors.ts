@@ -13,11 +13,12 @@ export const errorCatalog = {
   UnsupportedMediaType: { status: 415, message: 'Unsupported Content-Type' },
   TooManyRequests: { status: 429, message: 'Too many requests' },
   InternalError: { status: 500, message: 'Unexpected server error; retry later' },
-  ServiceUnavailable: { status: 503, message: 'Service unavailable; retry later' },
+  // A store (PostgreSQL, Redis) is unreachable: nothing was done, and the same request may be sent again.
+  ServiceUnavailable: { status: 503, message: 'Service unavailable; retry later', retryAfterSeconds: 5 },
   BindingAlreadyExists: { status: 409, message: 'This recipient already has an active binding' },
   BindingNotFound: { status: 404, message: 'No binding exists for this recipient' },
   AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; retryAfterSeconds?: number }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
 
@@ -52,8 +53,9 @@ export type QuestionsErrorBody = { error: string; message: string };
 export function renderError(
   error: AppError,
   surface: ErrorSurface,
-): { status: number; body: StandardErrorBody | QuestionsErrorBody } {
-  const status = errorCatalog[error.code].status;
-  if (surface === 'questions') return { status, body: { error: error.code, message: error.message } };
-  return { status, body: { object: 'error', name: error.code, message: error.message, details: error.details } };
+): { status: number; headers: Record<string, string>; body: StandardErrorBody | QuestionsErrorBody } {
+  const entry: { status: number; retryAfterSeconds?: number } = errorCatalog[error.code];
+  const headers: Record<string, string> = entry.retryAfterSeconds !== undefined ? { 'retry-after': String(entry.retryAfterSeconds) } : {};
+  if (surface === 'questions') return { status: entry.status, headers, body: { error: error.code, message: error.message } };
+  return { status: entry.status, headers, body: { object: 'error', name: error.code, message: error.message, details: error.details } };
 }
