@@ -16,7 +16,6 @@ import {
   type PrivateRedis,
   type TestDatabase,
 } from '@quarry/testing';
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { csvOf } from './support/recruitment-stack.ts';
 
@@ -47,7 +46,7 @@ afterAll(async () => {
 
 /** A mining role in this process on the given Redis, with a miner that takes `mineMs` per post. */
 async function startMining(redisUrl: string, prefix: string, mineMs: number): Promise<{ ports: MiningPorts; queues: JobQueues; role: MiningRole }> {
-  const redis: Redis = createRedis(redisUrl);
+  const redis = createRedis(redisUrl);
   const queues = createJobQueues({ connection: redis, prefix, scheduleCheckMs: 1_000 });
   const ports: MiningPorts = {
     pool: db,
