@@ -263,7 +263,7 @@ describe('push sender and suspension (package level, same store)', () => {
     const sender = createPushSender({ allowPrivate: ['127.0.0.1'] });
     const outcome = await deliverPush(
       {
-        db, sender, decrypt: (sealed) => decryptSecret(secretKey, sealed), enqueueRetry: async () => {}, now: () => new Date(),
+        db, sender, decrypt: (sealed) => decryptSecret(secretKey, sealed), enqueueRetry: async () => {}, enqueueAfterLease: async () => {}, now: () => new Date(),
         policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 60_000, maxBytes: 100 },
       },
       subscription.subscriptionId,
@@ -289,6 +289,7 @@ describe('push sender and suspension (package level, same store)', () => {
       sender,
       decrypt: (sealed) => decryptSecret(secretKey, sealed),
       enqueueRetry: async (_id, _attempt, delayMs) => void retries.push(delayMs),
+      enqueueAfterLease: async () => {},
       policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 600 },
       now: () => new Date(),
     };

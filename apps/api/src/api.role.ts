@@ -4,10 +4,10 @@ import { createAuthenticator, createSessionCodec, encryptSecret, decryptSecret }
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, familyQueueControl, type JobQueues } from '@quarry/jobs';
-import type { Logger, Metrics } from '@quarry/observability';
+import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
+import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
 import { createRatesPorts, type RatesPorts } from '@quarry/rates';
-import { createMiningQueuePort, createRetrievalCache, followOutcomes } from '@quarry/recruitment';
+import { createMiningQueuePort, miningJobsOf, createRetrievalCache, followOutcomes } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -20,7 +20,7 @@ type Shared = <T extends { close(): Promise<void> }>(name: string, create: () =>
 export type HttpRole = { port: number; stop(): Promise<void> };
 
 /** The HTTP side of a process: listens, and at shutdown stops taking requests, letting open ones finish (at most 2 s). */
-async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host'>, onStop: () => void = () => {}): Promise<HttpRole> {
+async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host'>, onStop: () => Promise<void> | void = () => {}): Promise<HttpRole> {
   const server: Server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -29,7 +29,7 @@ async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      onStop();
+      await onStop();
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     },
   };
@@ -83,8 +83,14 @@ export async function startApiRole(runtime: {
   metrics: Metrics;
   logger: Logger;
   shared: Shared;
+  storeHealth: { redis: StoreHealth };
+  onQueueError: (error: unknown, where: string) => void;
 }): Promise<HttpRole> {
-  const { config, db, redis, queues, logger } = runtime;
+  const { config, db, redis, logger } = runtime;
+  // The API's producers fail fast while Redis is away (503, or accepted from Postgres and
+  // enqueued later), while the workers' connection waits for Redis to come back.
+  const producerRedis = createProducerRedis(config.redisUrl, { health: runtime.storeHealth.redis });
+  const queues = createJobQueues({ connection: producerRedis, prefix: config.queuePrefix, onError: runtime.onQueueError });
   // Completed answers served without a database round trip, dropped when a worker announces a change.
   const retrievalCache = createRetrievalCache(config.retrievalCache);
   const outcomes = await followOutcomes(redis, config.queuePrefix, retrievalCache, logger);
@@ -99,12 +105,7 @@ export async function startApiRole(runtime: {
     checkReadiness: readinessCheck(db, redis),
     recruitment: {
       pool: db,
-      queue: createMiningQueuePort({
-        mine: enqueuer(queues, 'mining.mine'),
-        mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
-        admit: enqueuer(queues, 'mining.admit'),
-        batchQueues: familyQueueControl(queues, 'mining.batch'),
-      }),
+      queue: createMiningQueuePort(miningJobsOf(queues)),
       settings: {
         batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
         autoPause: config.mining.autoPause,
@@ -128,7 +129,11 @@ export async function startApiRole(runtime: {
       failedAttempts: createFailureLimiter({ redis, prefix: config.queuePrefix, ...config.authFailures }),
     }),
   });
-  return serve(app, config, () => outcomes.stop());
+  return serve(app, config, async () => {
+    outcomes.stop();
+    await queues.close();
+    await producerRedis.quit().catch(() => {});
+  });
 }
 
 /** What a process without the API serves: health, readiness and metrics. */

@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAuthenticator, createClient, createSessionCodec } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { bulkEnqueuer, createJobQueues, createRedis, enqueuer, familyQueueControl, type JobQueues } from '@quarry/jobs';
+import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
-import { createMiningQueuePort } from '@quarry/recruitment';
+import { createMiningQueuePort, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
@@ -43,12 +43,7 @@ beforeAll(async () => {
     checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
     recruitment: {
       pool: db,
-      queue: createMiningQueuePort({
-        mine: enqueuer(queues, 'mining.mine'),
-        mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
-        admit: enqueuer(queues, 'mining.admit'),
-        batchQueues: familyQueueControl(queues, 'mining.batch'),
-      }),
+      queue: createMiningQueuePort(miningJobsOf(queues)),
       settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
     },
     fetchClientUrl: createSafeFetch({ allowPrivate: [] }),

@@ -1,6 +1,6 @@
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
-import { createPool, type Pool } from '@quarry/db';
+import { createPool, type Pool, type PoolEvents } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createMailService } from '@quarry/mail';
 import type { Logger, Metrics } from '@quarry/observability';
@@ -14,6 +14,8 @@ import type { Redis } from 'ioredis';
 export async function startMailRole(runtime: {
   config: ConfigFor<'mail'>;
   db: Pool;
+  /** The process's Postgres health log, for the delivery pool's connections too. */
+  poolEvents: PoolEvents;
   redis: Redis;
   queues: JobQueues;
   metrics: Metrics;
@@ -32,7 +34,7 @@ export async function startMailRole(runtime: {
         handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) },
       })
     : null;
-  const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1);
+  const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1, runtime.poolEvents);
   const mail = createMailService({
     pool: db,
     deliveryPool,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createPool, type Pool } from '@quarry/db';
-import { familyQueueControl, enqueuer, bulkEnqueuer, createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
-import { createMiningQueuePort } from '@quarry/recruitment';
+import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
+import { createMiningQueuePort, miningJobsOf } from '@quarry/recruitment';
 import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,12 +40,7 @@ describe('batch queue supervisor', () => {
       [batchId],
     );
     const rows = Array.from({ length: 5 }, (_, index) => ({ submissionId: String(index + 1), rowNo: index + 1 }));
-    await createMiningQueuePort({
-        mine: enqueuer(queues, 'mining.mine'),
-        mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
-        admit: enqueuer(queues, 'mining.admit'),
-        batchQueues: familyQueueControl(queues, 'mining.batch'),
-      }).enqueueBatchRows(batchId, rows, { concurrency: 5, ratePerMinute: 300 });
+    await createMiningQueuePort(miningJobsOf(queues)).enqueueBatchRows(batchId, rows, { concurrency: 5, ratePerMinute: 300 });
     const starts: number[] = [];
     const supervisor = startBatchQueueSupervisor({
       db, connection: redis, prefix: testRedis.prefix, queues, pollMs: 50, graceMs: 1_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000,

@@ -1,15 +1,16 @@
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, familyQueueControl, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
-import { admitBatch, createMiningQueuePort, createOutcomeAnnouncer, listBatches, mineSubmission, type MiningPorts } from '@quarry/recruitment';
+import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import type { Redis } from 'ioredis';
 import { startBatchQueueSupervisor } from './batch-queue-supervisor.ts';
 
 export type MiningRole = { stop(graceMs: number): Promise<void> };
+
 
 /** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
 type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
@@ -56,12 +57,7 @@ export async function startMiningRole(runtime: {
   );
   const ports: MiningPorts = {
     pool: db,
-    queue: createMiningQueuePort({
-      mine: enqueuer(queues, 'mining.mine'),
-      mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
-      admit: enqueuer(queues, 'mining.admit'),
-      batchQueues: familyQueueControl(queues, 'mining.batch'),
-    }),
+    queue: createMiningQueuePort(miningJobsOf(queues)),
     settings: {
       batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
       autoPause: config.mining.autoPause,
@@ -69,18 +65,6 @@ export async function startMiningRole(runtime: {
     },
     miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser, endpoints: config.mining.atsEndpoints }),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
-  };
-  const options = {
-    connection: runtime.redis,
-    prefix: config.queuePrefix,
-    concurrency: config.workerConcurrency,
-    lockDurationMs: config.jobLockMs,
-    stalledIntervalMs: config.jobStalledIntervalMs,
-    batchPollMs: config.mining.batchPollMs,
-    graceMs: config.shutdownGraceMs,
-    events: runtime.events,
-    queues,
-    logger,
   };
   const canaries = runtime.runsCanary
     ? startWorkers({
@@ -94,6 +78,50 @@ export async function startMiningRole(runtime: {
         events: runtime.events,
       })
     : null;
+  const workers = await startMiningWorkers(ports, {
+    connection: runtime.redis,
+    prefix: config.queuePrefix,
+    concurrency: config.workerConcurrency,
+    lockDurationMs: config.jobLockMs,
+    stalledIntervalMs: config.jobStalledIntervalMs,
+    batchPollMs: config.mining.batchPollMs,
+    graceMs: config.shutdownGraceMs,
+    events: runtime.events,
+    queues,
+    logger,
+  });
+
+  return {
+    async stop(graceMs) {
+      await Promise.all([workers.stop(graceMs), canaries?.close(graceMs)]);
+      // The browser goes last: the mining workers may finish their jobs in it first.
+      await chromium?.close();
+    },
+  };
+}
+
+/**
+ * The mining handlers over given ports: single posts and admission from the shared queues, each
+ * running batch from its own queue, and the reconciler that puts back the jobs of unfinished rows.
+ */
+export async function startMiningWorkers(
+  ports: MiningPorts,
+  options: {
+    queues: JobQueues;
+    connection: Redis;
+    prefix: string;
+    concurrency: number;
+    lockDurationMs: number;
+    stalledIntervalMs: number;
+    batchPollMs: number;
+    graceMs: number;
+    logger: Logger;
+    events?: WorkerEvents;
+    /** How often unfinished rows whose job is gone or failed are put back (default 15 s). */
+    reviveEveryMs?: number;
+  },
+): Promise<MiningRole> {
+  const reviveEveryMs = options.reviveEveryMs ?? 15_000;
   const mine = (submissionId: string, job: { attemptsMade: number; opts: { attempts?: number } }, signal: AbortSignal) =>
     mineSubmission(ports, submissionId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
 
@@ -128,14 +156,32 @@ export async function startMiningRole(runtime: {
     stalledIntervalMs: options.stalledIntervalMs,
     handler: (payload, { job, signal }) => mine(payload.submissionId, job, signal),
     ...(options.events ? { events: options.events } : {}),
-    onError: (error) => options.logger.error({ err: error }, 'batch queue supervisor failed'),
+    // A store outage is logged once by the store's own health log, not at every poll.
+    onError: (error) => {
+      if (!isStoreOutage(error)) options.logger.error({ err: error }, 'batch queue supervisor failed');
+    },
   });
+
+  // Not a BullMQ job scheduler: it must run when Redis lost every job and schedule, and it
+  // needs Postgres only to find the rows. Each process runs it; job ids keep it idempotent.
+  let reviving = true;
+  let reviveTimer: NodeJS.Timeout | undefined;
+  const revive = async () => {
+    try {
+      const revived = await reviveStrandedRows(ports);
+      if (revived > 0) options.logger.warn({ revived }, 'put back the jobs of unfinished rows');
+    } catch (error) {
+      if (!isStoreOutage(error)) options.logger.error({ err: error }, 'reviving unfinished rows failed');
+    }
+    if (reviving) reviveTimer = setTimeout(() => void revive(), reviveEveryMs);
+  };
+  reviveTimer = setTimeout(() => void revive(), reviveEveryMs);
 
   return {
     async stop(graceMs) {
-      await Promise.all([shared.close(graceMs), supervisor.stop(graceMs), canaries?.close(graceMs)]);
-      // The browser goes last: the mining workers may finish their jobs in it first.
-      await chromium?.close();
+      reviving = false;
+      clearTimeout(reviveTimer);
+      await Promise.all([shared.close(graceMs), supervisor.stop(graceMs)]);
     },
   };
 }

@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import { startApiRole, startOperationalServer } from '@quarry/api';
 import type { ConfigFor } from '@quarry/config';
 import { createPool, migrateToLatest } from '@quarry/db';
-import { createJobQueues, createRedis } from '@quarry/jobs';
+import { createJobQueues, createRedis, isStoreOutage } from '@quarry/jobs';
 import { startMailRole } from '@quarry/mail-role';
 import { startMiningRole } from '@quarry/mining-worker';
-import { createLogger, createMetrics, type Tracing } from '@quarry/observability';
+import { createLogger, createMetrics, createStoreHealth, type Tracing } from '@quarry/observability';
 import { startRatesRole } from '@quarry/rates-worker';
 
 type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'all';
@@ -13,6 +13,11 @@ type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'all';
 export type RoleConfig = { [R in Role]: ConfigFor<R> }[Role];
 
 const runs = (role: Role, ...roles: Role[]) => role === 'all' || roles.includes(role);
+
+async function storesReachable(db: { query(sql: string): Promise<unknown> }, redis: { ping(): Promise<unknown> }): Promise<boolean> {
+  const within = <T>(promise: Promise<T>) => Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), 2_000).unref())]);
+  return Promise.all([within(db.query('SELECT 1')), within(redis.ping())]).then(() => true, () => false);
+}
 
 /** Stops one part of the process: waits up to `graceMs` for its active jobs. */
 type Stoppable = { stop(graceMs: number): Promise<void> };
@@ -48,19 +53,25 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   const applied = await migrateToLatest(config.databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'applied migrations');
 
-  const db = createPool(config.databaseUrl, config.databasePoolSize);
-  const redis = createRedis(config.redisUrl);
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
-  const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
+  // One line when a store is lost and one when it is back, whichever connection noticed.
+  const storeHealth = { postgres: createStoreHealth(logger, 'postgres'), redis: createStoreHealth(logger, 'redis') };
+  const poolEvents = { onConnectionError: storeHealth.postgres.lost, onConnected: storeHealth.postgres.back };
+  const db = createPool(config.databaseUrl, config.databasePoolSize, poolEvents);
+  const redis = createRedis(config.redisUrl, { health: storeHealth.redis });
+  const onQueueError = (error: unknown, where: string) => logger.error({ err: error, where }, 'queue error');
+  const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix, onError: onQueueError });
   const metrics = createMetrics({ collectQueueDepth: () => queues.jobCounts() });
   const workerId = `${hostname()}:${process.pid}`;
   const shared = sharedObjects();
   const events = {
     onOutcome: ({ queue, job, outcome, seconds }: { queue: string; job: string; outcome: string; seconds: number }) =>
       metrics.jobDuration.observe({ queue: queue.startsWith('mining.batch.') ? 'mining.batch' : queue, job, outcome }, seconds),
-    onError: (error: unknown, where: string) => logger.error({ err: error, where }, 'worker error'),
+    onError: (error: unknown, where: string) => (isStoreOutage(error) ? storeHealth.redis.lost(error) : logger.error({ err: error, where }, 'worker error')),
+    // A job whose handler met a store outage is put back without spending an attempt, but only
+    // when the stores really are unreachable from here (ADR 0005).
+    storesReachable: () => storesReachable(db, redis),
   };
-  const runtime = { db, redis, queues, metrics, logger, events, workerId, shared: shared.get };
+  const runtime = { db, redis, queues, metrics, logger, events, workerId, shared: shared.get, poolEvents, storeHealth, onQueueError };
   // loadConfig(role) read the sections of every role that `runs` here (all of them for `all`).
   const configOf = <R extends Role>(_role: R) => config as ConfigFor<R>;
 

@@ -12,6 +12,11 @@ describe('loadConfig', () => {
     expect(config.allowPrivateUrls).toEqual([]);
   });
 
+  it('recovers a crashed process\'s jobs within 15 s by default (lock expiry, then the next stalled check)', () => {
+    const config = loadConfig({ QUARRY_SECRET_KEY: secret });
+    expect(config.jobLockMs + config.jobStalledIntervalMs).toBeLessThanOrEqual(15_000);
+  });
+
   it('names every bad variable at once', () => {
     let thrown: unknown;
     try {

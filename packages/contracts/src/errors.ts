@@ -13,11 +13,12 @@ export const errorCatalog = {
   UnsupportedMediaType: { status: 415, message: 'Unsupported Content-Type' },
   TooManyRequests: { status: 429, message: 'Too many requests' },
   InternalError: { status: 500, message: 'Unexpected server error; retry later' },
-  ServiceUnavailable: { status: 503, message: 'Service unavailable; retry later' },
+  // A store (PostgreSQL, Redis) is unreachable: nothing was done, and the same request may be sent again.
+  ServiceUnavailable: { status: 503, message: 'Service unavailable; retry later', retryAfterSeconds: 5 },
   BindingAlreadyExists: { status: 409, message: 'This recipient already has an active binding' },
   BindingNotFound: { status: 404, message: 'No binding exists for this recipient' },
   AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
-} as const satisfies Record<string, { status: number; message: string; challenge?: true }>;
+} as const satisfies Record<string, { status: number; message: string; challenge?: true; retryAfterSeconds?: number }>;
 
 /**
  * What a 401 answers in `WWW-Authenticate` (RFC 9110 §11.6.1): the schemes every API endpoint
@@ -64,10 +65,11 @@ export function renderError(
   error: AppError,
   surface: ErrorSurface,
 ): { status: number; body: StandardErrorBody | QuestionsErrorBody; headers: ErrorHeaders } {
-  const entry: { status: number; challenge?: true } = errorCatalog[error.code];
+  const entry: { status: number; challenge?: true; retryAfterSeconds?: number } = errorCatalog[error.code];
+  const retryAfterSeconds = error.retryAfterSeconds ?? entry.retryAfterSeconds;
   const headers: ErrorHeaders = {
     ...(entry.challenge ? { 'WWW-Authenticate': authenticationChallenges } : {}),
-    ...(error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : {}),
+    ...(retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } : {}),
   };
   if (surface === 'questions') return { status: entry.status, body: { error: error.code, message: error.message }, headers };
   return { status: entry.status, body: { object: 'error', name: error.code, message: error.message, details: error.details }, headers };

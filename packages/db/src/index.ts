@@ -1,3 +1,3 @@
-export { createPool, withTransaction } from './pool.ts';
-export type { Pool, PoolClient, Queryable } from './pool.ts';
+export { createClient, createPool, withTransaction } from './pool.ts';
+export type { Pool, PoolClient, PoolEvents, Queryable } from './pool.ts';
 export { ensureDatabase, migrateToLatest } from './migrate.ts';

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
+import { createClient } from './pool.ts';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -9,7 +10,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   if (!name) return;
-  const probe = new pg.Client({ connectionString: databaseUrl });
+  const probe = createClient(databaseUrl);
   try {
     await probe.connect();
     return;
@@ -19,7 +20,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
     await probe.end().catch(() => {});
   }
   url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
+  const admin = createClient(url.toString());
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
@@ -37,14 +38,17 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
  */
 export async function migrateToLatest(databaseUrl: string): Promise<string[]> {
   await ensureDatabase(databaseUrl);
+  // Our own client, so its 'error' event is handled (node-pg-migrate's own client has no listener).
+  const client = createClient(databaseUrl);
+  await client.connect();
   const applied = await runner({
-    databaseUrl,
+    dbClient: client,
     dir: migrationsDir,
     direction: 'up',
     migrationsTable: 'schema_migrations',
     advisoryLockMode: 'wait',
     checkOrder: true,
     log: () => {},
-  });
+  }).finally(() => client.end().catch(() => {}));
   return applied.map((migration) => migration.name);
 }

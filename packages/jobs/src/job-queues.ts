@@ -3,6 +3,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobCatalog, queueFamilies, queueNames, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { sealEnvelope } from './envelope.ts';
+import { isStoreOutage } from './store-outage.ts';
 
 const tracer = trace.getTracer('@quarry/jobs');
 
@@ -17,8 +18,15 @@ export type JobQueues = {
     items: Array<{ payload: JobPayload<Name>; options?: EnqueueOptions }>,
     target?: QueueKey,
   ): Promise<string[]>;
-  /** A repeating job (BullMQ job scheduler); idempotent per `schedulerId`, so every process may call it at boot. */
+  /**
+   * A repeating job (BullMQ job scheduler); idempotent per `schedulerId`, so every process may call
+   * it at boot. A scheduler lives only in Redis: this process creates it again when it finds it
+   * missing (each reconnection, and every `scheduleCheckMs`), so a Redis restarted empty does not
+   * stop recurring work.
+   */
   schedule<Name extends JobName>(name: Name, payload: JobPayload<Name>, options: { schedulerId: string; everyMs: number }): Promise<void>;
+  /** Creates again every scheduler of this process that Redis no longer has; returns their ids. */
+  restoreSchedules(): Promise<string[]>;
   jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
   queue(name: QueueName): Queue;
   /** The queue `<family>.<key>`, opened on first use. */
@@ -42,9 +50,28 @@ function jobOptions(name: JobName, options: EnqueueOptions | undefined): JobsOpt
 }
 
 /** Typed producers for every queue in the catalog. Payloads are validated before they reach Redis. */
-export function createJobQueues(options: { connection: Redis; prefix: string }): JobQueues {
+export function createJobQueues(options: {
+  connection: Redis;
+  prefix: string;
+  /** How often the schedulers of this process are checked (default a minute); also at every reconnection. */
+  scheduleCheckMs?: number;
+  /**
+   * A queue's error that is not Redis being away (that one the connection's own health log
+   * reports), or a scheduler that could not be checked or created again (tried at the next check).
+   */
+  onError?: (error: unknown, where: string) => void;
+}): JobQueues {
+  const openQueue = (name: string): Queue => {
+    const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+    // Without a listener BullMQ prints each connection error of each queue to stderr, a
+    // multi-line dump per queue per reconnect attempt while Redis is down.
+    queue.on('error', (error) => {
+      if (!isStoreOutage(error)) options.onError?.(error, `queue ${name}`);
+    });
+    return queue;
+  };
   const queues = new Map<QueueName, Queue>(
-    queueNames.map((name) => [name, new Queue(name, { connection: options.connection, prefix: options.prefix })]),
+    queueNames.map((name) => [name, openQueue(name)]),
   );
   const queueOf = (name: QueueName): Queue => {
     const queue = queues.get(name);
@@ -56,7 +83,7 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
     const name = `${family}.${key}`;
     let queue = familyQueues.get(name);
     if (!queue) {
-      queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+      queue = openQueue(name);
       familyQueues.set(name, queue);
     }
     return queue;
@@ -69,6 +96,23 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
     }
     return queueOf(queue as QueueName);
   };
+
+  const schedules = new Map<string, { queue: Queue; upsert: () => Promise<unknown> }>();
+  let scheduleTimer: NodeJS.Timeout | undefined;
+  const restoreSchedules = async (): Promise<string[]> => {
+    const restored: string[] = [];
+    for (const [schedulerId, { queue, upsert }] of schedules) {
+      try {
+        if (await queue.getJobScheduler(schedulerId)) continue;
+        await upsert();
+        restored.push(schedulerId);
+      } catch (error) {
+        if (!isStoreOutage(error)) options.onError?.(error, `scheduler ${schedulerId}`);
+      }
+    }
+    return restored;
+  };
+  const onReady = () => void restoreSchedules();
 
   return {
     async enqueue(name, payload, enqueueOptions) {
@@ -105,12 +149,22 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
     async schedule(name, payload, scheduleOptions) {
       const definition = jobCatalog[name];
       const parsed = definition.payload.parse(payload);
-      await queueFor(name, undefined).upsertJobScheduler(
-        scheduleOptions.schedulerId,
-        { every: scheduleOptions.everyMs },
-        { name, data: sealEnvelope(parsed, 'link'), opts: jobOptions(name, undefined) },
-      );
+      const queue = queueFor(name, undefined);
+      const upsert = () =>
+        queue.upsertJobScheduler(
+          scheduleOptions.schedulerId,
+          { every: scheduleOptions.everyMs },
+          { name, data: sealEnvelope(parsed, 'link'), opts: jobOptions(name, undefined) },
+        );
+      await upsert();
+      if (schedules.size === 0) {
+        options.connection.on('ready', onReady);
+        scheduleTimer = setInterval(onReady, options.scheduleCheckMs ?? 60_000);
+        scheduleTimer.unref();
+      }
+      schedules.set(scheduleOptions.schedulerId, { queue, upsert });
     },
+    restoreSchedules,
     async jobCounts() {
       const counts = await Promise.all(
         [...queues.entries(), ...familyQueues.entries()].map(async ([name, queue]) => {
@@ -129,6 +183,8 @@ export function createJobQueues(options: { connection: Redis; prefix: string }):
       await queue?.close();
     },
     async close() {
+      clearInterval(scheduleTimer);
+      options.connection.off('ready', onReady);
       await Promise.all([...queues.values(), ...familyQueues.values()].map((queue) => queue.close()));
     },
   };

@@ -1,9 +1,10 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { describeIssues } from '@quarry/contracts';
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { JobEnvelope, openEnvelope } from './envelope.ts';
+import { isStoreOutage } from './store-outage.ts';
 
 const tracer = trace.getTracer('@quarry/jobs');
 
@@ -21,9 +22,18 @@ export type JobHandlers<Queues extends QueueName | QueueFamily> = {
 };
 
 export type WorkerEvents = {
-  onOutcome?: (event: { queue: string; job: string; outcome: 'completed' | 'failed' | 'handed-back'; seconds: number }) => void;
+  onOutcome?: (event: { queue: string; job: string; outcome: 'completed' | 'failed' | 'handed-back' | 'store-outage'; seconds: number }) => void;
   onError?: (error: unknown, where: string) => void;
+  /**
+   * Confirms an outage-shaped error (a refused connection, a cut one) came from our own stores
+   * and not from a remote the handler talked to, whose failure is the job's own. Without it, the
+   * error's shape alone decides.
+   */
+  storesReachable?: () => Promise<boolean>;
 };
+
+/** How long a job waits when a store is down before it runs again (and tries the store again). */
+const storeOutageDelayMs = 2_000;
 
 export type WorkerPool = {
   /** Stops fetching; waits up to `graceMs` for active jobs, then hands the rest back to the queue. */
@@ -64,6 +74,7 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
 
   let handingBack = false;
   const active = new Set<AbortController>();
+  const storesReachable = async () => (options.events?.storesReachable ? options.events.storesReachable().catch(() => false) : false);
 
   const process = async (job: Job, token: string | undefined, bullSignal: AbortSignal | undefined): Promise<unknown> => {
     const name = job.name as JobName;
@@ -109,6 +120,14 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
         span.addEvent('handed back at shutdown');
         options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'handed-back', seconds: seconds() });
         throw new WaitingError();
+      }
+      if (token && !controller.signal.aborted && isStoreOutage(error) && !(await storesReachable())) {
+        // A store outage is not the job's failure: it waits, and its attempts stay unspent, so a
+        // 10-second database restart cannot use them all up and strand the job (and its row).
+        await job.moveToDelayed(Date.now() + storeOutageDelayMs + Math.round(Math.random() * 1_000), token);
+        span.addEvent('store unavailable: delayed without spending an attempt');
+        options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'store-outage', seconds: seconds() });
+        throw new DelayedError();
       }
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });

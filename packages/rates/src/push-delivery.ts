@@ -4,8 +4,10 @@ import {
   acquirePushLease,
   completePushFailure,
   completePushSuccess,
+  heldPushLease,
   insertDelivery,
   releasePushLease,
+  renewPushLease,
   type SubscriptionRow,
 } from './push.queries.ts';
 import { readBodies, type BodyCache } from './body-cache.ts';
@@ -20,6 +22,11 @@ export type PushPolicy = {
   suspendAfterMs: number;
   /** Largest body sent (50 MB by default, `RATES_PUSH_MAX_MB`); a bigger state is a failed push. */
   maxBytes?: number;
+  /**
+   * How long a push's lease lasts unless renewed (renewed every third of it while the push runs):
+   * how soon another worker takes over the subscription of a crashed one. Default 10 s.
+   */
+  leaseMs?: number;
 };
 
 export type DeliveryPorts = {
@@ -28,6 +35,11 @@ export type DeliveryPorts = {
   decrypt: (sealed: Buffer) => string;
   /** Schedules a later attempt (the retry carries no state: it sends whatever is current then). */
   enqueueRetry: (subscriptionId: string, attempt: number, delayMs: number) => Promise<unknown>;
+  /**
+   * Schedules a push for when another push's lease runs out; `leaseUntil` identifies that lease,
+   * so every push that found the same lease held schedules one follow-up between them.
+   */
+  enqueueAfterLease: (subscriptionId: string, delayMs: number, leaseUntil: Date) => Promise<unknown>;
   policy: PushPolicy;
   now: () => Date;
   random?: () => number;
@@ -152,8 +164,10 @@ export function retryDelayMs(policy: PushPolicy, failures: number, random: () =>
 
 /**
  * Delivers a subscription's current state. Invariants (ADR 0016):
- * - one push in flight per subscription: a lease row-lock in Postgres, held at most the request
- *   timeout plus a margin, so it also holds across worker processes;
+ * - one push in flight per subscription: a lease in Postgres, so it also holds across worker
+ *   processes; short (policy.leaseMs) and renewed while the push runs, so a crashed worker's
+ *   lease runs out in seconds. A push that finds the lease held by another schedules a follow-up
+ *   for when it runs out: if the holder died, the follow-up delivers;
  * - the state is read at send time and tagged with the version read before reading it, and versions
  *   only grow, so a later delivery always carries state at least as new as an earlier one;
  * - a retry never resends a failed body: it sends whatever is current when it runs, so newer state
@@ -163,9 +177,14 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
   let isRetry = options.isRetry;
   for (;;) {
     const token = randomUUID();
-    const leaseMs = ports.policy.timeoutMs + 60_000;
+    const leaseMs = ports.policy.leaseMs ?? 10_000;
     const subscription = await acquirePushLease(ports.db, subscriptionId, token, leaseMs, isRetry);
-    if (!subscription) return 'busy';
+    if (!subscription) {
+      // Completing here would leave the state undelivered if the holder crashed mid-push.
+      const held = await heldPushLease(ports.db, subscriptionId);
+      if (held) await ports.enqueueAfterLease(subscriptionId, held.remainingMs + 500, held.leaseUntil);
+      return 'busy';
+    }
     if (subscription.stateVersion <= subscription.deliveredVersion) {
       await releasePushLease(ports.db, subscriptionId, token);
       return 'up-to-date';
@@ -176,6 +195,10 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
     let status: number | null = null;
     let bytes = 0;
     let error: string | null = null;
+    const renewal = setInterval(() => {
+      // A failed renewal (Postgres away) is tried again next time; the completion checks the token.
+      renewPushLease(ports.db, subscriptionId, token, leaseMs).catch(() => {});
+    }, Math.max(100, Math.floor(leaseMs / 3)));
     try {
       const maxBytes = ports.policy.maxBytes;
       // One clock reading for the size check and the body: both describe the same grid of dates.
@@ -208,6 +231,8 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       if (caught instanceof PushTooLargeError) error = caught.message;
       else if (name === 'TimeoutError' || name === 'AbortError') error = `no answer within ${ports.policy.timeoutMs} ms`;
       else error = `${name}: ${(caught as Error).message}`;
+    } finally {
+      clearInterval(renewal);
     }
     const durationMs = Math.round(performance.now() - started);
     if (error === null) {

@@ -205,6 +205,30 @@ export async function completePushFailure(
   return row ? { failures: row.failures, suspended: row.suspended_at !== null, nextAttemptAt: row.next_attempt_at } : null;
 }
 
+/** Pushes the lease further while its push runs; false when it is no longer this token's. */
+export async function renewPushLease(db: Queryable, subscriptionId: string, token: string, leaseMs: number): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE push_subscriptions SET lease_until = now() + make_interval(secs => $3::double precision / 1000)
+     WHERE subscription_id = $1 AND lease_token = $2`,
+    [subscriptionId, token, leaseMs],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * When another push holds the lease of a live subscription with state still to deliver: how long
+ * until that lease runs out (null when it is not held, or nothing is left to deliver).
+ */
+export async function heldPushLease(db: Queryable, subscriptionId: string): Promise<{ leaseUntil: Date; remainingMs: number } | null> {
+  const result = await db.query<{ lease_until: Date; remaining_ms: number }>(
+    `SELECT lease_until, GREATEST(0, EXTRACT(EPOCH FROM lease_until - now()) * 1000)::float8 AS remaining_ms FROM push_subscriptions
+     WHERE subscription_id = $1 AND deleted_at IS NULL AND suspended_at IS NULL AND lease_until >= now() AND state_version > delivered_version`,
+    [subscriptionId],
+  );
+  const row = result.rows[0];
+  return row ? { leaseUntil: row.lease_until, remainingMs: Math.ceil(row.remaining_ms) } : null;
+}
+
 export async function releasePushLease(db: Queryable, subscriptionId: string, token: string): Promise<void> {
   await db.query('UPDATE push_subscriptions SET lease_token = NULL, lease_until = NULL WHERE subscription_id = $1 AND lease_token = $2', [subscriptionId, token]);
 }

@@ -116,6 +116,8 @@ export function createRatesPorts(options: {
       decrypt: options.decrypt,
       enqueueRetry: (subscriptionId, attempt, delayMs) =>
         options.jobs.pushRetry({ subscriptionId }, { jobId: `push_${subscriptionId}_retry${attempt}_${Date.now()}`, delayMs }),
+      enqueueAfterLease: (subscriptionId, delayMs, leaseUntil) =>
+        options.jobs.push({ subscriptionId }, { jobId: `push_${subscriptionId}_lease${leaseUntil.getTime()}`, delayMs }),
       policy: { timeoutMs: rates.pushTimeoutMs, backoffBaseMs: rates.pushBackoffBaseMs, backoffMaxMs: rates.pushBackoffMaxMs, suspendAfterMs: rates.pushSuspendAfterMs, maxBytes: rates.pushMaxBytes },
       now: () => new Date(),
       log: (event) => logger.info(event, 'rates push'),

@@ -4,6 +4,7 @@ import { AppError, csvColumns, JobPostInput, optionalCsvColumns, quickJobPostInp
 import { withTransaction } from '@quarry/db';
 import { insertBatch, openSubmissionCopy, setBatchJobsCount } from './batches.queries.ts';
 import { CsvError, parse, type Options } from 'csv-parse';
+import { isStoreOutage } from '@quarry/jobs';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
 const knownColumns = new Set<string>([...csvColumns, ...optionalCsvColumns]);
@@ -201,6 +202,12 @@ export async function acceptBatch(
     if (error instanceof RejectedBatch) throw rejectionOf(problems);
     throw error;
   }
-  await ports.queue.requestAdmission(batchId);
+  try {
+    await ports.queue.requestAdmission(batchId);
+  } catch (error) {
+    // The batch is committed: with Redis away, the mining workers' periodic admission sweep
+    // starts it once Redis is back. Accepted, rather than held open for the outage or refused.
+    if (!isStoreOutage(error)) throw error;
+  }
   return { batchId, jobsCount };
 }

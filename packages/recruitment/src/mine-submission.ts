@@ -1,6 +1,7 @@
 import { withTransaction } from '@quarry/db';
 import { finishSubmission, startSubmission, type SubmissionOutcome } from './submissions.queries.ts';
 import { pauseBatch, recentBatchSuccessRate } from './batches.queries.ts';
+import { isStoreOutage } from '@quarry/jobs';
 import { admitBatch } from './admit-batch.ts';
 import type { MiningPorts } from './recruitment-ports.ts';
 import { serializeResult } from './result-bodies.ts';
@@ -32,8 +33,8 @@ export async function mineSubmission(
     }
   } catch (error) {
     // Our own failure. Retried by the queue; on the last attempt the post is reported failed
-    // rather than left processing forever.
-    if (!context.finalAttempt || context.signal.aborted) throw error;
+    // rather than left processing forever. A store outage is nobody's failure: never recorded.
+    if (!context.finalAttempt || context.signal.aborted || isStoreOutage(error)) throw error;
     outcome = { kind: 'failed', errorCode: 'GenericWebsiteError', adapter: null, durationMs: Math.round(performance.now() - started) };
   }
   const recorded = await withTransaction(ports.pool, (client) => finishSubmission(client, submissionId, outcome));

@@ -1,4 +1,4 @@
-import type { Enqueue, EnqueueMany, FamilyQueueControl } from '@quarry/jobs';
+import { bulkEnqueuer, enqueuer, familyQueueControl, queuedJobFinder, type Enqueue, type EnqueueMany, type FamilyQueueControl, type FindQueuedJob, type JobQueues } from '@quarry/jobs';
 import type { MiningQueuePort } from './recruitment-ports.ts';
 
 /** The producer ports recruitment needs, typed by the job catalog; the role wires them from `JobQueues`. */
@@ -7,12 +7,27 @@ export type MiningJobs = {
   mineBatchRows: EnqueueMany<'mining.mine-batch-row'>;
   admit: Enqueue<'mining.admit'>;
   batchQueues: FamilyQueueControl;
+  /** Jobs of single posts (`mining.single`) and of batch rows (`mining.batch`, keyed by batch id), for the reconciler. */
+  findSingleJob: FindQueuedJob;
+  findBatchRowJob: FindQueuedJob;
 };
+
+/** The mining jobs of the catalog, wired from a process's queues (the API's producer queues or a worker's). */
+export function miningJobsOf(queues: JobQueues): MiningJobs {
+  return {
+    mine: enqueuer(queues, 'mining.mine'),
+    mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
+    admit: enqueuer(queues, 'mining.admit'),
+    batchQueues: familyQueueControl(queues, 'mining.batch'),
+    findSingleJob: queuedJobFinder(queues, 'mining.single'),
+    findBatchRowJob: queuedJobFinder(queues, 'mining.batch'),
+  };
+}
 
 /** The recruitment queue port over those jobs: single posts share a queue, each batch has its own. */
 export function createMiningQueuePort(jobs: MiningJobs): MiningQueuePort {
   const configured = new Set<string>();
-  return {
+  const port: MiningQueuePort = {
     async enqueueSingle(submissionId) {
       await jobs.mine({ submissionId }, { jobId: `s${submissionId}` });
     },
@@ -36,5 +51,34 @@ export function createMiningQueuePort(jobs: MiningJobs): MiningQueuePort {
     async resumeBatchQueue(batchId) {
       await jobs.batchQueues.resume(batchId);
     },
+    async reviveJobs(rows) {
+      let revived = 0;
+      for (const row of rows) {
+        const batchRow = row.batch;
+        const job = batchRow ? await jobs.findBatchRowJob(`r${batchRow.batchId}.${batchRow.rowNo}`, batchRow.batchId) : await jobs.findSingleJob(`s${row.submissionId}`);
+        const state = job ? job.state : 'unknown';
+        if (job && (state === 'failed' || state === 'completed')) {
+          // A job that failed on its first try was refused for good (a timeout, a malformed job):
+          // repeating it would only fail again. Otherwise its attempts went on something that was
+          // not the row's fault (they would have recorded the row as failed): a fresh start.
+          const spent = job.attemptsMade >= job.attempts || /stalled/i.test(job.failedReason ?? '');
+          if (state === 'failed' && !spent) continue;
+          try {
+            await job.restart();
+          } catch {
+            continue; // another process revived it first
+          }
+        } else if (state === 'unknown') {
+          if (batchRow) {
+            // A Redis restarted empty lost the batch's concurrency cap too: set it again.
+            configured.delete(batchRow.batchId);
+            await port.enqueueBatchRows(batchRow.batchId, [{ submissionId: row.submissionId, rowNo: batchRow.rowNo }], batchRow.limits);
+          } else await port.enqueueSingle(row.submissionId);
+        } else continue;
+        revived += 1;
+      }
+      return revived;
+    },
   };
+  return port;
 }

@@ -9,7 +9,15 @@ export type MiningQueuePort = {
   requestAdmission(batchId: string): Promise<void>;
   pauseBatchQueue(batchId: string): Promise<void>;
   resumeBatchQueue(batchId: string): Promise<void>;
+  /**
+   * Puts back the jobs of rows whose job is missing, failed, or completed while the row is not
+   * final; rows whose job is waiting, delayed or running are left alone. Returns how many.
+   */
+  reviveJobs(rows: StrandedRow[]): Promise<number>;
 };
+
+/** An unfinished submission: a batch row (with its batch's limits) or a single post. */
+export type StrandedRow = { submissionId: string; batch: { batchId: string; rowNo: number; limits: BatchLimits } | null };
 
 export type BatchLimits = { concurrency: number; ratePerMinute: number };
 

@@ -13,3 +13,7 @@ export { startSmtpSink } from './smtp-sink.ts';
 export type { SmtpSink } from './smtp-sink.ts';
 export { openSmtp, sendSmtp } from './smtp-client.ts';
 export type { SmtpClient, SmtpReply } from './smtp-client.ts';
+export { startPrivatePostgres } from './private-postgres.ts';
+export type { PrivatePostgres } from './private-postgres.ts';
+export { startPrivateRedis } from './private-redis.ts';
+export type { PrivateRedis } from './private-redis.ts';

@@ -1,4 +1,5 @@
 import { AppError, renderError, type ErrorSurface } from '@quarry/contracts';
+import { isStoreOutage } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -15,11 +16,16 @@ function fromParserError(error: HttpError): AppError | null {
   return null;
 }
 
-/** The one place an error becomes a status and body; unknown errors are logged and answered generically. */
+/**
+ * The one place an error becomes a status and body; unknown errors are logged and answered
+ * generically. A store that cannot be reached is 503 with Retry-After (the process logs the
+ * outage once, through the store's health log, not once per request).
+ */
 export function errorHandler(logger: Logger) {
   return (error: unknown, request: Request, response: Response, _next: NextFunction): void => {
     const surface = (response.locals.errorSurface as ErrorSurface | undefined) ?? 'standard';
-    const appError = error instanceof AppError ? error : fromParserError(error as HttpError);
+    const appError =
+      error instanceof AppError ? error : (fromParserError(error as HttpError) ?? (isStoreOutage(error) ? new AppError('ServiceUnavailable') : null));
     if (!appError) {
       logger.error({ err: error, method: request.method, path: request.path }, 'unhandled error');
     }

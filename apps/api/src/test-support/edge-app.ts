@@ -1,11 +1,10 @@
-import { bulkEnqueuer, enqueuer, familyQueueControl } from '@quarry/jobs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAuthenticator, createSessionCodec, encryptSecret, type FailedAttempts } from '@quarry/auth';
 import type { Pool } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
-import { createMiningQueuePort } from '@quarry/recruitment';
+import { createMiningQueuePort, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createApiApp } from '../app.ts';
 
@@ -24,12 +23,7 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
     checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
     recruitment: {
       pool: db,
-      queue: createMiningQueuePort({
-        mine: enqueuer(queues, 'mining.mine'),
-        mineBatchRows: bulkEnqueuer(queues, 'mining.mine-batch-row'),
-        admit: enqueuer(queues, 'mining.admit'),
-        batchQueues: familyQueueControl(queues, 'mining.batch'),
-      }),
+      queue: createMiningQueuePort(miningJobsOf(queues)),
       settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: options.maxCsvBytes ?? 1_000_000 },
     },
     fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
