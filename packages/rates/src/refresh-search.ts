@@ -41,6 +41,23 @@ export function refreshSearch(ports: RefreshPorts, key: SearchKey, signal: Abort
   return work;
 }
 
+const removed: RefreshOutcome = { status: 'no-coverage', reason: 'hotel was removed from the registry' };
+
+/**
+ * A hotel removed while its search was running (waiting for the source's turn, or fetching) takes
+ * its results and failures with it (foreign keys): what the search found has nowhere to go and is
+ * dropped. The job then ends as quietly as one that starts after the removal, not as a failure.
+ */
+async function hotelGone(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return false;
+  } catch (error) {
+    if ((error as { code?: string }).code === '23503') return true; // foreign_key_violation
+    throw error;
+  }
+}
+
 async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSignal): Promise<RefreshOutcome> {
   const hotel = await findHotelRow(ports.db, key.hotelId);
   if (!hotel) return { status: 'no-coverage', reason: 'hotel not in the registry' };
@@ -49,7 +66,7 @@ async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSign
   const outcome = await ports.sources.search(hotel, key, signal);
   const fail = async (kind: SourceFailureKind, reason: string): Promise<RefreshOutcome> => {
     ports.onFailure?.(key, { kind, reason });
-    await recordSourceFailure(ports.db, key, { kind, reason });
+    if (await hotelGone(recordSourceFailure(ports.db, key, { kind, reason }))) return removed;
     return kind === 'HotelNotOnIbe' || kind === 'AdultsCountNotSupported' ? { status: 'no-coverage', reason } : { status: 'failed', kind, reason };
   };
   let rooms: Room[];
@@ -58,13 +75,15 @@ async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSign
   else return fail(outcome.kind, outcome.reason);
   const validated = validateResult(key, rooms);
   if (!validated.ok) return fail('InvalidResult', validated.reason);
-  const { changed } = await storeResult(ports.db, {
+  const stored = storeResult(ports.db, {
     ...key,
     body: validated.result.body,
     sha256: validated.result.sha256,
     fetchedAt,
     expiresAt: new Date(fetchedAt.getTime() + ports.freshnessMs),
   });
+  let changed = false;
+  if (await hotelGone(stored.then((result) => void (changed = result.changed)))) return removed;
   if (changed) {
     for (const subscription of await bumpSubscriptionsOfHotel(ports.db, key, ports.now().toISOString().slice(0, 10))) {
       await ports.enqueuePush(subscription.subscriptionId, `v${subscription.version}`);
