@@ -5,7 +5,8 @@ type FakeHotel = {
   /** Stay total before tax, as the source writes it (e.g. "180.00"); the tax is a fixed 10 %. */
   price?: string | (() => string);
   currency?: string;
-  delayMs?: number;
+  /** How long the answer takes; a function picks it per request by the check-in date asked. */
+  delayMs?: number | ((checkIn: string) => number);
   /**
    * `wrong-stay` answers for the day after the one asked; `stale-echo` answers with the EchoToken of
    * the first request it saw for this hotel (an earlier request's answer), both with valid rooms.
@@ -86,7 +87,8 @@ export async function startFakeOtaSource(): Promise<FakeOtaSource> {
             return response.end(roomStays(code, { ...hotel, price }, asked));
         }
       };
-      if (hotel.delayMs) setTimeout(answer, hotel.delayMs);
+      const delayMs = typeof hotel.delayMs === 'function' ? hotel.delayMs(asked.start) : hotel.delayMs;
+      if (delayMs) setTimeout(answer, delayMs);
       else answer();
     });
   });

@@ -57,7 +57,8 @@ export function createRatesPorts(config: Config, db: Pool, redis: Redis, queues:
   };
   const pull: PullPorts = {
     db,
-    refresh: (key, signal) => refreshSearch(refreshPorts, key, signal),
+    // A pull's fetches are live: they go before scheduled refreshes of the same source.
+    refresh: (key, signal) => refreshSearch(refreshPorts, key, signal, { live: true }),
     now: () => new Date(),
     horizonDays: rates.horizonDays,
     liveDeadlineMs: rates.pullDeadlineMs,

@@ -1,2 +1,2 @@
 export { createClusterLimiter } from './cluster-limiter.ts';
-export type { ClusterLimiter, ClusterLimiterOptions, ClusterLimits } from './cluster-limiter.ts';
+export type { ClusterLimiter, ClusterLimiterOptions, ClusterLimits, LimiterPriority } from './cluster-limiter.ts';

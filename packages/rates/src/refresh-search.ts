@@ -5,7 +5,7 @@ import { bumpSubscriptionsOfHotel } from './push.queries.ts';
 import { recordSourceFailure, searchKeyString, storeResult, type SearchKey } from './rate-results.queries.ts';
 import { validateResult } from './result-validation.ts';
 import type { SourceFailureKind } from './sources/rate-source.ts';
-import type { SourceRegistry } from './sources/source-registry.ts';
+import type { SearchPriority, SourceRegistry } from './sources/source-registry.ts';
 
 /** Enqueues a push job; `dedupeKey` (e.g. `v12`) makes its job id, so the same trigger enqueues once. */
 export type EnqueuePush = (subscriptionId: string, dedupeKey: string) => Promise<unknown>;
@@ -25,19 +25,26 @@ export type RefreshOutcome =
   | { status: 'no-coverage'; reason: string }
   | { status: 'failed'; kind: SourceFailureKind; reason: string };
 
-// Pull and the scheduler may ask for the same search at once: one fetch serves both.
-const inFlight = new Map<string, Promise<RefreshOutcome>>();
+// Pull and the scheduler may ask for the same search at once: one fetch serves both, and it is
+// urgent as soon as a pull waits for it.
+const inFlight = new Map<string, { work: Promise<RefreshOutcome>; urgency: { live: boolean } }>();
 
 /**
  * Fetches one search from the hotel's source, validates it against the strict schema, stores it,
  * and when its content changed moves every subscription covering the hotel to a new state.
+ * `live`: a client waits for it now (a pull), so it goes before scheduled searches of the same
+ * source; a scheduled search a pull joins becomes live too.
  */
-export function refreshSearch(ports: RefreshPorts, key: SearchKey, signal: AbortSignal): Promise<RefreshOutcome> {
+export function refreshSearch(ports: RefreshPorts, key: SearchKey, signal: AbortSignal, options: { live?: boolean } = {}): Promise<RefreshOutcome> {
   const id = searchKeyString(key);
   const running = inFlight.get(id);
-  if (running) return running;
-  const work = runRefresh(ports, key, signal).finally(() => inFlight.delete(id));
-  inFlight.set(id, work);
+  if (running) {
+    if (options.live) running.urgency.live = true;
+    return running.work;
+  }
+  const urgency = { live: options.live === true };
+  const work = runRefresh(ports, key, signal, { urgent: () => urgency.live }).finally(() => inFlight.delete(id));
+  inFlight.set(id, { work, urgency });
   return work;
 }
 
@@ -58,12 +65,12 @@ async function hotelGone(write: Promise<unknown>): Promise<boolean> {
   }
 }
 
-async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSignal): Promise<RefreshOutcome> {
+async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSignal, priority: SearchPriority): Promise<RefreshOutcome> {
   const hotel = await findHotelRow(ports.db, key.hotelId);
   if (!hotel) return { status: 'no-coverage', reason: 'hotel not in the registry' };
   if (!hotel.guests.includes(key.guests)) return { status: 'no-coverage', reason: `rates are not collected for ${key.guests} guests` };
   const fetchedAt = ports.now();
-  const outcome = await ports.sources.search(hotel, key, signal);
+  const outcome = await ports.sources.search(hotel, key, signal, priority);
   const fail = async (kind: SourceFailureKind, reason: string): Promise<RefreshOutcome> => {
     ports.onFailure?.(key, { kind, reason });
     if (await hotelGone(recordSourceFailure(ports.db, key, { kind, reason }))) return removed;
