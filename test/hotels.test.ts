@@ -295,4 +295,17 @@ describe('GET /Pull/RatesFeed', () => {
     expect((await db.query(`SELECT 1 FROM rate_results WHERE hotel_id IN ('H-BAD', 'H-DUP')`)).rowCount).toBe(0);
     expect(api.output()).toContain('rate source failure');
   });
+
+  it('never stores or serves an answer for another stay: the source answered the day after the one asked', async () => {
+    const client = await createClient({ db, secretKey }, { name: 'shifted partner', scopes: ['hotels'] });
+    ota.hotels.set('H-SHIFT', { price: '120.00', behaviour: 'wrong-stay' });
+    expect((await call('PUT', '/v1/admin/hotels/H-SHIFT', admin, hotelBody('H-SHIFT'))).status).toBe(200);
+    expect((await call('POST', '/v1/admin/hotel-grants', admin, { clientId: client.clientId, hotelIds: ['H-SHIFT'] })).status).toBe(200);
+    const before = ota.requests.get('H-SHIFT') ?? 0;
+    expect((await pull(client, `hotelIds=H-SHIFT&checkIn=${checkIn}&nights=2`)).json).toEqual([]);
+    expect(ota.requests.get('H-SHIFT')).toBe(before + 1);
+    const failures = await db.query<{ kind: string; reason: string }>(`SELECT kind, reason FROM rate_source_failures WHERE hotel_id = 'H-SHIFT'`);
+    expect(failures.rows).toEqual([{ kind: 'InvalidResult', reason: `the answer is not for the search asked: TimeSpan starts ${day(11)}, asked ${checkIn}` }]);
+    expect((await db.query(`SELECT 1 FROM rate_results WHERE hotel_id = 'H-SHIFT'`)).rowCount).toBe(0);
+  });
 });

@@ -54,6 +54,11 @@ describe('bindings API', () => {
     const badDate = await stack.post('/Forwarding/updateExpiresAt', { recipient, latestDate: 'next tuesday' });
     expect(badDate).toMatchObject({ status: 400, body: { name: 'RequestParametersValidationError' } });
     expect(JSON.stringify(badDate.body)).toContain('latestDate');
+    // An extension never ends a binding (that would free the recipient for another client to bind).
+    const past = await stack.post('/Forwarding/updateExpiresAt', { recipient, latestDate: '2020-01-01' });
+    expect(past).toMatchObject({ status: 400, body: { name: 'RequestParametersValidationError' } });
+    expect(JSON.stringify(past.body)).toContain('latestDate');
+    expect(await stack.post('/Forwarding/bind', { recipient, forwardsTo: 'thief@dest.test' }, (await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'next tenant', scopes: ['forwarding'] })).secret)).toMatchObject({ status: 409 });
 
     const other = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'other tenant', scopes: ['forwarding'] });
     for (const path of ['/Forwarding/updateBinding', '/Forwarding/updateExpiresAt', '/Forwarding/deleteBinding']) {

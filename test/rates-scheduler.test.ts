@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createPool, type Pool } from '@quarry/db';
-import { refreshSearch, scheduleRefreshes, upsertHotel, type RateSource, type SourceRegistry } from '@quarry/rates';
+import { refreshSearch, removeHotel, scheduleRefreshes, upsertHotel, type RateSource, type SourceOutcome, type SourceRegistry } from '@quarry/rates';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -99,5 +99,31 @@ describe('stored results', () => {
     expect(JSON.parse(stored.rows[0]?.body ?? '{}').rooms[0].rates[0].baseRate.value).toBe(10_000);
     clock = new Date(now.getTime() + 2_000);
     expect(await refreshSearch(ports, key, new AbortController().signal)).toMatchObject({ status: 'stored', changed: true });
+  });
+});
+
+describe('a hotel removed while its searches run', () => {
+  it('ends them quietly: what they found, rooms or a failure, is dropped, not a foreign-key error', async () => {
+    await upsertHotel({ db }, hotel('GONE-ROOMS', [2]));
+    await upsertHotel({ db }, hotel('GONE-FAILED', [2]));
+    const rooms = [{ id: 'R', name: 'Room', rates: [{ id: 'R:1', name: 'Rate', baseRate: { currencyCode: 'eur' as const, value: 9_000 }, taxes: [] }] }];
+    // The source answers after the operator removed the hotel (the search waited for its turn, or the source was slow).
+    const sources: SourceRegistry = {
+      search: async (row): Promise<SourceOutcome> => {
+        await removeHotel({ db }, row.hotelId);
+        return row.hotelId === 'GONE-ROOMS' ? { ok: true, rooms } : { ok: false, kind: 'SourceDown', reason: 'maintenance' };
+      },
+    };
+    const ports = { db, sources, enqueuePush: async () => {}, now: () => now, freshnessMs: 3_600_000 };
+    for (const hotelId of ['GONE-ROOMS', 'GONE-FAILED']) {
+      const outcome = await refreshSearch(ports, { hotelId, checkIn: '2026-12-01', nights: 1, guests: 2 }, new AbortController().signal);
+      expect(outcome).toEqual({ status: 'no-coverage', reason: 'hotel was removed from the registry' });
+    }
+    expect((await db.query(`SELECT 1 FROM rate_results WHERE hotel_id LIKE 'GONE-%' UNION ALL SELECT 1 FROM rate_source_failures WHERE hotel_id LIKE 'GONE-%'`)).rowCount).toBe(0);
+    // Refreshes still queued for it start after the removal: no coverage, as before.
+    expect(await refreshSearch(ports, { hotelId: 'GONE-ROOMS', checkIn: '2026-12-02', nights: 1, guests: 2 }, new AbortController().signal)).toEqual({
+      status: 'no-coverage',
+      reason: 'hotel not in the registry',
+    });
   });
 });

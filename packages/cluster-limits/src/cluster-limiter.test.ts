@@ -1,4 +1,4 @@
-import { createTestRedis } from '@quarry/testing';
+import { createTestRedis, waitFor } from '@quarry/testing';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClusterLimiter } from './cluster-limiter.ts';
@@ -63,5 +63,65 @@ describe('cluster limiter', () => {
     await expect(limiter('busy', async () => 'never', AbortSignal.timeout(200))).rejects.toThrow();
     release();
     await holder;
+  });
+
+  describe('live calls before background ones', () => {
+    const background = { urgent: () => false };
+    /** Works that run until released, recording the order they started in. */
+    function gatedWorks() {
+      const started: string[] = [];
+      const releases = new Map<string, () => void>();
+      const work = (name: string) => () =>
+        new Promise<string>((resolve) => {
+          started.push(name);
+          releases.set(name, () => resolve(name));
+        });
+      const release = (name: string) => releases.get(name)?.();
+      return { started, work, release };
+    }
+
+    it('leaves the last slot of a key to live calls: a first pass of background work never makes a live call wait for it', async () => {
+      const options = { prefix: `${testRedis.prefix}:p`, concurrency: 3, perSecond: 0, leaseMs: 5_000, retryMs: 10 };
+      const [limiterA, limiterB] = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
+      const { started, work, release } = gatedWorks();
+      const queued = Array.from({ length: 8 }, (_, index) => (index % 2 ? limiterA : limiterB)('host', work(`background-${index}`), forever(), background));
+      await waitFor('two background works running', () => started.length === 2);
+      const live = limiterA('host', work('live'), forever());
+      // Nothing is released: the live call starts beside the background works, in the slot they may not take.
+      await waitFor('the live call running', () => started.includes('live'));
+      expect(started.filter((name) => name.startsWith('background'))).toHaveLength(2);
+      release('live');
+      expect(await live).toBe('live');
+      for (let index = 0; index < 8; index += 1) {
+        await waitFor(`background work ${index} running`, () => started.length >= Math.min(2 + index + 1, 9));
+        for (const name of started) release(name);
+      }
+      expect(await Promise.all(queued)).toHaveLength(8);
+    });
+
+    it('keeps background work waiting while live calls wait, and a waiting background call a pull joins becomes live and goes first', async () => {
+      const options = { prefix: `${testRedis.prefix}:w`, concurrency: 2, perSecond: 0, leaseMs: 5_000, retryMs: 10 };
+      const [limiterA, limiterB] = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
+      const { started, work, release } = gatedWorks();
+      const first = limiterA('host', work('background-first'), forever(), background);
+      await waitFor('the background work running', () => started.length === 1);
+      const live1 = limiterB('host', work('live-1'), forever());
+      await waitFor('both slots taken', () => started.length === 2);
+      const live2 = limiterB('host', work('live-2'), forever());
+      let urgent = false;
+      const joined = limiterA('host', work('background-joined-by-a-pull'), forever(), { urgent: () => urgent });
+      const later = limiterA('host', work('background-later'), forever(), background);
+      release('background-first');
+      await waitFor('live-2 running', () => started.includes('live-2'));
+      urgent = true;
+      release('live-1');
+      await waitFor('the urgent one running', () => started.includes('background-joined-by-a-pull'));
+      release('live-2');
+      release('background-joined-by-a-pull');
+      await waitFor('the last one running', () => started.includes('background-later'));
+      release('background-later');
+      await Promise.all([first, live1, live2, joined, later]);
+      expect(started).toEqual(['background-first', 'live-1', 'live-2', 'background-joined-by-a-pull', 'background-later']);
+    });
   });
 });

@@ -148,6 +148,8 @@ const sectionShapes = {
     SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
     SMTP_MAX_RECIPIENTS: z.coerce.number().int().min(1).max(10_000).default(100),
     SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000),
+    SMTP_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(50),
+    SMTP_BUSY_IDLE_TIMEOUT_MS: positiveMs.default(10_000),
     SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).default(60_000),
     SMTP_GREETING_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(0),
     SMTP_MAX_RECEIVED_HEADERS: z.coerce.number().int().min(1).default(30),
@@ -230,6 +232,10 @@ export type SmtpSettings = {
   maxMessageBytes: number;
   maxRecipients: number;
   maxClients: number;
+  /** Connections one client address may hold at once, per process. */
+  maxConnectionsPerClient: number;
+  /** Idle timeout while every connection slot is taken. */
+  busyIdleTimeoutMs: number;
   maxMessagesPerMinutePerIp: number;
   greetingDelayMs: number;
   maxReceivedHeaders: number;
@@ -347,6 +353,8 @@ const readers = {
       maxMessageBytes: vars.SMTP_MAX_MESSAGE_BYTES,
       maxRecipients: vars.SMTP_MAX_RECIPIENTS,
       maxClients: vars.SMTP_MAX_CLIENTS,
+      maxConnectionsPerClient: vars.SMTP_MAX_CONNECTIONS_PER_CLIENT,
+      busyIdleTimeoutMs: vars.SMTP_BUSY_IDLE_TIMEOUT_MS,
       maxMessagesPerMinutePerIp: vars.SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP,
       greetingDelayMs: vars.SMTP_GREETING_DELAY_MS,
       maxReceivedHeaders: vars.SMTP_MAX_RECEIVED_HEADERS,

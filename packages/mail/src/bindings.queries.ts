@@ -125,11 +125,12 @@ export async function updateClientBinding(
   return first(result.rows);
 }
 
+/** Moves a binding's expiry to a future instant (an extension never expires one); null when it is not the client's or `expiresAt` is not in the future. */
 export async function updateClientBindingExpiry(db: Queryable, clientId: string, recipient: string, expiresAt: Date): Promise<BindingRow | null> {
   const result = await db.query<DbBindingRow>(
     `WITH b AS (
-       UPDATE mail_bindings SET expires_at = $3, state = CASE WHEN $3 > now() THEN 'active' ELSE 'expired' END, updated_at = now()
-       WHERE client_id = $1 AND recipient = $2 RETURNING ${bindingColumns}
+       UPDATE mail_bindings SET expires_at = $3, state = 'active', updated_at = now()
+       WHERE client_id = $1 AND recipient = $2 AND $3::timestamptz > now() RETURNING ${bindingColumns}
      ) ${withCounters('b')}`,
     [clientId, recipient, expiresAt],
   );

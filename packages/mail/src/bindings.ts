@@ -89,8 +89,16 @@ export async function updateExpiresAt(ports: BindingPorts, clientId: string, bod
       `latestDate: "${input.latestDate.slice(0, 80)}" is not a date in one of the accepted forms: ISO 8601 (2025-01-01T00:00:00Z), YYYY-MM-DD, or the long JavaScript form (Wed Jan 01 2025 00:00:00 GMT+0000)`,
     ]);
   }
-  const row = await updateClientBindingExpiry(ports.db, clientId, input.recipient, extendedExpiry(latest));
-  if (!row) throw notFound(input.recipient);
+  // An extension never ends a binding: an expiry in the past would free the recipient for another
+  // client to bind. Ending one is deleteBinding's job. The store checks again against its own clock.
+  const expiresAt = extendedExpiry(latest);
+  const inThePast = () =>
+    validationError([
+      `latestDate: ${input.latestDate.slice(0, 80)} + 90 days is ${expiresAt.toISOString()}, in the past; an extension must leave the binding active (use deleteBinding to end it)`,
+    ]);
+  if (expiresAt.getTime() <= ports.now().getTime()) throw inThePast();
+  const row = await updateClientBindingExpiry(ports.db, clientId, input.recipient, expiresAt);
+  if (!row) throw (await findClientBinding(ports.db, clientId, input.recipient)) ? inThePast() : notFound(input.recipient);
   return { message: 'date updated', binding: toView(row) };
 }
 

@@ -17,6 +17,10 @@ export type InboundSettings = {
   maxMessageBytes: number;
   maxRecipients: number;
   maxClients: number;
+  /** Connections one client address may hold at once (Postfix's smtpd_client_connection_count_limit: 50). */
+  maxConnectionsPerClient?: number;
+  /** Idle timeout while every slot is taken (Postfix under stress: 10 s instead of 300 s). */
+  busyIdleTimeoutMs?: number;
   maxMessagesPerMinutePerIp: number;
   greetingDelayMs: number;
   maxReceivedHeaders: number;
@@ -34,6 +38,8 @@ export type InboundPorts = {
 
 export type InboundSmtpServer = { listen(port: number, host: string): Promise<number>; close(): Promise<void> };
 
+const IDLE_TIMEOUT_MS = 5 * 60_000;
+
 function smtpError(responseCode: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode });
 }
@@ -48,6 +54,10 @@ function smtpError(responseCode: number, message: string): Error {
  */
 class QuarrySmtpServer extends SMTPServer {
   greetingDelayMs = 0;
+  maxConnectionsPerClient = 50;
+  idleTimeoutMs = IDLE_TIMEOUT_MS;
+  busyIdleTimeoutMs = 10_000;
+  private busy = false;
 
   override connect(socket: net.Socket | tls.TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
     const connection = new SMTPConnection(this, socket, socketOptions);
@@ -59,9 +69,36 @@ class QuarrySmtpServer extends SMTPServer {
         connection.send(421, `${connection.name} Too many connected clients, try again in a moment`, false);
         return;
       }
+      // One address must not hold every slot and lock all other senders out (Postfix's anvil
+      // limit). Counted per process, like maxClients.
+      let fromAddress = 0;
+      for (const other of this.connections) if (other.remoteAddress === connection.remoteAddress) fromAddress += 1;
+      if (fromAddress > this.maxConnectionsPerClient) {
+        connection.send(421, `4.7.0 ${connection.name} Error: too many connections from ${connection.remoteAddress}`, false);
+        return;
+      }
       const timer = setTimeout(() => connection.connectionReady(), this.greetingDelayMs);
       timer.unref();
     });
+    // _setListeners has registered smtp-server's own close listener: this one runs after the
+    // connection left `connections`.
+    socket.once('close', () => this.followLoad());
+    this.followLoad();
+  }
+
+  /**
+   * While every slot is taken, idle clients get the short timeout (Postfix's stress mode), so slots
+   * held by silent connections come free within seconds for senders with mail; once a slot is
+   * free again, the normal timeout applies. A connection waiting for our answer (a handler, the
+   * commit of DATA) is never timed out by smtp-server, busy or not.
+   */
+  private followLoad(): void {
+    const busy = this.connections.size >= (this.options.maxClients ?? Number.POSITIVE_INFINITY);
+    if (busy === this.busy) return;
+    this.busy = busy;
+    this.options.socketTimeout = busy ? this.busyIdleTimeoutMs : this.idleTimeoutMs;
+    // Re-arms each idle timer with the new length, counted from now.
+    for (const connection of this.connections) connection._armTimeout();
   }
 }
 
@@ -123,7 +160,7 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
     // Reverse DNS of every client would leave loopback in tests and slow every connection.
     disableReverseLookup: true,
     logger: false,
-    socketTimeout: 5 * 60_000,
+    socketTimeout: IDLE_TIMEOUT_MS,
     closeTimeout: 30_000,
     onMailFrom(address: SMTPServerAddress, session: SMTPServerSession, callback: (error?: Error | null) => void) {
       targetsBySession.set(session, new Map());
@@ -206,6 +243,8 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
     },
   });
   server.greetingDelayMs = settings.greetingDelayMs;
+  server.maxConnectionsPerClient = settings.maxConnectionsPerClient ?? 50;
+  server.busyIdleTimeoutMs = settings.busyIdleTimeoutMs ?? 10_000;
   server.on('error', (error) => ports.onError?.(error, 'smtp server'));
 
   return {

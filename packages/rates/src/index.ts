@@ -24,7 +24,7 @@ export { createPushSender } from './push-sender.ts';
 export { createBodyCache } from './body-cache.ts';
 export type { PushSender } from './push-sender.ts';
 export { createSourceRegistry } from './sources/source-registry.ts';
-export type { SourceGate, SourceRegistry } from './sources/source-registry.ts';
+export type { SearchPriority, SourceGate, SourceRegistry } from './sources/source-registry.ts';
 export { createOpenTravelSource, mapHotelAvailRS } from './sources/opentravel.source.ts';
 export { createBookingPageSource, createChromiumLauncher } from './sources/booking-page.source.ts';
 export { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';

@@ -82,7 +82,8 @@ export function createRatesPorts(options: {
   };
   const pull: PullPorts = {
     db,
-    refresh: (key, signal) => refreshSearch(refreshPorts, key, signal),
+    // A pull's live fetches go before scheduled refreshes at the source's limiter.
+    refresh: (key, signal) => refreshSearch(refreshPorts, key, signal, { live: true }),
     now: () => new Date(),
     horizonDays: rates.horizonDays,
     liveDeadlineMs: rates.pullDeadlineMs,

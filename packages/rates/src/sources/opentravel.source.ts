@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { FeeCode, MealPlan, Rate, Room, TaxCode } from '@quarry/contracts';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import { XMLParser } from 'fast-xml-parser';
 import type { HotelRow } from '../hotels.queries.ts';
 import { toPrice } from './money.ts';
+import { checkEchoToken, checkRoomStayBelongs, type Question } from './opentravel-answer-check.ts';
+import { asNode, attr, list, text, type Node } from './ota-xml.ts';
 import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSource, type SourceOutcome } from './rate-source.ts';
 
 /**
@@ -11,7 +14,6 @@ import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSo
  * stripped and only local names are read.
  */
 
-type Node = Record<string, unknown>;
 
 const repeated = new Set(['RoomStay', 'RoomType', 'RatePlan', 'RoomRate', 'Rate', 'Tax', 'Fee', 'CancelPenalty', 'Error', 'Warning', 'SummaryResponse', 'Text', 'GuestCount']);
 
@@ -28,19 +30,6 @@ const parser = new XMLParser({
   htmlEntities: false,
 });
 
-const asNode = (value: unknown): Node | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Node) : undefined);
-const list = (value: unknown): Node[] => (Array.isArray(value) ? value.filter((item): item is Node => asNode(item) !== undefined) : asNode(value) ? [value as Node] : []);
-const attr = (node: Node | undefined, name: string): string | undefined => {
-  const value = node?.[`@${name}`];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-};
-const text = (value: unknown): string | undefined => {
-  if (typeof value === 'string') return value.trim() || undefined;
-  const node = asNode(value);
-  if (node && typeof node['#text'] === 'string') return (node['#text'] as string).trim() || undefined;
-  if (Array.isArray(value)) return value.map(text).filter(Boolean).join('\n') || undefined;
-  return undefined;
-};
 const bool = (value: string | undefined): boolean | undefined => (value === undefined ? undefined : /^(true|1)$/i.test(value));
 
 // OpenTravel code list "Fee Tax Type" (FTT): which of our codes each one is, and whether it is a fee.
@@ -69,11 +58,17 @@ const fttCodes: Record<string, { kind: 'tax'; code: TaxCode } | { kind: 'fee'; c
 // OpenTravel code list "Meal Plan Type" (MPT).
 const mealPlanCodes: Record<string, MealPlan> = { '1': 'all-inclusive', '3': 'breakfast', '10': 'full-board', '12': 'half-board', '14': 'room-only', '19': 'breakfast' };
 
+/** A Tax's `TaxDescription`, a Fee's `Description` (the schema's name; some sources write `FeeDescription`). */
+function chargeDescription(node: Node): string | undefined {
+  const first = (value: unknown) => asNode(Array.isArray(value) ? value[0] : value);
+  return text(first(node.TaxDescription)?.Text) ?? text(first(node.Description)?.Text) ?? text(first(node.FeeDescription)?.Text);
+}
+
 function classifyCharge(node: Node): { kind: 'tax'; code?: TaxCode } | { kind: 'fee'; code?: FeeCode } {
   const code = attr(node, 'Code');
   const known = code ? fttCodes[code] : undefined;
   if (known) return known;
-  const description = `${text(asNode(node.TaxDescription)?.Text) ?? ''} ${text(asNode(node.FeeDescription)?.Text) ?? ''}`.toLowerCase();
+  const description = (chargeDescription(node) ?? '').toLowerCase();
   if (/resort/.test(description)) return { kind: 'fee', code: 'resort-fee' };
   if (/service/.test(description)) return { kind: 'fee', code: 'service-fee' };
   if (/\bfee\b/.test(description)) return { kind: 'fee', code: 'other-fees' };
@@ -83,7 +78,7 @@ function classifyCharge(node: Node): { kind: 'tax'; code?: TaxCode } | { kind: '
 }
 
 function chargeName(node: Node, fallback: string): string {
-  return text(asNode(node.TaxDescription)?.Text) ?? text(asNode(node.FeeDescription)?.Text) ?? attr(node, 'Name') ?? fallback;
+  return chargeDescription(node) ?? attr(node, 'Name') ?? fallback;
 }
 
 function mealPlanOf(ratePlan: Node | undefined): MealPlan | undefined {
@@ -121,6 +116,46 @@ function refundableOf(ratePlan: Node | undefined, search: RateSearch): Rate['ref
   return { available: true };
 }
 
+type Charge = { kind: 'tax'; code?: TaxCode; name: string; otaCode?: string; price: Rate['baseRate'] } | { kind: 'fee'; code?: FeeCode; name: string; otaCode?: string; price: Rate['baseRate'] };
+
+function readCharge(charge: Node, ratePlanCode: string, currency: string, decimals: number | undefined): Charge {
+  const amount = attr(charge, 'Amount');
+  if (!amount) throw new SourceFailure('InvalidResult', `a tax or fee of rate ${ratePlanCode} has no Amount`);
+  const chargeDecimals = attr(charge, 'DecimalPlaces') === undefined ? decimals : Number(attr(charge, 'DecimalPlaces'));
+  const price = toPrice(amount, attr(charge, 'CurrencyCode') ?? currency, chargeDecimals);
+  const kind = classifyCharge(charge);
+  const otaCode = attr(charge, 'Code');
+  return { ...kind, name: chargeName(charge, kind.kind === 'tax' ? 'Tax' : 'Fee'), ...(otaCode ? { otaCode } : {}), price } as Charge;
+}
+
+/** What makes two charges the same charge given at two levels: its OpenTravel code, else its name. */
+const chargeKey = (charge: Charge) => (charge.otaCode ? `code:${charge.otaCode}` : `name:${charge.name.toLowerCase()}`);
+
+/**
+ * Fees given per rate (`RoomRate/Rates/Rate/Fees`, where the OpenTravel schema puts them: each
+ * `Rate` covers a part of the stay, its fees are that part's), added up over the stay per fee.
+ * A fee the stay level already itemises (same code, else same name) is that fee's breakdown and
+ * is not counted again. `Type="Inclusive"` fees are inside the rate's amount already: listing them
+ * beside `baseRate` would charge them twice.
+ */
+function perRateFees(roomRate: Node, stayCharges: Charge[], ratePlanCode: string, currency: string, decimals: number | undefined): Charge[] {
+  const itemised = new Set(stayCharges.map(chargeKey));
+  const sums = new Map<string, Charge>();
+  for (const rate of list(asNode(roomRate.Rates)?.Rate)) {
+    for (const fee of list(asNode(rate.Fees)?.Fee)) {
+      if (attr(fee, 'Type')?.toLowerCase() === 'inclusive') continue;
+      const charge = readCharge(fee, ratePlanCode, currency, decimals);
+      const key = chargeKey(charge);
+      if (itemised.has(key)) continue;
+      const sum = sums.get(key);
+      if (!sum) sums.set(key, charge);
+      else if (sum.price.currencyCode !== charge.price.currencyCode) throw new SourceFailure('InvalidResult', `rate ${ratePlanCode} mixes currencies`);
+      else sum.price = { currencyCode: sum.price.currencyCode, value: sum.price.value + charge.price.value };
+    }
+  }
+  return [...sums.values()];
+}
+
 function readRate(roomRate: Node, ratePlan: Node | undefined, roomTypeCode: string, search: RateSearch): Rate {
   const ratePlanCode = attr(roomRate, 'RatePlanCode') ?? attr(ratePlan, 'RatePlanCode');
   if (!ratePlanCode) throw new SourceFailure('InvalidResult', `a RoomRate of room ${roomTypeCode} has no RatePlanCode`);
@@ -132,39 +167,53 @@ function readRate(roomRate: Node, ratePlan: Node | undefined, roomTypeCode: stri
   const decimals = attr(total, 'DecimalPlaces') === undefined ? undefined : Number(attr(total, 'DecimalPlaces'));
   const before = attr(total, 'AmountBeforeTax');
   const after = attr(total, 'AmountAfterTax');
-  const charges = [...list(asNode(total.Taxes)?.Tax), ...list(asNode(roomRate.Fees)?.Fee), ...list(asNode(total.Fees)?.Fee)];
+  // Stay level: the Total's Taxes (the schema's place; FTT codes there may be fees), and the
+  // Fees some sources write beside the Total or inside it.
+  const stayCharges = [...list(asNode(total.Taxes)?.Tax), ...list(asNode(roomRate.Fees)?.Fee), ...list(asNode(total.Fees)?.Fee)].map((charge) =>
+    readCharge(charge, ratePlanCode, currency, decimals),
+  );
+  const rateFees = perRateFees(roomRate, stayCharges, ratePlanCode, currency, decimals);
+  const stayItemised = stayCharges.reduce((sum, charge) => sum + charge.price.value, 0);
+  const rateFeesSum = rateFees.reduce((sum, charge) => sum + charge.price.value, 0);
+  const named = (charge: Charge) => ({ type: 'NamedPrice' as const, name: charge.name, ...(charge.code ? { code: charge.code } : {}), price: charge.price });
   const taxes: Rate['taxes'] = [];
   const fees: NonNullable<Rate['fees']> = [];
-  for (const charge of charges) {
-    const amount = attr(charge, 'Amount');
-    if (!amount) throw new SourceFailure('InvalidResult', `a tax of rate ${ratePlanCode} has no Amount`);
-    const chargeDecimals = attr(charge, 'DecimalPlaces') === undefined ? decimals : Number(attr(charge, 'DecimalPlaces'));
-    const price = toPrice(amount, attr(charge, 'CurrencyCode') ?? currency, chargeDecimals);
-    const kind = classifyCharge(charge);
-    if (kind.kind === 'tax') taxes.push({ type: 'NamedPrice', name: chargeName(charge, 'Tax'), ...(kind.code ? { code: kind.code } : {}), price });
-    else fees.push({ type: 'NamedPrice', name: chargeName(charge, 'Fee'), ...(kind.code ? { code: kind.code } : {}), price });
+  for (const charge of [...stayCharges, ...rateFees]) {
+    if (charge.kind === 'tax') taxes.push(named(charge) as Rate['taxes'][number]);
+    else fees.push(named(charge) as NonNullable<Rate['fees']>[number]);
   }
-  const itemized = [...taxes, ...fees].reduce((sum, item) => sum + item.price.value, 0);
+  // The schema's Total is "the total amount … including additional occupant amounts and fees":
+  // per-rate fees are inside it. Where they sit is told by the amounts: either between
+  // AmountBeforeTax and AmountAfterTax (beside the taxes), or inside AmountBeforeTax (then the
+  // room's own price is AmountBeforeTax less those fees). Either way the guest pays AmountAfterTax.
   let baseRate;
   if (before !== undefined) {
     baseRate = toPrice(before, currency, decimals);
     if (after !== undefined) {
       const afterPrice = toPrice(after, currency, decimals);
       const difference = afterPrice.value - baseRate.value;
-      if (charges.length === 0 && difference > 0) {
-        taxes.push({ type: 'NamedPrice', name: 'Taxes', code: 'other-taxes', price: { currencyCode: baseRate.currencyCode, value: difference } });
-      } else if (charges.length > 0 && difference !== itemized) {
-        throw new SourceFailure('InvalidResult', `rate ${ratePlanCode}: taxes ${itemized} do not add up to AmountAfterTax - AmountBeforeTax = ${difference}`);
-      } else if (difference < 0) {
-        throw new SourceFailure('InvalidResult', `rate ${ratePlanCode}: AmountAfterTax is below AmountBeforeTax`);
+      if (difference < 0) throw new SourceFailure('InvalidResult', `rate ${ratePlanCode}: AmountAfterTax is below AmountBeforeTax`);
+      if (stayCharges.length > 0 && stayItemised + rateFeesSum === difference) {
+        // Every charge, per-rate fees included, sits between the two amounts.
+      } else if (stayCharges.length > 0 && stayItemised === difference) {
+        baseRate = { currencyCode: baseRate.currencyCode, value: baseRate.value - rateFeesSum };
+      } else if (stayCharges.length > 0) {
+        throw new SourceFailure('InvalidResult', `rate ${ratePlanCode}: taxes and fees ${stayItemised + rateFeesSum} do not add up to AmountAfterTax - AmountBeforeTax = ${difference}`);
+      } else {
+        // No itemised taxes: the difference is the taxes, and the per-rate fees are in the Total.
+        baseRate = { currencyCode: baseRate.currencyCode, value: baseRate.value - rateFeesSum };
+        if (difference > 0) taxes.push({ type: 'NamedPrice', name: 'Taxes', code: 'other-taxes', price: { currencyCode: baseRate.currencyCode, value: difference } });
       }
+    } else {
+      baseRate = { currencyCode: baseRate.currencyCode, value: baseRate.value - rateFeesSum };
     }
   } else if (after !== undefined) {
     const afterPrice = toPrice(after, currency, decimals);
-    baseRate = { currencyCode: afterPrice.currencyCode, value: afterPrice.value - itemized };
+    baseRate = { currencyCode: afterPrice.currencyCode, value: afterPrice.value - stayItemised - rateFeesSum };
   } else {
     throw new SourceFailure('InvalidResult', `rate ${ratePlanCode} has neither AmountBeforeTax nor AmountAfterTax`);
   }
+  if (baseRate.value < 0) throw new SourceFailure('InvalidResult', `rate ${ratePlanCode}: its fees exceed its Total`);
   if ([...taxes, ...fees].some((item) => item.price.currencyCode !== baseRate.currencyCode)) {
     throw new SourceFailure('InvalidResult', `rate ${ratePlanCode} mixes currencies`);
   }
@@ -225,8 +274,12 @@ function failureFromErrors(root: Node): SourceFailure | null {
   return new SourceFailure('SourceDown', described);
 }
 
-/** Maps a parsed `OTA_HotelAvailRS` to rooms, or throws a typed SourceFailure naming why not. */
-export function mapHotelAvailRS(xml: string, search: RateSearch): Room[] {
+/**
+ * Maps an `OTA_HotelAvailRS` answering `question` to rooms, or throws a typed SourceFailure naming
+ * why not; an answer to another question (EchoToken, hotel, stay, guests) is such a failure.
+ */
+export function mapHotelAvailRS(xml: string, question: Question): Room[] {
+  const search = question;
   let document: Node;
   try {
     document = parser.parse(xml) as Node;
@@ -236,10 +289,12 @@ export function mapHotelAvailRS(xml: string, search: RateSearch): Room[] {
   const envelope = asNode(document.Envelope);
   const root = asNode(document.OTA_HotelAvailRS) ?? asNode(asNode(envelope?.Body)?.OTA_HotelAvailRS);
   if (!root) throw new SourceFailure('InvalidResult', 'response is not an OTA_HotelAvailRS');
+  checkEchoToken(root, question);
   const failure = failureFromErrors(root);
   if (failure) throw failure;
   const roomStays = list(asNode(root.RoomStays)?.RoomStay);
   if (roomStays.length > 0) {
+    for (const roomStay of roomStays) checkRoomStayBelongs(roomStay, question);
     const rooms = roomStays.flatMap((roomStay) => roomsOfRoomStay(roomStay, search));
     // Several RoomStays may list the same room type; merge their rates under one room.
     const merged = new Map<string, Room>();
@@ -287,18 +342,21 @@ export function createOpenTravelSource(ports: { fetch: SafeFetch; timeoutMs: num
     async search(hotel: HotelRow, search: RateSearch, signal: AbortSignal): Promise<SourceOutcome> {
       const source = hotel.source;
       if (source.kind !== 'opentravel') return { ok: false, kind: 'HotelNotOnIbe', reason: 'hotel is not configured for OpenTravel' };
+      // A new token per request, not per search: an answer to an earlier request for the same
+      // search (now stale) must not pass for this one's either.
+      const question: Question = { ...search, hotelCode: source.hotelCode, echoToken: randomUUID() };
       try {
         const response = await ports.fetch(source.endpointUrl, {
           method: 'POST',
           headers: { 'content-type': 'text/xml; charset=utf-8', accept: 'text/xml' },
-          body: buildHotelAvailRQ(source, search, `${search.hotelId}:${search.checkIn}:${search.nights}:${search.guests}`),
+          body: buildHotelAvailRQ(source, search, question.echoToken),
           signal,
           timeoutMs: ports.timeoutMs,
           maxBytes: 20 * 1024 * 1024,
         });
         const body = await response.text();
         if (response.status >= 400) throw new SourceFailure('SourceDown', `OpenTravel endpoint answered ${response.status}`);
-        return { ok: true, rooms: mapHotelAvailRS(body, search) };
+        return { ok: true, rooms: mapHotelAvailRS(body, question) };
       } catch (error) {
         return failureOutcome(error, signal);
       }
