@@ -13,6 +13,7 @@ import { createMiningQueuePort, createRetrievalCache, type RecruitmentPorts } fr
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createLogger, createMetrics, type Tracing } from '@quarry/observability';
 import type { Redis } from 'ioredis';
+import { listenForMetrics } from './metrics-listener.ts';
 import { createRatesPorts, startRatesRole } from './rates-role.ts';
 import { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
 
@@ -101,6 +102,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const metricsListener = await listenForMetrics(config, metrics, logger);
 
   const parts: Stoppable[] = [];
   if (workerRoles.includes(role)) {
@@ -199,7 +201,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     parts.push(await startRatesRole({ config, db, queues, connection: redis, logger, events: workerEvents, ports: ratesPorts }));
   }
 
-  logger.info({ role, port, workerId }, 'quarry started');
+  logger.info({ role, port, metricsPort: metricsListener.port, workerId }, 'quarry started');
   if (servesApi) {
     process.stdout.write(
       `\nQuarry is up (role ${role}): API http://localhost:${port}  docs http://localhost:${port}/docs\n` +
@@ -219,6 +221,7 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
     await ratesPorts?.close().catch(() => {});
     outcomes?.stop();
     await Promise.race([serverClosed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    await metricsListener.close();
     await queues.close();
     await redis.quit().catch(() => {});
     await db.end().catch(() => {});

@@ -25,6 +25,9 @@ const AtsEndpoints = z
 const EnvSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  // Prometheus metrics on a port of their own (9464: the OpenTelemetry Prometheus exporter's), so
+  // whoever reaches the API port cannot read them.
+  METRICS_PORT: port.default(9464),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/quarry'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
@@ -129,6 +132,8 @@ const EnvSchema = z.object({
 export type Config = {
   port: number;
   host: string;
+  /** `/metrics` is served here only, on `host`, never on the API port. */
+  metricsPort: number;
   databaseUrl: string;
   databasePoolSize: number;
   redisUrl: string;
@@ -236,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: vars.PORT,
     host: vars.HOST,
+    metricsPort: vars.METRICS_PORT,
     databaseUrl: vars.DATABASE_URL,
     databasePoolSize: vars.DATABASE_POOL_SIZE,
     redisUrl: vars.REDIS_URL,
