@@ -34,6 +34,23 @@ function configOrExit(): Config {
   }
 }
 
+/**
+ * Commands other than `start` use the configuration the last `npm start` recorded (explicit
+ * environment wins), and say which database they work on.
+ */
+async function useRecordedConfig(): Promise<void> {
+  const { applyLocalConfig, describeDatabase } = await import('./local-config.ts');
+  const path = process.env.QUARRY_LOCAL_CONFIG;
+  let recorded = false;
+  try {
+    recorded = path ? applyLocalConfig(path, process.env) : false;
+  } catch (error) {
+    fail(`quarry: ${(error as Error).message}`);
+  }
+  const source = recorded ? `the environment, then what npm start recorded in ${path}` : 'the environment';
+  process.stderr.write(`quarry: database ${describeDatabase(configOrExit().databaseUrl)} (settings from ${source})\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -47,11 +64,14 @@ async function main(argv: string[]): Promise<void> {
     const role = values.role as Role;
     if (!roles.includes(role)) fail(`quarry: unknown role "${values.role}"\n${usage}`);
     const config = configOrExit();
+    if (process.env.QUARRY_LOCAL_CONFIG) (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
     const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
     const { startRoles } = await import('./start-roles.ts');
     await startRoles(config, role, tracing);
     return;
   }
+  if (!['migrate', 'clients', 'hotels'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit();
     const { migrateToLatest } = await import('@quarry/db');

@@ -129,6 +129,9 @@ const EnvSchema = z.object({
   SMTP_REUSE_PORT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 });
 
+/** The names of every variable the configuration reads (what `npm start` records for the CLI). */
+export const configVariableNames: readonly string[] = Object.keys(EnvSchema.shape);
+
 export type Config = {
   port: number;
   host: string;
