@@ -1,6 +1,8 @@
 export { createPool, withTransaction } from './pool.ts';
 export type { Pool, PoolClient, Queryable } from './pool.ts';
 export { ensureDatabase, migrateToLatest } from './migrate.ts';
+export { miningActivityByMinute } from './mining-activity.queries.ts';
+export type { ActivityMinute } from './mining-activity.queries.ts';
 export {
   findActiveClientById,
   findActiveClientBySecretHash,

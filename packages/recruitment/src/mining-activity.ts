@@ -1,0 +1,16 @@
+import type { MiningActivity } from '@quarry/contracts';
+import { miningActivityByMinute, type Queryable } from '@quarry/db';
+
+/** Per-minute job posts processed and their success rate: the dashboard's trend charts. */
+export async function getMiningActivity(db: Queryable, minutes: number): Promise<MiningActivity> {
+  const rows = await miningActivityByMinute(db, minutes);
+  return {
+    minutes: rows.map((row) => ({
+      minute: row.minute.toISOString(),
+      processed: row.processed,
+      succeeded: row.succeeded,
+      failed: row.processed - row.succeeded,
+      successRate: row.processed === 0 ? null : row.succeeded / row.processed,
+    })),
+  };
+}
