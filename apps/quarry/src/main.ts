@@ -10,6 +10,7 @@ type Role = (typeof roles)[number];
 
 const usage = `Usage:
   quarry start [--role api|mining-worker|rates-worker|mail|all]   (default: all)
+  quarry start --demo   (every role, plus demo hotels, careers page, push receiver and mailbox)
   quarry migrate
   quarry clients create --name NAME --scopes recruitment,forwarding,hotels,booking,admin
   quarry clients list
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' } },
+    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -66,6 +67,15 @@ async function main(argv: string[]): Promise<void> {
     const config = configOrExit();
     if (process.env.QUARRY_LOCAL_CONFIG) (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
     const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
+    if (values.demo) {
+      if (role !== 'all' && role !== 'api') fail('quarry: --demo runs with --role all (or api)');
+      const { startDemo } = await import('./demo-mode.ts');
+      await startDemo(config, role, tracing).catch((error: unknown) => {
+        process.stderr.write(`quarry: ${(error as Error).message}\n`);
+        process.exit(1);
+      });
+      return;
+    }
     const { startRoles } = await import('./start-roles.ts');
     await startRoles(config, role, tracing);
     return;

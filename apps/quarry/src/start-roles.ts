@@ -37,8 +37,8 @@ function readinessCheck(db: Pool, redis: Redis): ReadinessCheck {
   };
 }
 
-/** Starts one role (or all) in this process and wires graceful shutdown on SIGTERM/SIGINT. */
-export async function startRoles(config: Config, role: Role, tracing: Tracing): Promise<void> {
+/** Starts one role (or all) in this process and wires graceful shutdown on SIGTERM/SIGINT; resolves with the HTTP port. */
+export async function startRoles(config: Config, role: Role, tracing: Tracing): Promise<{ port: number }> {
   const logger = createLogger({ level: config.logLevel, name: `quarry.${role}` });
   const applied = await migrateToLatest(config.databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'applied migrations');
@@ -232,4 +232,5 @@ export async function startRoles(config: Config, role: Role, tracing: Tracing): 
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  return { port };
 }

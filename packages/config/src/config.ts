@@ -127,6 +127,11 @@ const EnvSchema = z.object({
   SMTP_TLS_KEY: z.string().optional(),
   SMTP_TLS_CERT: z.string().optional(),
   SMTP_REUSE_PORT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // The demo (`npm run demo`): its sites listen on a loopback address of their own, the only one
+  // the SSRF guard then lets through, so client URLs still cannot reach Postgres or Redis on 127.0.0.1.
+  DEMO_HOST: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address' }).default('127.0.0.77'),
+  DEMO_PORT: port.default(8090),
+  DEMO_SMTP_PORT: port.default(2587),
 });
 
 /** The names of every variable the configuration reads (what `npm start` records for the CLI). */
@@ -216,6 +221,8 @@ export type Config = {
     /** Several processes on one host share the SMTP port (SO_REUSEPORT; the kernel spreads connections). */
     reusePort: boolean;
   };
+  /** Where `start --demo` runs its stand-ins for hotels, a careers page, a push receiver and a mailbox. */
+  demo: { host: string; port: number; smtpPort: number };
 };
 
 export class ConfigError extends Error {
@@ -336,5 +343,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       reusePort: vars.SMTP_REUSE_PORT === 'true',
       tls: vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') } : undefined,
     },
+    demo: { host: vars.DEMO_HOST, port: vars.DEMO_PORT, smtpPort: vars.DEMO_SMTP_PORT },
   };
 }
