@@ -68,7 +68,8 @@ describe('dashboard trend charts and icon', () => {
     // 12 job posts two minutes ago (the most) sit highest; 4 fifty minutes ago the lowest.
     expect(Math.min(...heights)).toBe(heights[7]);
     expect(Math.max(...heights)).toBe(heights[0]);
-    expect(await page.locator('[data-testid=chart-processed] polyline').count()).toBe(1);
+    expect(await page.locator('[data-testid=chart-processed] rect.bar').count()).toBe(8);
+    expect(await page.locator('[data-testid=chart-success] polyline').count()).toBeGreaterThan(0);
 
     const successPoints = page.locator('[data-testid=chart-success] circle.point');
     expect(await successPoints.count()).toBe(8);

@@ -27,9 +27,9 @@ async function api(path, init = {}) {
   return body;
 }
 
-// A chart of one value per minute over the last hour (oldest left, now right), as inline SVG: a
-// line through the minutes that have a value and a point on each, with the top value and the
-// time span written on the axes. `null` values (no job post finished) leave a gap.
+// A chart of one value per minute over the last hour (oldest left, now right), as inline SVG: bars
+// (counts) or a line through the minutes that have a value (rates), a point on each, and the top
+// value and the time span written on the axes. `null` values (no job post finished) leave a gap.
 function minuteChart(values, options) {
   const width = 240;
   const height = 72;
@@ -49,12 +49,15 @@ function minuteChart(values, options) {
   });
   if (run.length) runs.push(run);
   const shown = values.map((value, index) => ({ value, index })).filter(({ value }) => value !== null && (options.pointsAtZero || value > 0));
+  const barWidth = Math.max(1.5, ((width - 2 * left) / Math.max(values.length, 1)) * 0.7);
   return `<svg class="chart" data-testid="${options.testId}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(options.label)}">
     <line class="axis" x1="${left}" y1="${plotBottom}" x2="${width - left}" y2="${plotBottom}"/>
     <text class="tick" x="${left}" y="9">${escapeHtml(options.format(top))}</text>
     <text class="tick" x="${left}" y="${height - 2}">−${values.length} min</text>
     <text class="tick" x="${width - left}" y="${height - 2}" text-anchor="end">now</text>
-    ${runs.map((points) => `<polyline class="line" points="${points.join(' ')}"/>`).join('')}
+    ${options.bars
+      ? shown.map(({ value, index }) => `<rect class="bar" x="${(x(index) - barWidth / 2).toFixed(1)}" y="${y(value).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(plotBottom - y(value)).toFixed(1)}"/>`).join('')
+      : runs.map((points) => `<polyline class="line" points="${points.join(' ')}"/>`).join('')}
     ${shown.map(({ value, index }) => `<circle class="point" cx="${x(index).toFixed(1)}" cy="${y(value).toFixed(1)}" r="2"><title>${escapeHtml(options.format(value))}, ${values.length - 1 - index} min ago</title></circle>`).join('')}
   </svg>`;
 }
@@ -81,7 +84,7 @@ async function batchesPage() {
     <div class="card"><div class="muted">Running</div><div class="value" data-testid="running-count">${running.length}</div></div>
     <div class="card"><div class="muted">Paused</div><div class="value">${batches.filter((batch) => batch.state === 'paused').length}</div></div>
     <div class="card"><div class="muted">Job posts processed, last hour (per minute)</div><div class="value" data-testid="processed-last-hour">${processedLastHour}</div>
-      ${minuteChart(lastHour.map((minute) => minute.processed), { testId: 'chart-processed', label: 'Job posts processed per minute, last hour', format: (value) => `${value}/min` })}</div>
+      ${minuteChart(lastHour.map((minute) => minute.processed), { testId: 'chart-processed', label: 'Job posts processed per minute, last hour', bars: true, format: (value) => `${value}/min` })}</div>
     <div class="card"><div class="muted">Success rate, last hour (per minute)</div><div class="value">${processedLastHour ? percent(succeededLastHour / processedLastHour) : '—'}</div>
       ${minuteChart(lastHour.map((minute) => minute.successRate), { testId: 'chart-success', label: 'Success rate per minute, last hour', max: 1, pointsAtZero: true, format: percent })}</div>
   </div>
