@@ -7,5 +7,8 @@ bash "$here/ensure-services.sh"
 bash "$here/ensure-chromium.sh" || echo "quarry: continuing without Chromium; browser-driven mining will fail" >&2
 source "$here/env.sh"
 source "$here/local-secret.sh"
+# What this start uses is recorded there, so `npm run quarry -- …` beside it uses the same settings.
+export QUARRY_LOCAL_CONFIG="${QUARRY_LOCAL_CONFIG:-$QUARRY_ROOT/.data/quarry.json}"
+mkdir -p "$(dirname "$QUARRY_LOCAL_CONFIG")"
 cd "$QUARRY_ROOT"
 exec node apps/quarry/src/main.ts start --role "${QUARRY_ROLE:-all}" "$@"

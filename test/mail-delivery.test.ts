@@ -41,7 +41,7 @@ describe('queued delivery', () => {
     expect(await counters(at('patient'))).toEqual({ received: 1, delivered: 1, bounced: 0 });
     await waitFor('raw message deleted after final delivery', async () => (await storedMessages()) === 0);
     // Delivery latency is exported by the process that delivered (retries included, so > 0).
-    const metrics = await (await fetch(`http://127.0.0.1:${stack.mail.port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${stack.mail.metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/^quarry_mail_delivery_latency_seconds_count [1-9]/m);
   });
 

@@ -7,6 +7,8 @@ const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import
 export type QuarryProcess = {
   child: ChildProcess;
   port: number;
+  /** Where this process serves /metrics (METRICS_PORT; 0 in tests = any free port). */
+  metricsPort: number;
   pid: number;
   workerId: string;
   output: () => string;
@@ -30,20 +32,20 @@ export function runQuarry(args: string[], env: Record<string, string>): Promise<
 export async function startQuarry(role: string, env: Record<string, string>, timeoutMs = 30_000): Promise<QuarryProcess> {
   const child = spawn(process.execPath, [mainScript, 'start', '--role', role], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  const started = await new Promise<{ port: number; workerId: string }>((resolve, reject) => {
+  const started = await new Promise<{ port: number; metricsPort: number; workerId: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`quarry ${role} did not start in ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       for (const line of output.split('\n')) {
         if (!line.includes('"quarry started"')) continue;
-        const event = JSON.parse(line) as { port: number; workerId: string };
+        const event = JSON.parse(line) as { port: number; metricsPort: number; workerId: string };
         clearTimeout(timer);
         resolve(event);
         return;
@@ -56,5 +58,5 @@ export async function startQuarry(role: string, env: Record<string, string>, tim
       reject(new Error(`quarry ${role} exited with ${code} before starting:\n${output}`));
     });
   });
-  return { child, port: started.port, pid: child.pid ?? 0, workerId: started.workerId, output: () => output, exited };
+  return { child, port: started.port, metricsPort: started.metricsPort, pid: child.pid ?? 0, workerId: started.workerId, output: () => output, exited };
 }

@@ -140,3 +140,4 @@ export async function startApiRole(runtime: {
 export function startOperationalServer(runtime: { config: Pick<ConfigFor<'api'>, 'port' | 'host'>; db: Pool; redis: Redis; metrics: Metrics; logger: Logger }): Promise<HttpRole> {
   return serve(createOperationalApp({ metrics: runtime.metrics, logger: runtime.logger, checkReadiness: readinessCheck(runtime.db, runtime.redis) }), runtime.config);
 }
+export { createMetricsApp } from './metrics-app.ts';

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from './app.ts';
+import { createMetricsApp } from './metrics-app.ts';
 
 const secretKey = Buffer.alloc(32, 3);
 let database: TestDatabase;
@@ -20,6 +21,8 @@ let redis: Redis;
 let queues: JobQueues;
 let server: Server;
 let base: string;
+let metricsServer: Server;
+let metricsBase: string;
 let admin: { clientId: string; secret: string; jwtSecret: string };
 let hotelsOnly: { clientId: string; secret: string; jwtSecret: string };
 
@@ -35,10 +38,11 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   admin = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin', 'recruitment'] });
   hotelsOnly = await createClient({ db, secretKey }, { name: 'hotel partner', scopes: ['hotels'] });
+  const metrics = createMetrics({ collectQueueDepth: () => queues.jobCounts() });
   const app = createApiApp({
     db,
     queues,
-    metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
+    metrics,
     logger: createLogger({ level: 'silent' }),
     checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
     recruitment: {
@@ -53,10 +57,14 @@ beforeAll(async () => {
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  metricsServer = createMetricsApp({ metrics, logger: createLogger({ level: 'silent' }) }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => metricsServer.once('listening', resolve));
+  metricsBase = `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => metricsServer.close(resolve));
   await queues.close();
   redis.disconnect();
   await db.end();
@@ -162,10 +170,11 @@ describe('errors and documents', () => {
     expect(await page.text()).toContain('swagger-ui');
   });
 
-  it('exposes Prometheus metrics with HTTP latency and queue depth', async () => {
+  it('exposes Prometheus metrics with HTTP latency and queue depth on the metrics listener only', async () => {
     await queues.enqueue('system.canary', { canaryId: '00000000-0000-4000-8000-000000000001' });
     const { wait } = await queues.queue('system').getJobCounts('wait');
-    const text = await (await fetch(`${base}/metrics`)).text();
+    expect((await fetch(`${base}/metrics`)).status).toBe(404);
+    const text = await (await fetch(`${metricsBase}/metrics`)).text();
     expect(text).toMatch(/quarry_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/whoami"/);
     expect(wait).toBeGreaterThan(0);
     expect(text).toContain(`quarry_queue_jobs{queue="system",state="wait"} ${wait}`);

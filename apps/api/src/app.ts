@@ -17,6 +17,7 @@ import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { operationalRoutes, type ReadinessCheck } from './routes/operational.routes.ts';
 import { mailAdminRoutes } from './routes/mail-admin.routes.ts';
+import { miningActivityRoutes } from './routes/mining-activity.routes.ts';
 import { queueAdminRoutes } from './routes/queue-admin.routes.ts';
 import { recruitmentRoutes } from './routes/recruitment.routes.ts';
 import { whoamiRoutes } from './routes/whoami.routes.ts';
@@ -83,6 +84,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(forwardingRoutes(deps));
   app.use(recruitmentRoutes(deps));
   app.use(batchAdminRoutes(deps));
+  app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));
   app.use(mailAdminRoutes(deps));
   if (deps.hotels) {

@@ -5,6 +5,7 @@ import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
 import { describeMailAdminRoutes } from './routes/mail-admin.routes.ts';
+import { describeMiningActivityRoutes } from './routes/mining-activity.routes.ts';
 import { describeQueueAdminRoutes } from './routes/queue-admin.routes.ts';
 import { describeRecruitmentRoutes } from './routes/recruitment.routes.ts';
 import { describeWhoamiRoutes } from './routes/whoami.routes.ts';
@@ -31,6 +32,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeForwardingRoutes(registry);
   describeRecruitmentRoutes(registry);
   describeBatchAdminRoutes(registry);
+  describeMiningActivityRoutes(registry);
   describeQueueAdminRoutes(registry);
   describeMailAdminRoutes(registry);
   describeHotelsRoutes(registry);

@@ -10,6 +10,7 @@ type Role = (typeof roles)[number];
 
 const usage = `Usage:
   quarry start [--role api|mining-worker|rates-worker|mail|all]   (default: all)
+  quarry start --demo   (every role, plus demo hotels, careers page, push receiver and mailbox)
   quarry migrate
   quarry clients create --name NAME --scopes recruitment,forwarding,hotels,booking,admin
   quarry clients list
@@ -35,11 +36,28 @@ function configOrExit<Scope extends ConfigScope>(scope: Scope): ConfigFor<Scope>
   }
 }
 
+/**
+ * Commands other than `start` use the configuration the last `npm start` recorded (explicit
+ * environment wins), and say which database they work on.
+ */
+async function useRecordedConfig(): Promise<void> {
+  const { applyLocalConfig, describeDatabase } = await import('./local-config.ts');
+  const path = process.env.QUARRY_LOCAL_CONFIG;
+  let recorded = false;
+  try {
+    recorded = path ? applyLocalConfig(path, process.env) : false;
+  } catch (error) {
+    fail(`quarry: ${(error as Error).message}`);
+  }
+  const source = recorded ? `the environment, then what npm start recorded in ${path}` : 'the environment';
+  process.stderr.write(`quarry: database ${describeDatabase(configOrExit('migrate').databaseUrl)} (settings from ${source})\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' } },
+    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -48,11 +66,23 @@ async function main(argv: string[]): Promise<void> {
     const role = values.role as Role;
     if (!roles.includes(role)) fail(`quarry: unknown role "${values.role}"\n${usage}`);
     const config = configOrExit(role);
+    if (process.env.QUARRY_LOCAL_CONFIG) (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
     const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
+    if (values.demo) {
+      if (role !== 'all' && role !== 'api') fail('quarry: --demo runs with --role all (or api)');
+      const { startDemo } = await import('./demo-mode.ts');
+      await startDemo(config, role, tracing).catch((error: unknown) => {
+        process.stderr.write(`quarry: ${(error as Error).message}\n`);
+        process.exit(1);
+      });
+      return;
+    }
     const { startRoles } = await import('./start-roles.ts');
     await startRoles(config, role, tracing);
     return;
   }
+  if (!['migrate', 'clients', 'hotels'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit('migrate');
     const { migrateToLatest } = await import('@quarry/db');

@@ -7,6 +7,7 @@ import { startMailRole } from '@quarry/mail-role';
 import { startMiningRole } from '@quarry/mining-worker';
 import { createLogger, createMetrics, createStoreHealth, type Tracing } from '@quarry/observability';
 import { startRatesRole } from '@quarry/rates-worker';
+import { listenForMetrics } from './metrics-listener.ts';
 
 type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'all';
 /** The settings `loadConfig` read for one of the roles: the launcher itself uses only what they all share. */
@@ -48,7 +49,7 @@ function sharedObjects() {
  * role's file owns its handlers and schedules; this file owns only what the process shares
  * (migrations, pools, Redis, queues, metrics) and the order of shutdown.
  */
-export async function startRoles(config: RoleConfig, role: Role, tracing: Tracing): Promise<void> {
+export async function startRoles(config: RoleConfig, role: Role, tracing: Tracing): Promise<{ port: number }> {
   const logger = createLogger({ level: config.logLevel, name: `quarry.${role}` });
   const applied = await migrateToLatest(config.databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'applied migrations');
@@ -78,6 +79,8 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   const servesApi = runs(role, 'api');
   const http = servesApi ? await startApiRole({ ...runtime, config: configOf('api') }) : await startOperationalServer({ ...runtime, config });
 
+  const metricsListener = await listenForMetrics(config, metrics, logger);
+
   const parts: Stoppable[] = [];
   // Every worker role can run the operator canary; in one process, the first one started does.
   let canaryTaken = false;
@@ -86,7 +89,7 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   if (runs(role, 'mail')) parts.push(await startMailRole({ ...runtime, config: configOf('mail'), runsCanary: takeCanary() }));
   if (runs(role, 'rates-worker')) parts.push(await startRatesRole({ ...runtime, config: configOf('rates-worker'), runsCanary: takeCanary() }));
 
-  logger.info({ role, port: http.port, workerId }, 'quarry started');
+  logger.info({ role, port: http.port, metricsPort: metricsListener.port, workerId }, 'quarry started');
   if (servesApi) {
     process.stdout.write(
       `\nQuarry is up (role ${role}): API http://localhost:${http.port}  docs http://localhost:${http.port}/docs\n` +
@@ -100,6 +103,7 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
     stopping = true;
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     await Promise.all([http.stop(), ...parts.map((part) => part.stop(config.shutdownGraceMs))]);
+    await metricsListener.close();
     await shared.close();
     await queues.close();
     await redis.quit().catch(() => {});
@@ -111,4 +115,5 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  return { port: http.port };
 }

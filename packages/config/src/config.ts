@@ -30,6 +30,9 @@ const sectionShapes = {
   process: {
     PORT: port.default(8080),
     HOST: z.string().min(1).default('0.0.0.0'),
+    // Prometheus metrics on a port of their own (9464: the OpenTelemetry Prometheus exporter's), so
+    // whoever reaches the API port cannot read them.
+    METRICS_PORT: port.default(9464),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('quarry'),
     LOG_LEVEL: z.enum(logLevels).default('info'),
@@ -157,7 +160,17 @@ const sectionShapes = {
     SMTP_TLS_CERT: z.string().optional(),
     SMTP_REUSE_PORT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   },
+  demo: {
+    // The demo (`npm run demo`): its sites listen on a loopback address of their own, the only one
+    // the SSRF guard then lets through, so client URLs still cannot reach Postgres or Redis on 127.0.0.1.
+    DEMO_HOST: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address' }).default('127.0.0.77'),
+    DEMO_PORT: port.default(8090),
+    DEMO_SMTP_PORT: port.default(2587),
+  },
 } satisfies Record<string, z.ZodRawShape>;
+
+/** The names of every variable the configuration reads (what `npm start` records for the CLI). */
+export const configVariableNames: readonly string[] = Object.values(sectionShapes).flatMap((shape) => Object.keys(shape));
 
 /** Every variable, parsed: what a section's reader may read once its section parsed. */
 type Vars = z.output<z.ZodObject<UnionToIntersection<(typeof sectionShapes)[Section]>>>;
@@ -252,6 +265,8 @@ const readers = {
   database: (vars: Vars) => ({ databaseUrl: vars.DATABASE_URL, databasePoolSize: vars.DATABASE_POOL_SIZE }),
   process: (vars: Vars) => ({
     port: vars.PORT,
+    /** `/metrics` is served here only, on `host`, never on the API port. */
+    metricsPort: vars.METRICS_PORT,
     host: vars.HOST,
     redisUrl: vars.REDIS_URL,
     queuePrefix: vars.QUEUE_PREFIX,
@@ -362,6 +377,8 @@ const readers = {
       tls: vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') } : undefined,
     } as SmtpSettings,
   }),
+  /** Where `start --demo` runs its stand-ins for hotels, a careers page, a push receiver and a mailbox. */
+  demo: (vars: Vars) => ({ demo: { host: vars.DEMO_HOST, port: vars.DEMO_PORT, smtpPort: vars.DEMO_SMTP_PORT } }),
 } satisfies Record<keyof typeof sectionShapes, (vars: Vars) => object>;
 
 type Section = keyof typeof sectionShapes;
@@ -377,7 +394,7 @@ const sectionsOf = {
   'mining-worker': ['database', 'process', 'workers', 'outbound', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mail', 'smtp'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'mining', 'rates', 'mail', 'smtp'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'mining', 'rates', 'mail', 'smtp', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],

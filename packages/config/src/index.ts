@@ -1,2 +1,2 @@
-export { ConfigError, loadConfig } from './config.ts';
+export { ConfigError, configVariableNames, loadConfig } from './config.ts';
 export type { Config, ConfigFor, ConfigScope, MailSettings, MiningSettings, OidcSettings, RatesSettings, RetrievalCacheSettings, SmtpSettings } from './config.ts';

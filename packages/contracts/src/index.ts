@@ -33,6 +33,7 @@ export {
   questionCategories,
 } from './recruitment.ts';
 export type { AtsEndpointName } from './recruitment.ts';
+export { MiningActivity, MiningActivityMinute, MiningActivityQuery } from './mining-activity.ts';
 export {
   CreatePushSubscriptionBody,
   currencyCodes,

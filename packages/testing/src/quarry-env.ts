@@ -11,5 +11,7 @@ export function quarryEnv(stores: { database: Pick<TestDatabase, 'url'>; redis: 
     REDIS_URL: stores.redis.url,
     QUEUE_PREFIX: stores.redis.prefix,
     QUARRY_SECRET_KEY: stores.secretKey.toString('base64'),
+    // Any free port: test processes run side by side and must not fight over the default 9464.
+    METRICS_PORT: '0',
   };
 }

@@ -3,6 +3,7 @@ const escapeHtml = (text: string) =>
 
 const head = (title: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Quarry</title>
+<link rel="icon" href="/dashboard/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>`;
 
 export function loginPage(options: { error?: string; sso?: boolean }): string {

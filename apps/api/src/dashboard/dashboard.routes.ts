@@ -16,6 +16,7 @@ const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
   'dashboard.css': { type: 'text/css', body: readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8') },
 };
+const favicon = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
 
 export type DashboardDeps = {
   authenticator: Authenticator;
@@ -72,6 +73,12 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     Object.assign(response.locals, { session, clientName: client.name } satisfies SessionLocals);
     next();
   };
+
+  // The icon is public (the sign-in page shows it too); browsers that ask /favicon.ico on their own
+  // get the same SVG, which every current browser accepts there.
+  router.get(['/dashboard/favicon.svg', '/favicon.ico'], (_request, response) => {
+    response.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(favicon);
+  });
 
   router.get('/dashboard/assets/:name', (request, response) => {
     const asset = assets[request.params.name as keyof typeof assets];

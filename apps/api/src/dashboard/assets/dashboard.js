@@ -2,7 +2,6 @@
 // and the CSRF token) and renders the view named in the URL hash. No build step, no framework.
 const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
 const view = document.getElementById('view');
-const history = { processed: [], success: [] };
 let previousCounts = null;
 let timer = null;
 
@@ -28,20 +27,43 @@ async function api(path, init = {}) {
   return body;
 }
 
-function sparkline(values, max) {
-  if (values.length < 2) return '<svg viewBox="0 0 100 30" preserveAspectRatio="none"></svg>';
-  const top = max ?? Math.max(...values, 1);
-  const points = values.map((value, index) => `${(index / (values.length - 1)) * 100},${30 - (value / top) * 28}`).join(' ');
-  return `<svg viewBox="0 0 100 30" preserveAspectRatio="none" role="img" aria-label="trend"><polyline fill="none" stroke="#2e5bff" stroke-width="1.5" points="${points}"/></svg>`;
-}
-
-function remember(series, value) {
-  series.push(value);
-  if (series.length > 60) series.shift();
+// A chart of one value per minute over the last hour (oldest left, now right), as inline SVG: bars
+// (counts) or a line through the minutes that have a value (rates), a point on each, and the top
+// value and the time span written on the axes. `null` values (no job post finished) leave a gap.
+function minuteChart(values, options) {
+  const width = 240;
+  const height = 72;
+  const left = 4;
+  const plotTop = 12;
+  const plotBottom = 58;
+  const top = options.max ?? Math.max(1, ...values.filter((value) => value !== null));
+  const x = (index) => left + (index / Math.max(values.length - 1, 1)) * (width - 2 * left);
+  const y = (value) => plotBottom - (value / top) * (plotBottom - plotTop);
+  const runs = [];
+  let run = [];
+  values.forEach((value, index) => {
+    if (value === null) {
+      if (run.length) runs.push(run);
+      run = [];
+    } else run.push(`${x(index).toFixed(1)},${y(value).toFixed(1)}`);
+  });
+  if (run.length) runs.push(run);
+  const shown = values.map((value, index) => ({ value, index })).filter(({ value }) => value !== null && (options.pointsAtZero || value > 0));
+  const barWidth = Math.max(1.5, ((width - 2 * left) / Math.max(values.length, 1)) * 0.7);
+  return `<svg class="chart" data-testid="${options.testId}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(options.label)}">
+    <line class="axis" x1="${left}" y1="${plotBottom}" x2="${width - left}" y2="${plotBottom}"/>
+    <text class="tick" x="${left}" y="9">${escapeHtml(options.format(top))}</text>
+    <text class="tick" x="${left}" y="${height - 2}">−${values.length} min</text>
+    <text class="tick" x="${width - left}" y="${height - 2}" text-anchor="end">now</text>
+    ${options.bars
+      ? shown.map(({ value, index }) => `<rect class="bar" x="${(x(index) - barWidth / 2).toFixed(1)}" y="${y(value).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(plotBottom - y(value)).toFixed(1)}"/>`).join('')
+      : runs.map((points) => `<polyline class="line" points="${points.join(' ')}"/>`).join('')}
+    ${shown.map(({ value, index }) => `<circle class="point" cx="${x(index).toFixed(1)}" cy="${y(value).toFixed(1)}" r="2"><title>${escapeHtml(options.format(value))}, ${values.length - 1 - index} min ago</title></circle>`).join('')}
+  </svg>`;
 }
 
 async function batchesPage() {
-  const batches = await api('/v1/admin/batches?limit=100');
+  const [batches, activity] = await Promise.all([api('/v1/admin/batches?limit=100'), api('/v1/admin/mining-activity?minutes=60')]);
   const now = Date.now();
   const processedTotal = batches.reduce((sum, batch) => sum + batch.processedCount, 0);
   const throughput = new Map();
@@ -51,19 +73,20 @@ async function batchesPage() {
       const before = previousCounts.byBatch.get(batch.batchId);
       if (before !== undefined && minutes > 0) throughput.set(batch.batchId, Math.round((batch.processedCount - before) / minutes));
     }
-    remember(history.processed, Math.max(0, processedTotal - previousCounts.total));
   }
   previousCounts = { at: now, total: processedTotal, byBatch: new Map(batches.map((batch) => [batch.batchId, batch.processedCount])) };
   const running = batches.filter((batch) => batch.state !== 'finished' && batch.state !== 'paused');
-  const succeeded = batches.reduce((sum, batch) => sum + batch.succeededCount, 0);
-  const overallSuccess = processedTotal ? succeeded / processedTotal : 0;
-  remember(history.success, overallSuccess);
+  const lastHour = activity.minutes;
+  const processedLastHour = lastHour.reduce((sum, minute) => sum + minute.processed, 0);
+  const succeededLastHour = lastHour.reduce((sum, minute) => sum + minute.succeeded, 0);
   return `<h1>Batches</h1>
   <div class="cards">
     <div class="card"><div class="muted">Running</div><div class="value" data-testid="running-count">${running.length}</div></div>
     <div class="card"><div class="muted">Paused</div><div class="value">${batches.filter((batch) => batch.state === 'paused').length}</div></div>
-    <div class="card"><div class="muted">Job posts processed (trend: per 2 s)</div><div class="value">${processedTotal}</div>${sparkline(history.processed)}</div>
-    <div class="card"><div class="muted">Success rate</div><div class="value">${percent(overallSuccess)}</div>${sparkline(history.success, 1)}</div>
+    <div class="card"><div class="muted">Job posts processed, last hour (per minute)</div><div class="value" data-testid="processed-last-hour">${processedLastHour}</div>
+      ${minuteChart(lastHour.map((minute) => minute.processed), { testId: 'chart-processed', label: 'Job posts processed per minute, last hour', bars: true, format: (value) => `${value}/min` })}</div>
+    <div class="card"><div class="muted">Success rate, last hour (per minute)</div><div class="value">${processedLastHour ? percent(succeededLastHour / processedLastHour) : '—'}</div>
+      ${minuteChart(lastHour.map((minute) => minute.successRate), { testId: 'chart-success', label: 'Success rate per minute, last hour', max: 1, pointsAtZero: true, format: percent })}</div>
   </div>
   <table><thead><tr><th>Batch</th><th>Client</th><th>Employer</th><th>State</th><th>Jobs</th><th>Processed</th><th>Success</th><th>Rows/min</th><th>Age</th><th></th></tr></thead><tbody>
   ${batches.map((batch) => `<tr data-batch="${batch.batchId}">

@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerAvailability, bookingPages } from './demo-booking-page.ts';
+import { demoJobPostPage, demoJobPostPaths } from './demo-job-post.ts';
+import { startDemoMailbox, type ReceivedMail } from './demo-mailbox.ts';
+import { answerAvailRequest } from './demo-opentravel.ts';
+import { createPushReceiver, type ReceivedPush } from './demo-push-receiver.ts';
+
+/**
+ * Everything outside Quarry that the demo needs, on one loopback address: a hotel's OpenTravel
+ * endpoint (`POST /ota`), its booking page (`/booking/…`), a careers page (`/jobs/…`), a client's
+ * push endpoint (`PUT /push`, what arrived at `GET /push`) and a mailbox (SMTP; what arrived at
+ * `GET /mail`).
+ */
+export type DemoSites = {
+  /** `http://host:port` of the web side. */
+  origin: string;
+  /** `smtp://host:port` of the mailbox. */
+  smtpUrl: string;
+  pushes: ReceivedPush[];
+  mails: ReceivedMail[];
+  expectPushKey: (apiKey: string) => void;
+  close: () => Promise<void>;
+};
+
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
+  let body = '';
+  for await (const chunk of request) {
+    body += (chunk as Buffer).toString('utf8');
+    if (body.length > maxBytes) throw new Error('body too large');
+  }
+  return body;
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+}
+
+const json = (response: ServerResponse, status: number, body: unknown) => send(response, status, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
+
+export async function startDemoSites(options: { host: string; port: number; smtpPort: number }): Promise<DemoSites> {
+  const mailbox = await startDemoMailbox(options.host, options.smtpPort);
+  const receiver = createPushReceiver();
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://demo.invalid');
+    const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    const handle = async () => {
+      if (route === 'POST /ota') return send(response, 200, 'text/xml; charset=utf-8', answerAvailRequest(await readBody(request, 1_000_000)));
+      const bookingPage = request.method === 'GET' ? bookingPages[url.pathname] : undefined;
+      if (bookingPage) return send(response, 200, 'text/html; charset=utf-8', bookingPage);
+      if (route === 'GET /api/availability') {
+        const answer = answerAvailability(url.searchParams);
+        return json(response, answer.status, answer.body);
+      }
+      if (request.method === 'GET' && demoJobPostPaths.includes(url.pathname)) return send(response, 200, 'text/html; charset=utf-8', demoJobPostPage());
+      if (route === 'PUT /push') {
+        const answer = await receiver.receive(request);
+        return json(response, answer.status, answer.body);
+      }
+      if (route === 'GET /push') return json(response, 200, receiver.pushes);
+      if (route === 'GET /mail') return json(response, 200, mailbox.messages);
+      return json(response, 404, { error: `nothing at ${route}` });
+    };
+    handle().catch((error: unknown) => json(response, 400, { error: (error as Error).message }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://${options.host}:${port}`,
+    smtpUrl: `smtp://${options.host}:${mailbox.port}`,
+    pushes: receiver.pushes,
+    mails: mailbox.messages,
+    expectPushKey: (apiKey) => receiver.expectApiKey(apiKey),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await mailbox.close();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export { demoHotels } from './demo-hotels.ts';
+export { startDemoSites } from './demo-sites.ts';
+export type { DemoSites } from './demo-sites.ts';
+export type { ReceivedMail } from './demo-mailbox.ts';
+export type { ReceivedPush } from './demo-push-receiver.ts';

@@ -1,0 +1,122 @@
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase, createTestRedis, freePort, quarryEnv, sendSmtp, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shellEnv, startUntil, type StartedProcess } from './support/npm-scripts.ts';
+
+// `npm run demo` is `quarry start --demo` behind start.sh; this runs the command itself, as a
+// newcomer would use it: pull, push, a mined post and a forwarded mail, with nothing outside.
+const mainScript = fileURLToPath(new URL('../apps/quarry/src/main.ts', import.meta.url));
+let database: TestDatabase;
+let redis: TestRedis;
+let demo: StartedProcess<Record<string, unknown>>;
+let apiBase: string;
+let demoOrigin: string;
+let secret: string;
+let smtpPort: number;
+
+const auth = () => ({ authorization: `Basic ${Buffer.from(`${secret}:`).toString('base64')}` });
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+type PulledHotel = { hotelId: string; checkIn: string; rooms: Array<{ id: string; rates: Array<{ id: string; baseRate: { currencyCode: string; value: number }; taxes: unknown[] }> }> };
+
+beforeAll(async () => {
+  database = await createTestDatabase('demo');
+  redis = createTestRedis('demo');
+  smtpPort = await freePort();
+  demo = await startUntil(
+    process.execPath,
+    [mainScript, 'start', '--demo'],
+    shellEnv({
+      ...quarryEnv({ database, redis, secretKey: Buffer.alloc(32, 31) }),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SMTP_PORT: String(smtpPort),
+      DEMO_PORT: '0',
+      DEMO_SMTP_PORT: '0',
+      // A short grid: the first pass over the demo hotels is quick and the pushes come early.
+      RATES_HORIZON_DAYS: '3',
+      MINING_BROWSER: 'off',
+      LOG_LEVEL: 'warn',
+    }),
+    'demo ready',
+  );
+  apiBase = String(demo.ready.apiBase);
+  demoOrigin = String(demo.ready.demoOrigin);
+  secret = /secret +(qs_\S+)/.exec(demo.output())?.[1] ?? '';
+  expect(secret).toMatch(/^qs_/);
+});
+
+afterAll(async () => {
+  await demo?.stop();
+  await redis.cleanup();
+  await database.drop();
+});
+
+describe('npm run demo', () => {
+  it('serves rooms of the demo hotels by pull, from its own OpenTravel server', async () => {
+    const hotels = (await (await fetch(`${apiBase}/Pull/Hotels`, { headers: auth() })).json()) as Array<{ hotelId: string }>;
+    expect(hotels.map((hotel) => hotel.hotelId).sort()).toEqual(['demo-harbour', 'demo-riverside', 'demo-sakura']);
+    const response = await fetch(`${apiBase}/Pull/RatesFeed?hotelIds=demo-harbour&hotelIds=demo-sakura&checkIn=${tomorrow()}&nights=1&guests=2`, { headers: auth() });
+    expect(response.status).toBe(200);
+    const pulled = (await response.json()) as PulledHotel[];
+    expect(pulled.map((hotel) => hotel.hotelId).sort()).toEqual(['demo-harbour', 'demo-sakura']);
+    const harbour = pulled.find((hotel) => hotel.hotelId === 'demo-harbour')!;
+    expect(harbour.rooms.map((room) => room.id)).toEqual(['DBL', 'STE']);
+    expect(harbour.rooms[0]!.rates.map((rate) => rate.id)).toEqual(['DBL:FLEX', 'DBL:BB', 'DBL:SAVER']);
+    expect(harbour.rooms[0]!.rates[0]!.baseRate.currencyCode).toBe('eur');
+    const sakura = pulled.find((hotel) => hotel.hotelId === 'demo-sakura')!;
+    expect(sakura.rooms[0]!.rates[0]!.baseRate).toMatchObject({ currencyCode: 'jpy', value: expect.any(Number) });
+    // One guest fits the single room too (demo-harbour also sells searches for 1 guest).
+    const single = (await (await fetch(`${apiBase}/Pull/RatesFeed?hotelIds=demo-harbour&checkIn=${tomorrow()}&nights=1&guests=1`, { headers: auth() })).json()) as PulledHotel[];
+    expect(single[0]!.rooms.map((room) => room.id)).toEqual(['DBL', 'STE', 'SGL']);
+  });
+
+  it('pushes the demo hotels to its own push receiver', async () => {
+    const pushes = await waitFor(
+      'a push with rooms at the demo receiver',
+      async () => {
+        const received = (await (await fetch(`${demoOrigin}/push`)).json()) as Array<{ hotels: Array<{ hotelId: string; rooms: number }> }>;
+        return received.some((push) => push.hotels.some((hotel) => hotel.rooms > 0)) ? received : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(pushes[0]!.hotels.map((hotel) => hotel.hotelId)).toEqual(expect.arrayContaining(['demo-harbour', 'demo-sakura']));
+  });
+
+  it('mines the demo careers page and forwards mail to the demo mailbox', async () => {
+    const mined = await fetch(`${apiBase}/v1/recruitment/job-posts/mine/`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ jobPostId: 'demo-1', url: `${demoOrigin}/jobs/backend-engineer`, employer: 'Demo Robotics', jobTitle: 'Backend Engineer' }),
+    });
+    expect(mined.status).toBe(200);
+    const result = await waitFor('the post mined', async () => {
+      const body = (await (await fetch(`${apiBase}/v2/recruitment/job-posts/find?jobPostId=demo-1`, { headers: auth() })).json()) as { questions?: Array<{ id: string }> };
+      return body.questions ? body : undefined;
+    });
+    expect(result.questions!.map((question) => question.id)).toEqual(expect.arrayContaining(['first_name', 'email', 'resume', 'experience', 'work_permit']));
+
+    const bound = await fetch(`${apiBase}/Forwarding/bind`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ recipient: 'shop-42@localhost', forwardsTo: 'me@example.com' }),
+    });
+    expect(bound.status).toBe(200);
+    const sent = await sendSmtp(smtpPort, { from: 'alice@example.org', to: ['shop-42@localhost'], raw: 'From: alice@example.org\r\nTo: shop-42@localhost\r\nSubject: Hello demo\r\n\r\nHi.\r\n' });
+    expect(sent.data?.code).toBe(250);
+    const mails = await waitFor('the forwarded mail in the demo mailbox', async () => {
+      const received = (await (await fetch(`${demoOrigin}/mail`)).json()) as Array<{ to: string[]; subject: string }>;
+      return received.length > 0 ? received : undefined;
+    });
+    expect(mails[0]).toMatchObject({ to: ['me@example.com'], subject: 'Hello demo' });
+  });
+
+  it('lets client URLs reach the demo address only, not the rest of loopback', async () => {
+    const response = await fetch(`${apiBase}/v1/hotels/push-subscriptions`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ pushUrl: `${apiBase}/push`, apiKey: 'k', hotelIds: ['demo-harbour'], searches: { daysAhead: 1, nights: [1], guests: [2] } }),
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toMatch(/pushUrl/);
+  });
+});
