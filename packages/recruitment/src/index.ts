@@ -1,6 +1,6 @@
 export { acceptBatch } from './accept-batch.ts';
 export { admitBatch } from './admit-batch.ts';
-export { getBatchDetail, getBatchStatus, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun } from './batch-admin.ts';
+export { batchExists, getBatchDetail, getBatchStatus, listActiveBatchIds, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun } from './batch-admin.ts';
 export { mineSubmission } from './mine-submission.ts';
 export type { BatchLimits, MiningPorts, MiningQueuePort, RecruitmentPorts, RecruitmentSettings } from './recruitment-ports.ts';
 export { createRetrievalCache } from './retrieval-cache.ts';
@@ -9,5 +9,5 @@ export { retrieveMining } from './retrieve-mining.ts';
 export { submitJobPost } from './submit-job-post.ts';
 export { createMiningQueuePort } from './mining-queue.adapter.ts';
 export type { MiningJobs } from './mining-queue.adapter.ts';
-export { findBatch, listBatches } from './batches.queries.ts';
+export { listBatches } from './batches.queries.ts';
 export { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';

@@ -1,9 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { HotelRateResult } from '@quarry/contracts';
+import { HotelRateResults, RatesFeedQuery } from '@quarry/contracts';
 import { parsePullQuery, pullRates, type PullPorts } from '@quarry/rates';
 import { Router } from 'express';
-import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
@@ -34,16 +33,9 @@ export function describePullRatesRoutes(registry: OpenAPIRegistry): void {
       '`rooms: []` means no availability.',
     tags: ['Hotels'],
     security: securedBy,
-    request: {
-      query: z.object({
-        hotelIds: z.array(z.string().max(200)).describe('Repeated once per hotel'),
-        checkIn: z.iso.date(),
-        nights: z.number().int().min(1),
-        guests: z.number().int().min(1).default(2).optional(),
-      }),
-    },
+    request: { query: RatesFeedQuery },
     responses: {
-      200: { description: 'Hotel objects', content: { 'application/json': { schema: z.array(HotelRateResult) } } },
+      200: { description: 'Hotel objects', content: { 'application/json': { schema: HotelRateResults } } },
       ...errorResponses([400, 401]),
     },
   });
