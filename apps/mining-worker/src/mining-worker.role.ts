@@ -62,11 +62,7 @@ export async function startMiningRole(runtime: {
       admit: enqueuer(queues, 'mining.admit'),
       batchQueues: familyQueueControl(queues, 'mining.batch'),
     }),
-    settings: {
-      batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
-      autoPause: config.mining.autoPause,
-      maxCsvBytes: config.mining.csvMaxBytes,
-    },
+    settings: config.batches,
     miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser, endpoints: config.mining.atsEndpoints }),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
   };
