@@ -11,6 +11,8 @@ export function pullRatesRoutes(deps: { authenticator: Authenticator; pull: Pull
   const router = Router();
   const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
   router.get('/Pull/RatesFeed', hotels, async (request, response) => {
+    // Not a contract's parse: a repeated parameter (hotelIds) and one message per problem, as the
+    // interface words them, take the rates package's own parser; RatesFeedQuery describes the query.
     const query = parsePullQuery(request.query);
     const parts = await pullRates(deps.pull, clientOf(response).clientId, query);
     response.status(200).type('application/json').setHeader('content-length', parts.reduce((sum, part) => sum + part.length, 0));

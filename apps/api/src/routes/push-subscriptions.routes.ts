@@ -57,6 +57,7 @@ export function pushSubscriptionsRoutes(deps: { authenticator: Authenticator; pu
     response.json(await getSubscriptionForOperator(deps.push, id(request.params.subscriptionId)));
   });
   router.get('/v1/admin/push-subscriptions/:subscriptionId/deliveries', admin, async (request, response) => {
+    // Not a contract's parse: a limit out of 1–1000 (PushDeliveriesQuery) is clamped, never refused.
     const limit = Math.min(1000, Math.max(1, Number(request.query.limit ?? 100) || 100));
     response.json(await listDeliveryLog(deps.push, id(request.params.subscriptionId), limit));
   });
