@@ -67,3 +67,23 @@ describe('ARCHITECTURE.md "Apps and packages"', () => {
     }
   });
 });
+
+describe('the API app holds no schemas', () => {
+  // Routes parse with the schemas of packages/contracts and describe their paths with them: a schema
+  // built in the app (a `z.…` call, or a contract reshaped with extend/omit/pick/partial) is a
+  // contract the contracts package does not have.
+  const apiSource = join(root, 'apps/api/src');
+  const files = readdirSync(apiSource, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
+
+  it('finds the route files it checks', () => {
+    expect(files.filter((file) => file.endsWith('.routes.ts')).length).toBeGreaterThan(10);
+  });
+
+  it('has no file that imports zod or reshapes a contract', () => {
+    const offenders = files.filter((file) => {
+      const source = readFileSync(join(apiSource, file), 'utf8');
+      return /from\s+['"]zod(\/[^'"]*)?['"]|import\(\s*['"]zod/.test(source) || /\.(extend|omit|pick|partial)\(/.test(source);
+    });
+    expect(offenders).toEqual([]);
+  });
+});

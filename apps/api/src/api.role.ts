@@ -106,18 +106,14 @@ export async function startApiRole(runtime: {
     recruitment: {
       pool: db,
       queue: createMiningQueuePort(miningJobsOf(queues)),
-      settings: {
-        batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
-        autoPause: config.mining.autoPause,
-        maxCsvBytes: config.mining.csvMaxBytes,
-      },
+      settings: config.batches,
     },
     retrievalCache,
     fetchClientUrl: runtime.shared('client-url-fetch', () => clientUrlFetch(config)),
     sessions,
     dashboardOidc: config.dashboardOidc,
     tracing: config.otlpEndpoint !== undefined && !/^(true|1)$/i.test(process.env.OTEL_SDK_DISABLED ?? ''),
-    mailDomains: config.mail.domains,
+    mailDomains: config.mailDomains,
     secretKey: config.secretKey,
     hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
     authenticator: createAuthenticator({

@@ -1,7 +1,7 @@
 import type { Authenticator, SessionCodec } from '@quarry/auth';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import type { OidcSettings } from '@quarry/config';
-import { listBatches } from '@quarry/recruitment';
+import { listActiveBatchIds } from '@quarry/recruitment';
 import type { Queryable } from '@quarry/db';
 import type { JobQueues } from '@quarry/jobs';
 import type { RecruitmentPorts, RetrievalCache } from '@quarry/recruitment';
@@ -75,7 +75,7 @@ export function createApiApp(deps: ApiDeps): Express {
       authenticator: deps.authenticator,
       sessions: deps.sessions,
       queues: deps.queues,
-      activeBatchIds: async () => (await listBatches(deps.db, { limit: 200, activeOnly: true })).map((batch) => batch.batchId),
+      activeBatchIds: () => listActiveBatchIds(deps.db),
       oidc: deps.dashboardOidc,
     }),
   );

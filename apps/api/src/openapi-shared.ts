@@ -1,14 +1,4 @@
-import { errorCatalog } from '@quarry/contracts';
-import { z } from 'zod';
-
-const StandardErrorBodySchema = z.object({
-  object: z.literal('error'),
-  name: z.enum(Object.keys(errorCatalog) as [keyof typeof errorCatalog]),
-  message: z.string(),
-  details: z.object({ messages: z.array(z.string()).optional() }).catchall(z.unknown()),
-});
-
-const QuestionsErrorBodySchema = z.object({ error: z.string(), message: z.string() });
+import { QuestionsErrorBodySchema, StandardErrorBodySchema } from '@quarry/contracts';
 
 export const securedBy: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 

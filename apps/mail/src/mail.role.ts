@@ -41,6 +41,7 @@ export async function startMailRole(runtime: {
     enqueue: enqueuer(queues, 'mail.deliver'),
     enqueueMany: bulkEnqueuer(queues, 'mail.deliver'),
     secretKey: config.secretKey,
+    domains: config.mailDomains,
     mail: config.mail,
     smtp: config.smtp,
     onError: (error, where) => logger.error({ err: error, where }, 'mail error'),

@@ -58,11 +58,7 @@ export async function startMiningRole(runtime: {
   const ports: MiningPorts = {
     pool: db,
     queue: createMiningQueuePort(miningJobsOf(queues)),
-    settings: {
-      batch: { concurrency: config.mining.batchConcurrency, ratePerMinute: config.mining.batchRatePerMinute },
-      autoPause: config.mining.autoPause,
-      maxCsvBytes: config.mining.csvMaxBytes,
-    },
+    settings: config.batches,
     miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser, endpoints: config.mining.atsEndpoints }),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
   };

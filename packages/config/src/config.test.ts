@@ -57,6 +57,37 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/q', SMTP_PORT: 'x' }, 'migrate')).toEqual({ databaseUrl: 'postgres://db/q', databasePoolSize: 10 });
   });
 
+  it('validates, for the API, only the mail domains of the mail settings and only the batch settings of the mining ones', () => {
+    const problemsOf = (env: Record<string, string>, scope: 'api' | 'mining-worker' | 'mail') => {
+      try {
+        loadConfig({ QUARRY_SECRET_KEY: secret, ...env }, scope);
+        return '';
+      } catch (error) {
+        return (error as ConfigError).problems.join('\n');
+      }
+    };
+    // What only the mail and mining roles read: the API starts with any of it wrong.
+    const workersOnly = { MAIL_RELAY_URL: 'http://not-smtp', MAIL_DNS_SERVERS: 'dns.example.com', MINING_BROWSER: 'maybe', MINING_PAGE_TIMEOUT_MS: 'soon' };
+    const api = loadConfig({ QUARRY_SECRET_KEY: secret, ...workersOnly, MAIL_DOMAINS: 'A.example, b.example', MINING_BATCH_CONCURRENCY: '7', MINING_CSV_MAX_BYTES: '2048' }, 'api');
+    expect(api.mailDomains).toEqual(['a.example', 'b.example']);
+    expect(api.batches).toEqual({ batch: { concurrency: 7, ratePerMinute: 120 }, autoPause: { window: 50, minSuccessRate: 0.2 }, maxCsvBytes: 2048 });
+    expect('mail' in api || 'mining' in api).toBe(false);
+    // What the API does read is still checked, and by the roles that read it too.
+    const batchAndDomains = { MAIL_DOMAINS: 'not a domain!', MINING_BATCH_CONCURRENCY: 'many', MINING_AUTOPAUSE_MIN_SUCCESS_RATE: '2' };
+    for (const name of Object.keys(batchAndDomains)) expect(problemsOf(batchAndDomains, 'api')).toContain(name);
+    expect(problemsOf({ ...workersOnly, ...batchAndDomains }, 'api')).not.toMatch(/MAIL_RELAY_URL|MAIL_DNS_SERVERS|MINING_BROWSER|MINING_PAGE_TIMEOUT_MS/);
+    const miningWorker = problemsOf({ ...workersOnly, ...batchAndDomains }, 'mining-worker');
+    for (const name of ['MINING_BATCH_CONCURRENCY', 'MINING_AUTOPAUSE_MIN_SUCCESS_RATE', 'MINING_BROWSER', 'MINING_PAGE_TIMEOUT_MS']) expect(miningWorker).toContain(name);
+    expect(miningWorker).not.toContain('MAIL_');
+    const mail = problemsOf({ ...workersOnly, ...batchAndDomains }, 'mail');
+    for (const name of ['MAIL_DOMAINS', 'MAIL_RELAY_URL', 'MAIL_DNS_SERVERS']) expect(mail).toContain(name);
+    expect(mail).not.toContain('MINING_');
+    const worker = loadConfig({ MINING_BATCH_RATE_PER_MINUTE: '30' }, 'mining-worker');
+    expect(worker.batches.batch).toEqual({ concurrency: 4, ratePerMinute: 30 });
+    expect(worker.mining.pageTimeoutMs).toBe(30_000);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, MAIL_DOMAINS: 'fwd.example' }, 'mail').mailDomains).toEqual(['fwd.example']);
+  });
+
   it('reads vendor endpoint overrides for the ATS adapters, naming a bad one', () => {
     const config = loadConfig({ QUARRY_SECRET_KEY: secret, MINING_ATS_ENDPOINTS: '{"greenhouseApi":"https://gw.internal/gh","lever":"http://gw.internal/lever/{host}"}' });
     expect(config.mining.atsEndpoints).toEqual({ greenhouseApi: 'https://gw.internal/gh', lever: 'http://gw.internal/lever/{host}' });

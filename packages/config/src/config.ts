@@ -95,14 +95,17 @@ const sectionShapes = {
     RATES_PULL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(128),
     RATES_PUSH_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
   },
-  mining: {
-    // Recruitment mining; README "Recruitment" documents each.
+  batches: {
+    // Recruitment batches, read where batches are accepted (api) and mined (mining-worker); README "Recruitment" documents each.
     MINING_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
     MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
     MINING_AUTOPAUSE_WINDOW: z.coerce.number().int().min(1).max(10_000).default(50),
     MINING_AUTOPAUSE_MIN_SUCCESS_RATE: z.coerce.number().min(0).max(1).default(0.2),
-    MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
     MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  },
+  mining: {
+    // Recruitment mining; README "Recruitment" documents each.
+    MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
     MINING_BATCH_POLL_MS: positiveMs.default(2_000),
     // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021).
     CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
@@ -123,12 +126,15 @@ const sectionShapes = {
     DASHBOARD_PUBLIC_URL: z.url().optional(),
     DASHBOARD_OIDC_ALLOWED_EMAILS: z.string().default(''),
   },
-  mail: {
-    // Email forwarding; README "Email forwarding" documents each.
+  mailDomains: {
+    // Read by the API (binding recipients) and the mail role (SMTP recipients); README "Email forwarding".
     MAIL_DOMAINS: z
       .string()
       .default('localhost')
       .refine((value) => value.split(',').every((domain) => /^[a-z0-9.-]+$/i.test(domain.trim())), 'must be comma-separated domain names'),
+  },
+  mail: {
+    // Email forwarding; README "Email forwarding" documents each.
     MAIL_RELAY_SENDER: z.email({ pattern: z.regexes.html5Email, error: 'must be an email address' }).default('forwarder@localhost'),
     MAIL_RELAY_URL: z.url({ protocol: /^smtps?$/ }).optional(),
     MAIL_HOSTNAME: z.string().min(1).default('localhost'),
@@ -197,12 +203,17 @@ export type RatesSettings = {
   pushMaxBytes: number;
 };
 
-export type MiningSettings = {
-  batchConcurrency: number;
-  batchRatePerMinute: number;
+/** How batches are accepted and run: what the API (intake) and the mining worker (admission, auto-pause) share. */
+export type BatchSettings = {
+  /** Each new batch's limits, stored with it: rows mined at once across all workers, and rows started per minute. */
+  batch: { concurrency: number; ratePerMinute: number };
+  /** Auto-pause when the success rate over the last `window` outcomes falls below `minSuccessRate`. */
   autoPause: { window: number; minSuccessRate: number };
+  maxCsvBytes: number;
+};
+
+export type MiningSettings = {
   pageTimeoutMs: number;
-  csvMaxBytes: number;
   batchPollMs: number;
   browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; maxContexts: number; probeDepth: number };
   /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
@@ -225,8 +236,8 @@ export type OidcSettings = {
 /** Completed retrieval answers an API process keeps (0 turns it off), and how long at most. */
 export type RetrievalCacheSettings = { maxBytes: number; ttlMs: number };
 
+/** Everything the mail role reads but the domains it receives for (`mailDomains`, which the API reads too). */
 export type MailSettings = {
-  domains: string[];
   relaySender: string;
   relayUrl: string | undefined;
   hostname: string;
@@ -308,13 +319,16 @@ const readers = {
       pushMaxBytes: vars.RATES_PUSH_MAX_MB * 1024 * 1024,
     } as RatesSettings,
   }),
+  batches: (vars: Vars) => ({
+    batches: {
+      batch: { concurrency: vars.MINING_BATCH_CONCURRENCY, ratePerMinute: vars.MINING_BATCH_RATE_PER_MINUTE },
+      autoPause: { window: vars.MINING_AUTOPAUSE_WINDOW, minSuccessRate: vars.MINING_AUTOPAUSE_MIN_SUCCESS_RATE },
+      maxCsvBytes: vars.MINING_CSV_MAX_BYTES,
+    } as BatchSettings,
+  }),
   mining: (vars: Vars) => ({
     mining: {
-      batchConcurrency: vars.MINING_BATCH_CONCURRENCY,
-      batchRatePerMinute: vars.MINING_BATCH_RATE_PER_MINUTE,
-      autoPause: { window: vars.MINING_AUTOPAUSE_WINDOW, minSuccessRate: vars.MINING_AUTOPAUSE_MIN_SUCCESS_RATE },
       pageTimeoutMs: vars.MINING_PAGE_TIMEOUT_MS,
-      csvMaxBytes: vars.MINING_CSV_MAX_BYTES,
       batchPollMs: vars.MINING_BATCH_POLL_MS,
       browser: {
         enabled: vars.MINING_BROWSER === 'on',
@@ -345,9 +359,9 @@ const readers = {
         : undefined;
     return { dashboardOidc };
   },
+  mailDomains: (vars: Vars) => ({ mailDomains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean) }),
   mail: (vars: Vars) => ({
     mail: {
-      domains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
       relaySender: vars.MAIL_RELAY_SENDER.toLowerCase(),
       relayUrl: vars.MAIL_RELAY_URL,
       hostname: vars.MAIL_HOSTNAME,
@@ -390,11 +404,11 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
  * mining worker no secret key. `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'mining', 'rates', 'mail'],
-  'mining-worker': ['database', 'process', 'workers', 'outbound', 'mining'],
+  api: ['database', 'process', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  'mining-worker': ['database', 'process', 'workers', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
-  mail: ['database', 'process', 'workers', 'secret', 'mail', 'smtp'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'mining', 'rates', 'mail', 'smtp', 'demo'],
+  mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'smtp'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'smtp', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],

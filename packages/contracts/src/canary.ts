@@ -22,5 +22,7 @@ export const CanaryView = z.object({
 });
 export type CanaryView = z.infer<typeof CanaryView>;
 
+export const CanaryIdParams = z.object({ canaryId: z.uuid() });
+
 export const CanaryJobPayload = z.object({ canaryId: z.uuid() });
 export type CanaryJobPayload = z.infer<typeof CanaryJobPayload>;

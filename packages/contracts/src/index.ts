@@ -1,15 +1,17 @@
 export { AppError, authenticationChallenges, errorCatalog, renderError, validationError } from './errors.ts';
 export type { ErrorCode, ErrorDetails, ErrorHeaders, ErrorSurface, QuestionsErrorBody, StandardErrorBody } from './errors.ts';
+export { QuestionsErrorBodySchema, StandardErrorBodySchema } from './error-bodies.ts';
 export { Scope, scopes } from './scopes.ts';
 export { describeIssues } from './zod-messages.ts';
 export { findNul, hasNul, nulMessage } from './nul-bytes.ts';
 export { ClientId, ClientSummary, CreateClientInput, CreatedClient, WhoAmI } from './clients.ts';
-export { CanaryJobPayload, CanaryState, CanaryView, RequestCanaryBody } from './canary.ts';
+export { CanaryIdParams, CanaryJobPayload, CanaryState, CanaryView, RequestCanaryBody } from './canary.ts';
 export {
   Answer,
   AdmitBatchJob,
   atsEndpointNames,
   BatchAccepted,
+  BatchCsvBody,
   BatchFileUrlBody,
   BatchIdQuery,
   BatchState,
@@ -18,6 +20,7 @@ export {
   CompletedMiningBody,
   csvColumns,
   InputType,
+  JobPostIdParams,
   JobPostIdQuery,
   JobPostInput,
   quickJobPostInput,
@@ -25,6 +28,7 @@ export {
   MineJobPostResponse,
   MineSubmissionJob,
   MiningErrorCode,
+  MiningRetrievalBody,
   MiningStatusBody,
   miningErrorCodes,
   optionalCsvColumns,
@@ -34,6 +38,9 @@ export {
 } from './recruitment.ts';
 export type { AtsEndpointName } from './recruitment.ts';
 export { MiningActivity, MiningActivityMinute, MiningActivityQuery } from './mining-activity.ts';
+export { BatchDetail, BatchIdParams, BatchJobPostView, BatchJobPostViews, BatchListQuery, BatchRowsQuery, BatchSummaries, PauseBatchBody } from './batch-admin.ts';
+export { QueueJobsQuery, queueJobStates, QueueJobView, QueueJobViews, QueueNameParams, QueueView, QueueViews } from './queue-admin.ts';
+export type { QueueJobState } from './queue-admin.ts';
 export {
   CreatePushSubscriptionBody,
   currencyCodes,
@@ -57,6 +64,21 @@ export {
 } from './hotels.ts';
 export type { CurrencyCode, FeeCode, MealPlan, Price, PushSearchGrid, Rate, Room, TaxCode } from './hotels.ts';
 export {
+  AdminHotelParams,
+  HotelIdInput,
+  HotelListings,
+  HotelRateResults,
+  HotelsQuery,
+  OperatorPushSubscriptionViews,
+  PushDeliveriesQuery,
+  PushDeliveryViews,
+  PushSubscriptionViews,
+  PutHotelBody,
+  RatesFeedQuery,
+  RedirectQuery,
+  SubscriptionIdParams,
+} from './hotels-api.ts';
+export {
   BindBody,
   BindingView,
   DeliverMailJobPayload,
@@ -71,4 +93,5 @@ export {
   UpdateBindingBody,
   UpdateExpiresAtBody,
 } from './forwarding.ts';
+export { MailDeliverySummaryView } from './mail-admin.ts';
 export { ApplicationErrorCode, applicationErrorCodes } from './applications.ts';

@@ -168,6 +168,12 @@ export const CompletedMiningBody = z.object({
   questions: z.array(Question),
 });
 
+/** What the three retrieval routes answer: the status while not done, else the completed result. */
+export const MiningRetrievalBody = z.union([MiningStatusBody, CompletedMiningBody]);
+export const JobPostIdParams = z.object({ jobPostId: z.string() });
+/** A batch sent as the request body (text/csv or application/octet-stream): the CSV text. */
+export const BatchCsvBody = z.string();
+
 /** Operators' view of a batch (admin API and dashboard). */
 export const BatchSummary = BatchStatus.extend({
   clientId: z.string(),

@@ -1,21 +1,22 @@
+import { AppError, type QueueJobState, type QueueJobView, type QueueView } from '@quarry/contracts';
 import type { Queue } from 'bullmq';
 import { queueFamilies, queueNames, type QueueFamily, type QueueName } from './catalog.ts';
 import type { JobQueues } from './job-queues.ts';
 
-export type QueueView = { name: string; paused: boolean; workers: number; counts: Record<string, number> };
-export type QueueJobView = {
-  id: string; name: string; attemptsMade: number; failedReason: string | null;
-  enqueuedAt: number; startedAt: number | null; finishedAt: number | null; payload: unknown;
+/** What the operators' queue view reads: the queues, and which family members (running batches) exist. */
+export type QueueAdminPorts = {
+  queues: JobQueues;
+  /** The family queues live now, as full names (`mining.batch.<batchId>` of each running batch). */
+  listFamilyQueueNames: () => Promise<string[]>;
+  /** Whether `key` names an existing member of `family` (e.g. an existing batch). */
+  isKnownKey: (family: QueueFamily, key: string) => Promise<boolean>;
 };
-
-const jobStates = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
-export type QueueJobState = (typeof jobStates)[number];
 
 /**
  * Resolves an operator-supplied queue name to a queue of the catalog: a static queue, or a member
  * of a family whose key passes `isKnownKey` (e.g. an existing batch). Anything else is unknown.
  */
-export async function resolveQueue(
+async function resolveQueue(
   queues: JobQueues,
   name: string,
   isKnownKey: (family: QueueFamily, key: string) => Promise<boolean>,
@@ -29,7 +30,13 @@ export async function resolveQueue(
   return null;
 }
 
-export async function viewQueue(queue: Queue): Promise<QueueView> {
+async function queueOr404(ports: QueueAdminPorts, name: string): Promise<Queue> {
+  const queue = await resolveQueue(ports.queues, name, ports.isKnownKey);
+  if (!queue) throw new AppError('NotFound', `no queue ${name}`);
+  return queue;
+}
+
+async function viewQueue(queue: Queue): Promise<QueueView> {
   const [counts, paused, workers] = await Promise.all([
     queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
     queue.isPaused(),
@@ -38,7 +45,14 @@ export async function viewQueue(queue: Queue): Promise<QueueView> {
   return { name: queue.name, paused, workers, counts };
 }
 
-export async function listQueueJobs(queue: Queue, state: QueueJobState, limit: number): Promise<QueueJobView[]> {
+/** Every queue of the catalog, then each live family queue, with counts, pause state and workers. */
+export async function listQueues(ports: QueueAdminPorts): Promise<QueueView[]> {
+  const names = [...queueNames, ...(await ports.listFamilyQueueNames())];
+  return Promise.all(names.map(async (name) => viewQueue(await queueOr404(ports, name))));
+}
+
+export async function listQueueJobs(ports: QueueAdminPorts, name: string, state: QueueJobState, limit: number): Promise<QueueJobView[]> {
+  const queue = await queueOr404(ports, name);
   const jobs = await queue.getJobs([state === 'waiting' ? 'wait' : state], 0, limit - 1);
   return jobs.filter(Boolean).map((job) => ({
     id: job.id ?? '',
@@ -53,4 +67,15 @@ export async function listQueueJobs(queue: Queue, state: QueueJobState, limit: n
   }));
 }
 
-export { jobStates as queueJobStates };
+/** Pauses a queue: running jobs finish, nothing new starts. */
+export async function pauseQueue(ports: QueueAdminPorts, name: string): Promise<QueueView> {
+  const queue = await queueOr404(ports, name);
+  await queue.pause();
+  return viewQueue(queue);
+}
+
+export async function resumeQueue(ports: QueueAdminPorts, name: string): Promise<QueueView> {
+  const queue = await queueOr404(ports, name);
+  await queue.resume();
+  return viewQueue(queue);
+}

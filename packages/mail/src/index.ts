@@ -16,5 +16,4 @@ export { createMailService } from './mail-service.ts';
 export type { MailService, SmtpSettings } from './mail-service.ts';
 export { loadOutlookAccounts, retrieveOutlookAccount } from './outlook-accounts.ts';
 export type { AccountPorts } from './outlook-accounts.ts';
-export { summarizeMailDeliveries } from './mail-admin.queries.ts';
-export type { MailDeliverySummary } from './mail-admin.queries.ts';
+export { describeMailDeliveries } from './mail-admin.ts';

@@ -28,8 +28,10 @@ const discardingQueue = { enqueue: async () => {}, enqueueMany: async () => {} }
 let service: MailService;
 let smtpPort = 0;
 
+/** The domain the service receives mail for (`MAIL_DOMAINS`). */
+const domains = ['fwd.test'];
+
 const settings = (mxPort: number) => ({
-  domains: ['fwd.test'],
   relaySender: 'forwarder@relay.test',
   relayUrl: undefined,
   hostname: 'mx.quarry.test',
@@ -92,7 +94,7 @@ beforeAll(async () => {
     pool,
     ...recordingQueue,
     secretKey: Buffer.alloc(32, 3),
-    mail: settings(destinationPort),
+    domains, mail: settings(destinationPort),
     smtp: smtpSettings,
     resolver: directResolver,
   });
@@ -161,7 +163,7 @@ describe('mail service', () => {
 
   it('sends a delivery once when workers of two processes (two lock sessions) run it at the same moment', async () => {
     // Another process's service: its own delivery store, so its own advisory-lock session.
-    const otherProcess = createMailService({ pool, ...discardingQueue, secretKey: Buffer.alloc(32, 3), mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
+    const otherProcess = createMailService({ pool, ...discardingQueue, secretKey: Buffer.alloc(32, 3), domains, mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
     try {
       const { deliveryId, outcomes } = await deliverOneMessageAtOnce('race2', [service, otherProcess]);
       expect(outcomes).toEqual(['DeliveryBusyError', 'delivered']);
@@ -187,7 +189,7 @@ describe('mail service', () => {
 
   it('remembers whether the client asked for SMTPUTF8: such mail with UTF-8 headers is returned (5.6.7) by a destination without it, the same mail sent without it goes as it is', async () => {
     const mx = await startSmtpSink({ server: { hideSMTPUTF8: true } });
-    const strict = createMailService({ pool, ...recordingQueue, secretKey: Buffer.alloc(32, 3), mail: settings(mx.port), smtp: smtpSettings, resolver: directResolver });
+    const strict = createMailService({ pool, ...recordingQueue, secretKey: Buffer.alloc(32, 3), domains, mail: settings(mx.port), smtp: smtpSettings, resolver: directResolver });
     try {
       const strictPort = await strict.smtp.listen(0, '127.0.0.1');
       await bindRecipient('utf8@fwd.test', 'utf8@dest.test');
@@ -238,7 +240,7 @@ describe('mail service', () => {
       pool,
       ...recordingQueue,
       secretKey: Buffer.alloc(32, 3),
-      mail: settings(destinationPort),
+      domains, mail: settings(destinationPort),
       smtp: {
         ...smtpSettings,
         tls: { key: fixture('test-tls.key.pem'), cert: fixture('test-tls.cert.pem') },
@@ -265,7 +267,7 @@ describe('mail service', () => {
       pool,
       ...discardingQueue,
       secretKey: Buffer.alloc(32, 3),
-      mail: settings(destinationPort),
+      domains, mail: settings(destinationPort),
       smtp: { ...smtpSettings, greetingDelayMs: 600 },
     });
     const port = await delayed.smtp.listen(0, '127.0.0.1');

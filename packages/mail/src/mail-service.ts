@@ -45,6 +45,8 @@ export function createMailService(options: {
   /** The accepted messages' first jobs, in one call per group commit. */
   enqueueMany: EnqueueDeliveries;
   secretKey: Buffer;
+  /** Domains whose bound recipients the SMTP server accepts (`MAIL_DOMAINS`). */
+  domains: readonly string[];
   mail: MailSettings;
   smtp: SmtpSettings;
   resolver?: MxResolver;
@@ -81,7 +83,7 @@ export function createMailService(options: {
       accept,
       ...(options.onError ? { onError: options.onError } : {}),
     },
-    { ...options.smtp, hostname: options.mail.hostname, domains: options.mail.domains, srsDomain: relayDomain },
+    { ...options.smtp, hostname: options.mail.hostname, domains: options.domains, srsDomain: relayDomain },
   );
   const deliveryPool = options.deliveryPool ?? options.pool;
   const store = createDeliveryStore(deliveryPool, recent);

@@ -1,4 +1,4 @@
-import { AppError, type BatchStatus, type BatchSummary } from '@quarry/contracts';
+import { AppError, type BatchDetail, type BatchJobPostView, type BatchStatus, type BatchSummary } from '@quarry/contracts';
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Queryable } from '@quarry/db';
 import { batchErrorBreakdown, copyFailedRowsToBatch, findBatch, findClientBatch, listBatches, listBatchJobPosts, pauseBatch, resumeBatch, type BatchRow } from './batches.queries.ts';
@@ -40,7 +40,17 @@ export async function listBatchSummaries(db: Queryable, options: { limit: number
   return (await listBatches(db, options)).map(toSummary);
 }
 
-export async function getBatchDetail(db: Queryable, batchId: string): Promise<BatchSummary & { errorCodes: Array<{ errorCode: string; count: number }> }> {
+/** The batches not finished yet (at most 200, newest first): the batch queues operators inspect (queue list, dashboard's raw view). */
+export async function listActiveBatchIds(db: Queryable): Promise<string[]> {
+  return (await listBatches(db, { limit: 200, activeOnly: true })).map((batch) => batch.batchId);
+}
+
+/** Whether `batchId` names a batch (any state): a batch queue of any other name is unknown. */
+export async function batchExists(db: Queryable, batchId: string): Promise<boolean> {
+  return uuidPattern.test(batchId) && (await findBatch(db, batchId)) !== null;
+}
+
+export async function getBatchDetail(db: Queryable, batchId: string): Promise<BatchDetail> {
   const batch = uuidPattern.test(batchId) ? await findBatch(db, batchId) : null;
   if (!batch) throw new AppError('NotFound', `batch ${batchId} not found`);
   return { ...toSummary(batch), errorCodes: await batchErrorBreakdown(db, batchId) };
@@ -68,7 +78,7 @@ export async function resumeBatchRun(ports: Pick<RecruitmentPorts, 'pool' | 'que
   return toSummary(resumed);
 }
 
-export async function listBatchRows(db: Queryable, batchId: string, filter: 'failed' | 'slowest', limit: number) {
+export async function listBatchRows(db: Queryable, batchId: string, filter: 'failed' | 'slowest', limit: number): Promise<BatchJobPostView[]> {
   await getBatchDetail(db, batchId);
   return listBatchJobPosts(db, batchId, { filter, limit });
 }

@@ -1,6 +1,6 @@
 export { acceptBatch } from './accept-batch.ts';
 export { admitBatch } from './admit-batch.ts';
-export { getBatchDetail, getBatchStatus, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun } from './batch-admin.ts';
+export { batchExists, getBatchDetail, getBatchStatus, listActiveBatchIds, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun } from './batch-admin.ts';
 export { mineSubmission } from './mine-submission.ts';
 export { getMiningActivity } from './mining-activity.ts';
 export type { BatchLimits, MiningPorts, MiningQueuePort, RecruitmentPorts, RecruitmentSettings, StrandedRow } from './recruitment-ports.ts';
@@ -10,6 +10,6 @@ export { retrieveMining } from './retrieve-mining.ts';
 export { submitJobPost } from './submit-job-post.ts';
 export { createMiningQueuePort, miningJobsOf } from './mining-queue.adapter.ts';
 export type { MiningJobs } from './mining-queue.adapter.ts';
-export { findBatch, listBatches } from './batches.queries.ts';
+export { listBatches } from './batches.queries.ts';
 export { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
 export { reviveStrandedRows } from './revive-stranded-rows.ts';

@@ -1,3 +1,4 @@
+import type { BatchSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import type { Miner } from '@quarry/miner';
 
@@ -19,14 +20,10 @@ export type MiningQueuePort = {
 /** An unfinished submission: a batch row (with its batch's limits) or a single post. */
 export type StrandedRow = { submissionId: string; batch: { batchId: string; rowNo: number; limits: BatchLimits } | null };
 
-export type BatchLimits = { concurrency: number; ratePerMinute: number };
+export type BatchLimits = BatchSettings['batch'];
 
-export type RecruitmentSettings = {
-  batch: BatchLimits;
-  /** Auto-pause when the success rate over the last `window` outcomes falls below `minSuccessRate`. */
-  autoPause: { window: number; minSuccessRate: number };
-  maxCsvBytes: number;
-};
+/** The batch settings of `packages/config` (`MINING_BATCH_*`, `MINING_AUTOPAUSE_*`, `MINING_CSV_MAX_BYTES`). */
+export type RecruitmentSettings = BatchSettings;
 
 export type RecruitmentPorts = { pool: Pool; queue: MiningQueuePort; settings: RecruitmentSettings };
 

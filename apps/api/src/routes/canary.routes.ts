@@ -1,11 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
 import { getCanary, requestCanary } from '@quarry/canary';
-import { CanaryView, RequestCanaryBody } from '@quarry/contracts';
+import { CanaryIdParams, CanaryView, RequestCanaryBody } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import { enqueuer, type JobQueues } from '@quarry/jobs';
 import { Router } from 'express';
-import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
@@ -42,7 +41,7 @@ export function describeCanaryRoutes(registry: OpenAPIRegistry): void {
     summary: 'State of a canary',
     tags: ['Operations'],
     security: securedBy,
-    request: { params: z.object({ canaryId: z.uuid() }) },
+    request: { params: CanaryIdParams },
     responses: {
       200: { description: 'The canary', content: { 'application/json': { schema: CanaryView } } },
       ...errorResponses([401, 403, 404]),

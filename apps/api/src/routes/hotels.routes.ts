@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { HotelGrantBody, HotelListing, UpsertHotelBody } from '@quarry/contracts';
+import { AdminHotelParams, HotelGrantBody, HotelIdInput, HotelListing, HotelListings, HotelsQuery, PutHotelBody, RedirectQuery } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import {
   changeGrants,
@@ -14,7 +14,6 @@ import {
   type EnqueuePush,
 } from '@quarry/rates';
 import { Router } from 'express';
-import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { checkInput } from '../middleware/request-input.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
@@ -69,8 +68,8 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: 'Hotels the caller may access',
     tags,
     security: securedBy,
-    request: { query: z.object({ limit: z.number().int().min(1).max(1000).default(100).optional(), offset: z.number().int().min(0).default(0).optional() }) },
-    responses: { 200: { description: 'Hotels, ordered by hotelId', content: { 'application/json': { schema: z.array(HotelListing) } } }, ...errorResponses([400, 401]) },
+    request: { query: HotelsQuery },
+    responses: { 200: { description: 'Hotels, ordered by hotelId', content: { 'application/json': { schema: HotelListings } } }, ...errorResponses([400, 401]) },
   });
   registry.registerPath({
     method: 'get',
@@ -78,7 +77,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: 'One hotel the caller may access',
     tags,
     security: securedBy,
-    request: { query: z.object({ hotelId: z.string().max(200) }) },
+    request: { query: HotelIdInput },
     responses: { 200: { description: 'The hotel', content: { 'application/json': { schema: HotelListing } } }, ...errorResponses([400, 401, 404]) },
   });
   registry.registerPath({
@@ -87,7 +86,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: 'One hotel the caller may access',
     tags,
     security: securedBy,
-    request: { params: z.object({ hotelId: z.string().max(200) }) },
+    request: { params: HotelIdInput },
     responses: { 200: { description: 'The hotel', content: { 'application/json': { schema: HotelListing } } }, ...errorResponses([401, 404]) },
   });
   registry.registerPath({
@@ -95,7 +94,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     path: '/redirect',
     summary: "Redirect to the hotel's booking page (the click is recorded)",
     tags,
-    request: { query: z.object({ hotelId: z.string(), clientId: z.string().optional() }) },
+    request: { query: RedirectQuery },
     responses: { 302: { description: 'To the booking page' }, ...errorResponses([400, 404]) },
   });
   registry.registerPath({
@@ -104,7 +103,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: 'Add or replace a hotel of the registry',
     tags: ['Hotels admin'],
     security: securedBy,
-    request: { params: z.object({ hotelId: z.string() }), body: { content: { 'application/json': { schema: UpsertHotelBody.omit({ hotelId: true }) } } } },
+    request: { params: AdminHotelParams, body: { content: { 'application/json': { schema: PutHotelBody } } } },
     responses: { 200: { description: 'The stored hotel' }, ...errorResponses([400, 401, 403]) },
   });
   registry.registerPath({
@@ -113,7 +112,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: 'A hotel of the registry, with its source',
     tags: ['Hotels admin'],
     security: securedBy,
-    request: { params: z.object({ hotelId: z.string() }) },
+    request: { params: AdminHotelParams },
     responses: { 200: { description: 'The hotel' }, ...errorResponses([401, 403, 404]) },
   });
   registry.registerPath({
@@ -122,7 +121,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: "Latest failures of a hotel's source (invalid results, source down, timeouts), newest first",
     tags: ['Hotels admin'],
     security: securedBy,
-    request: { params: z.object({ hotelId: z.string() }) },
+    request: { params: AdminHotelParams },
     responses: { 200: { description: 'Failures' }, ...errorResponses([401, 403, 404]) },
   });
   registry.registerPath({
@@ -131,7 +130,7 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     summary: 'Remove a hotel (its grants and stored results go with it)',
     tags: ['Hotels admin'],
     security: securedBy,
-    request: { params: z.object({ hotelId: z.string() }) },
+    request: { params: AdminHotelParams },
     responses: { 200: { description: 'Deleted' }, ...errorResponses([401, 403, 404]) },
   });
   for (const [path, summary] of [

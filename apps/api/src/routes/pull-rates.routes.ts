@@ -1,9 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { HotelRateResult } from '@quarry/contracts';
+import { HotelRateResults, RatesFeedQuery } from '@quarry/contracts';
 import { parsePullQuery, pullRates, type PullPorts } from '@quarry/rates';
 import { Router } from 'express';
-import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
@@ -12,6 +11,8 @@ export function pullRatesRoutes(deps: { authenticator: Authenticator; pull: Pull
   const router = Router();
   const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
   router.get('/Pull/RatesFeed', hotels, async (request, response) => {
+    // Not a contract's parse: a repeated parameter (hotelIds) and one message per problem, as the
+    // interface words them, take the rates package's own parser; RatesFeedQuery describes the query.
     const query = parsePullQuery(request.query);
     const parts = await pullRates(deps.pull, clientOf(response).clientId, query);
     response.status(200).type('application/json').setHeader('content-length', parts.reduce((sum, part) => sum + part.length, 0));
@@ -34,16 +35,9 @@ export function describePullRatesRoutes(registry: OpenAPIRegistry): void {
       '`rooms: []` means no availability.',
     tags: ['Hotels'],
     security: securedBy,
-    request: {
-      query: z.object({
-        hotelIds: z.array(z.string().max(200)).describe('Repeated once per hotel'),
-        checkIn: z.iso.date(),
-        nights: z.number().int().min(1),
-        guests: z.number().int().min(1).default(2).optional(),
-      }),
-    },
+    request: { query: RatesFeedQuery },
     responses: {
-      200: { description: 'Hotel objects', content: { 'application/json': { schema: z.array(HotelRateResult) } } },
+      200: { description: 'Hotel objects', content: { 'application/json': { schema: HotelRateResults } } },
       ...errorResponses([400, 401]),
     },
   });

@@ -1,6 +1,16 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { AppError, CreatePushSubscriptionBody, OperatorPushSubscriptionView, PushDeliveryView, PushSubscriptionView, UpdatePushSubscriptionBody } from '@quarry/contracts';
+import {
+  AppError,
+  CreatePushSubscriptionBody,
+  OperatorPushSubscriptionViews,
+  PushDeliveriesQuery,
+  PushDeliveryViews,
+  PushSubscriptionView,
+  PushSubscriptionViews,
+  SubscriptionIdParams,
+  UpdatePushSubscriptionBody,
+} from '@quarry/contracts';
 import {
   changeSubscription,
   createSubscription,
@@ -14,7 +24,6 @@ import {
   type SubscriptionPorts,
 } from '@quarry/rates';
 import { Router } from 'express';
-import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
@@ -56,6 +65,7 @@ export function pushSubscriptionsRoutes(deps: { authenticator: Authenticator; pu
     response.json(await getSubscriptionForOperator(deps.push, id(request.params.subscriptionId)));
   });
   router.get('/v1/admin/push-subscriptions/:subscriptionId/deliveries', admin, async (request, response) => {
+    // Not a contract's parse: a limit out of 1–1000 (PushDeliveriesQuery) is clamped, never refused.
     const limit = Math.min(1000, Math.max(1, Number(request.query.limit ?? 100) || 100));
     response.json(await listDeliveryLog(deps.push, id(request.params.subscriptionId), limit));
   });
@@ -66,7 +76,7 @@ export function pushSubscriptionsRoutes(deps: { authenticator: Authenticator; pu
 }
 
 export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void {
-  const params = z.object({ subscriptionId: z.uuid() });
+  const params = SubscriptionIdParams;
   const view = { 'application/json': { schema: PushSubscriptionView } };
   const paths = [
     { method: 'post', path: '/v1/hotels/push-subscriptions', summary: 'Subscribe a push URL to hotels and a search grid', body: CreatePushSubscriptionBody, errors: [400, 401] },
@@ -89,7 +99,7 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
         ...('body' in entry ? { body: { content: { 'application/json': { schema: entry.body } } } } : {}),
       },
       responses: {
-        200: { description: 'OK', content: 'list' in entry ? { 'application/json': { schema: z.array(PushSubscriptionView) } } : view },
+        200: { description: 'OK', content: 'list' in entry ? { 'application/json': { schema: PushSubscriptionViews } } : view },
         ...errorResponses([...entry.errors]),
       },
     });
@@ -100,7 +110,7 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
     summary: "Every client's push subscriptions with lag, failures and the last push's outcome",
     tags: ['Hotels push'],
     security: securedBy,
-    responses: { 200: { description: 'Subscriptions', content: { 'application/json': { schema: z.array(OperatorPushSubscriptionView) } } }, ...errorResponses([401, 403]) },
+    responses: { 200: { description: 'Subscriptions', content: { 'application/json': { schema: OperatorPushSubscriptionViews } } }, ...errorResponses([401, 403]) },
   });
   registry.registerPath({
     method: 'get',
@@ -108,7 +118,7 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
     summary: 'Delivery log of a push subscription, newest first',
     tags: ['Hotels push'],
     security: securedBy,
-    request: { params, query: z.object({ limit: z.number().int().min(1).max(1000).optional() }) },
-    responses: { 200: { description: 'Deliveries', content: { 'application/json': { schema: z.array(PushDeliveryView) } } }, ...errorResponses([401, 403, 404]) },
+    request: { params, query: PushDeliveriesQuery },
+    responses: { 200: { description: 'Deliveries', content: { 'application/json': { schema: PushDeliveryViews } } }, ...errorResponses([401, 403, 404]) },
   });
 }

@@ -4,21 +4,21 @@ import type { Authenticator } from '@quarry/auth';
 import {
   AppError,
   BatchAccepted,
+  BatchCsvBody,
   BatchFileUrlBody,
   BatchIdQuery,
   BatchStatus,
-  CompletedMiningBody,
   describeIssues,
+  JobPostIdParams,
   JobPostIdQuery,
   JobPostInput,
   MineJobPostResponse,
-  MiningStatusBody,
+  MiningRetrievalBody,
   validationError,
 } from '@quarry/contracts';
 import { acceptBatch, getBatchStatus, retrieveMining, submitJobPost, type RecruitmentPorts, type RetrievalCache } from '@quarry/recruitment';
 import { ResponseTooLargeError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
@@ -147,7 +147,7 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
   const retrievalResponses = {
     200: {
       description: 'Status while queued/processing/failed, or the completed result (an older result stays readable while a re-submission runs)',
-      content: { 'application/json': { schema: z.union([MiningStatusBody, CompletedMiningBody]) } },
+      content: { 'application/json': { schema: MiningRetrievalBody } },
     },
     ...errorResponses([400, 401, 403, 404, 500], 'questions'),
   };
@@ -171,8 +171,8 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
       body: {
         content: {
           'application/json': { schema: BatchFileUrlBody },
-          'text/csv': { schema: z.string() },
-          'application/octet-stream': { schema: z.string() },
+          'text/csv': { schema: BatchCsvBody },
+          'application/octet-stream': { schema: BatchCsvBody },
         },
       },
     },
@@ -193,7 +193,7 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
     summary: 'Mined questions of a job post (with categories)',
     tags,
     security: securedBy,
-    request: { params: z.object({ jobPostId: z.string() }) },
+    request: { params: JobPostIdParams },
     responses: retrievalResponses,
   });
   registry.registerPath({

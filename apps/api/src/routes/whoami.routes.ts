@@ -8,6 +8,7 @@ import { errorResponses, securedBy } from '../openapi-shared.ts';
 /** The cheapest authenticated call: lets a client check its credential (and us measure the stack). */
 export function whoamiRoutes(deps: { authenticator: Authenticator }): Router {
   const router = Router();
+  // No use case: the answer is the client the middleware authenticated, read from nothing else.
   router.get('/v1/whoami', requireClient(deps.authenticator, { scope: 'any' }), (_request, response) => {
     const client = clientOf(response);
     response.json({ clientId: client.clientId, name: client.name, scopes: client.scopes } satisfies WhoAmI);
