@@ -13,3 +13,5 @@ export { startSmtpSink } from './smtp-sink.ts';
 export type { SmtpSink } from './smtp-sink.ts';
 export { openSmtp, sendSmtp } from './smtp-client.ts';
 export type { SmtpClient, SmtpReply } from './smtp-client.ts';
+export { startApplicationSites } from './application-sites.ts';
+export type { ApplicationSites, ReceivedApplication } from './application-sites.ts';
