@@ -44,7 +44,7 @@ export const fieldErrorSelector =
 export const fieldErrorCodes = [
   { code: 'FileTypeNotSupported', pattern: /file (type|format|extension)|(type|format) (is )?not (supported|allowed|accepted)|unsupported (file|format|type)|invalid file|only (pdf|docx?|\.pdf)|must be (a |an )?(pdf|docx?|\.pdf)|accepted (file )?(types|formats)|supported formats/i },
   { code: 'FileFailedToUpload', pattern: /upload (failed|error)|failed to upload|could ?n[o']t (be )?upload|file (is )?too (big|large)|exceeds? the (maximum )?(file )?size|file size/i },
-  { code: 'ApplicantDetailsInvalid', pattern: /(not (a )?valid|invalid|incorrect|malformed|wrong format).{0,40}|(e-?mail|phone|telephone|name|url|link|linkedin|website|date|postcode|zip).{0,30}(invalid|not valid|is not correct|must (be|contain|include))|requires? an? ['"]?@/i },
+  { code: 'ApplicantDetailsInvalid', pattern: /(not (a )?valid|invalid|incorrect|malformed|wrong format)|(enter|provide|use|type) an? (valid|correct)|(e-?mail|phone|telephone|name|url|link|linkedin|website|date|postcode|zip).{0,30}(invalid|not valid|is not correct|must (be|contain|include))|requires? an? ['"]?@/i },
   { code: 'MandatoryQuestionsNotAnswered', pattern: /required|mandatory|can(no|')t be (blank|empty)|must not be (blank|empty)|please (fill|complete|answer|select|enter|provide|choose|check|tick|upload)|missing|is empty|pflichtfeld|obligatoire|obligatorio/i },
 ] as const;
 
