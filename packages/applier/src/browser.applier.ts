@@ -140,7 +140,10 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       page.on('response', (answer) => {
         if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame()) navigationStatus = answer.status();
       });
+      // A form post navigates; a script-sent form changes the page in place once its request is done.
+      const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 5_000 }).catch(() => null);
       await submit.click({ timeout: 10_000 });
+      await Promise.race([navigated, settleAfterInput(page.mainFrame(), 100, 5_000)]);
       return readOutcome(page, before, () => navigationStatus, Math.min(deadline, Date.now() + (options.outcomeWaitMs ?? 15_000)));
     }
   };
@@ -251,8 +254,8 @@ async function nativelyInvalid(page: Page): Promise<{ code: ApplicationErrorCode
 async function readOutcome(page: Page, before: PageReading, navigationStatus: () => number | null, until: number): Promise<SubmitOutcome> {
   let last = 'the page showed nothing after the submission';
   for (;;) {
-    await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(5_000, until - Date.now())) }).catch(() => {});
-    await settle(page, 200, 2_000).catch(() => {});
+    await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, Math.min(5_000, until - Date.now())) }).catch(() => {});
+    await settle(page, 100, 2_000).catch(() => {});
     const after = await readPage(page);
     const verdict = classifyAfterClick(before, after, navigationStatus());
     if (verdict.status !== 'pending') {
@@ -263,7 +266,7 @@ async function readOutcome(page: Page, before: PageReading, navigationStatus: ()
     }
     last = verdict.message;
     if (Date.now() >= until) break;
-    await page.waitForTimeout(Math.min(500, Math.max(0, until - Date.now())));
+    await page.waitForTimeout(Math.min(250, Math.max(0, until - Date.now())));
   }
   const screenshot = await page.screenshot({ type: 'png', timeout: 5_000 }).catch(() => undefined);
   return { status: 'unknown', message: last, ...(screenshot ? { screenshot } : {}) };
