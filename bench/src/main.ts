@@ -1,5 +1,6 @@
 // `npm run bench -- <name>`: benchmark scripts that print a table. Never run as tests.
 import { parseArgs } from 'node:util';
+import { benchApply } from './apply.bench.ts';
 import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchBrowserThroughput } from './browser-throughput.bench.ts';
 import { benchHttp } from './http.bench.ts';
@@ -20,6 +21,8 @@ const { positionals, values } = parseArgs({
   },
 });
 const benches: Record<string, () => Promise<void>> = {
+  // As many applications in flight as a browser pool of five contexts allows.
+  apply: () => benchApply({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 }),
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),

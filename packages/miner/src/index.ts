@@ -11,3 +11,9 @@ export { createBrowserFormMiner } from './browser/browser-form.miner.ts';
 export type { BrowserMinerOptions } from './browser/browser-form.miner.ts';
 export { createChromiumPool } from './browser/chromium-pool.ts';
 export type { ChromiumPool } from './browser/chromium-pool.ts';
+// What the applier shares with the browser miner: the page script, the snapshot, the ids.
+export { locateQuestions } from './browser/form-fields.ts';
+export type { LocatedQuestion, RawField } from './browser/form-fields.ts';
+export { callInFrame, frameOf, minerPageScript, settle, settleAfterInput, snapshotPage } from './browser/page-snapshot.ts';
+export { createHostGuard } from './browser/request-guard.ts';
+export { nextButton } from './browser/wizard-steps.ts';

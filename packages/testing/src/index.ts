@@ -17,3 +17,5 @@ export { startPrivatePostgres } from './private-postgres.ts';
 export type { PrivatePostgres } from './private-postgres.ts';
 export { startPrivateRedis } from './private-redis.ts';
 export type { PrivateRedis } from './private-redis.ts';
+export { startApplicationSites } from './application-sites.ts';
+export type { ApplicationSites, ReceivedApplication } from './application-sites.ts';

@@ -88,7 +88,7 @@ export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { q
     const title = entry.kind === 'repeat' ? first.repeatGroup : first.fragment;
     const parts = flatQuestions(entry.fields.map((field) => (entry.kind === 'repeat' ? { ...field, name: subQuestionKey(field), id: '' } : field)), defaultLabel).questions;
     const question: Question = {
-      id: key.replace(/^(repeat|fragment):/, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || key,
+      id: compositeId(key),
       question: title,
       inputType: entry.kind === 'repeat' ? 'ArrayOfObjects' : 'FragmentedQuestion',
       label: first.section || defaultLabel,
@@ -104,6 +104,60 @@ export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { q
   return { questions: positioned.map((entry) => entry.question), byKey: flat.byKey };
 }
 
+/** A repeatable group's or split question's id: its title as a slug. */
+function compositeId(key: string): string {
+  return key.replace(/^(repeat|fragment):/, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || key;
+}
+
+/** Where a question is on the page: its controls and, for a repeatable group or a split question, each instance's parts by id. */
+export type LocatedQuestion = { question: Question; fields: RawField[]; instances: Array<Map<string, LocatedQuestion>> };
+
+/**
+ * The page's controls by question id, named exactly as fieldsToQuestions names them, so that the
+ * ids the miner handed out find their controls again when the form is filled. The instances of a
+ * repeatable group (`experience[0][company]`, `experience[1][company]`) are told apart by what
+ * their names share before the part's own key, else by order, and each names its parts as the
+ * first instance did when it was mined.
+ */
+export function locateQuestions(fields: RawField[]): Map<string, LocatedQuestion> {
+  const byId = (flat: ReturnType<typeof flatQuestions>) => {
+    const located = new Map<string, LocatedQuestion>();
+    for (const [question, own] of flat.fieldsOf) located.set(question.id, { question, fields: own, instances: [] });
+    return located;
+  };
+  const located = byId(flatQuestions(fields.filter((field) => !field.repeatGroup && !field.fragment), ''));
+  const composite = new Map<string, RawField[]>();
+  for (const field of fields) {
+    const key = field.repeatGroup ? `repeat:${field.repeatGroup}` : field.fragment ? `fragment:${field.fragment}` : null;
+    if (key) composite.set(key, [...(composite.get(key) ?? []), field]);
+  }
+  const { questions } = fieldsToQuestions(fields, '');
+  for (const [key, members] of composite) {
+    const question = questions.find((candidate) => candidate.id === compositeId(key) && candidate.inputType === (key.startsWith('repeat:') ? 'ArrayOfObjects' : 'FragmentedQuestion'));
+    if (!question) continue;
+    if (key.startsWith('fragment:')) {
+      located.set(question.id, { question, fields: members, instances: [byId(flatQuestions(members, ''))] });
+      continue;
+    }
+    const instances = new Map<string, RawField[]>();
+    const seen = new Map<string, number>();
+    for (const field of members) {
+      const part = subQuestionKey(field);
+      const name = field.name || field.id;
+      let instance: string;
+      if (name.endsWith(`[${part}]`)) instance = name.slice(0, name.length - part.length - 2);
+      else if (name !== part && name.endsWith(part)) instance = name.slice(0, name.length - part.length);
+      else {
+        instance = `#${seen.get(part) ?? 0}`;
+        seen.set(part, (seen.get(part) ?? 0) + 1);
+      }
+      instances.set(instance, [...(instances.get(instance) ?? []), { ...field, name: part, id: '' }]);
+    }
+    located.set(question.id, { question, fields: members, instances: [...instances.values()].map((instance) => byId(flatQuestions(instance, ''))) });
+  }
+  return located;
+}
+
 function questionId(key: string): string {
   return key.replace(/^group:/, '').replace(/[^A-Za-z0-9_.:[\]-]+/g, '_').slice(0, 120) || 'field';
 }
@@ -113,9 +167,10 @@ function questionId(key: string): string {
  * SelectMultiple question, a lone checkbox a Boolean, comboboxes a SelectOne with the options
  * read from their listbox.
  */
-function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question> } {
+function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question>; fieldsOf: Map<Question, RawField[]> } {
   const questions: Question[] = [];
   const byKey = new Map<string, Question>();
+  const fieldsOf = new Map<Question, RawField[]>();
   const groups = new Map<string, { question: Question; members: RawField[] }>();
   const counts = new Map<string, number>();
   const uniqueId = (key: string) => {
@@ -139,12 +194,14 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
         const question: Question = { id: uniqueId(fieldKey(field)), question: field.label, inputType: 'Boolean', label, mandatory: field.required, ...(category ? { category } : {}) };
         questions.push(question);
         byKey.set(fieldKey(field), question);
+        fieldsOf.set(question, [field]);
         continue;
       }
       const key = fieldKey(field);
       const existing = groups.get(key);
       if (existing) {
         existing.members.push(field);
+        fieldsOf.get(existing.question)?.push(field);
         continue;
       }
       // Without a group label, the first option's label is not the question: the name says more.
@@ -162,6 +219,7 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
       groups.set(key, { question, members: [field] });
       questions.push(question);
       byKey.set(key, question);
+      fieldsOf.set(question, [field]);
       continue;
     }
     if (field.tag === 'literal') {
@@ -192,10 +250,14 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
     } else {
       questions.push({ ...base, inputType: 'Text' });
     }
-    if (questions.length > before) byKey.set(fieldKey(field), questions[questions.length - 1] as Question);
+    if (questions.length > before) {
+      const question = questions[questions.length - 1] as Question;
+      byKey.set(fieldKey(field), question);
+      fieldsOf.set(question, [field]);
+    }
   }
   for (const { question, members } of groups.values()) {
     question.options = members.map((member) => ({ answer: member.label || member.value, conditionalQuestions: [] }));
   }
-  return { questions, byKey };
+  return { questions, byKey, fieldsOf };
 }

@@ -4,7 +4,8 @@ import { syntheticAnswers } from '../synthetic-answers.ts';
 import { fieldKey, fieldsToQuestions, type FormSnapshot, type RawField } from './form-fields.ts';
 import { callInFrame, frameOf, settle, settleAfterInput, snapshotPage } from './page-snapshot.ts';
 
-const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
+/** A wizard's button to the next step (never the final submit); the applier presses the same ones. */
+export const nextButton = /^(next|continue|weiter|suivant|siguiente|save and continue|proceed)\b/i;
 
 /** How the page script fills a control with a synthetic answer; null for what is never filled. */
 function fillInPage(field: RawField, question: Question, value: unknown): { selector: string; kind: string; value: string } | null {

@@ -1,0 +1,273 @@
+import type { ApplicationErrorCode } from '@quarry/contracts';
+import { type ChromiumPool, createHostGuard, locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';
+import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
+import type { RawField } from '@quarry/miner';
+import type { Applier, ApplicationToSubmit, SubmitOutcome } from './applier-port.ts';
+import { applierPageScript, callApplier } from './applier-page.ts';
+import { submitButtonText } from './application-page-rules.ts';
+import { addInstance, FillError, fillQuestion, positionsOf, type FillContext } from './fill-question.ts';
+import { classifyAfterClick, readPage, refusalOf, worstFieldError, type PageReading } from './outcome-page.ts';
+
+export type BrowserApplierOptions = {
+  pool: ChromiumPool;
+  /** Hosts the page may reach although they resolve to private addresses (tests, an intranet ATS). */
+  allowPrivate: string[];
+  /** The whole application, from a free browser context to the outcome. */
+  timeoutMs: number;
+  /** How long the page may take to show what followed the final click before the outcome is `unknown`. */
+  outcomeWaitMs?: number;
+  /** Steps of a multi-step form to walk through (the first included). */
+  maxSteps?: number;
+};
+
+/** Rounds of filling per step: a choice may reveal a question, whose answer may reveal another. */
+const revealRounds = 4;
+
+const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitOutcome => ({ status: 'failed', errorCode, message, submitted: false });
+
+/**
+ * The generic engine: opens the job post in Chromium (every request through the SSRF guard),
+ * finds the controls of the questions the miner mined by the same ids, fills every answer as a
+ * person would (steps of a wizard included), calls `beforeSubmit` right before the final click,
+ * and reads the outcome from what the page shows.
+ */
+export function createBrowserApplier(options: BrowserApplierOptions): Applier {
+  return async (application, hooks, signal) => {
+    let url: URL;
+    try {
+      url = new URL(application.url);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    } catch {
+      return failedBefore('ApplicationFailed', 'the job post URL is not an absolute http(s) URL');
+    }
+    const unanswered = application.questions.filter((question) => question.mandatory && !application.answers.some((answer) => answer.id === question.id));
+    if (unanswered.length > 0) return failedBefore('MandatoryQuestionsNotAnswered', `no answer to ${unanswered.map((question) => `${question.id} ("${question.question}")`).join(', ')}`);
+    const allowed = createHostGuard(options.allowPrivate);
+    if (!(await allowed(url.href))) return failedBefore('ApplicationFailed', `refused: ${url.hostname} is not a public address`);
+
+    return options.pool.withContext(async (context) => {
+      const deadline = Date.now() + options.timeoutMs;
+      await context.addInitScript({ content: applierPageScript });
+      await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
+      const page = await context.newPage();
+      const abort = () => void page.close().catch(() => {});
+      signal.addEventListener('abort', abort, { once: true });
+      let hookCalled = false;
+      try {
+        page.setDefaultTimeout(Math.min(10_000, options.timeoutMs));
+        return await apply(page, application, url, deadline, async () => {
+          hookCalled = true;
+          await hooks.beforeSubmit();
+        });
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        // The hook's own failure: nothing was clicked, and the caller must hear it as it was thrown.
+        if (error instanceof HookFailed) throw error.cause;
+        if (hookCalled) return { status: 'unknown', message: `the engine failed after the final click was prepared: ${firstLine(error)}` };
+        if (error instanceof playwrightErrors.TimeoutError) return failedBefore('ApplicationFailed', `the page did not respond in time: ${firstLine(error)}`);
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', abort);
+        await page.close().catch(() => {});
+      }
+    });
+
+    async function apply(page: Page, application: ApplicationToSubmit, url: URL, deadline: number, beforeSubmit: () => Promise<void>): Promise<SubmitOutcome> {
+      let response;
+      try {
+        response = await page.goto(url.href, { waitUntil: 'domcontentloaded', timeout: Math.max(1_000, deadline - Date.now()) });
+      } catch (error) {
+        return failedBefore('ApplicationFailed', `the job post did not open: ${firstLine(error)}`);
+      }
+      const status = response?.status() ?? 200;
+      if (status === 404 || status === 410) return failedBefore('JobNotFound', `HTTP ${status}`);
+      if (status === 403 || status === 429) return failedBefore('BotDetection', `HTTP ${status}`);
+      if (status >= 400) return failedBefore('ApplicationFailed', `HTTP ${status}`);
+      await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
+      await settle(page, 250, 3_000);
+
+      const opened = await readPage(page);
+      const firstSnapshot = await snapshotPage(page, { withText: false });
+      if (firstSnapshot.fields.length === 0) {
+        const refusal = refusalOf(opened);
+        return refusal ? failedBefore(refusal.code, refusal.message) : failedBefore('ApplicationFailed', 'no application form on the page');
+      }
+
+      const answers = new Map(application.answers.map((answer) => [answer.id, answer.value]));
+      const topLevel = new Set(application.questions.map((question) => question.id));
+      const filled = new Set<string>();
+      for (let step = 1; ; step += 1) {
+        const problem = await fillStep(page, answers, filled);
+        if (problem) return failedBefore('ApplicationFailed', problem);
+        const submit = await findSubmit(page);
+        const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
+        // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
+        // "save" link), not a step: pressing it could be the irreversible step without the hook.
+        if (submit && pending.length === 0) break;
+        const stepControls = new Set((await snapshotPage(page, { withText: false })).fields.map(controlKey));
+        if (step >= (options.maxSteps ?? 8) || Date.now() > deadline || !(await pressNext(page))) {
+          if (pending.length > 0) return failedBefore('ApplicationFailed', `no control on the page answers ${pending.join(', ')}`);
+          if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
+          break;
+        }
+        // A step that will not move on shows why (a required box left empty), or stays as it was.
+        const moved = (await snapshotPage(page, { withText: false })).fields.some((field) => !stepControls.has(controlKey(field)));
+        if (!moved) {
+          const shown = await readPage(page);
+          if (shown.errors.length === 0) return failedBefore('ApplicationFailed', `step ${step} did not move on when Next was pressed`);
+          const worst = worstFieldError(shown.errors);
+          return failedBefore(worst.code === 'ApplicationFailed' ? 'MandatoryQuestionsNotAnswered' : worst.code, worst.message);
+        }
+      }
+
+      const before = await readPage(page);
+      if (before.challenge) return failedBefore('BotDetection', 'a captcha must be solved before the form can be sent');
+      if (before.errors.length > 0) {
+        const worst = worstFieldError(before.errors);
+        return failedBefore(worst.code, worst.message);
+      }
+      const invalid = await nativelyInvalid(page);
+      if (invalid) return failedBefore(invalid.code, invalid.message);
+      const submit = await findSubmit(page);
+      if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
+
+      try {
+        await beforeSubmit();
+      } catch (error) {
+        throw new HookFailed(error);
+      }
+      let navigationStatus: number | null = null;
+      page.on('response', (answer) => {
+        if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame()) navigationStatus = answer.status();
+      });
+      // A form post navigates; a script-sent form changes the page in place once its request is done.
+      const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 5_000 }).catch(() => null);
+      await submit.click({ timeout: 10_000 });
+      await Promise.race([navigated, settleAfterInput(page.mainFrame(), 100, 5_000)]);
+      return readOutcome(page, before, () => navigationStatus, Math.min(deadline, Date.now() + (options.outcomeWaitMs ?? 15_000)));
+    }
+  };
+}
+
+class HookFailed extends Error {
+  constructor(cause: unknown) {
+    super('beforeSubmit failed', { cause });
+  }
+}
+
+/** A control across two reads of the page. */
+const controlKey = (field: RawField) => `${field.frameUrl} ${field.selector || field.label} ${field.type}`;
+
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+
+/**
+ * Fills what the current step shows, round after round while answers reveal more questions.
+ * Returns why a value could not be placed, or null.
+ */
+async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>): Promise<string | null> {
+  for (let round = 0; round < revealRounds; round += 1) {
+    const snapshot = await snapshotPage(page, { withText: false });
+    const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
+    let progressed = false;
+    for (const [id, located] of locateQuestions(snapshot.fields)) {
+      if (filled.has(id) || !answers.has(id)) continue;
+      try {
+        if (located.question.inputType === 'ArrayOfObjects') await fillRepeatable(page, id, answers.get(id));
+        else await fillQuestion(context, located, answers.get(id));
+      } catch (error) {
+        if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `question ${id}: ${firstLine(error)}`;
+        throw error;
+      }
+      filled.add(id);
+      progressed = true;
+    }
+    if (!progressed) return null;
+    await settleAfterInput(page.mainFrame(), 30, 1_500);
+  }
+  return null;
+}
+
+/** A repeatable group: the first instance is on the page; each further one is added with its "Add another" button. */
+async function fillRepeatable(page: Page, id: string, value: unknown): Promise<void> {
+  const instances = Array.isArray(value) ? (value as Array<Array<{ id: string; value: unknown }>>) : [];
+  for (let index = 0; index < instances.length; index += 1) {
+    let snapshot = await snapshotPage(page, { withText: false });
+    let located = locateQuestions(snapshot.fields).get(id);
+    if (located && located.instances.length <= index) {
+      await addInstance({ page, nth: positionsOf(snapshot.fields) }, located.fields[0] as (typeof located.fields)[number]);
+      await settleAfterInput(page.mainFrame(), 30, 1_500);
+      snapshot = await snapshotPage(page, { withText: false });
+      located = locateQuestions(snapshot.fields).get(id);
+    }
+    const parts = located?.instances[index];
+    if (!parts) throw new FillError(`entry ${index + 1} of ${id} could not be added`);
+    const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
+    for (const part of instances[index] ?? []) {
+      const partLocated = parts.get(part.id);
+      if (!partLocated) throw new FillError(`entry ${index + 1} of ${id} has no part ${part.id}`);
+      await fillQuestion(context, partLocated, part.value);
+    }
+  }
+}
+
+/** Presses a wizard's Next (the miner's wording); false when the step has none. */
+async function pressNext(page: Page): Promise<boolean> {
+  for (const frame of page.frames()) {
+    const button = frame.getByRole('button', { name: nextButton }).filter({ visible: true }).first();
+    if ((await button.count()) === 0) continue;
+    await button.click({ timeout: 10_000 });
+    await settleAfterInput(frame, 30, 1_500);
+    await settle(page, 150, 3_000);
+    return true;
+  }
+  return false;
+}
+
+/** The final button: one whose words say submit or apply, else the form's only other submit button. */
+async function findSubmit(page: Page): Promise<Locator | null> {
+  for (const frame of page.frames()) {
+    const named = frame.getByRole('button', { name: submitButtonText }).filter({ visible: true });
+    if ((await named.count()) > 0) return named.first();
+  }
+  for (const frame of page.frames()) {
+    const typed = frameSubmits(frame);
+    if ((await typed.count()) === 1) return typed.first();
+  }
+  return null;
+}
+
+const frameSubmits = (frame: Frame) => frame.locator('form button[type="submit"], form input[type="submit"], form button:not([type])').filter({ visible: true }).filter({ hasNotText: nextButton });
+
+/**
+ * The browser's own validation (a `required` box left empty, an email box without @): the click
+ * would not send the form, and the page would show a bubble no script can read afterwards.
+ */
+async function nativelyInvalid(page: Page): Promise<{ code: ApplicationErrorCode; message: string } | null> {
+  for (const frame of page.frames()) {
+    const invalid = await callApplier<{ missing: boolean; message: string } | null>(frame, 'firstInvalid').catch(() => null);
+    if (invalid) return { code: invalid.missing ? 'MandatoryQuestionsNotAnswered' : 'ApplicantDetailsInvalid', message: invalid.message };
+  }
+  return null;
+}
+
+/** Reads the page after the click until it says something conclusive, or the wait is over (`unknown`, never success). */
+async function readOutcome(page: Page, before: PageReading, navigationStatus: () => number | null, until: number): Promise<SubmitOutcome> {
+  let last = 'the page showed nothing after the submission';
+  for (;;) {
+    await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, Math.min(5_000, until - Date.now())) }).catch(() => {});
+    await settle(page, 100, 2_000).catch(() => {});
+    const after = await readPage(page);
+    const verdict = classifyAfterClick(before, after, navigationStatus());
+    if (verdict.status !== 'pending') {
+      const screenshot = await page.screenshot({ type: 'png', timeout: 5_000 }).catch(() => undefined);
+      const shot = screenshot ? { screenshot } : {};
+      if (verdict.status === 'success') return { status: 'success', confirmation: verdict.confirmation, ...shot };
+      return { status: 'failed', errorCode: verdict.code, message: verdict.message, submitted: true, ...shot };
+    }
+    last = verdict.message;
+    if (Date.now() >= until) break;
+    await page.waitForTimeout(Math.min(250, Math.max(0, until - Date.now())));
+  }
+  const screenshot = await page.screenshot({ type: 'png', timeout: 5_000 }).catch(() => undefined);
+  return { status: 'unknown', message: last, ...(screenshot ? { screenshot } : {}) };
+}

@@ -1,0 +1,58 @@
+/* global window, document, getComputedStyle */
+// The applier's init script (after the miner's): what it reads of a page in one round trip per
+// frame. Plain browser JavaScript (no imports): Playwright sends this text to the page as is.
+window.__quarryApplier = (() => {
+  const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
+  const laidOut = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+
+  /** What a person sees: the visible text, error messages, invalid controls, a challenge to solve. */
+  const read = ({ errorSelector, challengeSelector }) => {
+    const errors = [];
+    const matched = [...document.querySelectorAll(errorSelector)].filter((element) => laidOut(element) && clean(element.innerText));
+    // The innermost message: a wrapper marked `has-error` around a label and a box says less than the message inside it.
+    for (const element of matched) {
+      if (matched.some((other) => other !== element && element.contains(other))) continue;
+      if (element.querySelector('input:not([type="hidden"]), select, textarea')) continue;
+      errors.push(clean(element.innerText).slice(0, 300));
+    }
+    for (const control of document.querySelectorAll('input, select, textarea')) {
+      if (control.type === 'hidden' || control.disabled || !laidOut(control) || control.validity.valid) continue;
+      if (control.matches(':user-invalid') || control.getAttribute('aria-invalid') === 'true') errors.push(clean(control.validationMessage));
+    }
+    return {
+      text: clean(document.body ? document.body.innerText : '').slice(0, 20000),
+      errors: [...new Set(errors.filter(Boolean))],
+      challenge: [...document.querySelectorAll(challengeSelector)].some(laidOut),
+    };
+  };
+
+  /** The first control the browser itself would refuse to send (a `required` box left empty, an email without @). */
+  const firstInvalid = () => {
+    for (const control of document.querySelectorAll('form input, form select, form textarea')) {
+      const form = control.closest('form');
+      if (control.type === 'hidden' || control.disabled || control.validity.valid || (form && form.noValidate)) continue;
+      return { missing: control.validity.valueMissing, message: `${control.name || control.id || control.type}: ${control.validationMessage}` };
+    }
+    return null;
+  };
+
+  /**
+   * The index, among the frame's buttons and links, of the "Add another" button of the container a
+   * repeatable group's control sits in: the container the miner recognised the group by
+   * (snapshot-form.js `repeatGroupOf`, whose wording this repeats). -1 when there is none.
+   */
+  const addAnotherIndex = (element) => {
+    const addAnother = /^\s*(\+\s*)?add (another|more|one more)\b|^\s*\+\s*add\b/i;
+    const all = [...document.querySelectorAll('button, a')];
+    for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+      const button = [...node.querySelectorAll(':scope > button, :scope > a, :scope > div > button')].find((candidate) => addAnother.test(candidate.textContent || ''));
+      if (button) return all.indexOf(button);
+    }
+    return -1;
+  };
+
+  /** A native select's options as a person reads them. */
+  const selectOptions = (select) => [...select.options].map((option) => ({ value: option.value, label: clean(option.label || option.textContent) }));
+
+  return { read, firstInvalid, addAnotherIndex, selectOptions };
+})();
