@@ -69,4 +69,17 @@ export {
   UpdateBindingBody,
   UpdateExpiresAtBody,
 } from './forwarding.ts';
-export { ApplicationErrorCode, applicationErrorCodes } from './applications.ts';
+export {
+  ApplicationErrorCode,
+  applicationErrorCodes,
+  ApplicationsOverview,
+  ApplicationStatus,
+  ApplicationStatusBody,
+  ApplyBody,
+  ApplyJobPayload,
+  ApplyResponse,
+  Candidate,
+  FileAnswer,
+  FindApplicationQuery,
+  PurgeApplicationsJobPayload,
+} from './applications.ts';

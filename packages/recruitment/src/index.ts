@@ -11,3 +11,5 @@ export { createMiningQueuePort } from './mining-queue.adapter.ts';
 export type { MiningJobs } from './mining-queue.adapter.ts';
 export { findBatch, listBatches } from './batches.queries.ts';
 export { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
+export { findMinedPost } from './find-mined-form.ts';
+export type { MinedPost } from './find-mined-form.ts';
