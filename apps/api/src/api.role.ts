@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { createAuthenticator, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, familyQueueControl, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics } from '@quarry/observability';
 import { createRatesPorts, type RatesPorts } from '@quarry/rates';
-import { createMiningQueuePort, createRetrievalCache, followOutcomes } from '@quarry/recruitment';
+import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -118,6 +118,12 @@ export async function startApiRole(runtime: {
     mailDomains: config.mail.domains,
     secretKey: config.secretKey,
     hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
+    applications: {
+      pool: db,
+      sealer: createSealer(config.secretKey),
+      findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
+      enqueueApply: enqueuer(queues, 'applications.apply'),
+    },
     authenticator: createAuthenticator({
       db,
       sessions,

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import { describeApplicationsRoutes } from './routes/applications.routes.ts';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
@@ -30,6 +31,7 @@ function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocumen
   describeCanaryRoutes(registry);
   describeForwardingRoutes(registry);
   describeRecruitmentRoutes(registry);
+  describeApplicationsRoutes(registry);
   describeBatchAdminRoutes(registry);
   describeQueueAdminRoutes(registry);
   describeMailAdminRoutes(registry);

@@ -13,3 +13,5 @@ export { startSmtpSink } from './smtp-sink.ts';
 export type { SmtpSink } from './smtp-sink.ts';
 export { openSmtp, sendSmtp } from './smtp-client.ts';
 export type { SmtpClient, SmtpReply } from './smtp-client.ts';
+export { createFakeApplier } from './fake-applier.ts';
+export type { FakeApplier } from './fake-applier.ts';
