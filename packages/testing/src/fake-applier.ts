@@ -13,7 +13,8 @@ export type FakeApplier = Applier & {
  */
 export function createFakeApplier(script: FakeApplier['script'] = [{ status: 'success', confirmation: { text: 'Thank you for applying' } }]): FakeApplier {
   const calls: ApplicationToSubmit[] = [];
-  const fake = (async (application, hooks) => {
+  const state = { script: [...script] };
+  const run: Applier = async (application, hooks) => {
     calls.push(application);
     const next = fake.script.length > 1 ? fake.script.shift() : fake.script[0];
     if (next === undefined) throw new Error('the fake applier has no scripted outcome');
@@ -21,8 +22,7 @@ export function createFakeApplier(script: FakeApplier['script'] = [{ status: 'su
     await hooks.beforeSubmit();
     if (next === 'throw-after-submit') throw new Error('the engine failed after the final step');
     return next;
-  }) as FakeApplier;
-  fake.calls = calls;
-  fake.script = [...script];
+  };
+  const fake: FakeApplier = Object.assign(run, { calls, script: state.script });
   return fake;
 }
