@@ -237,3 +237,22 @@ const fakeFiles = Object.assign(
   },
   { close: async () => {} },
 );
+
+describe('operators', () => {
+  it('list applications by status and error code with the recent failures, and pause the applications queue', async () => {
+    const operator = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
+    const overview = (await (await fetch(`${base}/v1/admin/applications`, { headers: { authorization: basic(operator.secret) } })).json()) as {
+      counts: Array<{ status: string; errorCode: string | null; count: number }>;
+      recentFailures: Array<{ errorCode: string; jobPostId: string; screenshot: string | null }>;
+    };
+    expect(overview.counts).toContainEqual({ status: 'failed', errorCode: 'AlreadyApplied', count: 1 });
+    expect(overview.counts).toContainEqual({ status: 'success', errorCode: null, count: 1 });
+    expect(overview.recentFailures[0]).toMatchObject({ errorCode: 'AlreadyApplied', jobPostId: 'post-1', screenshot: null });
+    expect((await fetch(`${base}/v1/admin/applications`, { headers: { authorization: basic(tenant.secret) } })).status).toBe(403);
+
+    const paused = await fetch(`${base}/v1/admin/queues/applications.apply/pause`, { method: 'POST', headers: { authorization: basic(operator.secret) } });
+    expect(paused.status).toBe(200);
+    expect(await queues.queue('applications.apply').isPaused()).toBe(true);
+    await fetch(`${base}/v1/admin/queues/applications.apply/resume`, { method: 'POST', headers: { authorization: basic(operator.secret) } });
+  });
+});
