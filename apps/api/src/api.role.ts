@@ -1,13 +1,13 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { createAuthenticator, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
 import { createRatesPorts, type RatesPorts } from '@quarry/rates';
-import { createMiningQueuePort, miningJobsOf, createRetrievalCache, followOutcomes } from '@quarry/recruitment';
+import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -116,6 +116,12 @@ export async function startApiRole(runtime: {
     mailDomains: config.mailDomains,
     secretKey: config.secretKey,
     hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
+    applications: {
+      pool: db,
+      sealer: createSealer(config.secretKey),
+      findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
+      enqueueApply: enqueuer(queues, 'applications.apply'),
+    },
     authenticator: createAuthenticator({
       db,
       sessions,

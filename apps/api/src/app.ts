@@ -1,3 +1,4 @@
+import type { ApplicationsPorts } from '@quarry/applications';
 import type { Authenticator, SessionCodec } from '@quarry/auth';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import type { OidcSettings } from '@quarry/config';
@@ -12,6 +13,7 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.middle
 import { httpMetrics } from './middleware/http-metrics.middleware.ts';
 import { traceRequests } from './middleware/request-tracing.middleware.ts';
 import { openApiRoutes } from './openapi.ts';
+import { applicationsRoutes } from './routes/applications.routes.ts';
 import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
@@ -47,6 +49,8 @@ export type ApiDeps = {
   mailDomains?: readonly string[];
   /** Seals the outlook-account pool (QUARRY_SECRET_KEY); without it those endpoints answer 503. */
   secretKey?: Buffer;
+  /** Applications: submit and find (candidate data sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
+  applications?: ApplicationsPorts;
   /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts };
 };
@@ -83,6 +87,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(canaryRoutes(deps));
   app.use(forwardingRoutes(deps));
   app.use(recruitmentRoutes(deps));
+  if (deps.applications) app.use(applicationsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
   app.use(batchAdminRoutes(deps));
   app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import { describeApplicationsRoutes } from './routes/applications.routes.ts';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
@@ -31,6 +32,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeCanaryRoutes(registry);
   describeForwardingRoutes(registry);
   describeRecruitmentRoutes(registry);
+  describeApplicationsRoutes(registry);
   describeBatchAdminRoutes(registry);
   describeMiningActivityRoutes(registry);
   describeQueueAdminRoutes(registry);

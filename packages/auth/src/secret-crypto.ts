@@ -28,3 +28,15 @@ export function decryptSecret(key: Buffer, sealed: Buffer): string {
 export function randomToken(prefix: string, bytes = 32): string {
   return `${prefix}${randomBytes(bytes).toString('base64url')}`;
 }
+
+/**
+ * Seals personal data at rest with the deployment's secret key (AES-256-GCM), and hashes an email
+ * address (keyed HMAC, lowercased) so records of one person are found without it being readable.
+ */
+export function createSealer(key: Buffer): { seal(plaintext: string): Buffer; open(sealed: Buffer): string; hashEmail(email: string): Buffer } {
+  return {
+    seal: (plaintext) => encryptSecret(key, plaintext),
+    open: (sealed) => decryptSecret(key, sealed),
+    hashEmail: (email) => hashSecret(key, `email:${email.trim().toLowerCase()}`),
+  };
+}

@@ -117,6 +117,18 @@ const sectionShapes = {
     MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
     MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   },
+  applications: {
+    // Applications; README "Applications" documents each.
+    APPLY_MAX_FILE_MB: z.coerce.number().min(0.001).max(1_024).default(10),
+    APPLY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+    APPLY_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+    // Applications running at once, and started per second, per employer host across every worker.
+    APPLY_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(1),
+    APPLY_HOST_PER_SECOND: z.coerce.number().int().min(0).max(1_000).default(1),
+    APPLY_PURGE_EVERY_MS: positiveMs.default(3_600_000),
+    // One application in the browser, from a free context to the outcome (the job's own limit is 10 minutes).
+    APPLY_TIMEOUT_MS: positiveMs.default(180_000),
+  },
   dashboard: {
     // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
     DASHBOARD_OIDC_ISSUER: z.url().optional(),
@@ -218,6 +230,17 @@ export type MiningSettings = {
   browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; maxContexts: number; probeDepth: number };
   /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
   atsEndpoints: Partial<Record<AtsEndpointName, string>>;
+};
+
+export type ApplicationsSettings = {
+  maxFileBytes: number;
+  retentionDays: number;
+  concurrency: number;
+  hostConcurrency: number;
+  hostPerSecond: number;
+  purgeEveryMs: number;
+  /** One application in the browser, from a free context to the outcome. */
+  timeoutMs: number;
 };
 
 /** Dashboard single sign-on (OIDC). */
@@ -341,6 +364,17 @@ const readers = {
       atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<AtsEndpointName, string>>,
     } as MiningSettings,
   }),
+  applications: (vars: Vars) => ({
+    applications: {
+      maxFileBytes: Math.round(vars.APPLY_MAX_FILE_MB * 1024 * 1024),
+      retentionDays: vars.APPLY_RETENTION_DAYS,
+      concurrency: vars.APPLY_CONCURRENCY,
+      hostConcurrency: vars.APPLY_HOST_CONCURRENCY,
+      hostPerSecond: vars.APPLY_HOST_PER_SECOND,
+      purgeEveryMs: vars.APPLY_PURGE_EVERY_MS,
+      timeoutMs: vars.APPLY_TIMEOUT_MS,
+    } as ApplicationsSettings,
+  }),
   dashboard: (vars: Vars) => {
     const oidcSet = oidcVariables.filter((name) => vars[name] !== undefined);
     if (oidcSet.length > 0 && oidcSet.length < oidcVariables.length) {
@@ -408,7 +442,8 @@ const sectionsOf = {
   'mining-worker': ['database', 'process', 'workers', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'smtp'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'smtp', 'demo'],
+  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'smtp', 'applications', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],

@@ -94,4 +94,22 @@ export {
   UpdateExpiresAtBody,
 } from './forwarding.ts';
 export { MailDeliverySummaryView } from './mail-admin.ts';
-export { ApplicationErrorCode, applicationErrorCodes } from './applications.ts';
+export {
+  ApplicationErrorCode,
+  applicationErrorCodes,
+  ApplicationIdParams,
+  ApplicationIdQuery,
+  ApplicationsOverview,
+  ApplicationStatus,
+  ApplicationStatusBody,
+  ApplyBody,
+  ApplyJobPayload,
+  ApplyResponse,
+  Candidate,
+  FileAnswer,
+  FindApplicationQuery,
+  FindApplicationQueryDocument,
+  IdempotencyKeyHeader,
+  PngImage,
+  PurgeApplicationsJobPayload,
+} from './applications.ts';

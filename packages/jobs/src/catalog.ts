@@ -1,12 +1,13 @@
 import { AdmitBatchJob, CanaryJobPayload, MineSubmissionJob, DeliverMailJobPayload, MailHousekeepingJobPayload } from '@quarry/contracts';
 import { RatesPushJobPayload, RatesRefreshJobPayload, RatesScheduleJobPayload } from '@quarry/contracts';
+import { ApplyJobPayload, PurgeApplicationsJobPayload } from '@quarry/contracts';
 import type { z } from 'zod';
 
 /**
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
  * running jobs: they change only by addition.
  */
-export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control'] as const;
+export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /**
@@ -106,6 +107,24 @@ export const jobCatalog = {
     attempts: 3,
     backoff: { type: 'exponential', delay: 2_000 },
     timeoutMs: 7 * 60_000,
+  },
+  // Applications run on their own queue, never behind mining. An application is submitted at most
+  // once: the attempts only cover our infrastructure failing before the intent to submit is
+  // recorded (a run that finds it recorded ends SubmissionOutcomeUnknown, never submits again).
+  'applications.apply': {
+    queue: 'applications.apply',
+    payload: ApplyJobPayload,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 5_000 },
+    timeoutMs: 10 * 60_000,
+  },
+  // Removes candidates' data a retention period after their application ended.
+  'applications.purge': {
+    queue: 'applications.control',
+    payload: PurgeApplicationsJobPayload,
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1_000 },
+    timeoutMs: 10 * 60_000,
   },
 } as const satisfies Record<string, JobDefinition>;
 

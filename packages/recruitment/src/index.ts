@@ -13,3 +13,5 @@ export type { MiningJobs } from './mining-queue.adapter.ts';
 export { listBatches } from './batches.queries.ts';
 export { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
 export { reviveStrandedRows } from './revive-stranded-rows.ts';
+export { findMinedPost } from './find-mined-form.ts';
+export type { MinedPost } from './find-mined-form.ts';

@@ -132,3 +132,19 @@ export async function findRetrieval(db: Queryable, clientId: string, jobPostId: 
   if (!row?.state) return null;
   return { state: row.state, errorCode: row.error_code, body: row.body, bodyV1: row.body_v1 };
 }
+
+/** The newest completed mining of a post for a client: its questions (v2 shape) and the page it came from. */
+export async function findMinedForm(
+  db: Queryable,
+  clientId: string,
+  jobPostId: string,
+): Promise<{ body: string; url: string; employer: string; jobTitle: string; country: string } | null> {
+  const result = await db.query<{ body: string; url: string; employer: string; job_title: string; country: string }>(
+    `SELECT r.body, s.url, s.employer, s.job_title, s.country
+     FROM mining_results AS r JOIN submissions AS s ON s.submission_id = r.submission_id
+     WHERE r.client_id = $1 AND r.job_post_id = $2`,
+    [clientId, jobPostId],
+  );
+  const row = result.rows[0];
+  return row ? { body: row.body, url: row.url, employer: row.employer, jobTitle: row.job_title, country: row.country } : null;
+}

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createAuthenticator, createSessionCodec, encryptSecret, type FailedAttempts } from '@quarry/auth';
+import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, type FailedAttempts } from '@quarry/auth';
 import type { Pool } from '@quarry/db';
-import type { JobQueues } from '@quarry/jobs';
+import { enqueuer, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
-import { createMiningQueuePort, miningJobsOf } from '@quarry/recruitment';
+import { createMiningQueuePort, findMinedPost, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createApiApp } from '../app.ts';
 
@@ -30,6 +30,12 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
     sessions,
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0, sessions, failedAttempts: options.failedAttempts }),
     secretKey,
+    applications: {
+      pool: db,
+      sealer: createSealer(secretKey),
+      findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
+      enqueueApply: enqueuer(queues, 'applications.apply'),
+    },
     hotels: {
       pull: {
         db,

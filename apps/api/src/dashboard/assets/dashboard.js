@@ -140,7 +140,7 @@ async function batchPage(batchId) {
 }
 
 async function queuesPage() {
-  const queues = await api('/v1/admin/queues');
+  const [queues, applications] = await Promise.all([api('/v1/admin/queues'), optional('/v1/admin/applications')]);
   return `<h1>Queues</h1><p><a href="/dashboard/queues/raw">Raw queue view (read-only)</a></p>
   <table><thead><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed</th><th>Failed</th><th>Workers</th><th>State</th><th></th></tr></thead><tbody>
   ${queues.map((queue) => `<tr><td data-label="Queue">${escapeHtml(queue.name)}</td>
@@ -148,6 +148,21 @@ async function queuesPage() {
     <td data-label="Delayed" class="num">${queue.counts.delayed ?? 0}</td><td data-label="Failed" class="num">${queue.counts.failed ?? 0}</td>
     <td data-label="Workers" class="num">${queue.workers}</td><td data-label="State">${queue.paused ? '<span class="state paused">paused</span>' : '<span class="state processing">running</span>'}</td>
     <td data-label=""><button data-action="${queue.paused ? 'queue-resume' : 'queue-pause'}" data-queue="${escapeHtml(queue.name)}">${queue.paused ? 'Resume' : 'Pause'}</button></td></tr>`).join('')}
+  </tbody></table>${applications ? applicationsSection(applications) : ''}`;
+}
+
+// Applications: counts by status and error code, and the newest failures with their screenshots.
+function applicationsSection(overview) {
+  return `<h2>Applications</h2>
+  <table data-testid="application-counts"><thead><tr><th>Status</th><th>Error code</th><th>Count</th></tr></thead><tbody>
+  ${overview.counts.map((row) => `<tr><td data-label="Status">${escapeHtml(row.status)}</td><td data-label="Error code">${escapeHtml(row.errorCode ?? '—')}</td><td data-label="Count" class="num">${row.count}</td></tr>`).join('') || '<tr><td colspan="3" class="muted">None yet</td></tr>'}
+  </tbody></table>
+  <h2>Recent failed applications</h2>
+  <table data-testid="application-failures"><thead><tr><th>Application</th><th>Client</th><th>Job post</th><th>Host</th><th>Error code</th><th>Message</th><th>Ended</th><th></th></tr></thead><tbody>
+  ${overview.recentFailures.map((row) => `<tr><td data-label="Application">${escapeHtml(row.applicationId.slice(0, 8))}</td><td data-label="Client">${escapeHtml(row.clientId)}</td>
+    <td data-label="Job post">${escapeHtml(row.jobPostId)}</td><td data-label="Host">${escapeHtml(row.host ?? '—')}</td><td data-label="Error code">${escapeHtml(row.errorCode ?? '—')}</td>
+    <td data-label="Message">${escapeHtml(row.message ?? '')}</td><td data-label="Ended">${row.finishedAt ? `${age(Date.parse(row.finishedAt))} ago` : '—'}</td>
+    <td data-label="">${row.screenshot ? `<a href="${escapeHtml(row.screenshot)}" target="_blank" rel="noopener">Screenshot</a>` : ''}</td></tr>`).join('') || '<tr><td colspan="8" class="muted">None</td></tr>'}
   </tbody></table>`;
 }
 

@@ -1,0 +1,131 @@
+import { purgeApplications, runApplication, type RunPorts } from '@quarry/applications';
+import { createBrowserApplier, type Applier } from '@quarry/applier';
+import { createSealer } from '@quarry/auth';
+import { runCanary } from '@quarry/canary';
+import { createClusterLimiter } from '@quarry/cluster-limits';
+import type { ConfigFor } from '@quarry/config';
+import type { Pool } from '@quarry/db';
+import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
+import type { Logger } from '@quarry/observability';
+import { findMinedPost } from '@quarry/recruitment';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import type { Redis } from 'ioredis';
+
+/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
+type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
+
+/**
+ * Used when the browser is turned off (`MINING_BROWSER=off`): every application fails before
+ * anything reaches the employer's site, saying so, rather than waiting for an engine that is not there.
+ */
+const noEngine: Applier = async () => ({
+  status: 'failed',
+  errorCode: 'ApplicationFailed',
+  message: 'This deployment has no application engine; nothing was submitted',
+  submitted: false,
+});
+
+/**
+ * The `applications-worker` role: runs `applications.apply` (one application at most once, the
+ * employer's host within its cluster-wide politeness budget) and the recurring purge of
+ * candidates' data. Applications are mined first when their post was not. With `runsCanary`, it
+ * also takes the operator canary.
+ */
+export async function startApplicationsRole(runtime: {
+  config: ConfigFor<'applications-worker'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  logger: Logger;
+  events: WorkerEvents;
+  workerId: string;
+  runsCanary: boolean;
+  shared: Shared;
+  /** Replaces the browser engine (tests run the role with an engine of their own). */
+  applier?: Applier;
+}): Promise<{ stop(graceMs: number): Promise<void> }> {
+  const { config, db, queues, logger } = runtime;
+  const chromium = config.mining.browser.enabled
+    ? createChromiumPool({
+        executablePath: config.mining.browser.chromiumPath,
+        recycleAfterJobs: config.mining.browser.recycleAfterJobs,
+        recycleAboveMb: config.mining.browser.recycleAboveMb,
+        maxContexts: config.mining.browser.maxContexts,
+        onRecycle: (event) => logger.info(event, 'browser recycled'),
+      })
+    : null;
+  if (!runtime.applier && !chromium) logger.warn('the browser is off (MINING_BROWSER=off): applications will fail with ApplicationFailed');
+  const fetchClientUrl = runtime.shared('client-url-fetch', () =>
+    createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
+  );
+  const hostLimiter = createClusterLimiter({
+    redis: runtime.redis,
+    prefix: `${config.queuePrefix}:apply-hosts`,
+    concurrency: config.applications.hostConcurrency,
+    perSecond: config.applications.hostPerSecond,
+    // A crashed worker's slot frees itself within a lock period.
+    leaseMs: config.jobLockMs,
+    onLeaseLost: (host, error) => logger.warn({ host, err: error }, 'employer host slot lost'),
+  });
+  const ports: RunPorts = {
+    pool: db,
+    sealer: createSealer(config.secretKey),
+    findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
+    miner: createMiner({
+      fetch: fetchClientUrl,
+      timeoutMs: config.mining.pageTimeoutMs,
+      browser: chromium
+        ? createBrowserFormMiner({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.mining.pageTimeoutMs, probeDepth: config.mining.browser.probeDepth, maxProbeChoices: 60 })
+        : undefined,
+      endpoints: config.mining.atsEndpoints,
+    }),
+    // The same Chromium as the miner of this role: one browser per process, its contexts shared.
+    applier: runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs }) : noEngine),
+    fetchFile: fetchClientUrl,
+    limitHost: hostLimiter,
+    maxFileBytes: config.applications.maxFileBytes,
+  };
+  const worker = {
+    connection: runtime.redis,
+    prefix: config.queuePrefix,
+    lockDurationMs: config.jobLockMs,
+    stalledIntervalMs: config.jobStalledIntervalMs,
+    events: runtime.events,
+  };
+  const canaries = runtime.runsCanary
+    ? startWorkers({ ...worker, concurrency: config.workerConcurrency, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
+    : null;
+  const applications = startWorkers({
+    ...worker,
+    queues: ['applications.apply'],
+    concurrency: config.applications.concurrency,
+    handlers: {
+      'applications.apply': async (payload, { job, signal }) => {
+        const summary = await runApplication(ports, payload.applicationId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+        // Ids and codes only: the candidate's data is never logged.
+        logger.info(summary, 'application finished');
+        return summary;
+      },
+    },
+  });
+  const control = startWorkers({
+    ...worker,
+    queues: ['applications.control'],
+    concurrency: 1,
+    handlers: {
+      'applications.purge': async () => {
+        const purged = await purgeApplications(db, { retentionDays: config.applications.retentionDays });
+        if (purged > 0) logger.info({ purged }, 'purged candidates\' data of ended applications');
+        return { purged };
+      },
+    },
+  });
+  await queues.schedule('applications.purge', {}, { schedulerId: 'applications-purge', everyMs: config.applications.purgeEveryMs });
+  return {
+    async stop(graceMs) {
+      await Promise.all([applications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await chromium?.close();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { Applier } from '@quarry/applier';
+import type { Question } from '@quarry/contracts';
+import type { Pool } from '@quarry/db';
+import type { Enqueue } from '@quarry/jobs';
+import type { Miner } from '@quarry/miner';
+import type { SafeFetch } from '@quarry/safe-fetch';
+
+/**
+ * Seals what identifies a candidate (AES-256-GCM with the deployment's secret key) and hashes the
+ * email (keyed HMAC) so a candidate's applications are found without the address being readable.
+ */
+export type Sealer = {
+  seal(plaintext: string): Buffer;
+  open(sealed: Buffer): string;
+  hashEmail(email: string): Buffer;
+};
+
+/** A post's mined questions and page, when this client mined it (recruitment's `findMinedPost`). */
+export type FindMinedPost = (
+  clientId: string,
+  jobPostId: string,
+) => Promise<{ url: string; employer: string; jobTitle: string; country: string; questions: Question[] } | null>;
+
+/** What the API side needs: store, check, enqueue. */
+export type ApplicationsPorts = {
+  pool: Pool;
+  sealer: Sealer;
+  findMinedPost: FindMinedPost;
+  enqueueApply: Enqueue<'applications.apply'>;
+};
+
+/** Runs `work` within the employer host's share of the cluster-wide politeness budget. */
+export type HostLimiter = <T>(host: string, work: () => Promise<T>, signal: AbortSignal) => Promise<T>;
+
+/** What the worker side needs on top: the miner (posts not mined yet), the files' fetch, the engine. */
+export type RunPorts = Omit<ApplicationsPorts, 'enqueueApply'> & {
+  miner: Miner;
+  applier: Applier;
+  fetchFile: SafeFetch;
+  limitHost: HostLimiter;
+  maxFileBytes: number;
+  fileTimeoutMs?: number;
+  now?: () => Date;
+};

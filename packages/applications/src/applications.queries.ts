@@ -1,0 +1,231 @@
+import type { Queryable } from '@quarry/db';
+
+type ApplicationState = 'queued' | 'processing' | 'submitting' | 'success' | 'failed';
+
+export type NewApplication = {
+  applicationId: string;
+  clientId: string;
+  jobPostId: string;
+  emailHash: Buffer;
+  idempotencyKey: string | null;
+  url: string | null;
+  host: string | null;
+  employer: string | null;
+  jobTitle: string | null;
+  questions: string | null;
+  sealed: Buffer;
+};
+
+/**
+ * Inserts an application; with an idempotency key already used by this client, inserts nothing
+ * and returns the first application's id (`created: false`).
+ */
+export async function insertApplication(db: Queryable, row: NewApplication): Promise<{ applicationId: string; created: boolean }> {
+  const inserted = await db.query<{ application_id: string }>(
+    `INSERT INTO applications (application_id, client_id, job_post_id, email_hash, idempotency_key, url, host, employer, job_title, questions, sealed)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING application_id`,
+    [row.applicationId, row.clientId, row.jobPostId, row.emailHash, row.idempotencyKey, row.url, row.host, row.employer, row.jobTitle, row.questions, row.sealed],
+  );
+  if (inserted.rows[0]) return { applicationId: inserted.rows[0].application_id, created: true };
+  const first = await db.query<{ application_id: string }>(
+    'SELECT application_id FROM applications WHERE client_id = $1 AND idempotency_key = $2',
+    [row.clientId, row.idempotencyKey],
+  );
+  const existing = first.rows[0];
+  if (!existing) throw new Error('idempotency key conflict without a row');
+  return { applicationId: existing.application_id, created: false };
+}
+
+/** Whether this client already applied this candidate to this post successfully. */
+export async function hasEarlierSuccess(db: Queryable, clientId: string, jobPostId: string, emailHash: Buffer, except: string): Promise<boolean> {
+  const result = await db.query(
+    `SELECT 1 FROM applications
+     WHERE client_id = $1 AND job_post_id = $2 AND email_hash = $3 AND state = 'success' AND application_id <> $4 LIMIT 1`,
+    [clientId, jobPostId, emailHash, except],
+  );
+  return result.rows.length > 0;
+}
+
+export type ApplicationRow = {
+  applicationId: string;
+  clientId: string;
+  jobPostId: string;
+  state: ApplicationState;
+  errorCode: string | null;
+  message: string | null;
+  submittedAt: Date | null;
+  confirmationSealed: Buffer | null;
+  hasScreenshot: boolean;
+};
+
+const rowColumns = `application_id, client_id, job_post_id, state, error_code, message, submitted_at, confirmation_sealed, screenshot_sealed IS NOT NULL AS has_screenshot`;
+type RawRow = {
+  application_id: string; client_id: string; job_post_id: string; state: ApplicationState; error_code: string | null; message: string | null;
+  submitted_at: Date | null; confirmation_sealed: Buffer | null; has_screenshot: boolean;
+};
+const toRow = (row: RawRow): ApplicationRow => ({
+  applicationId: row.application_id,
+  clientId: row.client_id,
+  jobPostId: row.job_post_id,
+  state: row.state,
+  errorCode: row.error_code,
+  message: row.message,
+  submittedAt: row.submitted_at,
+  confirmationSealed: row.confirmation_sealed,
+  hasScreenshot: row.has_screenshot,
+});
+
+export async function findApplicationById(db: Queryable, clientId: string, applicationId: string): Promise<ApplicationRow | null> {
+  const result = await db.query<RawRow>(`SELECT ${rowColumns} FROM applications WHERE client_id = $1 AND application_id = $2`, [clientId, applicationId]);
+  return result.rows[0] ? toRow(result.rows[0]) : null;
+}
+
+export async function findNewestForCandidate(db: Queryable, clientId: string, jobPostId: string, emailHash: Buffer): Promise<ApplicationRow | null> {
+  const result = await db.query<RawRow>(
+    `SELECT ${rowColumns} FROM applications WHERE client_id = $1 AND job_post_id = $2 AND email_hash = $3 ORDER BY created_at DESC LIMIT 1`,
+    [clientId, jobPostId, emailHash],
+  );
+  return result.rows[0] ? toRow(result.rows[0]) : null;
+}
+
+export type ApplicationToRun = {
+  applicationId: string;
+  clientId: string;
+  jobPostId: string;
+  emailHash: Buffer;
+  /** The state found when the job started: `submitting` means an earlier run may have submitted. */
+  state: ApplicationState;
+  url: string | null;
+  host: string | null;
+  employer: string | null;
+  jobTitle: string | null;
+  questions: string | null;
+  sealed: Buffer | null;
+};
+
+/**
+ * Marks a queued application processing and returns it with the state it had. A `processing` one
+ * is a crashed worker's job being re-run (nothing was submitted: `submitting` was not recorded);
+ * a `submitting` one is returned unchanged so the caller never submits it again.
+ */
+export async function startApplication(db: Queryable, applicationId: string): Promise<ApplicationToRun | null> {
+  const result = await db.query<{
+    client_id: string; job_post_id: string; email_hash: Buffer; previous: ApplicationState; url: string | null; host: string | null;
+    employer: string | null; job_title: string | null; questions: string | null; sealed: Buffer | null;
+  }>(
+    `UPDATE applications AS a SET state = CASE WHEN a.state = 'queued' THEN 'processing' ELSE a.state END, started_at = coalesce(a.started_at, now())
+     FROM (SELECT application_id, state FROM applications WHERE application_id = $1 FOR UPDATE) AS before
+     WHERE a.application_id = before.application_id
+     RETURNING a.client_id, a.job_post_id, a.email_hash, before.state AS previous, a.url, a.host, a.employer, a.job_title, a.questions, a.sealed`,
+    [applicationId],
+  );
+  const row = result.rows[0];
+  if (!row) return null;
+  return {
+    applicationId,
+    clientId: row.client_id,
+    jobPostId: row.job_post_id,
+    emailHash: row.email_hash,
+    state: row.previous,
+    url: row.url,
+    host: row.host,
+    employer: row.employer,
+    jobTitle: row.job_title,
+    questions: row.questions,
+    sealed: row.sealed,
+  };
+}
+
+/** Keeps the questions the application was checked against after they were mined for it. */
+export async function storeMinedQuestions(db: Queryable, applicationId: string, questions: string): Promise<void> {
+  await db.query('UPDATE applications SET questions = $2 WHERE application_id = $1', [applicationId, questions]);
+}
+
+/**
+ * Records, in its own statement (committed before the engine's irreversible step), that the
+ * application is about to be submitted.
+ */
+export async function markSubmitting(db: Queryable, applicationId: string): Promise<'recorded' | 'not-processing' | 'other-submission'> {
+  try {
+    const result = await db.query(
+      `UPDATE applications SET state = 'submitting', submitting_at = now() WHERE application_id = $1 AND state = 'processing'`,
+      [applicationId],
+    );
+    return (result.rowCount ?? 0) > 0 ? 'recorded' : 'not-processing';
+  } catch (error) {
+    // applications_one_submission: this candidate's application to this post is being submitted or succeeded.
+    if ((error as { code?: string }).code === '23505') return 'other-submission';
+    throw error;
+  }
+}
+
+export type ApplicationOutcome =
+  | { status: 'success'; submittedAt: Date; confirmationSealed: Buffer; screenshotSealed: Buffer | null }
+  | { status: 'failed'; errorCode: string; message: string; submittedAt: Date | null; screenshotSealed: Buffer | null };
+
+/** Records the final outcome once; a second outcome for the same application changes nothing. */
+export async function finishApplication(db: Queryable, applicationId: string, outcome: ApplicationOutcome): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE applications SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
+       screenshot_sealed = $7, finished_at = now()
+     WHERE application_id = $1 AND state NOT IN ('success', 'failed')`,
+    [
+      applicationId,
+      outcome.status,
+      outcome.status === 'failed' ? outcome.errorCode : null,
+      outcome.status === 'failed' ? outcome.message : null,
+      outcome.submittedAt,
+      outcome.status === 'success' ? outcome.confirmationSealed : null,
+      outcome.screenshotSealed,
+    ],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function findScreenshot(db: Queryable, applicationId: string, clientId: string | null): Promise<Buffer | null> {
+  const result = await db.query<{ screenshot_sealed: Buffer | null }>(
+    'SELECT screenshot_sealed FROM applications WHERE application_id = $1 AND ($2::text IS NULL OR client_id = $2)',
+    [applicationId, clientId],
+  );
+  return result.rows[0]?.screenshot_sealed ?? null;
+}
+
+/**
+ * Removes what identifies the candidate from applications that ended before `endedBefore`. The
+ * status and error code stay. The email hash stays only on a success: it is what refuses a second
+ * application of the same candidate to the same post (AlreadyApplied).
+ */
+export async function purgeEndedBefore(db: Queryable, endedBefore: Date, limit: number): Promise<number> {
+  const result = await db.query(
+    `UPDATE applications SET sealed = NULL, confirmation_sealed = NULL, screenshot_sealed = NULL, questions = NULL, idempotency_key = NULL,
+       message = CASE WHEN state = 'failed' THEN message END,
+       email_hash = CASE WHEN state = 'success' THEN email_hash ELSE '\\x'::bytea END, purged_at = now()
+     WHERE application_id IN (
+       SELECT application_id FROM applications
+       WHERE finished_at < $1 AND purged_at IS NULL ORDER BY finished_at LIMIT $2
+     )`,
+    [endedBefore, limit],
+  );
+  return result.rowCount ?? 0;
+}
+
+export async function countByStatus(db: Queryable): Promise<Array<{ status: string; errorCode: string | null; count: number }>> {
+  const result = await db.query<{ state: string; error_code: string | null; count: string }>(
+    'SELECT state, error_code, count(*) AS count FROM applications GROUP BY state, error_code ORDER BY state, error_code NULLS FIRST',
+  );
+  return result.rows.map((row) => ({ status: row.state, errorCode: row.error_code, count: Number(row.count) }));
+}
+
+export async function recentFailures(db: Queryable, limit: number) {
+  const result = await db.query<{
+    application_id: string; client_id: string; job_post_id: string; host: string | null; error_code: string | null; message: string | null;
+    finished_at: Date | null; has_screenshot: boolean;
+  }>(
+    `SELECT application_id, client_id, job_post_id, host, error_code, message, finished_at, screenshot_sealed IS NOT NULL AS has_screenshot
+     FROM applications WHERE state = 'failed' ORDER BY finished_at DESC NULLS LAST LIMIT $1`,
+    [limit],
+  );
+  return result.rows;
+}

@@ -1,0 +1,132 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Question } from '@quarry/contracts';
+import { createPool, type Pool } from '@quarry/db';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { createFakeApplier, createTestDatabase, type FakeApplier, type TestDatabase } from '@quarry/testing';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunPorts, Sealer } from './applications-ports.ts';
+import { purgeApplications } from './purge-applications.ts';
+import { runApplication } from './run-application.ts';
+import { submitApplication } from './submit-application.ts';
+
+// The same construction as createSealer in packages/auth (which this package does not depend on).
+const key = Buffer.alloc(32, 4);
+const sealer: Sealer = {
+  seal: (text) => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]);
+  },
+  open: (sealed) => {
+    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
+    decipher.setAuthTag(sealed.subarray(12, 28));
+    return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
+  },
+  hashEmail: (email) => createHmac('sha256', key).update(email.toLowerCase()).digest(),
+};
+
+let database: TestDatabase;
+let db: Pool;
+let files: Server;
+let origin: string;
+const seenHeaders: string[] = [];
+const q = (id: string, inputType: Question['inputType'], extra: Partial<Question> = {}): Question => ({ id, question: id, inputType, label: 'Apply', mandatory: true, ...extra });
+const questions = [q('resume', 'File', { category: 'resume', accept: ['.pdf'] }), q('first', 'Text', { category: 'firstName' })];
+
+beforeAll(async () => {
+  database = await createTestDatabase('applications-run');
+  db = createPool(database.url, 4);
+  await db.query(`INSERT INTO clients (client_id, name, secret_hash, jwt_secret_ciphertext, scopes) VALUES ('cl_test', 'test', '\\x00', '\\x00', '{recruitment}')`);
+  files = createServer((request, response) => {
+    seenHeaders.push(String(request.headers.authorization));
+    if (request.url === '/cv.pdf') return void response.end('%PDF-1.7\nCV');
+    if (request.url === '/cv.png') return void response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1]));
+    if (request.url === '/big.pdf') return void response.end(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4096, 0x41)]));
+    response.writeHead(404).end();
+  });
+  files.listen(0, '127.0.0.1');
+  await once(files, 'listening');
+  origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  files.close();
+  await db.end();
+  await database.drop();
+});
+
+async function apply(cvPath: string, applier: FakeApplier, email = `c${Math.random()}@example.com`) {
+  const ports = { pool: db, sealer, findMinedPost: async () => ({ url: `${origin}/apply`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb', questions }), enqueueApply: async () => 'job' };
+  const { applicationId } = await submitApplication(ports, 'cl_test', {
+    jobPostId: 'post', candidate: { email, firstName: 'Ada', lastName: 'Lovelace' },
+    files: { cv: { type: 'File', url: `${origin}${cvPath}`, filename: 'cv.pdf', headers: { authorization: 'Bearer storage-token' } } },
+  });
+  const runPorts: RunPorts = {
+    ...ports, applier, miner: async () => { throw new Error('mined already'); }, fetchFile: createSafeFetch({ allowPrivate: ['127.0.0.1'] }),
+    limitHost: (_host, work) => work(), maxFileBytes: 1024,
+  };
+  return { applicationId, run: (finalAttempt = true) => runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt }) };
+}
+const stateOf = async (id: string) => (await db.query<{ state: string; error_code: string | null }>('SELECT state, error_code FROM applications WHERE application_id = $1', [id])).rows[0];
+
+describe('runApplication', () => {
+  it('gives the engine the files as bytes, fetched with the client\'s headers, and the candidate details placed', async () => {
+    const applier = createFakeApplier();
+    const { run } = await apply('/cv.pdf', applier);
+    expect((await run()).status).toBe('success');
+    expect(seenHeaders).toContain('Bearer storage-token');
+    const answers = applier.calls[0]!.answers;
+    expect(answers.find((answer) => answer.id === 'first')?.value).toBe('Ada');
+    expect(answers.find((answer) => answer.id === 'resume')?.value).toMatchObject({ type: 'File', filename: 'cv.pdf', contentType: 'application/pdf', bytes: Buffer.from('%PDF-1.7\nCV') });
+  });
+
+  it('fails FileTypeNotSupported when the bytes are not an accepted type, FileFailedToUpload when they cannot be fetched or are too big', async () => {
+    for (const [path, code] of [['/cv.png', 'FileTypeNotSupported'], ['/missing.pdf', 'FileFailedToUpload'], ['/big.pdf', 'FileFailedToUpload']] as const) {
+      const applier = createFakeApplier();
+      const { applicationId, run } = await apply(path, applier);
+      expect(await run(), path).toEqual({ applicationId, status: 'failed', errorCode: code });
+      expect(applier.calls, path).toHaveLength(0);
+    }
+  });
+
+  it('an unknown outcome ends SubmissionOutcomeUnknown; so does an error after beforeSubmit', async () => {
+    for (const outcome of [{ status: 'unknown', message: 'no confirmation seen' } as const, 'throw-after-submit' as const]) {
+      const { applicationId, run } = await apply('/cv.pdf', createFakeApplier([outcome]));
+      expect(await run(false)).toEqual({ applicationId, status: 'failed', errorCode: 'SubmissionOutcomeUnknown' });
+    }
+  });
+
+  it('an error before beforeSubmit is retried by the queue, and on the last attempt ends ApplicationFailed', async () => {
+    const applier = createFakeApplier(['throw-before-submit', 'throw-before-submit']);
+    const { applicationId, run } = await apply('/cv.pdf', applier);
+    await expect(run(false)).rejects.toThrow('before the final step');
+    expect(await stateOf(applicationId)).toEqual({ state: 'processing', error_code: null });
+    expect(await run(true)).toEqual({ applicationId, status: 'failed', errorCode: 'ApplicationFailed' });
+  });
+
+  it('never submits the same candidate to the same post twice', async () => {
+    const applier = createFakeApplier();
+    const first = await apply('/cv.pdf', applier, 'same@example.com');
+    const second = await apply('/cv.pdf', applier, 'same@example.com');
+    await first.run();
+    expect(await second.run()).toMatchObject({ status: 'failed', errorCode: 'AlreadyApplied' });
+    expect(applier.calls).toHaveLength(1);
+  });
+});
+
+describe('purgeApplications', () => {
+  it('removes the sealed data of applications ended before the retention period, keeping status and error code', async () => {
+    const { applicationId, run } = await apply('/cv.png', createFakeApplier());
+    await run();
+    await purgeApplications(db, { retentionDays: 30, now: new Date(Date.now() + 29 * 86_400_000) });
+    expect((await db.query('SELECT 1 FROM applications WHERE application_id = $1 AND sealed IS NOT NULL', [applicationId])).rows).toHaveLength(1);
+    await purgeApplications(db, { retentionDays: 30, now: new Date(Date.now() + 31 * 86_400_000) });
+    const row = (await db.query<{ sealed: Buffer | null; state: string; error_code: string; purged_at: Date | null }>('SELECT sealed, state, error_code, purged_at FROM applications WHERE application_id = $1', [applicationId])).rows[0]!;
+    expect(row).toMatchObject({ sealed: null, state: 'failed', error_code: 'FileTypeNotSupported' });
+    expect(row.purged_at).not.toBeNull();
+  });
+});
