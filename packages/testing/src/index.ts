@@ -13,3 +13,4 @@ export { startSmtpSink } from './smtp-sink.ts';
 export type { SmtpSink } from './smtp-sink.ts';
 export { openSmtp, sendSmtp } from './smtp-client.ts';
 export type { SmtpClient, SmtpReply } from './smtp-client.ts';
+export { holdRowLocks, lockWaiters } from './row-locks.ts';
