@@ -65,7 +65,9 @@ export function retryDelayMs(settings: Pick<DeliverySettings, 'retryBaseMs' | 'r
  * session advisory lock on the delivery keeps two workers from sending it at once, and dies with
  * a killed worker's connection so recovery is immediate; a destination that never answered 250
  * before the connection dropped has not taken the message (RFC 5321 §6.1), so sending again is
- * right. The one window left, a crash between the destination's 250 and our commit, is ADR 0011's.
+ * right. The one window left, a crash between the destination's 250 and our commit of it, is
+ * ADR 0011's: the record is sent from the callback that reads the 250, alone on its statement, and
+ * everything else (the session's next command, metrics, the lock's release) waits for its commit.
  */
 export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mail.deliver'>): Promise<DeliveryResult> {
   const claim = await ports.store.claim(payload.deliveryId);
@@ -105,10 +107,15 @@ export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mai
       }
       return bytes;
     };
-    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo, smtpUtf8: delivery.smtpUtf8 }, message);
+    // The destination's 250 is recorded from the callback that read it, while the session waits:
+    // the crash window of ADR 0011 is then that one statement, nothing of ours runs inside it.
+    let recording: Promise<boolean> | undefined;
+    const recordAccepted = () => (recording ??= ports.store.recordDelivered(delivery));
+    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo, smtpUtf8: delivery.smtpUtf8 }, message, recordAccepted);
 
     if (outcome.outcome === 'delivered') {
-      await ports.store.recordDelivered(delivery);
+      // A sender that reported the 250 without the hook still gets it recorded before anything else.
+      await recordAccepted();
       ports.onDelivered?.((ports.now().getTime() - delivery.acceptedAt.getTime()) / 1000);
       return 'delivered';
     }

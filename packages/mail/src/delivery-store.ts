@@ -9,18 +9,38 @@ export type DeliveryStore = {
   claim(deliveryId: string): Promise<DeliveryClaim>;
   /** Gives the lock back; after `recordDelivered` or any other outcome is committed. */
   release(deliveryId: string): Promise<void>;
-  /** Final state, counter and message clean-up; false when the delivery was already final. */
+  /**
+   * Final state, counter and message clean-up; false when the delivery was already final. Sent at
+   * once on a statement of its own, and tried again while the database is unreachable.
+   */
   recordDelivered(delivery: Pick<DeliveryToSend, 'deliveryId' | 'messageId' | 'recipient'>): Promise<boolean>;
   close(): void;
 };
 
+/** How long a 250 is kept trying to be recorded while the database is unreachable (ADR 0011). */
+const recordPatienceMs = 2 * 60_000;
+const recordRetryMaxMs = 5_000;
+
+/** A failure of the database connection rather than of the statement: the same statement may succeed later. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // Class 08: connection exception; 57P01-57P03: terminated by the administrator, crash or start-up.
+  if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code))) return true;
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(code)) return true;
+  return /connection terminated|connection timeout|Connection ended/i.test((error as Error | null)?.message ?? '');
+}
+
 /**
  * The advisory locks of every delivery in flight live on ONE connection of the process, held from
- * claim to release, and claims, releases and success records go in groups (group commit): three
- * statements shared by all deliveries that reach that step together, instead of three per
- * delivery on a connection each (bench smtp). A killed process takes that connection, and so every
- * lock it held, with it (ADR 0011). A session takes its own lock again without waiting, so the
- * store refuses a second claim of an id it already holds.
+ * claim to release, and claims and releases go in groups (group commit): statements shared by all
+ * deliveries that reach that step together (bench smtp). A killed process takes that connection,
+ * and so every lock it held, with it (ADR 0011). A session takes its own lock again without
+ * waiting, so the store refuses a second claim of an id it already holds.
+ *
+ * A success record is never grouped: it is the statement that closes a delivery's duplicate
+ * window, so it goes out the moment the 250 is read instead of waiting for another group's commit.
+ * While the database is unreachable it is tried again rather than failing the job: a failed job
+ * would send the message again, since the destination's copy is not recorded anywhere.
  */
 export function createDeliveryStore(pool: Pool, recent?: RecentMessages): DeliveryStore {
   const held = new Set<string>();
@@ -71,13 +91,18 @@ export function createDeliveryStore(pool: Pool, recent?: RecentMessages): Delive
     },
     { maxInputs: 200 },
   );
-  const record = groupCommit(
-    async (deliveries: Array<Pick<DeliveryToSend, 'deliveryId' | 'messageId' | 'recipient'>>) => {
-      const changed = await recordDelivered(pool, deliveries);
-      return deliveries.map((delivery) => changed.has(delivery.deliveryId));
-    },
-    { maxInputs: 200 },
-  );
+  let closed = false;
+  const record = async (delivery: Pick<DeliveryToSend, 'deliveryId' | 'messageId' | 'recipient'>): Promise<boolean> => {
+    const giveUpAt = Date.now() + recordPatienceMs;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return (await recordDelivered(pool, [delivery])).has(delivery.deliveryId);
+      } catch (error) {
+        if (closed || !isConnectionFailure(error) || Date.now() >= giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, recordRetryMaxMs)));
+      }
+    }
+  };
 
   return {
     async claim(deliveryId) {
@@ -103,6 +128,7 @@ export function createDeliveryStore(pool: Pool, recent?: RecentMessages): Delive
     },
     recordDelivered: (delivery) => record(delivery),
     close() {
+      closed = true;
       void lockSession?.then(discard).catch(() => {});
       lockSession = null;
     },

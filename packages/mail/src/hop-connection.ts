@@ -9,6 +9,13 @@ export type SendOutcome =
   /** 5xx, or a message this hop cannot take (`status` then says why, RFC 3463): refused for good. */
   | { outcome: 'permanent'; error: string; responseCode: number; status?: string };
 
+/**
+ * Called the moment a hop answers 250 to the message data, before the session does anything else
+ * (no QUIT, no next message); the session waits until the returned promise settles. This is where
+ * the caller records that the destination has the message: a crash before that record resends it.
+ */
+export type OnAccepted = (response: string) => Promise<unknown>;
+
 /** Where a connection goes and how it introduces itself. */
 export type HopAddress = {
   host: string;
@@ -39,7 +46,7 @@ export type HopConnection = {
   sent: number;
   /** The hop or the network ended the session; it can send nothing more. */
   readonly closed: boolean;
-  send(envelope: { from: string; to: string }, raw: Buffer): Promise<HopSendResult>;
+  send(envelope: { from: string; to: string }, raw: Buffer, onAccepted?: OnAccepted): Promise<HopSendResult>;
   /** QUIT, then close. */
   quit(): void;
 };
@@ -111,7 +118,7 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
         get closed() {
           return closed;
         },
-        send: (envelope, raw) => sendOn(connection, opened, envelope, raw),
+        send: (envelope, raw, onAccepted) => sendOn(connection, opened, envelope, raw, onAccepted),
         quit: () => {
           closed = true;
           connection.quit();
@@ -130,7 +137,7 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
   });
 }
 
-function sendOn(connection: SMTPConnection, hop: HopConnection, envelope: { from: string; to: string }, raw: Buffer): Promise<HopSendResult> {
+function sendOn(connection: SMTPConnection, hop: HopConnection, envelope: { from: string; to: string }, raw: Buffer, onAccepted?: OnAccepted): Promise<HopSendResult> {
   hop.sent += 1;
   // A stream rather than the buffer, so a failure can tell whether any of the message went out.
   const data = Readable.from([raw]);
@@ -138,7 +145,20 @@ function sendOn(connection: SMTPConnection, hop: HopConnection, envelope: { from
     // use8BitMime declares BODY=8BITMIME (RFC 6152) when the hop offers it; the caller has made
     // sure 8-bit data goes to no other hop.
     connection.send({ from: envelope.from, to: [envelope.to], size: raw.length, use8BitMime: !isAscii(raw) }, data, (error, info) => {
-      if (!error) return resolve({ outcome: { outcome: 'delivered', response: String(info?.response ?? '') }, usable: !hop.closed, unsent: false });
+      if (!error) {
+        const response = String(info?.response ?? '');
+        // Called here, in the callback that read the 250, so the record is under way before any
+        // other work of this process gets a turn. Its failure is the caller's to handle.
+        let accepted: Promise<unknown>;
+        try {
+          accepted = onAccepted?.(response) ?? Promise.resolve();
+        } catch (hookError) {
+          accepted = Promise.reject(hookError);
+        }
+        const done = () => resolve({ outcome: { outcome: 'delivered', response }, usable: !hop.closed, unsent: false });
+        void accepted.then(done, done);
+        return;
+      }
       const smtpError = error as SmtpError;
       const outcome = classifySmtpError(smtpError);
       const unsent = !data.readableDidRead;

@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { domainOf } from './addresses.ts';
-import { classifySmtpError, openHopConnection, type HopAddress, type HopConnection, type HopSendResult, type SendOutcome } from './hop-connection.ts';
+import { classifySmtpError, openHopConnection, type HopAddress, type HopConnection, type HopSendResult, type OnAccepted, type SendOutcome } from './hop-connection.ts';
 
 export type { SendOutcome } from './hop-connection.ts';
 
@@ -16,9 +16,12 @@ export type MessageForHop = (form: 'as-composed' | 'seven-bit') => Promise<Buffe
  */
 type OutboundEnvelope = { from: string; to: string; smtpUtf8?: boolean };
 
-/** The outbound side as the delivery use case needs it. */
+/**
+ * The outbound side as the delivery use case needs it. `onAccepted` runs on the destination's 250
+ * before the session is released, quit or reused, and `send` answers `delivered` once it settled.
+ */
 export type MailSender = {
-  send(envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome>;
+  send(envelope: OutboundEnvelope, message: MessageForHop, onAccepted?: OnAccepted): Promise<SendOutcome>;
   close(): void;
 };
 
@@ -41,7 +44,7 @@ const maxMessagesPerSession = 1000;
  * without it are legacy mail and go as they are, as with Postfix. 8-bit data without 8BITMIME is
  * converted to 7 bits.
  */
-async function sendToHop(hop: HopConnection, envelope: OutboundEnvelope, message: MessageForHop): Promise<HopSendResult> {
+async function sendToHop(hop: HopConnection, envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<HopSendResult> {
   const needsSmtpUtf8 = (error: string, responseCode: number): HopSendResult => ({ outcome: { outcome: 'permanent', error, responseCode, status: '5.6.7' }, usable: true, unsent: true });
   if (!hop.smtpUtf8 && !(isAsciiText(envelope.from) && isAsciiText(envelope.to))) {
     return needsSmtpUtf8('the next hop does not accept internationalized addresses (no SMTPUTF8)', 553);
@@ -51,7 +54,7 @@ async function sendToHop(hop: HopConnection, envelope: OutboundEnvelope, message
     return needsSmtpUtf8('the message has UTF-8 headers and was sent with SMTPUTF8, which the next hop does not offer', 554);
   }
   if (!hop.eightBitMime && !isAscii(raw)) raw = await message('seven-bit');
-  return hop.send({ from: envelope.from, to: envelope.to }, raw);
+  return hop.send({ from: envelope.from, to: envelope.to }, raw, onAccepted);
 }
 
 /** The header section of a message: up to and including the blank line, or all of it if none. */
@@ -101,7 +104,7 @@ function createHopPool(address: HopAddress, maxConnections: number) {
   };
 
   return {
-    async send(envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome> {
+    async send(envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<SendOutcome> {
       for (let attempt = 0; ; attempt += 1) {
         let hop: HopConnection;
         try {
@@ -112,7 +115,7 @@ function createHopPool(address: HopAddress, maxConnections: number) {
         const reused = hop.sent > 0;
         let result: HopSendResult;
         try {
-          result = await sendToHop(hop, envelope, message);
+          result = await sendToHop(hop, envelope, message, onAccepted);
         } catch (error) {
           release(hop, true);
           throw error;
@@ -161,7 +164,7 @@ export function createMailSender(options: {
       )
     : null;
 
-  const sendVia = async (address: HopAddress, envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome> => {
+  const sendVia = async (address: HopAddress, envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<SendOutcome> => {
     let hop: HopConnection;
     try {
       hop = await openHopConnection(address);
@@ -169,13 +172,13 @@ export function createMailSender(options: {
       return classifySmtpError(error as Error);
     }
     try {
-      return (await sendToHop(hop, envelope, message)).outcome;
+      return (await sendToHop(hop, envelope, message, onAccepted)).outcome;
     } finally {
       hop.quit();
     }
   };
 
-  const sendDirect = async (envelope: OutboundEnvelope, message: MessageForHop): Promise<SendOutcome> => {
+  const sendDirect = async (envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<SendOutcome> => {
     const domain = domainOf(envelope.to);
     let hosts: string[];
     try {
@@ -197,7 +200,7 @@ export function createMailSender(options: {
         continue;
       }
       for (const address of addresses) {
-        last = await sendVia({ host: address, port: options.mxPort, secure: false, servername: host, opportunistic: true, hostname: options.hostname, timeouts }, envelope, message);
+        last = await sendVia({ host: address, port: options.mxPort, secure: false, servername: host, opportunistic: true, hostname: options.hostname, timeouts }, envelope, message, onAccepted);
         // Only a connection-level failure moves on to the next host; an answer is final for this try.
         if (last.outcome !== 'temporary' || last.responseCode) return last;
       }
@@ -206,7 +209,7 @@ export function createMailSender(options: {
   };
 
   return {
-    send: (envelope, message) => (relayPool ? relayPool.send(envelope, message) : sendDirect(envelope, message)),
+    send: (envelope, message, onAccepted) => (relayPool ? relayPool.send(envelope, message, onAccepted) : sendDirect(envelope, message, onAccepted)),
     close: () => relayPool?.close(),
   };
 }

@@ -21,3 +21,4 @@ export { startApplicationSites } from './application-sites.ts';
 export type { ApplicationSites, ReceivedApplication } from './application-sites.ts';
 export { createFakeApplier } from './fake-applier.ts';
 export type { FakeApplier } from './fake-applier.ts';
+export { holdRowLocks, lockWaiters } from './row-locks.ts';

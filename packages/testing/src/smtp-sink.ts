@@ -23,6 +23,14 @@ export type SmtpSink = {
   onRcpt(address: string, rule: SinkRule): void;
   /** Delays the final reply to DATA for mail to `address`; a client gone by then gets nothing accepted. */
   delayData(address: string, ms: number): void;
+  /**
+   * Holds the final reply to DATA for mail to `address` until the returned function is called:
+   * the sink has the data and has not answered, the moment a sender can die in without a resend
+   * being wrong. Replies held when it is called go out then.
+   */
+  holdData(address: string): () => void;
+  /** When the sink sent 250 to DATA for each message it took, as `Date.now()`, in `messages` order. */
+  acceptedAt: number[];
   to(address: string): SinkMessage[];
   /** Sessions opened so far, and the most that were open at once. */
   connections(): number;
@@ -42,6 +50,8 @@ export async function startSmtpSink(options: { host?: string; server?: Partial<S
   const rules = new Map<string, SinkRule>();
   const attempts = new Map<string, number>();
   const delays = new Map<string, number>();
+  const holds = new Map<string, Promise<void>>();
+  const acceptedAt: number[] = [];
   const closed = new Set<string>();
   let connections = 0;
   let openNow = 0;
@@ -76,7 +86,8 @@ export async function startSmtpSink(options: { host?: string; server?: Partial<S
         const to = session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase());
         dataSeen.push(...to);
         const delay = Math.max(0, ...to.map((address) => delays.get(address) ?? 0));
-        setTimeout(() => {
+        const held = Promise.all(to.map((address) => holds.get(address)));
+        const answer = () => {
           if (closed.has(session.id)) return;
           const mailFrom = session.envelope.mailFrom;
           messages.push({
@@ -86,8 +97,10 @@ export async function startSmtpSink(options: { host?: string; server?: Partial<S
             mailArgs: (mailFrom ? mailFrom.args : {}) as Record<string, unknown>,
             secure: session.secure,
           });
+          acceptedAt.push(Date.now());
           callback(null, 'Queued');
-        }, delay);
+        };
+        void held.then(() => setTimeout(answer, delay));
       });
     },
     onClose(session) {
@@ -105,6 +118,17 @@ export async function startSmtpSink(options: { host?: string; server?: Partial<S
     dataSeen,
     onRcpt: (address, rule) => rules.set(address.toLowerCase(), rule),
     delayData: (address, ms) => delays.set(address.toLowerCase(), ms),
+    holdData: (address) => {
+      let release = () => {};
+      const key = address.toLowerCase();
+      const hold = new Promise<void>((resolve) => (release = resolve));
+      holds.set(key, hold);
+      return () => {
+        if (holds.get(key) === hold) holds.delete(key);
+        release();
+      };
+    },
+    acceptedAt,
     to: (address) => messages.filter((message) => message.to.includes(address.toLowerCase())),
     connections: () => connections,
     mostOpen: () => mostOpen,
