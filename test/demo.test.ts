@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellEnv, startUntil, type StartedProcess } from './support/npm-scripts.ts';
 
 // `npm run demo` is `quarry start --demo` behind start.sh; this runs the command itself, as a
-// newcomer would use it: pull, push, a mined post and a forwarded mail, with nothing outside.
+// newcomer would use it: pull, push, a mined post, an application and a forwarded mail, with nothing outside.
 const mainScript = fileURLToPath(new URL('../apps/quarry/src/main.ts', import.meta.url));
 let database: TestDatabase;
 let redis: TestRedis;
@@ -34,7 +34,6 @@ beforeAll(async () => {
       DEMO_SMTP_PORT: '0',
       // A short grid: the first pass over the demo hotels is quick and the pushes come early.
       RATES_HORIZON_DAYS: '3',
-      MINING_BROWSER: 'off',
       LOG_LEVEL: 'warn',
     }),
     'demo ready',
@@ -108,6 +107,40 @@ describe('npm run demo', () => {
       return received.length > 0 ? received : undefined;
     });
     expect(mails[0]).toMatchObject({ to: ['me@example.com'], subject: 'Hello demo' });
+  });
+
+  it('applies to the demo careers page with the CV the demo serves, in Chromium', async () => {
+    const applied = await fetch(`${apiBase}/v1/recruitment/job-posts/apply/`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jobPostId: 'demo-apply',
+        url: `${demoOrigin}/jobs/backend-engineer`,
+        candidate: { email: 'jane@example.com', firstName: 'Jane', lastName: 'Doe' },
+        files: { cv: { type: 'File', url: `${demoOrigin}/files/jane-doe-cv.pdf`, filename: 'jane-doe-cv.pdf' } },
+        answers: [
+          { id: 'experience', value: '3–5' },
+          { id: 'work_permit', value: 'No' },
+        ],
+      }),
+    });
+    expect(applied.status).toBe(200);
+    const { applicationId } = (await applied.json()) as { applicationId: string };
+    const found = await waitFor(
+      'the application finished',
+      async () => {
+        const body = (await (await fetch(`${apiBase}/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`, { headers: auth() })).json()) as {
+          status: string;
+          confirmation?: { reference?: string };
+        };
+        return body.status === 'processing' ? undefined : body;
+      },
+      { timeoutMs: 60_000 },
+    );
+    const received = (await (await fetch(`${demoOrigin}/applications`)).json()) as Array<{ reference: string; fields: Record<string, string[]>; files: Array<{ field: string; filename: string }> }>;
+    expect(found).toMatchObject({ status: 'success', confirmation: { reference: received[0]!.reference } });
+    expect(received[0]!.fields).toMatchObject({ first_name: ['Jane'], email: ['jane@example.com'], experience: ['3-5'], work_permit: ['no'] });
+    expect(received[0]!.files).toEqual([expect.objectContaining({ field: 'resume', filename: 'jane-doe-cv.pdf' })]);
   });
 
   it('lets client URLs reach the demo address only, not the rest of loopback', async () => {

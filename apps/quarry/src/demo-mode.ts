@@ -12,8 +12,9 @@ const demoScopes = ['recruitment', 'forwarding', 'hotels', 'booking', 'admin'] a
 
 /**
  * `quarry start --demo` (`npm run demo`): every role, plus the demo sites (two OpenTravel hotels
- * and a booking-page hotel, a careers page, a push receiver, a mailbox) on DEMO_HOST, a new `demo`
- * client, the demo hotels registered and granted to it, and a push subscription to the receiver.
+ * and a booking-page hotel, a careers page that takes applications, a push receiver, a mailbox) on
+ * DEMO_HOST, a new `demo` client, the demo hotels registered and granted to it, and a push
+ * subscription to the receiver.
  * The SSRF guard lets through DEMO_HOST and nothing more; forwarded mail goes to the demo mailbox
  * unless MAIL_RELAY_URL says otherwise.
  */
@@ -89,7 +90,7 @@ Demo ready. Client "${demoClientName}" (scopes ${demoScopes.join(', ')}):
 
 Demo sites on ${sites.origin} (the only private address client URLs may reach):
   hotels      demo-harbour, demo-sakura (OpenTravel at ${sites.origin}/ota), demo-riverside (booking page, Chromium)
-  careers     ${sites.origin}/jobs/backend-engineer
+  careers     ${sites.origin}/jobs/backend-engineer   (applications it received: ${sites.origin}/applications; a CV to apply with: ${sites.origin}/files/jane-doe-cv.pdf)
   pushes      ${sites.origin}/push   (what the demo subscription received)
   mailbox     ${sites.smtpUrl}, received mail at ${sites.origin}/mail${config.mail.relayUrl ? ` (not used: MAIL_RELAY_URL is set)` : ''}
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerAvailability, bookingPages } from './demo-booking-page.ts';
+import { createApplicationReceiver, demoCv, demoCvPath, type ReceivedApplication } from './demo-careers.ts';
 import { demoJobPostPage, demoJobPostPaths } from './demo-job-post.ts';
 import { startDemoMailbox, type ReceivedMail } from './demo-mailbox.ts';
 import { answerAvailRequest } from './demo-opentravel.ts';
@@ -8,9 +9,10 @@ import { createPushReceiver, type ReceivedPush } from './demo-push-receiver.ts';
 
 /**
  * Everything outside Quarry that the demo needs, on one loopback address: a hotel's OpenTravel
- * endpoint (`POST /ota`), its booking page (`/booking/…`), a careers page (`/jobs/…`), a client's
- * push endpoint (`PUT /push`, what arrived at `GET /push`) and a mailbox (SMTP; what arrived at
- * `GET /mail`).
+ * endpoint (`POST /ota`), its booking page (`/booking/…`), a careers page (`/jobs/…`, taking
+ * applications; what arrived at `GET /applications`) with a candidate's CV to apply with
+ * (`GET /files/jane-doe-cv.pdf`), a client's push endpoint (`PUT /push`, what arrived at
+ * `GET /push`) and a mailbox (SMTP; what arrived at `GET /mail`).
  */
 export type DemoSites = {
   /** `http://host:port` of the web side. */
@@ -19,6 +21,7 @@ export type DemoSites = {
   smtpUrl: string;
   pushes: ReceivedPush[];
   mails: ReceivedMail[];
+  applications: ReceivedApplication[];
   expectPushKey: (apiKey: string) => void;
   close: () => Promise<void>;
 };
@@ -41,6 +44,8 @@ const json = (response: ServerResponse, status: number, body: unknown) => send(r
 export async function startDemoSites(options: { host: string; port: number; smtpPort: number }): Promise<DemoSites> {
   const mailbox = await startDemoMailbox(options.host, options.smtpPort);
   const receiver = createPushReceiver();
+  const careers = createApplicationReceiver();
+  const cv = demoCv();
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://demo.invalid');
     const route = `${request.method ?? 'GET'} ${url.pathname}`;
@@ -53,6 +58,12 @@ export async function startDemoSites(options: { host: string; port: number; smtp
         return json(response, answer.status, answer.body);
       }
       if (request.method === 'GET' && demoJobPostPaths.includes(url.pathname)) return send(response, 200, 'text/html; charset=utf-8', demoJobPostPage());
+      if (request.method === 'POST' && demoJobPostPaths.some((path) => url.pathname === `${path}/apply`)) {
+        const answer = await careers.receive(request, 10_000_000);
+        return send(response, answer.status, 'text/html; charset=utf-8', answer.html);
+      }
+      if (route === 'GET /applications') return json(response, 200, careers.applications);
+      if (route === `GET ${demoCvPath}`) return send(response, 200, 'application/pdf', cv);
       if (route === 'PUT /push') {
         const answer = await receiver.receive(request);
         return json(response, answer.status, answer.body);
@@ -73,6 +84,7 @@ export async function startDemoSites(options: { host: string; port: number; smtp
     smtpUrl: `smtp://${options.host}:${mailbox.port}`,
     pushes: receiver.pushes,
     mails: mailbox.messages,
+    applications: careers.applications,
     expectPushKey: (apiKey) => receiver.expectApiKey(apiKey),
     close: async () => {
       server.closeAllConnections();
