@@ -8,7 +8,8 @@ import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/
 import { createLogger, createMetrics } from '@quarry/observability';
 import { findMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createFakeApplier, createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createFakeApplier } from '@quarry/applier/fake';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from './app.ts';

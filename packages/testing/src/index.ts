@@ -19,6 +19,4 @@ export { startPrivateRedis } from './private-redis.ts';
 export type { PrivateRedis } from './private-redis.ts';
 export { startApplicationSites } from './application-sites.ts';
 export type { ApplicationSites, ReceivedApplication } from './application-sites.ts';
-export { createFakeApplier } from './fake-applier.ts';
-export type { FakeApplier } from './fake-applier.ts';
 export { holdRowLocks, lockWaiters } from './row-locks.ts';

@@ -27,7 +27,10 @@ async function twoJobs(options: Omit<ChromiumPoolOptions, 'executablePath' | 'on
 describe('chromium pool', () => {
   it('replaces a browser whose processes hold more than recycleAboveMb, between jobs', async () => {
     const { events, first, second } = await twoJobs({ recycleAfterJobs: 100, recycleAboveMb: 1 });
-    expect(events).toEqual([{ reason: 'memory', jobs: 1, memoryMb: expect.any(Number) }]);
+    // The first browser goes after its one job. (On a loaded machine the second job can outlive a
+    // memory check too, and its browser then goes as well: only the first event is certain.)
+    expect(events[0]).toEqual({ reason: 'memory', jobs: 1, memoryMb: expect.any(Number) });
+    expect(events.every((event) => event.reason === 'memory')).toBe(true);
     // A browser with a page open holds tens of MB at least: the figure is real, not a default.
     expect(events[0]?.memoryMb).toBeGreaterThan(20);
     expect(second).not.toBe(first);

@@ -1,4 +1,4 @@
-import type { Applier, ApplicationToSubmit, SubmitOutcome } from '@quarry/applier';
+import type { Applier, ApplicationToSubmit, SubmitOutcome } from './applier-port.ts';
 
 export type FakeApplier = Applier & {
   /** What each call was given, in order. */
