@@ -242,9 +242,9 @@ describe('masking card numbers by shape', () => {
     expect(raw()).not.toMatch(/4242424242|737/);
   });
 
-  it('keeps runs of 12 digits or fewer, dates and phone numbers', () => {
+  it('keeps runs of 12 digits or fewer, dates, phone numbers and UUIDs, all-digit groups included', () => {
     const { logger, lines } = capture();
-    const text = 'order 123456789012 on 2026-03-10T12:00:00Z, call +44 20 7946 0958';
+    const text = 'order 123456789012 on 2026-03-10T12:00:00Z, call +44 20 7946 0958, batch 44444444-4444-4444-8444-444444444444';
     logger.info({ note: text }, text);
     const line = only(lines());
     expect(line.msg).toBe(text);
