@@ -20,15 +20,17 @@ type OtlpJson = {
   }>;
 };
 
-/** A real OTLP/HTTP (JSON) endpoint collecting every span sent to it. */
-export async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close: () => Promise<void> }> {
+/** A real OTLP/HTTP (JSON) endpoint collecting every span sent to it (and each body as received, to search it whole). */
+export async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; bodies: string[]; close: () => Promise<void> }> {
   const spans: ReceivedSpan[] = [];
+  const bodies: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       if (request.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpJson;
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        const body = JSON.parse(bodies[bodies.length - 1] ?? '{}') as OtlpJson;
         for (const resource of body.resourceSpans ?? []) {
           for (const scoped of resource.scopeSpans ?? []) {
             for (const span of scoped.spans ?? []) {
@@ -45,6 +47,7 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    bodies,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -9,6 +9,7 @@ import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
 import { createRatesPorts, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
+import { createCardVault } from '@quarry/vault';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createApiApp, createOperationalApp } from './app.ts';
@@ -116,6 +117,19 @@ export async function startApiRole(runtime: {
     mailDomains: config.mailDomains,
     secretKey: config.secretKey,
     hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
+    // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
+    // store during a Redis outage is a 503, not a request left waiting.
+    vault: config.vault.key
+      ? createCardVault({
+          db,
+          redis: producerRedis,
+          vaultKey: config.vault.key,
+          prefix: config.queuePrefix,
+          cvvTtlMs: config.vault.cvvTtlMs,
+          cardRetentionMs: config.vault.cardRetentionMs,
+          logger,
+        })
+      : undefined,
     applications: {
       pool: db,
       sealer: createSealer(config.secretKey),

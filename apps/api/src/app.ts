@@ -27,6 +27,8 @@ import { hotelsRoutes } from './routes/hotels.routes.ts';
 import { pullRatesRoutes } from './routes/pull-rates.routes.ts';
 import { pushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
 import type { PullPorts, SubscriptionPorts } from '@quarry/rates';
+import type { CardVaultService } from '@quarry/vault';
+import { vaultRoutes } from './routes/vault.routes.ts';
 
 export type ApiDeps = {
   db: Queryable;
@@ -53,6 +55,8 @@ export type ApiDeps = {
   applications?: ApplicationsPorts;
   /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts };
+  /** The card vault (VAULT_KEY); without it, POST /vault/* answer 503 VaultNotConfigured. */
+  vault?: Pick<CardVaultService, 'issueOtp' | 'storePan'>;
 };
 
 function baseApp(): Express {
@@ -97,6 +101,7 @@ export function createApiApp(deps: ApiDeps): Express {
     app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));
     app.use(pushSubscriptionsRoutes({ authenticator: deps.authenticator, push: deps.hotels.push }));
   }
+  app.use(vaultRoutes({ authenticator: deps.authenticator, vault: deps.vault }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

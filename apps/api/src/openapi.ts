@@ -13,6 +13,7 @@ import { describeWhoamiRoutes } from './routes/whoami.routes.ts';
 import { describeHotelsRoutes } from './routes/hotels.routes.ts';
 import { describePullRatesRoutes } from './routes/pull-rates.routes.ts';
 import { describePushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
+import { describeVaultRoutes } from './routes/vault.routes.ts';
 
 /** Each route module describes its own paths; this assembles them into one OpenAPI 3.1 document. */
 export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
@@ -40,6 +41,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeHotelsRoutes(registry);
   describePullRatesRoutes(registry);
   describePushSubscriptionsRoutes(registry);
+  describeVaultRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

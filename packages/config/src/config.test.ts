@@ -57,6 +57,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/q', SMTP_PORT: 'x' }, 'migrate')).toEqual({ databaseUrl: 'postgres://db/q', databasePoolSize: 10 });
   });
 
+  it('reads VAULT_KEY only in the roles that use the vault, as a key of its own', () => {
+    const vaultKey = Buffer.alloc(32, 8).toString('base64');
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }, 'api').vault).toEqual({ key: Buffer.alloc(32, 8), cvvTtlMs: 900_000, cardRetentionMs: 86_400_000 });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').vault.key).toBeUndefined();
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }).vault.key).toEqual(Buffer.alloc(32, 8));
+    // The workers that never open a card do not read it: a bad value there does not stop them.
+    expect('vault' in loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: 'short' }, 'rates-worker')).toBe(false);
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: 'short' }, 'api')).toThrow(/VAULT_KEY must be 32 bytes/);
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: secret }, 'api')).toThrow(/VAULT_KEY must differ from QUARRY_SECRET_KEY/);
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey, VAULT_CVV_TTL_SECONDS: '86400' }, 'api')).toThrow(/VAULT_CVV_TTL_SECONDS/);
+  });
+
   it('validates, for the API, only the mail domains of the mail settings and only the batch settings of the mining ones', () => {
     const problemsOf = (env: Record<string, string>, scope: 'api' | 'mining-worker' | 'mail') => {
       try {

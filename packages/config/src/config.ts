@@ -56,6 +56,18 @@ const sectionShapes = {
   outbound: {
     ALLOW_PRIVATE_URLS: z.string().default(''),
   },
+  vault: {
+    // The card vault's own key (ADR 0036), read only by the roles that store or open cards; never
+    // QUARRY_SECRET_KEY. Without it, POST /vault/* answer 503 VaultNotConfigured.
+    VAULT_KEY: z
+      .string()
+      .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+      .optional(),
+    // A CVV waits for its one use at most this long, in Redis only (PCI DSS 3.3.1).
+    VAULT_CVV_TTL_SECONDS: z.coerce.number().int().min(60).max(3_600).default(900),
+    // A card no booking purged is refused, then deleted, after this (and at the end of its expiry month).
+    VAULT_CARD_RETENTION_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+  },
   auth: {
     JWT_JWKS_URL: z.url().optional(),
     JWT_ISSUER: z.string().optional(),
@@ -243,6 +255,9 @@ export type ApplicationsSettings = {
   timeoutMs: number;
 };
 
+/** The card vault: its key (absent: no vault on this deployment) and how long a CVV and a card are kept. */
+export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cardRetentionMs: number };
+
 /** Dashboard single sign-on (OIDC). */
 export type OidcSettings = {
   issuer: string;
@@ -312,6 +327,14 @@ const readers = {
   workers: (vars: Vars) => ({ jobLockMs: vars.JOB_LOCK_MS, jobStalledIntervalMs: vars.JOB_STALLED_INTERVAL_MS, workerConcurrency: vars.WORKER_CONCURRENCY }),
   secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
   outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
+  vault: (vars: Vars) => {
+    const key = vars.VAULT_KEY === undefined ? undefined : Buffer.from(vars.VAULT_KEY, 'base64');
+    // The point of a key of its own: a leak of the general key must not open cards.
+    if (key && vars.QUARRY_SECRET_KEY !== undefined && key.equals(Buffer.from(vars.QUARRY_SECRET_KEY, 'base64'))) {
+      throw new ConfigError(['VAULT_KEY must differ from QUARRY_SECRET_KEY']);
+    }
+    return { vault: { key, cvvTtlMs: vars.VAULT_CVV_TTL_SECONDS * 1000, cardRetentionMs: vars.VAULT_CARD_RETENTION_HOURS * 3600_000 } as VaultSettings };
+  },
   auth: (vars: Vars) => ({
     jwt: { jwksUrl: vars.JWT_JWKS_URL as string | undefined, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     authCacheMs: vars.AUTH_CACHE_MS,
@@ -438,12 +461,12 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
  * mining worker no secret key. `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  api: ['database', 'process', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
   'mining-worker': ['database', 'process', 'workers', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'smtp', 'applications', 'demo'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'smtp', 'applications', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],

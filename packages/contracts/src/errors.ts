@@ -18,6 +18,8 @@ export const errorCatalog = {
   BindingAlreadyExists: { status: 409, message: 'This recipient already has an active binding' },
   BindingNotFound: { status: 404, message: 'No binding exists for this recipient' },
   AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
+  // The deployment has no VAULT_KEY: cards cannot be stored until an operator sets one.
+  VaultNotConfigured: { status: 503, message: 'The card vault is not configured on this deployment (VAULT_KEY)' },
 } as const satisfies Record<string, { status: number; message: string; challenge?: true; retryAfterSeconds?: number }>;
 
 /**

@@ -113,3 +113,4 @@ export {
   PngImage,
   PurgeApplicationsJobPayload,
 } from './applications.ts';
+export { isPanTokenShaped, OtpView, PanToken, panTokenMaxLength, panTokenV1Pattern, panTokenV2Pattern, PanTokenView, passesLuhn, StorePanBody } from './vault.ts';

@@ -213,6 +213,45 @@ describe('masking by shape', () => {
   });
 });
 
+describe('masking card numbers by shape', () => {
+  it.each([
+    ['16 digits', '4242424242424242'],
+    ['grouped by spaces', '4242 4242 4242 4242'],
+    ['grouped by dashes', '4000-0566-5566-5556'],
+    ['13 digits', '4222222222222'],
+    ['19 digits', '6011 0009 9013 9424 123'],
+    ['failing the Luhn check', '4242424242424241'],
+  ])('masks a PAN (%s) in messages, fields and errors', (_label, pan) => {
+    const { logger, lines, raw } = capture();
+    logger.info(`charge with ${pan} declined`);
+    logger.info({ booking: { note: `card=${pan}`, cards: [pan] } }, 'declined');
+    logger.error({ err: new Error(`gateway said: card ${pan} is blocked`) }, 'payment failed');
+    const [message, fields, error] = lines();
+    expect(message?.msg).toBe(`charge with ${redacted} declined`);
+    expect(fields?.booking).toEqual({ note: `card=${redacted}`, cards: [redacted] });
+    expect(error?.err).toMatchObject({ message: `gateway said: card ${redacted} is blocked` });
+    expect(raw()).not.toContain(pan);
+    expect(raw()).not.toContain(pan.replace(/[ -]/g, '').slice(0, 12));
+  });
+
+  it('redacts pan and cvv fields whatever their type', () => {
+    const { logger, lines, raw } = capture();
+    logger.info({ pan: 4242424242424242, cvv: 737, body: { pan: 4242424242424242, cvv: '737' } }, 'body');
+    const line = only(lines());
+    expect(line).toMatchObject({ pan: redacted, cvv: redacted, body: { pan: redacted, cvv: redacted } });
+    expect(raw()).not.toMatch(/4242424242|737/);
+  });
+
+  it('keeps runs of 12 digits or fewer, dates, phone numbers and UUIDs, all-digit groups included', () => {
+    const { logger, lines } = capture();
+    const text = 'order 123456789012 on 2026-03-10T12:00:00Z, call +44 20 7946 0958, batch 44444444-4444-4444-8444-444444444444';
+    logger.info({ note: text }, text);
+    const line = only(lines());
+    expect(line.msg).toBe(text);
+    expect(line.note).toBe(text);
+  });
+});
+
 describe('ordinary fields', () => {
   it('keeps ids, URLs, numbers and ordinary text unchanged', () => {
     const { logger, lines } = capture();

@@ -21,24 +21,40 @@ const redactedPaths = [
   '*.apiKey',
   'panToken',
   '*.panToken',
+  // Card fields, also when a number arrives as a JSON number (the shapes below only see strings).
+  'pan',
+  '*.pan',
+  'cvv',
+  '*.cvv',
   'cookies',
   '*.cookies',
 ];
 
-// Card tokens (panToken v1: 164 chars; v2: "v2:" + 296) and HTTP credentials can also hide inside
-// free text, such as an error message quoting a request, so strings are masked by shape as well.
-// Bounded by "no word character next to it" rather than \b: a token may begin or end with one of
-// + / = - itself, where \b would not match and the token would be logged in clear.
-const secretShapes: RegExp[] = [
-  /(?<![A-Za-z0-9_])v2:[A-Za-z0-9+/=_-]{296}(?![A-Za-z0-9_])/g,
-  /(?<![A-Za-z0-9_])[A-Za-z0-9+/=_-]{164}(?![A-Za-z0-9_])/g,
-  /\b(Basic|Bearer)\s+[A-Za-z0-9+/=._-]{8,}/gi,
+// Card tokens (panToken v1: 164 chars; v2: "v2:" + 296), card numbers and HTTP credentials can
+// also hide inside free text, such as an error message quoting a request, so strings are masked by
+// shape as well. Bounded by "no word character next to it" rather than \b: a token may begin or
+// end with one of + / = - itself, where \b would not match and the token would be logged in clear.
+// A card number (PAN) is 13 to 19 digits, possibly grouped by spaces or dashes; it is masked
+// whether or not its Luhn digit matches (a mistyped number is still a card number). A UUID is
+// matched first and kept: its all-digit groups would otherwise read as a grouped number. The
+// price: any other run of 13+ digits in a string (an epoch in milliseconds) is masked too.
+const uuid = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const secretShapes: Array<[RegExp, (match: string, uuidMatched?: string) => string]> = [
+  [/(?<![A-Za-z0-9_])v2:[A-Za-z0-9+/=_-]{296}(?![A-Za-z0-9_])/g, () => '[Redacted]'],
+  [/(?<![A-Za-z0-9_])[A-Za-z0-9+/=_-]{164}(?![A-Za-z0-9_])/g, () => '[Redacted]'],
+  [new RegExp(`(?<![A-Za-z0-9_])(?:(${uuid})|(?:\\d[ -]?){12,18}\\d)(?![A-Za-z0-9_])`, 'g'), (match, uuidMatched) => uuidMatched ?? '[Redacted]'],
+  [/\b(Basic|Bearer)\s+[A-Za-z0-9+/=._-]{8,}/gi, () => '[Redacted]'],
 ];
 
 export function maskSecretShapes(text: string): string {
   let masked = text;
-  for (const shape of secretShapes) masked = masked.replace(shape, '[Redacted]');
+  for (const [shape, replace] of secretShapes) masked = masked.replace(shape, replace);
   return masked;
+}
+
+/** Masks every string inside a value (objects and arrays, 7 levels deep): error bodies, span attributes. */
+export function maskSecretsDeep<T>(value: T): T {
+  return maskDeep(value, 0) as T;
 }
 
 function maskDeep(value: unknown, depth: number): unknown {

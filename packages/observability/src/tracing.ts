@@ -4,10 +4,36 @@ import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrum
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { maskSecretShapes, maskSecretsDeep } from './logger.ts';
 
 export type Tracing = { shutdown: () => Promise<void> };
+
+type SpanExporter = NodeSDKConfiguration['traceExporter'];
+type ReadableSpan = Parameters<SpanExporter['export']>[0][number];
+
+/**
+ * Masks card numbers, card tokens and credentials (`maskSecretShapes`) in what leaves the process
+ * as traces: span names, attributes (a URL path, a Redis or SQL statement), events (a recorded
+ * exception's message and stack) and the status message. Each span is exported as a view whose
+ * own properties shadow the original's, which is left as it was.
+ */
+export function maskingSpanExporter(inner: SpanExporter): SpanExporter {
+  const mask = (span: ReadableSpan): ReadableSpan =>
+    Object.create(span, {
+      name: { value: maskSecretShapes(span.name), enumerable: true },
+      attributes: { value: maskSecretsDeep(span.attributes), enumerable: true },
+      events: { value: span.events.map((event) => ({ ...event, ...(event.attributes ? { attributes: maskSecretsDeep(event.attributes) } : {}) })), enumerable: true },
+      status: { value: span.status.message === undefined ? span.status : { ...span.status, message: maskSecretShapes(span.status.message) }, enumerable: true },
+    }) as ReadableSpan;
+  const flush = inner.forceFlush?.bind(inner);
+  return {
+    export: (spans, done) => inner.export(spans.map(mask), done),
+    shutdown: () => inner.shutdown(),
+    ...(flush ? { forceFlush: flush } : {}),
+  };
+}
 
 /**
  * Starts OpenTelemetry tracing. Must run before express, pg or ioredis are first imported: the
@@ -27,7 +53,7 @@ export function startTracing(options: { serviceName: string; otlpEndpoint: strin
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName, 'quarry.role': options.role }),
-    traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
+    traceExporter: maskingSpanExporter(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` })),
     instrumentations: [
       // No http instrumentation: the API starts its own server span (apps/api
       // request-tracing.middleware.ts), which costs a fraction of it (ADR 0003).

@@ -26,9 +26,10 @@ export type CardVault = {
   /**
    * The card behind a token, for the booking that is about to pay with it. The CVV, if any, is
    * consumed: a second call gets the card without it. Throws `PanTokenInvalidError` for an
-   * unknown, purged or malformed token.
+   * unknown, purged or malformed token, and for a token another client stored (tenant isolation:
+   * `clientId` is the booking's client).
    */
-  openCard(panToken: string, use: { bookingId: string }): Promise<CardDetails>;
-  /** Removes the card behind a token (its booking ended, whatever the outcome). Idempotent. */
-  purgeCard(panToken: string): Promise<void>;
+  openCard(panToken: string, use: { bookingId: string; clientId: string }): Promise<CardDetails>;
+  /** Removes the card behind a token (its booking ended, whatever the outcome), if `clientId` stored it. Idempotent. */
+  purgeCard(panToken: string, owner: { clientId: string }): Promise<void>;
 };

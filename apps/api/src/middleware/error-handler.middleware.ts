@@ -1,6 +1,6 @@
 import { AppError, renderError, type ErrorSurface } from '@quarry/contracts';
 import { isStoreOutage } from '@quarry/jobs';
-import type { Logger } from '@quarry/observability';
+import { maskSecretsDeep, type Logger } from '@quarry/observability';
 import type { NextFunction, Request, Response } from 'express';
 
 type HttpError = Error & { status?: number; type?: string; expose?: boolean; limit?: number };
@@ -35,7 +35,9 @@ export function errorHandler(logger: Logger) {
       return;
     }
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-    response.status(status).json(body);
+    // Card numbers, card tokens and credentials are masked by shape in every error body, whatever
+    // message or detail carried them (an upstream's error quoting a request, a client's own input).
+    response.status(status).json(maskSecretsDeep(body));
   };
 }
 

@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describeIssues, isPanTokenShaped, StorePanBody, validationError, type OtpView, type PanTokenView } from '@quarry/contracts';
+import { withTransaction, type Pool } from '@quarry/db';
+import type { Logger } from '@quarry/observability';
+import type { Redis } from 'ioredis';
+import { cardIdOf, cardUuid, makeToken } from './pan-token.ts';
+import { deriveVaultKeys, open, seal } from './vault-keys.ts';
+import { PanTokenInvalidError, type CardDetails, type CardVault } from './vault-port.ts';
+import { deleteCard, deleteExpired, insertCard, insertOtp, lockOtp, markOtpUsed, openStoredCard } from './vault.queries.ts';
+
+/** The vault as the API uses it: the port bookings use, and the two use cases behind POST /vault/otp and /vault/pan. */
+export type CardVaultService = CardVault & {
+  /** POST /vault/otp: a one-time password authorising one card to be stored, valid for an hour. */
+  issueOtp(clientId: string): Promise<OtpView>;
+  /** POST /vault/pan: checks the card, spends the OTP, keeps the card sealed and the CVV in Redis, returns its token. */
+  storePan(clientId: string, body: unknown): Promise<PanTokenView>;
+};
+
+export type CardVaultOptions = {
+  db: Pool;
+  redis: Redis;
+  /** VAULT_KEY: 32 bytes of the vault's own, never QUARRY_SECRET_KEY. */
+  vaultKey: Buffer;
+  /** The deployment's Redis key prefix (QUEUE_PREFIX): CVVs live under `<prefix>:vault:cvv:`. */
+  prefix: string;
+  now?: () => Date;
+  /** How long an OTP authorises a store. */
+  otpTtlMs?: number;
+  /** How long a CVV waits for its one use in Redis (PCI DSS 3.3.1: never in Postgres). */
+  cvvTtlMs?: number;
+  /** How long a card is kept when no booking purges it first (at most until its expiry month ends). */
+  cardRetentionMs?: number;
+  /** Audit lines of token use (PCI DSS 10): ids only, never a number, a token or a CVV. */
+  logger?: Pick<Logger, 'info'>;
+};
+
+const hour = 3600_000;
+const otpHash = (otp: string) => createHash('sha256').update(otp, 'utf8').digest();
+
+/** The first instant after the card's expiry month (UTC): a card is valid through its last day. */
+const endOfExpiryMonth = (month: number, year: number) => new Date(Date.UTC(year, month, 1));
+
+function refuseExpiredCard(card: { expiryMonth: number; expiryYear: number }, now: Date): void {
+  if (endOfExpiryMonth(card.expiryMonth, card.expiryYear) > now) return;
+  const written = `${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}`;
+  const field = card.expiryYear < now.getUTCFullYear() ? 'expiryYear' : 'expiryMonth';
+  throw validationError([`${field}: the card expired (${written} is before this month)`]);
+}
+
+export function createCardVault(options: CardVaultOptions): CardVaultService {
+  const { db, redis } = options;
+  const keys = deriveVaultKeys(options.vaultKey);
+  const now = options.now ?? (() => new Date());
+  const otpTtlMs = options.otpTtlMs ?? hour;
+  const cvvTtlMs = options.cvvTtlMs ?? 15 * 60_000;
+  const cardRetentionMs = options.cardRetentionMs ?? 24 * hour;
+  const cvvKey = (cardId: string) => `${options.prefix}:vault:cvv:${cardId}`;
+  // The row a sealed card or CVV belongs to: it opens for that card of that client only.
+  const boundTo = (cardId: string, clientId: string) => `${cardId}|${clientId}`;
+
+  async function storePan(clientId: string, body: unknown): Promise<PanTokenView> {
+    const parsed = StorePanBody.safeParse(body ?? {});
+    if (!parsed.success) throw validationError(describeIssues(parsed.error));
+    const input = parsed.data;
+    const at = now();
+    refuseExpiredCard(input, at);
+    const cardId = cardUuid(randomBytes(16));
+    const tokenVersion = input.tokenVersion === 'v1' ? 1 : 2;
+    const card = JSON.stringify({ pan: input.pan, expiryMonth: input.expiryMonth, expiryYear: input.expiryYear, name: input.name });
+    await withTransaction(db, async (transaction) => {
+      const hash = otpHash(input.otp);
+      const otp = await lockOtp(transaction, hash, clientId);
+      if (!otp) throw validationError(['otp: unknown (ask POST /vault/otp for one)']);
+      if (otp.usedAt) throw validationError(['otp: already used (each OTP stores one card)']);
+      if (otp.expiresAt <= at) throw validationError(['otp: expired (an OTP is valid for one hour)']);
+      await markOtpUsed(transaction, hash, at);
+      await insertCard(transaction, {
+        cardId,
+        clientId,
+        tokenVersion,
+        sealed: seal(keys.card, card, boundTo(cardId, clientId)),
+        createdAt: at,
+        expiresAt: new Date(Math.min(at.getTime() + cardRetentionMs, endOfExpiryMonth(input.expiryMonth, input.expiryYear).getTime())),
+      });
+      // Before the commit: a commit that fails leaves at most a CVV naming no card, gone at its TTL;
+      // the other order could leave a card whose CVV was never kept.
+      if (input.cvv) await redis.set(cvvKey(cardId), seal(keys.cvv, input.cvv, boundTo(cardId, clientId)).toString('base64'), 'PX', cvvTtlMs);
+    });
+    await deleteExpired(db, at);
+    options.logger?.info({ clientId, vaultCard: cardId, withCvv: input.cvv !== undefined }, 'vault: card stored');
+    return { panToken: makeToken(keys.token, tokenVersion, Buffer.from(cardId.replaceAll('-', ''), 'hex')) };
+  }
+
+  async function issueOtp(clientId: string): Promise<OtpView> {
+    const createdAt = now();
+    const expiresAt = new Date(createdAt.getTime() + otpTtlMs);
+    const otp = `otp_${randomBytes(32).toString('base64url')}`;
+    await insertOtp(db, { otpHash: otpHash(otp), clientId, createdAt, expiresAt });
+    return { id: otp, object: 'otp', expiresAt: expiresAt.toISOString() };
+  }
+
+  /** The card id of a token this vault made, or the refusal bookings map to `PanTokenInvalid`. */
+  function cardOf(panToken: string): string {
+    if (!isPanTokenShaped(panToken)) throw new PanTokenInvalidError('not a card token (v1: 164 characters, v2: "v2:" + 296)');
+    const named = cardIdOf(keys.token, panToken);
+    if (!named) throw new PanTokenInvalidError('not issued by this vault');
+    return cardUuid(named.cardId);
+  }
+
+  return {
+    isPanTokenShaped: (token) => isPanTokenShaped(token),
+    issueOtp,
+    storePan,
+
+    async openCard(panToken, use) {
+      const cardId = cardOf(panToken);
+      const sealed = await openStoredCard(db, cardId, use.clientId, { bookingId: use.bookingId, at: now() });
+      // Another client's card reads as unknown: the answer tells nothing of other tenants' cards.
+      if (!sealed) throw new PanTokenInvalidError('unknown, purged or expired card');
+      let card: Omit<CardDetails, 'cvv'>;
+      try {
+        card = JSON.parse(open(keys.card, sealed, boundTo(cardId, use.clientId))) as Omit<CardDetails, 'cvv'>;
+      } catch {
+        // Sealed under another VAULT_KEY (the key was replaced) or altered: unusable, never half-read.
+        throw new PanTokenInvalidError('the card cannot be opened with this VAULT_KEY');
+      }
+      // GETDEL: the CVV is read once, by whichever booking opens the card first (PCI DSS 3.3.1).
+      const sealedCvv = await redis.getdel(cvvKey(cardId));
+      const cvv = sealedCvv ? open(keys.cvv, Buffer.from(sealedCvv, 'base64'), boundTo(cardId, use.clientId)) : undefined;
+      options.logger?.info({ clientId: use.clientId, bookingId: use.bookingId, vaultCard: cardId, withCvv: cvv !== undefined }, 'vault: card opened');
+      return { ...card, ...(cvv !== undefined ? { cvv } : {}) };
+    },
+
+    async purgeCard(panToken, owner) {
+      const named = isPanTokenShaped(panToken) ? cardIdOf(keys.token, panToken) : null;
+      if (!named) return;
+      const cardId = cardUuid(named.cardId);
+      if (await deleteCard(db, cardId, owner.clientId)) {
+        await redis.del(cvvKey(cardId));
+        options.logger?.info({ clientId: owner.clientId, vaultCard: cardId }, 'vault: card purged');
+      }
+    },
+  };
+}
+
