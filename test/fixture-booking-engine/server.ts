@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { bookingPages } from '@quarry/demo';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -21,7 +21,8 @@ export type EngineAnswer = {
 export async function startFixtureBookingEngine(
   answers: (hotel: string, query: URLSearchParams) => EngineAnswer,
 ): Promise<{ url: (path: string) => string; searches: URLSearchParams[]; close: () => Promise<void> }> {
-  const page = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url));
+  // The demo engine's own pages: the demo is this fixture engine, served to newcomers.
+  const page = (name: 'search.html' | 'results.html') => bookingPages[`/booking/${name}`];
   const searches: URLSearchParams[] = [];
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://engine.local');

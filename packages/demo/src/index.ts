@@ -3,3 +3,4 @@ export { startDemoSites } from './demo-sites.ts';
 export type { DemoSites } from './demo-sites.ts';
 export type { ReceivedMail } from './demo-mailbox.ts';
 export type { ReceivedPush } from './demo-push-receiver.ts';
+export { bookingPages } from './demo-booking-page.ts';

@@ -44,7 +44,7 @@ export type BookingEngineRecipe = {
 };
 
 export const bookingEngineRecipes: Record<string, BookingEngineRecipe> = {
-  // The engine served by test/fixture-booking-engine; also a template for real engines.
+  // The engine the demo serves (packages/demo) and the booking-page tests use; also a template for real engines.
   'demo-ibe': {
     search: { checkIn: '#search-checkin', nights: '#search-nights', guests: '#search-adults', submit: '#search-submit' },
     results: {
