@@ -6,7 +6,7 @@ import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
+import { createProcessChromium, createProcessMiner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { findMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -46,15 +46,8 @@ export async function startApplicationsRole(runtime: {
   applier?: Applier;
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
-  const chromium = config.mining.browser.enabled
-    ? createChromiumPool({
-        executablePath: config.mining.browser.chromiumPath,
-        recycleAfterJobs: config.mining.browser.recycleAfterJobs,
-        recycleAboveMb: config.mining.browser.recycleAboveMb,
-        maxContexts: config.mining.browser.maxContexts,
-        onRecycle: (event) => logger.info(event, 'browser recycled'),
-      })
-    : null;
+  // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
   if (!runtime.applier && !chromium) logger.warn('the browser is off (MINING_BROWSER=off): applications will fail with ApplicationFailed');
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
@@ -72,14 +65,7 @@ export async function startApplicationsRole(runtime: {
     pool: db,
     sealer: createSealer(config.secretKey),
     findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
-    miner: createMiner({
-      fetch: fetchClientUrl,
-      timeoutMs: config.mining.pageTimeoutMs,
-      browser: chromium
-        ? createBrowserFormMiner({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.mining.pageTimeoutMs, probeDepth: config.mining.browser.probeDepth, maxProbeChoices: 60 })
-        : undefined,
-      endpoints: config.mining.atsEndpoints,
-    }),
+    miner: createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
     // The same Chromium as the miner of this role: one browser per process, its contexts shared.
     applier: runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs }) : noEngine),
     fetchFile: fetchClientUrl,
@@ -125,7 +111,6 @@ export async function startApplicationsRole(runtime: {
   return {
     async stop(graceMs) {
       await Promise.all([applications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
-      await chromium?.close();
     },
   };
 }

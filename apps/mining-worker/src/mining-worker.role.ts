@@ -2,7 +2,7 @@ import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { createBrowserFormMiner, createChromiumPool, createMiner } from '@quarry/miner';
+import { createProcessChromium, createProcessMiner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -10,7 +10,6 @@ import type { Redis } from 'ioredis';
 import { startBatchQueueSupervisor } from './batch-queue-supervisor.ts';
 
 export type MiningRole = { stop(graceMs: number): Promise<void> };
-
 
 /** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
 type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
@@ -33,25 +32,8 @@ export async function startMiningRole(runtime: {
   shared: Shared;
 }): Promise<MiningRole> {
   const { config, db, queues, logger } = runtime;
-  // One Chromium per mining process, started on the first job that needs it.
-  const chromium = config.mining.browser.enabled
-    ? createChromiumPool({
-        executablePath: config.mining.browser.chromiumPath,
-        recycleAfterJobs: config.mining.browser.recycleAfterJobs,
-        recycleAboveMb: config.mining.browser.recycleAboveMb,
-        maxContexts: config.mining.browser.maxContexts,
-        onRecycle: (event) => logger.info(event, 'browser recycled'),
-      })
-    : null;
-  const browser = chromium
-    ? createBrowserFormMiner({
-        pool: chromium,
-        allowPrivate: config.allowPrivateUrls,
-        timeoutMs: config.mining.pageTimeoutMs,
-        probeDepth: config.mining.browser.probeDepth,
-        maxProbeChoices: 60,
-      })
-    : undefined;
+  // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );
@@ -59,7 +41,7 @@ export async function startMiningRole(runtime: {
     pool: db,
     queue: createMiningQueuePort(miningJobsOf(queues)),
     settings: config.batches,
-    miner: createMiner({ fetch: fetchClientUrl, timeoutMs: config.mining.pageTimeoutMs, browser, endpoints: config.mining.atsEndpoints }),
+    miner: createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
   };
   const canaries = runtime.runsCanary
@@ -89,9 +71,8 @@ export async function startMiningRole(runtime: {
 
   return {
     async stop(graceMs) {
+      // The process's Chromium is closed after every role stopped: jobs may finish in it first.
       await Promise.all([workers.stop(graceMs), canaries?.close(graceMs)]);
-      // The browser goes last: the mining workers may finish their jobs in it first.
-      await chromium?.close();
     },
   };
 }

@@ -17,3 +17,4 @@ export type { LocatedQuestion, RawField } from './browser/form-fields.ts';
 export { callInFrame, frameOf, minerPageScript, settle, settleAfterInput, snapshotPage } from './browser/page-snapshot.ts';
 export { createHostGuard } from './browser/request-guard.ts';
 export { nextButton } from './browser/wizard-steps.ts';
+export { createProcessChromium, createProcessMiner } from './process-miner.ts';

@@ -1,0 +1,28 @@
+import type { MiningSettings } from '@quarry/config';
+import type { SafeFetch } from '@quarry/safe-fetch';
+import { createMiner } from './ats-router.miner.ts';
+import { createBrowserFormMiner } from './browser/browser-form.miner.ts';
+import { createChromiumPool, type ChromiumPool, type RecycleEvent } from './browser/chromium-pool.ts';
+import type { Miner } from './miner-port.ts';
+
+/**
+ * The Chromium of a worker process, from its mining settings (`browser.enabled` is the caller's to
+ * check). Started on the first job that needs it; one per process, whichever roles use it.
+ */
+export function createProcessChromium(settings: MiningSettings, onRecycle: (event: RecycleEvent) => void): ChromiumPool {
+  return createChromiumPool({
+    executablePath: settings.browser.chromiumPath,
+    recycleAfterJobs: settings.browser.recycleAfterJobs,
+    recycleAboveMb: settings.browser.recycleAboveMb,
+    maxContexts: settings.browser.maxContexts,
+    onRecycle,
+  });
+}
+
+/** The miner of a worker process: vendor adapters, then the HTML miner, then (with a browser) Chromium. */
+export function createProcessMiner(settings: MiningSettings, allowPrivate: string[], fetch: SafeFetch, chromium: ChromiumPool | null): Miner {
+  const browser = chromium
+    ? createBrowserFormMiner({ pool: chromium, allowPrivate, timeoutMs: settings.pageTimeoutMs, probeDepth: settings.browser.probeDepth, maxProbeChoices: 60 })
+    : undefined;
+  return createMiner({ fetch, timeoutMs: settings.pageTimeoutMs, browser, endpoints: settings.atsEndpoints });
+}
