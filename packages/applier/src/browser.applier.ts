@@ -97,12 +97,14 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       const answers = new Map(application.answers.map((answer) => [answer.id, answer.value]));
       const topLevel = new Set(application.questions.map((question) => question.id));
       const filled = new Set<string>();
+      // The final button as the last step showed it; a locator, so the click finds it afresh.
+      let submit: Locator | null = null;
       for (let step = 1; ; step += 1) {
         // The first round of a step reads the page once: the snapshot taken to open it is still current.
         const problem = await fillStep(page, answers, filled, snapshot);
         snapshot = null;
         if (problem) return failedBefore('ApplicationFailed', problem);
-        const submit = await findSubmit(page);
+        submit = await findSubmit(page);
         const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
         // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
         // "save" link), not a step: pressing it could be the irreversible step without the hook.
@@ -131,7 +133,6 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       }
       const invalid = await nativelyInvalid(page);
       if (invalid) return failedBefore(invalid.code, invalid.message);
-      const submit = await findSubmit(page);
       if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
 
       try {
