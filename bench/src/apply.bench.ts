@@ -15,7 +15,9 @@ const resume: FileToUpload = { type: 'File', filename: 'jane-doe-cv.pdf', conten
 
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
   // Production's browser pool settings (the mining worker's defaults): recycling is part of the measure.
-  const pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: concurrency });
+  // The browser is production's too (CHROMIUM_PATH's default, the headless shell, ADR 0021): the full
+  // browser costs about three times the CPU per context and was what this bench measured before.
+  const pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: concurrency });
   const url = `${origin}/one-page`;
   // The questions once, as the miner hands them out; the answers are the miner's synthetic ones with a file's bytes.
   const mined = await createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 30_000, probeDepth: 1, maxProbeChoices: 10 })(

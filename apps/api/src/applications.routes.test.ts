@@ -207,7 +207,7 @@ describe('a candidate who already applied', () => {
     const applier = createFakeApplier([{ status: 'success', confirmation: { reference: 'APP-7', text: 'Thank you for applying' }, screenshot: png }]);
     const { applicationId } = (await (await post(tenant, body({ candidate }))).json()) as { applicationId: string };
     const summary = await runApplication(
-      { ...ports, miner: async () => { throw new Error('not mined again'); }, applier, limitHost: (_host, work) => work(), maxFileBytes: 1024, fetchFile: fakeFiles },
+      { ...ports, miner: async () => { throw new Error('not mined again'); }, recordMining: async () => { throw new Error('not mined again'); }, applier, limitHost: (_host, work) => work(), maxFileBytes: 1024, fetchFile: fakeFiles },
       applicationId,
       { signal: new AbortController().signal, finalAttempt: true },
     );

@@ -8,7 +8,7 @@ import type { Pool } from '@quarry/db';
 import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createProcessChromium, createProcessMiner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
-import { findMinedPost } from '@quarry/recruitment';
+import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import type { Redis } from 'ioredis';
 
@@ -61,11 +61,14 @@ export async function startApplicationsRole(runtime: {
     leaseMs: config.jobLockMs,
     onLeaseLost: (host, error) => logger.warn({ host, err: error }, 'employer host slot lost'),
   });
+  // API processes drop their cached answer for a post this role mined, as after the mining role's.
+  const announceOutcome = createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger);
   const ports: RunPorts = {
     pool: db,
     sealer: createSealer(config.secretKey),
     findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
     miner: createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
+    recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db, announceOutcome }, post, mined, durationMs),
     // The same Chromium as the miner of this role: one browser per process, its contexts shared.
     applier: runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs }) : noEngine),
     fetchFile: fetchClientUrl,

@@ -2,7 +2,7 @@ import type { Applier } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
 import type { Enqueue } from '@quarry/jobs';
-import type { Miner } from '@quarry/miner';
+import type { JobPostToMine, Miner, MineOutcome } from '@quarry/miner';
 import type { SafeFetch } from '@quarry/safe-fetch';
 
 /**
@@ -32,9 +32,16 @@ export type ApplicationsPorts = {
 /** Runs `work` within the employer host's share of the cluster-wide politeness budget. */
 export type HostLimiter = <T>(host: string, work: () => Promise<T>, signal: AbortSignal) => Promise<T>;
 
-/** What the worker side needs on top: the miner (posts not mined yet), the files' fetch, the engine. */
+/**
+ * Records a post the job mined (it was not mined for this client) as mining records its own
+ * (recruitment's `recordMinedPost`), so the client's retrieval endpoints show it.
+ */
+export type RecordMining = (post: JobPostToMine & { clientId: string; jobPostId: string }, mined: MineOutcome, durationMs: number) => Promise<void>;
+
+/** What the worker side needs on top: the miner (posts not mined yet) and its record, the files' fetch, the engine. */
 export type RunPorts = Omit<ApplicationsPorts, 'enqueueApply'> & {
   miner: Miner;
+  recordMining: RecordMining;
   applier: Applier;
   fetchFile: SafeFetch;
   limitHost: HostLimiter;

@@ -1,7 +1,7 @@
 export { validateAnswers } from './answer-validation.ts';
 export type { AnswerProblem, PlannedAnswer } from './answer-validation.ts';
 export { applicationsOverview, adminScreenshotPath } from './applications-overview.ts';
-export type { ApplicationsPorts, FindMinedPost, HostLimiter, RunPorts, Sealer } from './applications-ports.ts';
+export type { ApplicationsPorts, FindMinedPost, HostLimiter, RecordMining, RunPorts, Sealer } from './applications-ports.ts';
 export { fitsAccept, sniffFileType } from './file-types.ts';
 export { findApplication, readScreenshot, screenshotPath } from './find-application.ts';
 export { purgeApplications } from './purge-applications.ts';

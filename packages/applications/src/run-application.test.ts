@@ -8,7 +8,8 @@ import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunPorts, Sealer } from './applications-ports.ts';
+import type { MineOutcome } from '@quarry/miner';
+import type { RecordMining, RunPorts, Sealer } from './applications-ports.ts';
 import { purgeApplications } from './purge-applications.ts';
 import { runApplication } from './run-application.ts';
 import { submitApplication } from './submit-application.ts';
@@ -67,7 +68,8 @@ async function apply(cvPath: string, applier: FakeApplier, email = `c${Math.rand
     files: { cv: { type: 'File', url: `${origin}${cvPath}`, filename: 'cv.pdf', headers: { authorization: 'Bearer storage-token' } } },
   });
   const runPorts: RunPorts = {
-    ...ports, applier, miner: async () => { throw new Error('mined already'); }, fetchFile: createSafeFetch({ allowPrivate: ['127.0.0.1'] }),
+    ...ports, applier, miner: async () => { throw new Error('mined already'); }, recordMining: async () => { throw new Error('mined already'); },
+    fetchFile: createSafeFetch({ allowPrivate: ['127.0.0.1'] }),
     limitHost: (_host, work) => work(), maxFileBytes: 1024,
   };
   return { applicationId, run: (finalAttempt = true) => runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt }) };
@@ -107,6 +109,29 @@ describe('runApplication', () => {
     await expect(run(false)).rejects.toThrow('before the final step');
     expect(await stateOf(applicationId)).toEqual({ state: 'processing', error_code: null });
     expect(await run(true)).toEqual({ applicationId, status: 'failed', errorCode: 'ApplicationFailed' });
+  });
+
+  it('mines a post not mined yet and records that mining for the client, whether it succeeded or not', async () => {
+    const outcomes: MineOutcome[] = [
+      { ok: true, adapter: 'generic', form: { questions, answers: [] } },
+      { ok: false, adapter: null, errorCode: 'JobExpired', detail: 'closed' },
+    ];
+    for (const mined of outcomes) {
+      const recorded: Array<Parameters<RecordMining>> = [];
+      const ports = { pool: db, sealer, findMinedPost: async () => null, enqueueApply: async () => 'job' };
+      const { applicationId } = await submitApplication(ports, 'cl_test', {
+        jobPostId: 'unmined-post', url: `${origin}/apply`, employer: 'Acme', jobTitle: 'Engineer',
+        candidate: { email: `c${Math.random()}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
+        files: { cv: { type: 'File', url: `${origin}/cv.pdf`, filename: 'cv.pdf' } },
+      });
+      const runPorts: RunPorts = {
+        ...ports, applier: createFakeApplier(), miner: async () => mined, recordMining: async (...call) => void recorded.push(call),
+        fetchFile: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), limitHost: (_host, work) => work(), maxFileBytes: 1024,
+      };
+      const summary = await runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt: true });
+      expect(summary.status).toBe(mined.ok ? 'success' : 'failed');
+      expect(recorded).toEqual([[{ clientId: 'cl_test', jobPostId: 'unmined-post', url: `${origin}/apply`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, mined, expect.any(Number)]]);
+    }
   });
 
   it('never submits the same candidate to the same post twice', async () => {

@@ -98,8 +98,12 @@ async function submit(
   if (application.questions) {
     questions = z.array(Question).parse(JSON.parse(application.questions));
   } else {
-    const mined = await ports.miner({ url: application.url, employer: application.employer ?? '', jobTitle: application.jobTitle ?? '', country: 'gb' }, signal);
+    const post = { url: application.url, employer: application.employer ?? '', jobTitle: application.jobTitle ?? '', country: 'gb' };
+    const started = performance.now();
+    const mined = await ports.miner(post, signal);
     signal.throwIfAborted();
+    // The client sees this mining like one it asked for (`/questions/:id`), success or failure.
+    await ports.recordMining({ ...post, clientId: application.clientId, jobPostId: application.jobPostId }, mined, Math.round(performance.now() - started));
     if (!mined.ok) return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})`));
     questions = mined.form.questions;
     await storeMinedQuestions(ports.pool, application.applicationId, JSON.stringify(questions));

@@ -23,6 +23,8 @@ export type BrowserApplierOptions = {
 /** Rounds of filling per step: a choice may reveal a question, whose answer may reveal another. */
 const revealRounds = 4;
 
+type FormSnapshot = Awaited<ReturnType<typeof snapshotPage>>;
+
 const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitOutcome => ({ status: 'failed', errorCode, message, submitted: false });
 
 /**
@@ -86,20 +88,23 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
       await settle(page, 250, 3_000);
 
-      const opened = await readPage(page);
-      const firstSnapshot = await snapshotPage(page, { withText: false });
-      if (firstSnapshot.fields.length === 0) {
-        const refusal = refusalOf(opened);
+      let snapshot: FormSnapshot | null = await snapshotPage(page, { withText: false });
+      if (snapshot.fields.length === 0) {
+        const refusal = refusalOf(await readPage(page));
         return refusal ? failedBefore(refusal.code, refusal.message) : failedBefore('ApplicationFailed', 'no application form on the page');
       }
 
       const answers = new Map(application.answers.map((answer) => [answer.id, answer.value]));
       const topLevel = new Set(application.questions.map((question) => question.id));
       const filled = new Set<string>();
+      // The final button as the last step showed it; a locator, so the click finds it afresh.
+      let submit: Locator | null = null;
       for (let step = 1; ; step += 1) {
-        const problem = await fillStep(page, answers, filled);
+        // The first round of a step reads the page once: the snapshot taken to open it is still current.
+        const problem = await fillStep(page, answers, filled, snapshot);
+        snapshot = null;
         if (problem) return failedBefore('ApplicationFailed', problem);
-        const submit = await findSubmit(page);
+        submit = await findSubmit(page);
         const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
         // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
         // "save" link), not a step: pressing it could be the irreversible step without the hook.
@@ -128,7 +133,6 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       }
       const invalid = await nativelyInvalid(page);
       if (invalid) return failedBefore(invalid.code, invalid.message);
-      const submit = await findSubmit(page);
       if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
 
       try {
@@ -164,9 +168,9 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  * Fills what the current step shows, round after round while answers reveal more questions.
  * Returns why a value could not be placed, or null.
  */
-async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>): Promise<string | null> {
+async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>, current: FormSnapshot | null): Promise<string | null> {
   for (let round = 0; round < revealRounds; round += 1) {
-    const snapshot = await snapshotPage(page, { withText: false });
+    const snapshot = round === 0 && current ? current : await snapshotPage(page, { withText: false });
     const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
     let progressed = false;
     for (const [id, located] of locateQuestions(snapshot.fields)) {
@@ -183,6 +187,8 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
     }
     if (!progressed) return null;
     await settleAfterInput(page.mainFrame(), 30, 1_500);
+    // Every answer placed: no choice can reveal a question still to answer, so no need to read again.
+    if ([...answers.keys()].every((id) => filled.has(id))) return null;
   }
   return null;
 }

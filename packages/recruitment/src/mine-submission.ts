@@ -1,10 +1,10 @@
 import { withTransaction } from '@quarry/db';
 import { finishSubmission, startSubmission, type SubmissionOutcome } from './submissions.queries.ts';
+import { miningOutcomeOf } from './record-mined-post.ts';
 import { pauseBatch, recentBatchSuccessRate } from './batches.queries.ts';
 import { isStoreOutage } from '@quarry/jobs';
 import { admitBatch } from './admit-batch.ts';
 import type { MiningPorts } from './recruitment-ports.ts';
-import { serializeResult } from './result-bodies.ts';
 
 /**
  * The worker side of one submission: mine, record the outcome once, then keep its batch moving
@@ -24,13 +24,7 @@ export async function mineSubmission(
     const mined = await ports.miner(submission, context.signal);
     // An abort (shutdown hand-back, timeout) is not the website's doing: never record it.
     if (context.signal.aborted) throw context.signal.reason;
-    const durationMs = Math.round(performance.now() - started);
-    if (mined.ok) {
-      const succeededAt = (ports.now ?? (() => new Date()))();
-      outcome = { kind: 'completed', ...serializeResult(submission.jobPostId, succeededAt, mined.form), succeededAt, adapter: mined.adapter, durationMs };
-    } else {
-      outcome = { kind: 'failed', errorCode: mined.errorCode, adapter: mined.adapter, durationMs };
-    }
+    outcome = miningOutcomeOf(submission.jobPostId, mined, Math.round(performance.now() - started), (ports.now ?? (() => new Date()))());
   } catch (error) {
     // Our own failure. Retried by the queue; on the last attempt the post is reported failed
     // rather than left processing forever. A store outage is nobody's failure: never recorded.

@@ -188,6 +188,7 @@ export async function startApplicationSites(): Promise<ApplicationSites> {
         const has = (name: string) => Boolean(submission.fields[name]?.[0]);
         switch (path) {
           case '/one-page/submit':
+            return html(response, 200, page('Application received', `<p>Thank you for applying! Your application has been received and our team will be in touch.</p><p>Your application reference is PE-${40000 + sequence}.</p>`));
           case '/wizard/submit':
           case '/repeat-upload/submit':
             return html(response, 200, page('Application received', '<p>Thank you for applying! Your application has been received and our team will be in touch.</p>'));
