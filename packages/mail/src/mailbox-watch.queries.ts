@@ -154,7 +154,7 @@ export async function readProgress(db: Queryable, email: string, folder: string)
  * watcher that lost it (paused past its lease) stores nothing, whoever holds it now does.
  */
 export async function lockLeasedAccount(db: Queryable, email: string, watcherId: string): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM mail_outlook_accounts WHERE email = $1 AND lease_owner = $2 FOR UPDATE', [email, watcherId]);
+  const result = await db.query('SELECT 1 FROM mail_outlook_accounts WHERE email = $1 AND lease_owner = $2 FOR NO KEY UPDATE', [email, watcherId]);
   return result.rowCount === 1;
 }
 
