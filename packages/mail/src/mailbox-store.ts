@@ -39,7 +39,7 @@ function headerValue(headers: string, name: string): string | null {
  * What makes a message the same message when a folder is read again under a new UIDVALIDITY: its
  * Message-ID, or a digest of its bytes when it has none.
  */
-export function messageKey(raw: Buffer): string {
+function messageKey(raw: Buffer): string {
   const messageId = headerValue(headerSection(raw), 'Message-ID');
   return messageId ? `mid:${messageId.toLowerCase()}` : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
 }
