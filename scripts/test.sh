@@ -6,6 +6,7 @@ here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/install-deps.sh"
 bash "$here/ensure-services.sh"
 bash "$here/ensure-chromium.sh"
+bash "$here/ensure-dovecot.sh"
 source "$here/env.sh"
 cd "$QUARRY_ROOT"
 npm run -s guardrails

@@ -1,5 +1,5 @@
 import { createClient } from '@quarry/auth';
-import { openSmtp, sendSmtp, waitFor } from '@quarry/testing';
+import { openSmtp, sendSmtp, startPrivateDovecot, waitFor, type PrivateDovecot } from '@quarry/testing';
 import { authenticate, dkimSign } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dkimKeyPair, receivingDomain, relaySender, startMailStack, stubResolver, type MailStack } from './support/smtp-stack.ts';
@@ -278,11 +278,22 @@ describe('forwarding rules, verified on what the destination received', () => {
 });
 
 describe('outlook account pool', () => {
+  // Accounts are logged in to once when loaded: their mailboxes live on a private Dovecot.
+  let mailboxes: PrivateDovecot;
+  const imap = () => ({ host: mailboxes.host, port: mailboxes.port, secure: false });
+  beforeAll(async () => {
+    const users = ['pool-1', 'race-0', 'race-1', 'race-2', 'race-3'].map((name, index) => ({ user: `${name}@outlook.test`, password: name === 'pool-1' ? 'pw-one-secret' : `pw-${index - 1}` }));
+    mailboxes = await startPrivateDovecot({ users });
+  });
+  afterAll(async () => {
+    await mailboxes?.remove();
+  });
+
   it('hands each loaded account out once, with its alias bound, stores it sealed, and answers 503 when empty', async () => {
     const operator = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'operator', scopes: ['admin'] });
     const loaded = await stack.post(
       '/v1/admin/mail/outlook-accounts',
-      { accounts: [{ email: 'pool-1@outlook.test', password: 'pw-one-secret', cookies: 'session=abc' }] },
+      { accounts: [{ email: 'pool-1@outlook.test', password: 'pw-one-secret', cookies: 'session=abc', imap: imap() }] },
       operator.secret,
     );
     expect(loaded).toMatchObject({ status: 200, body: { loaded: 1, available: 1 } });
@@ -304,7 +315,7 @@ describe('outlook account pool', () => {
 
   it('never hands one account to two concurrent requests', async () => {
     const operator = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'operator 2', scopes: ['admin'] });
-    const accounts = Array.from({ length: 4 }, (_, index) => ({ email: `race-${index}@outlook.test`, password: `pw-${index}` }));
+    const accounts = Array.from({ length: 4 }, (_, index) => ({ email: `race-${index}@outlook.test`, password: `pw-${index}`, imap: imap() }));
     expect((await stack.post('/v1/admin/mail/outlook-accounts', { accounts }, operator.secret)).body).toMatchObject({ loaded: 4, available: 4 });
     const results = await Promise.all(
       Array.from({ length: 7 }, (_, index) => stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at(`race-alias-${index}`) })),

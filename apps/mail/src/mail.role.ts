@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import { createPool, type Pool, type PoolEvents } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { createMailService } from '@quarry/mail';
+import { decryptSecret, encryptSecret } from '@quarry/auth';
+import { createMailService, startMailboxWatcher } from '@quarry/mail';
 import type { Logger, Metrics } from '@quarry/observability';
 import type { Redis } from 'ioredis';
 
 /**
- * The `mail` role: inbound SMTP and the delivery queue. The SMTP server closes first at shutdown
+ * The `mail` role: inbound SMTP, the watching of handed-out pool mailboxes over IMAP, and the
+ * delivery queue. The SMTP server closes first at shutdown
  * (sessions in progress get 421), then delivery jobs get the grace period like every other worker.
  * With `runsCanary`, it also takes the operator canary (`system.canary`; one worker role per process does).
  */
@@ -56,11 +59,30 @@ export async function startMailRole(runtime: {
   });
   await queues.schedule('mail.housekeeping', {}, { schedulerId: 'mail.housekeeping', everyMs: 60_000 });
   logger.info({ smtpPort }, 'smtp listening');
+  // Handed-out pool accounts: their mailboxes are read over IMAP into the same delivery queue.
+  const mailboxes = config.mailbox.watch
+    ? startMailboxWatcher(
+        {
+          pool: db,
+          enqueueMany: bulkEnqueuer(queues, 'mail.deliver'),
+          hostname: config.mail.hostname,
+          // Unique per start: a restarted process (same pid in a container) must not renew a dead one's leases.
+          watcherId: `${runtime.workerId}:${randomUUID().slice(0, 8)}`,
+          seal: (plaintext) => encryptSecret(config.secretKey, plaintext),
+          open: (sealed) => decryptSecret(config.secretKey, sealed),
+          now: () => new Date(),
+          onEnqueueError: (error) => logger.error({ err: error, where: 'mailbox enqueue' }, 'mail error'),
+          onError: (error, where) => logger.warn({ err: error, where }, 'mailbox error'),
+        },
+        config.mailbox,
+      )
+    : null;
   return {
     async stop(graceMs) {
       await Promise.all([
         (async () => {
           await Promise.race([mail.smtp.close(), new Promise((resolve) => setTimeout(resolve, Math.min(graceMs, 5_000)).unref())]);
+          await mailboxes?.stop();
           await mailWorkers.close(graceMs);
           mail.close();
           await deliveryPool.end().catch(() => {});

@@ -16,7 +16,9 @@ const usage = `Usage:
   quarry clients list
   quarry clients revoke CLIENT_ID
   quarry hotels add --json '{"hotelId":"…","name":"…","ibe":"…","address":"…","countryCode":"gb","bookingPageUrl":"https://…","source":{…}}'
-  quarry hotels list | remove HOTEL_ID | grant CLIENT_ID HOTEL_ID… | revoke CLIENT_ID HOTEL_ID…`;
+  quarry hotels list | remove HOTEL_ID | grant CLIENT_ID HOTEL_ID… | revoke CLIENT_ID HOTEL_ID…
+  quarry accounts load --json '{"accounts":[{"email":"…","password":"…","imap":{"host":"…","port":993,"secure":true}}]}' | --file accounts.json
+  quarry accounts list`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -57,7 +59,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' } },
+    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -81,7 +83,7 @@ async function main(argv: string[]): Promise<void> {
     await startRoles(config, role, tracing);
     return;
   }
-  if (!['migrate', 'clients', 'hotels'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  if (!['migrate', 'clients', 'hotels', 'accounts'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
   await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit('migrate');
@@ -102,6 +104,12 @@ async function main(argv: string[]): Promise<void> {
     const config = configOrExit('hotels');
     const { runHotelsCommand } = await import('./hotels.command.ts');
     await runHotelsCommand(config, subcommand, rest, { json: values.json }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    return;
+  }
+  if (command === 'accounts') {
+    const config = configOrExit('accounts');
+    const { runAccountsCommand } = await import('./accounts.command.ts');
+    await runAccountsCommand(config, subcommand, { json: values.json, file: values.file }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;
   }
   fail(`quarry: unknown command "${command}"\n${usage}`);

@@ -175,6 +175,19 @@ const sectionShapes = {
     MAIL_RETRY_MAX_MS: positiveMs.default(4_000_000),
     MAIL_MAX_QUEUE_LIFETIME_MS: positiveMs.default(5 * 24 * 3600_000),
   },
+  mailbox: {
+    // Watching handed-out pool accounts over IMAP; README "Email forwarding" documents each.
+    MAILBOX_WATCH: z.enum(['true', 'false']).default('true'),
+    MAILBOX_LEASE_MS: z.coerce.number().int().min(200).default(30_000),
+    MAILBOX_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(2000),
+    MAILBOX_POLL_MS: z.coerce.number().int().min(100).default(60_000),
+    MAILBOX_FOLDERS: z
+      .string()
+      .default('INBOX,Junk')
+      .refine((value) => value.split(',').every((folder) => folder.trim().length > 0), 'must be comma-separated folder names'),
+    MAILBOX_LOGIN_RETRY_MS: positiveMs.default(60_000),
+    MAILBOX_MAX_LOGIN_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  },
   smtp: {
     SMTP_PORT: port.default(2525),
     SMTP_HOST: z.string().min(1).default('0.0.0.0'),
@@ -287,6 +300,17 @@ export type MailSettings = {
   retryBaseMs: number;
   retryMaxMs: number;
   maxQueueLifetimeMs: number;
+};
+
+/** The mail role's watching of handed-out pool accounts over IMAP. */
+export type MailboxSettings = {
+  watch: boolean;
+  leaseMs: number;
+  maxConnections: number;
+  pollMs: number;
+  folders: string[];
+  loginRetryMs: number;
+  maxLoginFailures: number;
 };
 
 export type SmtpSettings = {
@@ -432,6 +456,17 @@ const readers = {
       maxQueueLifetimeMs: vars.MAIL_MAX_QUEUE_LIFETIME_MS,
     } as MailSettings,
   }),
+  mailbox: (vars: Vars) => ({
+    mailbox: {
+      watch: vars.MAILBOX_WATCH === 'true',
+      leaseMs: vars.MAILBOX_LEASE_MS,
+      maxConnections: vars.MAILBOX_MAX_CONNECTIONS,
+      pollMs: vars.MAILBOX_POLL_MS,
+      folders: vars.MAILBOX_FOLDERS.split(',').map((folder) => folder.trim()),
+      loginRetryMs: vars.MAILBOX_LOGIN_RETRY_MS,
+      maxLoginFailures: vars.MAILBOX_MAX_LOGIN_FAILURES,
+    } as MailboxSettings,
+  }),
   smtp: (vars: Vars) => ({
     smtpPort: vars.SMTP_PORT,
     smtp: {
@@ -464,12 +499,13 @@ const sectionsOf = {
   api: ['database', 'process', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
   'mining-worker': ['database', 'process', 'workers', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
-  mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'smtp'],
+  mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'smtp', 'applications', 'demo'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],
+  accounts: ['database', 'secret', 'mailDomains'],
 } as const satisfies Record<string, readonly Section[]>;
 export type ConfigScope = keyof typeof sectionsOf;
 

@@ -80,22 +80,46 @@ export type RetrieveOutlookAccountBody = z.infer<typeof RetrieveOutlookAccountBo
 export const OutlookAccount = z.object({ email: z.string(), password: z.string(), alias: z.string(), cookies: z.string() });
 export type OutlookAccount = z.infer<typeof OutlookAccount>;
 
+/** How the account's mailbox is read; Outlook.com's IMAP server unless said otherwise. */
+const ImapServer = z.object({
+  host: z.string({ error: 'imap.host must be a host name' }).trim().min(1, 'imap.host must not be empty').max(253, 'imap.host is too long').default('outlook.office365.com'),
+  port: z.number({ error: 'imap.port must be a number' }).int('imap.port must be an integer').min(1, 'imap.port must be 1-65535').max(65_535, 'imap.port must be 1-65535').default(993),
+  secure: z.boolean({ error: 'imap.secure must be a boolean' }).default(true),
+  /** The login name when it is not the address. */
+  user: z.string({ error: 'imap.user must be a string' }).min(1, 'imap.user must not be empty').optional(),
+});
+
+/** XOAUTH2 instead of the password: the refresh token is exchanged at tokenUrl for access tokens. */
+const OAuth2Grant = z.object({
+  tokenUrl: z.url({ protocol: /^https?$/, error: 'oauth2.tokenUrl must be an http(s) URL' }),
+  clientId: z.string({ error: 'oauth2.clientId is required' }).min(1, 'oauth2.clientId must not be empty'),
+  refreshToken: z.string({ error: 'oauth2.refreshToken is required' }).min(1, 'oauth2.refreshToken must not be empty'),
+});
+
+export const PoolAccountInput = z
+  .object({
+    email: address('email'),
+    password: z.string({ error: 'password must be a string' }).min(1, 'password must not be empty').optional(),
+    cookies: z.string({ error: 'cookies must be a string' }).default(''),
+    imap: ImapServer.default({ host: 'outlook.office365.com', port: 993, secure: true }),
+    oauth2: OAuth2Grant.optional(),
+  })
+  .refine((account) => account.password !== undefined || account.oauth2 !== undefined, { message: 'password is required (or oauth2)', path: ['password'] });
+export type PoolAccountInput = z.infer<typeof PoolAccountInput>;
+
 /** Operator: load mailbox accounts into the pool. */
 export const LoadOutlookAccountsBody = z.object({
   accounts: z
-    .array(
-      z.object({
-        email: address('email'),
-        password: z.string({ error: 'password is required' }).min(1, 'password must not be empty'),
-        cookies: z.string({ error: 'cookies must be a string' }).default(''),
-      }),
-    )
+    .array(PoolAccountInput)
     .min(1, 'accounts must list at least one account')
     .max(10_000, 'accounts: at most 10000 per request'),
 });
 
 export const LoadOutlookAccountsResult = z.object({
-  loaded: z.number().int().describe('Accounts added (addresses already in the pool are skipped)'),
+  loaded: z.number().int().describe('Accounts added (addresses already in the pool are skipped, broken ones replaced)'),
   available: z.number().int().describe('Accounts not yet handed out'),
+  refused: z
+    .array(z.object({ email: z.string(), error: z.string().describe("Why it cannot be read: the IMAP server's answer") }))
+    .describe('Accounts not loaded because logging in to their mailbox failed'),
 });
 export type LoadOutlookAccountsResult = z.infer<typeof LoadOutlookAccountsResult>;

@@ -88,12 +88,13 @@ export {
   LoadOutlookAccountsResult,
   MailHousekeepingJobPayload,
   OutlookAccount,
+  PoolAccountInput,
   RecipientBody,
   RetrieveOutlookAccountBody,
   UpdateBindingBody,
   UpdateExpiresAtBody,
 } from './forwarding.ts';
-export { MailDeliverySummaryView } from './mail-admin.ts';
+export { MailboxAccountsView, MailboxAccountView, MailDeliverySummaryView } from './mail-admin.ts';
 export {
   ApplicationErrorCode,
   applicationErrorCodes,

@@ -6,9 +6,12 @@ import {
   validationError,
   type LoadOutlookAccountsResult,
   type OutlookAccount,
+  type PoolAccountInput,
 } from '@quarry/contracts';
 import { withTransaction, type Pool } from '@quarry/db';
-import { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts } from './mail-accounts.queries.ts';
+import { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts, type ImapServer, type NewPoolAccount } from './mail-accounts.queries.ts';
+import { resolveCredentials } from './mailbox-credentials.ts';
+import { checkMailboxLogin, describeImapError, type AccountSecret, type MailboxCredentials } from './mailbox-login.ts';
 import { insertOrReplaceExpiredBinding } from './bindings.queries.ts';
 import { domainOf, isReceivingDomain } from './addresses.ts';
 import { defaultExpiry } from './latest-date.ts';
@@ -20,22 +23,66 @@ export type AccountPorts = {
   open: (sealed: Buffer) => string;
   domains: readonly string[];
   now: () => Date;
+  /** Logs in to a mailbox once: null when it can be read, else the server's answer (`checkMailboxLogin`). */
+  checkLogin?: (account: { email: string; imap: ImapServer }, credentials: MailboxCredentials) => Promise<string | null>;
+  fetch?: typeof fetch;
 };
 
-type Secret = { password: string; cookies: string };
+/** Logins checked at once while loading: enough to load thousands in minutes without hammering one server. */
+const loadCheckConcurrency = 16;
 
-/** Operator: adds accounts to the pool, password and cookies sealed together. */
+type Checked = { account: NewPoolAccount } | { refused: { email: string; error: string } };
+
+/**
+ * Operator: adds accounts to the pool, password, cookies and OAuth2 grant sealed together. Each
+ * account is logged in to once first; one whose mailbox cannot be read is left out and named with
+ * the server's answer, the others are loaded.
+ */
 export async function loadOutlookAccounts(ports: AccountPorts, body: unknown): Promise<LoadOutlookAccountsResult> {
   const parsed = LoadOutlookAccountsBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
-  const loaded = await insertOutlookAccounts(
-    ports.pool,
-    parsed.data.accounts.map((account) => ({
-      email: account.email,
-      sealedSecret: ports.seal(JSON.stringify({ password: account.password, cookies: account.cookies } satisfies Secret)),
-    })),
-  );
-  return { loaded, available: await countFreeOutlookAccounts(ports.pool) };
+  const checkLogin = ports.checkLogin ?? checkMailboxLogin;
+  const check = async (input: PoolAccountInput): Promise<Checked> => {
+    const imap = { host: input.imap.host, port: input.imap.port, secure: input.imap.secure, user: input.imap.user ?? null };
+    const secret: AccountSecret = { password: input.password, cookies: input.cookies, oauth2: input.oauth2 };
+    const sealedSecret = ports.seal(JSON.stringify(secret));
+    try {
+      const { credentials, refreshed } = await resolveCredentials(ports, { sealedSecret, sealedAccessToken: null, accessTokenExpiresAt: null });
+      const error = await checkLogin({ email: input.email, imap }, credentials);
+      if (error) return { refused: { email: input.email, error } };
+      return {
+        account: {
+          email: input.email,
+          imap,
+          sealedSecret: refreshed?.sealedSecret ?? sealedSecret,
+          sealedAccessToken: refreshed?.sealedAccessToken ?? null,
+          accessTokenExpiresAt: refreshed?.expiresAt ?? null,
+        },
+      };
+    } catch (error) {
+      return { refused: { email: input.email, error: describeImapError(error) } };
+    }
+  };
+  const checked = await mapLimited(parsed.data.accounts, loadCheckConcurrency, check);
+  const loaded = await insertOutlookAccounts(ports.pool, checked.flatMap((result) => ('account' in result ? [result.account] : [])));
+  return {
+    loaded,
+    available: await countFreeOutlookAccounts(ports.pool),
+    refused: checked.flatMap((result) => ('refused' in result ? [result.refused] : [])),
+  };
+}
+
+async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 /**
@@ -68,6 +115,6 @@ export async function retrieveOutlookAccount(ports: AccountPorts, clientId: stri
     if (!assigned) throw new AppError('AccountPoolExhausted');
     return assigned;
   });
-  const secret = JSON.parse(ports.open(account.sealedSecret)) as Secret;
-  return { email: account.email, password: secret.password, alias: input.alias, cookies: secret.cookies };
+  const secret = JSON.parse(ports.open(account.sealedSecret)) as AccountSecret;
+  return { email: account.email, password: secret.password ?? '', alias: input.alias, cookies: secret.cookies };
 }

@@ -20,3 +20,5 @@ export type { PrivateRedis } from './private-redis.ts';
 export { startApplicationSites } from './application-sites.ts';
 export type { ApplicationSites, ReceivedApplication } from './application-sites.ts';
 export { holdRowLocks, lockWaiters } from './row-locks.ts';
+export { startPrivateDovecot } from './private-dovecot.ts';
+export type { DovecotUser, PrivateDovecot } from './private-dovecot.ts';

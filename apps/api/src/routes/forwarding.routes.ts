@@ -6,6 +6,7 @@ import {
   ForwardingResponse,
   LoadOutlookAccountsBody,
   LoadOutlookAccountsResult,
+  MailboxAccountsView,
   OutlookAccount,
   RecipientBody,
   RetrieveOutlookAccountBody,
@@ -13,7 +14,7 @@ import {
   UpdateExpiresAtBody,
 } from '@quarry/contracts';
 import type { Pool, Queryable } from '@quarry/db';
-import { bind, deleteBinding, getBinding, loadOutlookAccounts, retrieveOutlookAccount, updateBinding, updateExpiresAt, type AccountPorts } from '@quarry/mail';
+import { bind, deleteBinding, getBinding, listMailboxAccounts, loadOutlookAccounts, retrieveOutlookAccount, updateBinding, updateExpiresAt, type AccountPorts } from '@quarry/mail';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
@@ -59,6 +60,9 @@ export function forwardingRoutes(deps: { authenticator: Authenticator; db: Query
   router.post('/v1/admin/mail/outlook-accounts', requireClient(deps.authenticator, { scope: 'admin' }), async (request, response) => {
     response.json(await loadOutlookAccounts(accountPorts(), request.body));
   });
+  router.get('/v1/admin/mail/outlook-accounts', requireClient(deps.authenticator, { scope: 'admin' }), async (_request, response) => {
+    response.json(await listMailboxAccounts({ db: deps.db }));
+  });
   return router;
 }
 
@@ -95,13 +99,24 @@ export function describeForwardingRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/v1/admin/mail/outlook-accounts',
-    summary: 'Operator: load mailbox accounts into the pool (stored encrypted)',
+    summary: 'Operator: load mailbox accounts into the pool (stored encrypted); each is logged in to once, and those that cannot be read are refused with the server\'s answer',
     tags: ['Operations'],
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: LoadOutlookAccountsBody } } } },
     responses: {
       200: { description: 'Loaded', content: { 'application/json': { schema: LoadOutlookAccountsResult } } },
       ...errorResponses([400, 401, 403]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/admin/mail/outlook-accounts',
+    summary: 'Operator: the pooled mailbox accounts, broken and failing ones first (state, last message, last error, watching process)',
+    tags: ['Operations'],
+    security: securedBy,
+    responses: {
+      200: { description: 'The pool', content: { 'application/json': { schema: MailboxAccountsView } } },
+      ...errorResponses([401, 403]),
     },
   });
   registry.registerPath({
