@@ -113,3 +113,4 @@ export {
   PngImage,
   PurgeApplicationsJobPayload,
 } from './applications.ts';
+export { AtsCredentialBody, AtsCredentialList, AtsCredentialParams, AtsCredentialSummary, AtsCredentialVendor, atsCredentialVendors } from './ats-credentials.ts';
