@@ -1,9 +1,10 @@
 import type { SubmitOutcome } from '@quarry/applier';
 import { detectAts } from '@quarry/miner';
 import { z } from 'zod';
+import { MultipartBody } from './multipart-body.ts';
 import { callVendor, expandEndpoint } from './vendor-request.ts';
 import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
-import { answeredValues, failedBeforeSending, filePart, isFile, isoDate, type VendorApplier } from './vendor-transport.ts';
+import { answeredValues, failedBeforeSending, isFile, isoDate, type VendorApplier } from './vendor-transport.ts';
 
 const GhField = z.object({ name: z.string(), type: z.string(), values: z.array(z.object({ label: z.string(), value: z.unknown().optional() })).nullish() });
 const GhQuestion = z.object({ label: z.string(), required: z.boolean().nullish(), fields: z.array(GhField) });
@@ -17,14 +18,23 @@ type GhField = z.infer<typeof GhField>;
 /** Greenhouse's own fields, sent from the candidate's details rather than from answers. */
 const candidateFields = new Set(['first_name', 'last_name', 'email', 'phone']);
 
-/** The posting's fields by name (`question_123[]` as `question_123`, the miner's id), with whether each is required. */
-function fieldsOf(job: z.infer<typeof GhJob>): Map<string, { field: GhField; required: boolean; label: string }> {
-  const fields = new Map<string, { field: GhField; required: boolean; label: string }>();
+/**
+ * The posting's fields by name (`question_123[]` as `question_123`, the miner's id), and its
+ * required questions: one is answered when any of its fields is (a résumé file or its text).
+ */
+function fieldsOf(job: z.infer<typeof GhJob>): { fields: Map<string, { field: GhField; label: string }>; required: Array<{ label: string; names: string[] }> } {
+  const fields = new Map<string, { field: GhField; label: string }>();
+  const required: Array<{ label: string; names: string[] }> = [];
   const entries = [...(job.questions ?? []), ...(job.location_questions ?? []), ...(job.compliance ?? []).flatMap((block) => block.questions ?? [])];
   for (const entry of entries) {
-    for (const field of entry.fields) if (field.type !== 'input_hidden') fields.set(field.name.replace(/\[\]$/, ''), { field, required: entry.required === true, label: entry.label });
+    const names = entry.fields.filter((field) => field.type !== 'input_hidden').map((field) => {
+      const name = field.name.replace(/\[\]$/, '');
+      fields.set(name, { field, label: entry.label });
+      return name;
+    });
+    if (entry.required === true && names.length > 0) required.push({ label: entry.label, names });
   }
-  return fields;
+  return { fields, required };
 }
 
 /** An option's value id from the label the candidate chose (a boolean picks Yes/No). */
@@ -52,9 +62,9 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
     if (definition.status !== 200) return failedBeforeSending('ApplicationFailed', `Greenhouse answered HTTP ${definition.status} to the job's definition; nothing was submitted`);
     const job = GhJob.safeParse(definition.json);
     if (!job.success) return failedBeforeSending('ApplicationFailed', "Greenhouse's job definition has an unknown shape; nothing was submitted");
-    const fields = fieldsOf(job.data);
+    const { fields, required } = fieldsOf(job.data);
 
-    const form = new FormData();
+    const form = new MultipartBody();
     const { candidate } = application;
     form.append('first_name', candidate.firstName);
     form.append('last_name', candidate.lastName);
@@ -73,7 +83,7 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
       const { field } = entry;
       if (field.type === 'input_file') {
         if (!isFile(value)) problems.push(`${id}: a file is expected`);
-        else form.append(field.name, ...filePart(value));
+        else form.append(field.name, value);
       } else if (field.type === 'multi_value_single_select') {
         const option = optionValue(field, value);
         if (option === null) problems.push(`${id}: "${String(value)}" is not an option of "${entry.label}"`);
@@ -92,7 +102,7 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
     if (notCarried.length > 0) return { status: 'not-carried', reason: `Greenhouse's Job Board API has no field for ${notCarried.join(', ')}` };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `Greenhouse: ${problems.join('; ')}`);
     // Greenhouse accepts an application that leaves required questions empty: refuse it here.
-    const missing = [...fields].filter(([name, entry]) => entry.required && !sent.has(name) && !(name === 'resume' && sent.has('resume_text'))).map(([name, entry]) => `${name} ("${entry.label}")`);
+    const missing = required.filter((entry) => !entry.names.some((name) => sent.has(name))).map((entry) => `${entry.names[0] ?? ''} ("${entry.label}")`);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Greenhouse requires ${missing.join(', ')}`);
 
     const authorization = `Basic ${Buffer.from(`${credential.key}:`).toString('base64')}`;

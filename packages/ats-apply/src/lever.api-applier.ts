@@ -1,8 +1,9 @@
 import type { SubmitOutcome } from '@quarry/applier';
 import { detectAts } from '@quarry/miner';
+import { MultipartBody } from './multipart-body.ts';
 import { callVendor, expandEndpoint } from './vendor-request.ts';
 import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
-import { answeredValues, filePart, isFile, type VendorApplier } from './vendor-transport.ts';
+import { answeredValues, isFile, type VendorApplier } from './vendor-transport.ts';
 
 /** Starts one vendor request within the vendor's cluster-wide rate (Lever: 2 POST/s per key). */
 export type VendorRateLimit = <T>(key: string, work: () => Promise<T>, signal: AbortSignal) => Promise<T>;
@@ -26,7 +27,7 @@ export function leverApiApplier(options: { apiBaseUrl: string; timeoutMs: number
     const notCarried = answers.filter((answer) => !isCarried(answer.id)).map((answer) => answer.id);
     if (notCarried.length > 0) return { status: 'not-carried', reason: `Lever's Postings API takes no answer to ${notCarried.join(', ')}` };
 
-    const form = new FormData();
+    const form = new MultipartBody();
     const { candidate } = application;
     const byId = new Map(answers.map((answer) => [answer.id, answer.value]));
     form.append('name', typeof byId.get('name') === 'string' ? (byId.get('name') as string) : `${candidate.firstName} ${candidate.lastName}`);
@@ -35,8 +36,8 @@ export function leverApiApplier(options: { apiBaseUrl: string; timeoutMs: number
     if (typeof phone === 'string') form.append('phone', phone);
     for (const { id, value } of answers) {
       if (id === 'name' || id === 'email' || id === 'phone') continue;
-      if (isFile(value)) form.append(id, ...filePart(value));
-      else form.append(id, typeof value === 'boolean' ? String(value) : String(value));
+      if (isFile(value)) form.append(id, value);
+      else form.append(id, String(value));
     }
     // The key rides in the query string, as Lever documents it: this URL is never logged.
     const host = target.host === 'jobs.eu.lever.co' ? 'api.eu.lever.co' : 'api.lever.co';

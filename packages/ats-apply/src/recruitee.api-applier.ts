@@ -1,9 +1,10 @@
 import type { SubmitOutcome } from '@quarry/applier';
 import { detectAts } from '@quarry/miner';
 import { z } from 'zod';
+import { MultipartBody } from './multipart-body.ts';
 import { callVendor, expandEndpoint } from './vendor-request.ts';
 import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
-import { answeredValues, failedBeforeSending, filePart, isFile, isoDate, type VendorApplier } from './vendor-transport.ts';
+import { answeredValues, failedBeforeSending, isFile, isoDate, type VendorApplier } from './vendor-transport.ts';
 
 const Offers = z.object({
   offers: z.array(z.object({ slug: z.string(), open_questions: z.array(z.object({ id: z.union([z.number(), z.string()]), kind: z.string(), required: z.boolean().nullish(), open_question_options: z.array(z.object({ body: z.string() })).nullish() })).nullish() })),
@@ -30,7 +31,7 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
     if (!offer) return failedBeforeSending('JobExpired', `Recruitee: offer "${target.slug}" is no longer published`);
     const kinds = new Map((offer.open_questions ?? []).map((question) => [`open_question_${question.id}`, question]));
 
-    const form = new FormData();
+    const form = new MultipartBody();
     const { candidate } = application;
     const answers = answeredValues(application);
     const given = new Map(answers.map((answer) => [answer.id, answer.value]));
@@ -45,7 +46,7 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
       const own = /^candidate\.(.+)$/.exec(id)?.[1];
       if (own && candidateFields.has(own)) {
         if (own === 'name' || own === 'email' || own === 'phone') continue;
-        if (isFile(value)) form.append(`candidate[${own}]`, ...filePart(value));
+        if (isFile(value)) form.append(`candidate[${own}]`, value);
         else form.append(`candidate[${own}]`, String(value));
         continue;
       }
@@ -55,12 +56,12 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
         continue;
       }
       const prefix = `candidate[open_question_answers_attributes][${index}]`;
-      const entry = new FormData();
-      entry.append(`${prefix}[open_question_id]`, String(question.id));
-      if (question.kind === 'boolean' || question.kind === 'legal') entry.append(`${prefix}[flag]`, String(value === true || value === 'Yes' || value === 'true'));
-      else if (question.kind === 'single_choice' || question.kind === 'multi_choice') for (const choice of Array.isArray(value) ? value : [value]) entry.append(`${prefix}[multi_content][]`, String(choice));
-      else if (question.kind === 'date') entry.append(`${prefix}[content]`, isoDate(value));
-      else if (typeof value === 'string' || typeof value === 'number') entry.append(`${prefix}[content]`, String(value));
+      const entry: Array<[string, string]> = [];
+      entry.push([`${prefix}[open_question_id]`, String(question.id)]);
+      if (question.kind === 'boolean' || question.kind === 'legal') entry.push([`${prefix}[flag]`, String(value === true || value === 'Yes' || value === 'true')]);
+      else if (question.kind === 'single_choice' || question.kind === 'multi_choice') for (const choice of Array.isArray(value) ? value : [value]) entry.push([`${prefix}[multi_content][]`, String(choice)]);
+      else if (question.kind === 'date') entry.push([`${prefix}[content]`, isoDate(value)]);
+      else if (typeof value === 'string' || typeof value === 'number') entry.push([`${prefix}[content]`, String(value)]);
       else {
         notCarried.push(id);
         continue;

@@ -1,3 +1,5 @@
+import { MultipartBody } from './multipart-body.ts';
+
 /** What a vendor answered: its status and body (JSON when it parses). */
 export type VendorAnswer = { status: number; text: string; json: unknown; retryAfter: string | null };
 
@@ -12,10 +14,12 @@ const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHO
  * One request to a vendor's API: the vendor's fixed host (configured, never a client's URL), a
  * time cap and the job's abort signal. Throws `VendorUnreachable` when no byte can have left.
  */
-export async function callVendor(url: string, init: { method: string; headers?: Record<string, string>; body?: FormData | string }, timeoutMs: number, signal: AbortSignal): Promise<VendorAnswer> {
+export async function callVendor(url: string, init: { method: string; headers?: Record<string, string>; body?: MultipartBody }, timeoutMs: number, signal: AbortSignal): Promise<VendorAnswer> {
+  const encoded = init.body instanceof MultipartBody ? init.body.encode() : null;
+  const headers = { ...init.headers, ...(encoded ? { 'content-type': encoded.contentType } : {}) };
   let response: Response;
   try {
-    response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    response = await fetch(url, { method: init.method, headers, ...(encoded ? { body: encoded.body } : {}), redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     if (code && unreachableCodes.has(code)) throw new VendorUnreachable(`the vendor's API could not be reached (${code})`);

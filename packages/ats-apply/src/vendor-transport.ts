@@ -37,11 +37,6 @@ export function answeredValues(application: ApplicationToSubmit): Array<{ id: st
     .filter((answer) => answer.question?.inputType !== 'TextLiteral');
 }
 
-/** A file part byte for byte, with the candidate's file name and the type sniffed from its bytes. */
-export function filePart(file: FileToUpload): [Blob, string] {
-  return [new Blob([new Uint8Array(file.bytes)], { type: file.contentType }), file.filename];
-}
-
 /** A Date answer as the calendar date the candidate gave (the interface's ISO string, date part). */
 export const isoDate = (value: unknown): string => String(value).slice(0, 10);
 

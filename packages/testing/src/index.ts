@@ -22,3 +22,5 @@ export type { ApplicationSites, ReceivedApplication } from './application-sites.
 export { createFakeApplier } from './fake-applier.ts';
 export type { FakeApplier } from './fake-applier.ts';
 export { holdRowLocks, lockWaiters } from './row-locks.ts';
+export { greenhouseJobFixture, leverApplyPageFixture, recruiteeOffersFixture, startAtsVendorDoubles } from './ats-vendor-doubles.ts';
+export type { AtsVendorDoubles, ReceivedPart, VendorReply, VendorRequest } from './ats-vendor-doubles.ts';
