@@ -6,7 +6,7 @@ import { createFakeApplier, type AtsVendorDoubles, type FakeApplier, type Receiv
 import { createAtsApplier } from './transport-router.applier.ts';
 
 /** The miner's endpoints, pointed at the doubles as a deployment's MINING_ATS_ENDPOINTS would. */
-export const endpointsFor = (origin: string) => ({
+const endpointsFor = (origin: string) => ({
   ...defaultMinerEndpoints,
   greenhouseApi: `${origin}/greenhouse-api`,
   lever: `${origin}/lever/{host}`,

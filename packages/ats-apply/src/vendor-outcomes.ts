@@ -14,7 +14,7 @@ const refusalRules: Array<[ApplicationErrorCode, RegExp]> = [
   ['ApplicantDetailsInvalid', /(email|phone|name)[^.]*(invalid|not valid|format|url)|invalid[^.]*(email|phone|name)/i],
 ];
 
-export function refusalCode(message: string): ApplicationErrorCode {
+function refusalCode(message: string): ApplicationErrorCode {
   return refusalRules.find(([, pattern]) => pattern.test(message))?.[0] ?? 'ApplicationFailed';
 }
 

@@ -6,11 +6,11 @@ import type { Question } from '@quarry/contracts';
  * application" (answers the vendor's API has no field for), decided before anything is sent, so
  * the router hands the application to the hosted form instead of losing answers.
  */
-export type NotCarried = { status: 'not-carried'; reason: string };
+type NotCarried = { status: 'not-carried'; reason: string };
 export type VendorApplier = (application: ApplicationToSubmit, hooks: SubmitHooks, signal: AbortSignal) => Promise<SubmitOutcome | NotCarried>;
 
 /** Every question of a form by id: conditional questions and the parts of fragmented ones included. */
-export function questionsById(questions: Question[]): Map<string, Question> {
+function questionsById(questions: Question[]): Map<string, Question> {
   const byId = new Map<string, Question>();
   const visit = (list: Question[]) => {
     for (const question of list) {
