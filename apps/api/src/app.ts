@@ -14,6 +14,7 @@ import { httpMetrics } from './middleware/http-metrics.middleware.ts';
 import { traceRequests } from './middleware/request-tracing.middleware.ts';
 import { openApiRoutes } from './openapi.ts';
 import { applicationsRoutes } from './routes/applications.routes.ts';
+import { atsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
@@ -91,7 +92,10 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(canaryRoutes(deps));
   app.use(forwardingRoutes(deps));
   app.use(recruitmentRoutes(deps));
-  if (deps.applications) app.use(applicationsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
+  if (deps.applications) {
+    app.use(applicationsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
+    app.use(atsCredentialsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
+  }
   app.use(batchAdminRoutes(deps));
   app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { describeApplicationsRoutes } from './routes/applications.routes.ts';
+import { describeAtsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
@@ -34,6 +35,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeForwardingRoutes(registry);
   describeRecruitmentRoutes(registry);
   describeApplicationsRoutes(registry);
+  describeAtsCredentialsRoutes(registry);
   describeBatchAdminRoutes(registry);
   describeMiningActivityRoutes(registry);
   describeQueueAdminRoutes(registry);

@@ -1,5 +1,6 @@
 import { purgeApplications, runApplication, type RunPorts } from '@quarry/applications';
 import { createBrowserApplier, type Applier } from '@quarry/applier';
+import { createAtsApplier } from '@quarry/ats-apply';
 import { createSealer } from '@quarry/auth';
 import { runCanary } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
@@ -42,7 +43,7 @@ export async function startApplicationsRole(runtime: {
   workerId: string;
   runsCanary: boolean;
   shared: Shared;
-  /** Replaces the browser engine (tests run the role with an engine of their own). */
+  /** Replaces the browser engine of hosted forms (tests run the role with an engine of their own). */
   applier?: Applier;
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
@@ -63,14 +64,24 @@ export async function startApplicationsRole(runtime: {
   });
   // API processes drop their cached answer for a post this role mined, as after the mining role's.
   const announceOutcome = createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger);
+  // Lever refuses more than 2 application POSTs a second: counted across every worker through Redis.
+  const vendorLimiter = createClusterLimiter({
+    redis: runtime.redis,
+    prefix: `${config.queuePrefix}:apply-vendors`,
+    concurrency: 2,
+    perSecond: 2,
+    leaseMs: config.jobLockMs,
+  });
+  // The same Chromium as the miner of this role: one browser per process, its contexts shared.
+  const hostedForm = runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs }) : noEngine);
   const ports: RunPorts = {
     pool: db,
     sealer: createSealer(config.secretKey),
     findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
     miner: createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
     recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db, announceOutcome }, post, mined, durationMs),
-    // The same Chromium as the miner of this role: one browser per process, its contexts shared.
-    applier: runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs }) : noEngine),
+    // The vendor's API where the client registered the employer's key (or none is needed), else the hosted form.
+    applier: createAtsApplier({ hostedForm, endpoints: config.mining.atsEndpoints, timeoutMs: config.applications.timeoutMs, rateLimit: vendorLimiter }),
     fetchFile: fetchClientUrl,
     limitHost: hostLimiter,
     maxFileBytes: config.applications.maxFileBytes,

@@ -2,6 +2,7 @@ import type { SubmitOutcome } from '@quarry/applier';
 import { Question, type ApplicationErrorCode, type MiningErrorCode } from '@quarry/contracts';
 import { z } from 'zod';
 import { validateAnswers, type AnswerProblem } from './answer-validation.ts';
+import { findAtsCredential } from './ats-credentials.ts';
 import type { RunPorts } from './applications-ports.ts';
 import { finishApplication, hasEarlierSuccess, markSubmitting, startApplication, storeMinedQuestions, type ApplicationOutcome, type ApplicationToRun } from './applications.queries.ts';
 import { FileProblem, resolveFiles } from './fetch-files.ts';
@@ -122,11 +123,13 @@ async function submit(
     throw error;
   }
 
+  // The client's key for this posting's ATS board decides the transport (the vendor's API).
+  const credential = await findAtsCredential(ports, application.clientId, application.url);
   const outcome: SubmitOutcome = await ports.limitHost(
     application.host,
     () =>
       ports.applier(
-        { url: application.url as string, questions, answers: resolved, candidate: sealed.candidate },
+        { url: application.url as string, questions, answers: resolved, candidate: sealed.candidate, ...(credential ? { credential } : {}) },
         {
           beforeSubmit: async () => {
             // Its own committed statement, before the irreversible step: a crash after this line

@@ -11,6 +11,12 @@ export type FileToUpload = { type: 'File'; filename: string; contentType: string
  */
 export type ResolvedAnswer = { id: string; value: unknown };
 
+/**
+ * The employer's key for the posting's ATS board, registered by the client: with it the
+ * application goes through the vendor's API instead of its hosted form. Never logged.
+ */
+export type AtsCredential = { ats: string; board: string; key: string };
+
 export type ApplicationToSubmit = {
   /** The apply page: the job post's URL as mined. */
   url: string;
@@ -18,6 +24,8 @@ export type ApplicationToSubmit = {
   questions: Question[];
   answers: ResolvedAnswer[];
   candidate: { email: string; firstName: string; lastName: string; phone?: string };
+  /** Present when the client registered a key for this posting's ATS board. */
+  credential?: AtsCredential;
 };
 
 export type Confirmation = { reference?: string; text: string };

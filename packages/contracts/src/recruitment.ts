@@ -94,7 +94,7 @@ const httpUrl = z
 /** The vendor base URLs a deployment may override (`MINING_ATS_ENDPOINTS`); the miner's endpoints are exactly these. */
 export const atsEndpointNames = [
   'greenhouseApi', 'greenhouseBoards', 'lever', 'ashby', 'workable', 'smartRecruitersApi', 'smartRecruitersJobs',
-  'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal',
+  'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal', 'leverApi',
 ] as const;
 export type AtsEndpointName = (typeof atsEndpointNames)[number];
 

@@ -163,6 +163,7 @@ export function minerEndpointsFor(origin: string): MinerEndpoints {
     jazzhr: `${origin}/jazzhr/{company}`,
     breezy: `${origin}/breezy/{company}`,
     manatal: `${origin}/manatal`,
+    leverApi: `${origin}/lever-api`,
   };
 }
 

@@ -38,6 +38,8 @@ export const defaultMinerEndpoints: MinerEndpoints = {
   jazzhr: 'https://{company}.applytojob.com',
   breezy: 'https://{company}.breezy.hr',
   manatal: 'https://www.careers-page.com',
+  // Not read by the miner: the Lever Postings API the applications' API transport posts to.
+  leverApi: 'https://{host}',
 };
 
 export type CreateMinerOptions = {

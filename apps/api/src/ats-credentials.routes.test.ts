@@ -1,0 +1,172 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runApplication, type ApplicationsPorts } from '@quarry/applications';
+import { createAtsApplier } from '@quarry/ats-apply';
+import { createAuthenticator, createClient, createSealer, createSessionCodec } from '@quarry/auth';
+import { createPool, type Pool } from '@quarry/db';
+import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';
+import { createMiner, defaultMinerEndpoints } from '@quarry/miner';
+import { createLogger, createMetrics } from '@quarry/observability';
+import { findMinedPost, recordMinedPost } from '@quarry/recruitment';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { createTestDatabase, createTestRedis, greenhouseJobFixture, startAtsVendorDoubles, type AtsVendorDoubles, type TestDatabase, type TestRedis } from '@quarry/testing';
+import type { Redis } from 'ioredis';
+import { createFakeApplier } from '@quarry/applier/fake';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiApp } from './app.ts';
+
+const secretKey = Buffer.alloc(32, 7);
+const greenhouseKey = 'gh-live-key-0123456789';
+const cvBytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 1, 2, 255, 13, 10]), Buffer.from('\n%%EOF\n')]);
+let database: TestDatabase;
+let testRedis: TestRedis;
+let db: Pool;
+let redis: Redis;
+let queues: JobQueues;
+let server: Server;
+let files: Server;
+let doubles: AtsVendorDoubles;
+let base: string;
+let filesOrigin: string;
+let ports: ApplicationsPorts;
+let tenant: { clientId: string; secret: string };
+let other: { clientId: string; secret: string };
+
+const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
+const call = (as: { secret: string }, method: string, path: string, payload?: unknown) =>
+  fetch(`${base}${path}`, { method, headers: { authorization: basic(as.secret), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { body: JSON.stringify(payload) }) });
+
+beforeAll(async () => {
+  database = await createTestDatabase('api-ats-credentials');
+  testRedis = createTestRedis('api-ats-credentials');
+  db = createPool(database.url, 4);
+  redis = createRedis(testRedis.url);
+  queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
+  tenant = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment'] });
+  other = await createClient({ db, secretKey }, { name: 'another recruiter', scopes: ['recruitment'] });
+  doubles = await startAtsVendorDoubles({ greenhouseKey, leverKey: 'unused' });
+  // The client's storage, serving the candidate's CV.
+  files = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/pdf' });
+    response.end(cvBytes);
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => files.once('listening', resolve));
+  filesOrigin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  ports = {
+    pool: db,
+    sealer: createSealer(secretKey),
+    findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
+    enqueueApply: enqueuer(queues, 'applications.apply'),
+  };
+  const app = createApiApp({
+    db,
+    queues,
+    metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
+    logger: createLogger({ level: 'silent' }),
+    checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
+    recruitment: {
+      pool: db,
+      queue: { enqueueSingle: async () => {}, enqueueBatchRows: async () => {}, requestAdmission: async () => {}, pauseBatchQueue: async () => {}, resumeBatchQueue: async () => {}, reviveJobs: async () => 0 },
+      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
+    },
+    fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
+    sessions: createSessionCodec(secretKey, { ttlMs: 60_000 }),
+    authenticator: createAuthenticator({ db, secretKey, cacheMs: 0 }),
+    applications: ports,
+  });
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => files.close(resolve));
+  await doubles.close();
+  await queues.close();
+  redis.disconnect();
+  await db.end();
+  await testRedis.cleanup();
+  await database.drop();
+});
+
+describe('/v1/recruitment/ats-credentials', () => {
+  it('stores a key sealed per client, lists it without the key, replaces it on repeat and deletes it', async () => {
+    const created = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'Acme', key: 'lever-secret-key' });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ ats: 'lever', board: 'acme', createdAt: expect.any(String) });
+    expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme', key: 'rotated-key' })).status).toBe(201);
+    const listed = (await (await call(tenant, 'GET', '/v1/recruitment/ats-credentials')).json()) as { credentials: unknown[] };
+    expect(listed).toEqual({ credentials: [{ ats: 'lever', board: 'acme', createdAt: expect.any(String) }] });
+    expect(JSON.stringify(listed)).not.toContain('key');
+    expect(await (await call(other, 'GET', '/v1/recruitment/ats-credentials')).json()).toEqual({ credentials: [] });
+    const row = await db.query<{ text: string }>('SELECT row_to_json(c)::text AS text FROM ats_credentials AS c');
+    expect(row.rows.map((stored) => stored.text).join()).not.toMatch(/rotated-key|lever-secret-key/);
+
+    expect((await call(other, 'DELETE', '/v1/recruitment/ats-credentials/lever/acme')).status).toBe(404);
+    expect((await call(tenant, 'DELETE', '/v1/recruitment/ats-credentials/lever/acme')).status).toBe(204);
+    expect((await call(tenant, 'DELETE', '/v1/recruitment/ats-credentials/lever/acme')).status).toBe(404);
+  });
+
+  it('answers 400 naming the field for a vendor without an API transport, a bad board or an empty key', async () => {
+    const response = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'workday', board: 'acme/../x', key: '' });
+    expect(response.status).toBe(400);
+    const { message } = (await response.json()) as { message: string };
+    expect(message).toMatch(/ats/);
+    expect(message).toMatch(/board/);
+    expect(message).toMatch(/key/);
+  });
+});
+
+describe('an application to a board the client holds a key for', () => {
+  it('goes through the vendor API: registered → applied → the vendor double received it → success', async () => {
+    expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'greenhouse', board: 'acme', key: greenhouseKey })).status).toBe(201);
+    const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseJobFixture().id}`;
+    const applied = await call(tenant, 'POST', '/v1/recruitment/job-posts/apply/', {
+      jobPostId: 'gh-post',
+      url,
+      employer: 'Acme',
+      jobTitle: 'Backend Engineer',
+      candidate: { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper' },
+      files: { cv: { type: 'File', url: `${filesOrigin}/cv.pdf`, filename: 'grace-cv.pdf' } },
+      answers: [
+        { id: 'question_30000002', value: 'Yes' },
+        { id: 'location', value: 'Arlington' },
+      ],
+    });
+    expect(applied.status).toBe(200);
+    const { applicationId } = (await applied.json()) as { applicationId: string };
+
+    const hostedForm = createFakeApplier();
+    const fetchClientUrl = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
+    const endpoints = { ...defaultMinerEndpoints, greenhouseApi: `${doubles.origin}/greenhouse-api` };
+    const summary = await runApplication(
+      {
+        ...ports,
+        miner: createMiner({ fetch: fetchClientUrl, timeoutMs: 5_000, endpoints }),
+        // The post is mined inside the application's job, and recorded like any mined post.
+        recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db }, post, mined, durationMs),
+        applier: createAtsApplier({ hostedForm, endpoints, timeoutMs: 5_000, rateLimit: (_key, work) => work() }),
+        fetchFile: fetchClientUrl,
+        limitHost: (_host, work) => work(),
+        maxFileBytes: 1_000_000,
+      },
+      applicationId,
+      { signal: new AbortController().signal, finalAttempt: true },
+    );
+    expect(summary).toEqual({ applicationId, status: 'success' });
+    expect(hostedForm.calls).toHaveLength(0);
+
+    const [received] = doubles.submissions();
+    expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${greenhouseKey}:`).toString('base64')}`);
+    const part = (name: string) => received?.parts.filter(([key]) => key === name).map(([, value]) => value);
+    expect(part('first_name')).toEqual(['Grace']);
+    expect(part('email')).toEqual(['grace@example.com']);
+    expect(part('question_30000002')).toEqual(['1']);
+    expect(part('location')).toEqual(['Arlington']);
+    expect(part('resume')).toEqual([{ filename: 'grace-cv.pdf', type: 'application/pdf', bytes: cvBytes }]);
+
+    const status = (await (await call(tenant, 'GET', `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as { status: string; confirmation: { text: string } };
+    expect(status).toMatchObject({ status: 'success', confirmation: { text: expect.stringContaining("Greenhouse's Job Board API") } });
+  });
+});

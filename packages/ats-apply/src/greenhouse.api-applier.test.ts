@@ -1,0 +1,128 @@
+import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
+import type { Question } from '@quarry/contracts';
+import { greenhouseJobFixture, startAtsVendorDoubles, type AtsVendorDoubles } from '@quarry/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, candidate, cvFile, mineFrom, partsNamed, recordingHooks, routerFor } from './vendor-cases.test-support.ts';
+
+const key = 'gh-board-key-1';
+let doubles: AtsVendorDoubles;
+let questions: Question[];
+const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseJobFixture().id}`;
+const credential = { ats: 'greenhouse', board: 'acme', key };
+
+const answers = (extra: ResolvedAnswer[] = [], without: string[] = []): ResolvedAnswer[] =>
+  [
+    { id: 'first_name', value: 'Ada' },
+    { id: 'last_name', value: 'Lovelace' },
+    { id: 'email', value: candidate.email },
+    { id: 'resume', value: cvFile() },
+    { id: 'question_30000001', value: 'https://linkedin.example/in/ada' },
+    { id: 'question_30000002', value: 'No' },
+    { id: 'question_30000003', value: ['English', 'Spanish'] },
+    { id: 'question_30000004', value: 'Because of the engines.\nAnd the notes.' },
+    { id: 'location', value: 'London' },
+    { id: 'gender', value: 'Female' },
+    ...extra,
+  ].filter((answer) => !without.includes(answer.id));
+
+const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url, questions, answers: answers(), candidate, credential, ...overrides });
+
+beforeAll(async () => {
+  doubles = await startAtsVendorDoubles({ greenhouseKey: key, leverKey: 'unused' });
+  questions = await mineFrom(doubles, url);
+});
+afterAll(async () => doubles.close());
+
+describe("Greenhouse's Job Board API transport", () => {
+  it('sends every answer under its Greenhouse field name in its encoding, after beforeSubmit, with the board key as Basic user', async () => {
+    const { applier, hostedForm } = routerFor(doubles);
+    const hooks = recordingHooks(doubles);
+    const before = doubles.submissions().length;
+    const outcome = await apply(applier, application(), hooks);
+
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect(hostedForm.calls).toHaveLength(0);
+    expect(hooks.submissionsBefore).toEqual([before]);
+    const [sent] = doubles.submissions().slice(before);
+    expect(sent?.path).toBe(`/greenhouse-api/v1/boards/acme/jobs/${greenhouseJobFixture().id}`);
+    expect(sent?.headers.authorization).toBe(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
+    const parts = sent?.parts ?? [];
+    expect(partsNamed(parts, 'first_name')).toEqual(['Ada']);
+    expect(partsNamed(parts, 'last_name')).toEqual(['Lovelace']);
+    expect(partsNamed(parts, 'email')).toEqual([candidate.email]);
+    expect(partsNamed(parts, 'phone')).toEqual([candidate.phone]);
+    expect(partsNamed(parts, 'question_30000001')).toEqual(['https://linkedin.example/in/ada']);
+    // Selects travel as the option's value id, a multi-select as repeated `name[]` parts.
+    expect(partsNamed(parts, 'question_30000002')).toEqual(['0']);
+    expect(partsNamed(parts, 'question_30000003[]')).toEqual(['101', '102']);
+    expect(partsNamed(parts, 'question_30000004')).toEqual(['Because of the engines.\nAnd the notes.']);
+    expect(partsNamed(parts, 'location')).toEqual(['London']);
+    expect(partsNamed(parts, 'gender')).toEqual(['2']);
+    expect(partsNamed(parts, 'resume')).toEqual([{ filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes }]);
+  });
+
+  it('refuses an application that leaves a required question empty, which Greenhouse itself would accept, before anything is sent', async () => {
+    const { applier } = routerFor(doubles);
+    const hooks = recordingHooks(doubles);
+    const before = doubles.submissions().length;
+    const outcome = await apply(applier, application({ answers: answers([], ['question_30000002']) }), hooks);
+    expect(outcome).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect(outcome.status === 'failed' && outcome.message).toMatch(/question_30000002/);
+    expect(hooks.calls).toBe(0);
+    expect(doubles.submissions().length).toBe(before);
+  });
+
+  it('reports a job no longer on the board as JobExpired without submitting', async () => {
+    const { applier } = routerFor(doubles);
+    const hooks = recordingHooks(doubles);
+    const before = doubles.submissions().length;
+    const outcome = await apply(applier, application({ url: 'https://job-boards.greenhouse.io/acme/jobs/4000000999' }), hooks);
+    expect(outcome).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
+    expect(hooks.calls).toBe(0);
+    expect(doubles.submissions().length).toBe(before);
+  });
+
+  it("maps Greenhouse's refusals (invalid file, closed, missing field, duplicate, rate limit) to the interface's codes with its message", async () => {
+    const { applier } = routerFor(doubles);
+    const cases: Array<[number, unknown, string, RegExp]> = [
+      [400, { error: 'Invalid attachment: resume must be a pdf, doc, docx, txt or rtf file and > 0 bytes' }, 'FileTypeNotSupported', /Invalid attachment/],
+      [400, { error: 'This job is not live and published' }, 'JobExpired', /not live/],
+      [400, { errors: [{ field: 'question_30000002', message: 'is required' }] }, 'MandatoryQuestionsNotAnswered', /question_30000002/],
+      [400, { error: 'Candidate has already applied to this job' }, 'AlreadyApplied', /already applied/],
+      [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
+    ];
+    for (const [status, body, errorCode, message] of cases) {
+      doubles.replyNext({ status, body });
+      const outcome = await apply(applier, application(), recordingHooks(doubles));
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
+      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
+    }
+  });
+
+  it('says a refused key is a refused key, and a 5xx after the request left is unknown, never success', async () => {
+    const { applier } = routerFor(doubles);
+    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), recordingHooks(doubles));
+    expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+    expect(refused.status === 'failed' && refused.message).toMatch(/refused the registered API key \(HTTP 401/);
+    doubles.replyNext({ status: 502, body: 'Bad gateway' });
+    expect(await apply(applier, application(), recordingHooks(doubles))).toMatchObject({ status: 'unknown' });
+  });
+
+  it('hands to the hosted form an application with answers the API has no field for (education), without the key', async () => {
+    const { applier, hostedForm } = routerFor(doubles);
+    const before = doubles.submissions().length;
+    const education = [{ id: 'education', value: [[{ id: 'education.school_name', value: 'University of London' }]] }];
+    const outcome = await apply(applier, application({ answers: answers(education) }), recordingHooks(doubles));
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect(hostedForm.calls).toHaveLength(1);
+    expect(hostedForm.calls[0]?.credential).toBeUndefined();
+    expect(doubles.submissions().length).toBe(before);
+  });
+
+  it('uses the hosted form when the client has no key for this board', async () => {
+    const { applier, hostedForm } = routerFor(doubles);
+    const { credential: _none, ...withoutKey } = application();
+    await apply(applier, withoutKey, recordingHooks(doubles));
+    expect(hostedForm.calls).toHaveLength(1);
+  });
+});

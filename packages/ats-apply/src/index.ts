@@ -1,0 +1,3 @@
+export { createAtsApplier, defaultAtsApiEndpoints } from './transport-router.applier.ts';
+export type { AtsApiEndpoints, AtsApplierOptions } from './transport-router.applier.ts';
+export type { VendorRateLimit } from './lever.api-applier.ts';

@@ -1,0 +1,80 @@
+import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
+import type { Question } from '@quarry/contracts';
+import { startAtsVendorDoubles, type AtsVendorDoubles } from '@quarry/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, candidate, cvFile, mineFrom, partsNamed, recordingHooks, routerFor } from './vendor-cases.test-support.ts';
+
+const key = 'lever-key-1';
+const postingId = '0b6d1c6e-7f3a-4c1e-9a55-2d8f00c0ffee';
+const url = `https://jobs.lever.co/acme/${postingId}`;
+let doubles: AtsVendorDoubles;
+let questions: Question[];
+
+const standard = (): ResolvedAnswer[] => [
+  { id: 'resume', value: cvFile() },
+  { id: 'name', value: 'Ada Lovelace' },
+  { id: 'email', value: candidate.email },
+  { id: 'phone', value: candidate.phone },
+  { id: 'org', value: 'Analytical Engines Ltd' },
+  { id: 'urls[GitHub]', value: 'https://github.example/ada' },
+];
+const application = (answers = standard(), credentialKey = key): ApplicationToSubmit => ({ url, questions, answers, candidate, credential: { ats: 'lever', board: 'acme', key: credentialKey } });
+
+beforeAll(async () => {
+  doubles = await startAtsVendorDoubles({ greenhouseKey: 'unused', leverKey: key });
+  questions = await mineFrom(doubles, `${url}/apply`);
+});
+afterAll(async () => doubles.close());
+
+describe("Lever's Postings API transport", () => {
+  it("sends the standard fields under Lever's names, the résumé byte for byte, within Lever's rate, after beforeSubmit", async () => {
+    const limited: string[] = [];
+    const { applier, hostedForm } = routerFor(doubles, limited);
+    const hooks = recordingHooks(doubles);
+    const before = doubles.submissions().length;
+    const outcome = await apply(applier, application(), hooks);
+
+    expect(outcome).toMatchObject({ status: 'success', confirmation: { reference: expect.stringMatching(/^lever-application-/) } });
+    expect(hostedForm.calls).toHaveLength(0);
+    expect(limited).toEqual(['lever:acme']);
+    expect(hooks.submissionsBefore).toEqual([before]);
+    const [sent] = doubles.submissions().slice(before);
+    expect(sent?.path).toBe(`/lever-api/v0/postings/acme/${postingId}`);
+    expect(sent?.query.get('key')).toBe(key);
+    const parts = sent?.parts ?? [];
+    expect(partsNamed(parts, 'name')).toEqual(['Ada Lovelace']);
+    expect(partsNamed(parts, 'email')).toEqual([candidate.email]);
+    expect(partsNamed(parts, 'phone')).toEqual([candidate.phone]);
+    expect(partsNamed(parts, 'org')).toEqual(['Analytical Engines Ltd']);
+    expect(partsNamed(parts, 'urls[GitHub]')).toEqual(['https://github.example/ada']);
+    expect(partsNamed(parts, 'resume')).toEqual([{ filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes }]);
+  });
+
+  it('hands an application answering a custom card to the hosted form: the API takes no custom questions', async () => {
+    const card = questions.find((question) => question.id.startsWith('cards['));
+    expect(card).toBeDefined();
+    const { applier, hostedForm } = routerFor(doubles);
+    const before = doubles.submissions().length;
+    await apply(applier, application([...standard(), { id: card?.id ?? '', value: 'Yes' }]), recordingHooks(doubles));
+    expect(hostedForm.calls).toHaveLength(1);
+    expect(doubles.submissions().length).toBe(before);
+  });
+
+  it("maps Lever's answers (closed posting, invalid résumé, missing field, rate limit, bad key) to the interface's codes with Lever's error", async () => {
+    const { applier } = routerFor(doubles);
+    const cases: Array<[number, unknown, string, RegExp]> = [
+      [404, { ok: false, error: 'Posting not found' }, 'JobExpired', /Posting not found/],
+      [400, { ok: false, error: 'Invalid resume file: unsupported file type' }, 'FileTypeNotSupported', /unsupported file type/],
+      [400, { ok: false, error: 'Missing required field: email' }, 'MandatoryQuestionsNotAnswered', /Missing required field/],
+      [429, { ok: false, error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
+    ];
+    for (const [status, body, errorCode, message] of cases) {
+      doubles.replyNext({ status, body });
+      const outcome = await apply(applier, application(), recordingHooks(doubles));
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
+      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
+    }
+    const refused = await apply(applier, application(standard(), 'revoked'), recordingHooks(doubles));
+    expect(refused.status === 'failed' && refused.message).toMatch(/Lever refused the registered API key \(HTTP 401: Invalid API key/);
+  });
+});

@@ -1,0 +1,55 @@
+import type { Applier } from '@quarry/applier';
+import { detectAts, type AtsName } from '@quarry/miner';
+import { greenhouseApiApplier } from './greenhouse.api-applier.ts';
+import { leverApiApplier, type VendorRateLimit } from './lever.api-applier.ts';
+import { recruiteeApiApplier } from './recruitee.api-applier.ts';
+import type { VendorApplier } from './vendor-transport.ts';
+
+/** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
+export type AtsApiEndpoints = { greenhouseApi: string; leverApi: string; recruitee: string };
+
+export const defaultAtsApiEndpoints: AtsApiEndpoints = {
+  greenhouseApi: 'https://boards-api.greenhouse.io',
+  // `{host}` is api.lever.co, or api.eu.lever.co for a posting on jobs.eu.lever.co.
+  leverApi: 'https://{host}',
+  recruitee: 'https://{company}.recruitee.com',
+};
+
+export type AtsApplierOptions = {
+  /** The hosted form in Chromium: every application no API transport takes. */
+  hostedForm: Applier;
+  endpoints?: Partial<AtsApiEndpoints>;
+  timeoutMs: number;
+  /** Spaces requests to a vendor across every worker (Lever's 2 POST/s). */
+  rateLimit: VendorRateLimit;
+};
+
+/**
+ * Chooses the transport of each application: the vendor's API when the client registered the
+ * employer's key for the posting's board (Greenhouse, Lever), or when the vendor's public endpoint
+ * needs none (Recruitee); the hosted form otherwise, and also when the API cannot carry every
+ * answer of this application (decided before anything is sent).
+ */
+export function createAtsApplier(options: AtsApplierOptions): Applier {
+  const endpoints = { ...defaultAtsApiEndpoints, ...options.endpoints };
+  const withKey: Partial<Record<AtsName, VendorApplier>> = {
+    greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs }),
+    lever: leverApiApplier({ apiBaseUrl: endpoints.leverApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+  };
+  const keyless: Partial<Record<AtsName, VendorApplier>> = {
+    recruitee: recruiteeApiApplier({ baseUrl: endpoints.recruitee, timeoutMs: options.timeoutMs }),
+  };
+  return async (application, hooks, signal) => {
+    const target = detectAts(application.url);
+    const credential = application.credential;
+    const api = target
+      ? (credential?.ats === target.ats ? withKey[target.ats] : undefined) ?? keyless[target.ats]
+      : undefined;
+    if (!api) return options.hostedForm(application, hooks, signal);
+    const outcome = await api(application, hooks, signal);
+    if (outcome.status !== 'not-carried') return outcome;
+    // The key stays with the API transports: the browser never needs it.
+    const { credential: _credential, ...withoutKey } = application;
+    return options.hostedForm(withoutKey, hooks, signal);
+  };
+}
