@@ -17,10 +17,10 @@ import { startFakeOtaSource, type FakeOtaSource } from '../../test/support/fake-
 import { startPushSink, type PushSink } from './push-sink.ts';
 import { superviseRole, type RoleProcess, type UnexpectedExit } from './role-processes.ts';
 
-export const mailDomain = 'fwd.test';
+const mailDomain = 'fwd.test';
 export const mailRecipient = `inbox@${mailDomain}`;
 export const mailDestination = 'dest@dest.test';
-export const hotelIds = ['F1', 'F2'];
+const hotelIds = ['F1', 'F2'];
 
 type Client = { clientId: string; secret: string };
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { freePort } from '@quarry/testing';
 
 /** One push as the receiver took it: its subscription path, the state version it carried, when. */
-export type TakenPush = { path: string; version: number; at: number };
+type TakenPush = { path: string; version: number; at: number };
 
 /**
  * A client's push endpoint on a fixed port that can go down (nothing listens: connections are
