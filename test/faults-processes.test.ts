@@ -31,10 +31,10 @@ async function start(role: string): Promise<QuarryProcess> {
   return quarry;
 }
 
-async function call(api: QuarryProcess, method: string, path: string, body?: unknown) {
+async function call(api: QuarryProcess, method: string, path: string, body?: unknown, as: { secret: string } = operator) {
   const response = await fetch(`http://127.0.0.1:${api.port}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${operator.secret}:`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: { authorization: `Basic ${Buffer.from(`${as.secret}:`).toString('base64')}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), json: (await response.json()) as Record<string, unknown> };
@@ -46,7 +46,8 @@ beforeAll(async () => {
   [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
   database = await createTestDatabase('faults_processes', postgres.url);
   db = createPool(database.url, 2);
-  env = { ...quarryEnv({ database, redis: { url: redis.url, prefix: 'qf' }, secretKey }), AUTH_CACHE_MS: '0' };
+  // Private URLs only so that a push subscription may name a loopback receiver.
+  env = { ...quarryEnv({ database, redis: { url: redis.url, prefix: 'qf' }, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1' };
   operator = await createClient({ db, secretKey }, { name: 'ops', scopes: ['recruitment', 'admin'] });
 });
 
@@ -91,6 +92,25 @@ describe('Redis down', () => {
       expect(aboutRedis.some((line) => line.includes('"redis connection lost"'))).toBe(true);
       expect(aboutRedis.some((line) => line.includes('"redis connection back"'))).toBe(true);
     }
+  }, 90_000);
+});
+
+describe('Redis down, a push subscription changed', () => {
+  it('answers at once, 503 with Retry-After, and keeps the change in Postgres for the rates scheduler to push', async () => {
+    const api = await start('api');
+    const partner = await createClient({ db, secretKey }, { name: 'partner', scopes: ['hotels'] });
+    const hotel = { name: 'R1', ibe: 'opentravel', address: '', countryCode: 'gb', guests: [2], bookingPageUrl: 'https://book.example.com/', source: { kind: 'opentravel', endpointUrl: 'http://127.0.0.1:9/ota', hotelCode: 'R1' } };
+    expect((await call(api, 'PUT', '/v1/admin/hotels/R1', hotel)).status).toBe(200);
+    expect((await call(api, 'POST', '/v1/admin/hotel-grants', { clientId: partner.clientId, hotelIds: ['R1'] })).status).toBe(200);
+    const created = await call(api, 'POST', '/v1/hotels/push-subscriptions', { pushUrl: 'http://127.0.0.1:9/push', apiKey: 'k', hotelIds: ['R1'], searches: { daysAhead: 2, nights: [1], guests: [2] } }, partner);
+    expect(created.status).toBe(200);
+    const subscriptionId = String(created.json.subscriptionId);
+    await redis.kill();
+    // Answered while Redis is still down: a request waiting for Redis never would be.
+    const changed = await call(api, 'PATCH', `/v1/hotels/push-subscriptions/${subscriptionId}`, { searches: { daysAhead: 3, nights: [1], guests: [2] } }, partner);
+    expect(changed).toMatchObject({ status: 503, retryAfter: '5', json: { object: 'error', name: 'ServiceUnavailable' } });
+    const stored = await db.query<{ state_version: string }>('SELECT state_version FROM push_subscriptions WHERE subscription_id = $1', [subscriptionId]);
+    expect(Number(stored.rows[0]?.state_version)).toBeGreaterThan(Number(created.json.stateVersion));
   }, 90_000);
 });
 

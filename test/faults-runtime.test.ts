@@ -4,7 +4,7 @@ import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createProducerRedis, createRedis, isStoreOutage, type JobQueues } from '@quarry/jobs';
 import { startMiningWorkers, type MiningRole } from '@quarry/mining-worker';
 import { createLogger } from '@quarry/observability';
-import { acceptBatch, createMiningQueuePort, miningJobsOf, type MiningPorts } from '@quarry/recruitment';
+import { acceptBatch, createMiningQueuePort, miningJobsOf, submitJobPost, type MiningPorts } from '@quarry/recruitment';
 import {
   createTestDatabase,
   createTestRedis,
@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 /** A mining role in this process on the given Redis, with a miner that takes `mineMs` per post. */
-async function startMining(redisUrl: string, prefix: string, mineMs: number): Promise<{ ports: MiningPorts; queues: JobQueues; role: MiningRole }> {
+async function startMining(redisUrl: string, prefix: string, mineMs: number, reviveEveryMs = 1_000): Promise<{ ports: MiningPorts; queues: JobQueues; role: MiningRole }> {
   const redis = createRedis(redisUrl);
   const queues = createJobQueues({ connection: redis, prefix, scheduleCheckMs: 1_000 });
   const ports: MiningPorts = {
@@ -65,7 +65,7 @@ async function startMining(redisUrl: string, prefix: string, mineMs: number): Pr
     lockDurationMs: 5_000,
     stalledIntervalMs: 2_000,
     batchPollMs: 200,
-    reviveEveryMs: 1_000,
+    reviveEveryMs,
     graceMs: 500,
     logger: createLogger({ level: 'silent' }),
     events: { storesReachable: async () => (await db.query('SELECT 1')).rowCount === 1 },
@@ -125,6 +125,34 @@ describe('a Redis restarted empty during a batch', () => {
     }, { timeoutMs: 40_000, intervalMs: 200 });
     expect(done).toMatchObject({ processed_count: 24, succeeded_count: 24, failed_count: 0 });
   }, 90_000);
+});
+
+describe('a job post accepted while Redis was away', () => {
+  it('is queued as soon as Redis is back, not at the reconciler\'s next round', async () => {
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.remove());
+    // The reconciler's own round is out of reach: only Redis coming back can queue the post.
+    const { ports } = await startMining(redis.url, 'qt-faults-back', 50, 600_000);
+    const producer = createProducerRedis(redis.url);
+    const producerQueues = createJobQueues({ connection: producer, prefix: 'qt-faults-back' });
+    cleanups.push(async () => {
+      await producerQueues.close();
+      producer.disconnect();
+    });
+    const producerPorts = { pool: db, queue: createMiningQueuePort(miningJobsOf(producerQueues)) };
+    const mined = (jobPostId: string) => async () => {
+      const row = await ports.pool.query<{ state: string }>('SELECT state FROM submissions WHERE job_post_id = $1', [jobPostId]);
+      return row.rows[0]?.state === 'completed';
+    };
+    // As in a running API, the producer has been connected before Redis goes away.
+    await submitJobPost(producerPorts, clientId, { jobPostId: 'before-away', url: 'https://jobs.example/before-away', employer: 'Acme', jobTitle: 'Engineer' });
+    await waitFor('the first post mined', mined('before-away'), { timeoutMs: 20_000 });
+    await redis.kill();
+    const accepted = await submitJobPost(producerPorts, clientId, { jobPostId: 'while-away', url: 'https://jobs.example/while-away', employer: 'Acme', jobTitle: 'Engineer' });
+    expect(accepted).toMatchObject({ jobPostId: 'while-away', status: 'queued' });
+    await redis.start();
+    await waitFor('the post accepted while away mined', mined('while-away'), { timeoutMs: 30_000, intervalMs: 200 });
+  }, 60_000);
 });
 
 describe('recurring work', () => {

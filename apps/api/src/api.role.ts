@@ -6,7 +6,7 @@ import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
-import { createRatesPorts, type RatesPorts } from '@quarry/rates';
+import { createRatesPorts, pushEnqueuer, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import { createCardVault } from '@quarry/vault';
@@ -116,7 +116,10 @@ export async function startApiRole(runtime: {
     tracing: config.otlpEndpoint !== undefined && !/^(true|1)$/i.test(process.env.OTEL_SDK_DISABLED ?? ''),
     mailDomains: config.mailDomains,
     secretKey: config.secretKey,
-    hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
+    // A subscription's change is committed first, then its push is enqueued on the producer
+    // connection like every API write: while Redis is away the request answers 503 at once (the
+    // rates scheduler's safety net pushes the committed state) instead of waiting for Redis.
+    hotels: { pull: ratesPorts.pull, push: { ...ratesPorts.push, enqueuePush: pushEnqueuer({ push: enqueuer(queues, 'rates.push') }) } },
     // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
     // store during a Redis outage is a 503, not a request left waiting.
     vault: config.vault.key

@@ -143,21 +143,33 @@ export async function startMiningWorkers(
   // needs Postgres only to find the rows. Each process runs it; job ids keep it idempotent.
   let reviving = true;
   let reviveTimer: NodeJS.Timeout | undefined;
-  const revive = async () => {
+  let running: Promise<void> | null = null;
+  const revive = async (minAgeMs?: number) => {
+    clearTimeout(reviveTimer);
     try {
-      const revived = await reviveStrandedRows(ports);
+      const revived = await reviveStrandedRows(ports, minAgeMs === undefined ? {} : { minAgeMs });
       if (revived > 0) options.logger.warn({ revived }, 'put back the jobs of unfinished rows');
     } catch (error) {
       if (!isStoreOutage(error)) options.logger.error({ err: error }, 'reviving unfinished rows failed');
     }
-    if (reviving) reviveTimer = setTimeout(() => void revive(), reviveEveryMs);
+    if (reviving) reviveTimer = setTimeout(() => void reviveOnce(), reviveEveryMs);
   };
-  reviveTimer = setTimeout(() => void revive(), reviveEveryMs);
+  const reviveOnce = (minAgeMs?: number) => (running ??= revive(minAgeMs).finally(() => (running = null)));
+  reviveTimer = setTimeout(() => void reviveOnce(), reviveEveryMs);
+  // Posts accepted while Redis was away are in Postgres only: put them on the queue as soon as
+  // Redis is back rather than at the next round, whatever their age.
+  let connected = options.connection.status === 'ready';
+  const onReady = () => {
+    if (connected && reviving) void reviveOnce(0);
+    connected = true;
+  };
+  options.connection.on('ready', onReady);
 
   return {
     async stop(graceMs) {
       reviving = false;
       clearTimeout(reviveTimer);
+      options.connection.off('ready', onReady);
       await Promise.all([shared.close(graceMs), supervisor.stop(graceMs)]);
     },
   };

@@ -30,5 +30,5 @@ export { createBookingPageSource, createChromiumLauncher } from './sources/booki
 export { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';
 export type { BookingEngineRecipe } from './sources/booking-engine-recipes.ts';
 export type { RateSearch, RateSource, SourceOutcome } from './sources/rate-source.ts';
-export { createRatesPorts, refreshTiers } from './rates-ports.ts';
+export { createRatesPorts, pushEnqueuer, refreshTiers } from './rates-ports.ts';
 export type { RatesJobs, RatesPorts } from './rates-ports.ts';

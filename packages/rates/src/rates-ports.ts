@@ -25,8 +25,8 @@ export type RatesJobs = {
 };
 
 /** One push job per subscription state: the dedupe key makes a repeated request for it a no-op. */
-const pushEnqueuer =
-  (jobs: RatesJobs): EnqueuePush =>
+export const pushEnqueuer =
+  (jobs: Pick<RatesJobs, 'push'>): EnqueuePush =>
   (subscriptionId, dedupeKey) =>
     jobs.push({ subscriptionId }, { jobId: `push_${subscriptionId}_${dedupeKey}` });
 

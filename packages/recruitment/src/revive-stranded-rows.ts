@@ -6,16 +6,16 @@ import type { RecruitmentPorts, StrandedRow } from './recruitment-ports.ts';
  * posts not finished (older than a few seconds: a request between its insert and its enqueue is
  * usually left alone, and the job id makes a double enqueue harmless anyway). Oldest first, at most `limit`.
  */
-async function findUnfinishedRows(db: Queryable, limit: number): Promise<StrandedRow[]> {
+async function findUnfinishedRows(db: Queryable, limit: number, minAgeMs: number): Promise<StrandedRow[]> {
   const result = await db.query<{ submission_id: string; batch_id: string | null; row_no: number | null; concurrency: number | null; rate_per_minute: number | null }>(
     `(SELECT s.submission_id, s.batch_id, s.row_no, b.concurrency, b.rate_per_minute FROM submissions s JOIN batches b USING (batch_id)
        WHERE b.state IN ('created', 'processing', 'resumed') AND s.state IN ('admitted', 'processing')
        ORDER BY s.submission_id LIMIT $1)
      UNION ALL
      (SELECT submission_id, batch_id, row_no, NULL, NULL FROM submissions
-       WHERE batch_id IS NULL AND state IN ('queued', 'processing') AND submitted_at < now() - interval '10 seconds'
+       WHERE batch_id IS NULL AND state IN ('queued', 'processing') AND submitted_at < now() - make_interval(secs => $2::float8 / 1000)
        ORDER BY submission_id LIMIT $1)`,
-    [limit],
+    [limit, minAgeMs],
   );
   return result.rows.map((row) =>
     row.batch_id !== null && row.row_no !== null && row.concurrency !== null && row.rate_per_minute !== null
@@ -30,10 +30,11 @@ async function findUnfinishedRows(db: Queryable, limit: number): Promise<Strande
  * after repeated crashes); its row would then stay `admitted`/`processing` forever and hold one
  * of its batch's concurrency slots. Such jobs are put back (the same job id, so a row is never
  * queued twice) and the row runs again; mining is idempotent per row (see mineSubmission).
- * Returns how many rows were put back.
+ * Returns how many rows were put back. `minAgeMs` (10 s) spares single posts younger than that;
+ * right after Redis came back every one is due (their enqueue failed while it was away).
  */
-export async function reviveStrandedRows(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, options: { limit?: number } = {}): Promise<number> {
-  const rows = await findUnfinishedRows(ports.pool, options.limit ?? 1_000);
+export async function reviveStrandedRows(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, options: { limit?: number; minAgeMs?: number } = {}): Promise<number> {
+  const rows = await findUnfinishedRows(ports.pool, options.limit ?? 1_000, options.minAgeMs ?? 10_000);
   if (rows.length === 0) return 0;
   return ports.queue.reviveJobs(rows);
 }

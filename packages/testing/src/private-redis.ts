@@ -1,15 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './free-port.ts';
 
 export type PrivateRedis = {
   url: string;
   port: number;
-  /** SIGKILL: connections drop with no goodbye, and (no persistence) every key is gone. */
+  /** SIGKILL: connections drop with no goodbye; without `appendOnly` every key is gone. */
   kill(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port: empty, or (`appendOnly`) with what its append-only file kept. */
   start(): Promise<void>;
+  /** Deletes the append-only file of a killed server: the next `start` is empty, as after a lost disk. */
+  wipe(): void;
   remove(): Promise<void>;
 };
 
@@ -27,14 +32,17 @@ async function accepting(port: number): Promise<boolean> {
 }
 
 /**
- * A redis-server of this test's own, on a free port and without persistence, which the test may
- * kill and start again: outage tests must never stop the machine's shared Redis.
+ * A redis-server of this test's own, on a free port, which the test may kill and start again:
+ * outage tests must never stop the machine's shared Redis. Without persistence by default; with
+ * `appendOnly` it keeps an append-only file (fsync every second) as an operator's Redis does.
  */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: { appendOnly?: boolean } = {}): Promise<PrivateRedis> {
   const port = await freePort();
+  const folder = mkdtempSync(join(tmpdir(), 'quarry-redis-'));
+  const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
   let server: ChildProcess | null = null;
   const start = async () => {
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', folder, '--save', '', ...persistence], { stdio: 'ignore' });
     for (let tries = 0; !(await accepting(port)); tries++) {
       if (tries > 200) throw new Error(`redis-server did not start on port ${port}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -48,6 +56,20 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     running.kill('SIGKILL');
     await exited;
   };
+  const wipe = () => {
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder);
+  };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, kill, start, remove: kill };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    start,
+    wipe,
+    async remove() {
+      await kill();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,0 +1,219 @@
+import { sendSmtp } from '@quarry/testing';
+import { authorization, mailRecipient, type FaultCluster } from './fault-cluster.ts';
+
+export type Kind = 'job-post' | 'batch-row' | 'mail' | 'push';
+
+/** One piece of work Quarry accepted (a 200, a 250), and what became of it. */
+export type Unit = { kind: Kind; key: string; acceptedAt: number; completedAt?: number; copies: number; failed?: string };
+
+/** One HTTP answer of the API during the run (`ms` is null when no answer came: the process died). */
+type ApiCall = { startedAt: number; ms: number | null; status: number | null; path: string };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const API_TIMEOUT_MS = 30_000;
+
+/**
+ * Real work through every role, as clients send it: job posts and a batch through the API,
+ * messages through SMTP, push subscriptions changed through the API (each change is a state the
+ * receiver must get). Every unit is keyed by the scenario's label, so scenarios sharing one
+ * cluster never count each other's work.
+ */
+export function createWorkload(cluster: FaultCluster, label: string) {
+  const units = new Map<string, Unit>();
+  const calls: ApiCall[] = [];
+  const smtpFailures: string[] = [];
+  let running = false;
+  const loops: Array<Promise<void>> = [];
+  const batchIds: string[] = [];
+  let rotation = 0;
+  const regressionsBefore = cluster.pushSink.regressions;
+
+  const accept = (kind: Kind, key: string) => units.set(`${kind}:${key}`, { kind, key, acceptedAt: Date.now(), copies: 0 });
+
+  /** Sends to one API process, then to the other when the first gave no answer (it was killed). */
+  async function api(method: string, path: string, client: { clientId: string; secret: string }, body: string, contentType = 'application/json') {
+    const apis = cluster.roles.api;
+    for (let tries = 0; tries < 4; tries += 1) {
+      const target = apis[(rotation += 1) % apis.length]!;
+      const port = target.port();
+      if (!target.alive() || port === 0) continue;
+      const startedAt = Date.now();
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+          method,
+          headers: { authorization: authorization(client), 'content-type': contentType },
+          body,
+          signal: AbortSignal.timeout(API_TIMEOUT_MS),
+        });
+        const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+        calls.push({ startedAt, ms: Date.now() - startedAt, status: response.status, path });
+        return { status: response.status, json };
+      } catch (error) {
+        const timedOut = (error as Error).name === 'TimeoutError';
+        calls.push({ startedAt, ms: timedOut ? API_TIMEOUT_MS : null, status: null, path });
+        if (timedOut) return { status: 0, json: {} };
+      }
+    }
+    return { status: 0, json: {} };
+  }
+
+  async function jobPosts() {
+    for (let index = 1; running; index += 1) {
+      const jobPostId = `${label}-p${index}`;
+      const answer = await api('POST', '/v1/recruitment/job-posts/mine/', cluster.recruiter, JSON.stringify({ jobPostId, url: `${cluster.web.origin}/jobs/${index}`, employer: 'Acme', jobTitle: 'Engineer' }));
+      if (answer.status === 200) accept('job-post', jobPostId);
+      await sleep(500);
+    }
+  }
+
+  /** A batch of `rows`; every other row's page takes 1.5 s, so rows are mid-work at any moment. */
+  async function batch(tag: string, rows: number) {
+    const ids = Array.from({ length: rows }, (_, index) => `${label}-${tag}${index + 1}`);
+    const csv = ['jobPostId,url,employer,jobTitle', ...ids.map((id, index) => `${id},${cluster.web.origin}/${index % 2 === 0 ? `slow/${index}?ms=1500` : `jobs/${index}`},Acme,Engineer`)].join('\r\n');
+    const answer = await api('POST', '/v1/recruitment/job-posts/batch/mine/', cluster.recruiter, csv, 'text/csv');
+    if (answer.status !== 200) return answer.status;
+    batchIds.push(String(answer.json.batchId));
+    for (const id of ids) accept('batch-row', id);
+    return 200;
+  }
+
+  async function mail() {
+    for (let index = 1; running; index += 1) {
+      const ports = cluster.roles.mail.filter((role) => role.alive() && role.smtpPort() > 0).map((role) => role.smtpPort());
+      const port = ports[index % Math.max(1, ports.length)];
+      if (port !== undefined) {
+        const messageId = `${label}-m${index}@sender.test`;
+        const raw = `From: Bob <bob@sender.test>\r\nTo: ${mailRecipient}\r\nSubject: ${label} ${index}\r\nMessage-ID: <${messageId}>\r\n\r\nHello.\r\n`;
+        try {
+          const sent = await Promise.race([
+            sendSmtp(port, { from: 'bob@sender.test', to: [mailRecipient], raw }),
+            sleep(API_TIMEOUT_MS).then(() => null),
+          ]);
+          if (sent?.data?.code === 250) accept('mail', messageId);
+          else smtpFailures.push(sent ? `${sent.data?.code ?? sent.rcpt[0]?.code}` : 'timeout');
+        } catch (error) {
+          smtpFailures.push((error as Error).message);
+        }
+      }
+      await sleep(400);
+    }
+  }
+
+  /** Changes one subscription's grid in turn; each change is a new state version to push. */
+  async function pushes() {
+    for (let index = 0; running; index += 1) {
+      const slot = index % cluster.subscriptions.length;
+      await changeSubscription(slot, 2 + (index % 2));
+      await sleep(1_500);
+    }
+  }
+
+  async function changeSubscription(slot: number, daysAhead: number) {
+    const id = cluster.subscriptions[slot]!;
+    const answer = await api('PATCH', `/v1/hotels/push-subscriptions/${id}`, cluster.partner, JSON.stringify({ searches: { daysAhead, nights: [1], guests: [2] } }));
+    if (answer.status === 200) accept('push', `/sub-${slot}@${Number(answer.json.stateVersion)}`);
+  }
+
+  /** Reads what became of every unit: the record in Postgres, the destination's copies, the receiver's pushes. */
+  async function refresh(): Promise<void> {
+    const rows = await cluster.db.query<{ job_post_id: string; batch: boolean; state: string; error_code: string | null; finished: number | null }>(
+      `SELECT job_post_id, batch_id IS NOT NULL AS batch, state, error_code, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
+       FROM submissions WHERE job_post_id LIKE $1`,
+      [`${label}-%`],
+    );
+    for (const row of rows.rows) {
+      const unit = units.get(`${row.batch ? 'batch-row' : 'job-post'}:${row.job_post_id}`);
+      if (!unit) continue;
+      if (row.state === 'completed' || row.state === 'failed') {
+        unit.completedAt ??= row.finished ?? Date.now();
+        unit.copies = 1;
+        if (row.state === 'failed') unit.failed = row.error_code ?? 'failed';
+      }
+    }
+    // Copies are counted afresh from what the destination holds, with the time of the first one.
+    const copies = new Map<string, { count: number; firstAt: number }>();
+    cluster.sink.messages.forEach((message, index) => {
+      const id = /^Message-ID: <([^>]+)>/im.exec(message.raw.toString('latin1'))?.[1];
+      if (!id) return;
+      const seen = copies.get(id);
+      copies.set(id, { count: (seen?.count ?? 0) + 1, firstAt: seen?.firstAt ?? cluster.sink.acceptedAt[index] ?? Date.now() });
+    });
+    for (const [id, seen] of copies) {
+      const unit = units.get(`mail:${id}`);
+      if (!unit) continue;
+      unit.copies = seen.count;
+      unit.completedAt = seen.firstAt;
+    }
+    for (const unit of units.values()) {
+      if (unit.kind !== 'push' || unit.completedAt !== undefined) continue;
+      const [path, version] = unit.key.split('@');
+      const taken = cluster.pushSink.taken.find((push) => push.path === path && push.version >= Number(version));
+      if (taken) {
+        unit.completedAt = taken.at;
+        unit.copies = 1;
+      }
+    }
+  }
+
+  /** Batch rows Postgres shows mid-work (admitted or processing) right now. */
+  async function rowsInFlight(): Promise<Set<string>> {
+    const result = await cluster.db.query<{ job_post_id: string }>(
+      `SELECT job_post_id FROM submissions WHERE job_post_id LIKE $1 AND batch_id IS NOT NULL AND state IN ('admitted', 'processing')`,
+      [`${label}-%`],
+    );
+    return new Set(result.rows.map((row) => row.job_post_id));
+  }
+
+  /** Rows a batch counted more than once (a finished row must be counted exactly once). */
+  async function doubleCounted(): Promise<number> {
+    if (batchIds.length === 0) return 0;
+    const result = await cluster.db.query<{ extra: string }>(
+      `SELECT COALESCE(sum(GREATEST(0, b.processed_count - (SELECT count(*) FROM submissions s WHERE s.batch_id = b.batch_id AND s.state IN ('completed', 'failed')))), 0) AS extra
+       FROM batches b WHERE b.batch_id = ANY($1::uuid[])`,
+      [batchIds],
+    );
+    return Number(result.rows[0]?.extra ?? 0);
+  }
+
+  async function pendingMailDeliveries(): Promise<number> {
+    const result = await cluster.db.query<{ count: string }>(`SELECT count(*) FROM mail_deliveries WHERE state IN ('queued', 'deferred')`);
+    return Number(result.rows[0]?.count ?? 0);
+  }
+
+  return {
+    label,
+    units,
+    calls,
+    /** Pushes of an older state after a newer one, during this workload. */
+    regressions: () => cluster.pushSink.regressions - regressionsBefore,
+    acceptRows: (ids: string[]) => ids.forEach((id) => accept('batch-row', id)),
+    smtpFailures,
+    batch,
+    changeSubscription,
+    refresh,
+    rowsInFlight,
+    doubleCounted,
+    pendingMailDeliveries,
+    start(kinds: { jobPosts?: boolean; mail?: boolean; pushes?: boolean } = {}) {
+      running = true;
+      if (kinds.jobPosts !== false) loops.push(jobPosts());
+      if (kinds.mail !== false) loops.push(mail());
+      if (kinds.pushes !== false) loops.push(pushes());
+    },
+    async stop() {
+      running = false;
+      await Promise.all(loops.splice(0));
+    },
+    /** Waits until every accepted unit is done, or until `deadline`. */
+    async drain(deadline: number): Promise<void> {
+      for (;;) {
+        await refresh().catch(() => {});
+        const open = [...units.values()].some((unit) => unit.completedAt === undefined);
+        if (!open || Date.now() > deadline) return;
+        await sleep(1_000);
+      }
+    },
+  };
+}
+
+export type Workload = ReturnType<typeof createWorkload>;
