@@ -94,11 +94,12 @@ export async function startMiningWorkers(
     graceMs: number;
     logger: Logger;
     events?: WorkerEvents;
-    /** How often unfinished rows whose job is gone or failed are put back (default 15 s). */
+    /** How often unfinished rows whose job is gone or failed are put back (default 5 s). */
     reviveEveryMs?: number;
   },
 ): Promise<MiningRole> {
-  const reviveEveryMs = options.reviveEveryMs ?? 15_000;
+  // Short enough that a post accepted while a producer could not enqueue starts within seconds.
+  const reviveEveryMs = options.reviveEveryMs ?? 5_000;
   const mine = (submissionId: string, job: { attemptsMade: number; opts: { attempts?: number } }, signal: AbortSignal) =>
     mineSubmission(ports, submissionId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
 

@@ -99,4 +99,10 @@ describe('retry delay', () => {
     expect(retryDelayMs(policy, 30, () => 1)).toBe(60_000);
     expect(retryDelayMs(policy, 3, () => 0)).toBe(2_000);
   });
+  it('stays at most 10 s apart during the first 5 minutes of failing, so a receiver back from a short outage gets the state within seconds', () => {
+    expect(retryDelayMs(policy, 30, () => 1, 60_000)).toBe(10_000);
+    expect(retryDelayMs(policy, 30, () => 0, 4 * 60_000)).toBe(5_000);
+    expect(retryDelayMs(policy, 2, () => 1, 60_000)).toBe(2_000);
+    expect(retryDelayMs(policy, 30, () => 1, 5 * 60_000)).toBe(60_000);
+  });
 });

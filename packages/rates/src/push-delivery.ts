@@ -27,6 +27,14 @@ export type PushPolicy = {
    * how soon another worker takes over the subscription of a crashed one. Default 10 s.
    */
   leaseMs?: number;
+  /**
+   * A receiver down for a short while (a deploy, a restart) gets the current state within seconds
+   * of coming back: while a subscription has been failing for less than `quickRetryWindowMs`
+   * (default 5 minutes), retries are at most `quickRetryMaxMs` apart (default 10 s); after that the
+   * exponential backoff up to `backoffMaxMs` applies.
+   */
+  quickRetryWindowMs?: number;
+  quickRetryMaxMs?: number;
 };
 
 export type DeliveryPorts = {
@@ -156,9 +164,14 @@ class PushTooLargeError extends Error {
   }
 }
 
-/** Exponential backoff with "equal jitter": half fixed, half random, capped. */
-export function retryDelayMs(policy: PushPolicy, failures: number, random: () => number): number {
-  const exponential = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** Math.max(0, failures - 1));
+/**
+ * Exponential backoff with "equal jitter": half fixed, half random, capped; capped lower while the
+ * subscription has been failing for a short while only (`failingForMs`).
+ */
+export function retryDelayMs(policy: PushPolicy, failures: number, random: () => number, failingForMs = Number.POSITIVE_INFINITY): number {
+  const quick = failingForMs < (policy.quickRetryWindowMs ?? 5 * 60_000);
+  const cap = quick ? Math.min(policy.backoffMaxMs, policy.quickRetryMaxMs ?? 10_000) : policy.backoffMaxMs;
+  const exponential = Math.min(cap, policy.backoffBaseMs * 2 ** Math.max(0, failures - 1));
   return Math.round(exponential / 2 + random() * (exponential / 2));
 }
 
@@ -246,7 +259,8 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       return 'delivered';
     }
     const failures = subscription.failures + 1;
-    const delayMs = retryDelayMs(ports.policy, failures, ports.random ?? Math.random);
+    const failingForMs = subscription.failingSince ? ports.now().getTime() - subscription.failingSince.getTime() : 0;
+    const delayMs = retryDelayMs(ports.policy, failures, ports.random ?? Math.random, failingForMs);
     const failed = await completePushFailure(ports.db, subscriptionId, token, delayMs, ports.policy.suspendAfterMs);
     const outcome = failed?.suspended ? 'suspended' : 'failed';
     await insertDelivery(ports.db, subscriptionId, { version, startedAt, status, bytes, durationMs, error, outcome });

@@ -30,11 +30,12 @@ async function findUnfinishedRows(db: Queryable, limit: number, minAgeMs: number
  * after repeated crashes); its row would then stay `admitted`/`processing` forever and hold one
  * of its batch's concurrency slots. Such jobs are put back (the same job id, so a row is never
  * queued twice) and the row runs again; mining is idempotent per row (see mineSubmission).
- * Returns how many rows were put back. `minAgeMs` (10 s) spares single posts younger than that;
+ * Returns how many rows were put back. `minAgeMs` (3 s) spares single posts younger than that (their
+ * enqueue may still be on its way; a second one under the same job id would be a no-op anyway);
  * right after Redis came back every one is due (their enqueue failed while it was away).
  */
 export async function reviveStrandedRows(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, options: { limit?: number; minAgeMs?: number } = {}): Promise<number> {
-  const rows = await findUnfinishedRows(ports.pool, options.limit ?? 1_000, options.minAgeMs ?? 10_000);
+  const rows = await findUnfinishedRows(ports.pool, options.limit ?? 1_000, options.minAgeMs ?? 3_000);
   if (rows.length === 0) return 0;
   return ports.queue.reviveJobs(rows);
 }
