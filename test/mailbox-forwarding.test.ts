@@ -200,7 +200,7 @@ describe('a handed-out account', () => {
 
   it('marks an account whose login is refused broken after its retries, with the server answer, for operators', async () => {
     expect((await load(idleServer, [{ email: 'broken@pool.test', password }])).refused).toEqual([]);
-    idleServer.setUser({ user: 'broken@pool.test', password: 'changed-by-the-owner' });
+    await idleServer.setUser({ user: 'broken@pool.test', password: 'changed-by-the-owner' });
     expect(await stack.post('/email/retrieve-outlook-account', { alias: `alias-broken@${receivingDomain}`, forwardsTo: 'broken@dest.test' })).toMatchObject({ status: 200 });
     const broken = await waitFor('the account broken', async () => (await accounts()).find((account) => account.email === 'broken@pool.test' && account.state === 'broken'), {
       timeoutMs: 30_000,

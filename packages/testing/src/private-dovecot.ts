@@ -1,6 +1,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,13 +11,19 @@ export type DovecotUser = { user: string; password: string };
 export type PrivateDovecot = {
   host: string;
   port: number;
-  /** Adds a user or changes its password (the passwd file is read on every login). */
-  setUser(user: DovecotUser): void;
+  /**
+   * Adds a user or changes its password. Resolves once every later login sees it: Dovecot looks at
+   * the passwd file at most once a second, so a login in the same second as the last one that read
+   * it would still take the old password.
+   */
+  setUser(user: DovecotUser): Promise<void>;
   /**
    * Gives INBOX of `user` a new UIDVALIDITY, as a server does when it rebuilds its index: the
    * server is stopped, the index files dropped and the uid list renumbered, then started again.
    */
   resetUidValidity(user: string): Promise<void>;
+  /** Runs `doveadm` against this server (`['penalty']`: the auth penalties anvil holds). */
+  doveadm(args: string[]): string;
   /** Messages in INBOX of `user` (new and cur), and the keywords file of the Maildir. */
   inboxFiles(user: string): string[];
   stop(): Promise<void>;
@@ -59,8 +65,14 @@ export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle
   chownSync(mail, uid, gid);
   const users = new Map<string, string>();
   const passwd = join(root, 'passwd');
-  const writePasswd = () =>
+  // Dovecot reads the file again when its mtime or size changed: each version gets an mtime of its
+  // own (1, 2, 3… seconds after the epoch), as two writes in one second would share theirs.
+  let version = 0;
+  const writePasswd = () => {
     writeFileSync(passwd, [...users].map(([user, password]) => `${user}:{PLAIN}${password}:${uid}:${gid}::${join(mail, user)}::\n`).join(''));
+    version += 1;
+    utimesSync(passwd, version, version);
+  };
   for (const user of options.users ?? []) users.set(user.user, user.password);
   writePasswd();
   const capabilities = options.idle === false ? 'imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT UIDPLUS MOVE NAMESPACE CHILDREN\n' : '';
@@ -75,7 +87,9 @@ listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
-# Refused logins are answered at once and never slow down the next ones from loopback (tests refuse on purpose).
+# Refused logins are answered at once and never slow down the next ones from loopback (tests refuse
+# on purpose): no failure delay, and no auth penalty (anvil's doubling delay per refused login from
+# an address, up to 15 s), which is off when the auth process cannot reach its anvil socket.
 auth_failure_delay = 0
 login_trusted_networks = 127.0.0.0/8
 log_path = ${join(root, 'dovecot.log')}
@@ -97,6 +111,9 @@ ${capabilities}service imap-login {
 }
 service anvil {
   chroot =
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
 }
 service imap-login {
   chroot =
@@ -143,9 +160,11 @@ namespace inbox {
   return {
     host: '127.0.0.1',
     port,
-    setUser(user) {
+    async setUser(user) {
       users.set(user.user, user.password);
       writePasswd();
+      // The auth process's next look at the file is in a later second than its last one.
+      await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 20));
     },
     async resetUidValidity(user) {
       await stop();
@@ -159,6 +178,9 @@ namespace inbox {
       writeFileSync(uidList, [`3 V${old + 1000} N${files.length + 1}`, ...renumbered, ''].join('\n'));
       for (const name of readdirSync(dir)) if (name.startsWith('dovecot.index') || name.startsWith('dovecot.list.index')) rmSync(join(dir, name));
       await start();
+    },
+    doveadm(args) {
+      return execFileSync('/usr/bin/doveadm', ['-c', config, ...args]).toString();
     },
     inboxFiles(user) {
       return ['new', 'cur'].flatMap((sub) => {
