@@ -6,6 +6,8 @@ import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
+import { findGrantedHotelRow } from '@quarry/rates';
+import type { CardVault } from '@quarry/vault';
 import { createRatesPorts, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
@@ -85,6 +87,8 @@ export async function startApiRole(runtime: {
   shared: Shared;
   storeHealth: { redis: StoreHealth };
   onQueueError: (error: unknown, where: string) => void;
+  /** The card vault: the API checks a token's shape, and purges the card of a booking cancelled. */
+  vault: CardVault;
 }): Promise<HttpRole> {
   const { config, db, redis, logger } = runtime;
   // The API's producers fail fast while Redis is away (503, or accepted from Postgres and
@@ -116,6 +120,15 @@ export async function startApiRole(runtime: {
     mailDomains: config.mailDomains,
     secretKey: config.secretKey,
     hotels: { pull: ratesPorts.pull, push: ratesPorts.push },
+    bookings: {
+      pool: db,
+      sealer: createSealer(config.secretKey),
+      vault: runtime.vault,
+      findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
+      enqueueStep: enqueuer(queues, 'bookings.step'),
+      enqueueNotify: enqueuer(queues, 'bookings.notify'),
+      onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
+    },
     applications: {
       pool: db,
       sealer: createSealer(config.secretKey),

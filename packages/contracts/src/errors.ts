@@ -18,6 +18,8 @@ export const errorCatalog = {
   BindingAlreadyExists: { status: 409, message: 'This recipient already has an active binding' },
   BindingNotFound: { status: 404, message: 'No binding exists for this recipient' },
   AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
+  // Bookings: the consent was not an exact copy of the final price the booking shows (nothing was booked).
+  FinalPriceNotFound: { status: 409, message: 'The final price sent is not the one this booking shows' },
 } as const satisfies Record<string, { status: number; message: string; challenge?: true; retryAfterSeconds?: number }>;
 
 /**
