@@ -22,3 +22,5 @@ export type { ApplicationSites, ReceivedApplication } from './application-sites.
 export { createFakeApplier } from './fake-applier.ts';
 export type { FakeApplier } from './fake-applier.ts';
 export { holdRowLocks, lockWaiters } from './row-locks.ts';
+export { startOpenTravelHotel } from './opentravel-hotel.ts';
+export type { OpenTravelHotel, OrderBehaviour, ReceivedOrder, Reservation, TestHotel } from './opentravel-hotel.ts';
