@@ -11,7 +11,7 @@ export type TestHotel = {
   /** Availability: none at all (OTA error 322). */
   soldOut?: boolean;
   order?: OrderBehaviour;
-  /** Holds the answer to the next orders until `releaseOrders()` (the reservation is made first). */
+  /** Holds the answer to each order until `releaseOrders()` (the reservation is made first). */
   holdOrders?: boolean;
 };
 
@@ -215,7 +215,6 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
     reservations,
     requests,
     releaseOrders() {
-      for (const hotel of hotels.values()) hotel.holdOrders = false;
       const waiting = held;
       held = [];
       for (const answer of waiting) answer();
