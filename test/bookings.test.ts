@@ -1,6 +1,9 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBookingsWorker, type BookingsWorker } from './support/bookings-stack.ts';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -282,5 +285,46 @@ describe('bookings through an OpenTravel hotel', () => {
     expect(missing.status).toBe(400);
     expect((missing.json?.details as { messages: string[] }).messages.join(' ')).toMatch(/checkIn/);
   });
-});
 
+  it('callbacks: each stage change is POSTed signed per Standard Webhooks, and a refused one is retried', async () => {
+    const received: Array<{ headers: Record<string, string>; body: string }> = [];
+    let refuseNext = true;
+    const receiver: Server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        if (refuseNext) {
+          refuseNext = false;
+          response.writeHead(503).end();
+          return;
+        }
+        received.push({ headers: request.headers as Record<string, string>, body });
+        response.writeHead(204).end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    try {
+      await addHotel('H-HOOK', { price: '90.00' });
+      const created = await create('H-HOOK', { callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
+      expect(created.webhookSecret).toMatch(/^whsec_/);
+      await untilStage(created.bookingId, 'priceConfirmed');
+      await call('POST', `/book/${created.bookingId}/cancel`, booker);
+      const events = await waitFor('both callbacks, the refused one again', () => (received.length >= 2 ? received : undefined), { timeoutMs: 30_000 });
+      const verifier = new Webhook(created.webhookSecret ?? '');
+      const stages = events.map((event) => {
+        const payload = verifier.verify(event.body, event.headers) as { type: string; data: Status };
+        expect(payload.type).toBe('booking.stageChanged');
+        expect(event.headers['webhook-id']).toMatch(new RegExp(`^${created.bookingId}:\\d+$`));
+        return payload.data.stage;
+      });
+      expect(stages).toContain('cancelled');
+      expect(new Set(events.map((event) => event.headers['webhook-id'])).size).toBe(events.length);
+      // A body altered on the way fails the signature.
+      expect(() => verifier.verify(events[0]!.body.replace('stageChanged', 'stageChangeX'), events[0]!.headers)).toThrow();
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  });
+});

@@ -137,12 +137,12 @@ export const jobCatalog = {
     backoff: { type: 'exponential', delay: 2_000 },
     timeoutMs: 3 * 60_000,
   },
-  // A stage change POSTed to the client's callbackUrl, retried with backoff (about 35 minutes in all).
+  // A stage change POSTed to the client's callbackUrl, retried with backoff (5 s doubling: about 20 minutes in all).
   'bookings.notify': {
     queue: 'bookings.notify',
     payload: BookingNotifyJobPayload,
-    attempts: 8,
-    backoff: { type: 'exponential', delay: 15_000 },
+    attempts: 9,
+    backoff: { type: 'exponential', delay: 5_000 },
     timeoutMs: 60_000,
   },
   // The timers (input, job) and the re-enqueue of lost steps.
