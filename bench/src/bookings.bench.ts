@@ -28,9 +28,9 @@ export async function benchBookings(options: { seconds: number; connections: num
     [JSON.stringify({ kind: 'opentravel', endpointUrl: hotel.url, hotelCode: 'BENCH' })],
   );
   await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, 'BENCH')`, [client.clientId]);
-  const env = { ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_CACHE_MS: '60000', PORT: '0', HOST: '127.0.0.1', BOOKING_CONCURRENCY: '64', DATABASE_POOL_SIZE: '20' };
+  const env = { ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', LOG_LEVEL: 'info', AUTH_CACHE_MS: '60000', PORT: '0', HOST: '127.0.0.1', BOOKING_CONCURRENCY: '64', DATABASE_POOL_SIZE: '20' };
   const api = await spawnServer(mainScript, ['start', '--role', 'api'], env);
-  const worker = await spawnServer(workerScript, [], { ...env, LOG_LEVEL: 'info' });
+  const worker = await spawnServer(workerScript, [], env);
   const base = `http://127.0.0.1:${api.port}`;
   const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
   const call = async (method: string, path: string, body?: unknown) => {
