@@ -6,7 +6,7 @@ export type Stay = { checkIn: string; nights: number; guests: number };
 
 export type RepriceOutcome = { ok: true; rooms: Room[] } | { ok: false; code: BookingErrorCode; reason: string; transient: boolean };
 
-export type Guest = { firstName: string; lastName: string };
+type Guest = { firstName: string; lastName: string };
 
 /** What the hotel is sent for one order. */
 export type Order = {

@@ -4,7 +4,7 @@ import { findBooking } from './bookings.queries.ts';
 import { renderBooking } from './find-booking.ts';
 
 /** Thrown for a receiver that did not take the callback: the job's attempts retry it with backoff. */
-export class CallbackRefused extends Error {
+class CallbackRefused extends Error {
   constructor(status: number) {
     super(`the callback URL answered ${status}`);
     this.name = 'CallbackRefused';

@@ -19,7 +19,7 @@ export const bookingStages = [
 export const BookingStage = z.enum(bookingStages);
 export type BookingStage = z.infer<typeof BookingStage>;
 
-export const bookingStates = ['started', 'pending', 'finished'] as const;
+const bookingStates = ['started', 'pending', 'finished'] as const;
 export const BookingState = z.enum(bookingStates);
 export type BookingState = z.infer<typeof BookingState>;
 

@@ -7,7 +7,7 @@ type OpenTravelSource = Extract<HotelSource, { kind: 'opentravel' }>;
 
 /** Our reference's UniqueID: Type 14 is "Reservation" in the OpenTravel code list UIT. */
 const uniqueIdType = '14';
-export const referenceContext = 'Quarry';
+const referenceContext = 'Quarry';
 
 const escapeXml = (value: string) => value.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -103,7 +103,7 @@ const parser = new XMLParser({
 });
 
 /** A message the hotel sent that is not an answer we can read: the outcome stays unknown. */
-export class UnreadableAnswer extends Error {
+class UnreadableAnswer extends Error {
   constructor(reason: string) {
     super(reason);
     this.name = 'UnreadableAnswer';
