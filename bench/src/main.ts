@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { benchApply } from './apply.bench.ts';
 import { benchBatchIntake } from './batch-intake.bench.ts';
+import { benchBookings } from './bookings.bench.ts';
 import { benchBrowserThroughput } from './browser-throughput.bench.ts';
 import { benchHttp } from './http.bench.ts';
 import { benchMiningAccuracy } from './mining-accuracy.bench.ts';
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<void>> = {
   apply: () => benchApply({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 }),
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
+  bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   // One run by default: each takes about a minute (Quarry, then Postfix, in both modes).

@@ -6,10 +6,10 @@ import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
-import { createRatesPorts, pushEnqueuer, type RatesPorts } from '@quarry/rates';
+import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
-import { createCardVault } from '@quarry/vault';
+import { createCardVault, noCardVault } from '@quarry/vault';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createApiApp, createOperationalApp } from './app.ts';
@@ -96,6 +96,19 @@ export async function startApiRole(runtime: {
   const retrievalCache = createRetrievalCache(config.retrievalCache);
   const outcomes = await followOutcomes(redis, config.queuePrefix, retrievalCache, logger);
   const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
+  // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
+  // store during a Redis outage is a 503, not a request left waiting.
+  const vault = config.vault.key
+    ? createCardVault({
+        db,
+        redis: producerRedis,
+        vaultKey: config.vault.key,
+        prefix: config.queuePrefix,
+        cvvTtlMs: config.vault.cvvTtlMs,
+        cardRetentionMs: config.vault.cardRetentionMs,
+        logger,
+      })
+    : undefined;
   // Hotel rates: the API answers pulls (with live fetches) and manages subscriptions; the rates-worker refreshes and pushes.
   const ratesPorts = runtime.shared('rates', () => sharedRatesPorts(runtime));
   const app = createApiApp({
@@ -120,19 +133,17 @@ export async function startApiRole(runtime: {
     // connection like every API write: while Redis is away the request answers 503 at once (the
     // rates scheduler's safety net pushes the committed state) instead of waiting for Redis.
     hotels: { pull: ratesPorts.pull, push: { ...ratesPorts.push, enqueuePush: pushEnqueuer({ push: enqueuer(queues, 'rates.push') }) } },
-    // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
-    // store during a Redis outage is a 503, not a request left waiting.
-    vault: config.vault.key
-      ? createCardVault({
-          db,
-          redis: producerRedis,
-          vaultKey: config.vault.key,
-          prefix: config.queuePrefix,
-          cvvTtlMs: config.vault.cvvTtlMs,
-          cardRetentionMs: config.vault.cardRetentionMs,
-          logger,
-        })
-      : undefined,
+    vault,
+    bookings: {
+      pool: db,
+      sealer: createSealer(config.secretKey),
+      // The API checks a token's shape, and purges the card of a booking cancelled.
+      vault: vault ?? noCardVault,
+      findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
+      enqueueStep: enqueuer(queues, 'bookings.step'),
+      enqueueNotify: enqueuer(queues, 'bookings.notify'),
+      onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
+    },
     applications: {
       pool: db,
       sealer: createSealer(config.secretKey),

@@ -1,4 +1,5 @@
 import type { ApplicationsPorts } from '@quarry/applications';
+import type { BookingsPorts } from '@quarry/bookings';
 import type { Authenticator, SessionCodec } from '@quarry/auth';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import type { OidcSettings } from '@quarry/config';
@@ -16,6 +17,7 @@ import { openApiRoutes } from './openapi.ts';
 import { applicationsRoutes } from './routes/applications.routes.ts';
 import { atsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
+import { bookingsRoutes } from './routes/bookings.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { operationalRoutes, type ReadinessCheck } from './routes/operational.routes.ts';
@@ -54,6 +56,8 @@ export type ApiDeps = {
   secretKey?: Buffer;
   /** Applications: submit and find (candidate data sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
   applications?: ApplicationsPorts;
+  /** Hotel bookings (guests and card tokens sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
+  bookings?: BookingsPorts;
   /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts };
   /** The card vault (VAULT_KEY); without it, POST /vault/* answer 503 VaultNotConfigured. */
@@ -96,6 +100,7 @@ export function createApiApp(deps: ApiDeps): Express {
     app.use(applicationsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
     app.use(atsCredentialsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
   }
+  if (deps.bookings) app.use(bookingsRoutes({ authenticator: deps.authenticator, bookings: deps.bookings }));
   app.use(batchAdminRoutes(deps));
   app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));

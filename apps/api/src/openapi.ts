@@ -4,6 +4,7 @@ import swaggerUi from 'swagger-ui-express';
 import { describeApplicationsRoutes } from './routes/applications.routes.ts';
 import { describeAtsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
+import { describeBookingsRoutes } from './routes/bookings.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
 import { describeMailAdminRoutes } from './routes/mail-admin.routes.ts';
@@ -44,12 +45,13 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describePullRatesRoutes(registry);
   describePushSubscriptionsRoutes(registry);
   describeVaultRoutes(registry);
+  describeBookingsRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Quarry',
       version: '1.0.0',
-      description: 'Job-post form mining, email forwarding and hotel rates feed. Every resource is scoped to the authenticated client.',
+      description: 'Job-post form mining, email forwarding, hotel rates feed and hotel bookings. Every resource is scoped to the authenticated client.',
     },
     servers: [{ url: '/' }],
   });

@@ -5,11 +5,11 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type ConfigFor, type ConfigScope } from '@quarry/config';
 import { startTracing } from '@quarry/observability';
 
-const roles = ['api', 'mining-worker', 'rates-worker', 'mail', 'applications-worker', 'all'] as const;
+const roles = ['api', 'mining-worker', 'rates-worker', 'mail', 'applications-worker', 'bookings-worker', 'all'] as const;
 type Role = (typeof roles)[number];
 
 const usage = `Usage:
-  quarry start [--role api|mining-worker|rates-worker|mail|applications-worker|all]   (default: all)
+  quarry start [--role api|mining-worker|rates-worker|mail|applications-worker|bookings-worker|all]   (default: all)
   quarry start --demo   (every role, plus demo hotels, careers page, push receiver and mailbox)
   quarry migrate
   quarry clients create --name NAME --scopes recruitment,forwarding,hotels,booking,admin

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { startApiRole, startOperationalServer } from '@quarry/api';
 import { startApplicationsRole } from '@quarry/applications-worker';
+import { startBookingsRole } from '@quarry/bookings-worker';
 import type { ConfigFor } from '@quarry/config';
 import { createPool, migrateToLatest } from '@quarry/db';
 import { createJobQueues, createRedis, isStoreOutage } from '@quarry/jobs';
@@ -10,7 +11,7 @@ import { createLogger, createMetrics, createStoreHealth, type Tracing } from '@q
 import { startRatesRole } from '@quarry/rates-worker';
 import { listenForMetrics } from './metrics-listener.ts';
 
-type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'applications-worker' | 'all';
+type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'applications-worker' | 'bookings-worker' | 'all';
 /** The settings `loadConfig` read for one of the roles: the launcher itself uses only what they all share. */
 export type RoleConfig = { [R in Role]: ConfigFor<R> }[Role];
 
@@ -90,6 +91,7 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   if (runs(role, 'mail')) parts.push(await startMailRole({ ...runtime, config: configOf('mail'), runsCanary: takeCanary() }));
   if (runs(role, 'rates-worker')) parts.push(await startRatesRole({ ...runtime, config: configOf('rates-worker'), runsCanary: takeCanary() }));
   if (runs(role, 'applications-worker')) parts.push(await startApplicationsRole({ ...runtime, config: configOf('applications-worker'), runsCanary: takeCanary() }));
+  if (runs(role, 'bookings-worker')) parts.push(await startBookingsRole({ ...runtime, config: configOf('bookings-worker'), runsCanary: takeCanary() }));
 
   logger.info({ role, port: http.port, metricsPort: metricsListener.port, workerId }, 'quarry started');
   if (servesApi) {

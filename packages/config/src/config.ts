@@ -141,6 +141,17 @@ const sectionShapes = {
     // One application in the browser, from a free context to the outcome (the job's own limit is 10 minutes).
     APPLY_TIMEOUT_MS: positiveMs.default(180_000),
   },
+  bookings: {
+    // Hotel bookings; README "Hotel bookings" documents each.
+    BOOKING_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+    BOOKING_SOURCE_TIMEOUT_MS: positiveMs.default(60_000),
+    BOOKING_PRICE_HOLD_MS: positiveMs.default(15 * 60_000),
+    BOOKING_INPUT_TIMEOUT_MS: positiveMs.default(15 * 60_000),
+    BOOKING_JOB_TIMEOUT_MS: positiveMs.default(60 * 60_000),
+    BOOKING_TDS_TIMEOUT_MS: positiveMs.default(10 * 60_000),
+    BOOKING_TDS_POLL_MS: positiveMs.default(3_000),
+    BOOKING_SWEEP_EVERY_MS: positiveMs.default(30_000),
+  },
   dashboard: {
     // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
     DASHBOARD_OIDC_ISSUER: z.url().optional(),
@@ -270,6 +281,17 @@ export type ApplicationsSettings = {
 
 /** The card vault: its key (absent: no vault on this deployment) and how long a CVV and a card are kept. */
 export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cardRetentionMs: number };
+
+export type BookingsSettings = {
+  concurrency: number;
+  sourceTimeoutMs: number;
+  priceHoldMs: number;
+  inputTimeoutMs: number;
+  jobTimeoutMs: number;
+  tdsTimeoutMs: number;
+  tdsPollMs: number;
+  sweepEveryMs: number;
+};
 
 /** Dashboard single sign-on (OIDC). */
 export type OidcSettings = {
@@ -422,6 +444,18 @@ const readers = {
       timeoutMs: vars.APPLY_TIMEOUT_MS,
     } as ApplicationsSettings,
   }),
+  bookings: (vars: Vars) => ({
+    bookings: {
+      concurrency: vars.BOOKING_CONCURRENCY,
+      sourceTimeoutMs: vars.BOOKING_SOURCE_TIMEOUT_MS,
+      priceHoldMs: vars.BOOKING_PRICE_HOLD_MS,
+      inputTimeoutMs: vars.BOOKING_INPUT_TIMEOUT_MS,
+      jobTimeoutMs: vars.BOOKING_JOB_TIMEOUT_MS,
+      tdsTimeoutMs: vars.BOOKING_TDS_TIMEOUT_MS,
+      tdsPollMs: vars.BOOKING_TDS_POLL_MS,
+      sweepEveryMs: vars.BOOKING_SWEEP_EVERY_MS,
+    } as BookingsSettings,
+  }),
   dashboard: (vars: Vars) => {
     const oidcSet = oidcVariables.filter((name) => vars[name] !== undefined);
     if (oidcSet.length > 0 && oidcSet.length < oidcVariables.length) {
@@ -501,7 +535,8 @@ const sectionsOf = {
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'demo'],
+  'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'bookings'],
+  all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],

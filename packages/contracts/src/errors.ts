@@ -20,6 +20,8 @@ export const errorCatalog = {
   AccountPoolExhausted: { status: 503, message: 'No mailbox account is available; retry later' },
   // The deployment has no VAULT_KEY: cards cannot be stored until an operator sets one.
   VaultNotConfigured: { status: 503, message: 'The card vault is not configured on this deployment (VAULT_KEY)' },
+  // Bookings: the consent was not an exact copy of the final price the booking shows (nothing was booked).
+  FinalPriceNotFound: { status: 409, message: 'The final price sent is not the one this booking shows' },
 } as const satisfies Record<string, { status: number; message: string; challenge?: true; retryAfterSeconds?: number }>;
 
 /**

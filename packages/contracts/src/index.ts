@@ -116,3 +116,25 @@ export {
 } from './applications.ts';
 export { isPanTokenShaped, OtpView, PanToken, panTokenMaxLength, panTokenV1Pattern, panTokenV2Pattern, PanTokenView, passesLuhn, StorePanBody } from './vault.ts';
 export { AtsCredentialBody, AtsCredentialList, AtsCredentialParams, AtsCredentialSummary, AtsCredentialVendor, atsCredentialVendors } from './ats-credentials.ts';
+export {
+  AvailableRooms,
+  BookBody,
+  BookingConfirmation,
+  BookingDetails,
+  BookingErrorCode,
+  bookingErrorCodes,
+  BookingIdParams,
+  BookingNotifyJobPayload,
+  BookingPrice,
+  BookingStage,
+  bookingStages,
+  BookingState,
+  BookingStatus,
+  BookingStepJobPayload,
+  BookingSweepJobPayload,
+  ConfirmPriceBody,
+  ConsentBody,
+  CreateBookingBody,
+  CreatedBooking,
+  TdsChallenge,
+} from './bookings.ts';

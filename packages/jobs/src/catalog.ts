@@ -1,13 +1,14 @@
 import { AdmitBatchJob, CanaryJobPayload, MineSubmissionJob, DeliverMailJobPayload, MailHousekeepingJobPayload } from '@quarry/contracts';
 import { RatesPushJobPayload, RatesRefreshJobPayload, RatesScheduleJobPayload } from '@quarry/contracts';
 import { ApplyJobPayload, PurgeApplicationsJobPayload } from '@quarry/contracts';
+import { BookingNotifyJobPayload, BookingStepJobPayload, BookingSweepJobPayload } from '@quarry/contracts';
 import type { z } from 'zod';
 
 /**
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
  * running jobs: they change only by addition.
  */
-export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control'] as const;
+export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control', 'bookings.step', 'bookings.notify', 'bookings.control'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /**
@@ -125,6 +126,32 @@ export const jobCatalog = {
     attempts: 1,
     backoff: { type: 'fixed', delay: 1_000 },
     timeoutMs: 10 * 60_000,
+  },
+  // Bookings. One step per job, never a wait for the client (the next input enqueues the next
+  // step). The attempts cover the hotel or our stores being unreachable; an order is placed at most
+  // once whatever the attempts (a run that finds it recorded asks the hotel instead, ADR 0036).
+  'bookings.step': {
+    queue: 'bookings.step',
+    payload: BookingStepJobPayload,
+    attempts: 4,
+    backoff: { type: 'exponential', delay: 2_000 },
+    timeoutMs: 3 * 60_000,
+  },
+  // A stage change POSTed to the client's callbackUrl, retried with backoff (5 s doubling: about 20 minutes in all).
+  'bookings.notify': {
+    queue: 'bookings.notify',
+    payload: BookingNotifyJobPayload,
+    attempts: 9,
+    backoff: { type: 'exponential', delay: 5_000 },
+    timeoutMs: 60_000,
+  },
+  // The timers (input, job) and the re-enqueue of lost steps.
+  'bookings.sweep': {
+    queue: 'bookings.control',
+    payload: BookingSweepJobPayload,
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1_000 },
+    timeoutMs: 5 * 60_000,
   },
 } as const satisfies Record<string, JobDefinition>;
 

@@ -1,5 +1,7 @@
 export { changeGrants, getHotel, getHotelForOperator, listHotelSourceFailures, listHotels, listHotelsForOperator, redirectToBookingPage, removeHotel, toListing, upsertHotel } from './hotel-registry.ts';
 export type { HotelRow } from './hotels.queries.ts';
+export { findGrantedHotelRow, findHotelRow } from './hotels.queries.ts';
+export { findStoredRooms } from './rate-results.queries.ts';
 export { parsePullQuery, pullRates } from './pull-rates.ts';
 export type { PullPorts, PullQuery } from './pull-rates.ts';
 export { refreshSearch } from './refresh-search.ts';
@@ -30,5 +32,9 @@ export { createBookingPageSource, createChromiumLauncher } from './sources/booki
 export { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';
 export type { BookingEngineRecipe } from './sources/booking-engine-recipes.ts';
 export type { RateSearch, RateSource, SourceOutcome } from './sources/rate-source.ts';
+export { checkOutOf, SourceFailure } from './sources/rate-source.ts';
+export { toPrice } from './sources/money.ts';
+export { asNode, attr, list, text } from './sources/ota-xml.ts';
+export type { Node as OtaNode } from './sources/ota-xml.ts';
 export { createRatesPorts, pushEnqueuer, refreshTiers } from './rates-ports.ts';
 export type { RatesJobs, RatesPorts } from './rates-ports.ts';

@@ -1,3 +1,4 @@
+import type { Room } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 
 export type SearchKey = { hotelId: string; checkIn: string; nights: number; guests: number };
@@ -131,4 +132,19 @@ export async function subscriptionStateBytes(
     [query.clientId, query.hotelIds, query.fromDate, query.toDate, query.nights, query.guests],
   );
   return Number(result.rows[0]?.bytes ?? 0);
+}
+
+/**
+ * The rooms the feed stored for a search (what clients were shown), or null when none is stored:
+ * a booking's price check compares the hotel's current price with it.
+ */
+export async function findStoredRooms(db: Queryable, key: SearchKey): Promise<Room[] | null> {
+  const result = await db.query<{ body: string }>('SELECT body FROM rate_results WHERE hotel_id = $1 AND check_in = $2 AND nights = $3 AND guests = $4', [
+    key.hotelId,
+    key.checkIn,
+    key.nights,
+    key.guests,
+  ]);
+  const body = result.rows[0]?.body;
+  return body ? (JSON.parse(body) as { rooms: Room[] }).rooms : null;
 }

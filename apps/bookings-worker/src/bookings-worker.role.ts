@@ -1,0 +1,109 @@
+import { createSealer } from '@quarry/auth';
+import { createOpenTravelBookingEngine, notifyBooking, runBookingStep, sweepBookings, type BookingEngines, type WorkerPorts } from '@quarry/bookings';
+import { runCanary } from '@quarry/canary';
+import type { ConfigFor } from '@quarry/config';
+import type { Pool } from '@quarry/db';
+import { enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import type { Logger } from '@quarry/observability';
+import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
+import type { Redis } from 'ioredis';
+
+/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
+type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
+
+/**
+ * The `bookings-worker` role: runs `bookings.step` (re-price, quote, place the order at most once,
+ * read it after a 3-D Secure challenge), `bookings.notify` (the clients' callbacks) and the
+ * `bookings.sweep` repeat (input and job timeouts, lost steps). With `runsCanary`, it also takes
+ * the operator canary.
+ */
+export async function startBookingsRole(runtime: {
+  config: ConfigFor<'bookings-worker'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  logger: Logger;
+  events: WorkerEvents;
+  workerId: string;
+  runsCanary: boolean;
+  shared: Shared;
+  /** Replaces the card vault (tests run the role with a vault of their own). */
+  vault?: CardVault;
+  /** Replaces the engines by source kind (tests). */
+  engines?: BookingEngines;
+}): Promise<{ stop(graceMs: number): Promise<void> }> {
+  const { config, db, queues, logger } = runtime;
+  const sourceFetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.bookings.sourceTimeoutMs, userAgent: 'Quarry/1.0 bookings' });
+  const fetchCallback = runtime.shared('client-url-fetch', () =>
+    createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
+  );
+  const ports: WorkerPorts = {
+    pool: db,
+    sealer: createSealer(config.secretKey),
+    // The card of a token for the order, its purge when the booking ends; without VAULT_KEY no card opens.
+    vault:
+      runtime.vault ??
+      (config.vault.key
+        ? createCardVault({ db, redis: runtime.redis, vaultKey: config.vault.key, prefix: config.queuePrefix, cvvTtlMs: config.vault.cvvTtlMs, cardRetentionMs: config.vault.cardRetentionMs, logger })
+        : noCardVault),
+    findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
+    findHotel: (hotelId) => findHotelRow(db, hotelId),
+    storedRooms: (search) => findStoredRooms(db, search),
+    enqueueStep: enqueuer(queues, 'bookings.step'),
+    enqueueNotify: enqueuer(queues, 'bookings.notify'),
+    engines: runtime.engines ?? { opentravel: createOpenTravelBookingEngine({ fetch: sourceFetch, timeoutMs: config.bookings.sourceTimeoutMs }) },
+    timers: config.bookings,
+    fetchCallback,
+    onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
+  };
+  const worker = {
+    connection: runtime.redis,
+    prefix: config.queuePrefix,
+    lockDurationMs: config.jobLockMs,
+    stalledIntervalMs: config.jobStalledIntervalMs,
+    events: runtime.events,
+  };
+  const canaries = runtime.runsCanary
+    ? startWorkers({ ...worker, concurrency: config.workerConcurrency, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
+    : null;
+  const steps = startWorkers({
+    ...worker,
+    queues: ['bookings.step'],
+    concurrency: config.bookings.concurrency,
+    handlers: {
+      'bookings.step': async (payload, { job, signal }) => {
+        const summary = await runBookingStep(ports, payload.bookingId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+        // Ids, stages and codes only: guests and cards are never logged.
+        logger.info(summary, 'booking step');
+        return summary;
+      },
+    },
+  });
+  const notifications = startWorkers({
+    ...worker,
+    queues: ['bookings.notify'],
+    concurrency: config.workerConcurrency,
+    handlers: { 'bookings.notify': (payload, { signal }) => notifyBooking(ports, payload, signal) },
+  });
+  const control = startWorkers({
+    ...worker,
+    queues: ['bookings.control'],
+    concurrency: 1,
+    handlers: {
+      'bookings.sweep': async () => {
+        const summary = await sweepBookings(ports);
+        if (summary.inputTimeouts + summary.jobTimeouts + summary.requeued > 0) logger.info(summary, 'bookings swept');
+        return summary;
+      },
+    },
+  });
+  await queues.schedule('bookings.sweep', {}, { schedulerId: 'bookings-sweep', everyMs: config.bookings.sweepEveryMs });
+  return {
+    async stop(graceMs) {
+      await Promise.all([steps.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await sourceFetch.close();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@quarry/auth';
+import { createPool, migrateToLatest } from '@quarry/db';
+import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel } from '@quarry/testing';
+import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
+
+const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
+const workerScript = fileURLToPath(new URL('./bookings-worker.server.ts', import.meta.url));
+
+/**
+ * `npm run bench -- bookings`: whole bookings through one `quarry` API process and one
+ * bookings-worker process against a hotel's OpenTravel endpoint on loopback (real HTTP and XML):
+ * create → price check → book → final price → consent → OTA_HotelResRQ → confirmed, `concurrency`
+ * bookings in flight, each client polling its booking's status. Then `GET /book/{id}` under load.
+ * Targets: ≥ 50 bookings/s per worker process; status reads ≥ 5,000 req/s with p99 < 20 ms.
+ */
+export async function benchBookings(options: { seconds: number; connections: number; concurrency: number }): Promise<void> {
+  const secretKey = Buffer.alloc(32, 3);
+  const database = await createTestDatabase('bench-bookings');
+  const redis = createTestRedis('bench-bookings');
+  await migrateToLatest(database.url);
+  const db = createPool(database.url, 2);
+  const hotel = await startOpenTravelHotel();
+  hotel.hotels.set('BENCH', { price: '120.00' });
+  const client = await createClient({ db, secretKey }, { name: 'bench agency', scopes: ['booking'] });
+  await db.query(
+    `INSERT INTO hotels (hotel_id, name, ibe, address, country_code, booking_service_id, guests, booking_page_url, source) VALUES ('BENCH', 'Bench', 'opentravel', '', 'us', NULL, '{2}', 'https://book.example.com', $1)`,
+    [JSON.stringify({ kind: 'opentravel', endpointUrl: hotel.url, hotelCode: 'BENCH' })],
+  );
+  await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, 'BENCH')`, [client.clientId]);
+  const env = { ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', LOG_LEVEL: 'info', AUTH_CACHE_MS: '60000', PORT: '0', HOST: '127.0.0.1', BOOKING_CONCURRENCY: '64', DATABASE_POOL_SIZE: '20' };
+  const api = await spawnServer(mainScript, ['start', '--role', 'api'], env);
+  const worker = await spawnServer(workerScript, [], env);
+  const base = `http://127.0.0.1:${api.port}`;
+  const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, { method, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return (await response.json()) as { bookingId: string; stage: string; finalPrice?: unknown };
+  };
+  const until = async (bookingId: string, stages: string[]) => {
+    for (;;) {
+      const status = await call('GET', `/book/${bookingId}`);
+      if (stages.includes(status.stage)) return status;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
+  const details = { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, otherGuests: [], contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } };
+  let lastBookingId = '';
+  const book = async (): Promise<boolean> => {
+    const { bookingId } = await call('POST', '/v1/bookings', { hotelId: 'BENCH', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+    if ((await until(bookingId, ['priceConfirmed', 'failed'])).stage !== 'priceConfirmed') return false;
+    await call('POST', `/book/${bookingId}`, { details, panToken: 'v2:'.padEnd(299, 'B') });
+    const quoted = await until(bookingId, ['finalPriceConsent', 'failed']);
+    if (quoted.stage !== 'finalPriceConsent') return false;
+    await call('POST', `/book/${bookingId}/consent`, { finalPrice: quoted.finalPrice });
+    const done = await until(bookingId, ['bookingConfirmed', 'failed']);
+    lastBookingId = bookingId;
+    return done.stage === 'bookingConfirmed';
+  };
+  try {
+    await runFor(3, options.concurrency, book);
+    const ordersBefore = hotel.orders.length;
+    const result = await runFor(options.seconds, options.concurrency, book);
+    const perSecond = (result.runs - result.failures) / result.seconds;
+    const reads = await load(`${base}/book/${lastBookingId}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
+    printTable(
+      `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight (${repoRoot})`,
+      ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
+      [
+        ['opentravel (create → consent → OTA_HotelResRQ → confirmed)', `${perSecond.toFixed(1)} bookings/s`, '', '', `${result.failures} of ${result.runs}; ${hotel.orders.length - ordersBefore} orders at the hotel`],
+        [`GET /book/{id} (${options.connections} connections)`, `${Math.round(reads.requestsPerSecond)} req/s`, reads.p50Ms, reads.p99Ms, reads.errors + reads.non2xx],
+      ],
+    );
+  } finally {
+    await worker.stop();
+    await api.stop();
+    await hotel.close();
+    await db.end();
+    await redis.cleanup();
+    await database.drop();
+  }
+}

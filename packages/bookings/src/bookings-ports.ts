@@ -1,0 +1,48 @@
+import type { Room } from '@quarry/contracts';
+import type { Pool } from '@quarry/db';
+import type { Enqueue } from '@quarry/jobs';
+import type { HotelRow } from '@quarry/rates';
+import type { SafeFetch } from '@quarry/safe-fetch';
+import type { CardVault } from '@quarry/vault';
+import type { BookingEngines } from './booking-engine.ts';
+
+/** Seals guests' details, the card's token and webhook secrets at rest (AES-256-GCM, QUARRY_SECRET_KEY). */
+export type Sealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
+
+/** What the API side needs: store, change, enqueue. */
+export type BookingsPorts = {
+  pool: Pool;
+  sealer: Sealer;
+  vault: CardVault;
+  /** The hotel, when it is granted to this client (`findGrantedHotelRow` of packages/rates). */
+  findGrantedHotel: (clientId: string, hotelId: string) => Promise<HotelRow | null>;
+  enqueueStep: Enqueue<'bookings.step'>;
+  enqueueNotify: Enqueue<'bookings.notify'>;
+  /** Failures that must not fail the request (a card purge); logged by the caller's logger. */
+  onError?: (error: unknown, where: string) => void;
+  now?: () => Date;
+};
+
+export type BookingTimers = {
+  /** How long a confirmed price is said to hold (`priceConfirmedUntil`). */
+  priceHoldMs: number;
+  /** Without an awaited client input for this long, a booking fails `InputTimeout` (15 minutes). */
+  inputTimeoutMs: number;
+  /** A booking not finished this long after its creation fails `JobTimeout` (one hour), unless its order is with the hotel. */
+  jobTimeoutMs: number;
+  /** How long the card holder has for a 3-D Secure challenge at most (the source's own expiry may be sooner). */
+  tdsTimeoutMs: number;
+  /** How often the hotel is asked whether a challenged reservation went through. */
+  tdsPollMs: number;
+};
+
+/** What the worker needs on top: the hotel's engine, the hotel by id, the stored rates, the timers. */
+export type WorkerPorts = BookingsPorts & {
+  engines: BookingEngines;
+  findHotel: (hotelId: string) => Promise<HotelRow | null>;
+  /** The rooms the feed stored (and served) for this search, to tell whether a price still holds. */
+  storedRooms: (search: { hotelId: string; checkIn: string; nights: number; guests: number }) => Promise<Room[] | null>;
+  timers: BookingTimers;
+  /** Callbacks to clients' URLs (the SSRF guard). */
+  fetchCallback: SafeFetch;
+};

@@ -1,0 +1,46 @@
+import { AppError, validationError, type BookingErrorCode, type BookingStatus } from '@quarry/contracts';
+import { z } from 'zod';
+import type { BookingsPorts } from './bookings-ports.ts';
+import { findClientBooking, type BookingRow } from './bookings.queries.ts';
+
+const bookingIdSchema = z.uuid();
+
+export function parseBookingId(value: unknown): string {
+  const parsed = bookingIdSchema.safeParse(value);
+  if (!parsed.success) throw validationError(['bookingId: must be a UUID']);
+  return parsed.data;
+}
+
+/** The client's view of a booking: never the card's token, the guests' details or the webhook secret. */
+export function renderBooking(row: BookingRow): BookingStatus {
+  const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  return {
+    bookingId: row.bookingId,
+    clientId: row.clientId,
+    state: row.state,
+    stage: row.stage,
+    createdAt: row.createdAt.toISOString(),
+    succeededAt: iso(row.succeededAt),
+    failedAt: iso(row.failedAt),
+    error: row.errorCode ? { code: row.errorCode as BookingErrorCode, message: row.errorMessage ?? '' } : null,
+    priceConfirmedUntil: row.stage === 'priceConfirmed' ? iso(row.priceConfirmedUntil) : null,
+    availableRooms: row.stage === 'roomSelection' ? (row.availableRooms as BookingStatus['availableRooms']) : null,
+    priceBreakdown: (row.priceBreakdown as BookingStatus['priceBreakdown']) ?? null,
+    finalPrice: (row.finalPrice as BookingStatus['finalPrice']) ?? null,
+    confirmation: (row.confirmation as BookingStatus['confirmation']) ?? null,
+    tdsChallenge: row.stage === 'awaitingTdsChallenge' ? (row.tdsChallenge as BookingStatus['tdsChallenge']) : null,
+  };
+}
+
+/** The booking of this client, or a 404 exactly like a missing one when it is another client's. */
+export async function loadClientBooking(ports: Pick<BookingsPorts, 'pool'>, clientId: string, bookingId: unknown): Promise<BookingRow> {
+  const id = parseBookingId(bookingId);
+  const row = await findClientBooking(ports.pool, clientId, id);
+  if (!row) throw new AppError('NotFound', `booking ${id} does not exist`);
+  return row;
+}
+
+/** GET /book/{bookingId}. */
+export async function findBooking(ports: Pick<BookingsPorts, 'pool'>, clientId: string, bookingId: unknown): Promise<BookingStatus> {
+  return renderBooking(await loadClientBooking(ports, clientId, bookingId));
+}

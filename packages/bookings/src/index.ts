@@ -1,0 +1,12 @@
+export type { BookingEngine, BookingEngines, Order, OrderOutcome, RepriceOutcome, Stay } from './booking-engine.ts';
+export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from './booking-inputs.ts';
+export { canMove, stateOf } from './booking-stages.ts';
+export type { BookingsPorts, BookingTimers, Sealer, WorkerPorts } from './bookings-ports.ts';
+export { createBooking } from './create-booking.ts';
+export { findBooking } from './find-booking.ts';
+export { notifyBooking } from './notify-booking.ts';
+export { createOpenTravelBookingEngine } from './opentravel/opentravel-booking.engine.ts';
+export { runBookingStep } from './run-booking-step.ts';
+export type { StepSummary } from './run-booking-step.ts';
+export { sweepBookings } from './sweep-bookings.ts';
+export type { SweepSummary } from './sweep-bookings.ts';

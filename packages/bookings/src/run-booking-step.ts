@@ -1,0 +1,253 @@
+import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
+import type { HotelRow } from '@quarry/rates';
+import { PanTokenInvalidError } from '@quarry/vault';
+import type { BookingEngine, OrderOutcome, Stay } from './booking-engine.ts';
+import { applyMove, stepJobId } from './booking-moves.ts';
+import { availableRoomsOf, findRate, priceOf, samePrice } from './booking-prices.ts';
+import type { WorkerPorts } from './bookings-ports.ts';
+import { findBooking, keepReadingOrder, markPlacingOrder, touchBooking, type BookingRow } from './bookings.queries.ts';
+
+/** What the job reports to its log: ids, stages and codes only, never guests or cards. */
+export type StepSummary = { bookingId: string; work: string | null; outcome: string };
+
+const outcomeUnknownMessage =
+  'The order may have reached the hotel: the run stopped after it began placing it and the hotel could not say whether it holds a reservation ' +
+  'under our reference. It is not placed again; check with the hotel before booking again.';
+
+/** A source failure worth another attempt of the job (the hotel unreachable, a timeout). */
+class TransientSourceFailure extends Error {
+  readonly code: BookingErrorCode;
+  constructor(code: BookingErrorCode, reason: string) {
+    super(reason);
+    this.name = 'TransientSourceFailure';
+    this.code = code;
+  }
+}
+
+type Context = { signal: AbortSignal; finalAttempt: boolean };
+
+/**
+ * The `bookings.step` job: does the booking's current work (re-price, survey, quote, place the
+ * order, read it after a 3-D Secure challenge) and moves it to its next stage. A client input is
+ * never waited for here: the job ends, and the input's request enqueues the next one.
+ */
+export async function runBookingStep(ports: WorkerPorts, bookingId: string, context: Context): Promise<StepSummary> {
+  const row = await findBooking(ports.pool, bookingId);
+  if (!row || row.work === null || row.state === 'finished') return { bookingId, work: null, outcome: 'skipped' };
+  const summary = (outcome: string): StepSummary => ({ bookingId, work: row.work, outcome });
+  const fail = async (code: BookingErrorCode, message: string, orderPlaced = false) => {
+    const moved = await applyMove(ports, bookingId, {
+      from: [row.stage],
+      to: 'failed',
+      seq: row.seq,
+      fields: { errorCode: code, errorMessage: message, ...(orderPlaced ? { orderState: 'placed' as const } : {}) },
+    });
+    return summary(moved ? `failed ${code}` : 'superseded');
+  };
+  const hotel = await ports.findHotel(row.hotelId);
+  const engine = hotel ? ports.engines[hotel.source.kind] : undefined;
+  if (!hotel || !engine) {
+    if (row.orderState === 'placing') return fail('BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel is no longer configured)`);
+    return fail('GenericWebsiteError', hotel ? `hotels of source ${hotel.source.kind} cannot be booked by this deployment` : `hotel ${row.hotelId} is no longer configured`);
+  }
+  try {
+    switch (row.work) {
+      case 'reprice':
+        return summary(await checkPrice(ports, engine, hotel, row, context));
+      case 'survey':
+        return summary(await surveyPrices(ports, engine, hotel, row, context));
+      case 'quote':
+        return summary(await quoteFinalPrice(ports, engine, hotel, row, context));
+      case 'placeOrder':
+        return summary(await placeOrder(ports, engine, hotel, row, context));
+      case 'readOrder':
+        return summary(await readOrder(ports, engine, hotel, row, context));
+    }
+  } catch (error) {
+    if (error instanceof TransientSourceFailure && context.finalAttempt && !context.signal.aborted) return fail(error.code, error.message);
+    throw error;
+  }
+}
+
+const stayOf = (row: BookingRow): Stay => ({ checkIn: row.checkIn, nights: row.nights, guests: row.guests });
+const nowOf = (ports: WorkerPorts) => (ports.now ?? (() => new Date()))();
+
+async function currentRooms(engine: BookingEngine, hotel: HotelRow, row: BookingRow, signal: AbortSignal) {
+  const outcome = await engine.reprice(hotel, stayOf(row), signal);
+  if (!outcome.ok && outcome.transient) throw new TransientSourceFailure(outcome.code, outcome.reason);
+  return outcome;
+}
+
+/** `priceCheck`: the price the feed showed still holds → `priceConfirmed`; changed or gone → `roomSelection`. */
+async function checkPrice(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  const outcome = await currentRooms(engine, hotel, row, context.signal);
+  const fail = (code: BookingErrorCode, message: string) => applyMove(ports, row.bookingId, { from: ['priceCheck'], to: 'failed', seq: row.seq, fields: { errorCode: code, errorMessage: message } });
+  if (!outcome.ok) return (await fail(outcome.code, outcome.reason)) ? `failed ${outcome.code}` : 'superseded';
+  const holdsUntil = new Date(nowOf(ports).getTime() + ports.timers.priceHoldMs);
+  const live = findRate(outcome.rooms, row.roomId, row.rateId);
+  const stored = await ports.storedRooms({ hotelId: row.hotelId, checkIn: row.checkIn, nights: row.nights, guests: row.guests });
+  const shown = stored ? findRate(stored, row.roomId, row.rateId) : undefined;
+  // Without a stored result the client was shown no other price: the hotel's current one is the quote.
+  if (live && (!shown || samePrice(priceOf(shown), priceOf(live)))) {
+    const moved = await applyMove(ports, row.bookingId, {
+      from: ['priceCheck'],
+      to: 'priceConfirmed',
+      seq: row.seq,
+      fields: { work: null, priceBreakdown: priceOf(live), priceConfirmedUntil: holdsUntil },
+    });
+    return moved ? 'priceConfirmed' : 'superseded';
+  }
+  if (outcome.rooms.length === 0) return (await fail('RoomNotAvailable', 'The hotel has no room left for this stay')) ? 'failed RoomNotAvailable' : 'superseded';
+  const moved = await applyMove(ports, row.bookingId, {
+    from: ['priceCheck'],
+    to: 'roomSelection',
+    seq: row.seq,
+    fields: { work: null, availableRooms: availableRoomsOf(outcome.rooms), priceConfirmedUntil: holdsUntil },
+  });
+  return moved ? (live ? 'roomSelection (price changed)' : 'roomSelection (rate gone)') : 'superseded';
+}
+
+/** `skipConfirmation`: the hotel's current prices of every room, nothing held. */
+async function surveyPrices(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  const outcome = await currentRooms(engine, hotel, row, context.signal);
+  const rooms = outcome.ok ? outcome.rooms : [];
+  if (!outcome.ok && outcome.code !== 'RoomNotAvailable') {
+    const failed = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'failed', seq: row.seq, fields: { errorCode: outcome.code, errorMessage: outcome.reason } });
+    return failed ? `failed ${outcome.code}` : 'superseded';
+  }
+  const moved = await applyMove(ports, row.bookingId, {
+    from: ['processingBooking'],
+    to: 'roomSelection',
+    seq: row.seq,
+    fields: { work: null, availableRooms: availableRoomsOf(rooms), priceConfirmedUntil: new Date(nowOf(ports).getTime() + ports.timers.priceHoldMs) },
+  });
+  return moved ? 'roomSelection (survey)' : 'superseded';
+}
+
+/** Right before the order: the hotel's price now is the final price the client must consent to. */
+async function quoteFinalPrice(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  const outcome = await currentRooms(engine, hotel, row, context.signal);
+  const live = outcome.ok ? findRate(outcome.rooms, row.roomId, row.rateId) : undefined;
+  if (!live) {
+    const code = outcome.ok ? 'RoomNotAvailable' : outcome.code;
+    const moved = await applyMove(ports, row.bookingId, {
+      from: ['processingBooking'],
+      to: 'failed',
+      seq: row.seq,
+      fields: { errorCode: code, errorMessage: outcome.ok ? 'The hotel no longer offers this room and rate' : outcome.reason },
+    });
+    return moved ? `failed ${code}` : 'superseded';
+  }
+  const moved = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'finalPriceConsent', seq: row.seq, fields: { work: null, finalPrice: priceOf(live) } });
+  return moved ? 'finalPriceConsent' : 'superseded';
+}
+
+/**
+ * Places the order at most once: the intent is committed (`placing`) before the request leaves; a
+ * run that finds it, or whose request ended without an answer, asks the hotel by our reference.
+ */
+async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  if (row.orderState === 'placing') return recoverOrder(ports, engine, hotel, row, context);
+  if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
+  const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
+  const total = BookingPrice.parse(row.finalPrice).total;
+  let card;
+  try {
+    card = await ports.vault.openCard(ports.sealer.open(row.panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId });
+  } catch (error) {
+    if (error instanceof PanTokenInvalidError) return failFrom(ports, row, 'PanTokenInvalid', error.message);
+    throw error;
+  }
+  // Its own committed statement, before the irreversible step: a crash after this line can never
+  // lead to a second order.
+  if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq))) return 'superseded';
+  let outcome: OrderOutcome;
+  try {
+    outcome = await engine.placeOrder(
+      hotel,
+      { reference: row.reference, stay: stayOf(row), roomId: row.roomId, rateId: row.rateId, total, mainGuest: details.mainGuest, otherGuests: details.otherGuests, contact: details.contact, card },
+      context.signal,
+    );
+  } catch (error) {
+    // At shutdown the job is handed back and its next run asks the hotel; here, ask now.
+    if (context.signal.aborted) throw error;
+    return recoverOrder(ports, engine, hotel, { ...row, orderState: 'placing' }, context);
+  }
+  return recordOutcome(ports, row, outcome, 'placing');
+}
+
+async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  let found: OrderOutcome | { status: 'notFound' };
+  try {
+    found = await engine.findOrderByReference(hotel, row.reference, context.signal);
+  } catch (error) {
+    if (!context.finalAttempt || context.signal.aborted) throw error;
+    return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (${(error as Error).message})`, 'placing');
+  }
+  if (found.status === 'notFound') return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel reports no reservation under it)`, 'placing');
+  return recordOutcome(ports, row, found, 'placing');
+}
+
+/** After a 3-D Secure challenge: reads the reservation until the hotel knows, or the challenge expired. */
+async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  const found = await engine.continueAfterChallenge(hotel, row.reference, context.signal).catch((error: unknown) => {
+    if (context.signal.aborted) throw error;
+    return { status: 'pending' as const };
+  });
+  if (found.status === 'notFound') return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel no longer reports the reservation)`);
+  if (found.status === 'confirmed' || found.status === 'failed') return recordOutcome(ports, row, found);
+  if (row.tdsExpiresAt && nowOf(ports) >= row.tdsExpiresAt) {
+    return failFrom(ports, row, 'TdsTimeout', 'The card holder did not complete the 3-D Secure challenge in time');
+  }
+  const seq = await touchBooking(ports.pool, row.bookingId, row.seq);
+  if (seq === null) return 'superseded';
+  await ports.enqueueStep({ bookingId: row.bookingId }, { jobId: stepJobId(row.bookingId, seq), delayMs: ports.timers.tdsPollMs });
+  return 'awaiting the challenge';
+}
+
+async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing'): Promise<string> {
+  const moved = await applyMove(ports, row.bookingId, {
+    from: [row.stage],
+    to: 'failed',
+    seq: row.seq,
+    ...(orderState ? { orderState } : {}),
+    fields: { errorCode: code, errorMessage: message, ...(orderState ? { orderState: 'placed' as const } : {}) },
+  });
+  return moved ? `failed ${code}` : 'superseded';
+}
+
+async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome: OrderOutcome, orderState?: 'placing'): Promise<string> {
+  const guard = orderState ? { orderState } : {};
+  const placed = { orderState: 'placed' as const };
+  switch (outcome.status) {
+    case 'confirmed': {
+      const moved = await applyMove(ports, row.bookingId, { from: [row.stage], to: 'bookingConfirmed', seq: row.seq, ...guard, fields: { ...placed, confirmation: outcome.confirmation } });
+      return moved ? 'bookingConfirmed' : 'superseded';
+    }
+    case 'failed':
+      return failFrom(ports, row, outcome.code, outcome.message, orderState);
+    case 'challenge':
+    case 'pending': {
+      const limit = nowOf(ports).getTime() + ports.timers.tdsTimeoutMs;
+      const sourceExpiry = outcome.status === 'challenge' && outcome.challenge.expiresAt ? Date.parse(outcome.challenge.expiresAt) : Number.NaN;
+      const expiresAt = new Date(Number.isFinite(sourceExpiry) ? Math.min(sourceExpiry, limit) : limit);
+      const challenge = outcome.status === 'challenge' ? { ...outcome.challenge, expiresAt: expiresAt.toISOString() } : undefined;
+      if (!challenge) {
+        // The hotel holds the order but has not decided: keep reading it, without a challenge to show.
+        const seq = await keepReadingOrder(ports.pool, row.bookingId, row.seq, expiresAt);
+        if (seq === null) return 'superseded';
+        await ports.enqueueStep({ bookingId: row.bookingId }, { jobId: stepJobId(row.bookingId, seq), delayMs: ports.timers.tdsPollMs });
+        return 'pending at the hotel';
+      }
+      const moved = await applyMove(ports, row.bookingId, {
+        from: [row.stage],
+        to: 'awaitingTdsChallenge',
+        seq: row.seq,
+        ...guard,
+        delayMs: ports.timers.tdsPollMs,
+        fields: { ...placed, work: 'readOrder', tdsChallenge: challenge, tdsExpiresAt: expiresAt },
+      });
+      return moved ? 'awaitingTdsChallenge' : 'superseded';
+    }
+  }
+}
