@@ -23,6 +23,9 @@ export type ReceivedOrder = {
   email: string;
   phone: string;
   cardNumber: string;
+  /** As sent: MMYY. */
+  expireDate: string;
+  cardHolderName: string;
   cvv: string | null;
   total: string;
   currency: string;
@@ -103,6 +106,8 @@ function readOrder(body: string): ReceivedOrder {
     email: decode(value(body, /<Email>([^<]*)<\/Email>/)),
     phone: decode(value(body, /PhoneNumber="([^"]*)"/)),
     cardNumber: value(body, /CardNumber="([^"]*)"/),
+    expireDate: value(body, /ExpireDate="([^"]*)"/),
+    cardHolderName: decode(value(body, /<CardHolderName>([^<]*)<\/CardHolderName>/)),
     cvv: /SeriesCode="([^"]*)"/.exec(body)?.[1] ?? null,
     total: value(body, /<Total AmountAfterTax="([^"]+)"/),
     currency: value(body, /<Total [^>]*CurrencyCode="([^"]+)"/),
