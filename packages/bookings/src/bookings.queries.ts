@@ -111,6 +111,45 @@ export async function findClientBooking(db: Queryable, clientId: string, booking
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
+/** What the client's view of a booking shows (`renderBooking`): no sealed data. */
+export type BookingViewRow = Pick<
+  BookingRow,
+  'bookingId' | 'clientId' | 'state' | 'stage' | 'createdAt' | 'succeededAt' | 'failedAt' | 'errorCode' | 'errorMessage' | 'priceConfirmedUntil' | 'availableRooms' | 'priceBreakdown' | 'finalPrice' | 'confirmation' | 'tdsChallenge'
+>;
+
+/**
+ * Tenant-scoped, the view's columns only: `GET /book/{id}` is the hottest read (clients poll it), so
+ * it reads no sealed blobs and runs as a named statement, planned once per connection.
+ */
+export async function findClientBookingView(db: Queryable, clientId: string, bookingId: string): Promise<BookingViewRow | null> {
+  const result = await db.query<RawRow>({
+    name: 'find-client-booking-view',
+    text: `SELECT booking_id, client_id, state, stage, created_at, succeeded_at, failed_at, error_code, error_message, price_confirmed_until,
+             available_rooms, price_breakdown, final_price, confirmation, tds_challenge
+           FROM bookings WHERE booking_id = $1 AND client_id = $2`,
+    values: [bookingId, clientId],
+  });
+  const row = result.rows[0];
+  if (!row) return null;
+  return {
+    bookingId: row.booking_id as string,
+    clientId: row.client_id as string,
+    state: row.state as BookingState,
+    stage: row.stage as BookingStage,
+    createdAt: row.created_at as Date,
+    succeededAt: row.succeeded_at as Date | null,
+    failedAt: row.failed_at as Date | null,
+    errorCode: row.error_code as string | null,
+    errorMessage: row.error_message as string | null,
+    priceConfirmedUntil: row.price_confirmed_until as Date | null,
+    availableRooms: row.available_rooms,
+    priceBreakdown: row.price_breakdown,
+    finalPrice: row.final_price,
+    confirmation: row.confirmation,
+    tdsChallenge: row.tds_challenge,
+  };
+}
+
 export async function findBooking(db: Queryable, bookingId: string): Promise<BookingRow | null> {
   const result = await db.query<RawRow>(`SELECT ${columns} FROM bookings WHERE booking_id = $1`, [bookingId]);
   return result.rows[0] ? toRow(result.rows[0]) : null;

@@ -1,7 +1,7 @@
 import { AppError, validationError, type BookingErrorCode, type BookingStatus } from '@quarry/contracts';
 import { z } from 'zod';
 import type { BookingsPorts } from './bookings-ports.ts';
-import { findClientBooking, type BookingRow } from './bookings.queries.ts';
+import { findClientBooking, findClientBookingView, type BookingRow, type BookingViewRow } from './bookings.queries.ts';
 
 const bookingIdSchema = z.uuid();
 
@@ -12,7 +12,7 @@ export function parseBookingId(value: unknown): string {
 }
 
 /** The client's view of a booking: never the card's token, the guests' details or the webhook secret. */
-export function renderBooking(row: BookingRow): BookingStatus {
+export function renderBooking(row: BookingViewRow): BookingStatus {
   const iso = (date: Date | null) => (date ? date.toISOString() : null);
   return {
     bookingId: row.bookingId,
@@ -42,5 +42,8 @@ export async function loadClientBooking(ports: Pick<BookingsPorts, 'pool'>, clie
 
 /** GET /book/{bookingId}. */
 export async function findBooking(ports: Pick<BookingsPorts, 'pool'>, clientId: string, bookingId: unknown): Promise<BookingStatus> {
-  return renderBooking(await loadClientBooking(ports, clientId, bookingId));
+  const id = parseBookingId(bookingId);
+  const row = await findClientBookingView(ports.pool, clientId, id);
+  if (!row) throw new AppError('NotFound', `booking ${id} does not exist`);
+  return renderBooking(row);
 }
