@@ -6,6 +6,8 @@ import { enqueuer, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
 import { createMiningQueuePort, findMinedPost, miningJobsOf } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
+import { findGrantedHotelRow } from '@quarry/rates';
+import { noCardVault } from '@quarry/vault';
 import { createApiApp } from '../app.ts';
 
 /**
@@ -30,6 +32,14 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
     sessions,
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0, sessions, failedAttempts: options.failedAttempts }),
     secretKey,
+    bookings: {
+      pool: db,
+      sealer: createSealer(secretKey),
+      vault: noCardVault,
+      findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
+      enqueueStep: enqueuer(queues, 'bookings.step'),
+      enqueueNotify: enqueuer(queues, 'bookings.notify'),
+    },
     applications: {
       pool: db,
       sealer: createSealer(secretKey),
