@@ -42,6 +42,9 @@ export async function startPrivateRedis(options: { appendOnly?: boolean } = {}):
   const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
   let server: ChildProcess | null = null;
   const start = async () => {
+    // Already running: a second redis-server could not bind the port, and would replace the
+    // running one as the process `kill` stops (so a kill would then leave Redis up).
+    if (server && server.exitCode === null && server.signalCode === null) return;
     server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', folder, '--save', '', ...persistence], { stdio: 'ignore' });
     for (let tries = 0; !(await accepting(port)); tries++) {
       if (tries > 200) throw new Error(`redis-server did not start on port ${port}`);
