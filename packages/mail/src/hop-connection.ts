@@ -42,7 +42,7 @@ export type HopConnection = {
   eightBitMime: boolean;
   /** RFC 6531: the hop takes UTF-8 addresses and headers. */
   smtpUtf8: boolean;
-  /** Messages this session has sent (a reused session has sent at least one). */
+  /** Messages sent over this SMTP connection so far (a reused connection has sent at least one). */
   sent: number;
   /** The hop or the network ended the session; it can send nothing more. */
   readonly closed: boolean;
