@@ -1,10 +1,9 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.ts';
+import { freePort, waitUntilAccepting } from './free-port.ts';
 
 export type DovecotUser = { user: string; password: string };
 
@@ -30,19 +29,6 @@ export type PrivateDovecot = {
   start(): Promise<void>;
   remove(): Promise<void>;
 };
-
-async function accepting(port: number): Promise<boolean> {
-  const socket = new Socket();
-  try {
-    socket.connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
-  }
-}
 
 /**
  * A Dovecot IMAP server of the test's own (Debian's `dovecot-imapd`, installed by
@@ -142,10 +128,7 @@ namespace inbox {
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     server = child;
-    for (let tries = 0; !(await accepting(port)); tries++) {
-      if (child.exitCode !== null || tries > 400) throw new Error(`dovecot did not start on port ${port}: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntilAccepting(port, 'dovecot', () => (child.exitCode !== null ? stderr || `exit ${child.exitCode}` : undefined));
   };
   const stop = async () => {
     const running = server;

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.ts';
+import { freePort, waitUntilAccepting } from './free-port.ts';
 
 export type PrivateRedis = {
   url: string;
@@ -17,19 +16,6 @@ export type PrivateRedis = {
   wipe(): void;
   remove(): Promise<void>;
 };
-
-async function accepting(port: number): Promise<boolean> {
-  const socket = new Socket();
-  try {
-    socket.connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
-  }
-}
 
 /**
  * A redis-server of this test's own, on a free port, which the test may kill and start again:
@@ -46,10 +32,7 @@ export async function startPrivateRedis(options: { appendOnly?: boolean } = {}):
     // running one as the process `kill` stops (so a kill would then leave Redis up).
     if (server && server.exitCode === null && server.signalCode === null) return;
     server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', folder, '--save', '', ...persistence], { stdio: 'ignore' });
-    for (let tries = 0; !(await accepting(port)); tries++) {
-      if (tries > 200) throw new Error(`redis-server did not start on port ${port}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntilAccepting(port, 'redis-server');
   };
   const kill = async () => {
     const running = server;
