@@ -327,4 +327,16 @@ describe('bookings through an OpenTravel hotel', () => {
       receiver.close();
     }
   });
+
+  it('refuses a callbackUrl on a private or metadata address before anything is stored', async () => {
+    await addHotel('H-SSRF', { price: '90.00' });
+    const before = await db.query('SELECT count(*)::int AS n FROM bookings');
+    for (const callbackUrl of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.7/hooks', 'http://[::1]:8080/hooks']) {
+      const refused = await call('POST', '/v1/bookings', booker, { hotelId: 'H-SSRF', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX', callbackUrl });
+      expect(refused.status, callbackUrl).toBe(400);
+      expect(refused.json).toMatchObject({ object: 'error', name: 'RequestParametersValidationError' });
+      expect(JSON.stringify(refused.json)).toContain('callbackUrl: refused');
+    }
+    expect((await db.query('SELECT count(*)::int AS n FROM bookings')).rows[0]).toEqual(before.rows[0]);
+  });
 });

@@ -6,13 +6,15 @@ import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
 
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
 const workerScript = fileURLToPath(new URL('./bookings-worker.server.ts', import.meta.url));
+const floorScript = fileURLToPath(new URL('./bookings-floor.server.ts', import.meta.url));
 
 /**
  * `npm run bench -- bookings`: whole bookings through one `quarry` API process and one
  * bookings-worker process against a hotel's OpenTravel endpoint on loopback (real HTTP and XML):
  * create → price check → book → final price → consent → OTA_HotelResRQ → confirmed, `concurrency`
  * bookings in flight, each client polling its booking's status. Then `GET /book/{id}` under load.
- * Targets: ≥ 50 bookings/s per worker process; status reads ≥ 5,000 req/s with p99 < 20 ms.
+ * Targets: ≥ 50 bookings/s per worker process; status reads ≥ 5,000 req/s with p99 < 20 ms. The
+ * floor, in the same run: express + pg reading the same row by prepared statement, unauthenticated.
  */
 export async function benchBookings(options: { seconds: number; connections: number; concurrency: number }): Promise<void> {
   const secretKey = Buffer.alloc(32, 3);
@@ -64,12 +66,15 @@ export async function benchBookings(options: { seconds: number; connections: num
     const result = await runFor(options.seconds, options.concurrency, book);
     const perSecond = (result.runs - result.failures) / result.seconds;
     const reads = await load(`${base}/book/${lastBookingId}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
+    const floor = await spawnServer(floorScript, [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
+    const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${lastBookingId}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
     printTable(
       `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight (${repoRoot})`,
       ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
       [
         ['opentravel (create → consent → OTA_HotelResRQ → confirmed)', `${perSecond.toFixed(1)} bookings/s`, '', '', `${result.failures} of ${result.runs}; ${hotel.orders.length - ordersBefore} orders at the hotel`],
         [`GET /book/{id} (${options.connections} connections)`, `${Math.round(reads.requestsPerSecond)} req/s`, reads.p50Ms, reads.p99Ms, reads.errors + reads.non2xx],
+        [`floor: express + pg, the same row by prepared statement (${options.connections} connections)`, `${Math.round(floorReads.requestsPerSecond)} req/s`, floorReads.p50Ms, floorReads.p99Ms, floorReads.errors + floorReads.non2xx],
       ],
     );
   } finally {

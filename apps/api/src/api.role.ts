@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import { createBookingStatusCache, followBookingChanges } from '@quarry/bookings';
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
@@ -8,7 +9,7 @@ import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQ
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
 import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
-import { createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
+import { createAddressGuard, createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault } from '@quarry/vault';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -95,6 +96,13 @@ export async function startApiRole(runtime: {
   // Completed answers served without a database round trip, dropped when a worker announces a change.
   const retrievalCache = createRetrievalCache(config.retrievalCache);
   const outcomes = await followOutcomes(redis, config.queuePrefix, retrievalCache, logger);
+  // Callback URLs are refused at creation by the policy the bookings-worker's deliveries follow.
+  const callbackGuard = createAddressGuard(config.allowPrivateUrls);
+  // Bookings' statuses served without a query, dropped by Postgres' announcement of every change.
+  const bookingStatusCache = createBookingStatusCache(config.bookingStatusCache);
+  const bookingChanges = followBookingChanges(config.databaseUrl, bookingStatusCache, (error) =>
+    logger.warn({ err: error }, 'booking changes listener lost its connection; statuses are read from Postgres until it is back'),
+  );
   const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
   // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
   // store during a Redis outage is a 503, not a request left waiting.
@@ -142,7 +150,9 @@ export async function startApiRole(runtime: {
       findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
       enqueueStep: enqueuer(queues, 'bookings.step'),
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
+      checkCallbackUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)),
       onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
+      statusCache: bookingStatusCache,
     },
     applications: {
       pool: db,
@@ -161,6 +171,7 @@ export async function startApiRole(runtime: {
   });
   return serve(app, config, async () => {
     outcomes.stop();
+    await bookingChanges.stop();
     await queues.close();
     await producerRedis.quit().catch(() => {});
   });

@@ -13,12 +13,15 @@ export const stepJobId = (bookingId: string, seq: number) => `booking-${bookingI
  * the client's callback, and the card's purge when the booking ended. Null when the booking was no
  * longer where the caller saw it (another change won).
  */
-export async function applyMove(ports: Pick<BookingsPorts, 'pool' | 'sealer' | 'vault' | 'enqueueStep' | 'enqueueNotify' | 'onError'>, bookingId: string, move: Move): Promise<BookingRow | null> {
+export async function applyMove(ports: Pick<BookingsPorts, 'pool' | 'sealer' | 'vault' | 'enqueueStep' | 'enqueueNotify' | 'onError' | 'statusCache'>, bookingId: string, move: Move): Promise<BookingRow | null> {
   const illegal = move.from.filter((from) => !canMove(from, move.to));
   if (illegal.length > 0) throw new Error(`booking stage ${illegal.join('/')} cannot move to ${move.to}`);
   const state = stateOf(move.to);
   const moved = await moveBooking(ports.pool, bookingId, { ...move, state });
   if (!moved) return null;
+  // The announcement reaches this process too, but maybe after the client's next read: a client
+  // that changed its booking then reads it must see the change.
+  ports.statusCache?.invalidate(bookingId);
   const { row, previousPanToken } = moved;
   if (row.work !== null) await ports.enqueueStep({ bookingId }, { jobId: stepJobId(bookingId, row.seq), ...(move.delayMs ? { delayMs: move.delayMs } : {}) });
   if (row.callbackUrl) await ports.enqueueNotify({ bookingId, seq: row.seq }, { jobId: `booking-notify-${bookingId}-${row.seq}` });

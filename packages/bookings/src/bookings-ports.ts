@@ -5,6 +5,7 @@ import type { HotelRow } from '@quarry/rates';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import type { CardVault } from '@quarry/vault';
 import type { BookingEngines } from './booking-engine.ts';
+import type { BookingStatusCache } from './booking-status-cache.ts';
 
 /** Seals guests' details, the card's token and webhook secrets at rest (AES-256-GCM, QUARRY_SECRET_KEY). */
 export type Sealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
@@ -18,9 +19,13 @@ export type BookingsPorts = {
   findGrantedHotel: (clientId: string, hotelId: string) => Promise<HotelRow | null>;
   enqueueStep: Enqueue<'bookings.step'>;
   enqueueNotify: Enqueue<'bookings.notify'>;
+  /** The SSRF policy for a client's `callbackUrl` (a private address is refused before anything is stored). */
+  checkCallbackUrl: (url: string) => Promise<void>;
   /** Failures that must not fail the request (a card purge); logged by the caller's logger. */
   onError?: (error: unknown, where: string) => void;
   now?: () => Date;
+  /** Statuses this API process serves without a query (createBookingStatusCache); its own changes drop them at once. */
+  statusCache?: BookingStatusCache;
 };
 
 export type BookingTimers = {
@@ -37,7 +42,7 @@ export type BookingTimers = {
 };
 
 /** What the worker needs on top: the hotel's engine, the hotel by id, the stored rates, the timers. */
-export type WorkerPorts = BookingsPorts & {
+export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl'> & {
   engines: BookingEngines;
   findHotel: (hotelId: string) => Promise<HotelRow | null>;
   /** The rooms the feed stored (and served) for this search, to tell whether a price still holds. */

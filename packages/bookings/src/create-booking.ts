@@ -16,6 +16,13 @@ export async function createBooking(ports: BookingsPorts, clientId: string, body
   const parsed = CreateBookingBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   const request = parsed.data;
+  if (request.callbackUrl) {
+    // Checked again at each delivery (a name may resolve elsewhere later); refused here so a
+    // client learns of it now rather than by callbacks that never come.
+    await ports.checkCallbackUrl(request.callbackUrl).catch((error: unknown) => {
+      throw validationError([`callbackUrl: refused: ${(error as Error).message}`]);
+    });
+  }
   const hotel = await ports.findGrantedHotel(clientId, request.hotelId);
   if (!hotel) throw new AppError('NotFound', `hotel ${request.hotelId} does not exist`);
   const webhookSecret = request.callbackUrl ? `whsec_${randomBytes(32).toString('base64')}` : undefined;

@@ -3,7 +3,9 @@ export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from '.
 export { canMove, stateOf } from './booking-stages.ts';
 export type { BookingsPorts, BookingTimers, Sealer, WorkerPorts } from './bookings-ports.ts';
 export { createBooking } from './create-booking.ts';
-export { findBooking } from './find-booking.ts';
+export { createBookingStatusCache, followBookingChanges } from './booking-status-cache.ts';
+export type { BookingStatusCache, BookingStatusCacheSettings } from './booking-status-cache.ts';
+export { findBookingStatusText } from './find-booking.ts';
 export { notifyBooking } from './notify-booking.ts';
 export { createOpenTravelBookingEngine } from './opentravel/opentravel-booking.engine.ts';
 export { runBookingStep } from './run-booking-step.ts';

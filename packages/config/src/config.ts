@@ -81,6 +81,8 @@ const sectionShapes = {
   retrieval: {
     RETRIEVAL_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
     RETRIEVAL_CACHE_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+    // Bookings' statuses an API process serves without a query, dropped at every committed change.
+    BOOKING_STATUS_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(16),
   },
   rates: {
     // Hotel rates; README "Hotel rates feed" documents each.
@@ -387,7 +389,11 @@ const readers = {
     /** Failed authentications allowed per client address and per client id within the window, across all processes. */
     authFailures: { perAddress: vars.AUTH_FAILURES_PER_ADDRESS, perClient: vars.AUTH_FAILURES_PER_CLIENT, windowSeconds: vars.AUTH_FAILURE_WINDOW_SECONDS },
   }),
-  retrieval: (vars: Vars) => ({ retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS } as RetrievalCacheSettings }),
+  retrieval: (vars: Vars) => ({
+    retrievalCache: { maxBytes: vars.RETRIEVAL_CACHE_MB * 1024 * 1024, ttlMs: vars.RETRIEVAL_CACHE_TTL_MS } as RetrievalCacheSettings,
+    // Announced by Postgres at every commit, so the TTL only bounds memory held by finished bookings.
+    bookingStatusCache: { maxBytes: vars.BOOKING_STATUS_CACHE_MB * 1024 * 1024, ttlMs: 10 * 60_000 },
+  }),
   rates: (vars: Vars) => ({
     rates: {
       horizonDays: vars.RATES_HORIZON_DAYS,

@@ -1,3 +1,5 @@
 export { createClient, createPool, withTransaction } from './pool.ts';
 export type { Pool, PoolClient, PoolEvents, Queryable } from './pool.ts';
 export { ensureDatabase, migrateToLatest } from './migrate.ts';
+export { listenOnChannel } from './listen.ts';
+export type { ChannelListener } from './listen.ts';

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice, createBooking, findBooking, type BookingsPorts } from '@quarry/bookings';
+import { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice, createBooking, findBookingStatusText, type BookingsPorts } from '@quarry/bookings';
 import { BookBody, BookingIdParams, BookingStatus, ConfirmPriceBody, ConsentBody, CreateBookingBody, CreatedBooking } from '@quarry/contracts';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
@@ -20,7 +20,7 @@ export function bookingsRoutes(deps: { authenticator: Authenticator; bookings: B
     response.set(noStore).json(await confirmPrice(deps.bookings, clientOf(response).clientId, request.body));
   });
   router.get('/book/:bookingId', booking, async (request, response) => {
-    response.set(noStore).json(await findBooking(deps.bookings, clientOf(response).clientId, request.params.bookingId));
+    response.set(noStore).type('application/json').send(await findBookingStatusText(deps.bookings, clientOf(response).clientId, request.params.bookingId));
   });
   router.post('/book/:bookingId', booking, async (request, response) => {
     response.set(noStore).json(await bookBooking(deps.bookings, clientOf(response).clientId, request.params.bookingId, request.body));

@@ -5,7 +5,7 @@ import type { Pool } from '@quarry/db';
 import { enqueuer, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
 import { createMiningQueuePort, findMinedPost, miningJobsOf } from '@quarry/recruitment';
-import { createSafeFetch } from '@quarry/safe-fetch';
+import { createAddressGuard, createSafeFetch } from '@quarry/safe-fetch';
 import { findGrantedHotelRow } from '@quarry/rates';
 import { noCardVault } from '@quarry/vault';
 import { createApiApp } from '../app.ts';
@@ -39,6 +39,7 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
       findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
       enqueueStep: enqueuer(queues, 'bookings.step'),
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
+      checkCallbackUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)),
     },
     applications: {
       pool: db,

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { createPool, migrateToLatest, type Pool } from '@quarry/db';
+import { createTestDatabase, waitFor, type TestDatabase } from '@quarry/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBookingStatusCache, followBookingChanges, type BookingStatusCache } from './booking-status-cache.ts';
+import { findBookingStatusText } from './find-booking.ts';
+
+/**
+ * The status cache against a real Postgres: the trigger's announcement of a change made by any
+ * connection drops the copy, and a lost listening connection stops the cache from serving.
+ */
+let database: TestDatabase;
+let db: Pool;
+let cache: BookingStatusCache;
+let listener: { stop: () => Promise<void> };
+let lost = 0;
+
+async function insertBooking(clientId: string): Promise<string> {
+  const bookingId = randomUUID();
+  await db.query(
+    `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference) VALUES ($1, $2, 'H1', '2027-01-10', 1, 2, 'STD', 'STD:FLEX', $3)`,
+    [bookingId, clientId, `Q-${bookingId.slice(0, 8)}`],
+  );
+  return bookingId;
+}
+const stageOf = async (clientId: string, bookingId: string) => (JSON.parse(await findBookingStatusText({ pool: db, statusCache: cache }, clientId, bookingId)) as { stage: string }).stage;
+
+beforeAll(async () => {
+  database = await createTestDatabase('booking-status-cache');
+  await migrateToLatest(database.url);
+  db = createPool(database.url, 3);
+  for (const clientId of ['cl_owner', 'cl_other']) {
+    await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, '\\x00')`, [clientId, Buffer.from(clientId)]);
+  }
+  cache = createBookingStatusCache({ maxBytes: 1024 * 1024, ttlMs: 600_000 });
+  listener = followBookingChanges(database.url, cache, () => (lost += 1));
+  await waitFor('the cache to be listening', async () => cache.reservation() !== null || undefined);
+}, 30_000);
+
+afterAll(async () => {
+  await listener?.stop();
+  await db?.end();
+  await database?.drop();
+});
+
+describe('booking status cache', () => {
+  it('keeps a read, and drops it when any connection commits a change of the booking', async () => {
+    const bookingId = await insertBooking('cl_owner');
+    expect(await stageOf('cl_owner', bookingId)).toBe('priceCheck');
+    expect(cache.get('cl_owner', bookingId)).toContain('"priceCheck"');
+    // A change made outside this process's code (another API replica, the worker, an operator).
+    await db.query(`UPDATE bookings SET stage = 'priceConfirmed', state = 'pending' WHERE booking_id = $1`, [bookingId]);
+    await waitFor('the announcement', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    expect(await stageOf('cl_owner', bookingId)).toBe('priceConfirmed');
+  });
+
+  it('announces nothing for a change that was rolled back', async () => {
+    const bookingId = await insertBooking('cl_owner');
+    await stageOf('cl_owner', bookingId);
+    const connection = await db.connect();
+    try {
+      await connection.query('BEGIN');
+      await connection.query(`UPDATE bookings SET stage = 'cancelled', state = 'finished' WHERE booking_id = $1`, [bookingId]);
+      await connection.query('ROLLBACK');
+    } finally {
+      connection.release();
+    }
+    // A committed change of another booking after it: once its announcement arrived, the rolled
+    // back one's would have too.
+    const marker = await insertBooking('cl_owner');
+    await db.query(`UPDATE bookings SET seq = seq + 1 WHERE booking_id = $1`, [marker]);
+    const before = cache.reservation();
+    await waitFor('the marker announcement', async () => cache.reservation() !== before || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    expect(cache.get('cl_owner', bookingId)).toContain('"priceCheck"');
+  });
+
+  it('serves a copy only to the booking\'s client', async () => {
+    const bookingId = await insertBooking('cl_owner');
+    await stageOf('cl_owner', bookingId);
+    expect(cache.get('cl_owner', bookingId)).toBeDefined();
+    await expect(findBookingStatusText({ pool: db, statusCache: cache }, 'cl_other', bookingId)).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('stops serving while its connection is lost, and listens again when Postgres lets it', async () => {
+    const bookingId = await insertBooking('cl_owner');
+    await stageOf('cl_owner', bookingId);
+    const lostBefore = lost;
+    await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+    await waitFor('the loss to be seen', async () => lost > lostBefore || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    expect(cache.get('cl_owner', bookingId)).toBeUndefined();
+    expect(cache.reservation()).toBeNull();
+    // Meanwhile reads go to Postgres and see every change.
+    await db.query(`UPDATE bookings SET stage = 'priceConfirmed', state = 'pending' WHERE booking_id = $1`, [bookingId]);
+    expect(await stageOf('cl_owner', bookingId)).toBe('priceConfirmed');
+    await waitFor('listening again', async () => cache.reservation() !== null || undefined, { timeoutMs: 10_000, intervalMs: 50 });
+    await stageOf('cl_owner', bookingId);
+    await db.query(`UPDATE bookings SET stage = 'cancelled', state = 'finished' WHERE booking_id = $1`, [bookingId]);
+    await waitFor('the announcement after the reconnection', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    expect(await stageOf('cl_owner', bookingId)).toBe('cancelled');
+  });
+});
