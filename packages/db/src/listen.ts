@@ -8,7 +8,8 @@ export type ChannelListener = { stop: () => Promise<void> };
  * connection ended) and `onListening` once LISTEN is in force again, so a reader can trust what
  * it derived from notifications only between the two. Postgres delivers a NOTIFY issued inside a
  * transaction at its commit and never for a rollback, which is what makes it safe to cache by.
- * It never throws: while Postgres is away it keeps trying every `retryMs`.
+ * It never throws: while Postgres is away it keeps trying every `retryMs`, and tells `onLost` once
+ * per outage, not once per attempt.
  */
 export function listenOnChannel(
   databaseUrl: string,
@@ -19,13 +20,15 @@ export function listenOnChannel(
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const retryMs = handlers.retryMs ?? 1_000;
+  let reported = false;
   const connect = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: databaseUrl });
     let ended = false;
     const lost = (error?: Error) => {
       if (ended) return;
       ended = true;
-      handlers.onLost(error);
+      if (!reported && !stopped) handlers.onLost(error);
+      reported = true;
       client.end().catch(() => {});
       if (!stopped) retry = setTimeout(() => void connect().catch(() => {}), retryMs);
     };
@@ -43,7 +46,9 @@ export function listenOnChannel(
       lost(error as Error);
       return;
     }
-    if (!ended) handlers.onListening();
+    if (ended) return;
+    reported = false;
+    handlers.onListening();
   };
   void connect();
   return {
