@@ -13,3 +13,4 @@ export { runCheckout } from './run-checkout.ts';
 export type { StepSummary } from './run-booking-step.ts';
 export { sweepBookings } from './sweep-bookings.ts';
 export type { SweepSummary } from './sweep-bookings.ts';
+export { renderTdsPage } from './tds-page.ts';
