@@ -124,6 +124,7 @@ beforeAll(async () => {
     ALLOW_PRIVATE_URLS: '127.0.0.1',
     RATES_SOURCE_PER_SECOND: '0',
     RATES_SOURCE_CONCURRENCY: '20',
+    RATES_PULL_DEADLINE_MS: '20000',
     BOOKING_TDS_TIMEOUT_MS: '15000',
     BOOKING_TDS_POLL_MS: '300',
     BOOKING_SWEEP_EVERY_MS: '500',
@@ -185,7 +186,9 @@ describe('booking on a hotel’s own booking page', () => {
     // The headless checkout never reached the ACS: the order is still pending at the hotel.
     expect(ordersOf('TDS')[0]?.status).toBe('pending');
     const { context, page } = await openChallenge(bookingId);
-    const finished = page.evaluate(() => new Promise<unknown>((resolve) => window.addEventListener('message', (event) => resolve(event.data))));
+    // The page's parent is itself here: what it posts to its parent arrives on its own window.
+    type MessageTarget = { addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void };
+    const finished = page.evaluate(() => new Promise<unknown>((resolve) => (globalThis as unknown as MessageTarget).addEventListener('message', (event) => resolve(event.data))));
     mkdirSync('test-results/screenshots', { recursive: true });
     await page.screenshot({ path: 'test-results/screenshots/bookings-tds-challenge-laptop.png' });
     await page.setViewportSize({ width: 390, height: 844 });
@@ -226,6 +229,7 @@ describe('booking on a hotel’s own booking page', () => {
     // The feed served 300.00 for this stay (a live pull stores it); the hotel's page now asks 330.00.
     const pulled = await fetch(`${base}/Pull/RatesFeed?hotelIds=CHANGED&checkIn=${checkIn}&nights=2&guests=2`, { headers: { authorization } });
     expect(pulled.status).toBe(200);
+    await waitFor('the feed to store the pulled rates', async () => ((await db.query("SELECT 1 FROM rate_results WHERE hotel_id = 'CHANGED'")).rowCount ?? 0) > 0, { timeoutMs: 30_000 });
     prices.set('CHANGED', 33_000);
     const created = await call('POST', '/v1/bookings', { hotelId: 'CHANGED', checkIn, nights: 2, guests: 2, roomId: 'DBL', rateId: 'DBL:FLEX' });
     const selection = await untilStage(created.json.bookingId, 'roomSelection', 'priceConfirmed', 'failed');
