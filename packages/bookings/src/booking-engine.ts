@@ -55,7 +55,7 @@ export type BookingEngine = {
 };
 
 /** What a checkout is opened with: the order without its consented total (the page shows the final price first). */
-export type CheckoutRequest = Omit<Order, 'total'>;
+type CheckoutRequest = Omit<Order, 'total'>;
 
 /** Why a checkout stopped before the order button: nothing was ordered. */
 export type CheckoutFailure = { code: BookingErrorCode; reason: string; transient: boolean };

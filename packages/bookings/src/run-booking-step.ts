@@ -10,7 +10,7 @@ import { findBooking, keepReadingOrder, markPlacingOrder, touchBooking, type Boo
 /** What the job reports to its log: ids, stages and codes only, never guests or cards. */
 export type StepSummary = { bookingId: string; work: string | null; outcome: string };
 
-export const outcomeUnknownMessage =
+const outcomeUnknownMessage =
   'The order may have reached the hotel: the run stopped after it began placing it and the hotel could not say whether it holds a reservation ' +
   'under our reference. It is not placed again; check with the hotel before booking again.';
 

@@ -1,7 +1,7 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
 import { bookingEngineRecipes, guardRequests, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { BookingEngine, CheckoutEngine, CheckoutFailure, CheckoutRequest, HeldCheckout, OrderOutcome } from '../booking-engine.ts';
+import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome } from '../booking-engine.ts';
 import { findRate, priceOf } from '../booking-prices.ts';
 import { repriceOutcome } from '../opentravel/opentravel-booking.engine.ts';
 import { captureChallenge, type CapturedChallenge } from './tds-capture.ts';
