@@ -1,6 +1,6 @@
 /**
  * The bench's bookings-worker: the role as `quarry start --role bookings-worker` runs it, with a
- * vault stand-in (our own port) that gives one test card for any v2-shaped token.
+ * vault stand-in (our own port) that gives one test card (with its CVV) for any v2-shaped token.
  */
 import { hostname } from 'node:os';
 import { startBookingsRole } from '@quarry/bookings-worker';
@@ -30,7 +30,7 @@ await startBookingsRole({
   },
   vault: {
     isPanTokenShaped: (token) => token.startsWith('v2:') && token.length === 299,
-    openCard: async () => ({ pan: '4111111111111111', expiryMonth: 12, expiryYear: 2030, name: 'Bench Card' }),
+    openCard: async () => ({ pan: '4111111111111111', expiryMonth: 12, expiryYear: 2030, name: 'Bench Card', cvv: '123' }),
     purgeCard: async () => {},
   },
 });

@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@quarry/auth';
 import { createPool, migrateToLatest } from '@quarry/db';
+import { startDemoCheckoutSites } from '@quarry/demo';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel } from '@quarry/testing';
 import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
+import { sampleTreeRss } from './process-tree-rss.ts';
 
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
 const workerScript = fileURLToPath(new URL('./bookings-worker.server.ts', import.meta.url));
@@ -15,6 +17,9 @@ const floorScript = fileURLToPath(new URL('./bookings-floor.server.ts', import.m
  * bookings in flight, each client polling its booking's status. Then `GET /book/{id}` under load.
  * Targets: ≥ 50 bookings/s per worker process; status reads ≥ 5,000 req/s with p99 < 20 ms. The
  * floor, in the same run: express + pg reading the same row by prepared statement, unauthenticated.
+ * The `browser` row books the demo engine's own booking page in the worker's Chromium (search,
+ * guest page, card in a cross-origin iframe, final-price page, order), 5 checkouts in flight, with
+ * the peak PSS of the worker's process tree (Chromium included). Targets: ≥ 1 booking/s, < 1.5 GB.
  */
 export async function benchBookings(options: { seconds: number; connections: number; concurrency: number }): Promise<void> {
   const secretKey = Buffer.alloc(32, 3);
@@ -30,6 +35,17 @@ export async function benchBookings(options: { seconds: number; connections: num
     [JSON.stringify({ kind: 'opentravel', endpointUrl: hotel.url, hotelCode: 'BENCH' })],
   );
   await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, 'BENCH')`, [client.clientId]);
+  const euros = (cents: number) => `EUR ${(cents / 100).toFixed(2)}`;
+  const pages = await startDemoCheckoutSites(() => ({
+    state: 'rooms',
+    currency: 'EUR',
+    rooms: [{ code: 'DBL', name: 'Double room', description: '', maxGuests: 2, rates: [{ code: 'FLEX', name: 'Flexible', total: euros(12_000), cancellation: 'Non-refundable', charges: [{ kind: 'tax', code: 'vat', name: 'VAT', amount: euros(1_200) }] }] }],
+  }));
+  await db.query(
+    `INSERT INTO hotels (hotel_id, name, ibe, address, country_code, booking_service_id, guests, booking_page_url, source) VALUES ('BENCH-PAGE', 'Bench page', 'demo-ibe', '', 'pt', NULL, '{2}', $1, $2)`,
+    [pages.engineUrl('/engine/search.html?hotel=BENCH-PAGE'), JSON.stringify({ kind: 'booking-page', engine: 'demo-ibe' })],
+  );
+  await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, 'BENCH-PAGE')`, [client.clientId]);
   const env = { ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', LOG_LEVEL: 'info', AUTH_CACHE_MS: '60000', PORT: '0', HOST: '127.0.0.1', BOOKING_CONCURRENCY: '64', DATABASE_POOL_SIZE: '20' };
   const api = await spawnServer(mainScript, ['start', '--role', 'api'], env);
   const worker = await spawnServer(workerScript, [], env);
@@ -49,8 +65,8 @@ export async function benchBookings(options: { seconds: number; connections: num
   const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
   const details = { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, otherGuests: [], contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } };
   let lastBookingId = '';
-  const book = async (): Promise<boolean> => {
-    const { bookingId } = await call('POST', '/v1/bookings', { hotelId: 'BENCH', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+  const book = (hotelId: string, roomId: string, rateId: string) => async (): Promise<boolean> => {
+    const { bookingId } = await call('POST', '/v1/bookings', { hotelId, checkIn, nights: 1, guests: 2, roomId, rateId });
     if ((await until(bookingId, ['priceConfirmed', 'failed'])).stage !== 'priceConfirmed') return false;
     await call('POST', `/book/${bookingId}`, { details, panToken: 'v2:'.padEnd(299, 'B') });
     const quoted = await until(bookingId, ['finalPriceConsent', 'failed']);
@@ -60,11 +76,21 @@ export async function benchBookings(options: { seconds: number; connections: num
     lastBookingId = bookingId;
     return done.stage === 'bookingConfirmed';
   };
+  const bookOpenTravel = book('BENCH', 'STD', 'STD:FLEX');
+  const bookPage = book('BENCH-PAGE', 'DBL', 'DBL:FLEX');
+  const inFlight = 5;
   try {
-    await runFor(3, options.concurrency, book);
+    await runFor(3, options.concurrency, bookOpenTravel);
     const ordersBefore = hotel.orders.length;
-    const result = await runFor(options.seconds, options.concurrency, book);
+    const result = await runFor(options.seconds, options.concurrency, bookOpenTravel);
     const perSecond = (result.runs - result.failures) / result.seconds;
+    // The browser engine: a warm-up (Chromium starts on the first booking), then the measured run.
+    await runFor(5, inFlight, bookPage);
+    const pageOrdersBefore = pages.orders.length;
+    const memory = sampleTreeRss(worker.child.pid ?? 0, 250);
+    const browser = await runFor(options.seconds, inFlight, bookPage);
+    const { peakPssMb } = memory.stop();
+    const pagePerSecond = (browser.runs - browser.failures) / browser.seconds;
     const reads = await load(`${base}/book/${lastBookingId}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
     const floor = await spawnServer(floorScript, [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
     const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${lastBookingId}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
@@ -73,6 +99,13 @@ export async function benchBookings(options: { seconds: number; connections: num
       ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
       [
         ['opentravel (create → consent → OTA_HotelResRQ → confirmed)', `${perSecond.toFixed(1)} bookings/s`, '', '', `${result.failures} of ${result.runs}; ${hotel.orders.length - ordersBefore} orders at the hotel`],
+        [
+          `browser (demo booking page: search → guests → card iframe → final price → order), ${inFlight} in flight, peak PSS ${Math.round(peakPssMb)} MB`,
+          `${pagePerSecond.toFixed(2)} bookings/s`,
+          '',
+          '',
+          `${browser.failures} of ${browser.runs}; ${pages.orders.length - pageOrdersBefore} orders at the hotel`,
+        ],
         [`GET /book/{id} (${options.connections} connections)`, `${Math.round(reads.requestsPerSecond)} req/s`, reads.p50Ms, reads.p99Ms, reads.errors + reads.non2xx],
         [`floor: express + pg, the same row by prepared statement (${options.connections} connections)`, `${Math.round(floorReads.requestsPerSecond)} req/s`, floorReads.p50Ms, floorReads.p99Ms, floorReads.errors + floorReads.non2xx],
       ],
@@ -81,6 +114,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     await worker.stop();
     await api.stop();
     await hotel.close();
+    await pages.close();
     await db.end();
     await redis.cleanup();
     await database.drop();

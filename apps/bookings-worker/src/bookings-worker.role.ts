@@ -1,10 +1,11 @@
 import { createSealer } from '@quarry/auth';
-import { createOpenTravelBookingEngine, notifyBooking, runBookingStep, sweepBookings, type BookingEngines, type WorkerPorts } from '@quarry/bookings';
+import { createBrowserBookingEngine, createOpenTravelBookingEngine, notifyBooking, runBookingStep, runCheckout, sweepBookings, type BookingEngines, type WorkerPorts } from '@quarry/bookings';
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
+import { createHostGuard, createProcessChromium } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
@@ -39,6 +40,19 @@ export async function startBookingsRole(runtime: {
   const fetchCallback = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );
+  // The process's one Chromium (shared with mining and applying in one process), its booking
+  // contexts under their own limit: a checkout holds its context through the client's waits.
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
+  const pageGuard = createHostGuard(config.allowPrivateUrls);
+  const bookingPages = chromium
+    ? createBrowserBookingEngine({
+        browser: chromium.lane(config.bookings.browserContexts),
+        checkUrl: async (url) => {
+          if (!(await pageGuard(url))) throw new Error(`the booking page may not reach ${new URL(url).host}`);
+        },
+        timeoutMs: config.bookings.sourceTimeoutMs,
+      })
+    : undefined;
   const ports: WorkerPorts = {
     pool: db,
     sealer: createSealer(config.secretKey),
@@ -53,7 +67,14 @@ export async function startBookingsRole(runtime: {
     storedRooms: (search) => findStoredRooms(db, search),
     enqueueStep: enqueuer(queues, 'bookings.step'),
     enqueueNotify: enqueuer(queues, 'bookings.notify'),
-    engines: runtime.engines ?? { opentravel: createOpenTravelBookingEngine({ fetch: sourceFetch, timeoutMs: config.bookings.sourceTimeoutMs }) },
+    engines: runtime.engines ?? {
+      opentravel: createOpenTravelBookingEngine({ fetch: sourceFetch, timeoutMs: config.bookings.sourceTimeoutMs }),
+      ...(bookingPages ? { 'booking-page': bookingPages } : {}),
+    },
+    enqueueCheckout: enqueuer(queues, 'bookings.checkout'),
+    workerId: runtime.workerId,
+    // A dead holder's checkout is handed on within a lock period, as its jobs are.
+    checkoutLeaseMs: config.jobLockMs,
     timers: config.bookings,
     fetchCallback,
     onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
@@ -81,6 +102,19 @@ export async function startBookingsRole(runtime: {
       },
     },
   });
+  // Checkouts in a browser, as many at once as the process has booking contexts.
+  const checkouts = startWorkers({
+    ...worker,
+    queues: ['bookings.checkout'],
+    concurrency: config.bookings.browserContexts,
+    handlers: {
+      'bookings.checkout': async (payload, { signal }) => {
+        const summary = await runCheckout(ports, payload.bookingId, { signal, finalAttempt: true });
+        logger.info(summary, 'booking checkout');
+        return summary;
+      },
+    },
+  });
   const notifications = startWorkers({
     ...worker,
     queues: ['bookings.notify'],
@@ -102,7 +136,7 @@ export async function startBookingsRole(runtime: {
   await queues.schedule('bookings.sweep', {}, { schedulerId: 'bookings-sweep', everyMs: config.bookings.sweepEveryMs });
   return {
     async stop(graceMs) {
-      await Promise.all([steps.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
       await sourceFetch.close();
     },
   };

@@ -1,4 +1,4 @@
-import type { BookingConfirmation, BookingErrorCode, Price, Room, TdsChallenge } from '@quarry/contracts';
+import type { BookingConfirmation, BookingErrorCode, BookingPrice, Price, Room, TdsChallenge } from '@quarry/contracts';
 import type { HotelRow } from '@quarry/rates';
 import type { CardDetails } from '@quarry/vault';
 
@@ -28,7 +28,8 @@ export type Order = {
  * (`challenge`, or `pending` while it is being completed), or refused with one of our codes.
  */
 export type OrderOutcome =
-  | { status: 'confirmed'; confirmation: BookingConfirmation }
+  // A lookup page may not show the price: the booking's consented total stands then.
+  | { status: 'confirmed'; confirmation: Omit<BookingConfirmation, 'price'> & { price?: Price } }
   | { status: 'challenge'; challenge: Omit<TdsChallenge, 'expiresAt'> & { expiresAt?: string } }
   | { status: 'pending' }
   | { status: 'failed'; code: BookingErrorCode; message: string };
@@ -49,6 +50,33 @@ export type BookingEngine = {
    * this reads the reservation again (`pending` while the card holder has not finished).
    */
   continueAfterChallenge(hotel: HotelRow, reference: string, signal: AbortSignal): Promise<OrderOutcome | { status: 'notFound' }>;
+  /** Engines that book in a browser: the order is placed from a checkout held open, never by `placeOrder`. */
+  checkout?: CheckoutEngine;
+};
+
+/** What a checkout is opened with: the order without its consented total (the page shows the final price first). */
+type CheckoutRequest = Omit<Order, 'total'>;
+
+/** Why a checkout stopped before the order button: nothing was ordered. */
+export type CheckoutFailure = { code: BookingErrorCode; reason: string; transient: boolean };
+
+/** A checkout held open in its browser context on the final-price page (ADR 0040). */
+export type HeldCheckout = {
+  /** The price the final-price page shows. */
+  finalPrice(): Promise<BookingPrice>;
+  /** The page again, for the price it shows now (after the consent, right before the order button). */
+  reloadFinalPrice(): Promise<BookingPrice>;
+  /** Clicks the order button, once: the page's outcome, or the 3-D Secure challenge it started (captured, not completed). */
+  placeOrder(total: Price): Promise<OrderOutcome>;
+  /** After a challenge: the page's outcome once the issuer told the hotel, or `pending` at `until`. */
+  awaitChallengeOutcome(total: Price, until: Date): Promise<OrderOutcome>;
+};
+
+/** The checkout side of an engine that books in a browser: a context held for `work`, closed after it. */
+export type CheckoutEngine = {
+  withCheckout<T>(hotel: HotelRow, request: CheckoutRequest, signal: AbortSignal, work: (checkout: HeldCheckout) => Promise<T>): Promise<T>;
+  /** The failure a `withCheckout` rejection stands for, when it is one (else a defect or an abort). */
+  failureOf(error: unknown): CheckoutFailure | null;
 };
 
 /** One engine per source kind; a hotel whose kind has none cannot be booked in this deployment. */

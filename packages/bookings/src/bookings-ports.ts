@@ -50,4 +50,12 @@ export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl'> & {
   timers: BookingTimers;
   /** Callbacks to clients' URLs (the SSRF guard). */
   fetchCallback: SafeFetch;
+  /** A browser checkout's own job (engines that book in a browser). */
+  enqueueCheckout: Enqueue<'bookings.checkout'>;
+  /** This process, as the holder of the checkouts it runs. */
+  workerId: string;
+  /** A held checkout's lease: renewed while its page is open; once it lapses another worker takes the booking on. */
+  checkoutLeaseMs: number;
+  /** How often a held checkout looks whether the client consented. */
+  consentPollMs?: number;
 };

@@ -36,12 +36,14 @@ export type BookingRow = {
   updatedAt: Date;
   succeededAt: Date | null;
   failedAt: Date | null;
+  /** A worker holds the booking's checkout open in its browser (its lease not lapsed). */
+  checkoutHeld: boolean;
 };
 
 const columns = `booking_id, client_id, hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, room_id, rate_id, state, stage, work, seq,
   reference, order_state, price_confirmed_until, available_rooms, price_breakdown, final_price, confirmation, tds_challenge, tds_expires_at,
   error_code, error_message, details_sealed, pan_token_sealed, skip_confirmation, callback_url, webhook_secret_sealed, awaiting_since,
-  created_at, updated_at, succeeded_at, failed_at`;
+  created_at, updated_at, succeeded_at, failed_at, (checkout_until IS NOT NULL AND checkout_until > now()) AS checkout_held`;
 
 type RawRow = Record<string, unknown>;
 
@@ -79,6 +81,7 @@ const toRow = (row: RawRow): BookingRow => ({
   updatedAt: row.updated_at as Date,
   succeededAt: row.succeeded_at as Date | null,
   failedAt: row.failed_at as Date | null,
+  checkoutHeld: row.checkout_held === true,
 });
 
 export type NewBooking = {
@@ -230,7 +233,7 @@ export async function moveBooking(
     `UPDATE bookings AS b SET ${sets.join(', ')}
      FROM (SELECT booking_id, pan_token_sealed FROM bookings WHERE booking_id = $1 FOR UPDATE) AS before
      WHERE b.booking_id = before.booking_id AND b.stage = ANY($2::text[])${guard}
-     RETURNING ${columns.replace(/\b(booking_id|pan_token_sealed)\b/g, 'b.$1')}, before.pan_token_sealed AS previous_pan_token`,
+     RETURNING ${columns.replace(/\b(booking_id|pan_token_sealed|checkout_until)\b/g, 'b.$1')}, before.pan_token_sealed AS previous_pan_token`,
     values,
   );
   const row = result.rows[0];
@@ -291,4 +294,41 @@ export async function listStalledWork(db: Queryable, before: Date, limit: number
     [before, limit],
   );
   return result.rows.map((row) => ({ bookingId: row.booking_id, seq: row.seq }));
+}
+
+/**
+ * Takes the booking's checkout for `worker` at the version it read, unless another worker holds it
+ * (a lease not lapsed): one browser checkout per booking at a time.
+ */
+export async function takeCheckout(db: Queryable, bookingId: string, seq: number, worker: string, leaseMs: number): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE bookings SET checkout_worker = $3, checkout_until = now() + $4 * interval '1 millisecond'
+     WHERE booking_id = $1 AND seq = $2 AND state <> 'finished' AND (checkout_until IS NULL OR checkout_until <= now())`,
+    [bookingId, seq, worker, leaseMs],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** The holder renews its lease while the page is open; false once it lost it. */
+export async function renewCheckout(db: Queryable, bookingId: string, worker: string, leaseMs: number): Promise<boolean> {
+  const result = await db.query(`UPDATE bookings SET checkout_until = now() + $3 * interval '1 millisecond' WHERE booking_id = $1 AND checkout_worker = $2`, [bookingId, worker, leaseMs]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function releaseCheckout(db: Queryable, bookingId: string, worker: string): Promise<void> {
+  await db.query('UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL WHERE booking_id = $1 AND checkout_worker = $2', [bookingId, worker]);
+}
+
+/**
+ * Checkouts whose holder stopped renewing (it died): the lease is cleared and the booking gets a
+ * new version, so that its next step (enqueued by the caller when it has work) runs without it.
+ */
+export async function takeLostCheckouts(db: Queryable, limit: number): Promise<Array<{ bookingId: string; seq: number; work: BookingWork | null }>> {
+  const result = await db.query<{ booking_id: string; seq: number; work: BookingWork | null }>(
+    `UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL, seq = seq + 1, updated_at = now()
+     WHERE booking_id IN (SELECT booking_id FROM bookings WHERE checkout_until <= now() ORDER BY checkout_until LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING booking_id, seq, work`,
+    [limit],
+  );
+  return result.rows.map((row) => ({ bookingId: row.booking_id, seq: row.seq, work: row.work }));
 }

@@ -40,15 +40,21 @@ export async function loadClientBooking(ports: Pick<BookingsPorts, 'pool'>, clie
   return row;
 }
 
+/** The client's view of its booking, read from the store. */
+export async function findBooking(ports: Pick<BookingsPorts, 'pool'>, clientId: string, bookingId: unknown): Promise<BookingStatus> {
+  const id = parseBookingId(bookingId);
+  const row = await findClientBookingView(ports.pool, clientId, id);
+  if (!row) throw new AppError('NotFound', `booking ${id} does not exist`);
+  return renderBooking(row);
+}
+
 /** GET /book/{bookingId}: the status as JSON text, from this process's copy when it holds a current one. */
 export async function findBookingStatusText(ports: Pick<BookingsPorts, 'pool' | 'statusCache'>, clientId: string, bookingId: unknown): Promise<string> {
   const id = parseBookingId(bookingId);
   const cached = ports.statusCache?.get(clientId, id);
   if (cached !== undefined) return cached;
   const reservation = ports.statusCache?.reservation() ?? null;
-  const row = await findClientBookingView(ports.pool, clientId, id);
-  if (!row) throw new AppError('NotFound', `booking ${id} does not exist`);
-  const status = JSON.stringify(renderBooking(row));
+  const status = JSON.stringify(await findBooking(ports, clientId, id));
   if (reservation !== null) ports.statusCache?.keep(reservation, clientId, id, status);
   return status;
 }

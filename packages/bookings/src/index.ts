@@ -1,4 +1,6 @@
-export type { BookingEngine, BookingEngines, Order, OrderOutcome, RepriceOutcome, Stay } from './booking-engine.ts';
+export type { BookingEngine, BookingEngines, CheckoutEngine, HeldCheckout, Order, OrderOutcome, RepriceOutcome, Stay } from './booking-engine.ts';
+export { createBrowserBookingEngine } from './browser/browser-booking.engine.ts';
+export type { BookingBrowser } from './browser/browser-booking.engine.ts';
 export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from './booking-inputs.ts';
 export { canMove, stateOf } from './booking-stages.ts';
 export type { BookingsPorts, BookingTimers, Sealer, WorkerPorts } from './bookings-ports.ts';
@@ -9,6 +11,8 @@ export { findBookingStatusText } from './find-booking.ts';
 export { notifyBooking } from './notify-booking.ts';
 export { createOpenTravelBookingEngine } from './opentravel/opentravel-booking.engine.ts';
 export { runBookingStep } from './run-booking-step.ts';
+export { runCheckout } from './run-checkout.ts';
 export type { StepSummary } from './run-booking-step.ts';
 export { sweepBookings } from './sweep-bookings.ts';
 export type { SweepSummary } from './sweep-bookings.ts';
+export { renderTdsPage } from './tds-page.ts';

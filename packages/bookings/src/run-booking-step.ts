@@ -24,7 +24,7 @@ class TransientSourceFailure extends Error {
   }
 }
 
-type Context = { signal: AbortSignal; finalAttempt: boolean };
+export type Context = { signal: AbortSignal; finalAttempt: boolean };
 
 /**
  * The `bookings.step` job: does the booking's current work (re-price, survey, quote, place the
@@ -49,6 +49,12 @@ export async function runBookingStep(ports: WorkerPorts, bookingId: string, cont
   if (!hotel || !engine) {
     if (row.orderState === 'placing') return fail('BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel is no longer configured)`);
     return fail('GenericWebsiteError', hotel ? `hotels of source ${hotel.source.kind} cannot be booked by this deployment` : `hotel ${row.hotelId} is no longer configured`);
+  }
+  // A browser checkout holds this booking's page: its holder does the work (ADR 0040).
+  if (row.checkoutHeld) return summary('held by its checkout');
+  if (engine.checkout && (row.work === 'quote' || (row.work === 'placeOrder' && row.orderState === null))) {
+    await ports.enqueueCheckout({ bookingId }, { jobId: `booking-checkout-${bookingId}-${row.seq}` });
+    return summary('checkout queued');
   }
   try {
     switch (row.work) {
@@ -176,7 +182,7 @@ async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
   return recordOutcome(ports, row, outcome, 'placing');
 }
 
-async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+export async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
   let found: OrderOutcome | { status: 'notFound' };
   try {
     found = await engine.findOrderByReference(hotel, row.reference, context.signal);
@@ -205,7 +211,7 @@ async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
   return 'awaiting the challenge';
 }
 
-async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing'): Promise<string> {
+export async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing'): Promise<string> {
   const moved = await applyMove(ports, row.bookingId, {
     from: [row.stage],
     to: 'failed',
@@ -216,12 +222,12 @@ async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorC
   return moved ? `failed ${code}` : 'superseded';
 }
 
-async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome: OrderOutcome, orderState?: 'placing'): Promise<string> {
+export async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome: OrderOutcome, orderState?: 'placing'): Promise<string> {
   const guard = orderState ? { orderState } : {};
   const placed = { orderState: 'placed' as const };
   switch (outcome.status) {
     case 'confirmed': {
-      const moved = await applyMove(ports, row.bookingId, { from: [row.stage], to: 'bookingConfirmed', seq: row.seq, ...guard, fields: { ...placed, confirmation: outcome.confirmation } });
+      const moved = await applyMove(ports, row.bookingId, { from: [row.stage], to: 'bookingConfirmed', seq: row.seq, ...guard, fields: { ...placed, confirmation: { ...outcome.confirmation, price: outcome.confirmation.price ?? BookingPrice.parse(row.finalPrice).total } } });
       return moved ? 'bookingConfirmed' : 'superseded';
     }
     case 'failed':

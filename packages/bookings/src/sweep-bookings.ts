@@ -1,7 +1,7 @@
 import { applyMove, stepJobId } from './booking-moves.ts';
 import { awaitsClientInput } from './booking-stages.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
-import { listAwaitingSince, listCreatedBefore, listStalledWork } from './bookings.queries.ts';
+import { listAwaitingSince, listCreatedBefore, listStalledWork, takeLostCheckouts } from './bookings.queries.ts';
 
 export type SweepSummary = { inputTimeouts: number; jobTimeouts: number; requeued: number };
 
@@ -41,6 +41,13 @@ export async function sweepBookings(ports: WorkerPorts): Promise<SweepSummary> {
     if (current) inputTimeouts += 1;
   }
   let requeued = 0;
+  // A browser checkout whose holder died: its next step runs without it (a new checkout before the
+  // order, the reservation lookup after the click).
+  for (const booking of await takeLostCheckouts(ports.pool, batch)) {
+    if (booking.work === null) continue;
+    await ports.enqueueStep({ bookingId: booking.bookingId }, { jobId: stepJobId(booking.bookingId, booking.seq) });
+    requeued += 1;
+  }
   for (const booking of await listStalledWork(ports.pool, new Date(now - requeueAfterMs), batch)) {
     await ports.enqueueStep({ bookingId: booking.bookingId }, { jobId: stepJobId(booking.bookingId, booking.seq) });
     requeued += 1;

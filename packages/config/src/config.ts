@@ -153,6 +153,9 @@ const sectionShapes = {
     BOOKING_TDS_TIMEOUT_MS: positiveMs.default(10 * 60_000),
     BOOKING_TDS_POLL_MS: positiveMs.default(3_000),
     BOOKING_SWEEP_EVERY_MS: positiveMs.default(30_000),
+    // Checkouts on hotels' own booking pages held open at once per process, each a browser context
+    // for up to the input and 3-D Secure waits; counted apart from mining's contexts.
+    BOOKING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
   },
   dashboard: {
     // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
@@ -293,6 +296,7 @@ export type BookingsSettings = {
   tdsTimeoutMs: number;
   tdsPollMs: number;
   sweepEveryMs: number;
+  browserContexts: number;
 };
 
 /** Dashboard single sign-on (OIDC). */
@@ -460,6 +464,7 @@ const readers = {
       tdsTimeoutMs: vars.BOOKING_TDS_TIMEOUT_MS,
       tdsPollMs: vars.BOOKING_TDS_POLL_MS,
       sweepEveryMs: vars.BOOKING_SWEEP_EVERY_MS,
+      browserContexts: vars.BOOKING_BROWSER_CONTEXTS,
     } as BookingsSettings,
   }),
   dashboard: (vars: Vars) => {
@@ -541,7 +546,7 @@ const sectionsOf = {
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
-  'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'bookings'],
+  'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'mining', 'bookings'],
   all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],

@@ -8,7 +8,7 @@ import type { z } from 'zod';
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
  * running jobs: they change only by addition.
  */
-export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control', 'bookings.step', 'bookings.notify', 'bookings.control'] as const;
+export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control', 'bookings.step', 'bookings.notify', 'bookings.control', 'bookings.checkout'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /**
@@ -136,6 +136,17 @@ export const jobCatalog = {
     attempts: 4,
     backoff: { type: 'exponential', delay: 2_000 },
     timeoutMs: 3 * 60_000,
+  },
+  // A checkout on a hotel's own booking page, its browser context held from the guest page to the
+  // outcome: the final-price consent (the input timeout, 15 minutes) and a 3-D Secure challenge (10)
+  // are waited for with the page open, so its limit is the booking's own job timeout and some.
+  // One attempt: a run that stopped is never run again as such (the sweep hands the booking on).
+  'bookings.checkout': {
+    queue: 'bookings.checkout',
+    payload: BookingStepJobPayload,
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1_000 },
+    timeoutMs: 75 * 60_000,
   },
   // A stage change POSTed to the client's callbackUrl, retried with backoff (5 s doubling: about 20 minutes in all).
   'bookings.notify': {

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice, createBooking, findBookingStatusText, type BookingsPorts } from '@quarry/bookings';
+import { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice, createBooking, findBookingStatusText, renderTdsPage, type BookingsPorts } from '@quarry/bookings';
 import { BookBody, BookingIdParams, BookingStatus, ConfirmPriceBody, ConsentBody, CreateBookingBody, CreatedBooking } from '@quarry/contracts';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
@@ -21,6 +21,10 @@ export function bookingsRoutes(deps: { authenticator: Authenticator; bookings: B
   });
   router.get('/book/:bookingId', booking, async (request, response) => {
     response.set(noStore).type('application/json').send(await findBookingStatusText(deps.bookings, clientOf(response).clientId, request.params.bookingId));
+  });
+  router.get('/book/:bookingId/tds', booking, async (request, response) => {
+    const page = await renderTdsPage(deps.bookings, clientOf(response).clientId, request.params.bookingId);
+    response.set({ ...noStore, 'content-security-policy': page.contentSecurityPolicy, 'content-type': 'text/html; charset=utf-8' }).send(page.html);
   });
   router.post('/book/:bookingId', booking, async (request, response) => {
     response.set(noStore).json(await bookBooking(deps.bookings, clientOf(response).clientId, request.params.bookingId, request.body));
@@ -67,6 +71,19 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
     security: securedBy,
     request: { params: BookingIdParams },
     responses: { 200: status, ...errorResponses([400, 401, 403, 404, 500]) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/book/{bookingId}/tds',
+    summary: 'The 3-D Secure challenge of a booking in awaitingTdsChallenge as one HTML page for an iframe',
+    description:
+      'The page posts creq (and threeDSSessionData) to the issuer\'s acsUrl in a frame sized by windowSize, follows the booking, and once it left ' +
+      'awaitingTdsChallenge posts {type: "3dsecure-finished", bookingId, stage} to the parent window. The outcome reaches the hotel from the issuer; ' +
+      'the booking then ends bookingConfirmed, or failed (PaymentRejected, TdsTimeout). 409 in any other stage.',
+    tags,
+    security: securedBy,
+    request: { params: BookingIdParams },
+    responses: { 200: { description: 'The challenge page', content: { 'text/html': { schema: { type: 'string' } } } }, ...errorResponses([400, 401, 403, 404, 409, 500]) },
   });
   registry.registerPath({
     method: 'post',

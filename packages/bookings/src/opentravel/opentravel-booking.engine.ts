@@ -13,7 +13,7 @@ function openTravelSourceOf(hotel: HotelRow): OpenTravelHotel['source'] {
 }
 
 /** The rates source's failure kinds as a booking sees them: which end the booking, which are tried again. */
-function repriceOutcome(outcome: SourceOutcome): RepriceOutcome {
+export function repriceOutcome(outcome: SourceOutcome): RepriceOutcome {
   if (outcome.ok) return outcome;
   const map: Record<Exclude<SourceOutcome, { ok: true }>['kind'], { code: BookingErrorCode; transient: boolean }> = {
     RoomsNotAvailable: { code: 'RoomNotAvailable', transient: false },

@@ -24,6 +24,11 @@ const memoryCheckEveryMs = 1_000;
 export type ChromiumPool = {
   /** Runs `work` in a new, isolated browser context; the context is closed afterwards whatever happens. */
   withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T>;
+  /**
+   * Contexts of the same browser under a limit of their own, not counted against `maxContexts`
+   * (bookings hold theirs for minutes). A recycle never closes a browser with a context open.
+   */
+  lane(maxContexts: number): { withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T> };
   close(): Promise<void>;
 };
 
@@ -84,17 +89,19 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   };
 
   const slots = createSlots(options.maxContexts ?? Number.POSITIVE_INFINITY);
+  const limited = (laneSlots: ReturnType<typeof createSlots>) => async <T>(work: (context: BrowserContext) => Promise<T>): Promise<T> => {
+    if (closed) throw new Error('the browser pool is closed');
+    await laneSlots.acquire();
+    try {
+      return await inBrowser(work);
+    } finally {
+      laneSlots.release();
+    }
+  };
 
   return {
-    async withContext(work) {
-      if (closed) throw new Error('the browser pool is closed');
-      await slots.acquire();
-      try {
-        return await inBrowser(work);
-      } finally {
-        slots.release();
-      }
-    },
+    withContext: limited(slots),
+    lane: (maxContexts) => ({ withContext: limited(createSlots(maxContexts)) }),
     async close() {
       closed = true;
       const entries = [...retired, ...(current ? [current] : [])];

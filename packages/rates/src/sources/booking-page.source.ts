@@ -140,40 +140,60 @@ export function createBookingPageSource(ports: {
       try {
         await ports.checkUrl(hotel.bookingPageUrl);
         context = await (await ports.browser()).newContext({ serviceWorkers: 'block' });
-        const vetted = new Map<string, Promise<boolean>>();
-        await context.route('**/*', async (route) => {
-          const url = new URL(route.request().url());
-          if (url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
-          let verdict = vetted.get(url.host);
-          if (!verdict) {
-            verdict = ports.checkUrl(url.href).then(() => true, () => false);
-            vetted.set(url.host, verdict);
-          }
-          return (await verdict) ? route.continue() : route.abort('blockedbyclient');
-        });
-        const page = await context.newPage();
-        await page.goto(hotel.bookingPageUrl, { timeout: remaining(), waitUntil: 'domcontentloaded' });
-        await fill(page, recipe.search.checkIn, search.checkIn, remaining());
-        if (recipe.search.nights) await fill(page, recipe.search.nights, String(search.nights), remaining());
-        if (recipe.search.checkOut) await fill(page, recipe.search.checkOut, checkOutOf(search), remaining());
-        await fill(page, recipe.search.guests, String(search.guests), remaining());
-        await page.locator(recipe.search.submit).first().click({ timeout: remaining() });
-        await page.locator(recipe.results.ready).first().waitFor({ state: 'attached', timeout: remaining() });
-        const raw = await page.evaluate(readPage, recipe.results);
-        if (raw.state === 'hotel-unknown') return { ok: false, kind: 'HotelNotOnIbe', reason: 'the booking engine does not know this hotel' };
-        if (raw.state === 'adults-refused') return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
-        if (raw.state === 'none') return { ok: false, kind: 'RoomsNotAvailable', reason: 'the booking engine shows no availability' };
-        return { ok: true, rooms: roomsFromPage(raw) };
+        await guardRequests(context, ports.checkUrl);
+        return await searchOnPage(await context.newPage(), hotel, recipe, search, remaining);
       } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'TimeoutError' && !signal.aborted) return { ok: false, kind: 'Timeout', reason: (error as Error).message.split('\n')[0] ?? 'timeout' };
-        return failureOutcome(error, signal);
+        return searchFailure(error, signal);
       } finally {
         signal.removeEventListener('abort', onAbort);
         await context?.close().catch(() => {});
       }
     },
   };
+}
+
+/** A thrown search failure as an outcome: a page that took too long is a Timeout, the rest as every source's. */
+export function searchFailure(error: unknown, signal: AbortSignal): SourceOutcome {
+  const name = (error as Error).name;
+  if (name === 'TimeoutError' && !signal.aborted) return { ok: false, kind: 'Timeout', reason: (error as Error).message.split('\n')[0] ?? 'timeout' };
+  return failureOutcome(error, signal);
+}
+
+/** Every request of the context's pages is vetted by `checkUrl` (the SSRF policy), once per host. */
+export async function guardRequests(context: BrowserContext, checkUrl: (url: string) => Promise<void>): Promise<void> {
+  const vetted = new Map<string, Promise<boolean>>();
+  await context.route('**/*', async (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    let verdict = vetted.get(url.host);
+    if (!verdict) {
+      verdict = checkUrl(url.href).then(() => true, () => false);
+      vetted.set(url.host, verdict);
+    }
+    return (await verdict) ? route.continue() : route.abort('blockedbyclient');
+  });
+}
+
+/** The rooms and rates a page shows, read with a results recipe; anything unreadable is an InvalidResult. */
+export async function readRoomsOnPage(page: Page, results: BookingEngineRecipe['results']): Promise<{ state: RawPage['state']; rooms: Room[] }> {
+  const raw = await page.evaluate(readPage, results);
+  return { state: raw.state, rooms: raw.state === 'rooms' ? roomsFromPage(raw) : [] };
+}
+
+/** Opens the hotel's booking page in `page`, fills the engine's search form and reads the results (the page stays on them). */
+export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingEngineRecipe, search: RateSearch, remaining: () => number): Promise<SourceOutcome> {
+  await page.goto(hotel.bookingPageUrl, { timeout: remaining(), waitUntil: 'domcontentloaded' });
+  await fill(page, recipe.search.checkIn, search.checkIn, remaining());
+  if (recipe.search.nights) await fill(page, recipe.search.nights, String(search.nights), remaining());
+  if (recipe.search.checkOut) await fill(page, recipe.search.checkOut, checkOutOf(search), remaining());
+  await fill(page, recipe.search.guests, String(search.guests), remaining());
+  await page.locator(recipe.search.submit).first().click({ timeout: remaining() });
+  await page.locator(recipe.results.ready).first().waitFor({ state: 'attached', timeout: remaining() });
+  const read = await readRoomsOnPage(page, recipe.results);
+  if (read.state === 'hotel-unknown') return { ok: false, kind: 'HotelNotOnIbe', reason: 'the booking engine does not know this hotel' };
+  if (read.state === 'adults-refused') return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
+  if (read.state === 'none') return { ok: false, kind: 'RoomsNotAvailable', reason: 'the booking engine shows no availability' };
+  return { ok: true, rooms: read.rooms };
 }
 
 /** A Chromium started on first use only (most processes never search a booking page), shared by searches. */

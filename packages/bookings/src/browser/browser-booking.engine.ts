@@ -1,0 +1,227 @@
+import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
+import { bookingEngineRecipes, guardRequests, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome } from '../booking-engine.ts';
+import { findRate, priceOf } from '../booking-prices.ts';
+import { repriceOutcome } from '../opentravel/opentravel-booking.engine.ts';
+import { captureChallenge, type CapturedChallenge } from './tds-capture.ts';
+
+/** Browser contexts for bookings: their own limit per process, in the process's one Chromium. */
+export type BookingBrowser = { withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T> };
+
+type BrowserPorts = {
+  browser: BookingBrowser;
+  checkUrl: (url: string) => Promise<void>;
+  /** One page step (a navigation, a form) at most this long. */
+  timeoutMs: number;
+  recipes?: Record<string, BookingEngineRecipe>;
+};
+
+class CheckoutStop extends Error {
+  readonly failure: CheckoutFailure;
+  constructor(failure: CheckoutFailure) {
+    super(failure.reason);
+    this.failure = failure;
+  }
+}
+
+const cssString = (value: string) => value.replace(/["\\]/g, (char) => `\\${char}`);
+const withIds = (selector: string, ids: Record<string, string>) => selector.replace(/\{(\w+)\}/g, (whole, name: string) => (name in ids ? cssString(ids[name] ?? '') : whole));
+
+async function readField(page: Page, field: FieldRecipe, timeoutMs: number): Promise<string | null> {
+  const element = page.locator(field.selector).first();
+  if ((await element.count()) === 0) return null;
+  const value = field.attribute ? await element.getAttribute(field.attribute, { timeout: timeoutMs }) : await element.textContent({ timeout: timeoutMs });
+  return value === null ? null : value.replace(/\s+/g, ' ').trim();
+}
+
+const visible = async (page: Page, selector: string) => (await page.locator(selector).count()) > 0;
+
+function recipeOf(hotel: HotelRow, recipes: Record<string, BookingEngineRecipe>): { recipe: BookingEngineRecipe; checkout: CheckoutRecipe } {
+  if (hotel.source.kind !== 'booking-page') throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `hotel ${hotel.hotelId} has no booking page`, transient: false });
+  const recipe = recipes[hotel.source.engine];
+  if (!recipe?.checkout) throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `the booking engine ${hotel.source.engine} has no checkout recipe`, transient: false });
+  return { recipe, checkout: recipe.checkout };
+}
+
+/** What the outcome page says, as our outcome; `total` is the consented price the confirmation carries. */
+async function readOutcome(page: Page, recipe: CheckoutRecipe['outcome'], total: Price, timeoutMs: number): Promise<OrderOutcome> {
+  if (await visible(page, recipe.confirmed)) {
+    const number = await readField(page, recipe.confirmationNumber, timeoutMs);
+    if (!number) return { status: 'failed', code: 'GenericWebsiteError', message: 'the confirmation page shows no confirmation number' };
+    return { status: 'confirmed', confirmation: { reference: number, price: total } };
+  }
+  if (await visible(page, recipe.declined)) return { status: 'failed', code: 'PaymentRejected', message: 'the card issuer declined the payment' };
+  if (await visible(page, recipe.priceChanged)) return { status: 'failed', code: 'PriceChangedAfterConsent', message: 'the hotel changed the price when the order was placed; nothing was booked' };
+  if (await visible(page, recipe.cardInvalid)) return { status: 'failed', code: 'CardDetailsInvalid', message: 'the hotel refused the card details' };
+  if (await visible(page, recipe.unavailable)) return { status: 'failed', code: 'RoomNotAvailable', message: 'the room was sold before the order' };
+  return { status: 'failed', code: 'GenericWebsiteError', message: 'the booking page showed no outcome the recipe knows' };
+}
+
+/**
+ * The booking engine of hotels whose source is their own booking page: re-prices by searching the
+ * page, runs the checkout in one browser context held from the guest page to the outcome (the
+ * final-price wait and a 3-D Secure challenge included), and finds an order by our reference on the
+ * engine's reservation lookup page. Every step is the engine's recipe (ADR 0040).
+ */
+export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine & { checkout: CheckoutEngine } {
+  const recipes = ports.recipes ?? bookingEngineRecipes;
+  const step = ports.timeoutMs;
+
+  const openPage = async (context: BrowserContext, url: string): Promise<Page> => {
+    await ports.checkUrl(url);
+    await guardRequests(context, ports.checkUrl);
+    const page = await context.newPage();
+    page.setDefaultTimeout(step);
+    return page;
+  };
+
+  const inContext = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>): Promise<T> =>
+    ports.browser.withContext(async (context) => {
+      const onAbort = () => void context.close().catch(() => {});
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        signal.throwIfAborted();
+        return await work(context);
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    });
+
+  const lookUp = (hotel: HotelRow, reference: string, signal: AbortSignal): Promise<OrderOutcome | { status: 'notFound' }> =>
+    inContext(signal, async (context) => {
+      const { checkout } = recipeOf(hotel, recipes);
+      const lookup = checkout.lookup;
+      const url = new URL(lookup.path, hotel.bookingPageUrl);
+      url.search = new URL(hotel.bookingPageUrl).search;
+      const page = await openPage(context, url.href);
+      await page.goto(url.href, { waitUntil: 'domcontentloaded' });
+      await page.locator(lookup.reference).first().fill(reference);
+      await page.locator(lookup.submit).first().click();
+      await page.locator(lookup.ready).first().waitFor({ state: 'attached' });
+      if (await visible(page, lookup.notFound)) return { status: 'notFound' as const };
+      const status = await readField(page, lookup.status, step);
+      if (status === lookup.statuses.pending) return { status: 'pending' as const };
+      if (status === lookup.statuses.declined) return { status: 'failed' as const, code: 'PaymentRejected' as const, message: 'the hotel reports the payment declined' };
+      const number = await readField(page, lookup.confirmationNumber, step);
+      if (status === lookup.statuses.confirmed && number) return { status: 'confirmed' as const, confirmation: { reference: number } };
+      return { status: 'failed' as const, code: 'GenericWebsiteError' as const, message: `the reservation lookup shows status ${status ?? 'none'}` };
+    });
+
+  const checkout: CheckoutEngine = {
+    async withCheckout(hotel, request, signal, work) {
+      const { recipe, checkout: steps } = recipeOf(hotel, recipes);
+      return inContext(signal, async (context) => {
+        const page = await openPage(context, hotel.bookingPageUrl);
+        const challenges = await captureChallenge(context);
+        const deadline = () => step;
+        const [roomCode, rateCode] = engineCodes(request.roomId, request.rateId);
+        const found = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...request.stay }, deadline).catch((error: unknown) => searchFailure(error, signal));
+        if (!found.ok) throw new CheckoutStop(failureOfSearch(found));
+        if (!findRate(found.rooms, request.roomId, request.rateId)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
+        await page.locator(withIds(steps.selectRate, { room: roomCode, rate: rateCode })).first().click();
+        // The guest page: every guest by name, the booker's contact, and our reference for the lookup.
+        const guest = steps.guest;
+        await page.locator(guest.firstName).first().fill(request.mainGuest.firstName);
+        await page.locator(guest.lastName).first().fill(request.mainGuest.lastName);
+        await page.locator(guest.email).first().fill(request.contact.email);
+        await page.locator(guest.phone).first().fill(request.contact.phone);
+        for (const [index, other] of request.otherGuests.entries()) {
+          const n = String(index + 1);
+          await page.locator(withIds(guest.otherFirstName, { n })).first().fill(other.firstName);
+          await page.locator(withIds(guest.otherLastName, { n })).first().fill(other.lastName);
+        }
+        await page.locator(guest.reference).first().fill(request.reference);
+        await page.locator(guest.submit).first().click();
+        // The card, often in the payment provider's cross-origin iframe.
+        const payment = steps.payment;
+        const fields = payment.frame ? page.frameLocator(payment.frame) : page;
+        const card = request.card;
+        await fields.locator(payment.number).first().fill(card.pan);
+        await fields.locator(payment.holder).first().fill(card.name);
+        await fields.locator(payment.expiry).first().fill(`${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`);
+        await fields.locator(payment.cvc).first().fill(card.cvv ?? '');
+        await page.locator(payment.submit).first().click();
+        await page.locator(steps.review.ready).first().waitFor({ state: 'attached' });
+
+        const finalPrice = async (): Promise<BookingPrice> => {
+          await page.locator(steps.review.ready).first().waitFor({ state: 'attached' });
+          const read = await readRoomsOnPage(page, steps.review.prices);
+          const rate = findRate(read.rooms, request.roomId, request.rateId);
+          if (!rate) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the final-price page no longer shows this room and rate', transient: false });
+          return priceOf(rate);
+        };
+        const held: HeldCheckout = {
+          finalPrice,
+          async reloadFinalPrice() {
+            await page.reload({ waitUntil: 'domcontentloaded' });
+            return finalPrice();
+          },
+          async placeOrder(total) {
+            if (steps.review.terms) await page.locator(steps.review.terms).first().check();
+            await page.locator(steps.review.placeOrder).first().click();
+            const outcome = page.locator(steps.outcome.ready).first().waitFor({ state: 'attached' }).then(() => 'page' as const);
+            const challenged = challenges.next.then((challenge) => challenge);
+            const first = await Promise.race([outcome, challenged]);
+            if (first === 'page') return readOutcome(page, steps.outcome, total, step);
+            return { status: 'challenge', challenge: challengeOf(first) };
+          },
+          async awaitChallengeOutcome(total, until) {
+            const waitMs = until.getTime() - Date.now();
+            if (waitMs <= 0) return { status: 'pending' };
+            try {
+              await page.locator(steps.outcome.ready).first().waitFor({ state: 'attached', timeout: waitMs });
+            } catch (error) {
+              if ((error as Error).name === 'TimeoutError' && !signal.aborted) return { status: 'pending' };
+              throw error;
+            }
+            return readOutcome(page, steps.outcome, total, step);
+          },
+        };
+        return work(held);
+      }).catch((error: unknown) => {
+        if (error instanceof CheckoutStop) return Promise.reject(error);
+        if (signal.aborted) return Promise.reject(error);
+        const name = (error as Error).name;
+        return Promise.reject(new CheckoutStop({ code: 'SystemUnavailable', reason: `the booking page did not answer: ${(error as Error).message.split('\n')[0] ?? name}`, transient: true }));
+      });
+    },
+    failureOf: (error) => (error instanceof CheckoutStop ? error.failure : null),
+  };
+
+  return {
+    reprice: (hotel, stay, signal) =>
+      inContext(signal, async (context) => {
+        if (hotel.source.kind !== 'booking-page') return { ok: false, code: 'GenericWebsiteError', reason: 'hotel is not configured for a booking page', transient: false };
+        const recipe = recipes[hotel.source.engine];
+        if (!recipe) return { ok: false, code: 'GenericWebsiteError', reason: `no recipe for engine ${hotel.source.engine}`, transient: false };
+        const page = await openPage(context, hotel.bookingPageUrl);
+        const outcome = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...stay }, () => step).catch((error: unknown) => searchFailure(error, signal));
+        return repriceOutcome(outcome);
+      }),
+    async placeOrder() {
+      // A booking page is only ordered from a held checkout (the context that shows the final price).
+      throw new Error('booking pages are ordered through a held checkout');
+    },
+    findOrderByReference: lookUp,
+    continueAfterChallenge: lookUp,
+    checkout,
+  };
+}
+
+/** Our rate ids are the engine's room code and `room:rate` (the booking-page source's reading). */
+function engineCodes(roomId: string, rateId: string): [string, string] {
+  const prefix = `${roomId}:`;
+  return [roomId, rateId.startsWith(prefix) ? rateId.slice(prefix.length) : rateId];
+}
+
+function failureOfSearch(outcome: Exclude<Awaited<ReturnType<typeof searchOnPage>>, { ok: true }>): CheckoutFailure {
+  const mapped = repriceOutcome(outcome);
+  if (mapped.ok) return { code: 'RoomNotAvailable', reason: 'the booking page shows no availability', transient: false };
+  return { code: mapped.code as BookingErrorCode, reason: mapped.reason, transient: mapped.transient };
+}
+
+function challengeOf(captured: CapturedChallenge) {
+  return { version: captured.version, acsUrl: captured.acsUrl, creq: captured.creq, ...(captured.threeDSSessionData ? { threeDSSessionData: captured.threeDSSessionData } : {}), windowSize: captured.windowSize };
+}
+

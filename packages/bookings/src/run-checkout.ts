@@ -1,0 +1,124 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
+import type { HotelRow } from '@quarry/rates';
+import { PanTokenInvalidError } from '@quarry/vault';
+import type { BookingEngine, CheckoutEngine, HeldCheckout, OrderOutcome } from './booking-engine.ts';
+import { applyMove, stepJobId } from './booking-moves.ts';
+import { samePrice } from './booking-prices.ts';
+import type { WorkerPorts } from './bookings-ports.ts';
+import { findBooking, markPlacingOrder, releaseCheckout, renewCheckout, takeCheckout, touchBooking, type BookingRow } from './bookings.queries.ts';
+import { failFrom, recordOutcome, recoverOrder, type Context, type StepSummary } from './run-booking-step.ts';
+
+const stoppedMessage = 'The worker stopped during the checkout, before the order button; nothing was ordered';
+
+/**
+ * The `bookings.checkout` job of a hotel that is booked on its own booking page: one browser
+ * context held from the guest page to the outcome. It fills the checkout up to the final-price
+ * page, shows that price for consent and waits for it with the page open, re-reads the price,
+ * records the order click, clicks, and when the page starts a 3-D Secure challenge relays it and
+ * waits for the page to continue (ADR 0040). Started from `quote` (after `/book`) or from
+ * `placeOrder` when the consent outlived the checkout that showed the price (a new checkout then
+ * orders only at the consented price).
+ */
+export async function runCheckout(ports: WorkerPorts, bookingId: string, context: Context): Promise<StepSummary> {
+  const row = await findBooking(ports.pool, bookingId);
+  const entry = row?.work === 'quote' ? 'quote' : row?.work === 'placeOrder' && row.orderState === null ? 'order' : null;
+  if (!row || row.state === 'finished' || !entry) return { bookingId, work: row?.work ?? null, outcome: 'skipped' };
+  const summary = (outcome: string): StepSummary => ({ bookingId, work: row.work, outcome });
+  const hotel = await ports.findHotel(row.hotelId);
+  const engine = hotel ? ports.engines[hotel.source.kind] : undefined;
+  if (!hotel || !engine?.checkout) return summary(await failFrom(ports, row, 'GenericWebsiteError', 'the hotel can no longer be booked in a browser by this deployment'));
+  if (!(await takeCheckout(ports.pool, bookingId, row.seq, ports.workerId, ports.checkoutLeaseMs))) return summary('held elsewhere');
+  const renewal = setInterval(() => void renewCheckout(ports.pool, bookingId, ports.workerId, ports.checkoutLeaseMs).catch((error: unknown) => ports.onError?.(error, 'checkout lease')), Math.max(100, Math.floor(ports.checkoutLeaseMs / 3)));
+  let handedOver = false;
+  try {
+    return summary(await checkOut(ports, engine, engine.checkout, hotel, row, entry, context));
+  } catch (error) {
+    const current = await findBooking(ports.pool, bookingId);
+    if (!current || current.state === 'finished') throw error;
+    const failure = engine.checkout.failureOf(error);
+    if (current.orderState === null) {
+      // Nothing reached the hotel: a failed page ends the booking with its code, a stopped worker with a clear one.
+      if (failure && failure.transient && !context.finalAttempt && !context.signal.aborted) throw error;
+      const code: BookingErrorCode = failure && !context.signal.aborted ? failure.code : 'SystemUnavailable';
+      return summary(await failFrom(ports, current, code, failure && !context.signal.aborted ? failure.reason : stoppedMessage));
+    }
+    // The order was clicked: the reservation lookup says what became of it, from any worker.
+    await releaseCheckout(ports.pool, bookingId, ports.workerId);
+    handedOver = true;
+    const seq = await touchBooking(ports.pool, bookingId, current.seq);
+    if (seq !== null && current.work !== null) await ports.enqueueStep({ bookingId }, { jobId: stepJobId(bookingId, seq) });
+    return summary('handed over to the reservation lookup');
+  } finally {
+    clearInterval(renewal);
+    if (!handedOver) await releaseCheckout(ports.pool, bookingId, ports.workerId).catch((error: unknown) => ports.onError?.(error, 'checkout release'));
+  }
+}
+
+async function checkOut(ports: WorkerPorts, engine: BookingEngine, checkout: CheckoutEngine, hotel: HotelRow, row: BookingRow, entry: 'quote' | 'order', context: Context): Promise<string> {
+  if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
+  const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
+  let card;
+  try {
+    card = await ports.vault.openCard(ports.sealer.open(row.panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId });
+  } catch (error) {
+    if (error instanceof PanTokenInvalidError) return failFrom(ports, row, 'PanTokenInvalid', error.message);
+    throw error;
+  }
+  const request = {
+    reference: row.reference,
+    stay: { checkIn: row.checkIn, nights: row.nights, guests: row.guests },
+    roomId: row.roomId,
+    rateId: row.rateId,
+    mainGuest: details.mainGuest,
+    otherGuests: details.otherGuests,
+    contact: details.contact,
+    card,
+  };
+  return checkout.withCheckout(hotel, request, context.signal, async (held) => {
+    let current: BookingRow | null = row;
+    if (entry === 'quote') {
+      const moved = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'finalPriceConsent', seq: row.seq, fields: { work: null, finalPrice: await held.finalPrice() } });
+      if (!moved) return 'superseded';
+      current = await awaitConsent(ports, moved, context.signal);
+      if (!current || current.stage !== 'processingBooking' || current.work !== 'placeOrder') return `ended in ${current?.stage ?? 'nothing'} while the page waited`;
+    }
+    return placeFromPage(ports, engine, hotel, held, current, context);
+  });
+}
+
+/** The page stays open while the client decides: the consent (or a cancel, or a timeout of the sweep) is a change of the row. */
+async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: AbortSignal): Promise<BookingRow | null> {
+  for (;;) {
+    await sleep(ports.consentPollMs ?? 250, undefined, { signal });
+    const current = await findBooking(ports.pool, shown.bookingId);
+    if (!current || current.stage !== 'finalPriceConsent') return current;
+  }
+}
+
+async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, held: HeldCheckout, row: BookingRow, context: Context): Promise<string> {
+  const consented = BookingPrice.parse(row.finalPrice);
+  const shownNow = await held.reloadFinalPrice();
+  if (!samePrice(shownNow, consented)) {
+    return failFrom(ports, row, 'PriceChangedAfterConsent', `The hotel's page now asks ${shownNow.total.value} ${shownNow.total.currencyCode} instead of the consented ${consented.total.value}; nothing was ordered`);
+  }
+  // Its own committed statement, before the click: a crash after this line never orders twice.
+  if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq))) return 'superseded';
+  const placing: BookingRow = { ...row, orderState: 'placing' };
+  let outcome: OrderOutcome;
+  try {
+    outcome = await held.placeOrder(consented.total);
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return recoverOrder(ports, engine, hotel, placing, context);
+  }
+  if (outcome.status !== 'challenge') return recordOutcome(ports, placing, outcome, 'placing');
+  const relayed = await recordOutcome(ports, placing, outcome, 'placing');
+  const awaiting = await findBooking(ports.pool, row.bookingId);
+  if (relayed !== 'awaitingTdsChallenge' || !awaiting || awaiting.stage !== 'awaitingTdsChallenge' || !awaiting.tdsExpiresAt) return relayed;
+  // The card holder completes the challenge in their own browser; the issuer tells the hotel, and the page here continues.
+  const final = await held.awaitChallengeOutcome(consented.total, awaiting.tdsExpiresAt);
+  const latest = (await findBooking(ports.pool, row.bookingId)) ?? awaiting;
+  if (final.status === 'pending' || final.status === 'challenge') return failFrom(ports, latest, 'TdsTimeout', 'The card holder did not complete the 3-D Secure challenge in time');
+  return recordOutcome(ports, latest, final);
+}
