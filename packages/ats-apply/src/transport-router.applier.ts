@@ -1,18 +1,22 @@
 import type { Applier } from '@quarry/applier';
-import { detectAts, type AtsName } from '@quarry/miner';
+import { detectAts, type AtsName, type MinerEndpoints } from '@quarry/miner';
+import { ashbyApiApplier } from './ashby.api-applier.ts';
 import { greenhouseApiApplier } from './greenhouse.api-applier.ts';
 import { leverApiApplier, type VendorRateLimit } from './lever.api-applier.ts';
 import { recruiteeApiApplier } from './recruitee.api-applier.ts';
 import type { VendorApplier } from './vendor-transport.ts';
 
 /** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
-export type AtsApiEndpoints = { greenhouseApi: string; leverApi: string; recruitee: string };
+export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi'>;
 
 export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
   // `{host}` is api.lever.co, or api.eu.lever.co for a posting on jobs.eu.lever.co.
   leverApi: 'https://{host}',
   recruitee: 'https://{company}.recruitee.com',
+  // The hosted jobs page's posting query (the miner's) and the API host.
+  ashby: 'https://jobs.ashbyhq.com',
+  ashbyApi: 'https://api.ashbyhq.com',
 };
 
 export type AtsApplierOptions = {
@@ -26,7 +30,7 @@ export type AtsApplierOptions = {
 
 /**
  * Chooses the transport of each application: the vendor's API when the client registered the
- * employer's key for the posting's board (Greenhouse, Lever), or when the vendor's public endpoint
+ * employer's key for the posting's board (Greenhouse, Lever, Ashby), or when the vendor's public endpoint
  * needs none (Recruitee); the hosted form otherwise, and also when the API cannot carry every
  * answer of this application (decided before anything is sent).
  */
@@ -35,6 +39,7 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
   const withKey: Partial<Record<AtsName, VendorApplier>> = {
     greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs }),
     lever: leverApiApplier({ apiBaseUrl: endpoints.leverApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    ashby: ashbyApiApplier({ formBaseUrl: endpoints.ashby, apiBaseUrl: endpoints.ashbyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
   };
   const keyless: Partial<Record<AtsName, VendorApplier>> = {
     recruitee: recruiteeApiApplier({ baseUrl: endpoints.recruitee, timeoutMs: options.timeoutMs }),

@@ -1,10 +1,11 @@
 import type { Applier, ApplicationToSubmit, FileToUpload, SubmitHooks } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { createMiner, defaultMinerEndpoints } from '@quarry/miner';
+import { createMiner, defaultMinerEndpoints, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
 import type { AtsVendorDoubles, ReceivedPart } from '@quarry/testing';
-import { createAtsApplier } from './transport-router.applier.ts';
+import { createAtsApplier, type AtsApiEndpoints } from './transport-router.applier.ts';
+import type { ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
 
 /** The miner's endpoints, pointed at the doubles as a deployment's MINING_ATS_ENDPOINTS would. */
 const endpointsFor = (origin: string) => ({
@@ -65,3 +66,43 @@ export const apply = (applier: Applier, application: ApplicationToSubmit, hooks:
 
 /** Every value a submission carries under a name, in order. */
 export const partsNamed = (parts: Array<[string, ReceivedPart]>, name: string): ReceivedPart[] => parts.filter(([key]) => key === name).map(([, value]) => value);
+
+/** Mines a posting with the real miner, its endpoints pointed at one vendor's double. */
+export async function mineWith(endpoints: Partial<MinerEndpoints>, url: string): Promise<Question[]> {
+  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints });
+  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+  if (!mined.ok) throw new Error(`the double's form did not mine: ${mined.errorCode} ${mined.detail}`);
+  return mined.form.questions;
+}
+
+/** The router with its endpoints pointed at one vendor's double; the hosted form a recording fake. */
+export function routerWith(endpoints: Partial<AtsApiEndpoints>, limited: string[] = []): { applier: Applier; hostedForm: FakeApplier } {
+  const hostedForm = createFakeApplier();
+  const applier = createAtsApplier({
+    hostedForm,
+    endpoints,
+    timeoutMs: 5_000,
+    rateLimit: async (key, work) => {
+      limited.push(key);
+      return work();
+    },
+  });
+  return { applier, hostedForm };
+}
+
+/** The hook as the run calls it, recording how many submissions the double had seen when it ran. */
+export function hooksOn(double: VendorApiDouble): SubmitHooks & { calls: number; submissionsBefore: number[] } {
+  const hooks = {
+    calls: 0,
+    submissionsBefore: [] as number[],
+    beforeSubmit: async () => {
+      hooks.calls += 1;
+      hooks.submissionsBefore.push(double.submissions().length);
+    },
+  };
+  return hooks;
+}
+
+/** A JSON submission's value at a dotted path (`candidate.answers`). */
+export const jsonAt = (request: ReceivedRequest | undefined, path: string): unknown =>
+  path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), request?.json);
