@@ -40,6 +40,8 @@ function boardOf(target: AtsTarget): { ats: AtsCredentialVendor; board: string }
       return { ats: 'lever', board: target.site.toLowerCase() };
     case 'ashby':
       return { ats: 'ashby', board: target.org.toLowerCase() };
+    case 'workable':
+      return target.account ? { ats: 'workable', board: target.account.toLowerCase() } : null;
     default:
       return null;
   }

@@ -140,7 +140,7 @@ describe("Ashby's applicationForm.submit transport", () => {
     const before = double.submissions().length;
     const consentUrl = postingUrl(ashbyDoublePostings.consent);
     const consentQuestions = await mineWith(endpoints(), consentUrl);
-    const consents = consentQuestions.filter((question) => question.id !== '_systemfield_name').map((question) => ({ id: question.id, value: [question.options?.[0] && 'label' in question.options[0] ? question.options[0].label : 'Yes'] }));
+    const consents = consentQuestions.filter((question) => question.id !== '_systemfield_name').map((question) => ({ id: question.id, value: (question.options ?? []).flatMap((option) => ('answer' in option ? [option.answer] : [])) }));
     expect(consents.map((answer) => answer.id)).toEqual(['_systemfield_data_consent_ack', 'untitled']);
     await apply(applier, someoneNew({ url: consentUrl, questions: consentQuestions, answers: [{ id: '_systemfield_name', value: 'Ada Lovelace' }, ...consents] }), hooksOn(double));
 

@@ -1,13 +1,14 @@
 import type { Applier } from '@quarry/applier';
 import { detectAts, type AtsName, type MinerEndpoints } from '@quarry/miner';
 import { ashbyApiApplier } from './ashby.api-applier.ts';
+import { workableApiApplier } from './workable.api-applier.ts';
 import { greenhouseApiApplier } from './greenhouse.api-applier.ts';
 import { leverApiApplier, type VendorRateLimit } from './lever.api-applier.ts';
 import { recruiteeApiApplier } from './recruitee.api-applier.ts';
 import type { VendorApplier } from './vendor-transport.ts';
 
 /** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
-export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi'>;
+export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi'>;
 
 export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
@@ -17,6 +18,9 @@ export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   // The hosted jobs page's posting query (the miner's) and the API host.
   ashby: 'https://jobs.ashbyhq.com',
   ashbyApi: 'https://api.ashbyhq.com',
+  // The public form (the miner's) and the account's SPI on its own subdomain.
+  workable: 'https://apply.workable.com',
+  workableApi: 'https://{company}.workable.com',
 };
 
 export type AtsApplierOptions = {
@@ -30,7 +34,7 @@ export type AtsApplierOptions = {
 
 /**
  * Chooses the transport of each application: the vendor's API when the client registered the
- * employer's key for the posting's board (Greenhouse, Lever, Ashby), or when the vendor's public endpoint
+ * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable), or when the vendor's public endpoint
  * needs none (Recruitee); the hosted form otherwise, and also when the API cannot carry every
  * answer of this application (decided before anything is sent).
  */
@@ -39,6 +43,7 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
   const withKey: Partial<Record<AtsName, VendorApplier>> = {
     greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs }),
     lever: leverApiApplier({ apiBaseUrl: endpoints.leverApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    workable: workableApiApplier({ formBaseUrl: endpoints.workable, apiBaseUrl: endpoints.workableApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     ashby: ashbyApiApplier({ formBaseUrl: endpoints.ashby, apiBaseUrl: endpoints.ashbyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
   };
   const keyless: Partial<Record<AtsName, VendorApplier>> = {
