@@ -2,13 +2,14 @@ import type { Applier } from '@quarry/applier';
 import { detectAts, type AtsName, type MinerEndpoints } from '@quarry/miner';
 import { ashbyApiApplier } from './ashby.api-applier.ts';
 import { workableApiApplier } from './workable.api-applier.ts';
+import { bambooApiApplier } from './bamboohr.api-applier.ts';
 import { greenhouseApiApplier } from './greenhouse.api-applier.ts';
 import { leverApiApplier, type VendorRateLimit } from './lever.api-applier.ts';
 import { recruiteeApiApplier } from './recruitee.api-applier.ts';
 import type { VendorApplier } from './vendor-transport.ts';
 
 /** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
-export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi'>;
+export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi' | 'bamboohr' | 'bamboohrApi'>;
 
 export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
@@ -21,6 +22,9 @@ export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   // The public form (the miner's) and the account's SPI on its own subdomain.
   workable: 'https://apply.workable.com',
   workableApi: 'https://{company}.workable.com',
+  // The careers page's job detail (the miner's) and the API host.
+  bamboohr: 'https://{company}.bamboohr.com',
+  bamboohrApi: 'https://api.bamboohr.com',
 };
 
 export type AtsApplierOptions = {
@@ -34,7 +38,7 @@ export type AtsApplierOptions = {
 
 /**
  * Chooses the transport of each application: the vendor's API when the client registered the
- * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable), or when the vendor's public endpoint
+ * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable, BambooHR), or when the vendor's public endpoint
  * needs none (Recruitee); the hosted form otherwise, and also when the API cannot carry every
  * answer of this application (decided before anything is sent).
  */
@@ -44,6 +48,7 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
     greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs }),
     lever: leverApiApplier({ apiBaseUrl: endpoints.leverApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     workable: workableApiApplier({ formBaseUrl: endpoints.workable, apiBaseUrl: endpoints.workableApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    bamboohr: bambooApiApplier({ careersBaseUrl: endpoints.bamboohr, apiBaseUrl: endpoints.bamboohrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     ashby: ashbyApiApplier({ formBaseUrl: endpoints.ashby, apiBaseUrl: endpoints.ashbyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
   };
   const keyless: Partial<Record<AtsName, VendorApplier>> = {
