@@ -42,6 +42,8 @@ function boardOf(target: AtsTarget): { ats: AtsCredentialVendor; board: string }
       return { ats: 'ashby', board: target.org.toLowerCase() };
     case 'workable':
       return target.account ? { ats: 'workable', board: target.account.toLowerCase() } : null;
+    case 'smartrecruiters':
+      return { ats: 'smartrecruiters', board: target.company.toLowerCase() };
     case 'bamboohr':
       return { ats: 'bamboohr', board: target.company.toLowerCase() };
     default:
