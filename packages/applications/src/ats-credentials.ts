@@ -45,7 +45,8 @@ function boardOf(target: AtsTarget): { ats: AtsCredentialVendor; board: string }
     case 'smartrecruiters':
       return { ats: 'smartrecruiters', board: target.company.toLowerCase() };
     case 'bamboohr':
-      return { ats: 'bamboohr', board: target.company.toLowerCase() };
+    case 'jazzhr':
+      return { ats: target.ats, board: target.company.toLowerCase() };
     default:
       return null;
   }

@@ -4,13 +4,14 @@ import { ashbyApiApplier } from './ashby.api-applier.ts';
 import { workableApiApplier } from './workable.api-applier.ts';
 import { bambooApiApplier } from './bamboohr.api-applier.ts';
 import { smartRecruitersApiApplier } from './smartrecruiters.api-applier.ts';
+import { jazzApiApplier } from './jazzhr.api-applier.ts';
 import { greenhouseApiApplier } from './greenhouse.api-applier.ts';
 import { leverApiApplier, type VendorRateLimit } from './lever.api-applier.ts';
 import { recruiteeApiApplier } from './recruitee.api-applier.ts';
 import type { VendorApplier } from './vendor-transport.ts';
 
 /** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
-export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi' | 'bamboohr' | 'bamboohrApi' | 'smartRecruitersApi'>;
+export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi' | 'bamboohr' | 'bamboohrApi' | 'smartRecruitersApi' | 'jazzhrApi'>;
 
 export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
@@ -28,6 +29,7 @@ export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   bamboohrApi: 'https://api.bamboohr.com',
   // Both the public posting and the Application API.
   smartRecruitersApi: 'https://api.smartrecruiters.com',
+  jazzhrApi: 'https://api.resumatorapi.com',
 };
 
 export type AtsApplierOptions = {
@@ -41,7 +43,7 @@ export type AtsApplierOptions = {
 
 /**
  * Chooses the transport of each application: the vendor's API when the client registered the
- * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, BambooHR), or when the vendor's public endpoint
+ * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, BambooHR, JazzHR), or when the vendor's public endpoint
  * needs none (Recruitee); the hosted form otherwise, and also when the API cannot carry every
  * answer of this application (decided before anything is sent).
  */
@@ -53,6 +55,7 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
     workable: workableApiApplier({ formBaseUrl: endpoints.workable, apiBaseUrl: endpoints.workableApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     bamboohr: bambooApiApplier({ careersBaseUrl: endpoints.bamboohr, apiBaseUrl: endpoints.bamboohrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     smartrecruiters: smartRecruitersApiApplier({ apiBaseUrl: endpoints.smartRecruitersApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    jazzhr: jazzApiApplier({ apiBaseUrl: endpoints.jazzhrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     ashby: ashbyApiApplier({ formBaseUrl: endpoints.ashby, apiBaseUrl: endpoints.ashbyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
   };
   const keyless: Partial<Record<AtsName, VendorApplier>> = {
