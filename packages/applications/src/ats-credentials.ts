@@ -46,6 +46,7 @@ function boardOf(target: AtsTarget): { ats: AtsCredentialVendor; board: string }
       return { ats: 'smartrecruiters', board: target.company.toLowerCase() };
     case 'bamboohr':
     case 'jazzhr':
+    case 'breezy':
       return { ats: target.ats, board: target.company.toLowerCase() };
     default:
       return null;
