@@ -169,7 +169,6 @@ export function minerEndpointsFor(origin: string): MinerEndpoints {
     bamboohrApi: `${origin}/bamboohr-api`,
     jazzhrApi: `${origin}/jazzhr-api`,
     breezyApi: `${origin}/breezy-api`,
-    teamtailorApi: `${origin}/teamtailor-api`,
   };
 }
 
