@@ -25,7 +25,7 @@ const jobs = [
  * duplicate refusal: the double accepts repeats.
  */
 export async function startJazzApiDouble(options: { key: string }): Promise<VendorApiDouble> {
-  const pages = new Map([
+  const pages = new Map<string, string>([
     [jazzDoubleJobs.tenantA, minerFixture('ats/jazzhr/tenant-a.html')],
     [jazzDoubleJobs.tenantB, minerFixture('ats/jazzhr/tenant-b.html')],
   ]);
