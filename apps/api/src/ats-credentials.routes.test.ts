@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runApplication, type ApplicationsPorts } from '@quarry/applications';
 import { createAtsApplier } from '@quarry/ats-apply';
-import { startWorkableApiDouble, workableDoubleJobs } from '@quarry/ats-apply/doubles';
+import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/ats-apply/doubles';
 import { createAuthenticator, createClient, createSealer, createSessionCodec } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';
@@ -10,7 +10,7 @@ import { createMiner, defaultMinerEndpoints } from '@quarry/miner';
 import { createLogger, createMetrics } from '@quarry/observability';
 import { findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, createTestRedis, greenhouseJobFixture, startAtsVendorDoubles, type AtsVendorDoubles, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
 import { createFakeApplier } from '@quarry/applier/fake';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ let redis: Redis;
 let queues: JobQueues;
 let server: Server;
 let files: Server;
-let doubles: AtsVendorDoubles;
+let greenhouse: VendorApiDouble;
 let base: string;
 let filesOrigin: string;
 let ports: ApplicationsPorts;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   tenant = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment'] });
   other = await createClient({ db, secretKey }, { name: 'another recruiter', scopes: ['recruitment'] });
-  doubles = await startAtsVendorDoubles({ greenhouseKey, leverKey: 'unused' });
+  greenhouse = await startGreenhouseApiDouble({ key: greenhouseKey });
   // The client's storage, serving the candidate's CV.
   files = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/pdf' });
@@ -83,7 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
   await new Promise((resolve) => files.close(resolve));
-  await doubles.close();
+  await greenhouse.close();
   await queues.close();
   redis.disconnect();
   await db.end();
@@ -122,7 +122,7 @@ describe('/v1/recruitment/ats-credentials', () => {
 describe('an application to a board the client holds a key for', () => {
   it('goes through the vendor API: registered → applied → the vendor double received it → success', async () => {
     expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'greenhouse', board: 'acme', key: greenhouseKey })).status).toBe(201);
-    const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseJobFixture().id}`;
+    const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
     const applied = await call(tenant, 'POST', '/v1/recruitment/job-posts/apply/', {
       jobPostId: 'gh-post',
       url,
@@ -140,7 +140,7 @@ describe('an application to a board the client holds a key for', () => {
 
     const hostedForm = createFakeApplier();
     const fetchClientUrl = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
-    const endpoints = { ...defaultMinerEndpoints, greenhouseApi: `${doubles.origin}/greenhouse-api` };
+    const endpoints = { ...defaultMinerEndpoints, greenhouseApi: greenhouse.url };
     const summary = await runApplication(
       {
         ...ports,
@@ -158,7 +158,7 @@ describe('an application to a board the client holds a key for', () => {
     expect(summary).toEqual({ applicationId, status: 'success' });
     expect(hostedForm.calls).toHaveLength(0);
 
-    const [received] = doubles.submissions();
+    const [received] = greenhouse.submissions();
     expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${greenhouseKey}:`).toString('base64')}`);
     const part = (name: string) => received?.parts.filter(([key]) => key === name).map(([, value]) => value);
     expect(part('first_name')).toEqual(['Grace']);
