@@ -140,7 +140,7 @@ describe('an application to a board the client holds a key for', () => {
 
     const hostedForm = createFakeApplier();
     const fetchClientUrl = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
-    const endpoints = { ...defaultMinerEndpoints, greenhouseApi: greenhouse.url };
+    const endpoints = { ...defaultMinerEndpoints, ...greenhouse.endpoints };
     const summary = await runApplication(
       {
         ...ports,
@@ -199,7 +199,7 @@ describe('a key for one of the other vendors', () => {
       const { applicationId } = (await applied.json()) as { applicationId: string };
       const hostedForm = createFakeApplier();
       const fetchClientUrl = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
-      const endpoints = { ...defaultMinerEndpoints, workable: workable.url, workableApi: `${workable.url}/accounts/{company}` };
+      const endpoints = { ...defaultMinerEndpoints, ...workable.endpoints };
       const summary = await runApplication(
         {
           ...ports,

@@ -9,7 +9,7 @@ const key = 'ashby-key-1';
 const postingUrl = (id: string) => `https://jobs.ashbyhq.com/acme/${id}`;
 let double: VendorApiDouble;
 let questions: Question[];
-const endpoints = () => ({ ashby: double.url, ashbyApi: double.url });
+const endpoints = () => double.endpoints;
 const credential = { ats: 'ashby', board: 'acme', key };
 const field = (suffix: string) => `0a1b2c3d-0000-4000-8000-0000000000${suffix}`;
 

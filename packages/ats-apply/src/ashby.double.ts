@@ -85,7 +85,7 @@ export async function startAshbyApiDouble(options: { key: string }): Promise<Ven
     const posting = typeof jobPostingId === 'string' ? forms.get(jobPostingId) : undefined;
     if (!posting) return { accept: () => ({ status: 200, body: { success: false, errors: ['Job posting is not published or does not exist'] } }) };
     return { accept: () => accept(posting, String(jobPostingId), part('applicationForm')) };
-  });
+  }, (url) => ({ ashby: url, ashbyApi: url }));
 
   function accept(posting: AshbyPosting, jobPostingId: string, applicationForm: unknown) {
     let submissions: Array<{ path: string; value: unknown }> = [];

@@ -9,7 +9,7 @@ const key = 'bamboo-key-1';
 const jobUrl = (id: string) => `https://acme.bamboohr.com/careers/${id}`;
 let double: VendorApiDouble;
 let questions: Question[];
-const endpoints = () => ({ bamboohr: `${double.url}/careers-site/{company}`, bamboohrApi: double.url });
+const endpoints = () => double.endpoints;
 const credential = { ats: 'bamboohr', board: 'acme', key };
 const coverLetter = { type: 'File' as const, filename: 'cover.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]) };
 

@@ -71,5 +71,5 @@ export async function startBambooApiDouble(options: { key: string }): Promise<Ve
         return { status: 200, body: { result: { candidateId: 5000 + sequence } } };
       },
     };
-  });
+  }, (url) => ({ bamboohr: `${url}/careers-site/{company}`, bamboohrApi: url }));
 }

@@ -11,7 +11,7 @@ let double: VendorApiDouble;
 let captured: Question[];
 /** The captured page's standard boxes: what the API can carry whole. */
 let questions: Question[];
-const endpoints = () => ({ breezy: `${double.url}/portal/{company}`, breezyApi: `${double.url}/api` });
+const endpoints = () => double.endpoints;
 const credential = { ats: 'breezy', board: 'acme', key };
 const standard = new Set(['cResume', 'cName', 'cEmail', 'cPhoneNumber', 'cAddress', 'cSummary', 'cCoverLetter']);
 

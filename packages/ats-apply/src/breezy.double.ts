@@ -55,5 +55,5 @@ export async function startBreezyApiDouble(options: { key: string }): Promise<Ve
       return { accept: () => ({ status: 200, body: { success: true } }) };
     }
     return null;
-  });
+  }, (url) => ({ breezy: `${url}/portal/{company}`, breezyApi: `${url}/api` }));
 }

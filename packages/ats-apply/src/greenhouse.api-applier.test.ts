@@ -7,7 +7,7 @@ import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } f
 
 const key = 'gh-board-key-1';
 let double: VendorApiDouble;
-const endpoints = () => ({ greenhouseApi: double.url });
+const endpoints = () => double.endpoints;
 let questions: Question[];
 const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
 const credential = { ats: 'greenhouse', board: 'acme', key };

@@ -19,5 +19,5 @@ export async function startGreenhouseApiDouble(options: { key: string }): Promis
     if (request.method !== 'POST') return null;
     if (request.headers.authorization !== basicUser(options.key)) return { reply: { status: 401, body: { message: 'Invalid Basic Auth credentials' } } };
     return { accept: () => ({ status: 200, body: { success: 'Candidate saved successfully' } }) };
-  });
+  }, (url) => ({ greenhouseApi: url }));
 }

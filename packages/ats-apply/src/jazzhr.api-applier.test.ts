@@ -11,7 +11,7 @@ let double: VendorApiDouble;
 let captured: Question[];
 /** The captured page without its questionnaire and EEO block: what the API can carry whole. */
 let questions: Question[];
-const endpoints = () => ({ jazzhr: `${double.url}/apply-site/{company}`, jazzhrApi: `${double.url}/api` });
+const endpoints = () => double.endpoints;
 const credential = { ats: 'jazzhr', board: 'acme', key };
 
 const answers = (without: string[] = []): ResolvedAnswer[] =>

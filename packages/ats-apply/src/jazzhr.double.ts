@@ -53,5 +53,5 @@ export async function startJazzApiDouble(options: { key: string }): Promise<Vend
         return { status: 201, body: { prospect_id: `prospect_20261125_${sequence}` } };
       },
     };
-  });
+  }, (url) => ({ jazzhr: `${url}/apply-site/{company}`, jazzhrApi: `${url}/api` }));
 }

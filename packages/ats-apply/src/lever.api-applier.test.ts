@@ -9,7 +9,7 @@ const key = 'lever-key-1';
 const postingId = leverDoublePosting;
 const url = `https://jobs.lever.co/acme/${postingId}`;
 let double: VendorApiDouble;
-const endpoints = () => ({ lever: `${double.url}/site/{host}`, leverApi: double.url });
+const endpoints = () => double.endpoints;
 let questions: Question[];
 
 const standard = (): ResolvedAnswer[] => [

@@ -25,5 +25,5 @@ export async function startLeverApiDouble(options: { key: string }): Promise<Ven
         return { status: 200, body: { ok: true, applicationId: `lever-application-${sequence}` } };
       },
     };
-  });
+  }, (url) => ({ lever: `${url}/site/{host}`, leverApi: url }));
 }

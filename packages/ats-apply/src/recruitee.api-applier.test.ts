@@ -7,7 +7,7 @@ import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } f
 
 const url = 'https://acme.recruitee.com/o/backend-engineer';
 let double: VendorApiDouble;
-const endpoints = () => ({ recruitee: `${double.url}/company/{company}` });
+const endpoints = () => double.endpoints;
 let questions: Question[];
 
 const answers = (without: string[] = []): ResolvedAnswer[] =>

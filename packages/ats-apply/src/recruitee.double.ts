@@ -18,5 +18,5 @@ export async function startRecruiteeApiDouble(): Promise<VendorApiDouble> {
         return { status: 201, body: { candidate: { id: 9000 + sequence } } };
       },
     };
-  });
+  }, (url) => ({ recruitee: `${url}/company/{company}` }));
 }

@@ -9,7 +9,7 @@ const key = 'sr-token-1';
 const postingUrl = (id: string) => `https://jobs.smartrecruiters.com/acme/${id}-example-job`;
 let double: VendorApiDouble;
 let questions: Question[];
-const endpoints = () => ({ smartRecruitersApi: double.url, smartRecruitersJobs: double.url });
+const endpoints = () => double.endpoints;
 const credential = { ats: 'smartrecruiters', board: 'acme', key };
 
 const answers = (without: string[] = []): ResolvedAnswer[] =>

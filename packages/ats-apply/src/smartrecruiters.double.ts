@@ -66,5 +66,5 @@ export async function startSmartRecruitersApiDouble(options: { key: string }): P
         return { status: 201, body: { id: `sr-candidate-${sequence}`, candidatePortalUrl: `https://my.smartrecruiters.example/candidate/${sequence}` } };
       },
     };
-  });
+  }, (url) => ({ smartRecruitersApi: url, smartRecruitersJobs: url }));
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AtsEndpointName } from '@quarry/contracts';
 
 /** One part of what a vendor double received: a text value, or a file with its bytes. */
 export type ReceivedPart = string | { filename: string; type: string; bytes: Buffer };
@@ -24,6 +25,8 @@ export type DoubleReply = { status: number; body: unknown; headers?: Record<stri
  */
 export type VendorApiDouble = {
   url: string;
+  /** The vendor base URLs pointed at this double, for the miner and the router (as `MINING_ATS_ENDPOINTS` would). */
+  endpoints: Partial<Record<AtsEndpointName, string>>;
   received: ReceivedRequest[];
   submissions(): ReceivedRequest[];
   /** The next submissions are answered with these, in order (then the vendor's own answer). */
@@ -70,7 +73,7 @@ const send = (response: ServerResponse, reply: DoubleReply) => {
  * a scripted reply replaces the vendor's answer to the next submissions (the refusals a test or a
  * bench wants to see). Anything the route does not know is the vendor's 404.
  */
-export async function startVendorDouble(route: Route): Promise<VendorApiDouble> {
+export async function startVendorDouble(route: Route, endpointsAt: (url: string) => Partial<Record<AtsEndpointName, string>>): Promise<VendorApiDouble> {
   const received: ReceivedRequest[] = [];
   const submitted: ReceivedRequest[] = [];
   const scripted: DoubleReply[] = [];
@@ -92,8 +95,10 @@ export async function startVendorDouble(route: Route): Promise<VendorApiDouble> 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    endpoints: endpointsAt(url),
     received,
     submissions: () => [...submitted],
     replyNext: (...replies) => scripted.push(...replies),

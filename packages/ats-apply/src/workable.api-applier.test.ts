@@ -9,7 +9,7 @@ const key = 'workable-token-1';
 const jobUrl = (shortcode: string) => `https://apply.workable.com/acme/j/${shortcode}/`;
 let double: VendorApiDouble;
 let questions: Question[];
-const endpoints = () => ({ workable: double.url, workableApi: `${double.url}/accounts/{company}` });
+const endpoints = () => double.endpoints;
 const credential = { ats: 'workable', board: 'acme', key };
 type FormField = { id: string; type: string; required?: boolean; options?: Array<{ name: string; value: string }> };
 const capturedFields = (JSON.parse(minerFixture('ats/workable/tenant-a.json')) as Array<{ fields: FormField[] }>).flatMap((section) => section.fields);

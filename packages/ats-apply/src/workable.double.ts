@@ -49,5 +49,5 @@ export async function startWorkableApiDouble(options: { key: string }): Promise<
         return { status: 201, body: { candidate: { id: `workable-candidate-${sequence}`, email: candidate.email } } };
       },
     };
-  });
+  }, (url) => ({ workable: url, workableApi: `${url}/accounts/{company}` }));
 }
