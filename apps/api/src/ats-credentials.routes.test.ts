@@ -174,7 +174,7 @@ describe('an application to a board the client holds a key for', () => {
 
 describe('a key for one of the other vendors', () => {
   it('is accepted for each vendor with a transport, and a Workable application reaches the double through the account named by the posting link', async () => {
-    for (const ats of ['ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy']) {
+    for (const ats of ['ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor']) {
       expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats, board: 'Acme', key: `${ats}-key` })).status, ats).toBe(201);
     }
     const workable = await startWorkableApiDouble({ key: 'workable-key' });

@@ -48,6 +48,11 @@ function boardOf(target: AtsTarget): { ats: AtsCredentialVendor; board: string }
     case 'jazzhr':
     case 'breezy':
       return { ats: target.ats, board: target.company.toLowerCase() };
+    case 'teamtailor': {
+      // acme.teamtailor.com (or acme.na.teamtailor.com): the company is the first label.
+      const company = target.host.split('.')[0];
+      return company ? { ats: 'teamtailor', board: company.toLowerCase() } : null;
+    }
     default:
       return null;
   }

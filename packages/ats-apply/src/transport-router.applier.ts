@@ -6,13 +6,14 @@ import { bambooApiApplier } from './bamboohr.api-applier.ts';
 import { smartRecruitersApiApplier } from './smartrecruiters.api-applier.ts';
 import { jazzApiApplier } from './jazzhr.api-applier.ts';
 import { breezyApiApplier } from './breezy.api-applier.ts';
+import { teamtailorApiApplier } from './teamtailor.api-applier.ts';
 import { greenhouseApiApplier } from './greenhouse.api-applier.ts';
 import { leverApiApplier, type VendorRateLimit } from './lever.api-applier.ts';
 import { recruiteeApiApplier } from './recruitee.api-applier.ts';
 import type { VendorApplier } from './vendor-transport.ts';
 
 /** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
-export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi' | 'bamboohr' | 'bamboohrApi' | 'smartRecruitersApi' | 'jazzhrApi' | 'breezyApi'>;
+export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi' | 'bamboohr' | 'bamboohrApi' | 'smartRecruitersApi' | 'jazzhrApi' | 'breezyApi' | 'teamtailorApi'>;
 
 export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
@@ -32,6 +33,7 @@ export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   smartRecruitersApi: 'https://api.smartrecruiters.com',
   jazzhrApi: 'https://api.resumatorapi.com',
   breezyApi: 'https://api.breezy.hr',
+  teamtailorApi: 'https://api.teamtailor.com',
 };
 
 export type AtsApplierOptions = {
@@ -45,7 +47,7 @@ export type AtsApplierOptions = {
 
 /**
  * Chooses the transport of each application: the vendor's API when the client registered the
- * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, BambooHR, JazzHR, Breezy), or when the vendor's public endpoint
+ * employer's key for the posting's board (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, BambooHR, JazzHR, Breezy, Teamtailor), or when the vendor's public endpoint
  * needs none (Recruitee); the hosted form otherwise, and also when the API cannot carry every
  * answer of this application (decided before anything is sent).
  */
@@ -59,6 +61,7 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
     smartrecruiters: smartRecruitersApiApplier({ apiBaseUrl: endpoints.smartRecruitersApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     jazzhr: jazzApiApplier({ apiBaseUrl: endpoints.jazzhrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     breezy: breezyApiApplier({ apiBaseUrl: endpoints.breezyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    teamtailor: teamtailorApiApplier({ apiBaseUrl: endpoints.teamtailorApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     ashby: ashbyApiApplier({ formBaseUrl: endpoints.ashby, apiBaseUrl: endpoints.ashbyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
   };
   const keyless: Partial<Record<AtsName, VendorApplier>> = {

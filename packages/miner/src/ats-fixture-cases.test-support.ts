@@ -169,6 +169,7 @@ export function minerEndpointsFor(origin: string): MinerEndpoints {
     bamboohrApi: `${origin}/bamboohr-api`,
     jazzhrApi: `${origin}/jazzhr-api`,
     breezyApi: `${origin}/breezy-api`,
+    teamtailorApi: `${origin}/teamtailor-api`,
   };
 }
 

@@ -46,6 +46,7 @@ export const defaultMinerEndpoints: MinerEndpoints = {
   bamboohrApi: 'https://api.bamboohr.com',
   jazzhrApi: 'https://api.resumatorapi.com',
   breezyApi: 'https://api.breezy.hr',
+  teamtailorApi: 'https://api.teamtailor.com',
 };
 
 export type CreateMinerOptions = {
