@@ -37,12 +37,14 @@ afterAll(async () => double.close());
 
 describe("Greenhouse's Job Board API transport", () => {
   it('sends every answer under its Greenhouse field name in its encoding, after beforeSubmit, with the board key as Basic user', async () => {
-    const { applier, hostedForm } = routerWith(endpoints());
+    const limited: string[] = [];
+    const { applier, hostedForm } = routerWith(endpoints(), limited);
     const hooks = hooksOn(double);
     const before = double.submissions().length;
     const outcome = await apply(applier, application(), hooks);
 
     expect(outcome).toMatchObject({ status: 'success' });
+    expect(limited).toEqual(['greenhouse:acme']);
     expect(hostedForm.calls).toHaveLength(0);
     expect(hooks.submissionsBefore).toEqual([before]);
     const [sent] = double.submissions().slice(before);

@@ -41,7 +41,7 @@ export type AtsApplierOptions = {
   hostedForm: Applier;
   endpoints?: Partial<AtsApiEndpoints>;
   timeoutMs: number;
-  /** Spaces requests to a vendor across every worker (Lever's 2 POST/s). */
+  /** Spaces submissions per vendor board across every worker (Lever's 2 POST/s). */
   rateLimit: VendorRateLimit;
 };
 
@@ -54,7 +54,7 @@ export type AtsApplierOptions = {
 export function createAtsApplier(options: AtsApplierOptions): Applier {
   const endpoints = { ...defaultAtsApiEndpoints, ...options.endpoints };
   const withKey: Partial<Record<AtsName, VendorApplier>> = {
-    greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs }),
+    greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     lever: leverApiApplier({ apiBaseUrl: endpoints.leverApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     workable: workableApiApplier({ formBaseUrl: endpoints.workable, apiBaseUrl: endpoints.workableApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     bamboohr: bambooApiApplier({ careersBaseUrl: endpoints.bamboohr, apiBaseUrl: endpoints.bamboohrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
