@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runApplication, type ApplicationsPorts } from '@quarry/applications';
 import { createAtsApplier } from '@quarry/ats-apply';
+import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/ats-apply/doubles';
 import { createAuthenticator, createClient, createSealer, createSessionCodec } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';
@@ -9,7 +10,7 @@ import { createMiner, defaultMinerEndpoints } from '@quarry/miner';
 import { createLogger, createMetrics } from '@quarry/observability';
 import { findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, createTestRedis, greenhouseJobFixture, startAtsVendorDoubles, type AtsVendorDoubles, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
 import { createFakeApplier } from '@quarry/applier/fake';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +26,7 @@ let redis: Redis;
 let queues: JobQueues;
 let server: Server;
 let files: Server;
-let doubles: AtsVendorDoubles;
+let greenhouse: VendorApiDouble;
 let base: string;
 let filesOrigin: string;
 let ports: ApplicationsPorts;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   tenant = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment'] });
   other = await createClient({ db, secretKey }, { name: 'another recruiter', scopes: ['recruitment'] });
-  doubles = await startAtsVendorDoubles({ greenhouseKey, leverKey: 'unused' });
+  greenhouse = await startGreenhouseApiDouble({ key: greenhouseKey });
   // The client's storage, serving the candidate's CV.
   files = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/pdf' });
@@ -82,7 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
   await new Promise((resolve) => files.close(resolve));
-  await doubles.close();
+  await greenhouse.close();
   await queues.close();
   redis.disconnect();
   await db.end();
@@ -121,7 +122,7 @@ describe('/v1/recruitment/ats-credentials', () => {
 describe('an application to a board the client holds a key for', () => {
   it('goes through the vendor API: registered → applied → the vendor double received it → success', async () => {
     expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'greenhouse', board: 'acme', key: greenhouseKey })).status).toBe(201);
-    const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseJobFixture().id}`;
+    const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
     const applied = await call(tenant, 'POST', '/v1/recruitment/job-posts/apply/', {
       jobPostId: 'gh-post',
       url,
@@ -139,7 +140,7 @@ describe('an application to a board the client holds a key for', () => {
 
     const hostedForm = createFakeApplier();
     const fetchClientUrl = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
-    const endpoints = { ...defaultMinerEndpoints, greenhouseApi: `${doubles.origin}/greenhouse-api` };
+    const endpoints = { ...defaultMinerEndpoints, ...greenhouse.endpoints };
     const summary = await runApplication(
       {
         ...ports,
@@ -157,7 +158,7 @@ describe('an application to a board the client holds a key for', () => {
     expect(summary).toEqual({ applicationId, status: 'success' });
     expect(hostedForm.calls).toHaveLength(0);
 
-    const [received] = doubles.submissions();
+    const [received] = greenhouse.submissions();
     expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${greenhouseKey}:`).toString('base64')}`);
     const part = (name: string) => received?.parts.filter(([key]) => key === name).map(([, value]) => value);
     expect(part('first_name')).toEqual(['Grace']);
@@ -168,5 +169,60 @@ describe('an application to a board the client holds a key for', () => {
 
     const status = (await (await call(tenant, 'GET', `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as { status: string; confirmation: { text: string } };
     expect(status).toMatchObject({ status: 'success', confirmation: { text: expect.stringContaining("Greenhouse's Job Board API") } });
+  });
+});
+
+describe('a key for one of the other vendors', () => {
+  it('is accepted for each vendor with a transport, and a Workable application reaches the double through the account named by the posting link', async () => {
+    for (const ats of ['ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor']) {
+      expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats, board: 'Acme', key: `${ats}-key` })).status, ats).toBe(201);
+    }
+    const workable = await startWorkableApiDouble({ key: 'workable-key' });
+    try {
+      const url = `https://apply.workable.com/acme/j/${workableDoubleJobs.tenantB}/`;
+      const applied = await call(tenant, 'POST', '/v1/recruitment/job-posts/apply/', {
+        jobPostId: 'workable-post',
+        url,
+        employer: 'Acme',
+        jobTitle: 'Sales Lead',
+        candidate: { email: 'katherine@example.com', firstName: 'Katherine', lastName: 'Johnson', phone: '+1 757 555 0100' },
+        files: { cv: { type: 'File', url: `${filesOrigin}/cv.pdf`, filename: 'katherine-cv.pdf' } },
+        answers: [
+          { id: 'address', value: 'Hampton, Virginia' },
+          { id: 'QA_12441156', value: '$90,000' },
+          { id: 'QA_12441157', value: 'In two weeks' },
+          { id: 'QA_12441158', value: '25%' },
+          { id: 'QA_12566959', value: 'Yes:\nten years of it' },
+        ],
+      });
+      expect(applied.status).toBe(200);
+      const { applicationId } = (await applied.json()) as { applicationId: string };
+      const hostedForm = createFakeApplier();
+      const fetchClientUrl = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
+      const endpoints = { ...defaultMinerEndpoints, ...workable.endpoints };
+      const summary = await runApplication(
+        {
+          ...ports,
+          miner: createMiner({ fetch: fetchClientUrl, timeoutMs: 5_000, endpoints }),
+          recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db }, post, mined, durationMs),
+          applier: createAtsApplier({ hostedForm, endpoints, timeoutMs: 5_000, rateLimit: (_key, work) => work() }),
+          fetchFile: fetchClientUrl,
+          limitHost: (_host, work) => work(),
+          maxFileBytes: 1_000_000,
+        },
+        applicationId,
+        { signal: new AbortController().signal, finalAttempt: true },
+      );
+      expect(summary).toEqual({ applicationId, status: 'success' });
+      expect(hostedForm.calls).toHaveLength(0);
+      const [received] = workable.submissions();
+      expect(received?.headers.authorization).toBe('Bearer workable-key');
+      const sent = (received?.json as { candidate: { firstname: string; email: string; resume: { name: string; data: string }; answers: unknown[] } }).candidate;
+      expect(sent).toMatchObject({ firstname: 'Katherine', email: 'katherine@example.com', phone: '+1 757 555 0100', address: 'Hampton, Virginia' });
+      expect(Buffer.from(sent.resume.data, 'base64')).toEqual(cvBytes);
+      expect(sent.answers).toContainEqual({ question_key: 'QA_12566959', body: 'Yes:\nten years of it' });
+    } finally {
+      await workable.close();
+    }
   });
 });

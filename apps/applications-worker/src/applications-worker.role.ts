@@ -64,7 +64,8 @@ export async function startApplicationsRole(runtime: {
   });
   // API processes drop their cached answer for a post this role mined, as after the mining role's.
   const announceOutcome = createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger);
-  // Lever refuses more than 2 application POSTs a second: counted across every worker through Redis.
+  // Submissions through a vendor's API, per vendor board, counted across every worker through Redis:
+  // Lever refuses more than 2 application POSTs a second, the others document no rate in our sources.
   const vendorLimiter = createClusterLimiter({
     redis: runtime.redis,
     prefix: `${config.queuePrefix}:apply-vendors`,

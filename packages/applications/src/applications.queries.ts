@@ -6,6 +6,8 @@ export type NewApplication = {
   applicationId: string;
   clientId: string;
   jobPostId: string;
+  /** The job as its ATS names it (`atsJobKey`): with the client and email, the AlreadyApplied key. */
+  atsJob: string;
   emailHash: Buffer;
   idempotencyKey: string | null;
   url: string | null;
@@ -22,11 +24,11 @@ export type NewApplication = {
  */
 export async function insertApplication(db: Queryable, row: NewApplication): Promise<{ applicationId: string; created: boolean }> {
   const inserted = await db.query<{ application_id: string }>(
-    `INSERT INTO applications (application_id, client_id, job_post_id, email_hash, idempotency_key, url, host, employer, job_title, questions, sealed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO applications (application_id, client_id, job_post_id, email_hash, idempotency_key, url, host, employer, job_title, questions, sealed, ats_job)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING application_id`,
-    [row.applicationId, row.clientId, row.jobPostId, row.emailHash, row.idempotencyKey, row.url, row.host, row.employer, row.jobTitle, row.questions, row.sealed],
+    [row.applicationId, row.clientId, row.jobPostId, row.emailHash, row.idempotencyKey, row.url, row.host, row.employer, row.jobTitle, row.questions, row.sealed, row.atsJob],
   );
   if (inserted.rows[0]) return { applicationId: inserted.rows[0].application_id, created: true };
   const first = await db.query<{ application_id: string }>(
@@ -38,12 +40,19 @@ export async function insertApplication(db: Queryable, row: NewApplication): Pro
   return { applicationId: existing.application_id, created: false };
 }
 
-/** Whether this client already applied this candidate to this post successfully. */
-export async function hasEarlierSuccess(db: Queryable, clientId: string, jobPostId: string, emailHash: Buffer, except: string): Promise<boolean> {
+/**
+ * Whether this client already applied this candidate successfully to this job: the same ATS job
+ * (whichever job post named it) or the same job post.
+ */
+export async function hasEarlierSuccess(
+  db: Queryable,
+  job: { clientId: string; atsJob: string; jobPostId: string; emailHash: Buffer },
+  except: string,
+): Promise<boolean> {
   const result = await db.query(
     `SELECT 1 FROM applications
-     WHERE client_id = $1 AND job_post_id = $2 AND email_hash = $3 AND state = 'success' AND application_id <> $4 LIMIT 1`,
-    [clientId, jobPostId, emailHash, except],
+     WHERE client_id = $1 AND (ats_job = $2 OR job_post_id = $3) AND email_hash = $4 AND state = 'success' AND application_id <> $5 LIMIT 1`,
+    [job.clientId, job.atsJob, job.jobPostId, job.emailHash, except],
   );
   return result.rows.length > 0;
 }
@@ -94,6 +103,7 @@ export type ApplicationToRun = {
   applicationId: string;
   clientId: string;
   jobPostId: string;
+  atsJob: string;
   emailHash: Buffer;
   /** The state found when the job started: `submitting` means an earlier run may have submitted. */
   state: ApplicationState;
@@ -112,13 +122,13 @@ export type ApplicationToRun = {
  */
 export async function startApplication(db: Queryable, applicationId: string): Promise<ApplicationToRun | null> {
   const result = await db.query<{
-    client_id: string; job_post_id: string; email_hash: Buffer; previous: ApplicationState; url: string | null; host: string | null;
+    client_id: string; job_post_id: string; ats_job: string; email_hash: Buffer; previous: ApplicationState; url: string | null; host: string | null;
     employer: string | null; job_title: string | null; questions: string | null; sealed: Buffer | null;
   }>(
     `UPDATE applications AS a SET state = CASE WHEN a.state = 'queued' THEN 'processing' ELSE a.state END, started_at = coalesce(a.started_at, now())
      FROM (SELECT application_id, state FROM applications WHERE application_id = $1 FOR UPDATE) AS before
      WHERE a.application_id = before.application_id
-     RETURNING a.client_id, a.job_post_id, a.email_hash, before.state AS previous, a.url, a.host, a.employer, a.job_title, a.questions, a.sealed`,
+     RETURNING a.client_id, a.job_post_id, a.ats_job, a.email_hash, before.state AS previous, a.url, a.host, a.employer, a.job_title, a.questions, a.sealed`,
     [applicationId],
   );
   const row = result.rows[0];
@@ -127,6 +137,7 @@ export async function startApplication(db: Queryable, applicationId: string): Pr
     applicationId,
     clientId: row.client_id,
     jobPostId: row.job_post_id,
+    atsJob: row.ats_job,
     emailHash: row.email_hash,
     state: row.previous,
     url: row.url,
@@ -155,7 +166,8 @@ export async function markSubmitting(db: Queryable, applicationId: string): Prom
     );
     return (result.rowCount ?? 0) > 0 ? 'recorded' : 'not-processing';
   } catch (error) {
-    // applications_one_submission: this candidate's application to this post is being submitted or succeeded.
+    // applications_one_submission(_per_ats_job): this candidate's application to this post, or to
+    // the same ATS job, is being submitted or succeeded.
     if ((error as { code?: string }).code === '23505') return 'other-submission';
     throw error;
   }
@@ -195,7 +207,7 @@ export async function findScreenshot(db: Queryable, applicationId: string, clien
 /**
  * Removes what identifies the candidate from applications that ended before `endedBefore`. The
  * status and error code stay. The email hash stays only on a success: it is what refuses a second
- * application of the same candidate to the same post (AlreadyApplied).
+ * application of the same candidate to the same job (AlreadyApplied).
  */
 export async function purgeEndedBefore(db: Queryable, endedBefore: Date, limit: number): Promise<number> {
   const result = await db.query(

@@ -40,6 +40,19 @@ function boardOf(target: AtsTarget): { ats: AtsCredentialVendor; board: string }
       return { ats: 'lever', board: target.site.toLowerCase() };
     case 'ashby':
       return { ats: 'ashby', board: target.org.toLowerCase() };
+    case 'workable':
+      return target.account ? { ats: 'workable', board: target.account.toLowerCase() } : null;
+    case 'smartrecruiters':
+      return { ats: 'smartrecruiters', board: target.company.toLowerCase() };
+    case 'bamboohr':
+    case 'jazzhr':
+    case 'breezy':
+      return { ats: target.ats, board: target.company.toLowerCase() };
+    case 'teamtailor': {
+      // acme.teamtailor.com (or acme.na.teamtailor.com): the company is the first label.
+      const company = target.host.split('.')[0];
+      return company ? { ats: 'teamtailor', board: company.toLowerCase() } : null;
+    }
     default:
       return null;
   }

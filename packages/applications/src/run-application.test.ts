@@ -61,10 +61,10 @@ afterAll(async () => {
   await database.drop();
 });
 
-async function apply(cvPath: string, applier: FakeApplier, email = `c${Math.random()}@example.com`) {
-  const ports = { pool: db, sealer, findMinedPost: async () => ({ url: `${origin}/apply`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb', questions }), enqueueApply: async () => 'job' };
+async function apply(cvPath: string, applier: FakeApplier, email = `c${Math.random()}@example.com`, post: { jobPostId: string; url: string } = { jobPostId: 'post', url: `${origin}/apply` }) {
+  const ports = { pool: db, sealer, findMinedPost: async () => ({ url: post.url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb', questions }), enqueueApply: async () => 'job' };
   const { applicationId } = await submitApplication(ports, 'cl_test', {
-    jobPostId: 'post', candidate: { email, firstName: 'Ada', lastName: 'Lovelace' },
+    jobPostId: post.jobPostId, candidate: { email, firstName: 'Ada', lastName: 'Lovelace' },
     files: { cv: { type: 'File', url: `${origin}${cvPath}`, filename: 'cv.pdf', headers: { authorization: 'Bearer storage-token' } } },
   });
   const runPorts: RunPorts = {
@@ -141,6 +141,33 @@ describe('runApplication', () => {
     await first.run();
     expect(await second.run()).toMatchObject({ status: 'failed', errorCode: 'AlreadyApplied' });
     expect(applier.calls).toHaveLength(1);
+  });
+
+  it('refuses the candidate to the same ATS job under another job post (keyed by client, ATS, job, email) before anything is sent', async () => {
+    const applier = createFakeApplier();
+    const email = 'same-job@example.com';
+    const first = await apply('/cv.pdf', applier, email, { jobPostId: 'board-post', url: 'https://job-boards.greenhouse.io/acme/jobs/4012345' });
+    // Queued before the first succeeded: the run finds the success and never calls the engine.
+    const embedded = await apply('/cv.pdf', applier, email.toUpperCase(), { jobPostId: 'embed-post', url: 'https://boards.greenhouse.io/embed/job_app?for=acme&token=4012345' });
+    expect(await first.run()).toMatchObject({ status: 'success' });
+    expect(await embedded.run()).toMatchObject({ status: 'failed', errorCode: 'AlreadyApplied' });
+    // Asked for after the success: answered at once, never queued to the engine.
+    const employerPage = await apply('/cv.pdf', applier, email, { jobPostId: 'careers-post', url: 'https://careers.acme.example/jobs?gh_jid=4012345' });
+    expect(await stateOf(employerPage.applicationId)).toEqual({ state: 'failed', error_code: 'AlreadyApplied' });
+    // Another job of the same board, or another candidate, is not a repeat.
+    const otherJob = await apply('/cv.pdf', applier, email, { jobPostId: 'other-post', url: 'https://job-boards.greenhouse.io/acme/jobs/4012346' });
+    expect(await otherJob.run()).toMatchObject({ status: 'success' });
+    expect(applier.calls.map((call) => call.url)).toEqual(['https://job-boards.greenhouse.io/acme/jobs/4012345', 'https://job-boards.greenhouse.io/acme/jobs/4012346']);
+  });
+
+  it('lets only one of two applications racing to the same ATS job under different posts reach the engine', async () => {
+    const email = 'racing@example.com';
+    const a = await apply('/cv.pdf', createFakeApplier(), email, { jobPostId: 'race-a', url: 'https://jobs.lever.co/acme/0b6d1c6e-7f3a-4c1e-9a55-2d8f00c0ffee' });
+    const b = await apply('/cv.pdf', createFakeApplier(), email, { jobPostId: 'race-b', url: 'https://jobs.lever.co/acme/0B6D1C6E-7F3A-4C1E-9A55-2D8F00C0FFEE/apply' });
+    // Both pass the ledger check; the intent of the first holds the job, the second's is refused.
+    await db.query(`UPDATE applications SET state = 'processing' WHERE application_id = $1`, [a.applicationId]);
+    await db.query(`UPDATE applications SET state = 'submitting', submitting_at = now() WHERE application_id = $1`, [a.applicationId]);
+    expect(await b.run()).toMatchObject({ status: 'failed', errorCode: 'AlreadyApplied' });
   });
 });
 

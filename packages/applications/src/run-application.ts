@@ -1,6 +1,7 @@
 import type { SubmitOutcome } from '@quarry/applier';
 import { Question, type ApplicationErrorCode, type MiningErrorCode } from '@quarry/contracts';
 import { z } from 'zod';
+import { alreadyAppliedMessage } from './already-applied.ts';
 import { validateAnswers, type AnswerProblem } from './answer-validation.ts';
 import { findAtsCredential } from './ats-credentials.ts';
 import type { RunPorts } from './applications-ports.ts';
@@ -14,7 +15,7 @@ export type RunSummary = { applicationId: string; status: 'skipped' | 'success' 
 class IntentNotRecorded extends Error {
   readonly otherSubmission: boolean;
   constructor(applicationId: string, otherSubmission: boolean) {
-    super(otherSubmission ? `another application of this candidate to this post is being submitted or succeeded` : `application ${applicationId} is no longer processing; not submitting it`);
+    super(otherSubmission ? `another application of this candidate to this job is being submitted or succeeded` : `application ${applicationId} is no longer processing; not submitting it`);
     this.name = 'IntentNotRecorded';
     this.otherSubmission = otherSubmission;
   }
@@ -74,7 +75,7 @@ export async function runApplication(
     // be in. A hand-back at shutdown is re-run, and that run reports it the same way.
     if (intentRecorded && !context.signal.aborted) return finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
     if (error instanceof IntentNotRecorded && error.otherSubmission) {
-      return finish(failed('AlreadyApplied', 'Another application of this candidate to this job post was submitted through this service'));
+      return finish(failed('AlreadyApplied', 'Another application of this candidate to this job was submitted through this service'));
     }
     if (!context.finalAttempt || context.signal.aborted) throw error;
     return finish(failed('ApplicationFailed', 'The service could not run this application; nothing was submitted'));
@@ -90,8 +91,8 @@ async function submit(
   onIntentRecorded: () => void,
 ): Promise<RunSummary> {
   const seal = (bytes: Buffer) => ports.sealer.seal(bytes.toString('base64'));
-  if (await hasEarlierSuccess(ports.pool, application.clientId, application.jobPostId, application.emailHash, application.applicationId)) {
-    return finish(failed('AlreadyApplied', 'This candidate already applied to this job post successfully through this service'));
+  if (await hasEarlierSuccess(ports.pool, application, application.applicationId)) {
+    return finish(failed('AlreadyApplied', alreadyAppliedMessage));
   }
   if (!application.url || !application.host) return finish(failed('JobNotFound', 'No apply page is known for this job post'));
 

@@ -3,6 +3,8 @@ import { AppError, ApplyBody, describeIssues, validationError, type ApplyRespons
 import { validateAnswers } from './answer-validation.ts';
 import type { ApplicationsPorts } from './applications-ports.ts';
 import { finishApplication, hasEarlierSuccess, insertApplication } from './applications.queries.ts';
+import { alreadyAppliedMessage } from './already-applied.ts';
+import { atsJobKey } from './ats-job.ts';
 import { sealApplication } from './sealed-application.ts';
 
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,200}$/;
@@ -37,10 +39,12 @@ export async function submitApplication(
   }
   const url = mined?.url ?? application.url ?? null;
   const emailHash = ports.sealer.hashEmail(application.candidate.email);
+  const atsJob = atsJobKey(url, application.jobPostId);
   const { applicationId, created } = await insertApplication(ports.pool, {
     applicationId: randomUUID(),
     clientId,
     jobPostId: application.jobPostId,
+    atsJob,
     emailHash,
     idempotencyKey: idempotencyKey ?? null,
     url,
@@ -50,12 +54,12 @@ export async function submitApplication(
     questions: mined ? JSON.stringify(mined.questions) : null,
     sealed: sealApplication(ports.sealer, { candidate: application.candidate, files: application.files, answers: application.answers }),
   });
-  if (created && (await hasEarlierSuccess(ports.pool, clientId, application.jobPostId, emailHash, applicationId))) {
+  if (created && (await hasEarlierSuccess(ports.pool, { clientId, atsJob, jobPostId: application.jobPostId, emailHash }, applicationId))) {
     // Never touches the employer's site: answered at once (the job would find the same).
     await finishApplication(ports.pool, applicationId, {
       status: 'failed',
       errorCode: 'AlreadyApplied',
-      message: 'This candidate already applied to this job post successfully through this service',
+      message: alreadyAppliedMessage,
       submittedAt: null,
       screenshotSealed: null,
     });

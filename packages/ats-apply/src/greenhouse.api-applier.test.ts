@@ -1,13 +1,15 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { greenhouseJobFixture, startAtsVendorDoubles, type AtsVendorDoubles } from '@quarry/testing';
+import { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, candidate, cvFile, mineFrom, partsNamed, recordingHooks, routerFor } from './vendor-cases.test-support.ts';
+import type { VendorApiDouble } from './vendor-api.double.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
 
 const key = 'gh-board-key-1';
-let doubles: AtsVendorDoubles;
+let double: VendorApiDouble;
+const endpoints = () => double.endpoints;
 let questions: Question[];
-const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseJobFixture().id}`;
+const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
 const credential = { ats: 'greenhouse', board: 'acme', key };
 
 const answers = (extra: ResolvedAnswer[] = [], without: string[] = []): ResolvedAnswer[] =>
@@ -28,23 +30,25 @@ const answers = (extra: ResolvedAnswer[] = [], without: string[] = []): Resolved
 const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url, questions, answers: answers(), candidate, credential, ...overrides });
 
 beforeAll(async () => {
-  doubles = await startAtsVendorDoubles({ greenhouseKey: key, leverKey: 'unused' });
-  questions = await mineFrom(doubles, url);
+  double = await startGreenhouseApiDouble({ key });
+  questions = await mineWith(endpoints(), url);
 });
-afterAll(async () => doubles.close());
+afterAll(async () => double.close());
 
 describe("Greenhouse's Job Board API transport", () => {
   it('sends every answer under its Greenhouse field name in its encoding, after beforeSubmit, with the board key as Basic user', async () => {
-    const { applier, hostedForm } = routerFor(doubles);
-    const hooks = recordingHooks(doubles);
-    const before = doubles.submissions().length;
+    const limited: string[] = [];
+    const { applier, hostedForm } = routerWith(endpoints(), limited);
+    const hooks = hooksOn(double);
+    const before = double.submissions().length;
     const outcome = await apply(applier, application(), hooks);
 
     expect(outcome).toMatchObject({ status: 'success' });
+    expect(limited).toEqual(['greenhouse:acme']);
     expect(hostedForm.calls).toHaveLength(0);
     expect(hooks.submissionsBefore).toEqual([before]);
-    const [sent] = doubles.submissions().slice(before);
-    expect(sent?.path).toBe(`/greenhouse-api/v1/boards/acme/jobs/${greenhouseJobFixture().id}`);
+    const [sent] = double.submissions().slice(before);
+    expect(sent?.path).toBe(`/v1/boards/acme/jobs/${greenhouseDoubleJob()}`);
     expect(sent?.headers.authorization).toBe(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
     const parts = sent?.parts ?? [];
     expect(partsNamed(parts, 'first_name')).toEqual(['Ada']);
@@ -62,28 +66,28 @@ describe("Greenhouse's Job Board API transport", () => {
   });
 
   it('refuses an application that leaves a required question empty, which Greenhouse itself would accept, before anything is sent', async () => {
-    const { applier } = routerFor(doubles);
-    const hooks = recordingHooks(doubles);
-    const before = doubles.submissions().length;
+    const { applier } = routerWith(endpoints());
+    const hooks = hooksOn(double);
+    const before = double.submissions().length;
     const outcome = await apply(applier, application({ answers: answers([], ['question_30000002']) }), hooks);
     expect(outcome).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
     expect(outcome.status === 'failed' && outcome.message).toMatch(/question_30000002/);
     expect(hooks.calls).toBe(0);
-    expect(doubles.submissions().length).toBe(before);
+    expect(double.submissions().length).toBe(before);
   });
 
   it('reports a job no longer on the board as JobExpired without submitting', async () => {
-    const { applier } = routerFor(doubles);
-    const hooks = recordingHooks(doubles);
-    const before = doubles.submissions().length;
+    const { applier } = routerWith(endpoints());
+    const hooks = hooksOn(double);
+    const before = double.submissions().length;
     const outcome = await apply(applier, application({ url: 'https://job-boards.greenhouse.io/acme/jobs/4000000999' }), hooks);
     expect(outcome).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
     expect(hooks.calls).toBe(0);
-    expect(doubles.submissions().length).toBe(before);
+    expect(double.submissions().length).toBe(before);
   });
 
   it("maps Greenhouse's refusals (invalid file, closed, missing field, duplicate, rate limit) to the interface's codes with its message", async () => {
-    const { applier } = routerFor(doubles);
+    const { applier } = routerWith(endpoints());
     const cases: Array<[number, unknown, string, RegExp]> = [
       [400, { error: 'Invalid attachment: resume must be a pdf, doc, docx, txt or rtf file and > 0 bytes' }, 'FileTypeNotSupported', /Invalid attachment/],
       [400, { error: 'This job is not live and published' }, 'JobExpired', /not live/],
@@ -92,37 +96,37 @@ describe("Greenhouse's Job Board API transport", () => {
       [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
     ];
     for (const [status, body, errorCode, message] of cases) {
-      doubles.replyNext({ status, body });
-      const outcome = await apply(applier, application(), recordingHooks(doubles));
+      double.replyNext({ status, body });
+      const outcome = await apply(applier, application(), hooksOn(double));
       expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
       expect(outcome.status === 'failed' && outcome.message).toMatch(message);
     }
   });
 
   it('says a refused key is a refused key, and a 5xx after the request left is unknown, never success', async () => {
-    const { applier } = routerFor(doubles);
-    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), recordingHooks(doubles));
+    const { applier } = routerWith(endpoints());
+    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
     expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
     expect(refused.status === 'failed' && refused.message).toMatch(/refused the registered API key \(HTTP 401/);
-    doubles.replyNext({ status: 502, body: 'Bad gateway' });
-    expect(await apply(applier, application(), recordingHooks(doubles))).toMatchObject({ status: 'unknown' });
+    double.replyNext({ status: 502, body: 'Bad gateway' });
+    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
   });
 
   it('hands to the hosted form an application with answers the API has no field for (education), without the key', async () => {
-    const { applier, hostedForm } = routerFor(doubles);
-    const before = doubles.submissions().length;
+    const { applier, hostedForm } = routerWith(endpoints());
+    const before = double.submissions().length;
     const education = [{ id: 'education', value: [[{ id: 'education.school_name', value: 'University of London' }]] }];
-    const outcome = await apply(applier, application({ answers: answers(education) }), recordingHooks(doubles));
+    const outcome = await apply(applier, application({ answers: answers(education) }), hooksOn(double));
     expect(outcome).toMatchObject({ status: 'success' });
     expect(hostedForm.calls).toHaveLength(1);
     expect(hostedForm.calls[0]?.credential).toBeUndefined();
-    expect(doubles.submissions().length).toBe(before);
+    expect(double.submissions().length).toBe(before);
   });
 
   it('uses the hosted form when the client has no key for this board', async () => {
-    const { applier, hostedForm } = routerFor(doubles);
+    const { applier, hostedForm } = routerWith(endpoints());
     const { credential: _none, ...withoutKey } = application();
-    await apply(applier, withoutKey, recordingHooks(doubles));
+    await apply(applier, withoutKey, hooksOn(double));
     expect(hostedForm.calls).toHaveLength(1);
   });
 });

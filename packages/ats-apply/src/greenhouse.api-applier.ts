@@ -1,6 +1,7 @@
 import type { SubmitOutcome } from '@quarry/applier';
 import { detectAts } from '@quarry/miner';
 import { z } from 'zod';
+import type { VendorRateLimit } from './lever.api-applier.ts';
 import { MultipartBody } from './multipart-body.ts';
 import { callVendor, expandEndpoint } from './vendor-request.ts';
 import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
@@ -50,7 +51,7 @@ function optionValue(field: GhField, answer: unknown): string | null {
  * each option's value id (the mined form keeps labels), proves the job is still on the board, and
  * says what is required, which Greenhouse itself does not enforce.
  */
-export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: number }): VendorApplier {
+export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: number; rateLimit: VendorRateLimit }): VendorApplier {
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
@@ -106,17 +107,22 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Greenhouse requires ${missing.join(', ')}`);
 
     const authorization = `Basic ${Buffer.from(`${credential.key}:`).toString('base64')}`;
-    return submitOnce(
-      'Greenhouse',
-      hooks,
-      () => callVendor(jobUrl, { method: 'POST', headers: { authorization, accept: 'application/json' }, body: form }, options.timeoutMs, signal),
-      (answer): SubmitOutcome => {
-        if (answer.status >= 200 && answer.status < 300) {
-          const reference = (answer.json as { id?: unknown; application_id?: unknown } | undefined)?.application_id ?? (answer.json as { id?: unknown } | undefined)?.id;
-          return { status: 'success', confirmation: { text: `Submitted through Greenhouse's Job Board API (HTTP ${answer.status})`, ...(reference !== undefined ? { reference: String(reference) } : {}) } };
-        }
-        return refusal('Greenhouse', answer, vendorMessage(answer.json, answer.text));
-      },
+    return options.rateLimit(
+      `greenhouse:${credential.board}`,
+      () =>
+        submitOnce(
+          'Greenhouse',
+          hooks,
+          () => callVendor(jobUrl, { method: 'POST', headers: { authorization, accept: 'application/json' }, body: form }, options.timeoutMs, signal),
+          (answer): SubmitOutcome => {
+            if (answer.status >= 200 && answer.status < 300) {
+              const reference = (answer.json as { id?: unknown; application_id?: unknown } | undefined)?.application_id ?? (answer.json as { id?: unknown } | undefined)?.id;
+              return { status: 'success', confirmation: { text: `Submitted through Greenhouse's Job Board API (HTTP ${answer.status})`, ...(reference !== undefined ? { reference: String(reference) } : {}) } };
+            }
+            return refusal('Greenhouse', answer, vendorMessage(answer.json, answer.text));
+          },
+        ),
+      signal,
     );
   };
 }

@@ -1,13 +1,15 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { startAtsVendorDoubles, type AtsVendorDoubles } from '@quarry/testing';
+import { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, candidate, cvFile, mineFrom, partsNamed, recordingHooks, routerFor } from './vendor-cases.test-support.ts';
+import type { VendorApiDouble } from './vendor-api.double.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
 
 const key = 'lever-key-1';
-const postingId = '0b6d1c6e-7f3a-4c1e-9a55-2d8f00c0ffee';
+const postingId = leverDoublePosting;
 const url = `https://jobs.lever.co/acme/${postingId}`;
-let doubles: AtsVendorDoubles;
+let double: VendorApiDouble;
+const endpoints = () => double.endpoints;
 let questions: Question[];
 
 const standard = (): ResolvedAnswer[] => [
@@ -21,25 +23,25 @@ const standard = (): ResolvedAnswer[] => [
 const application = (answers = standard(), credentialKey = key): ApplicationToSubmit => ({ url, questions, answers, candidate, credential: { ats: 'lever', board: 'acme', key: credentialKey } });
 
 beforeAll(async () => {
-  doubles = await startAtsVendorDoubles({ greenhouseKey: 'unused', leverKey: key });
-  questions = await mineFrom(doubles, `${url}/apply`);
+  double = await startLeverApiDouble({ key });
+  questions = await mineWith(endpoints(), `${url}/apply`);
 });
-afterAll(async () => doubles.close());
+afterAll(async () => double.close());
 
 describe("Lever's Postings API transport", () => {
   it("sends the standard fields under Lever's names, the résumé byte for byte, within Lever's rate, after beforeSubmit", async () => {
     const limited: string[] = [];
-    const { applier, hostedForm } = routerFor(doubles, limited);
-    const hooks = recordingHooks(doubles);
-    const before = doubles.submissions().length;
+    const { applier, hostedForm } = routerWith(endpoints(), limited);
+    const hooks = hooksOn(double);
+    const before = double.submissions().length;
     const outcome = await apply(applier, application(), hooks);
 
     expect(outcome).toMatchObject({ status: 'success', confirmation: { reference: expect.stringMatching(/^lever-application-/) } });
     expect(hostedForm.calls).toHaveLength(0);
     expect(limited).toEqual(['lever:acme']);
     expect(hooks.submissionsBefore).toEqual([before]);
-    const [sent] = doubles.submissions().slice(before);
-    expect(sent?.path).toBe(`/lever-api/v0/postings/acme/${postingId}`);
+    const [sent] = double.submissions().slice(before);
+    expect(sent?.path).toBe(`/v0/postings/acme/${postingId}`);
     expect(sent?.query.get('key')).toBe(key);
     const parts = sent?.parts ?? [];
     expect(partsNamed(parts, 'name')).toEqual(['Ada Lovelace']);
@@ -53,15 +55,15 @@ describe("Lever's Postings API transport", () => {
   it('hands an application answering a custom card to the hosted form: the API takes no custom questions', async () => {
     const card = questions.find((question) => question.id.startsWith('cards['));
     expect(card).toBeDefined();
-    const { applier, hostedForm } = routerFor(doubles);
-    const before = doubles.submissions().length;
-    await apply(applier, application([...standard(), { id: card?.id ?? '', value: 'Yes' }]), recordingHooks(doubles));
+    const { applier, hostedForm } = routerWith(endpoints());
+    const before = double.submissions().length;
+    await apply(applier, application([...standard(), { id: card?.id ?? '', value: 'Yes' }]), hooksOn(double));
     expect(hostedForm.calls).toHaveLength(1);
-    expect(doubles.submissions().length).toBe(before);
+    expect(double.submissions().length).toBe(before);
   });
 
   it("maps Lever's answers (closed posting, invalid résumé, missing field, rate limit, bad key) to the interface's codes with Lever's error", async () => {
-    const { applier } = routerFor(doubles);
+    const { applier } = routerWith(endpoints());
     const cases: Array<[number, unknown, string, RegExp]> = [
       [404, { ok: false, error: 'Posting not found' }, 'JobExpired', /Posting not found/],
       [400, { ok: false, error: 'Invalid resume file: unsupported file type' }, 'FileTypeNotSupported', /unsupported file type/],
@@ -69,12 +71,12 @@ describe("Lever's Postings API transport", () => {
       [429, { ok: false, error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
     ];
     for (const [status, body, errorCode, message] of cases) {
-      doubles.replyNext({ status, body });
-      const outcome = await apply(applier, application(), recordingHooks(doubles));
+      double.replyNext({ status, body });
+      const outcome = await apply(applier, application(), hooksOn(double));
       expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
       expect(outcome.status === 'failed' && outcome.message).toMatch(message);
     }
-    const refused = await apply(applier, application(standard(), 'revoked'), recordingHooks(doubles));
+    const refused = await apply(applier, application(standard(), 'revoked'), hooksOn(double));
     expect(refused.status === 'failed' && refused.message).toMatch(/Lever refused the registered API key \(HTTP 401: Invalid API key/);
   });
 });

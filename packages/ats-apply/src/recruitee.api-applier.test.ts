@@ -1,11 +1,13 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { startAtsVendorDoubles, type AtsVendorDoubles } from '@quarry/testing';
+import { startRecruiteeApiDouble } from './recruitee.double.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, candidate, cvFile, mineFrom, partsNamed, recordingHooks, routerFor } from './vendor-cases.test-support.ts';
+import type { VendorApiDouble } from './vendor-api.double.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
 
 const url = 'https://acme.recruitee.com/o/backend-engineer';
-let doubles: AtsVendorDoubles;
+let double: VendorApiDouble;
+const endpoints = () => double.endpoints;
 let questions: Question[];
 
 const answers = (without: string[] = []): ResolvedAnswer[] =>
@@ -22,23 +24,23 @@ const answers = (without: string[] = []): ResolvedAnswer[] =>
 const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url, questions, answers: answers(), candidate, ...overrides });
 
 beforeAll(async () => {
-  doubles = await startAtsVendorDoubles({ greenhouseKey: 'unused', leverKey: 'unused' });
-  questions = await mineFrom(doubles, url);
+  double = await startRecruiteeApiDouble();
+  questions = await mineWith(endpoints(), url);
 });
-afterAll(async () => doubles.close());
+afterAll(async () => double.close());
 
 describe("Recruitee's careers-site API transport (no key)", () => {
   it("sends the candidate's fields and every open question as Recruitee's answer attributes, after beforeSubmit", async () => {
-    const { applier, hostedForm } = routerFor(doubles);
-    const hooks = recordingHooks(doubles);
-    const before = doubles.submissions().length;
+    const { applier, hostedForm } = routerWith(endpoints());
+    const hooks = hooksOn(double);
+    const before = double.submissions().length;
     const outcome = await apply(applier, application(), hooks);
 
     expect(outcome).toMatchObject({ status: 'success' });
     expect(hostedForm.calls).toHaveLength(0);
     expect(hooks.submissionsBefore).toEqual([before]);
-    const [sent] = doubles.submissions().slice(before);
-    expect(sent?.path).toBe('/recruitee/acme/api/offers/backend-engineer/candidates');
+    const [sent] = double.submissions().slice(before);
+    expect(sent?.path).toBe('/company/acme/api/offers/backend-engineer/candidates');
     const parts = sent?.parts ?? [];
     expect(partsNamed(parts, 'candidate[name]')).toEqual(['Ada Lovelace']);
     expect(partsNamed(parts, 'candidate[email]')).toEqual([candidate.email]);
@@ -52,27 +54,27 @@ describe("Recruitee's careers-site API transport (no key)", () => {
   });
 
   it('reports an offer no longer published as JobExpired and a required open question left empty, before sending', async () => {
-    const { applier } = routerFor(doubles);
-    const before = doubles.submissions().length;
-    const closed = await apply(applier, application({ url: 'https://acme.recruitee.com/o/closed-role' }), recordingHooks(doubles));
+    const { applier } = routerWith(endpoints());
+    const before = double.submissions().length;
+    const closed = await apply(applier, application({ url: 'https://acme.recruitee.com/o/closed-role' }), hooksOn(double));
     expect(closed).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
-    const hooks = recordingHooks(doubles);
+    const hooks = hooksOn(double);
     const missing = await apply(applier, application({ answers: answers(['open_question_504']) }), hooks);
     expect(missing).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
     expect(hooks.calls).toBe(0);
-    expect(doubles.submissions().length).toBe(before);
+    expect(double.submissions().length).toBe(before);
   });
 
   it("maps Recruitee's 422 bodies (missing field, invalid file, duplicate) to the interface's codes with its messages", async () => {
-    const { applier } = routerFor(doubles);
+    const { applier } = routerWith(endpoints());
     const cases: Array<[unknown, string, RegExp]> = [
       [{ error: ["Phone can't be blank"], error_fields: { phone: ["can't be blank"] } }, 'MandatoryQuestionsNotAnswered', /Phone can't be blank/],
       [{ error: ['Cv has an invalid file type'], error_fields: { cv: ['has an invalid file type'] } }, 'FileTypeNotSupported', /invalid file type/],
       [{ error: ['You have already applied for this job'], error_fields: {} }, 'AlreadyApplied', /already applied/],
     ];
     for (const [body, errorCode, message] of cases) {
-      doubles.replyNext({ status: 422, body });
-      const outcome = await apply(applier, application(), recordingHooks(doubles));
+      double.replyNext({ status: 422, body });
+      const outcome = await apply(applier, application(), hooksOn(double));
       expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
       expect(outcome.status === 'failed' && outcome.message).toMatch(message);
     }

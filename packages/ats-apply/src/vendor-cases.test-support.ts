@@ -1,27 +1,10 @@
 import type { Applier, ApplicationToSubmit, FileToUpload, SubmitHooks } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { createMiner, defaultMinerEndpoints } from '@quarry/miner';
+import { createMiner, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
-import type { AtsVendorDoubles, ReceivedPart } from '@quarry/testing';
-import { createAtsApplier } from './transport-router.applier.ts';
-
-/** The miner's endpoints, pointed at the doubles as a deployment's MINING_ATS_ENDPOINTS would. */
-const endpointsFor = (origin: string) => ({
-  ...defaultMinerEndpoints,
-  greenhouseApi: `${origin}/greenhouse-api`,
-  lever: `${origin}/lever/{host}`,
-  leverApi: `${origin}/lever-api`,
-  recruitee: `${origin}/recruitee/{company}`,
-});
-
-/** Mines the posting from the double with the real miner: the questions (and ids) a client answers. */
-export async function mineFrom(doubles: AtsVendorDoubles, url: string): Promise<Question[]> {
-  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints: endpointsFor(doubles.origin) });
-  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
-  if (!mined.ok) throw new Error(`the double's form did not mine: ${mined.errorCode} ${mined.detail}`);
-  return mined.form.questions;
-}
+import { createAtsApplier, type AtsApiEndpoints } from './transport-router.applier.ts';
+import type { ReceivedPart, ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
 
 /** A PDF-looking file whose every byte must arrive unchanged (a NUL, high bytes, a CRLF in the middle). */
 export const cvFile = (): FileToUpload => ({
@@ -33,25 +16,25 @@ export const cvFile = (): FileToUpload => ({
 
 export const candidate = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0000' };
 
-/** The hook as the run calls it, recording when it ran relative to the double's submissions. */
-export function recordingHooks(doubles: AtsVendorDoubles): SubmitHooks & { calls: number; submissionsBefore: number[] } {
-  const hooks = {
-    calls: 0,
-    submissionsBefore: [] as number[],
-    beforeSubmit: async () => {
-      hooks.calls += 1;
-      hooks.submissionsBefore.push(doubles.submissions().length);
-    },
-  };
-  return hooks;
+export const apply = (applier: Applier, application: ApplicationToSubmit, hooks: SubmitHooks) => applier(application, hooks, new AbortController().signal);
+
+/** Every value a submission carries under a name, in order. */
+export const partsNamed = (parts: Array<[string, ReceivedPart]>, name: string): ReceivedPart[] => parts.filter(([key]) => key === name).map(([, value]) => value);
+
+/** Mines a posting with the real miner, its endpoints pointed at one vendor's double (as MINING_ATS_ENDPOINTS would). */
+export async function mineWith(endpoints: Partial<MinerEndpoints>, url: string): Promise<Question[]> {
+  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints });
+  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+  if (!mined.ok) throw new Error(`the double's form did not mine: ${mined.errorCode} ${mined.detail}`);
+  return mined.form.questions;
 }
 
-/** The router as the worker builds it, the hosted form a fake engine (our own port) that records what reaches it. */
-export function routerFor(doubles: AtsVendorDoubles, limited: string[] = []): { applier: Applier; hostedForm: FakeApplier } {
+/** The router as the worker builds it, pointed at one vendor's double; the hosted form a fake engine (our own port) that records what reaches it. */
+export function routerWith(endpoints: Partial<AtsApiEndpoints>, limited: string[] = []): { applier: Applier; hostedForm: FakeApplier } {
   const hostedForm = createFakeApplier();
   const applier = createAtsApplier({
     hostedForm,
-    endpoints: endpointsFor(doubles.origin),
+    endpoints,
     timeoutMs: 5_000,
     rateLimit: async (key, work) => {
       limited.push(key);
@@ -61,7 +44,19 @@ export function routerFor(doubles: AtsVendorDoubles, limited: string[] = []): { 
   return { applier, hostedForm };
 }
 
-export const apply = (applier: Applier, application: ApplicationToSubmit, hooks: SubmitHooks) => applier(application, hooks, new AbortController().signal);
+/** The hook as the run calls it, recording how many submissions the double had seen when it ran. */
+export function hooksOn(double: VendorApiDouble): SubmitHooks & { calls: number; submissionsBefore: number[] } {
+  const hooks = {
+    calls: 0,
+    submissionsBefore: [] as number[],
+    beforeSubmit: async () => {
+      hooks.calls += 1;
+      hooks.submissionsBefore.push(double.submissions().length);
+    },
+  };
+  return hooks;
+}
 
-/** Every value a submission carries under a name, in order. */
-export const partsNamed = (parts: Array<[string, ReceivedPart]>, name: string): ReceivedPart[] => parts.filter(([key]) => key === name).map(([, value]) => value);
+/** A JSON submission's value at a dotted path (`candidate.answers`). */
+export const jsonAt = (request: ReceivedRequest | undefined, path: string): unknown =>
+  path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), request?.json);

@@ -12,11 +12,21 @@ const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHO
 
 /**
  * One request to a vendor's API: the vendor's fixed host (configured, never a client's URL), a
- * time cap and the job's abort signal. Throws `VendorUnreachable` when no byte can have left.
+ * time cap and the job's abort signal. A body is multipart (byte for byte) or JSON; a vendor with
+ * its own JSON media type names it in `headers`. Throws `VendorUnreachable` when no byte can have left.
  */
-export async function callVendor(url: string, init: { method: string; headers?: Record<string, string>; body?: MultipartBody }, timeoutMs: number, signal: AbortSignal): Promise<VendorAnswer> {
-  const encoded = init.body instanceof MultipartBody ? init.body.encode() : null;
-  const headers = { ...init.headers, ...(encoded ? { 'content-type': encoded.contentType } : {}) };
+export async function callVendor(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: MultipartBody; json?: unknown },
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<VendorAnswer> {
+  const encoded = init.body instanceof MultipartBody
+    ? init.body.encode()
+    : init.json !== undefined
+      ? { body: Buffer.from(JSON.stringify(init.json), 'utf8'), contentType: 'application/json' }
+      : null;
+  const headers = { ...(encoded ? { 'content-type': encoded.contentType } : {}), ...init.headers };
   let response: Response;
   try {
     response = await fetch(url, { method: init.method, headers, ...(encoded ? { body: encoded.body } : {}), redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });

@@ -5,13 +5,13 @@ import { hasNul, nulMessage } from './nul-bytes.ts';
  * The ATSs whose employer-authorized API the service can submit through. A key for another vendor
  * is refused rather than stored unused: the client would believe its applications go through it.
  */
-export const atsCredentialVendors = ['greenhouse', 'lever', 'ashby'] as const;
+export const atsCredentialVendors = ['greenhouse', 'lever', 'ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor'] as const;
 export const AtsCredentialVendor = z.enum(atsCredentialVendors);
 export type AtsCredentialVendor = z.infer<typeof AtsCredentialVendor>;
 
 /**
  * The board a key opens, as the posting URLs name it: Greenhouse's board token, Lever's site,
- * Ashby's hosted jobs page name. Lowercase, since the vendors' URLs are case-insensitive there.
+ * Ashby's hosted jobs page name, Workable's account, SmartRecruiters' company identifier, BambooHR's, JazzHR's, Breezy's and Teamtailor's company subdomain. Lowercase, since the vendors' URLs are case-insensitive there.
  */
 const board = z
   .string()

@@ -95,6 +95,7 @@ const httpUrl = z
 export const atsEndpointNames = [
   'greenhouseApi', 'greenhouseBoards', 'lever', 'ashby', 'workable', 'smartRecruitersApi', 'smartRecruitersJobs',
   'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal', 'leverApi',
+  'ashbyApi', 'workableApi', 'bamboohrApi', 'jazzhrApi', 'breezyApi', 'teamtailorApi',
 ] as const;
 export type AtsEndpointName = (typeof atsEndpointNames)[number];
 

@@ -3,7 +3,7 @@ export type AtsTarget =
   | { ats: 'greenhouse'; board: string | null; jobId: string }
   | { ats: 'lever'; host: string; site: string; postingId: string }
   | { ats: 'ashby'; org: string; postingId: string }
-  | { ats: 'workable'; shortcode: string }
+  | { ats: 'workable'; account: string | null; shortcode: string }
   | { ats: 'smartrecruiters'; company: string; postingId: string }
   | { ats: 'bamboohr'; company: string; jobId: string }
   | { ats: 'recruitee'; company: string; slug: string }
@@ -65,7 +65,9 @@ export function detectAts(input: string): AtsTarget | null {
   if (host === 'apply.workable.com') {
     const index = path.indexOf('j');
     const shortcode = index >= 0 ? path[index + 1] : undefined;
-    return shortcode && /^[0-9A-Z]{6,12}$/i.test(shortcode) ? { ats: 'workable', shortcode: shortcode.toUpperCase() } : null;
+    // The account is named only by the long link (`/{account}/j/{shortcode}`), not by `/j/{shortcode}`.
+    const account = index > 0 ? (path[index - 1] ?? null) : null;
+    return shortcode && /^[0-9A-Z]{6,12}$/i.test(shortcode) ? { ats: 'workable', account, shortcode: shortcode.toUpperCase() } : null;
   }
   if (host === 'jobs.smartrecruiters.com') {
     const [company, posting] = path;

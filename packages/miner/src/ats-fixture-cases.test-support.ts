@@ -164,6 +164,12 @@ export function minerEndpointsFor(origin: string): MinerEndpoints {
     breezy: `${origin}/breezy/{company}`,
     manatal: `${origin}/manatal`,
     leverApi: `${origin}/lever-api`,
+    ashbyApi: `${origin}/ashby-api`,
+    workableApi: `${origin}/workable-api/{company}`,
+    bamboohrApi: `${origin}/bamboohr-api`,
+    jazzhrApi: `${origin}/jazzhr-api`,
+    breezyApi: `${origin}/breezy-api`,
+    teamtailorApi: `${origin}/teamtailor-api`,
   };
 }
 

@@ -38,8 +38,15 @@ export const defaultMinerEndpoints: MinerEndpoints = {
   jazzhr: 'https://{company}.applytojob.com',
   breezy: 'https://{company}.breezy.hr',
   manatal: 'https://www.careers-page.com',
-  // Not read by the miner: the Lever Postings API the applications' API transport posts to.
+  // Not read by the miner: the vendor APIs the applications' API transports post to.
   leverApi: 'https://{host}',
+  ashbyApi: 'https://api.ashbyhq.com',
+  // `{company}` is the Workable account's subdomain, the board its key was registered for.
+  workableApi: 'https://{company}.workable.com',
+  bamboohrApi: 'https://api.bamboohr.com',
+  jazzhrApi: 'https://api.resumatorapi.com',
+  breezyApi: 'https://api.breezy.hr',
+  teamtailorApi: 'https://api.teamtailor.com',
 };
 
 export type CreateMinerOptions = {

@@ -22,7 +22,5 @@ export type { ApplicationSites, ReceivedApplication } from './application-sites.
 export { holdRowLocks, lockWaiters } from './row-locks.ts';
 export { startPrivateDovecot } from './private-dovecot.ts';
 export type { DovecotUser, PrivateDovecot } from './private-dovecot.ts';
-export { greenhouseJobFixture, leverApplyPageFixture, recruiteeOffersFixture, startAtsVendorDoubles } from './ats-vendor-doubles.ts';
-export type { AtsVendorDoubles, ReceivedPart, VendorReply, VendorRequest } from './ats-vendor-doubles.ts';
 export { startOpenTravelHotel } from './opentravel-hotel.ts';
 export type { OpenTravelHotel, OrderBehaviour, ReceivedOrder, Reservation, TestHotel } from './opentravel-hotel.ts';

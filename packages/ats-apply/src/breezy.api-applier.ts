@@ -1,0 +1,99 @@
+import type { FileToUpload, SubmitOutcome } from '@quarry/applier';
+import { detectAts } from '@quarry/miner';
+import { z } from 'zod';
+import type { VendorRateLimit } from './lever.api-applier.ts';
+import { MultipartBody } from './multipart-body.ts';
+import { callVendor, expandEndpoint, VendorUnreachable } from './vendor-request.ts';
+import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
+import { answeredValues, failedBeforeSending, isFile, type VendorApplier } from './vendor-transport.ts';
+
+const Companies = z.array(z.object({ _id: z.string(), friendly_id: z.string().nullish() }));
+const Positions = z.array(z.object({ _id: z.string(), friendly_id: z.string().nullish(), state: z.string().nullish() }));
+
+/** The apply page's boxes (the miner's ids) and the candidate attribute each is sent as. */
+const attributes: Record<string, string> = { cName: 'name', cEmail: 'email_address', cPhoneNumber: 'phone_number', cAddress: 'address', cSummary: 'summary', cCoverLetter: 'cover_letter' };
+
+/**
+ * Breezy HR's v3 API, the token in `Authorization`: the account's companies give the id of the
+ * page's company (by its friendly id), its positions the id and state of the page's position;
+ * then `POST /v3/company/{cid}/position/{pid}/candidates` (JSON: name, email, phone, address,
+ * summary, cover letter) and, when there is one, the résumé as multipart `file` to
+ * `…/candidate/{id}/resume`. The first POST is the irreversible one: a résumé that then fails to
+ * attach leaves a candidate without it, reported as FileFailedToUpload with `submitted: true`.
+ * Questionnaire, salary, location, EEO and consent answers have no field here: the hosted form
+ * takes such an application.
+ */
+export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: number; rateLimit: VendorRateLimit }): VendorApplier {
+  return async (application, hooks, signal) => {
+    const target = detectAts(application.url);
+    const credential = application.credential;
+    if (target?.ats !== 'breezy' || !credential) return { status: 'not-carried', reason: 'not a Breezy posting with a registered key' };
+
+    const { candidate } = application;
+    const body: Record<string, unknown> = { name: `${candidate.firstName} ${candidate.lastName}`, email_address: candidate.email, ...(candidate.phone ? { phone_number: candidate.phone } : {}) };
+    let resume: FileToUpload | null = null;
+    const given = new Set<string>(['cName', 'cEmail', ...(candidate.phone ? ['cPhoneNumber'] : [])]);
+    const notCarried: string[] = [];
+    for (const { id, value } of answeredValues(application)) {
+      const attribute = attributes[id];
+      if (attribute && typeof value === 'string') body[attribute] = value;
+      else if (id === 'cResume' && isFile(value)) resume = value;
+      else {
+        notCarried.push(id);
+        continue;
+      }
+      given.add(id);
+    }
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Breezy's candidate API has no field for ${notCarried.join(', ')}` };
+    const missing = application.questions.filter((question) => question.mandatory && !given.has(question.id)).map((question) => question.id);
+    if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Breezy's apply page requires ${missing.join(', ')}`);
+
+    const base = expandEndpoint(options.apiBaseUrl, {});
+    const headers = { authorization: credential.key, accept: 'application/json' };
+    const companies = await callVendor(`${base}/v3/companies`, { method: 'GET', headers }, options.timeoutMs, signal);
+    if (companies.status !== 200) return refusal('Breezy', companies, vendorMessage(companies.json, companies.text));
+    const company = Companies.safeParse(companies.json);
+    const companyId = company.success ? company.data.find((entry) => entry.friendly_id?.toLowerCase() === target.company.toLowerCase())?._id : undefined;
+    if (!companyId) return failedBeforeSending('ApplicationFailed', `Breezy: the registered token does not open company ${target.company}; nothing was submitted`);
+    const listing = await callVendor(`${base}/v3/company/${encodeURIComponent(companyId)}/positions`, { method: 'GET', headers }, options.timeoutMs, signal);
+    if (listing.status !== 200) return refusal('Breezy', listing, vendorMessage(listing.json, listing.text));
+    const positions = Positions.safeParse(listing.json);
+    const position = positions.success ? positions.data.find((entry) => entry.friendly_id === target.posting) : undefined;
+    if (!position) return failedBeforeSending('JobExpired', `Breezy: position ${target.posting} is no longer listed`);
+    if (position.state && position.state !== 'published') return failedBeforeSending('JobExpired', `Breezy: position ${target.posting} is ${position.state}`);
+    const positionUrl = `${base}/v3/company/${encodeURIComponent(companyId)}/position/${encodeURIComponent(position._id)}`;
+
+    return options.rateLimit(
+      `breezy:${credential.board}`,
+      async () => {
+        let candidateId: string | null = null;
+        const created = await submitOnce(
+          'Breezy',
+          hooks,
+          () => callVendor(`${positionUrl}/candidates`, { method: 'POST', headers, json: body }, options.timeoutMs, signal),
+          (answer): SubmitOutcome => {
+            if (answer.status === 200 || answer.status === 201) {
+              const id = (answer.json as { _id?: unknown } | undefined)?._id;
+              candidateId = id === undefined ? null : String(id);
+              return { status: 'success', confirmation: { text: "Submitted through Breezy's candidate API", ...(candidateId ? { reference: candidateId } : {}) } };
+            }
+            return refusal('Breezy', answer, vendorMessage(answer.json, answer.text));
+          },
+        );
+        if (created.status !== 'success' || !resume) return created;
+        if (!candidateId) return { status: 'failed', errorCode: 'FileFailedToUpload', message: 'Breezy created the candidate without naming it; the résumé could not be attached', submitted: true };
+        const form = new MultipartBody();
+        form.append('file', resume);
+        try {
+          const attached = await callVendor(`${positionUrl}/candidate/${encodeURIComponent(candidateId)}/resume`, { method: 'POST', headers, body: form }, options.timeoutMs, signal);
+          if (attached.status >= 200 && attached.status < 300) return created;
+          return { status: 'failed', errorCode: 'FileFailedToUpload', message: `Breezy recorded the candidate (${candidateId}) but refused the résumé (HTTP ${attached.status}: ${vendorMessage(attached.json, attached.text)})`, submitted: true };
+        } catch (error) {
+          const reason = error instanceof VendorUnreachable ? error.message : 'no answer';
+          return { status: 'failed', errorCode: 'FileFailedToUpload', message: `Breezy recorded the candidate (${candidateId}); whether the résumé was attached is not known (${reason})`, submitted: true };
+        }
+      },
+      signal,
+    );
+  };
+}

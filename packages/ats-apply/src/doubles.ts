@@ -1,0 +1,12 @@
+// The vendors' loopback doubles, for tests and benches outside this package (`@quarry/ats-apply/doubles`).
+export type { DoubleReply, ReceivedPart, ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
+export { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
+export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
+export { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
+export { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
+export { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
+export { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
+export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
+export { startRecruiteeApiDouble } from './recruitee.double.ts';
+export { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
+export { startTeamtailorApiDouble, teamtailorDoubleJobs } from './teamtailor.double.ts';
