@@ -34,9 +34,10 @@ export type PrivateDovecot = {
  * A Dovecot IMAP server of the test's own (Debian's `dovecot-imapd`, installed by
  * scripts/ensure-dovecot.sh): its own config, run folder, passwd file and Maildirs under one temp
  * folder, plain-text logins on loopback without TLS, and never the machine's dovecot service.
- * `idle: false` leaves IDLE out of the capabilities, for the polling path.
+ * `idle: false` leaves IDLE out of the capabilities, for the polling path; `config` is appended to
+ * the config file (a bench raises the connection limits there).
  */
-export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle?: boolean } = {}): Promise<PrivateDovecot> {
+export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle?: boolean; config?: string } = {}): Promise<PrivateDovecot> {
   const port = await freePort();
   const root = mkdtempSync(join(tmpdir(), 'quarry-dovecot-'));
   const mail = join(root, 'mail');
@@ -119,6 +120,7 @@ namespace inbox {
     auto = create
   }
 }
+${options.config ?? ''}
 `,
   );
   mkdirSync(join(root, 'state'));
