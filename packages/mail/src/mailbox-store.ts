@@ -18,7 +18,7 @@ export type MailboxStorePorts = {
  * Messages read from one folder, in UID order, for one transaction; `raw: null` moves the
  * checkpoint past a message without taking it (mail from before the hand-out).
  */
-export type MailboxBatch = {
+type MailboxBatch = {
   account: { email: string; alias: string; imapHost: string };
   folder: string;
   uidValidity: bigint;
@@ -26,7 +26,7 @@ export type MailboxBatch = {
 };
 
 /** `forwarded`: the UIDs queued for forwarding; the others were seen before (same Message-ID), unbound, or passed over. */
-export type BatchOutcome = { leaseLost: true } | { leaseLost: false; forwarded: number[] };
+type BatchOutcome = { leaseLost: true } | { leaseLost: false; forwarded: number[] };
 
 function headerSection(raw: Buffer): string {
   const end = raw.indexOf('\r\n\r\n');
