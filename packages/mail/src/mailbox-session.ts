@@ -21,7 +21,12 @@ export type MailboxSessionSettings = {
   seenRetentionMs: number;
 };
 
-export type MailboxSessionPorts = MailboxStorePorts & SealPorts & { onError?: (error: unknown, where: string) => void };
+export type MailboxSessionPorts = MailboxStorePorts &
+  SealPorts & {
+    onError?: (error: unknown, where: string) => void;
+    /** Runs a login (token refresh, connect, authenticate) when the process has room for one more in flight. */
+    limitLogins?: <T>(login: () => Promise<T>) => Promise<T>;
+  };
 
 /** Mail from up to this long before the hand-out is the new owner's too (clocks of two servers differ). */
 const handOutAllowanceMs = 60_000;
@@ -58,18 +63,23 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
   while (!signal.aborted) {
     let client: ImapFlow | null = null;
     try {
-      const { credentials, refreshed } = await resolveCredentials(ports, current);
-      if (refreshed) {
-        await storeAccessToken(ports.pool, current.email, refreshed);
-        current = { ...current, sealedSecret: refreshed.sealedSecret, sealedAccessToken: refreshed.sealedAccessToken, accessTokenExpiresAt: refreshed.expiresAt };
-      }
-      client = createImapClient(current, credentials, { socketTimeoutMs: Math.max(5 * 60_000, settings.pollMs * 2) });
-      client.on('error', () => {}); // reported through the command that fails, or 'close'
-      await client.connect();
+      const login = async () => {
+        const { credentials, refreshed } = await resolveCredentials(ports, current);
+        if (refreshed) {
+          await storeAccessToken(ports.pool, current.email, refreshed);
+          current = { ...current, sealedSecret: refreshed.sealedSecret, sealedAccessToken: refreshed.sealedAccessToken, accessTokenExpiresAt: refreshed.expiresAt };
+        }
+        const opened = createImapClient(current, credentials, { socketTimeoutMs: Math.max(5 * 60_000, settings.pollMs * 2) });
+        opened.on('error', () => {}); // reported through the command that fails, or 'close'
+        client = opened;
+        await opened.connect();
+        return opened;
+      };
+      const connected = await (ports.limitLogins ? ports.limitLogins(login) : login());
       if (signal.aborted) break;
-      await recordLoginSucceeded(ports.pool, current.email, client.capabilities.has('IDLE') ? 'idle' : 'poll');
+      await recordLoginSucceeded(ports.pool, current.email, connected.capabilities.has('IDLE') ? 'idle' : 'poll');
       failures = 0;
-      await followMailbox(ports, settings, current, client, signal);
+      await followMailbox(ports, settings, current, connected, signal);
     } catch (error) {
       if (signal.aborted || error instanceof LeaseLost) break;
       if (isLoginRefused(error)) {
