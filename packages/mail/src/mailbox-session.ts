@@ -61,7 +61,8 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
   let failures = 0;
   let current = account;
   while (!signal.aborted) {
-    let client: ImapFlow | null = null;
+    // Set inside the login, which may run later (limitLogins): closed below however the session ends.
+    const connection: { client: ImapFlow | null } = { client: null };
     try {
       const login = async () => {
         const { credentials, refreshed } = await resolveCredentials(ports, current);
@@ -71,7 +72,7 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
         }
         const opened = createImapClient(current, credentials, { socketTimeoutMs: Math.max(5 * 60_000, settings.pollMs * 2) });
         opened.on('error', () => {}); // reported through the command that fails, or 'close'
-        client = opened;
+        connection.client = opened;
         await opened.connect();
         return opened;
       };
@@ -94,8 +95,8 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
       failures += 1;
       await sleep(Math.min(settings.pollMs, 1000 * 2 ** Math.min(failures, 10)), signal);
     } finally {
-      if (client) {
-        const open = client;
+      const open = connection.client;
+      if (open) {
         await Promise.race([open.logout().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
         open.close();
       }
