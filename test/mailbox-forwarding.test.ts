@@ -10,12 +10,13 @@ import type { QuarryProcess } from './support/quarry-process.ts';
 // destinations' MX.
 
 const password = 'right-password';
-const users = ['idle-1', 'idle-2', 'idle-3', 'restart', 'broken', 'junk'].map((name) => ({ user: `${name}@pool.test`, password }));
+const users = ['idle-1', 'idle-2', 'idle-3', 'restart', 'broken', 'junk', 'idle-timing'].map((name) => ({ user: `${name}@pool.test`, password }));
 let stack: MailStack;
 let idleServer: PrivateDovecot;
 let pollServer: PrivateDovecot;
 let resetServer: PrivateDovecot;
 let operator: string;
+const pollMs = 5_000;
 const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
 
 function message(id: string, extra = ''): string {
@@ -51,9 +52,11 @@ async function handOut(server: PrivateDovecot, email: string, forwardsTo: string
   return alias;
 }
 
-async function accounts(): Promise<Array<{ email: string; state: string; watcher: string | null; lastError: string | null; forwarded: number }>> {
+type AccountView = { email: string; state: string; watcher: string | null; mode: 'idle' | 'poll' | null; lastError: string | null; forwarded: number };
+
+async function accounts(): Promise<AccountView[]> {
   const response = await fetch(`http://127.0.0.1:${stack.api.port}/v1/admin/mail/outlook-accounts`, { headers: { authorization: basic(operator) } });
-  return ((await response.json()) as { accounts: Array<{ email: string; state: string; watcher: string | null; lastError: string | null; forwarded: number }> }).accounts;
+  return ((await response.json()) as { accounts: AccountView[] }).accounts;
 }
 
 const subjectsTo = (address: string) => stack.sink.to(address).map((sent) => /^Subject: (.*)$/m.exec(sent.raw.toString())?.[1]);
@@ -68,8 +71,8 @@ beforeAll(async () => {
   ]);
   stack = await startMailStack('mailbox', {
     MAILBOX_LEASE_MS: '2000',
-    // Long enough that only IDLE explains a forward within it on the IDLE server.
-    MAILBOX_POLL_MS: '1000',
+    // Long enough that only IDLE explains a forward well within it on the IDLE server.
+    MAILBOX_POLL_MS: String(pollMs),
     MAILBOX_LOGIN_RETRY_MS: '100',
     MAILBOX_MAX_LOGIN_FAILURES: '2',
   });
@@ -145,13 +148,30 @@ describe('a handed-out account', () => {
     expect(stack.sink.to('junk@dest.test')[0]?.raw.toString()).toMatch(/^From: Carol <carol@sender.test>/m);
   });
 
-  it('forwards by polling when the server offers no IDLE', async () => {
+  it('follows INBOX in IDLE where the server offers it: a new message is forwarded well within the poll interval', async () => {
+    await handOut(idleServer, 'idle-timing@pool.test', 'timing@dest.test');
+    await waitFor('the account watched in IDLE', async () => (await accounts()).find((account) => account.email === 'idle-timing@pool.test' && account.watcher && account.mode === 'idle'));
+    // Each message is appended once the one before was forwarded. A poller reads again only
+    // MAILBOX_POLL_MS after the read that took the one before, so without IDLE the second and
+    // third would each wait about that long; in IDLE, the server's notice wakes the reader.
+    const latencies: number[] = [];
+    for (const id of ['timing-1', 'timing-2', 'timing-3']) {
+      const appended = Date.now();
+      await append(idleServer, 'idle-timing@pool.test', message(id));
+      await waitFor(`${id} forwarded`, () => subjectsTo('timing@dest.test').includes(id));
+      latencies.push(Date.now() - appended);
+    }
+    expect(latencies.slice(1).every((ms) => ms < pollMs / 2), `append → forward ${latencies.join(', ')} ms, polling every ${pollMs} ms`).toBe(true);
+  });
+
+  it('forwards by polling when the server offers no IDLE, and says so to operators', async () => {
     await handOut(pollServer, 'poll@pool.test', 'polled@dest.test');
     await append(pollServer, 'poll@pool.test', message('polled-one'));
     await append(pollServer, 'poll@pool.test', message('polled-two'));
     await waitFor('both polled messages forwarded', () => stack.sink.to('polled@dest.test').length === 2);
     await settle();
     expect(subjectsTo('polled@dest.test').sort()).toEqual(['polled-one', 'polled-two']);
+    expect((await accounts()).find((account) => account.email === 'poll@pool.test')).toMatchObject({ mode: 'poll' });
   });
 
   it('forwards nothing twice and loses nothing when the mail process is killed in the middle', async () => {
@@ -230,6 +250,7 @@ describe('two mail processes', () => {
       'idle-2@pool.test': { server: idleServer, to: 'shared-2@dest.test' },
       'idle-3@pool.test': { server: idleServer, to: 'shared-3@dest.test' },
       'restart@pool.test': { server: idleServer, to: 'restart@dest.test' },
+      'idle-timing@pool.test': { server: idleServer, to: 'timing@dest.test' },
       'junk@pool.test': { server: idleServer, to: 'junk@dest.test' },
       'poll@pool.test': { server: pollServer, to: 'polled@dest.test' },
       'reset@pool.test': { server: resetServer, to: 'reset@dest.test' },

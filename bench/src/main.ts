@@ -5,6 +5,7 @@ import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchBookings } from './bookings.bench.ts';
 import { benchBrowserThroughput } from './browser-throughput.bench.ts';
 import { benchHttp } from './http.bench.ts';
+import { benchMailboxes } from './mailboxes.bench.ts';
 import { benchMiningAccuracy } from './mining-accuracy.bench.ts';
 import { benchMiningThroughput } from './mining-throughput.bench.ts';
 import { benchQuestions } from './questions.bench.ts';
@@ -17,6 +18,10 @@ const { positionals, values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     runs: { type: 'string' },
+    // mailboxes: the accounts watched, the messages appended across them, and the append pace.
+    accounts: { type: 'string', default: '1000' },
+    messages: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '250' },
     // smtp: a main.cf setting for the Postfix reference, `name=value`; repeatable.
     'postfix-setting': { type: 'string', multiple: true, default: [] },
   },
@@ -27,6 +32,8 @@ const benches: Record<string, () => Promise<void>> = {
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
   bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
+  // One mail process watching every account; APPEND paced above the 200 messages/s target.
+  mailboxes: () => benchMailboxes({ accounts: Number(values.accounts), messages: Number(values.messages), rate: Number(values.rate), appenders: 25 }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   // One run by default: each takes about a minute (Quarry, then Postfix, in both modes).

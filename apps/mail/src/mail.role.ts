@@ -47,6 +47,7 @@ export async function startMailRole(runtime: {
     domains: config.mailDomains,
     mail: config.mail,
     smtp: config.smtp,
+    mailboxSeenRetentionMs: config.mailbox.seenRetentionMs,
     onError: (error, where) => logger.error({ err: error, where }, 'mail error'),
     onDelivered: (latencySeconds) => runtime.metrics.mailDeliveryLatency.observe(latencySeconds),
   });

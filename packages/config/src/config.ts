@@ -203,6 +203,7 @@ const sectionShapes = {
       .refine((value) => value.split(',').every((folder) => folder.trim().length > 0), 'must be comma-separated folder names'),
     MAILBOX_LOGIN_RETRY_MS: positiveMs.default(60_000),
     MAILBOX_MAX_LOGIN_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+    MAILBOX_SEEN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   },
   smtp: {
     SMTP_PORT: port.default(2525),
@@ -339,6 +340,8 @@ export type MailboxSettings = {
   folders: string[];
   loginRetryMs: number;
   maxLoginFailures: number;
+  /** How long the keys of taken messages are kept; older mail is never taken. */
+  seenRetentionMs: number;
 };
 
 export type SmtpSettings = {
@@ -510,6 +513,7 @@ const readers = {
       folders: vars.MAILBOX_FOLDERS.split(',').map((folder) => folder.trim()),
       loginRetryMs: vars.MAILBOX_LOGIN_RETRY_MS,
       maxLoginFailures: vars.MAILBOX_MAX_LOGIN_FAILURES,
+      seenRetentionMs: vars.MAILBOX_SEEN_RETENTION_DAYS * 86_400_000,
     } as MailboxSettings,
   }),
   smtp: (vars: Vars) => ({

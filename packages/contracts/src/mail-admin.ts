@@ -32,6 +32,8 @@ export const MailboxAccountView = z.object({
   nextAttemptAt: z.string().nullable(),
   /** The mail process watching it now, if any. */
   watcher: z.string().nullable(),
+  /** How its INBOX was followed after the last login: IMAP IDLE where the server offers it, else polling; null before any login. */
+  mode: z.enum(['idle', 'poll']).nullable(),
 });
 export type MailboxAccountView = z.infer<typeof MailboxAccountView>;
 

@@ -25,7 +25,7 @@ export type SmtpSettings = Omit<InboundSettings, 'hostname' | 'domains' | 'srsDo
 export type MailService = {
   smtp: InboundSmtpServer;
   deliver(payload: DeliverMailJobPayload): Promise<DeliveryResult>;
-  housekeeping(): Promise<{ expired: number; requeued: number }>;
+  housekeeping(): Promise<{ expired: number; requeued: number; forgotten: number }>;
   close(): void;
 };
 
@@ -49,6 +49,8 @@ export function createMailService(options: {
   domains: readonly string[];
   mail: MailSettings;
   smtp: SmtpSettings;
+  /** How long the keys of messages taken from pool mailboxes are kept (`MAILBOX_SEEN_RETENTION_DAYS`). */
+  mailboxSeenRetentionMs?: number;
   resolver?: MxResolver;
   now?: () => Date;
   onError?: (error: unknown, where: string) => void;
@@ -105,7 +107,8 @@ export function createMailService(options: {
         },
         payload,
       ),
-    housekeeping: () => runMailHousekeeping({ db: options.pool, enqueue: options.enqueue }),
+    housekeeping: () =>
+      runMailHousekeeping({ db: options.pool, enqueue: options.enqueue }, options.mailboxSeenRetentionMs === undefined ? {} : { seenRetentionMs: options.mailboxSeenRetentionMs }),
     close: () => {
       sender.close();
       store.close();

@@ -18,6 +18,7 @@ type DbAccount = {
   login_failures: number;
   next_attempt_at: Date | null;
   watcher: string | null;
+  watch_mode: 'idle' | 'poll' | null;
 };
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -38,7 +39,7 @@ export async function listMailboxAccounts(ports: { db: Queryable }, limit = 500)
   const rows = await ports.db.query<DbAccount>(
     `SELECT email, state, client_id IS NOT NULL AS assigned, alias, forwards_to, imap_host, imap_port, imap_secure,
             sealed_access_token IS NOT NULL AS oauth2, forwarded, last_message_at, last_error, last_error_at, login_failures, next_attempt_at,
-            CASE WHEN lease_expires_at > now() THEN lease_owner END AS watcher
+            CASE WHEN lease_expires_at > now() THEN lease_owner END AS watcher, watch_mode
      FROM mail_outlook_accounts
      ORDER BY CASE state WHEN 'broken' THEN 0 WHEN 'failing' THEN 1 ELSE 2 END, last_message_at DESC NULLS LAST, email
      LIMIT $1`,
@@ -62,6 +63,7 @@ export async function listMailboxAccounts(ports: { db: Queryable }, limit = 500)
       loginFailures: row.login_failures,
       nextAttemptAt: iso(row.next_attempt_at),
       watcher: row.watcher,
+      mode: row.watch_mode,
     })),
   };
 }

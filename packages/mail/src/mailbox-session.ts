@@ -1,7 +1,7 @@
 import type { ImapFlow } from 'imapflow';
 import { resolveCredentials, type SealPorts } from './mailbox-credentials.ts';
 import { createImapClient, describeImapError, isLoginRefused } from './mailbox-login.ts';
-import { storeMailboxMessage, type MailboxStorePorts } from './mailbox-store.ts';
+import { storeMailboxMessages, type MailboxStorePorts } from './mailbox-store.ts';
 import { readProgress, recordLoginFailed, recordLoginSucceeded, recordMailboxError, storeAccessToken, type WatchedAccount } from './mailbox-watch.queries.ts';
 
 export type MailboxSessionSettings = {
@@ -13,14 +13,27 @@ export type MailboxSessionSettings = {
   loginRetryMs: number;
   /** Refused logins in a row after which the account is broken. */
   maxLoginFailures: number;
+  /**
+   * How long the key (Message-ID) of a taken message is kept. A message the server received longer
+   * ago than that is never taken: its key may be gone, so a folder read again (a new UIDVALIDITY, a
+   * message moved from Junk) could otherwise forward it twice.
+   */
+  seenRetentionMs: number;
 };
 
-export type MailboxSessionPorts = MailboxStorePorts & SealPorts & { onError?: (error: unknown, where: string) => void };
+export type MailboxSessionPorts = MailboxStorePorts &
+  SealPorts & {
+    onError?: (error: unknown, where: string) => void;
+    /** Runs a login (token refresh, connect, authenticate) when the process has room for one more in flight. */
+    limitLogins?: <T>(login: () => Promise<T>) => Promise<T>;
+  };
 
 /** Mail from up to this long before the hand-out is the new owner's too (clocks of two servers differ). */
 const handOutAllowanceMs = 60_000;
 /** Messages whose bytes are fetched in one command. */
 const fetchChunk = 50;
+/** Bytes of messages stored in one transaction at most (a single larger message goes alone). */
+const storeBatchBytes = 8 * 1024 * 1024;
 const forwardedKeyword = '$Forwarded';
 
 class LeaseLost extends Error {}
@@ -48,20 +61,26 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
   let failures = 0;
   let current = account;
   while (!signal.aborted) {
-    let client: ImapFlow | null = null;
+    // Set inside the login, which may run later (limitLogins): closed below however the session ends.
+    const connection: { client: ImapFlow | null } = { client: null };
     try {
-      const { credentials, refreshed } = await resolveCredentials(ports, current);
-      if (refreshed) {
-        await storeAccessToken(ports.pool, current.email, refreshed);
-        current = { ...current, sealedSecret: refreshed.sealedSecret, sealedAccessToken: refreshed.sealedAccessToken, accessTokenExpiresAt: refreshed.expiresAt };
-      }
-      client = createImapClient(current, credentials, { socketTimeoutMs: Math.max(5 * 60_000, settings.pollMs * 2) });
-      client.on('error', () => {}); // reported through the command that fails, or 'close'
-      await client.connect();
+      const login = async () => {
+        const { credentials, refreshed } = await resolveCredentials(ports, current);
+        if (refreshed) {
+          await storeAccessToken(ports.pool, current.email, refreshed);
+          current = { ...current, sealedSecret: refreshed.sealedSecret, sealedAccessToken: refreshed.sealedAccessToken, accessTokenExpiresAt: refreshed.expiresAt };
+        }
+        const opened = createImapClient(current, credentials, { socketTimeoutMs: Math.max(5 * 60_000, settings.pollMs * 2) });
+        opened.on('error', () => {}); // reported through the command that fails, or 'close'
+        connection.client = opened;
+        await opened.connect();
+        return opened;
+      };
+      const connected = await (ports.limitLogins ? ports.limitLogins(login) : login());
       if (signal.aborted) break;
-      await recordLoginSucceeded(ports.pool, current.email);
+      await recordLoginSucceeded(ports.pool, current.email, connected.capabilities.has('IDLE') ? 'idle' : 'poll');
       failures = 0;
-      await followMailbox(ports, settings, current, client, signal);
+      await followMailbox(ports, settings, current, connected, signal);
     } catch (error) {
       if (signal.aborted || error instanceof LeaseLost) break;
       if (isLoginRefused(error)) {
@@ -76,8 +95,8 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
       failures += 1;
       await sleep(Math.min(settings.pollMs, 1000 * 2 ** Math.min(failures, 10)), signal);
     } finally {
-      if (client) {
-        const open = client;
+      const open = connection.client;
+      if (open) {
         await Promise.race([open.logout().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
         open.close();
       }
@@ -85,12 +104,18 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
   }
 }
 
-/** Reads, waits, reads again, until the connection closes or the session stops. */
+/**
+ * Reads, waits, reads again, until the connection closes or the session stops. Every folder is
+ * read every `pollMs`; in between, the server's IDLE notice of new mail in the selected folder
+ * (INBOX) has only that folder read, without selecting it again.
+ */
 async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessionSettings, account: WatchedAccount, client: ImapFlow, signal: AbortSignal): Promise<void> {
   const canIdle = client.capabilities.has('IDLE');
   // INBOX is read last so it stays selected: IDLE reports changes of the selected folder only.
   const folders = [...settings.folders.filter((folder) => folder !== 'INBOX'), ...(settings.folders.includes('INBOX') ? ['INBOX'] : [])];
+  const watched = folders.at(-1);
   const missing = new Set<string>();
+  let lastFullRead = -Infinity;
   let changed = false;
   let wake = () => {};
   const onChange = () => {
@@ -103,13 +128,15 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
   try {
     while (!signal.aborted && client.usable) {
       changed = false;
-      for (const folder of folders) {
-        if (!missing.has(folder)) await readFolder(ports, account, client, folder, missing);
+      const everyFolder = !canIdle || performance.now() - lastFullRead >= settings.pollMs;
+      if (everyFolder) lastFullRead = performance.now();
+      for (const folder of everyFolder ? folders : folders.filter((name) => name === watched)) {
+        if (!missing.has(folder)) await readFolder(ports, settings, account, client, folder, missing, { reselect: everyFolder });
       }
       if (changed || signal.aborted || !client.usable) continue;
       const woken = new Promise<void>((resolve) => (wake = resolve));
       if (canIdle) void client.idle().catch(() => {});
-      await Promise.race([woken, sleep(settings.pollMs, signal)]);
+      await Promise.race([woken, sleep(Math.max(0, lastFullRead + settings.pollMs - performance.now()), signal)]);
     }
   } finally {
     client.off('exists', onChange);
@@ -118,11 +145,25 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
   }
 }
 
-/** Stores every message of `folder` past its checkpoint, in UID order, each in its own transaction. */
-async function readFolder(ports: MailboxSessionPorts, account: WatchedAccount, client: ImapFlow, folder: string, missing: Set<string>): Promise<void> {
+/**
+ * Stores every message of `folder` past its checkpoint, in UID order, up to a fetch's worth (and
+ * `storeBatchBytes`) per transaction.
+ * Without `reselect`, a folder that is selected already is read as the connection knows it (its
+ * message count kept up to date by the server's notices).
+ */
+async function readFolder(
+  ports: MailboxSessionPorts,
+  settings: MailboxSessionSettings,
+  account: WatchedAccount,
+  client: ImapFlow,
+  folder: string,
+  missing: Set<string>,
+  options: { reselect: boolean },
+): Promise<void> {
+  const selected = !options.reselect && client.mailbox && client.mailbox.path === folder ? client.mailbox : null;
   let box;
   try {
-    box = await client.mailboxOpen(folder);
+    box = selected ?? (await client.mailboxOpen(folder));
   } catch (error) {
     // A folder the account does not have (no Junk) is left alone for this connection.
     if (folder !== 'INBOX' && client.usable) {
@@ -133,9 +174,11 @@ async function readFolder(ports: MailboxSessionPorts, account: WatchedAccount, c
   }
   const progress = await readProgress(ports.pool, account.email, folder);
   const from = progress && progress.uidValidity === box.uidValidity ? progress.lastUid + 1 : 1;
-  if (box.exists === 0 || (box.uidNext !== undefined && box.uidNext <= from)) return;
+  // The next UID of a folder selected a while ago is stale: only the message count says there is nothing.
+  if (box.exists === 0 || (!selected && box.uidNext !== undefined && box.uidNext <= from)) return;
   const listed: Array<{ uid: number; takes: boolean }> = [];
-  const since = account.assignedAt.getTime() - handOutAllowanceMs;
+  // Mail from before the hand-out belongs to no client; mail older than the retention of the keys cannot be proven new.
+  const since = Math.max(account.assignedAt.getTime() - handOutAllowanceMs, ports.now().getTime() - settings.seenRetentionMs + handOutAllowanceMs);
   for await (const message of client.fetch(`${from}:*`, { uid: true, internalDate: true }, { uid: true })) {
     // `n:*` names the last message even when its UID is below n.
     if (message.uid < from) continue;
@@ -155,17 +198,32 @@ async function readFolder(ports: MailboxSessionPorts, account: WatchedAccount, c
       }
     }
     const forwarded: number[] = [];
-    for (const [index, message] of chunk.entries()) {
-      const raw = sources.get(message.uid) ?? null;
-      // Mail from before the hand-out only moves the checkpoint, once per run of it.
-      const last = index === chunk.length - 1;
-      if (!raw && !last) continue;
-      const outcome = await storeMailboxMessage(ports, { account: mailbox, folder, uidValidity: box.uidValidity, uid: message.uid, raw });
-      if (outcome === 'lease-lost') throw new LeaseLost(`lease of ${account.email} lost`);
-      if (outcome === 'forwarded') forwarded.push(message.uid);
+    for (const batch of batchesOf(chunk.map((message) => ({ uid: message.uid, raw: sources.get(message.uid) ?? null })))) {
+      const stored = await storeMailboxMessages(ports, { account: mailbox, folder, uidValidity: box.uidValidity, messages: batch });
+      if (stored.leaseLost) throw new LeaseLost(`lease of ${account.email} lost`);
+      forwarded.push(...stored.forwarded);
     }
     if (forwarded.length > 0 && takesKeywords) {
       await client.messageFlagsAdd(forwarded.join(','), [forwardedKeyword], { uid: true }).catch((error: unknown) => ports.onError?.(error, 'mailbox keyword'));
     }
   }
+}
+
+/** Consecutive messages whose bytes add up to at most `storeBatchBytes` (one message at least). */
+function batchesOf(messages: Array<{ uid: number; raw: Buffer | null }>): Array<Array<{ uid: number; raw: Buffer | null }>> {
+  const batches: Array<Array<{ uid: number; raw: Buffer | null }>> = [];
+  let current: Array<{ uid: number; raw: Buffer | null }> = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size = message.raw?.length ?? 0;
+    if (current.length > 0 && bytes + size > storeBatchBytes) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(message);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }

@@ -14,16 +14,19 @@ export type MailboxStorePorts = {
   onEnqueueError?: (error: unknown) => void;
 };
 
-/** One message read from a folder; `raw: null` moves the checkpoint past it without taking it (mail from before the hand-out). */
-export type MailboxMessage = {
+/**
+ * Messages read from one folder, in UID order, for one transaction; `raw: null` moves the
+ * checkpoint past a message without taking it (mail from before the hand-out).
+ */
+type MailboxBatch = {
   account: { email: string; alias: string; imapHost: string };
   folder: string;
   uidValidity: bigint;
-  uid: number;
-  raw: Buffer | null;
+  messages: Array<{ uid: number; raw: Buffer | null }>;
 };
 
-export type StoreOutcome = 'forwarded' | 'already-seen' | 'unbound' | 'passed' | 'lease-lost';
+/** `forwarded`: the UIDs queued for forwarding; the others were seen before (same Message-ID), unbound, or passed over. */
+type BatchOutcome = { leaseLost: true } | { leaseLost: false; forwarded: number[] };
 
 function headerSection(raw: Buffer): string {
   const end = raw.indexOf('\r\n\r\n');
@@ -52,53 +55,60 @@ function envelopeSenderOf(headers: string): string {
 }
 
 /**
- * Stores one message read from an account's folder and moves the folder's checkpoint past it, in
- * ONE transaction: the raw bytes, the forward to the binding's destination (its current rules:
- * forwardsTo, keepSender) and the account's record of what it took, by Message-ID. A crash before
- * the commit leaves the checkpoint where it was and the message is read again; after it, never.
- * The transaction holds the account's row lock only while this watcher still holds the lease, so
- * a watcher that lost its account stores nothing. The delivery job is enqueued after the commit
- * (housekeeping re-enqueues it if that is lost), as for SMTP mail.
+ * Stores messages read from an account's folder and moves the folder's checkpoint past the last of
+ * them, in ONE transaction: the raw bytes, the forwards to the binding's destination (its current
+ * rules: forwardsTo, keepSender) and the account's record of what it took, by Message-ID. A crash
+ * before the commit leaves the checkpoint where it was and the messages are read again; after it,
+ * never. The transaction holds the account's row lock only while this watcher still holds the
+ * lease, so a watcher that lost its account stores nothing. The delivery jobs are enqueued after
+ * the commit (housekeeping re-enqueues them if that is lost), as for SMTP mail. A burst of mail
+ * costs one transaction per fetch, not one per message.
  */
-export async function storeMailboxMessage(ports: MailboxStorePorts, message: MailboxMessage): Promise<StoreOutcome> {
-  const { email, alias } = message.account;
-  const stored = await withTransaction(ports.pool, async (client): Promise<{ outcome: StoreOutcome; accepted?: AcceptedMessage }> => {
-    if (!(await lockLeasedAccount(client, email, ports.watcherId))) return { outcome: 'lease-lost' };
-    let outcome: StoreOutcome = 'passed';
-    let accepted: AcceptedMessage | undefined;
-    if (message.raw) {
-      if (!(await markSeen(client, email, messageKey(message.raw)))) {
-        outcome = 'already-seen';
-      } else {
-        const binding = await findActiveBinding(client, alias);
-        if (!binding) {
-          outcome = 'unbound';
-        } else {
-          const headers = headerSection(message.raw);
-          const received = `Received: from ${message.account.imapHost} by ${ports.hostname} with IMAP id ${message.uidValidity}.${message.uid}\r\n\tfor <${email}>; ${new Date().toUTCString().replace('GMT', '+0000')}\r\n`;
-          accepted = {
+export async function storeMailboxMessages(ports: MailboxStorePorts, batch: MailboxBatch): Promise<BatchOutcome> {
+  const { email, alias } = batch.account;
+  const last = batch.messages.at(-1);
+  if (!last) return { leaseLost: false, forwarded: [] };
+  const stored = await withTransaction(ports.pool, async (client): Promise<{ leaseLost: boolean; accepted: Array<{ uid: number; message: AcceptedMessage }> }> => {
+    if (!(await lockLeasedAccount(client, email, ports.watcherId))) return { leaseLost: true, accepted: [] };
+    const taken = batch.messages.flatMap((message) => (message.raw ? [{ uid: message.uid, raw: message.raw, key: messageKey(message.raw) }] : []));
+    const newKeys = taken.length > 0 ? await markSeen(client, email, taken.map((message) => message.key)) : new Set<string>();
+    // The first message of each new key is taken; a copy in the same batch (same Message-ID) is not.
+    const fresh = taken.filter((message) => newKeys.delete(message.key));
+    const binding = fresh.length > 0 ? await findActiveBinding(client, alias) : null;
+    const accepted = binding
+      ? fresh.map(({ uid, raw }) => {
+          const headers = headerSection(raw);
+          const received = `Received: from ${batch.account.imapHost} by ${ports.hostname} with IMAP id ${batch.uidValidity}.${uid}\r\n\tfor <${email}>; ${new Date().toUTCString().replace('GMT', '+0000')}\r\n`;
+          const message: AcceptedMessage = {
             messageId: randomUUID(),
             envelopeFrom: envelopeSenderOf(headers),
             // 8-bit header bytes are UTF-8 headers (RFC 6532): they need a hop that takes SMTPUTF8.
             smtpUtf8: /[\u0080-\u00ff]/.test(headers),
-            raw: Buffer.concat([Buffer.from(received), message.raw]),
+            raw: Buffer.concat([Buffer.from(received), raw]),
             deliveries: [{ deliveryId: randomUUID(), recipient: alias, forwardsTo: binding.forwardsTo, keepSender: binding.keepSender, kind: 'forward' }],
             countRecipients: [alias],
           };
-          await insertAcceptedMessages(client, [accepted]);
-          await countForwarded(client, email);
-          outcome = 'forwarded';
-        }
-      }
+          return { uid, message };
+        })
+      : [];
+    if (accepted.length > 0) {
+      await insertAcceptedMessages(
+        client,
+        accepted.map((entry) => entry.message),
+      );
+      await countForwarded(client, email, accepted.length);
     }
-    await moveProgress(client, email, message.folder, { uidValidity: message.uidValidity, lastUid: message.uid });
-    return accepted ? { outcome, accepted } : { outcome };
+    await moveProgress(client, email, batch.folder, { uidValidity: batch.uidValidity, lastUid: last.uid });
+    return { leaseLost: false, accepted };
   });
-  if (stored.accepted) {
-    const jobs = stored.accepted.deliveries.map((delivery) => ({ payload: { deliveryId: delivery.deliveryId }, options: { jobId: deliveryJobId(delivery.deliveryId, 0) } }));
+  if (stored.leaseLost) return { leaseLost: true };
+  const jobs = stored.accepted.flatMap(({ message }) =>
+    message.deliveries.map((delivery) => ({ payload: { deliveryId: delivery.deliveryId }, options: { jobId: deliveryJobId(delivery.deliveryId, 0) } })),
+  );
+  if (jobs.length > 0) {
     await Promise.resolve()
       .then(() => ports.enqueueMany(jobs))
       .catch((error: unknown) => ports.onEnqueueError?.(error));
   }
-  return stored.outcome;
+  return { leaseLost: false, forwarded: stored.accepted.map((entry) => entry.uid) };
 }

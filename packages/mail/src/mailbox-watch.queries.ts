@@ -100,9 +100,13 @@ export async function releaseLeases(db: Queryable, watcherId: string, emails: st
   await db.query('UPDATE mail_outlook_accounts SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 AND email = ANY($2::text[])', [watcherId, emails]);
 }
 
-/** The login worked: a failing account is well again. */
-export async function recordLoginSucceeded(db: Queryable, email: string): Promise<void> {
-  await db.query("UPDATE mail_outlook_accounts SET state = 'ok', login_failures = 0, next_attempt_at = NULL WHERE email = $1 AND (state <> 'ok' OR login_failures > 0)", [email]);
+/** The login worked: a failing account is well again, and its INBOX is followed in `mode` (IDLE when the server offers it). */
+export async function recordLoginSucceeded(db: Queryable, email: string, mode: 'idle' | 'poll'): Promise<void> {
+  await db.query(
+    `UPDATE mail_outlook_accounts SET state = 'ok', login_failures = 0, next_attempt_at = NULL, watch_mode = $2
+     WHERE email = $1 AND (state <> 'ok' OR login_failures > 0 OR watch_mode IS DISTINCT FROM $2)`,
+    [email, mode],
+  );
 }
 
 /**
@@ -158,10 +162,30 @@ export async function lockLeasedAccount(db: Queryable, email: string, watcherId:
   return result.rowCount === 1;
 }
 
-/** Records that this message of the account was taken; false when it was already (same Message-ID). */
-export async function markSeen(db: Queryable, email: string, messageKey: string): Promise<boolean> {
-  const result = await db.query('INSERT INTO mail_mailbox_seen (email, message_key) VALUES ($1, $2) ON CONFLICT DO NOTHING', [email, messageKey]);
-  return result.rowCount === 1;
+/** Records that these messages of the account were taken; returns the keys that were not already (by Message-ID). */
+export async function markSeen(db: Queryable, email: string, messageKeys: string[]): Promise<Set<string>> {
+  const result = await db.query<{ message_key: string }>(
+    'INSERT INTO mail_mailbox_seen (email, message_key) SELECT $1, key FROM unnest($2::text[]) AS key ON CONFLICT DO NOTHING RETURNING message_key',
+    [email, messageKeys],
+  );
+  return new Set(result.rows.map((row) => row.message_key));
+}
+
+/** Rows deleted by one statement of pruneSeenMessages, so none holds its locks long. */
+const pruneBatch = 5_000;
+
+/** Forgets the keys of messages taken more than `retentionMs` ago, a batch at a time; returns how many. */
+export async function pruneSeenMessages(db: Queryable, retentionMs: number): Promise<number> {
+  let forgotten = 0;
+  for (;;) {
+    const result = await db.query(
+      `DELETE FROM mail_mailbox_seen WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM mail_mailbox_seen WHERE seen_at < now() - make_interval(secs => $1::double precision / 1000) LIMIT $2))`,
+      [retentionMs, pruneBatch],
+    );
+    forgotten += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < pruneBatch) return forgotten;
+  }
 }
 
 /** Moves the folder's checkpoint to `uid` (a new UIDVALIDITY starts it again). */
@@ -174,6 +198,6 @@ export async function moveProgress(db: Queryable, email: string, folder: string,
   );
 }
 
-export async function countForwarded(db: Queryable, email: string): Promise<void> {
-  await db.query('UPDATE mail_outlook_accounts SET forwarded = forwarded + 1, last_message_at = now() WHERE email = $1', [email]);
+export async function countForwarded(db: Queryable, email: string, messages: number): Promise<void> {
+  await db.query('UPDATE mail_outlook_accounts SET forwarded = forwarded + $2, last_message_at = now() WHERE email = $1', [email, messages]);
 }

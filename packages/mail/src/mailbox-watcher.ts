@@ -18,6 +18,32 @@ export type MailboxWatcher = {
 type Session = { abort: AbortController; done: Promise<void> };
 
 /**
+ * Logins one process has in flight at most. A process that claims a thousand accounts at once
+ * would otherwise open a thousand TLS handshakes and logins at once: the mailboxes bench saw
+ * Dovecot's master time out handing such a burst of logins to its imap processes, and a provider
+ * may throttle the address that does it.
+ */
+const loginsInFlight = 32;
+
+/** Runs at most `limit` of the given tasks at once, the others in arrival order. */
+function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (task) => {
+    if (running < limit) running += 1;
+    // A finishing task hands its slot straight to the next waiting one.
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
+}
+
+/**
  * Shares the handed-out accounts among every mail process with leases in Postgres. Every quarter
  * of `leaseMs` each process renews its leases for three quarters of it, so a process that stops
  * renewing (SIGKILL, a lost network) has its leases expire and its accounts claimed by another
@@ -26,6 +52,7 @@ type Session = { abort: AbortController; done: Promise<void> };
  */
 export function startMailboxWatcher(ports: MailboxSessionPorts, settings: MailboxWatcherSettings): MailboxWatcher {
   const sessions = new Map<string, Session>();
+  const sessionPorts: MailboxSessionPorts = { ...ports, limitLogins: ports.limitLogins ?? createLimiter(loginsInFlight) };
   const leaseLengthMs = Math.round((settings.leaseMs * 3) / 4);
   const tickMs = Math.max(50, Math.round(settings.leaseMs / 4));
   let stopped = false;
@@ -58,7 +85,7 @@ export function startMailboxWatcher(ports: MailboxSessionPorts, settings: Mailbo
     }
     for (const account of await claimAccounts(ports.pool, ports.watcherId, leaseLengthMs, share - sessions.size)) {
       const abort = new AbortController();
-      const done = watchMailbox(ports, settings, account, abort.signal)
+      const done = watchMailbox(sessionPorts, settings, account, abort.signal)
         .catch((error: unknown) => ports.onError?.(error, `mailbox ${account.email}`))
         .finally(() => {
           if (sessions.get(account.email)?.abort === abort) sessions.delete(account.email);

@@ -34,9 +34,13 @@ export type PrivateDovecot = {
  * A Dovecot IMAP server of the test's own (Debian's `dovecot-imapd`, installed by
  * scripts/ensure-dovecot.sh): its own config, run folder, passwd file and Maildirs under one temp
  * folder, plain-text logins on loopback without TLS, and never the machine's dovecot service.
- * `idle: false` leaves IDLE out of the capabilities, for the polling path.
+ * `idle: false` leaves IDLE out of the capabilities, for the polling path; `config` is appended to
+ * the config file (a bench raises the connection limits there). With `oauth2IntrospectionUrl`,
+ * XOAUTH2 and OAUTHBEARER logins are offered too, each access token checked by Dovecot's `oauth2`
+ * passdb at that RFC 7662 introspection endpoint (POST `token=…`; an answer
+ * `{"active":true,"username":"<login>"}` lets the login in); password logins stay as they are.
  */
-export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle?: boolean } = {}): Promise<PrivateDovecot> {
+export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle?: boolean; config?: string; oauth2IntrospectionUrl?: string } = {}): Promise<PrivateDovecot> {
   const port = await freePort();
   const root = mkdtempSync(join(tmpdir(), 'quarry-dovecot-'));
   const mail = join(root, 'mail');
@@ -63,6 +67,14 @@ export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle
   writePasswd();
   const capabilities = options.idle === false ? 'imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT UIDPLUS MOVE NAMESPACE CHILDREN\n' : '';
   const config = join(root, 'dovecot.conf');
+  const oauth2 = join(root, 'dovecot-oauth2.conf.ext');
+  if (options.oauth2IntrospectionUrl) {
+    writeFileSync(
+      oauth2,
+      `introspection_mode = post\nintrospection_url = ${options.oauth2IntrospectionUrl}\nforce_introspection = yes\nusername_attribute = username\nactive_attribute = active\nactive_value = true\n`,
+    );
+  }
+  const oauth2Passdb = options.oauth2IntrospectionUrl ? `passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = ${oauth2}\n}\n` : '';
   writeFileSync(
     config,
     `base_dir = ${run}
@@ -72,7 +84,7 @@ protocols = imap
 listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${options.oauth2IntrospectionUrl ? ' xoauth2 oauthbearer' : ''}
 # Refused logins are answered at once and never slow down the next ones from loopback (tests refuse
 # on purpose): no failure delay, and no auth penalty (anvil's doubling delay per refused login from
 # an address, up to 15 s), which is off when the auth process cannot reach its anvil socket.
@@ -104,7 +116,7 @@ service anvil {
 service imap-login {
   chroot =
 }
-passdb {
+${oauth2Passdb}passdb {
   driver = passwd-file
   args = scheme=PLAIN ${passwd}
 }
@@ -119,6 +131,7 @@ namespace inbox {
     auto = create
   }
 }
+${options.config ?? ''}
 `,
   );
   mkdirSync(join(root, 'state'));

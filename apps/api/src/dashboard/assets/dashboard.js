@@ -176,7 +176,11 @@ async function optional(path) {
 }
 
 async function feedsPage() {
-  const [subscriptions, mail] = await Promise.all([optional('/v1/admin/push-subscriptions'), optional('/v1/admin/mail/deliveries')]);
+  const [subscriptions, mail, mailboxes] = await Promise.all([
+    optional('/v1/admin/push-subscriptions'),
+    optional('/v1/admin/mail/deliveries'),
+    optional('/v1/admin/mail/outlook-accounts'),
+  ]);
   const list = (value) => (Array.isArray(value) ? value : value && Array.isArray(value.items) ? value.items : null);
   const pushes = list(subscriptions);
   return `<h1>Feeds &amp; mail</h1><h2>Push subscriptions</h2>
@@ -199,7 +203,28 @@ async function feedsPage() {
     <table><thead><tr><th>Deferred to</th><th>Attempts</th><th>Next attempt</th><th>Last error</th></tr></thead><tbody>
     ${mail.deferredDeliveries.map((delivery) => `<tr><td data-label="Deferred to">${escapeHtml(delivery.forwardsTo)}</td><td data-label="Attempts" class="num">${delivery.attempts}</td>
       <td data-label="Next attempt">${escapeHtml(new Date(delivery.nextAttemptAt).toLocaleString())}</td><td data-label="Last error">${escapeHtml(delivery.lastError ?? '—')}</td></tr>`).join('') || '<tr><td colspan="4" class="muted">Nothing deferred</td></tr>'}
-    </tbody></table>` : '<p class="muted">The mail delivery admin API is not available in this deployment.</p>'}`;
+    </tbody></table>` : '<p class="muted">The mail delivery admin API is not available in this deployment.</p>'}
+  ${mailboxes ? poolMailboxesSection(mailboxes) : ''}`;
+}
+
+// Pool mailboxes read over IMAP: the broken and failing accounts first, each with its last error.
+function poolMailboxesSection(pool) {
+  const state = (account) => (account.state === 'ok' ? '<span class="state processing">ok</span>' : `<span class="state paused">${escapeHtml(account.state)}</span>`);
+  const when = (iso) => (iso ? `${age(Date.parse(iso))} ago` : '—');
+  return `<h2>Pool mailboxes</h2>
+  <div class="cards" data-testid="mailbox-counts">
+    <div class="card"><div class="muted">Available</div><div class="value">${pool.counts.available}</div></div>
+    <div class="card"><div class="muted">Watched</div><div class="value">${pool.counts.watched}</div></div>
+    <div class="card"><div class="muted">Failing</div><div class="value">${pool.counts.failing}</div></div>
+    <div class="card"><div class="muted">Broken</div><div class="value">${pool.counts.broken}</div></div>
+  </div>
+  <table data-testid="pool-mailboxes"><thead><tr><th>Account</th><th>State</th><th>Read by</th><th>Forwarded</th><th>Last message</th><th>Last error</th></tr></thead><tbody>
+  ${pool.accounts.map((account) => `<tr><td data-label="Account">${escapeHtml(account.email)}${account.alias ? `<div class="muted">${escapeHtml(account.alias)} → ${escapeHtml(account.forwardsTo)}</div>` : ''}</td>
+    <td data-label="State">${state(account)}</td>
+    <td data-label="Read by">${account.watcher ? ({ idle: 'IDLE', poll: 'polling' }[account.mode] ?? 'logging in') : account.assigned ? 'not watched' : 'not handed out'}</td>
+    <td data-label="Forwarded" class="num">${account.forwarded}</td><td data-label="Last message">${when(account.lastMessageAt)}</td>
+    <td data-label="Last error">${account.lastError ? `${escapeHtml(account.lastError)} · ${when(account.lastErrorAt)}` : '—'}</td></tr>`).join('') || '<tr><td colspan="6" class="muted">No accounts loaded</td></tr>'}
+  </tbody></table>`;
 }
 
 // Renders overlap (navigation, the 2 s refresh, a button): only the newest one may write, or a

@@ -1,0 +1,268 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createClient, decryptSecret, encryptSecret } from '@quarry/auth';
+import { createPool, type Pool } from '@quarry/db';
+import { loadOutlookAccounts, retrieveOutlookAccount, type AccountPorts } from '@quarry/mail';
+import { createTestDatabase, createTestRedis, quarryEnv, startPrivateDovecot, startSmtpSink, waitFor, type PrivateDovecot, type SmtpSink } from '@quarry/testing';
+import { ImapFlow } from 'imapflow';
+import { cleanUpOnExit, printTable, repoRoot } from './harness.ts';
+import { rssMb } from './process-tree-rss.ts';
+
+const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
+const password = 'bench-password';
+const receivingDomain = 'fwd.test';
+
+/**
+ * Dovecot's limits for a thousand watched accounts and the bench's own APPEND connections: one
+ * `imap` process per connection (its default cap is 1,024), logins served by a few long-lived
+ * login processes, and room at anvil, auth and stats, which every imap process talks to (each
+ * refuses clients past 1,000 by default).
+ */
+const dovecotLimits = `
+service imap {
+  process_limit = 4000
+  vsz_limit = 256M
+}
+service imap-login {
+  service_count = 0
+  process_min_avail = 2
+  client_limit = 4000
+}
+service anvil {
+  client_limit = 10000
+}
+service auth {
+  client_limit = 10000
+}
+service stats {
+  client_limit = 10000
+}
+default_client_limit = 10000
+# The bench measures Quarry, not the mail server's disk: an APPEND is not flushed to disk first.
+mail_fsync = never
+`;
+
+type Options = { accounts: number; messages: number; rate: number; appenders: number };
+
+type Appended = Map<number, number>;
+
+/**
+ * `npm run bench -- mailboxes`: `accounts` pool accounts on a private Dovecot, loaded through the
+ * operator's load call (one login each) and handed out, watched by ONE `mail` process over IMAP
+ * (IDLE); `messages` messages appended across them by IMAP APPEND at `rate` per second (each
+ * account gets its share in a burst from one of `appenders` connections), forwarded through the
+ * delivery queue to a local SMTP sink. Prints the time from the APPEND's OK to the sink's 250,
+ * messages/s from the first APPEND to the last forward, the mail process's peak RSS, and the
+ * messages lost and forwarded twice. Targets: p99 < 5 s, ≥ 200 messages/s, RSS < 500 MB, 0 lost, 0
+ * duplicated.
+ */
+export async function benchMailboxes(options: Options): Promise<void> {
+  const users = Array.from({ length: options.accounts }, (_, index) => ({ user: `bench-${String(index).padStart(5, '0')}@pool.test`, password }));
+  const dovecot = await startPrivateDovecot({ users, config: dovecotLimits });
+  const forgetDovecot = cleanUpOnExit(() => void dovecot.stop());
+  const database = await createTestDatabase('bench_mailboxes');
+  const redis = createTestRedis('bench-mailboxes');
+  const secretKey = Buffer.alloc(32, 7);
+  const db = createPool(database.url, 4);
+  const sink = await startSmtpSink();
+  let mail: ChildProcess | null = null;
+  try {
+    const loadStarted = performance.now();
+    await handOutAll(db, secretKey, dovecot, users.map((user) => user.user));
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    mail = await startMailRole({
+      ...quarryEnv({ database, redis, secretKey }),
+      LOG_LEVEL: 'info',
+      SMTP_PORT: '0',
+      SMTP_HOST: '127.0.0.1',
+      MAIL_DOMAINS: receivingDomain,
+      MAIL_RELAY_SENDER: 'forwarder@relay.test',
+      MAIL_RELAY_URL: sink.url,
+      DATABASE_POOL_SIZE: '10',
+    });
+    const pid = mail.pid ?? 0;
+    const watchStarted = performance.now();
+    // Dovecot's own count of logged-in IMAP sessions: every account's watcher is connected.
+    await waitFor(`${options.accounts} accounts watched`, () => imapSessions(dovecot) >= options.accounts, { timeoutMs: 300_000, intervalMs: 500 });
+    // The last ones to connect read their (empty) folders and enter IDLE.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const watchSeconds = (performance.now() - watchStarted) / 1000;
+    const idleRssMb = rssMb(pid);
+    let peakRssMb = idleRssMb;
+    const rssTimer = setInterval(() => (peakRssMb = Math.max(peakRssMb, rssMb(pid))), 100);
+
+    const appended: Appended = new Map();
+    const started = performance.now();
+    const appendErrors = await appendAll(dovecot, users.map((user) => user.user), options, appended);
+    const appendSeconds = (performance.now() - started) / 1000;
+    // Everything forwarded, or nothing new for 30 s.
+    const forwarded = forwardedTracker(sink);
+    let seen = -1;
+    let lastChange = performance.now();
+    while (forwarded().size < options.messages && performance.now() - lastChange < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (sink.messages.length !== seen) {
+        seen = sink.messages.length;
+        lastChange = performance.now();
+      }
+    }
+    // Late duplicates would show up here.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    clearInterval(rssTimer);
+
+    const byNumber = forwarded();
+    const latencies: number[] = [];
+    for (const [number, acceptedAt] of byNumber) {
+      const appendedAt = appended.get(number);
+      if (appendedAt !== undefined) latencies.push(acceptedAt - appendedAt);
+    }
+    latencies.sort((a, b) => a - b);
+    // When the watcher stored each message (its key's row is written in the storing transaction):
+    // append → stored is the IMAP side alone, the rest up to the sink is the delivery queue.
+    const storedAt = await db.query<{ message_key: string; at: number }>('SELECT message_key, extract(epoch FROM seen_at) * 1000 AS at FROM mail_mailbox_seen');
+    const storeLatencies = storedAt.rows
+      .flatMap((row) => {
+        const number = /^mid:<bench-(\d+)@origin\.test>$/.exec(row.message_key)?.[1];
+        const appendedAt = number === undefined ? undefined : appended.get(Number(number));
+        return appendedAt === undefined ? [] : [Number(row.at) - appendedAt];
+      })
+      .sort((a, b) => a - b);
+    const firstAppend = Math.min(...appended.values());
+    const lastForward = Math.max(...byNumber.values());
+    const lost = [...appended.keys()].filter((number) => !byNumber.has(number)).length;
+    const duplicated = sink.messages.length - byNumber.size;
+    printTable(
+      `Mailboxes: ${options.accounts} Dovecot accounts watched by one mail process (IDLE), ${options.messages} messages appended at ${options.rate}/s over ${options.appenders} IMAP connections, forwarded to an SMTP sink`,
+      ['load + hand out s', 'all watched s', 'append s', 'append errors', 'p50 / p99 append → stored ms', 'p50 append → forward ms', 'p99 ms', 'max ms', 'messages/s', 'RSS idle MB', 'peak RSS MB', 'lost', 'duplicated'],
+      [
+        [
+          loadSeconds.toFixed(1),
+          watchSeconds.toFixed(1),
+          appendSeconds.toFixed(1),
+          appendErrors,
+          `${Math.round(percentile(storeLatencies, 0.5))} / ${Math.round(percentile(storeLatencies, 0.99))}`,
+          percentile(latencies, 0.5),
+          percentile(latencies, 0.99),
+          latencies.at(-1) ?? 0,
+          Math.round(byNumber.size / ((lastForward - firstAppend) / 1000)),
+          Math.round(idleRssMb),
+          Math.round(peakRssMb),
+          lost,
+          duplicated,
+        ],
+      ],
+    );
+  } finally {
+    if (mail && mail.exitCode === null) {
+      const exited = new Promise((resolve) => mail?.once('exit', resolve));
+      mail.kill('SIGTERM');
+      await exited;
+    }
+    await sink.close();
+    await db.end();
+    await redis.cleanup();
+    await database.drop();
+    await dovecot.remove();
+    forgetDovecot();
+  }
+}
+
+/** The operator's load call (each account logged in to once), then one hand-out per account with its own alias. */
+async function handOutAll(db: Pool, secretKey: Buffer, dovecot: PrivateDovecot, emails: string[]): Promise<void> {
+  const ports: AccountPorts = {
+    pool: db,
+    seal: (plaintext) => encryptSecret(secretKey, plaintext),
+    open: (sealed) => decryptSecret(secretKey, sealed),
+    domains: [receivingDomain],
+    now: () => new Date(),
+  };
+  const loaded = await loadOutlookAccounts(ports, { accounts: emails.map((email) => ({ email, password, imap: { host: dovecot.host, port: dovecot.port, secure: false } })) });
+  if (loaded.refused.length > 0) throw new Error(`accounts refused at load: ${JSON.stringify(loaded.refused.slice(0, 3))}`);
+  const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['forwarding'] });
+  for (const email of emails) {
+    const local = email.split('@')[0] ?? email;
+    await retrieveOutlookAccount(ports, client.clientId, { alias: `${local}@${receivingDomain}`, forwardsTo: `${local}@dest.test` });
+  }
+}
+
+/**
+ * Appends message n (0…messages-1) to account n mod accounts… grouped per account: each of
+ * `appenders` connections logs in to one account, appends its share at its pace, and moves on.
+ * The pace across all connections is `rate` messages per second. Records when each APPEND's OK came.
+ */
+async function appendAll(dovecot: PrivateDovecot, emails: string[], options: Options, appended: Appended): Promise<number> {
+  const perAccount = new Map<string, number[]>();
+  for (let number = 0; number < options.messages; number += 1) {
+    const email = emails[number % emails.length] as string;
+    perAccount.set(email, [...(perAccount.get(email) ?? []), number]);
+  }
+  const queue = [...perAccount];
+  const intervalMs = (1000 * options.appenders) / options.rate;
+  let errors = 0;
+  const lane = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [email, numbers] = next;
+      const client = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: email, pass: password }, logger: false });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        for (const number of numbers) {
+          const due = performance.now() + intervalMs;
+          const raw = `From: Sender <sender@origin.test>\r\nTo: ${email}\r\nSubject: bench ${number}\r\nMessage-ID: <bench-${number}@origin.test>\r\nDate: ${new Date().toUTCString()}\r\n\r\nMessage ${number} of the mailboxes bench.\r\n`;
+          await client.append('INBOX', raw);
+          appended.set(number, Date.now());
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      } catch {
+        errors += 1;
+      } finally {
+        await client.logout().catch(() => client.close());
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.appenders }, lane));
+  return errors;
+}
+
+/**
+ * Each bench message the sink took, by its number, with when the sink answered 250 to it first;
+ * each call looks only at what arrived since the last one (the bench shares its process with the sink).
+ */
+function forwardedTracker(sink: SmtpSink): () => Map<number, number> {
+  const byNumber = new Map<number, number>();
+  let scanned = 0;
+  return () => {
+    for (; scanned < sink.messages.length; scanned += 1) {
+      const raw = sink.messages[scanned]?.raw ?? Buffer.alloc(0);
+      const number = /^Subject: bench (\d+)\r?$/m.exec(raw.subarray(0, 4096).toString('latin1'))?.[1];
+      if (number !== undefined && !byNumber.has(Number(number))) byNumber.set(Number(number), sink.acceptedAt[scanned] ?? 0);
+    }
+    return byNumber;
+  };
+}
+
+/** IMAP sessions logged in at Dovecot, by its own count (`doveadm who`, one line per connection). */
+function imapSessions(dovecot: PrivateDovecot): number {
+  return dovecot.doveadm(['who', '-1']).split('\n').filter((line) => line.includes('imap')).length;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0);
+}
+
+function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const forget = cleanUpOnExit(() => child.kill('SIGKILL'));
+  child.once('exit', forget);
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      if (buffered.includes('"smtp listening"')) {
+        buffered = '';
+        resolve(child);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`quarry mail exited with ${code}`)));
+  });
+}
