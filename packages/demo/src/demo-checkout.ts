@@ -129,9 +129,10 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
       if (url.pathname === '/api/availability') return send(response, 200, 'application/json', JSON.stringify(availability(query.get('hotel') ?? '', query)));
       if (request.method === 'GET' && url.pathname.endsWith('/checkout')) {
         const adults = Number(query.get('adults') ?? '1');
+        // Only the booker's name is required, as on most engines; the other guests' names are asked for.
         const others = Array.from({ length: Math.max(0, adults - 1) }, (_, index) => index + 1)
-          .map((n) => `<div class="row"><div><label for="other-guest-${n}-first-name">Guest ${n + 1} first name</label><input type="text" id="other-guest-${n}-first-name" name="other-${n}-first" required></div>
-            <div><label for="other-guest-${n}-last-name">Guest ${n + 1} last name</label><input type="text" id="other-guest-${n}-last-name" name="other-${n}-last" required></div></div>`)
+          .map((n) => `<div class="row"><div><label for="other-guest-${n}-first-name">Guest ${n + 1} first name</label><input type="text" id="other-guest-${n}-first-name" name="other-${n}-first"></div>
+            <div><label for="other-guest-${n}-last-name">Guest ${n + 1} last name</label><input type="text" id="other-guest-${n}-last-name" name="other-${n}-last"></div></div>`)
           .join('');
         const hidden = ['hotel', 'checkin', 'nights', 'adults', 'room', 'rate'].map((name) => `<input type="hidden" name="${name}" value="${escape(query.get(name) ?? '')}">`).join('');
         return send(response, 200, 'text/html; charset=utf-8', html('Your details', `<div class="card"><h1>Who is staying?</h1>
