@@ -84,11 +84,11 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function listen(server: Server): Promise<(path: string) => string> {
-  server.listen(0, '127.0.0.1');
+async function listen(server: Server, host: string): Promise<(path: string) => string> {
+  server.listen(0, host);
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
-  return (path) => `http://127.0.0.1:${port}${path}`;
+  return (path) => `http://${host}:${port}${path}`;
 }
 
 const closeServer = (server: Server) => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
@@ -100,7 +100,7 @@ const closeServer = (server: Server) => new Promise<void>((resolve) => { server.
  * cross-origin iframe, and the card issuer's ACS that challenges the card holder with a one-time
  * code and tells the engine the outcome server to server. Prices come from `availability`.
  */
-export async function startDemoCheckoutSites(availability: (hotel: string, query: URLSearchParams) => EngineAvailability): Promise<DemoCheckoutSites> {
+export async function startDemoCheckoutSites(availability: (hotel: string, query: URLSearchParams) => EngineAvailability, host = '127.0.0.1'): Promise<DemoCheckoutSites> {
   const carts = new Map<string, Cart>();
   const cards = new Map<string, Card>();
   const transactions = new Map<string, Transaction>();
@@ -351,9 +351,9 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
     })().catch((error: unknown) => send(response, 500, 'text/plain', String(error)));
   });
 
-  engineUrl = await listen(engine);
-  cardUrl = await listen(provider);
-  acsUrl = await listen(acs);
+  engineUrl = await listen(engine, host);
+  cardUrl = await listen(provider, host);
+  acsUrl = await listen(acs, host);
   return {
     engineUrl, cardUrl, acsUrl, orders, challengeHotels, otp,
     close: async () => { await Promise.all([closeServer(engine), closeServer(provider), closeServer(acs)]); },
