@@ -136,7 +136,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${api.port}`;
   const client = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking', 'hotels'] });
   authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
-  for (const [code, price] of [['PLAIN', 12_000], ['GUESTS', 15_000], ['TDS', 20_000], ['TDS-FAIL', 20_000], ['TDS-IDLE', 20_000], ['CHANGED', 30_000], ['LATE', 18_000], ['CRASH', 22_000]] as const) {
+  for (const [code, price] of [['PLAIN', 12_000], ['GUESTS', 15_000], ['TDS', 20_000], ['TDS-FAIL', 20_000], ['TDS-IDLE', 20_000], ['CHANGED', 30_000], ['LATE', 18_000], ['CRASH', 22_000], ['STOPPED', 16_000]] as const) {
     await addHotel(code, client.clientId, price);
   }
   for (const code of ['TDS', 'TDS-FAIL', 'TDS-IDLE', 'CRASH']) sites.challengeHotels.add(code);
@@ -274,6 +274,17 @@ describe('booking on a hotel’s own booking page', () => {
       await page.screenshot({ path: `test-results/screenshots/bookings-checkout-final-price-${name}.png`, fullPage: true });
       await context.close();
     }
+  });
+
+  it('a worker stopped with SIGTERM while the page awaits the consent: failed SystemUnavailable, nothing ordered', async () => {
+    const { bookingId } = await bookToFinalPrice('STOPPED');
+    const worker = workers.at(-1);
+    worker?.child.kill('SIGTERM');
+    await worker?.exited;
+    const done = await untilStage(bookingId, 'failed', 'bookingConfirmed');
+    expect(done.error?.code).toBe('SystemUnavailable');
+    expect(ordersOf('STOPPED')).toHaveLength(0);
+    workers.push(await startBookingsWorker(env));
   });
 
   it('a worker SIGKILLed during the challenge wait: the next worker reads the reservation by our reference; one order, a definite outcome', async () => {

@@ -53,7 +53,7 @@ export async function benchBookings(options: { seconds: number; connections: num
   const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, { method, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return (await response.json()) as { bookingId: string; stage: string; finalPrice?: unknown };
+    return (await response.json()) as { bookingId: string; stage: string; finalPrice?: unknown; error?: { code: string } | null };
   };
   const until = async (bookingId: string, stages: string[]) => {
     for (;;) {
@@ -65,17 +65,26 @@ export async function benchBookings(options: { seconds: number; connections: num
   const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
   const details = { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, otherGuests: [], contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } };
   let lastBookingId = '';
+  /** Failed bookings by error code, for the table: a failure is named, not only counted. */
+  const failureCodes = new Map<string, number>();
+  const failed = (status: { error?: { code: string } | null }) => {
+    const code = status.error?.code ?? 'unknown';
+    failureCodes.set(code, (failureCodes.get(code) ?? 0) + 1);
+    return false;
+  };
   const book = (hotelId: string, roomId: string, rateId: string) => async (): Promise<boolean> => {
     const { bookingId } = await call('POST', '/v1/bookings', { hotelId, checkIn, nights: 1, guests: 2, roomId, rateId });
-    if ((await until(bookingId, ['priceConfirmed', 'failed'])).stage !== 'priceConfirmed') return false;
+    const priced = await until(bookingId, ['priceConfirmed', 'failed']);
+    if (priced.stage !== 'priceConfirmed') return failed(priced);
     await call('POST', `/book/${bookingId}`, { details, panToken: 'v2:'.padEnd(299, 'B') });
     const quoted = await until(bookingId, ['finalPriceConsent', 'failed']);
-    if (quoted.stage !== 'finalPriceConsent') return false;
+    if (quoted.stage !== 'finalPriceConsent') return failed(quoted);
     await call('POST', `/book/${bookingId}/consent`, { finalPrice: quoted.finalPrice });
     const done = await until(bookingId, ['bookingConfirmed', 'failed']);
     lastBookingId = bookingId;
-    return done.stage === 'bookingConfirmed';
+    return done.stage === 'bookingConfirmed' || failed(done);
   };
+  const codes = () => [...failureCodes].map(([code, count]) => `${code} ×${count}`).join(', ');
   const bookOpenTravel = book('BENCH', 'STD', 'STD:FLEX');
   const bookPage = book('BENCH-PAGE', 'DBL', 'DBL:FLEX');
   const inFlight = 5;
@@ -86,6 +95,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     const perSecond = (result.runs - result.failures) / result.seconds;
     // The browser engine: a warm-up (Chromium starts on the first booking), then the measured run.
     await runFor(5, inFlight, bookPage);
+    failureCodes.clear();
     const pageOrdersBefore = pages.orders.length;
     const memory = sampleTreeRss(worker.child.pid ?? 0, 250);
     const browser = await runFor(options.seconds, inFlight, bookPage);
@@ -104,7 +114,7 @@ export async function benchBookings(options: { seconds: number; connections: num
           `${pagePerSecond.toFixed(2)} bookings/s`,
           '',
           '',
-          `${browser.failures} of ${browser.runs}; ${pages.orders.length - pageOrdersBefore} orders at the hotel`,
+          `${browser.failures} of ${browser.runs}${browser.failures ? ` (${codes()})` : ''}; ${pages.orders.length - pageOrdersBefore} orders at the hotel`,
         ],
         [`GET /book/{id} (${options.connections} connections)`, `${Math.round(reads.requestsPerSecond)} req/s`, reads.p50Ms, reads.p99Ms, reads.errors + reads.non2xx],
         [`floor: express + pg, the same row by prepared statement (${options.connections} connections)`, `${Math.round(floorReads.requestsPerSecond)} req/s`, floorReads.p50Ms, floorReads.p99Ms, floorReads.errors + floorReads.non2xx],

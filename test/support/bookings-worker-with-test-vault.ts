@@ -19,7 +19,7 @@ const redis = createRedis(config.redisUrl);
 const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
 const shared = new Map<string, { close(): Promise<void> }>();
 const workerId = `${hostname()}:${process.pid}`;
-await startBookingsRole({
+const role = await startBookingsRole({
   config,
   db,
   redis,
@@ -33,5 +33,12 @@ await startBookingsRole({
     return shared.get(name) as T;
   },
   vault: createTestCardVault(),
+});
+// SIGTERM as the process does: the role stops within a short grace, then the process leaves.
+process.once('SIGTERM', () => {
+  void role.stop(1_000).finally(async () => {
+    for (const resource of shared.values()) await resource.close().catch(() => {});
+    process.exit(0);
+  });
 });
 logger.info({ port: 0, workerId }, 'quarry started');

@@ -102,16 +102,25 @@ export async function startBookingsRole(runtime: {
       },
     },
   });
-  // Checkouts in a browser, as many at once as the process has booking contexts.
+  // Checkouts in a browser, as many at once as the process has booking contexts. At shutdown the
+  // job is handed back when the grace runs out, while its run still records what it stopped (a
+  // booking failed before the order, or handed to the reservation lookup): the role waits for that.
+  const runningCheckouts = new Set<Promise<unknown>>();
   const checkouts = startWorkers({
     ...worker,
     queues: ['bookings.checkout'],
     concurrency: config.bookings.browserContexts,
     handlers: {
       'bookings.checkout': async (payload, { signal }) => {
-        const summary = await runCheckout(ports, payload.bookingId, { signal, finalAttempt: true });
-        logger.info(summary, 'booking checkout');
-        return summary;
+        const run = runCheckout(ports, payload.bookingId, { signal, finalAttempt: true });
+        runningCheckouts.add(run);
+        try {
+          const summary = await run;
+          logger.info(summary, 'booking checkout');
+          return summary;
+        } finally {
+          runningCheckouts.delete(run);
+        }
       },
     },
   });
@@ -137,6 +146,7 @@ export async function startBookingsRole(runtime: {
   return {
     async stop(graceMs) {
       await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await Promise.race([Promise.allSettled([...runningCheckouts]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await sourceFetch.close();
     },
   };

@@ -54,8 +54,12 @@ export type BookingEngine = {
   checkout?: CheckoutEngine;
 };
 
-/** What a checkout is opened with: the order without its consented total (the page shows the final price first). */
-type CheckoutRequest = Omit<Order, 'total'>;
+/**
+ * What a checkout is opened with: the order without its consented total (the page shows the final
+ * price first), its card opened from the vault only when the payment page is reached (the CVV is
+ * given once: a checkout that never started must not spend it).
+ */
+type CheckoutRequest = Omit<Order, 'total' | 'card'> & { card: () => Promise<CardDetails> };
 
 /** Why a checkout stopped before the order button: nothing was ordered. */
 export type CheckoutFailure = { code: BookingErrorCode; reason: string; transient: boolean };
@@ -74,7 +78,8 @@ export type HeldCheckout = {
 
 /** The checkout side of an engine that books in a browser: a context held for `work`, closed after it. */
 export type CheckoutEngine = {
-  withCheckout<T>(hotel: HotelRow, request: CheckoutRequest, signal: AbortSignal, work: (checkout: HeldCheckout) => Promise<T>): Promise<T>;
+  /** `onStarted` is called once the context is open (before it, a stopped worker has started nothing). */
+  withCheckout<T>(hotel: HotelRow, request: CheckoutRequest, signal: AbortSignal, work: (checkout: HeldCheckout) => Promise<T>, onStarted?: () => void): Promise<T>;
   /** The failure a `withCheckout` rejection stands for, when it is one (else a defect or an abort). */
   failureOf(error: unknown): CheckoutFailure | null;
 };

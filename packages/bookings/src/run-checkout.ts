@@ -31,12 +31,21 @@ export async function runCheckout(ports: WorkerPorts, bookingId: string, context
   if (!(await takeCheckout(ports.pool, bookingId, row.seq, ports.workerId, ports.checkoutLeaseMs))) return summary('held elsewhere');
   const renewal = setInterval(() => void renewCheckout(ports.pool, bookingId, ports.workerId, ports.checkoutLeaseMs).catch((error: unknown) => ports.onError?.(error, 'checkout lease')), Math.max(100, Math.floor(ports.checkoutLeaseMs / 3)));
   let handedOver = false;
+  const progress = { started: false };
   try {
-    return summary(await checkOut(ports, engine, engine.checkout, hotel, row, entry, context));
+    return summary(await checkOut(ports, engine, engine.checkout, hotel, row, entry, context, progress));
   } catch (error) {
     const current = await findBooking(ports.pool, bookingId);
     if (!current || current.state === 'finished') throw error;
     const failure = engine.checkout.failureOf(error);
+    if (context.signal.aborted && !progress.started && current.orderState === null) {
+      // Stopped while it waited for a browser context: nothing was started, the booking goes back to the queue.
+      await releaseCheckout(ports.pool, bookingId, ports.workerId);
+      handedOver = true;
+      const seq = await touchBooking(ports.pool, bookingId, current.seq);
+      if (seq !== null && current.work !== null) await ports.enqueueStep({ bookingId }, { jobId: stepJobId(bookingId, seq) });
+      return summary('handed back before its checkout started');
+    }
     if (current.orderState === null) {
       // Nothing reached the hotel: a failed page ends the booking with its code, a stopped worker with a clear one.
       if (failure && failure.transient && !context.finalAttempt && !context.signal.aborted) throw error;
@@ -55,16 +64,19 @@ export async function runCheckout(ports: WorkerPorts, bookingId: string, context
   }
 }
 
-async function checkOut(ports: WorkerPorts, engine: BookingEngine, checkout: CheckoutEngine, hotel: HotelRow, row: BookingRow, entry: 'quote' | 'order', context: Context): Promise<string> {
+async function checkOut(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  checkout: CheckoutEngine,
+  hotel: HotelRow,
+  row: BookingRow,
+  entry: 'quote' | 'order',
+  context: Context,
+  progress: { started: boolean },
+): Promise<string> {
   if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
   const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
-  let card;
-  try {
-    card = await ports.vault.openCard(ports.sealer.open(row.panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId });
-  } catch (error) {
-    if (error instanceof PanTokenInvalidError) return failFrom(ports, row, 'PanTokenInvalid', error.message);
-    throw error;
-  }
+  const panTokenSealed = row.panTokenSealed;
   const request = {
     reference: row.reference,
     stay: { checkIn: row.checkIn, nights: row.nights, guests: row.guests },
@@ -73,9 +85,9 @@ async function checkOut(ports: WorkerPorts, engine: BookingEngine, checkout: Che
     mainGuest: details.mainGuest,
     otherGuests: details.otherGuests,
     contact: details.contact,
-    card,
+    card: () => ports.vault.openCard(ports.sealer.open(panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId }),
   };
-  return checkout.withCheckout(hotel, request, context.signal, async (held) => {
+  const onThePage = async (held: HeldCheckout): Promise<string> => {
     let current: BookingRow | null = row;
     if (entry === 'quote') {
       const moved = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'finalPriceConsent', seq: row.seq, fields: { work: null, finalPrice: await held.finalPrice() } });
@@ -84,7 +96,15 @@ async function checkOut(ports: WorkerPorts, engine: BookingEngine, checkout: Che
       if (!current || current.stage !== 'processingBooking' || current.work !== 'placeOrder') return `ended in ${current?.stage ?? 'nothing'} while the page waited`;
     }
     return placeFromPage(ports, engine, hotel, held, current, context);
-  });
+  };
+  try {
+    return await checkout.withCheckout(hotel, request, context.signal, onThePage, () => {
+      progress.started = true;
+    });
+  } catch (error) {
+    if (!(error instanceof PanTokenInvalidError)) throw error;
+    return failFrom(ports, (await findBooking(ports.pool, row.bookingId)) ?? row, 'PanTokenInvalid', error.message);
+  }
 }
 
 /** The page stays open while the client decides: the consent (or a cancel, or a timeout of the sweep) is a change of the row. */

@@ -84,11 +84,11 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function listen(server: Server): Promise<(path: string) => string> {
-  server.listen(0, '127.0.0.1');
+async function listen(server: Server, host: string): Promise<(path: string) => string> {
+  server.listen(0, host);
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
-  return (path) => `http://127.0.0.1:${port}${path}`;
+  return (path) => `http://${host}:${port}${path}`;
 }
 
 const closeServer = (server: Server) => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
@@ -100,7 +100,7 @@ const closeServer = (server: Server) => new Promise<void>((resolve) => { server.
  * cross-origin iframe, and the card issuer's ACS that challenges the card holder with a one-time
  * code and tells the engine the outcome server to server. Prices come from `availability`.
  */
-export async function startDemoCheckoutSites(availability: (hotel: string, query: URLSearchParams) => EngineAvailability): Promise<DemoCheckoutSites> {
+export async function startDemoCheckoutSites(availability: (hotel: string, query: URLSearchParams) => EngineAvailability, host = '127.0.0.1'): Promise<DemoCheckoutSites> {
   const carts = new Map<string, Cart>();
   const cards = new Map<string, Card>();
   const transactions = new Map<string, Transaction>();
@@ -129,9 +129,10 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
       if (url.pathname === '/api/availability') return send(response, 200, 'application/json', JSON.stringify(availability(query.get('hotel') ?? '', query)));
       if (request.method === 'GET' && url.pathname.endsWith('/checkout')) {
         const adults = Number(query.get('adults') ?? '1');
+        // Only the booker's name is required, as on most engines; the other guests' names are asked for.
         const others = Array.from({ length: Math.max(0, adults - 1) }, (_, index) => index + 1)
-          .map((n) => `<div class="row"><div><label for="other-guest-${n}-first-name">Guest ${n + 1} first name</label><input type="text" id="other-guest-${n}-first-name" name="other-${n}-first" required></div>
-            <div><label for="other-guest-${n}-last-name">Guest ${n + 1} last name</label><input type="text" id="other-guest-${n}-last-name" name="other-${n}-last" required></div></div>`)
+          .map((n) => `<div class="row"><div><label for="other-guest-${n}-first-name">Guest ${n + 1} first name</label><input type="text" id="other-guest-${n}-first-name" name="other-${n}-first"></div>
+            <div><label for="other-guest-${n}-last-name">Guest ${n + 1} last name</label><input type="text" id="other-guest-${n}-last-name" name="other-${n}-last"></div></div>`)
           .join('');
         const hidden = ['hotel', 'checkin', 'nights', 'adults', 'room', 'rate'].map((name) => `<input type="hidden" name="${name}" value="${escape(query.get(name) ?? '')}">`).join('');
         return send(response, 200, 'text/html; charset=utf-8', html('Your details', `<div class="card"><h1>Who is staying?</h1>
@@ -350,9 +351,9 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
     })().catch((error: unknown) => send(response, 500, 'text/plain', String(error)));
   });
 
-  engineUrl = await listen(engine);
-  cardUrl = await listen(provider);
-  acsUrl = await listen(acs);
+  engineUrl = await listen(engine, host);
+  cardUrl = await listen(provider, host);
+  acsUrl = await listen(acs, host);
   return {
     engineUrl, cardUrl, acsUrl, orders, challengeHotels, otp,
     close: async () => { await Promise.all([closeServer(engine), closeServer(provider), closeServer(acs)]); },

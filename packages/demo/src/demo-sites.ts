@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerAvailability, bookingPages } from './demo-booking-page.ts';
+import { startDemoCheckoutSites, type EngineAvailability } from './demo-checkout.ts';
 import { createApplicationReceiver, demoCv, demoCvPath, type ReceivedApplication } from './demo-careers.ts';
 import { demoJobPostPage, demoJobPostPaths } from './demo-job-post.ts';
 import { startDemoMailbox, type ReceivedMail } from './demo-mailbox.ts';
@@ -9,7 +10,9 @@ import { createPushReceiver, type ReceivedPush } from './demo-push-receiver.ts';
 
 /**
  * Everything outside Quarry that the demo needs, on one loopback address: a hotel's OpenTravel
- * endpoint (`POST /ota`), its booking page (`/booking/…`), a careers page (`/jobs/…`, taking
+ * endpoint (`POST /ota`), its booking page (`/booking/…`, whose checkout and reservation lookup
+ * are on the booking engine's own origin, with the card in a payment provider's iframe and a 3-D
+ * Secure issuer on two more), a careers page (`/jobs/…`, taking
  * applications; what arrived at `GET /applications`) with a candidate's CV to apply with
  * (`GET /files/jane-doe-cv.pdf`), a client's push endpoint (`PUT /push`, what arrived at
  * `GET /push`) and a mailbox (SMTP; what arrived at `GET /mail`).
@@ -46,6 +49,11 @@ export async function startDemoSites(options: { host: string; port: number; smtp
   const receiver = createPushReceiver();
   const careers = createApplicationReceiver();
   const cv = demoCv();
+  // The hotel's checkout runs on its booking engine's origin, as with most hosted engines.
+  const checkout = await startDemoCheckoutSites((_hotel, query) => {
+    const answer = answerAvailability(query);
+    return answer.status === 200 ? (answer.body as EngineAvailability) : { state: 'unknown' };
+  }, options.host);
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://demo.invalid');
     const route = `${request.method ?? 'GET'} ${url.pathname}`;
@@ -53,6 +61,9 @@ export async function startDemoSites(options: { host: string; port: number; smtp
       if (route === 'POST /ota') return send(response, 200, 'text/xml; charset=utf-8', answerAvailRequest(await readBody(request, 1_000_000)));
       const bookingPage = request.method === 'GET' ? bookingPages[url.pathname] : undefined;
       if (bookingPage) return send(response, 200, 'text/html; charset=utf-8', bookingPage);
+      if (route === 'GET /booking/checkout' || route === 'GET /booking/manage') {
+        return void response.writeHead(302, { location: checkout.engineUrl(`${url.pathname}${url.search}`) }).end();
+      }
       if (route === 'GET /api/availability') {
         const answer = answerAvailability(url.searchParams);
         return json(response, answer.status, answer.body);
@@ -90,6 +101,7 @@ export async function startDemoSites(options: { host: string; port: number; smtp
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mailbox.close();
+      await checkout.close();
     },
   };
 }

@@ -109,9 +109,10 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
     });
 
   const checkout: CheckoutEngine = {
-    async withCheckout(hotel, request, signal, work) {
+    async withCheckout(hotel, request, signal, work, onStarted) {
       const { recipe, checkout: steps } = recipeOf(hotel, recipes);
       return inContext(signal, async (context) => {
+        onStarted?.();
         const page = await openPage(context, hotel.bookingPageUrl);
         const challenges = await captureChallenge(context);
         const deadline = () => step;
@@ -136,7 +137,7 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         // The card, often in the payment provider's cross-origin iframe.
         const payment = steps.payment;
         const fields = payment.frame ? page.frameLocator(payment.frame) : page;
-        const card = request.card;
+        const card = await request.card();
         await fields.locator(payment.number).first().fill(card.pan);
         await fields.locator(payment.holder).first().fill(card.name);
         await fields.locator(payment.expiry).first().fill(`${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`);
@@ -180,8 +181,8 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         };
         return work(held);
       }).catch((error: unknown) => {
-        if (error instanceof CheckoutStop) return Promise.reject(error);
-        if (signal.aborted) return Promise.reject(error);
+        // Ours to tell (a stopped worker, a card the vault refused), not the page's.
+        if (error instanceof CheckoutStop || signal.aborted || (error as Error).name === 'PanTokenInvalidError') return Promise.reject(error);
         const name = (error as Error).name;
         return Promise.reject(new CheckoutStop({ code: 'SystemUnavailable', reason: `the booking page did not answer: ${(error as Error).message.split('\n')[0] ?? name}`, transient: true }));
       });

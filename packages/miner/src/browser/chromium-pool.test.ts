@@ -112,4 +112,55 @@ describe('chromium pool', () => {
     expect(second).not.toBe(first);
     await expect.poll(() => first.isConnected()).toBe(false);
   });
+
+  it('a lane has its own limit: its contexts take no slot of maxContexts, and its jobs wait for its own slots', async () => {
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100, maxContexts: 1 });
+    const bookings = pool.lane(1);
+    try {
+      const { promise: holdReleased, resolve: release } = Promise.withResolvers<undefined>();
+      const held = bookings.withContext(async () => holdReleased);
+      // The lane's one context is open: a job of the pool's own still runs at once…
+      const started = performance.now();
+      await pool.withContext(async () => {});
+      expect(performance.now() - started).toBeLessThan(5_000);
+      // …while a second lane job waits for the first to end.
+      let secondRan = false;
+      const second = bookings.withContext(async () => {
+        secondRan = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(secondRan).toBe(false);
+      release(undefined);
+      await Promise.all([held, second]);
+      expect(secondRan).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  }, 20_000);
+
+  it('a recycle never closes the browser of a lane context still open (a checkout in flight)', async () => {
+    const events: RecycleEvent[] = [];
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 1, onRecycle: (event) => events.push(event) });
+    try {
+      const { promise: recycled, resolve: recycleSeen } = Promise.withResolvers<undefined>();
+      const checkout = pool.lane(1).withContext(async (context) => {
+        const page = await context.newPage();
+        await page.setContent('<p id="step">final price</p>');
+        await recycled;
+        // The browser was retired while this page was open: the page still answers.
+        return { text: await page.textContent('#step'), browser: context.browser() as Browser };
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The next job finds the browser at its job count: it is retired and a replacement waits for it.
+      const mining = pool.withContext(async (context) => context.browser() as Browser);
+      await expect.poll(() => events.length).toBe(1);
+      recycleSeen(undefined);
+      const { text, browser } = await checkout;
+      expect(text).toBe('final price');
+      expect(await mining).not.toBe(browser);
+      await expect.poll(() => browser.isConnected()).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  }, 40_000);
 });
