@@ -26,3 +26,6 @@ export { greenhouseJobFixture, leverApplyPageFixture, recruiteeOffersFixture, st
 export type { AtsVendorDoubles, ReceivedPart, VendorReply, VendorRequest } from './ats-vendor-doubles.ts';
 export { startOpenTravelHotel } from './opentravel-hotel.ts';
 export type { OpenTravelHotel, OrderBehaviour, ReceivedOrder, Reservation, TestHotel } from './opentravel-hotel.ts';
+export { startHostedAtsDouble } from './hosted-ats/hosted-ats.double.ts';
+export type { HostedAtsDouble, HostedPart, HostedRequest, HostedVariant, HostedVendor } from './hosted-ats/hosted-ats.double.ts';
+export { greenhouseHostedVendor } from './hosted-ats/greenhouse.double.ts';

@@ -6,7 +6,7 @@ window.__quarryApplier = (() => {
   const laidOut = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
 
   /** What a person sees: the visible text, error messages, invalid controls, a challenge to solve. */
-  const read = ({ errorSelector, challengeSelector }) => {
+  const read = ({ errorSelector, challengeSelector, botChecks }) => {
     const errors = [];
     const matched = [...document.querySelectorAll(errorSelector)].filter((element) => laidOut(element) && clean(element.innerText));
     // The innermost message: a wrapper marked `has-error` around a label and a box says less than the message inside it.
@@ -23,6 +23,7 @@ window.__quarryApplier = (() => {
       text: clean(document.body ? document.body.innerText : '').slice(0, 20000),
       errors: [...new Set(errors.filter(Boolean))],
       challenge: [...document.querySelectorAll(challengeSelector)].some(laidOut),
+      botCheck: (botChecks || []).find((check) => [...document.querySelectorAll(check.selector)].some(laidOut))?.vendor ?? null,
     };
   };
 

@@ -1,0 +1,177 @@
+import type { ApplicationErrorCode, Question } from '@quarry/contracts';
+import { createMiner, defaultMinerEndpoints, type ChromiumPool } from '@quarry/miner';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { greenhouseHostedVendor, greenhouseJobFixture, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
+import { createBrowserApplier } from './browser.applier.ts';
+
+/** What a vendor must have received for one answer: under its field name, in its encoding. */
+export type ExpectedField = { name: string; value: string | string[] | boolean | { bytes: Buffer } };
+
+/** One application sent to a vendor double, and what it must end as. */
+export type CaseApplication = {
+  /** The double's answer this application meets (`accept`, `closed`, …). */
+  variant: HostedVariant;
+  expected: 'success' | ApplicationErrorCode;
+  send(hooks: SubmitHooks): Promise<SubmitOutcome>;
+  /** The fields that must have arrived (none unless the vendor accepts). */
+  fields: ExpectedField[];
+  /** Each expected field's value as the vendor received it, or undefined. */
+  received(): Map<string, ExpectedField['value'] | undefined>;
+};
+
+/** A vendor double running with the applications to send it, per (ATS, transport). */
+export type RunningCase = { applications: CaseApplication[]; close(): Promise<void> };
+export type ApplyCase = { ats: string; transport: 'hostedForm' | 'authorizedApi'; start(pool: ChromiumPool): Promise<RunningCase> };
+
+export const candidate = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0001' };
+
+/** Not a real PDF: bytes that must arrive unchanged, a NUL, high bytes and a CRLF among them. */
+export const cvFile = (filename = 'ada-cv.pdf'): FileToUpload => ({
+  type: 'File',
+  filename,
+  contentType: 'application/pdf',
+  bytes: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 255, 254, 13, 10, 0x80]), Buffer.from('Ada Lovelace, analyst\n%%EOF\n')]),
+});
+export const letterFile = (): FileToUpload => ({ type: 'File', filename: 'letter.txt', contentType: 'text/plain', bytes: Buffer.from('Dear team,\nI would like to join.\n') });
+
+/** Does a received value equal the expected one (files byte for byte, lists in order)? */
+export function sameValue(expected: ExpectedField['value'], actual: ExpectedField['value'] | undefined): boolean {
+  if (actual === undefined) return false;
+  if (typeof expected === 'object' && !Array.isArray(expected)) return typeof actual === 'object' && !Array.isArray(actual) && actual.bytes.equals(expected.bytes);
+  return JSON.stringify(expected) === JSON.stringify(actual);
+}
+
+/** Values of a form post by name: one value, or the list when the name repeats or ends with []. */
+export function formValues(request: HostedRequest | undefined): Map<string, ExpectedField['value']> {
+  const values = new Map<string, ExpectedField['value']>();
+  const grouped = new Map<string, HostedPart[]>();
+  for (const [name, value] of request?.parts ?? []) grouped.set(name, [...(grouped.get(name) ?? []), value]);
+  for (const [name, parts] of grouped) {
+    const texts = parts.map((part) => (typeof part === 'string' ? part : null));
+    const file = parts.find((part): part is Exclude<HostedPart, string> => typeof part !== 'string');
+    if (file) values.set(name, { bytes: file.bytes });
+    else values.set(name, parts.length > 1 || name.endsWith('[]') ? (texts as string[]) : (texts[0] as string));
+  }
+  return values;
+}
+
+const miningEndpoints = (origin: string) => ({ ...defaultMinerEndpoints, greenhouseApi: `${origin}/greenhouse-api` });
+
+/** The questions the miner mines from a vendor's definition (served by the API doubles). */
+export async function mineQuestions(url: string, origin: string): Promise<Question[]> {
+  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints: miningEndpoints(origin) });
+  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+  if (!mined.ok) throw new Error(`the fixture did not mine: ${mined.errorCode} ${mined.detail}`);
+  return mined.form.questions;
+}
+
+export const hostedApplier = (pool: ChromiumPool): Applier => createBrowserApplier({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 45_000, outcomeWaitMs: 3_000 });
+
+/**
+ * The applications every hosted double is sent: one per answer the double has, the `accept` one
+ * carrying every answer; the others expect the interface code the vendor's answer means.
+ */
+function hostedApplications(
+  double: HostedAtsDouble,
+  applier: Applier,
+  questions: Question[],
+  answers: ResolvedAnswer[],
+  fields: ExpectedField[],
+  received: () => Map<string, ExpectedField['value'] | undefined>,
+  codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
+): CaseApplication[] {
+  return double.variants.map((variant) => ({
+    variant,
+    expected: variant === 'accept' ? 'success' : (codes[variant] ?? 'ApplicationFailed'),
+    fields: variant === 'accept' ? fields : [],
+    received,
+    send: (hooks) => {
+      double.setVariant(variant);
+      double.submissions.length = 0;
+      double.earlyWrites.length = 0;
+      return applier({ url: double.url, questions, answers, candidate }, hooks, new AbortController().signal);
+    },
+  }));
+}
+
+const byName = (request: HostedRequest | undefined, name: string): HostedPart | undefined => request?.parts.find(([key]) => key === name)?.[1];
+const uploadNamed = (double: HostedAtsDouble, key: string) => double.earlyWrites.find((write) => byName(write, 'key') === key);
+
+export const greenhouseHostedCase: ApplyCase = {
+  ats: 'greenhouse',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const api = await startAtsVendorDoubles({ greenhouseKey: 'unused', leverKey: 'unused' });
+    const double = await startHostedAtsDouble(greenhouseHostedVendor());
+    const questions = await mineQuestions(`https://job-boards.greenhouse.io/acme/jobs/${greenhouseJobFixture().id}`, api.origin);
+    const cv = cvFile();
+    const letter = letterFile();
+    const answers: ResolvedAnswer[] = [
+      { id: 'first_name', value: 'Ada' },
+      { id: 'last_name', value: 'Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'phone', value: '+44 20 7946 0001' },
+      { id: 'resume', value: cv },
+      { id: 'cover_letter', value: letter },
+      { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'question_30000002', value: 'No' },
+      { id: 'question_30000003', value: ['English', 'Spanish'] },
+      { id: 'question_30000004', value: 'Engines.\nAnd analysis.' },
+      { id: 'location', value: 'London, United Kingdom' },
+      { id: 'gender', value: 'Female' },
+      { id: 'hispanic_ethnicity', value: 'No' },
+      { id: 'race', value: 'White' },
+    ];
+    const fields: ExpectedField[] = [
+      { name: 'first_name', value: 'Ada' },
+      { name: 'last_name', value: 'Lovelace' },
+      { name: 'email', value: 'ada@example.com' },
+      { name: 'phone', value: '+44 20 7946 0001' },
+      { name: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
+      // Single selects carry the option's value id (Yes 1, No 0), multi-selects the ids of each choice.
+      { name: 'question_30000002', value: '0' },
+      { name: 'question_30000003[]', value: ['101', '102'] },
+      // A browser sends a textarea's line breaks as CRLF.
+      { name: 'question_30000004', value: 'Engines.\r\nAnd analysis.' },
+      { name: 'location', value: 'London, United Kingdom' },
+      { name: 'gender', value: '2' },
+      { name: 'hispanic_ethnicity', value: 'No' },
+      // Shown once "No" is chosen, as Greenhouse does.
+      { name: 'race', value: '5' },
+      // Files are stored on choose; the form carries the stored key.
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+      { name: 'upload cover_letter', value: { bytes: letter.bytes } },
+      { name: 'resume_url', value: true },
+      { name: 'cover_letter_url', value: true },
+    ];
+    const received = () => {
+      const form = formValues(double.submissions[0]);
+      const values = new Map<string, ExpectedField['value'] | undefined>();
+      for (const field of fields) {
+        if (field.name.startsWith('upload ')) {
+          const file = byName(uploadNamed(double, field.name.slice('upload '.length)), 'file');
+          values.set(field.name, typeof file === 'object' ? { bytes: file.bytes } : undefined);
+        } else if (field.name.endsWith('_url')) {
+          values.set(field.name, typeof form.get(field.name) === 'string' && String(form.get(field.name)).startsWith('uploads/') ? true : undefined);
+        } else values.set(field.name, form.get(field.name));
+      }
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: async () => {
+        await double.close();
+        await api.close();
+      },
+    };
+  },
+};
+
+/** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase];
