@@ -20,6 +20,8 @@ export type AtsRecipe = {
   hosts: RegExp;
   /** Marks its pages carry wherever they are served from (a custom domain, an embed): a CSS selector. */
   pageMarker: string;
+  /** The vendor's field names among the mined question ids: the last way to know a page no mark names (a bare 404). */
+  fieldNames?: RegExp;
   /**
    * Where the control of a mined question id is when the page does not name the control by the id
    * (`{id}` is replaced): Ashby wraps each field in `div[data-field-path="<path>"]`.
@@ -46,6 +48,7 @@ const canonical = (host: string) => `link[rel="canonical"][href*="${host}"], met
 export const atsRecipes: readonly AtsRecipe[] = [
   {
     ats: 'greenhouse',
+    fieldNames: /^question_\d+$/,
     vendor: 'Greenhouse',
     hosts: /(^|\.)greenhouse\.io$/,
     pageMarker: `${canonical('greenhouse.io')}, form#application-form input#first_name, #grnhse_app`,
@@ -63,6 +66,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'lever',
+    fieldNames: /^(cards|urls|eeo|surveysResponses)\[/,
     vendor: 'Lever',
     hosts: /(^|\.)lever\.co$/,
     pageMarker: `${canonical('lever.co')}, input[name="resumeStorageId"], button[data-qa="btn-submit"], input[name^="cards["][name$="[baseTemplate]"]`,
@@ -77,6 +81,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'ashby',
+    fieldNames: /^_systemfield_/,
     vendor: 'Ashby',
     hosts: /(^|\.)ashbyhq\.com$/,
     pageMarker: `${canonical('ashbyhq.com')}, [data-field-path^="_systemfield_"]`,
@@ -92,6 +97,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'workable',
+    fieldNames: /^(QA|CA)_\d+$/,
     vendor: 'Workable',
     hosts: /(^|\.)workable\.com$/,
     pageMarker: `${canonical('workable.com')}, form[data-ui="application-form"], [data-ui="cookie-consent"]`,
@@ -114,6 +120,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'bamboohr',
+    fieldNames: /^customQuestionAnswers\./,
     vendor: 'BambooHR',
     hosts: /(^|\.)bamboohr\.com$/,
     pageMarker: `${canonical('bamboohr.com')}, input#nickname_hpcsaf, [name^="customQuestionAnswers."]`,
@@ -125,6 +132,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'recruitee',
+    fieldNames: /^candidate\[open_question_answers_attributes\]/,
     vendor: 'Recruitee',
     hosts: /(^|\.)recruitee\.com$/,
     pageMarker: `${canonical('recruitee.com')}, [name^="candidate[open_question_answers_attributes]"]`,
@@ -133,6 +141,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'teamtailor',
+    fieldNames: /^candidate\[(first_name|answers_attributes)\]/,
     vendor: 'Teamtailor',
     hosts: /(^|\.)teamtailor\.com$/,
     pageMarker: `${canonical('teamtailor.com')}, form#job-application-form, [name="candidate[first_name]"]`,
@@ -145,6 +154,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'jazzhr',
+    fieldNames: /^resumator-/,
     vendor: 'JazzHR',
     hosts: /(^|\.)applytojob\.com$/,
     pageMarker: `${canonical('applytojob.com')}, form#form_submit_new_resume, [name^="resumator-"]`,
@@ -156,6 +166,7 @@ export const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'breezy',
+    fieldNames: /^(cName|cEmail|cPhoneNumber)$|^section_[^_]+_question_/,
     vendor: 'Breezy',
     hosts: /(^|\.)breezy\.hr$/,
     pageMarker: `${canonical('breezy.hr')}, input[name="hp_7f2b"], input[name="cName"]`,
@@ -185,10 +196,10 @@ export const atsRecipes: readonly AtsRecipe[] = [
 /**
  * The recipe of the page: by its address (the miner's ATS detection, then the vendor hosts), else
  * by the marks the vendor's pages carry (a canonical link, the vendor's field names), so a form
- * served from an employer's own domain or an embed still gets its vendor's recipe. Null: the
- * generic engine alone.
+ * served from an employer's own domain or an embed still gets its vendor's recipe, else by the
+ * vendor's field names among the mined question ids. Null: the generic engine alone.
  */
-export async function recipeFor(page: Page): Promise<AtsRecipe | null> {
+export async function recipeFor(page: Page, questionIds: string[] = []): Promise<AtsRecipe | null> {
   const url = page.url();
   const detected = detectAts(url)?.ats;
   const byName = atsRecipes.find((recipe) => recipe.ats === detected);
@@ -210,7 +221,7 @@ export async function recipeFor(page: Page): Promise<AtsRecipe | null> {
       .catch(() => 0);
     if (marked > 0) return recipe;
   }
-  return null;
+  return atsRecipes.find((recipe) => recipe.fieldNames && questionIds.some((id) => recipe.fieldNames?.test(id))) ?? null;
 }
 
 /** The vendor text among the page's words or errors, or null. */

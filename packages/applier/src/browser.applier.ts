@@ -88,7 +88,7 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       const status = response?.status() ?? 200;
       await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
       await settle(page, 250, 3_000);
-      const recipe = await recipeFor(page);
+      const recipe = await recipeFor(page, application.questions.map((question) => question.id));
       const headers = response ? await response.allHeaders().catch(() => ({}) as Record<string, string>) : {};
       const walledBy = botCheckHeaders.find((check) => check.value.test(headers[check.header] ?? ''));
       const opening = await readPage(page);

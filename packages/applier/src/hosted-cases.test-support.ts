@@ -1,7 +1,7 @@
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { greenhouseHostedVendor, greenhouseJobFixture, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -56,7 +56,7 @@ export function formValues(request: HostedRequest | undefined): Map<string, Expe
   return values;
 }
 
-const miningEndpoints = (origin: string) => ({ ...defaultMinerEndpoints, greenhouseApi: `${origin}/greenhouse-api` });
+const miningEndpoints = (origin: string) => ({ ...defaultMinerEndpoints, greenhouseApi: `${origin}/greenhouse-api`, lever: `${origin}/lever/{host}` });
 
 /** The questions the miner mines from a vendor's definition (served by the API doubles). */
 export async function mineQuestions(url: string, origin: string): Promise<Question[]> {
@@ -173,5 +173,67 @@ export const greenhouseHostedCase: ApplyCase = {
   },
 };
 
+/** Received values of the expected fields: the form post's, or what `special` reads elsewhere (an early upload). */
+function receivedFrom(request: () => HostedRequest | undefined, fields: ExpectedField[], special: (name: string) => ExpectedField['value'] | undefined | null = () => null) {
+  return () => {
+    const form = formValues(request());
+    return new Map(fields.map((field) => [field.name, special(field.name) ?? form.get(field.name)] as const));
+  };
+}
+
+export const leverHostedCase: ApplyCase = {
+  ats: 'lever',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const api = await startAtsVendorDoubles({ greenhouseKey: 'unused', leverKey: 'unused' });
+    const double = await startHostedAtsDouble(leverHostedVendor());
+    const questions = await mineQuestions(`https://jobs.lever.co/acme/${leverPostingId}/apply`, api.origin);
+    const cv = cvFile();
+    const salary = 'cards[a68e123b-787e-5753-8d5a-f092c824b9c4][field0]';
+    const authorised = 'cards[f7b4a887-2455-52b8-ad87-67c9a6897383][field0]';
+    const sponsorship = 'cards[f7b4a887-2455-52b8-ad87-67c9a6897383][field1]';
+    const answers: ResolvedAnswer[] = [
+      { id: 'resume', value: cv },
+      { id: 'name', value: 'Ada Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'phone', value: '+44 20 7946 0001' },
+      { id: 'location', value: 'London' },
+      { id: 'org', value: 'Analytical Engines Ltd' },
+      { id: 'urls[LinkedIn]', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'urls[GitHub]', value: 'https://github.com/ada' },
+      { id: salary, value: '£90,000' },
+      { id: authorised, value: 'Yes' },
+      { id: sponsorship, value: 'No' },
+      { id: 'eeo[gender]', value: 'Female' },
+      { id: 'eeo[race]', value: 'White (Not Hispanic or Latino)' },
+      { id: 'eeo[veteran]', value: 'I am not a veteran' },
+    ];
+    // Lever's form posts each box under its own name; choices carry the option's text.
+    const fields: ExpectedField[] = [
+      ...answers.filter((answer) => answer.id !== 'resume').map((answer) => ({ name: answer.id, value: String(answer.value) })),
+      { name: 'resume', value: { bytes: cv.bytes } },
+      { name: 'parseResume', value: { bytes: cv.bytes } },
+      { name: 'resumeStorageId', value: 'c1d2e3f4-0000-4000-8000-00000000cafe' },
+    ];
+    const received = receivedFrom(() => double.submissions[0], fields, (name) => {
+      if (name !== 'parseResume') return null;
+      const file = byName(double.earlyWrites.find((write) => write.path === '/parseResume'), 'resume');
+      return typeof file === 'object' ? { bytes: file.bytes } : undefined;
+    });
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: async () => {
+        await double.close();
+        await api.close();
+      },
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase];

@@ -29,3 +29,4 @@ export type { OpenTravelHotel, OrderBehaviour, ReceivedOrder, Reservation, TestH
 export { startHostedAtsDouble } from './hosted-ats/hosted-ats.double.ts';
 export type { HostedAtsDouble, HostedPart, HostedRequest, HostedVariant, HostedVendor } from './hosted-ats/hosted-ats.double.ts';
 export { greenhouseHostedVendor } from './hosted-ats/greenhouse.double.ts';
+export { leverHostedVendor, leverPostingId } from './hosted-ats/lever.double.ts';
