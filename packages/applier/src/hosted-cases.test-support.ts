@@ -1,12 +1,12 @@
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
-import { createMiner, defaultMinerEndpoints, type ChromiumPool } from '@quarry/miner';
+import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
 /** What a vendor must have received for one answer: under its field name, in its encoding. */
-export type ExpectedField = { name: string; value: string | string[] | boolean | { bytes: Buffer } };
+export type ExpectedField = { name: string; value: unknown };
 
 /** One application sent to a vendor double, and what it must end as. */
 export type CaseApplication = {
@@ -17,7 +17,7 @@ export type CaseApplication = {
   /** The fields that must have arrived (none unless the vendor accepts). */
   fields: ExpectedField[];
   /** Each expected field's value as the vendor received it, or undefined. */
-  received(): Map<string, ExpectedField['value'] | undefined>;
+  received(): Map<string, unknown>;
 };
 
 /** A vendor double running with the applications to send it, per (ATS, transport). */
@@ -36,9 +36,11 @@ export const cvFile = (filename = 'ada-cv.pdf'): FileToUpload => ({
 export const letterFile = (): FileToUpload => ({ type: 'File', filename: 'letter.txt', contentType: 'text/plain', bytes: Buffer.from('Dear team,\nI would like to join.\n') });
 
 /** Does a received value equal the expected one (files byte for byte, lists in order)? */
-export function sameValue(expected: ExpectedField['value'], actual: ExpectedField['value'] | undefined): boolean {
+export function sameValue(expected: unknown, actual: unknown): boolean {
   if (actual === undefined) return false;
-  if (typeof expected === 'object' && !Array.isArray(expected)) return typeof actual === 'object' && !Array.isArray(actual) && actual.bytes.equals(expected.bytes);
+  const bytes = (value: unknown) => (typeof value === 'object' && value !== null && Buffer.isBuffer((value as { bytes?: unknown }).bytes) ? (value as { bytes: Buffer }).bytes : null);
+  const expectedBytes = bytes(expected);
+  if (expectedBytes) return bytes(actual)?.equals(expectedBytes) ?? false;
   return JSON.stringify(expected) === JSON.stringify(actual);
 }
 
@@ -59,8 +61,8 @@ export function formValues(request: HostedRequest | undefined): Map<string, Expe
 const miningEndpoints = (origin: string) => ({ ...defaultMinerEndpoints, greenhouseApi: `${origin}/greenhouse-api`, lever: `${origin}/lever/{host}` });
 
 /** The questions the miner mines from a vendor's definition (served by the API doubles). */
-export async function mineQuestions(url: string, origin: string): Promise<Question[]> {
-  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints: miningEndpoints(origin) });
+export async function mineQuestions(url: string, origin: string, endpoints: Partial<MinerEndpoints> = {}): Promise<Question[]> {
+  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints: { ...miningEndpoints(origin), ...endpoints } });
   const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
   if (!mined.ok) throw new Error(`the fixture did not mine: ${mined.errorCode} ${mined.detail}`);
   return mined.form.questions;
@@ -78,7 +80,7 @@ function hostedApplications(
   questions: Question[],
   answers: ResolvedAnswer[],
   fields: ExpectedField[],
-  received: () => Map<string, ExpectedField['value'] | undefined>,
+  received: () => Map<string, unknown>,
   codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
 ): CaseApplication[] {
   return double.variants.map((variant) => ({
@@ -235,5 +237,69 @@ export const leverHostedCase: ApplyCase = {
   },
 };
 
+export const ashbyHostedCase: ApplyCase = {
+  ats: 'ashby',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(ashbyHostedVendor());
+    const questions = await mineQuestions(`https://jobs.ashbyhq.com/acme/${ashbyPostingId}`, double.origin, { ashby: double.origin });
+    const cv = cvFile();
+    const custom = (suffix: string) => `0a1b2c3d-0000-4000-8000-0000000000${suffix}`;
+    const education = '_systemfield_education_history';
+    const answers: ResolvedAnswer[] = [
+      { id: '_systemfield_name', value: 'Ada Lovelace' },
+      { id: '_systemfield_email', value: 'ada@example.com' },
+      { id: '_systemfield_phone', value: '+44 20 7946 0001' },
+      { id: '_systemfield_resume', value: cv },
+      { id: custom('a2'), value: 'https://www.linkedin.com/in/ada' },
+      { id: custom('a3'), value: 'https://ada.example.com/notes' },
+      {
+        id: education,
+        value: [[
+          { id: `${education}.schoolName`, value: 'University of London' },
+          { id: `${education}.degree`, value: 'BSc' },
+          { id: `${education}.major`, value: 'Mathematics' },
+          { id: `${education}.startDate`, value: '1830-09-01' },
+          { id: `${education}.endDate`, value: '1833-06-30' },
+        ]],
+      },
+      { id: custom('b1'), value: false },
+      { id: custom('b2'), value: '2027-01-15' },
+      { id: custom('b3'), value: '3-5' },
+      { id: custom('b4'), value: ['Python', 'SQL'] },
+      { id: custom('b5'), value: 'Engines.\nAnd analysis.' },
+      { id: '_systemfield_data_consent_ack', value: ['I agree'] },
+      { id: 'untitled', value: ['Yes'] },
+    ];
+    // Ashby keeps each answer as saved by path: texts, booleans, ISO dates, a choice's value, lists of values.
+    const fields: ExpectedField[] = [
+      { name: '_systemfield_name', value: 'Ada Lovelace' },
+      { name: '_systemfield_email', value: 'ada@example.com' },
+      { name: '_systemfield_phone', value: '+44 20 7946 0001' },
+      { name: '_systemfield_resume', value: { bytes: cv.bytes } },
+      { name: custom('a2'), value: 'https://www.linkedin.com/in/ada' },
+      { name: custom('a3'), value: 'https://ada.example.com/notes' },
+      { name: education, value: [{ schoolName: 'University of London', degree: 'BSc', major: 'Mathematics', startDate: '1830-09-01', endDate: '1833-06-30' }] },
+      { name: custom('b1'), value: false },
+      { name: custom('b2'), value: '2027-01-15' },
+      { name: custom('b3'), value: '3-5' },
+      { name: custom('b4'), value: ['Python', 'SQL'] },
+      { name: custom('b5'), value: 'Engines.\nAnd analysis.' },
+      { name: '_systemfield_data_consent_ack', value: ['data_consent_ack'] },
+      { name: 'untitled', value: ['Yes'] },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, () => ashbySavedValues(double.earlyWrites), {
+        closed: 'JobExpired',
+        duplicate: 'AlreadyApplied',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase];

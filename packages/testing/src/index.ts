@@ -30,3 +30,4 @@ export { startHostedAtsDouble } from './hosted-ats/hosted-ats.double.ts';
 export type { HostedAtsDouble, HostedPart, HostedRequest, HostedVariant, HostedVendor } from './hosted-ats/hosted-ats.double.ts';
 export { greenhouseHostedVendor } from './hosted-ats/greenhouse.double.ts';
 export { leverHostedVendor, leverPostingId } from './hosted-ats/lever.double.ts';
+export { ashbyHostedVendor, ashbyPostingId, ashbySavedValues } from './hosted-ats/ashby.double.ts';

@@ -26,10 +26,10 @@ export type HostedVendor = {
   /** The page for this variant (a closed posting, a wall on load, or the form). */
   page(variant: HostedVariant): HostedReply;
   /**
-   * A POST from the page: `early` when it is a write before the final post (recorded as such), with
-   * the vendor's answer for this variant.
+   * A POST from the page: `early` when it is a write before the final post (recorded as such),
+   * `read` when it only reads (a form definition), with the vendor's answer for this variant.
    */
-  post(request: HostedRequest, variant: HostedVariant): { kind: 'early' | 'submission'; reply: HostedReply };
+  post(request: HostedRequest, variant: HostedVariant): { kind: 'early' | 'submission' | 'read'; reply: HostedReply };
   /** Pages the vendor moves to after a post (a confirmation page). */
   extraPages?: Record<string, HostedReply>;
   /** The variants the vendor has: a vendor that never refuses duplicates has no `duplicate`. */
@@ -93,6 +93,7 @@ export async function startHostedAtsDouble(vendor: HostedVendor): Promise<Hosted
           return send(response, extra ?? { status: 404, html: '<!doctype html><title>Not found</title><p>Not found</p>' });
         }
         const { kind, reply } = vendor.post(got, variant);
+        if (kind === 'read') return send(response, reply);
         (kind === 'early' ? earlyWrites : submissions).push(got);
         events.push(`${kind === 'early' ? 'early' : 'POST'} ${got.path}`);
         return send(response, reply);
