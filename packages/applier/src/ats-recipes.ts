@@ -27,6 +27,8 @@ export type AtsRecipe = {
    * (`{id}` is replaced): Ashby wraps each field in `div[data-field-path="<path>"]`.
    */
   fieldScope?: string;
+  /** Fill in the scope before the generic engine looks by name: the vendor's named inputs are mirrors of drawn widgets. */
+  scopeFirst?: boolean;
   /**
    * Which writes leave before Submit, so the at-most-once record must come before them:
    * `files` — choosing a file uploads it; `answers` — every answer is saved as it is given
@@ -101,6 +103,10 @@ export const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Workable',
     hosts: /(^|\.)workable\.com$/,
     pageMarker: `${canonical('workable.com')}, form[data-ui="application-form"], [data-ui="cookie-consent"]`,
+    // Controls sit in `[data-ui="<field id>"]`; the résumé's input id is random per load, its
+    // radios are hidden inputs mirrored by drawn `role=radio` boxes.
+    fieldScope: '[data-ui="{id}"]',
+    scopeFirst: true,
     earlyWrites: 'files',
     successText: /application (has been )?submitted|thanks for applying/i,
     texts: [

@@ -194,42 +194,54 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  */
 async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>, current: FormSnapshot | null, plan: FillPlan): Promise<string | null> {
   const { recipe } = plan;
+  const isFile = (id: string) => plan.questions.get(id)?.inputType === 'File';
+  // A write the vendor keeps comes after the at-most-once record: every answer on a page that saves
+  // answers as given, a file on a page that uploads on choose.
+  const writes = (id: string) => recipe?.earlyWrites === 'answers' || (recipe?.earlyWrites === 'files' && isFile(id));
   for (let round = 0; round < revealRounds; round += 1) {
-    const snapshot = round === 0 && current ? current : await snapshotPage(page, { withText: false });
-    const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
     let progressed = false;
-    const located = [...locateQuestions(snapshot.fields)].filter(([id]) => !filled.has(id) && answers.has(id));
-    // Files that upload on choose go last: every other answer is in place before the first write.
-    const uploadsOnChoose = (entry: [string, LocatedQuestion]) => recipe?.earlyWrites === 'files' && entry[1].question.inputType === 'File';
-    const ordered = [...located.filter((entry) => !uploadsOnChoose(entry)), ...located.filter(uploadsOnChoose)];
-    // Ids the page does not name its controls by: the recipe says where their controls are.
-    const scoped = recipe?.fieldScope ? [...answers.keys()].filter((id) => !filled.has(id) && !located.some(([found]) => found === id) && plan.questions.has(id)) : [];
-    for (const [id, entry] of ordered) {
+    const attempt = async (id: string, fill: () => Promise<boolean>): Promise<string | null> => {
       try {
-        if (recipe?.earlyWrites === 'answers' || uploadsOnChoose([id, entry])) await plan.recordIntent();
+        if (!(await fill())) return null;
+      } catch (error) {
+        if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `question ${id}: ${firstLine(error)}`;
+        throw error;
+      }
+      filled.add(id);
+      progressed = true;
+      return null;
+    };
+    const scopedFill = (id: string) => attempt(id, () => fillScoped(page, recipe as AtsRecipe, plan.questions.get(id) as Question, answers.get(id), () => (writes(id) ? plan.recordIntent() : Promise.resolve())));
+    const open = () => [...answers.keys()].filter((id) => !filled.has(id) && plan.questions.has(id));
+    // Files go last: every other answer is in place before the first upload.
+    const filesLast = (ids: string[]) => [...ids.filter((id) => !isFile(id)), ...ids.filter(isFile)];
+
+    // A vendor whose controls sit in a wrapper named by the field (Workable's data-ui) is filled there first.
+    if (recipe?.scopeFirst) {
+      for (const id of open().filter((id) => !isFile(id))) {
+        const problem = await scopedFill(id);
+        if (problem) return problem;
+      }
+    }
+    const snapshot = round === 0 && current && !progressed ? current : await snapshotPage(page, { withText: false });
+    const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
+    const located = new Map([...locateQuestions(snapshot.fields)].filter(([id]) => !filled.has(id) && answers.has(id)));
+    for (const id of filesLast([...located.keys()])) {
+      const entry = located.get(id) as LocatedQuestion;
+      const problem = await attempt(id, async () => {
+        if (writes(id)) await plan.recordIntent();
         if (entry.question.inputType === 'ArrayOfObjects') await fillRepeatable(page, id, answers.get(id));
         else await fillQuestion(context, entry, answers.get(id));
-      } catch (error) {
-        if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `question ${id}: ${firstLine(error)}`;
-        throw error;
-      }
-      filled.add(id);
-      progressed = true;
+        return true;
+      });
+      if (problem) return problem;
     }
-    const scopedOrder = [...scoped.filter((id) => plan.questions.get(id)?.inputType !== 'File'), ...scoped.filter((id) => plan.questions.get(id)?.inputType === 'File')];
-    for (const id of scopedOrder) {
-      const question = plan.questions.get(id) as Question;
-      try {
-        const placed = await fillScoped(page, recipe as AtsRecipe, question, answers.get(id), () =>
-          recipe?.earlyWrites === 'answers' || (recipe?.earlyWrites === 'files' && question.inputType === 'File') ? plan.recordIntent() : Promise.resolve(),
-        );
-        if (!placed) continue;
-      } catch (error) {
-        if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `question ${id}: ${firstLine(error)}`;
-        throw error;
+    // Ids the page does not name its controls by: the recipe says where their controls are.
+    if (recipe?.fieldScope) {
+      for (const id of filesLast(open())) {
+        const problem = await scopedFill(id);
+        if (problem) return problem;
       }
-      filled.add(id);
-      progressed = true;
     }
     if (!progressed) return null;
     await settleAfterInput(page.mainFrame(), 30, 1_500);

@@ -1,6 +1,6 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { greenhouseHostedCase, sameValue, type ApplyCase, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, greenhouseHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type RunningCase } from './hosted-cases.test-support.ts';
 import type { SubmitOutcome } from './applier-port.ts';
 
 let pool: ChromiumPool;
@@ -29,7 +29,12 @@ async function runAll(running: RunningCase, marks: string[]): Promise<Array<{ va
 
 const code = (outcome: SubmitOutcome) => (outcome.status === 'failed' ? outcome.errorCode : outcome.status);
 
-describe.each<[string, ApplyCase]>([['Greenhouse', greenhouseHostedCase]])('%s hosted form', (_name, applyCase) => {
+describe.each<[string, ApplyCase]>([
+  ['Greenhouse', greenhouseHostedCase],
+  ['Lever', leverHostedCase],
+  ['Ashby', ashbyHostedCase],
+  ['Workable', workableHostedCase],
+])('%s hosted form', (_name, applyCase) => {
   let running: RunningCase;
   beforeAll(async () => {
     running = await applyCase.start(pool);

@@ -1,7 +1,7 @@
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -301,5 +301,63 @@ export const ashbyHostedCase: ApplyCase = {
   },
 };
 
+export const workableHostedCase: ApplyCase = {
+  ats: 'workable',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(workableHostedVendor());
+    const questions = await mineQuestions(`https://apply.workable.com/acme/j/${workableShortcode}/`, double.origin, { workable: double.origin });
+    const cv = cvFile();
+    const yes = ['QA_9530803', 'QA_9530804', 'QA_9530805', 'QA_9530806', 'QA_9530807', 'QA_9530815', 'QA_9530817', 'QA_9530818', 'QA_9530819'];
+    const answers: ResolvedAnswer[] = [
+      { id: 'firstname', value: 'Ada' },
+      { id: 'lastname', value: 'Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'headline', value: 'Analyst' },
+      { id: 'phone', value: '+44 20 7946 0001' },
+      { id: 'address', value: 'London, United Kingdom' },
+      { id: 'summary', value: 'Engines.\nAnd analysis.' },
+      { id: 'resume', value: cv },
+      { id: 'cover_letter', value: 'Dear team, I would like to join.' },
+      ...yes.map((id) => ({ id, value: true })),
+      { id: 'QA_9530816', value: false },
+      { id: 'QA_9530809', value: 'Female' },
+      { id: 'QA_9530811', value: 'No, I am not a protected veteran' },
+      { id: 'QA_9831316', value: ['English', 'French'] },
+      { id: 'QA_9831317', value: 'None' },
+      { id: 'QA_9530820', value: ['Morning (8:00–11:00 AM)', 'Evening (4:00–6:00 PM)'] },
+      { id: 'QA_11529563', value: 'No' },
+    ];
+    // Standard fields by id; booleans as `checked`, choices as option ids; the résumé stored on choose.
+    const fields: ExpectedField[] = [
+      ...['firstname', 'lastname', 'email', 'headline', 'phone', 'address', 'cover_letter', 'QA_9831317', 'QA_11529563'].map((name) => ({ name, value: answers.find((answer) => answer.id === name)?.value })),
+      { name: 'summary', value: 'Engines.\nAnd analysis.' },
+      ...yes.map((name) => ({ name, value: true })),
+      { name: 'QA_9530816', value: false },
+      { name: 'QA_9530809', value: ['5094526'] },
+      { name: 'QA_9530811', value: ['5094541'] },
+      { name: 'QA_9831316', value: ['5249623', '5249631'] },
+      { name: 'QA_9530820', value: ['5094557', '5094559'] },
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+      { name: 'resume', value: cv.filename },
+    ];
+    const received = () => {
+      const values = workableReceived(double.submissions[0], double.earlyWrites);
+      const resume = values.get('resume') as { name?: string } | undefined;
+      values.set('resume', resume?.name);
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase];

@@ -35,6 +35,11 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
         await pressButton(scope, truthy(value) ? 'Yes' : 'No', question.id);
         return true;
       }
+      // Yes / No radios (Workable draws them), else one checkbox.
+      if ((await scope.locator('input[type="radio"], [role="radio"]').count()) > 0) {
+        await choose(page, scope, question.id, truthy(value) ? 'Yes' : 'No');
+        return true;
+      }
       await scope.locator('input[type="checkbox"]').first().setChecked(truthy(value), { timeout: actionTimeoutMs });
       return true;
     }
@@ -82,9 +87,18 @@ async function pressButton(scope: Locator, label: string, id: string): Promise<v
 
 /** One option: a radio or checkbox by its label, a native select, or a search box's listed option. */
 async function choose(page: Page, scope: Locator, id: string, wanted: string): Promise<void> {
-  const checkable = scope.getByRole('radio', { name: wanted, exact: true }).or(scope.getByRole('checkbox', { name: wanted, exact: true })).first();
+  const name = exactly(wanted);
+  const checkable = scope.getByRole('radio', { name }).or(scope.getByRole('checkbox', { name })).filter({ visible: true }).first();
   if ((await checkable.count()) > 0) {
-    if (!(await checkable.isChecked())) await checkable.check({ timeout: actionTimeoutMs });
+    if (!(await checkable.isChecked())) await checkable.click({ timeout: actionTimeoutMs });
+    return;
+  }
+  // A drawn option: a row whose words are the option, holding the box a person clicks.
+  const row = scope.locator('*:has(> [role="radio"], > [role="checkbox"], > input[type="radio"], > input[type="checkbox"])').filter({ hasText: name }).first();
+  if ((await row.count()) > 0) {
+    const drawn = row.locator(':scope > [role="radio"], :scope > [role="checkbox"]').first();
+    const box = (await drawn.count()) > 0 ? drawn : row.locator(':scope > input').first();
+    if ((await box.getAttribute('aria-checked')) !== 'true' && !(await box.isChecked().catch(() => false))) await box.click({ timeout: actionTimeoutMs });
     return;
   }
   const select = scope.locator('select').first();
@@ -95,8 +109,10 @@ async function choose(page: Page, scope: Locator, id: string, wanted: string): P
   const box = scope.getByRole('combobox').first();
   if ((await box.count()) === 0) throw new FillError(`question ${id}: "${wanted}" is not one of its options`);
   await box.click({ timeout: actionTimeoutMs });
-  await box.fill('', { timeout: actionTimeoutMs });
-  await box.pressSequentially(wanted, { timeout: actionTimeoutMs });
+  if (await box.isEditable()) {
+    await box.fill('', { timeout: actionTimeoutMs });
+    await box.pressSequentially(wanted, { timeout: actionTimeoutMs });
+  }
   const option = page.getByRole('option').filter({ visible: true, hasText: exactly(wanted) }).first();
   await option.waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {
     throw new FillError(`question ${id}: the list offers no option "${wanted}"`);
