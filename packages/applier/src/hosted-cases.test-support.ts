@@ -10,14 +10,19 @@ export type ExpectedField = { name: string; value: unknown };
 
 /** One application sent to a vendor double, and what it must end as. */
 export type CaseApplication = {
-  /** The double's answer this application meets (`accept`, `closed`, …). */
-  variant: HostedVariant;
+  /** The vendor's answer this application meets (`accept`, `closed`, …). */
+  variant: string;
   expected: 'success' | ApplicationErrorCode;
   send(hooks: SubmitHooks): Promise<SubmitOutcome>;
   /** The fields that must have arrived (none unless the vendor accepts). */
   fields: ExpectedField[];
   /** Each expected field's value as the vendor received it, or undefined. */
   received(): Map<string, unknown>;
+  /**
+   * Writes the vendor received before the at-most-once intent was recorded in the last send (must
+   * be 0), and in all (uploads, saved answers, posts).
+   */
+  writes(): { beforeIntent: number; total: number };
 };
 
 /** A vendor double running with the applications to send it, per (ATS, transport). */
@@ -83,18 +88,30 @@ function hostedApplications(
   received: () => Map<string, unknown>,
   codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
 ): CaseApplication[] {
-  return double.variants.map((variant) => ({
-    variant,
-    expected: variant === 'accept' ? 'success' : (codes[variant] ?? 'ApplicationFailed'),
-    fields: variant === 'accept' ? fields : [],
-    received,
-    send: (hooks) => {
-      double.setVariant(variant);
-      double.submissions.length = 0;
-      double.earlyWrites.length = 0;
-      return applier({ url: double.url, questions, answers, candidate }, hooks, new AbortController().signal);
-    },
-  }));
+  const total = () => double.earlyWrites.length + double.submissions.length;
+  return double.variants.map((variant) => {
+    let beforeIntent: number | null = null;
+    return {
+      variant,
+      expected: variant === 'accept' ? 'success' : (codes[variant] ?? 'ApplicationFailed'),
+      fields: variant === 'accept' ? fields : [],
+      received,
+      writes: () => ({ beforeIntent: beforeIntent ?? total(), total: total() }),
+      send: (hooks) => {
+        double.setVariant(variant);
+        double.submissions.length = 0;
+        double.earlyWrites.length = 0;
+        beforeIntent = null;
+        const counted: SubmitHooks = {
+          beforeSubmit: async () => {
+            beforeIntent = total();
+            await hooks.beforeSubmit();
+          },
+        };
+        return applier({ url: double.url, questions, answers, candidate }, counted, new AbortController().signal);
+      },
+    };
+  });
 }
 
 const byName = (request: HostedRequest | undefined, name: string): HostedPart | undefined => request?.parts.find(([key]) => key === name)?.[1];
