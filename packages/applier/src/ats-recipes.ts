@@ -3,9 +3,9 @@ import { detectAts } from '@quarry/miner';
 import type { Page } from 'playwright-core';
 
 /** A vendor's own wording on its apply page, and the interface code it means. */
-export type VendorText = { pattern: RegExp; code: ApplicationErrorCode };
+type VendorText = { pattern: RegExp; code: ApplicationErrorCode };
 
-export type HostedAts = 'greenhouse' | 'lever' | 'ashby' | 'workable' | 'smartrecruiters' | 'bamboohr' | 'recruitee' | 'teamtailor' | 'jazzhr' | 'breezy' | 'manatal' | 'workday';
+type HostedAts = 'greenhouse' | 'lever' | 'ashby' | 'workable' | 'smartrecruiters' | 'bamboohr' | 'recruitee' | 'teamtailor' | 'jazzhr' | 'breezy' | 'manatal' | 'workday';
 
 /**
  * How one ATS's hosted apply page is driven, as data: the generic engine (browser.applier.ts)
@@ -47,7 +47,7 @@ export type AtsRecipe = {
 
 const canonical = (host: string) => `link[rel="canonical"][href*="${host}"], meta[property="og:url"][content*="${host}"]`;
 
-export const atsRecipes: readonly AtsRecipe[] = [
+const atsRecipes: readonly AtsRecipe[] = [
   {
     ats: 'greenhouse',
     fieldNames: /^question_\d+$/,

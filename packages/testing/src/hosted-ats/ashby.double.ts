@@ -15,7 +15,7 @@ const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../../mine
  * research counted across 111 Ashby forms that the two captures lack (e-mail, phone, résumé,
  * Boolean, Date, ValueSelect, MultiValueSelect, LongText).
  */
-export function ashbyPosting(): { title: string; applicationForm: AshbyForm; surveyForms: AshbyForm[] } {
+function ashbyPosting(): { title: string; applicationForm: AshbyForm; surveyForms: AshbyForm[] } {
   const kinds = fixture('survey-kinds.json');
   const consent = fixture('consent-untitled.json');
   const custom = (suffix: string, title: string, type: string, isRequired: boolean, values?: string[]): AshbyEntry => ({

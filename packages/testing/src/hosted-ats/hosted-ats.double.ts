@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Question } from '@quarry/contracts';
 
 /** One value a hosted double received: a text, or a file with its bytes. */
 export type HostedPart = string | { filename: string; type: string; bytes: Buffer };
@@ -128,12 +127,6 @@ export async function startHostedAtsDouble(vendor: HostedVendor): Promise<Hosted
 
 /** HTML-escapes a text for an attribute or an element. */
 export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-
-/** A question's option texts, as mined. */
-export const optionTexts = (question: Question): string[] => (question.options ?? []).flatMap((option) => ('answer' in option ? [option.answer] : []));
-
-/** The questions a page draws one control group for: repeatable groups, split questions and texts are left out. */
-export const drawnQuestions = (questions: Question[]): Question[] => questions.filter((question) => !['ArrayOfObjects', 'FragmentedQuestion', 'TextLiteral'].includes(question.inputType));
 
 export const htmlPage = (title: string, head: string, body: string, script: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${head}</head><body>${body}<script>${script}</script></body></html>`;

@@ -7,7 +7,7 @@ type WorkableSection = { name: string; fields: WorkableField[] };
 export const workableShortcode = 'ACME00001';
 
 /** The form definition of the fixture (tenant-a.json), as `GET /api/v1/jobs/{shortcode}/form` serves it. */
-export const workableForm = (): WorkableSection[] => JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/workable/tenant-a.json', import.meta.url), 'utf8')) as WorkableSection[];
+const workableForm = (): WorkableSection[] => JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/workable/tenant-a.json', import.meta.url), 'utf8')) as WorkableSection[];
 
 const inputTypes: Record<string, string> = { text: 'text', email: 'email', phone: 'tel', number: 'number', date: 'date' };
 
