@@ -41,6 +41,8 @@ export type AtsRecipe = {
   successText?: RegExp;
   /** The vendor's texts for closed postings, duplicates, refused files and field errors, first match wins. */
   texts: VendorText[];
+  /** The final control when it is no button (JazzHR's "Submit Application" is a link). */
+  submit?: string;
   /** The page demands a sign-in before the form (Workday's account wall). */
   loginWall?: string;
 };
@@ -164,6 +166,7 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'JazzHR',
     hosts: /(^|\.)applytojob\.com$/,
     pageMarker: `${canonical('applytojob.com')}, form#form_submit_new_resume, [name^="resumator-"]`,
+    submit: 'a#resumator-submit-resume',
     earlyWrites: 'none',
     texts: [
       { pattern: /this position is no longer available|hiring for this position has been put on hold/i, code: 'JobExpired' },

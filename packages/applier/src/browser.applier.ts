@@ -132,7 +132,7 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
         const problem = await fillStep(page, answers, filled, snapshot, plan);
         snapshot = null;
         if (problem) return failedBefore('ApplicationFailed', problem);
-        submit = await findSubmit(page);
+        submit = await findSubmit(page, recipe);
         const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
         // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
         // "save" link), not a step: pressing it could be the irreversible step without the hook.
@@ -236,6 +236,18 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       });
       if (problem) return problem;
     }
+    // A split question (address, city, postcode) the page groups under another title: its parts
+    // are named by their own ids, so they are found one by one.
+    for (const id of open().filter((candidate) => plan.questions.get(candidate)?.inputType === 'FragmentedQuestion' && !located.has(candidate))) {
+      const loose = locateQuestions(snapshot.fields.map((field) => ({ ...field, fragment: '' })));
+      const parts = Array.isArray(answers.get(id)) ? (answers.get(id) as Array<{ id: string; value: unknown }>) : [];
+      if (parts.length === 0 || !parts.every((part) => loose.has(part.id))) continue;
+      const problem = await attempt(id, async () => {
+        for (const part of parts) await fillQuestion(context, loose.get(part.id) as LocatedQuestion, part.value);
+        return true;
+      });
+      if (problem) return problem;
+    }
     // Ids the page does not name its controls by: the recipe says where their controls are.
     if (recipe?.fieldScope) {
       for (const id of filesLast(open())) {
@@ -311,7 +323,11 @@ async function pressNext(page: Page): Promise<boolean> {
 }
 
 /** The final button: one whose words say submit or apply, else the form's only other submit button. */
-async function findSubmit(page: Page): Promise<Locator | null> {
+async function findSubmit(page: Page, recipe: AtsRecipe | null): Promise<Locator | null> {
+  if (recipe?.submit) {
+    const own = page.locator(recipe.submit).filter({ visible: true }).first();
+    if ((await own.count()) > 0) return own;
+  }
   for (const frame of page.frames()) {
     const named = frame.getByRole('button', { name: submitButtonText }).filter({ visible: true });
     if ((await named.count()) > 0) return named.first();

@@ -1,7 +1,7 @@
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, greenhouseJobFixture, leverHostedVendor, leverPostingId, startAtsVendorDoubles, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -376,5 +376,54 @@ export const workableHostedCase: ApplyCase = {
   },
 };
 
+export const jazzhrHostedCase: ApplyCase = {
+  ats: 'jazzhr',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(jazzhrHostedVendor());
+    const questions = await mineQuestions(`https://acme.applytojob.com${jazzhrJobPath}`, double.origin, { jazzhr: double.origin });
+    const cv = cvFile();
+    const q = (id: number) => `resumator-questionnaire[${id}]`;
+    const address: Array<[string, string]> = [
+      ['resumator-address-value', '12 St James Square'],
+      ['resumator-city-value', 'London'],
+      ['resumator-state-value', 'Greater London'],
+      ['resumator-postal-value', 'SW1Y 4JH'],
+    ];
+    const answers: ResolvedAnswer[] = [
+      { id: 'resumator-firstname-value', value: 'Ada' },
+      { id: 'resumator-lastname-value', value: 'Lovelace' },
+      { id: 'resumator-email-value', value: 'ada@example.com' },
+      { id: 'resumator-phone-value', value: '+44 20 7946 0001' },
+      { id: 'resumator-address', value: address.map(([id, value]) => ({ id, value })) },
+      { id: 'resumator-resume-value', value: cv },
+      { id: 'resumator-salary-value', value: '£90,000' },
+      { id: q(1437330), value: 'No' },
+      { id: q(1437333), value: 'No' },
+      { id: q(1437337), value: 'Referral' },
+      { id: q(1604163), value: 'Grace Hopper' },
+      { id: q(1519771), value: 'Yes' },
+      { id: q(2330229), value: 'she/her' },
+      { id: 'resumator-eeo_gender-value', value: 'Female' },
+    ];
+    // One multipart post of the form: every box under its own name, selects by their option values.
+    const fields: ExpectedField[] = [
+      ...answers.filter((answer) => typeof answer.value === 'string' && answer.id !== 'resumator-eeo_gender-value').map((answer) => ({ name: answer.id, value: answer.value })),
+      ...address.map(([name, value]) => ({ name, value })),
+      { name: 'resumator-eeo_gender-value', value: '1' },
+      { name: 'resumator-resume-value', value: { bytes: cv.bytes } },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase];

@@ -32,3 +32,4 @@ export { greenhouseHostedVendor } from './hosted-ats/greenhouse.double.ts';
 export { leverHostedVendor, leverPostingId } from './hosted-ats/lever.double.ts';
 export { ashbyHostedVendor, ashbyPostingId, ashbySavedValues } from './hosted-ats/ashby.double.ts';
 export { workableHostedVendor, workableReceived, workableShortcode } from './hosted-ats/workable.double.ts';
+export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
