@@ -24,6 +24,7 @@ async function send(application: CaseApplication): Promise<{ outcome: SubmitOutc
   return { outcome, hookCalls };
 }
 
+// Each application drives Chromium through a whole vendor form: minutes for a vendor on a loaded machine.
 describe.each<[string, ApplyCase, string]>([
   ['Greenhouse', greenhouseHostedCase, 'e-mailed security code on the Greenhouse form'],
   ['Lever', leverHostedCase, 'hCaptcha on the Lever form'],
@@ -34,7 +35,7 @@ describe.each<[string, ApplyCase, string]>([
   let running: RunningCase;
   beforeAll(async () => {
     running = await applyCase.start(pool);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await running?.close();
   });
@@ -53,7 +54,7 @@ describe.each<[string, ApplyCase, string]>([
     const received = accept.received();
     const wrong = accept.fields.filter((field) => !sameValue(field.value, received.get(field.name))).map((field) => ({ name: field.name, expected: field.value, received: received.get(field.name) }));
     expect(wrong).toEqual([]);
-  }, 90_000);
+  }, 240_000);
 
   it('maps each of the vendor refusals to its code, and nothing reaches the vendor before the intent', async () => {
     for (const refusal of running.applications.filter((candidate) => candidate.variant !== 'accept')) {
@@ -64,7 +65,7 @@ describe.each<[string, ApplyCase, string]>([
       if (refusal.variant === 'botCheck') expect(message(outcome)).toContain(botCheckMessage);
       if (refusal.variant === 'closed') expect(hookCalls).toBe(0);
     }
-  }, 180_000);
+  }, 600_000);
 });
 
 it('reports a bot check shown on load before anything is written (Ashby: no answer saved, no file uploaded)', async () => {
@@ -79,4 +80,4 @@ it('reports a bot check shown on load before anything is written (Ashby: no answ
   } finally {
     await running.close();
   }
-}, 60_000);
+}, 180_000);
