@@ -135,6 +135,16 @@ type Tally = { sent: number; fields: number; exact: number; outcomes: number; co
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 const codeOf = (outcome: SubmitOutcome) => (outcome.status === 'failed' ? outcome.errorCode : outcome.status);
 
+/** An application that neither ends nor fails in this time counts as a wrong outcome, so one stuck page cannot stall the table. */
+const applicationLimitMs = 180_000;
+function withinLimit<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${applicationLimitMs / 1000} s`)), applicationLimitMs);
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
 /**
  * `npm run bench -- apply-accuracy`: sends every case's applications to its vendor double (the
  * hosted form in Chromium, the API transports over HTTP) and scores, per ATS and transport, the
@@ -152,7 +162,7 @@ export async function benchApplyAccuracy(): Promise<void> {
       const running = await applyCase.start(pool);
       try {
         for (const application of running.applications) {
-          const outcome = await application.send({ beforeSubmit: async () => {} });
+          const outcome: SubmitOutcome = await withinLimit(application.send({ beforeSubmit: async () => {} }), `${applyCase.ats} ${application.variant}`).catch((error: unknown) => ({ status: 'unknown', message: String(error) }));
           tally.sent += 1;
           tally.outcomes += 1;
           if (codeOf(outcome) === application.expected) tally.correct += 1;
@@ -166,7 +176,7 @@ export async function benchApplyAccuracy(): Promise<void> {
           }
         }
       } finally {
-        await running.close();
+        await withinLimit(running.close(), `closing the ${applyCase.ats} double`).catch((error: unknown) => misses.push(String(error)));
       }
       rows.push([applyCase.ats, applyCase.transport, String(tally.sent), `${tally.exact}/${tally.fields}`, percent(tally.exact, tally.fields), `${tally.correct}/${tally.outcomes}`, percent(tally.correct, tally.outcomes), String(tally.earlyWrites)]);
     }
