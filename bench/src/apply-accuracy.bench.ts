@@ -135,8 +135,8 @@ type Tally = { sent: number; fields: number; exact: number; outcomes: number; co
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 const codeOf = (outcome: SubmitOutcome) => (outcome.status === 'failed' ? outcome.errorCode : outcome.status);
 
-/** An application that neither ends nor fails in this time counts as a wrong outcome, so one stuck page cannot stall the table. */
-const applicationLimitMs = 180_000;
+/** An application that neither ends nor fails in this time counts as a wrong outcome (and keeps its browser context: the pool has room for a few), so one stuck page cannot stall the table. */
+const applicationLimitMs = 60_000;
 function withinLimit<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_resolve, reject) => {
@@ -153,7 +153,7 @@ function withinLimit<T>(work: Promise<T>, what: string): Promise<T> {
  * before the at-most-once intent (must be 0). Target: 100% on the doubles.
  */
 export async function benchApplyAccuracy(): Promise<void> {
-  const pool = createChromiumPool({ executablePath: process.env['QUARRY_CHROMIUM'] ?? '/usr/bin/chromium', recycleAfterJobs: 100, maxContexts: 1 });
+  const pool = createChromiumPool({ executablePath: process.env['QUARRY_CHROMIUM'] ?? '/usr/bin/chromium', recycleAfterJobs: 100, maxContexts: 4 });
   const rows: string[][] = [];
   const misses: string[] = [];
   try {
