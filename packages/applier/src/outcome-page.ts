@@ -20,12 +20,19 @@ export type PageReading = {
 
 type FrameReading = Omit<PageReading, 'url'>;
 
-/** Reads every frame; a frame that navigates or goes away mid-read counts as empty. */
+const frameReadMs = 3_000;
+
+/** Reads every frame; a frame that navigates or goes away mid-read, or does not answer, counts as empty. */
 export async function readPage(page: Page): Promise<PageReading> {
   const reading: PageReading = { url: page.url(), text: '', errors: [], challenge: false, botCheck: null };
   const checks = botChecks.filter((check) => check.selector).map((check) => ({ vendor: check.vendor, selector: check.selector }));
   for (const frame of page.frames()) {
-    const frameReading = await callApplier<FrameReading>(frame, 'read', { errorSelector: fieldErrorSelector, challengeSelector, botChecks: checks }).catch(() => null);
+    // A frame without a live document (a challenge frame a script points at about:blank) may never
+    // answer an evaluation: it counts as empty after a while, so the read always ends.
+    const frameReading = await Promise.race([
+      callApplier<FrameReading>(frame, 'read', { errorSelector: fieldErrorSelector, challengeSelector, botChecks: checks }).catch(() => null),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), frameReadMs).unref()),
+    ]);
     if (!frameReading) continue;
     reading.text = `${reading.text} ${frameReading.text}`.trim();
     reading.errors.push(...frameReading.errors);
