@@ -1,6 +1,7 @@
 // `npm run bench -- <name>`: benchmark scripts that print a table. Never run as tests.
 import { parseArgs } from 'node:util';
 import { benchApply } from './apply.bench.ts';
+import { benchApplyAccuracy } from './apply-accuracy.bench.ts';
 import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchBookings } from './bookings.bench.ts';
 import { benchBrowserThroughput } from './browser-throughput.bench.ts';
@@ -38,6 +39,7 @@ const benches: Record<string, () => Promise<void>> = {
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   // One run by default: each takes about a minute (Quarry, then Postfix, in both modes).
   smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1, runs: Number(values.runs ?? 1), postfixSettings: postfixSettings(values['postfix-setting']) }),
+  'apply-accuracy': () => benchApplyAccuracy(),
   'mining-accuracy': () => benchMiningAccuracy(),
   'mining-throughput': async () => {
     await benchMiningThroughput({ seconds: Number(values.seconds) });

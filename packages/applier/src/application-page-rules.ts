@@ -36,6 +36,30 @@ export const botWallText =
 export const challengeSelector =
   '.g-recaptcha:not([data-size="invisible"]), .h-captcha:not([data-size="invisible"]), .cf-turnstile, iframe[src*="hcaptcha.com"][src*="checkbox"], iframe[src*="recaptcha"][src*="anchor"]:not([src*="size=invisible"]), iframe[src*="challenges.cloudflare.com"], #challenge-form, #px-captcha';
 
+/**
+ * The bot checks a person would have to pass, by the vendor that runs them: what the page lays
+ * out (a selector, checked for layout in the page) or says (a pattern on its text). The message of
+ * a `BotDetection` outcome names the vendor. Invisible reCAPTCHA / hCaptcha score in the
+ * background and are not listed: they stop an application only when they turn into a challenge.
+ */
+export const botChecks: ReadonlyArray<{ vendor: string; selector?: string; text?: RegExp }> = [
+  { vendor: 'Google reCAPTCHA', selector: '.g-recaptcha:not([data-size="invisible"]), iframe[src*="recaptcha"][src*="anchor"]:not([src*="size=invisible"]), iframe[src*="recaptcha"][src*="bframe"]' },
+  { vendor: 'hCaptcha', selector: '.h-captcha:not([data-size="invisible"]), iframe[src*="hcaptcha.com"][src*="checkbox"], iframe[src*="hcaptcha.com"][src*="challenge"], [data-hcaptcha-widget-id]:not([data-size="invisible"])' },
+  { vendor: 'Cloudflare Turnstile', selector: '.cf-turnstile, iframe[src*="challenges.cloudflare.com"][src*="turnstile"]' },
+  { vendor: 'Cloudflare challenge', selector: '#challenge-form, #challenge-running, #cf-challenge-running, iframe[src*="challenges.cloudflare.com"]', text: /checking (if the site connection is secure|your browser before accessing)|performing security verification|enable javascript and cookies to continue/i },
+  { vendor: 'DataDome', selector: 'iframe[src*="captcha-delivery.com"], #ddv1-captcha-container, [id^="datadome-captcha"]' },
+  { vendor: 'AWS WAF', selector: 'awswaf-captcha, #captcha-container[data-awswaf], iframe[src*="awswaf.com"]', text: /aws waf|confirm you are human.{0,80}(audio|puzzle)/i },
+  { vendor: 'PerimeterX', selector: '#px-captcha' },
+  { vendor: 'proof-of-work wall', selector: '.frc-captcha, altcha-widget, [data-proof-of-work]', text: /proof[- ]of[- ]work|solving a (computational )?puzzle to (verify|check) your browser/i },
+  { vendor: 'e-mailed security code', selector: 'input[name="security_code"], input[id="security_code"], input[name="verification_code"], input[autocomplete="one-time-code"]', text: /(security|verification) code (was |has been )?(sent|e-?mailed) to|enter the (\d-digit )?(security|verification) code (we|that was) (sent|e-?mailed)|check your (e-?mail|inbox) for (a|the) (security|verification) code/i },
+];
+
+/** Response headers by which a vendor's edge says it challenged the request instead of serving the page. */
+export const botCheckHeaders: ReadonlyArray<{ header: string; value: RegExp; vendor: string }> = [
+  { header: 'cf-mitigated', value: /challenge/i, vendor: 'Cloudflare challenge' },
+  { header: 'x-amzn-waf-action', value: /challenge|captcha/i, vendor: 'AWS WAF' },
+];
+
 /** Where a page shows a field's error or a form-level alert. */
 export const fieldErrorSelector =
   '[role="alert"], [aria-live="assertive"], .error, .errors, .field-error, .form-error, .invalid-feedback, .error-message, .help-block.error, [class*="error" i]:not(input):not(select):not(textarea):not(form):not(body), [data-error]';

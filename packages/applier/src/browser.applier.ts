@@ -1,12 +1,15 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
 import { type ChromiumPool, createHostGuard, locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
-import type { RawField } from '@quarry/miner';
+import type { LocatedQuestion, RawField } from '@quarry/miner';
+import type { Question } from '@quarry/contracts';
 import type { Applier, ApplicationToSubmit, SubmitOutcome } from './applier-port.ts';
 import { applierPageScript, callApplier } from './applier-page.ts';
-import { submitButtonText } from './application-page-rules.ts';
+import { botCheckHeaders, submitButtonText } from './application-page-rules.ts';
+import { recipeFor, vendorTextOf, type AtsRecipe } from './ats-recipes.ts';
+import { fillScoped } from './recipe-fill.ts';
 import { addInstance, FillError, fillQuestion, positionsOf, type FillContext } from './fill-question.ts';
-import { classifyAfterClick, readPage, refusalOf, worstFieldError, type PageReading } from './outcome-page.ts';
+import { botCheckMessage, classifyAfterClick, readPage, refusalOf, worstFieldError, type PageReading } from './outcome-page.ts';
 
 export type BrowserApplierOptions = {
   pool: ChromiumPool;
@@ -30,7 +33,8 @@ const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitO
 /**
  * The generic engine: opens the job post in Chromium (every request through the SSRF guard),
  * finds the controls of the questions the miner mined by the same ids, fills every answer as a
- * person would (steps of a wizard included), calls `beforeSubmit` right before the final click,
+ * person would (steps of a wizard included), calls `beforeSubmit` once, before the first write
+ * the vendor keeps (the final click, or an earlier upload or saved answer its recipe names),
  * and reads the outcome from what the page shows.
  */
 export function createBrowserApplier(options: BrowserApplierOptions): Applier {
@@ -82,17 +86,41 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
         return failedBefore('ApplicationFailed', `the job post did not open: ${firstLine(error)}`);
       }
       const status = response?.status() ?? 200;
-      if (status === 404 || status === 410) return failedBefore('JobNotFound', `HTTP ${status}`);
-      if (status === 403 || status === 429) return failedBefore('BotDetection', `HTTP ${status}`);
-      if (status >= 400) return failedBefore('ApplicationFailed', `HTTP ${status}`);
       await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
       await settle(page, 250, 3_000);
+      const recipe = await recipeFor(page, application.questions.map((question) => question.id));
+      const headers = response ? await response.allHeaders().catch(() => ({}) as Record<string, string>) : {};
+      const walledBy = botCheckHeaders.find((check) => check.value.test(headers[check.header] ?? ''));
+      const opening = await readPage(page);
+      // A bot wall ends the application before anything is written (an upload, a saved answer).
+      if (walledBy || opening.botCheck || opening.challenge || status === 403 || status === 429) {
+        const reading = walledBy && !opening.botCheck ? { ...opening, botCheck: walledBy.vendor } : opening;
+        if (reading.botCheck || reading.challenge || status === 403 || status === 429) return failedBefore('BotDetection', reading.botCheck || reading.challenge ? botCheckMessage(reading, recipe) : `HTTP ${status}${recipe ? ` from ${recipe.vendor}` : ''}`);
+      }
+      const vendorRefusal = status < 400 || status === 404 || status === 410 ? refusalOf(opening, recipe) : null;
+      if (vendorRefusal && vendorRefusal.code !== 'BotDetection') return failedBefore(vendorRefusal.code, vendorRefusal.message);
+      if (status === 404 || status === 410) return failedBefore('JobNotFound', `HTTP ${status}`);
+      if (status >= 400) return failedBefore('ApplicationFailed', `HTTP ${status}`);
+      if (recipe?.loginWall && (await page.locator(recipe.loginWall).count()) > 0) return failedBefore('ApplicationFailed', `LoginRequired: ${recipe.vendor} asks the candidate to sign in to an account before the form`);
 
       let snapshot: FormSnapshot | null = await snapshotPage(page, { withText: false });
       if (snapshot.fields.length === 0) {
-        const refusal = refusalOf(await readPage(page));
+        const refusal = refusalOf(opening, recipe);
         return refusal ? failedBefore(refusal.code, refusal.message) : failedBefore('ApplicationFailed', 'no application form on the page');
       }
+      // The at-most-once record comes before the first write the vendor keeps: an upload on
+      // choose, an answer saved as it is given, or the final click.
+      let recorded = false;
+      const recordIntent = async () => {
+        if (recorded) return;
+        recorded = true;
+        try {
+          await beforeSubmit();
+        } catch (error) {
+          throw new HookFailed(error);
+        }
+      };
+      const plan: FillPlan = { recipe, recordIntent, questions: questionsById(application.questions) };
 
       const answers = new Map(application.answers.map((answer) => [answer.id, answer.value]));
       const topLevel = new Set(application.questions.map((question) => question.id));
@@ -101,10 +129,10 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       let submit: Locator | null = null;
       for (let step = 1; ; step += 1) {
         // The first round of a step reads the page once: the snapshot taken to open it is still current.
-        const problem = await fillStep(page, answers, filled, snapshot);
+        const problem = await fillStep(page, answers, filled, snapshot, plan);
         snapshot = null;
         if (problem) return failedBefore('ApplicationFailed', problem);
-        submit = await findSubmit(page);
+        submit = await findSubmit(page, recipe);
         const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
         // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
         // "save" link), not a step: pressing it could be the irreversible step without the hook.
@@ -126,20 +154,16 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       }
 
       const before = await readPage(page);
-      if (before.challenge) return failedBefore('BotDetection', 'a captcha must be solved before the form can be sent');
+      if (before.challenge || before.botCheck) return failedBefore('BotDetection', botCheckMessage(before, recipe));
       if (before.errors.length > 0) {
-        const worst = worstFieldError(before.errors);
+        const worst = vendorTextOf(recipe, before.errors) ?? worstFieldError(before.errors);
         return failedBefore(worst.code, worst.message);
       }
       const invalid = await nativelyInvalid(page);
       if (invalid) return failedBefore(invalid.code, invalid.message);
       if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
 
-      try {
-        await beforeSubmit();
-      } catch (error) {
-        throw new HookFailed(error);
-      }
+      await recordIntent();
       let navigationStatus: number | null = null;
       page.on('response', (answer) => {
         if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame()) navigationStatus = answer.status();
@@ -148,7 +172,7 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 5_000 }).catch(() => null);
       await submit.click({ timeout: 10_000 });
       await Promise.race([navigated, settleAfterInput(page.mainFrame(), 100, 5_000)]);
-      return readOutcome(page, before, () => navigationStatus, Math.min(deadline, Date.now() + (options.outcomeWaitMs ?? 15_000)));
+      return readOutcome(page, before, () => navigationStatus, Math.min(deadline, Date.now() + (options.outcomeWaitMs ?? 15_000)), recipe);
     }
   };
 }
@@ -168,22 +192,68 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  * Fills what the current step shows, round after round while answers reveal more questions.
  * Returns why a value could not be placed, or null.
  */
-async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>, current: FormSnapshot | null): Promise<string | null> {
+async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>, current: FormSnapshot | null, plan: FillPlan): Promise<string | null> {
+  const { recipe } = plan;
+  const isFile = (id: string) => plan.questions.get(id)?.inputType === 'File';
+  // A write the vendor keeps comes after the at-most-once record: every answer on a page that saves
+  // answers as given, a file on a page that uploads on choose.
+  const writes = (id: string) => recipe?.earlyWrites === 'answers' || (recipe?.earlyWrites === 'files' && isFile(id));
   for (let round = 0; round < revealRounds; round += 1) {
-    const snapshot = round === 0 && current ? current : await snapshotPage(page, { withText: false });
-    const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
     let progressed = false;
-    for (const [id, located] of locateQuestions(snapshot.fields)) {
-      if (filled.has(id) || !answers.has(id)) continue;
+    const attempt = async (id: string, fill: () => Promise<boolean>): Promise<string | null> => {
       try {
-        if (located.question.inputType === 'ArrayOfObjects') await fillRepeatable(page, id, answers.get(id));
-        else await fillQuestion(context, located, answers.get(id));
+        if (!(await fill())) return null;
       } catch (error) {
         if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `question ${id}: ${firstLine(error)}`;
         throw error;
       }
       filled.add(id);
       progressed = true;
+      return null;
+    };
+    const scopedFill = (id: string) => attempt(id, () => fillScoped(page, recipe as AtsRecipe, plan.questions.get(id) as Question, answers.get(id), () => (writes(id) ? plan.recordIntent() : Promise.resolve())));
+    const open = () => [...answers.keys()].filter((id) => !filled.has(id) && plan.questions.has(id));
+    // Files go last: every other answer is in place before the first upload.
+    const filesLast = (ids: string[]) => [...ids.filter((id) => !isFile(id)), ...ids.filter(isFile)];
+
+    // A vendor whose controls sit in a wrapper named by the field (Workable's data-ui) is filled there first.
+    if (recipe?.scopeFirst) {
+      for (const id of open().filter((id) => !isFile(id))) {
+        const problem = await scopedFill(id);
+        if (problem) return problem;
+      }
+    }
+    const snapshot = round === 0 && current && !progressed ? current : await snapshotPage(page, { withText: false });
+    const context: FillContext = { page, nth: positionsOf(snapshot.fields) };
+    const located = new Map([...locateQuestions(snapshot.fields)].filter(([id]) => !filled.has(id) && answers.has(id)));
+    for (const id of filesLast([...located.keys()])) {
+      const entry = located.get(id) as LocatedQuestion;
+      const problem = await attempt(id, async () => {
+        if (writes(id)) await plan.recordIntent();
+        if (entry.question.inputType === 'ArrayOfObjects') await fillRepeatable(page, id, answers.get(id));
+        else await fillQuestion(context, entry, answers.get(id));
+        return true;
+      });
+      if (problem) return problem;
+    }
+    // A split question (address, city, postcode) the page groups under another title: its parts
+    // are named by their own ids, so they are found one by one.
+    for (const id of open().filter((candidate) => plan.questions.get(candidate)?.inputType === 'FragmentedQuestion' && !located.has(candidate))) {
+      const loose = locateQuestions(snapshot.fields.map((field) => ({ ...field, fragment: '' })));
+      const parts = Array.isArray(answers.get(id)) ? (answers.get(id) as Array<{ id: string; value: unknown }>) : [];
+      if (parts.length === 0 || !parts.every((part) => loose.has(part.id))) continue;
+      const problem = await attempt(id, async () => {
+        for (const part of parts) await fillQuestion(context, loose.get(part.id) as LocatedQuestion, part.value);
+        return true;
+      });
+      if (problem) return problem;
+    }
+    // Ids the page does not name its controls by: the recipe says where their controls are.
+    if (recipe?.fieldScope) {
+      for (const id of filesLast(open())) {
+        const problem = await scopedFill(id);
+        if (problem) return problem;
+      }
     }
     if (!progressed) return null;
     await settleAfterInput(page.mainFrame(), 30, 1_500);
@@ -191,6 +261,29 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
     if ([...answers.keys()].every((id) => filled.has(id))) return null;
   }
   return null;
+}
+
+type FillPlan = {
+  recipe: AtsRecipe | null;
+  /** Records the at-most-once intent, once: before the first write the vendor keeps. */
+  recordIntent: () => Promise<void>;
+  questions: Map<string, Question>;
+};
+
+/** Every question of the form by id, the parts of repeatable and split questions included. */
+function questionsById(questions: Question[]): Map<string, Question> {
+  const byId = new Map<string, Question>();
+  const visit = (list: Question[]) => {
+    for (const question of list) {
+      byId.set(question.id, question);
+      for (const option of question.options ?? []) {
+        if ('conditionalQuestions' in option) visit(option.conditionalQuestions);
+        else visit([option]);
+      }
+    }
+  };
+  visit(questions);
+  return byId;
 }
 
 /** A repeatable group: the first instance is on the page; each further one is added with its "Add another" button. */
@@ -230,7 +323,11 @@ async function pressNext(page: Page): Promise<boolean> {
 }
 
 /** The final button: one whose words say submit or apply, else the form's only other submit button. */
-async function findSubmit(page: Page): Promise<Locator | null> {
+async function findSubmit(page: Page, recipe: AtsRecipe | null): Promise<Locator | null> {
+  if (recipe?.submit) {
+    const own = page.locator(recipe.submit).filter({ visible: true }).first();
+    if ((await own.count()) > 0) return own;
+  }
   for (const frame of page.frames()) {
     const named = frame.getByRole('button', { name: submitButtonText }).filter({ visible: true });
     if ((await named.count()) > 0) return named.first();
@@ -257,13 +354,13 @@ async function nativelyInvalid(page: Page): Promise<{ code: ApplicationErrorCode
 }
 
 /** Reads the page after the click until it says something conclusive, or the wait is over (`unknown`, never success). */
-async function readOutcome(page: Page, before: PageReading, navigationStatus: () => number | null, until: number): Promise<SubmitOutcome> {
+async function readOutcome(page: Page, before: PageReading, navigationStatus: () => number | null, until: number, recipe: AtsRecipe | null): Promise<SubmitOutcome> {
   let last = 'the page showed nothing after the submission';
   for (;;) {
     await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, Math.min(5_000, until - Date.now())) }).catch(() => {});
     await settle(page, 100, 2_000).catch(() => {});
     const after = await readPage(page);
-    const verdict = classifyAfterClick(before, after, navigationStatus());
+    const verdict = classifyAfterClick(before, after, navigationStatus(), recipe);
     if (verdict.status !== 'pending') {
       const screenshot = await page.screenshot({ type: 'png', timeout: 5_000 }).catch(() => undefined);
       const shot = screenshot ? { screenshot } : {};

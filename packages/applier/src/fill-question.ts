@@ -81,13 +81,16 @@ export async function fillQuestion(context: FillContext, located: LocatedQuestio
       await setChecked(context, first, truthy(value));
       return;
     case 'SelectOne':
-    case 'SelectMultiple':
-      if (first.tag === 'select') return selectNative(context, first, question.id, texts(value));
+    case 'SelectMultiple': {
+      // A Boolean answer to a question the page asks as Yes / No choices.
+      const wanted = typeof value === 'boolean' ? [value ? 'Yes' : 'No'] : texts(value);
+      if (first.tag === 'select') return selectNative(context, first, question.id, wanted);
       if (first.combobox) {
-        for (const wanted of texts(value)) await pickFromList(context, first, question.id, wanted);
+        for (const answer of wanted) await pickFromList(context, first, question.id, answer);
         return;
       }
-      return checkMembers(context, fields, question.id, question.inputType === 'SelectOne', texts(value));
+      return checkMembers(context, fields, question.id, question.inputType === 'SelectOne', wanted);
+    }
     default: {
       const text = texts(value).join(', ');
       const box = locate(context, first);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAfterClick, codeOfFieldError, refusalOf, type PageReading } from './outcome-page.ts';
 
-const reading = (text: string, extra: Partial<PageReading> = {}): PageReading => ({ url: 'https://jobs.example.com/apply/1', text, errors: [], challenge: false, ...extra });
+const reading = (text: string, extra: Partial<PageReading> = {}): PageReading => ({ url: 'https://jobs.example.com/apply/1', text, errors: [], challenge: false, botCheck: null, ...extra });
 const form = reading('Apply for Analyst. First name Last name Email. This site is protected by reCAPTCHA and the Google Privacy Policy.');
 
 describe('classifyAfterClick', () => {

@@ -4,9 +4,16 @@
 window.__quarryApplier = (() => {
   const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
   const laidOut = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+  // A widget a person sees takes room: an empty container a vendor fills only at Submit (Lever's
+  // invisible hCaptcha div) is laid out but is no challenge yet.
+  const shown = (element) => {
+    if (!laidOut(element)) return false;
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  };
 
   /** What a person sees: the visible text, error messages, invalid controls, a challenge to solve. */
-  const read = ({ errorSelector, challengeSelector }) => {
+  const read = ({ errorSelector, challengeSelector, botChecks }) => {
     const errors = [];
     const matched = [...document.querySelectorAll(errorSelector)].filter((element) => laidOut(element) && clean(element.innerText));
     // The innermost message: a wrapper marked `has-error` around a label and a box says less than the message inside it.
@@ -22,7 +29,8 @@ window.__quarryApplier = (() => {
     return {
       text: clean(document.body ? document.body.innerText : '').slice(0, 20000),
       errors: [...new Set(errors.filter(Boolean))],
-      challenge: [...document.querySelectorAll(challengeSelector)].some(laidOut),
+      challenge: [...document.querySelectorAll(challengeSelector)].some(shown),
+      botCheck: (botChecks || []).find((check) => [...document.querySelectorAll(check.selector)].some(shown))?.vendor ?? null,
     };
   };
 

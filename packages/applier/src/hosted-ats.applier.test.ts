@@ -1,0 +1,83 @@
+import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SubmitOutcome } from './applier-port.ts';
+import { ashbyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+
+let pool: ChromiumPool;
+beforeAll(() => {
+  pool = createChromiumPool({ executablePath: '/usr/bin/chromium', recycleAfterJobs: 100, maxContexts: 1 });
+});
+afterAll(async () => {
+  await pool?.close();
+});
+
+const code = (outcome: SubmitOutcome) => (outcome.status === 'failed' ? outcome.errorCode : outcome.status);
+const message = (outcome: SubmitOutcome) => (outcome.status === 'success' ? outcome.confirmation.text : outcome.message);
+
+async function send(application: CaseApplication): Promise<{ outcome: SubmitOutcome; hookCalls: number }> {
+  let hookCalls = 0;
+  const outcome = await application.send({
+    beforeSubmit: async () => {
+      hookCalls += 1;
+    },
+  });
+  return { outcome, hookCalls };
+}
+
+// Each application drives Chromium through a whole vendor form: minutes for a vendor on a loaded machine.
+describe.each<[string, ApplyCase, string]>([
+  ['Greenhouse', greenhouseHostedCase, 'e-mailed security code on the Greenhouse form'],
+  ['Lever', leverHostedCase, 'hCaptcha on the Lever form'],
+  ['Ashby', ashbyHostedCase, 'Google reCAPTCHA on the Ashby form'],
+  ['Workable', workableHostedCase, 'Cloudflare Turnstile on the Workable form'],
+  ['JazzHR', jazzhrHostedCase, 'Google reCAPTCHA on the JazzHR form'],
+])('%s hosted form', (_name, applyCase, botCheckMessage) => {
+  let running: RunningCase;
+  beforeAll(async () => {
+    running = await applyCase.start(pool);
+  }, 120_000);
+  afterAll(async () => {
+    await running?.close();
+  });
+  const application = (variant: string) => {
+    const found = running.applications.find((candidate) => candidate.variant === variant);
+    if (!found) throw new Error(`no ${variant} application`);
+    return found;
+  };
+
+  it('delivers every answer under the vendor field name in its encoding, files byte for byte, the intent recorded before the first write', async () => {
+    const accept = application('accept');
+    const { outcome, hookCalls } = await send(accept);
+    expect(outcome.status, message(outcome)).toBe('success');
+    expect(hookCalls).toBe(1);
+    expect(accept.writes().beforeIntent).toBe(0);
+    const received = accept.received();
+    const wrong = accept.fields.filter((field) => !sameValue(field.value, received.get(field.name))).map((field) => ({ name: field.name, expected: field.value, received: received.get(field.name) }));
+    expect(wrong).toEqual([]);
+  }, 240_000);
+
+  it('maps each of the vendor refusals to its code, and nothing reaches the vendor before the intent', async () => {
+    for (const refusal of running.applications.filter((candidate) => candidate.variant !== 'accept')) {
+      const { outcome, hookCalls } = await send(refusal);
+      expect({ variant: refusal.variant, code: code(outcome), message: message(outcome) }).toMatchObject({ variant: refusal.variant, code: refusal.expected });
+      expect(refusal.writes().beforeIntent).toBe(0);
+      if (hookCalls === 0) expect(refusal.writes().total).toBe(0);
+      if (refusal.variant === 'botCheck') expect(message(outcome)).toContain(botCheckMessage);
+      if (refusal.variant === 'closed') expect(hookCalls).toBe(0);
+    }
+  }, 600_000);
+});
+
+it('reports a bot check shown on load before anything is written (Ashby: no answer saved, no file uploaded)', async () => {
+  const running = await ashbyHostedCase.start(pool);
+  try {
+    const wall = running.applications.find((candidate) => candidate.variant === 'botCheck');
+    const { outcome, hookCalls } = await send(wall as CaseApplication);
+    expect(code(outcome)).toBe('BotDetection');
+    expect(outcome).toMatchObject({ submitted: false });
+    expect(hookCalls).toBe(0);
+    expect(wall?.writes().total).toBe(0);
+  } finally {
+    await running.close();
+  }
+}, 180_000);

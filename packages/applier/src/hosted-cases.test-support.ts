@@ -1,0 +1,428 @@
+import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } from '@quarry/ats-apply/doubles';
+import type { ApplicationErrorCode, Question } from '@quarry/contracts';
+import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
+import { createSafeFetch } from '@quarry/safe-fetch';
+import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
+import { createBrowserApplier } from './browser.applier.ts';
+
+/** What a vendor must have received for one answer: under its field name, in its encoding. */
+export type ExpectedField = { name: string; value: unknown };
+
+/** One application sent to a vendor double, and what it must end as. */
+export type CaseApplication = {
+  /** The vendor's answer this application meets (`accept`, `closed`, …). */
+  variant: string;
+  expected: 'success' | ApplicationErrorCode;
+  send(hooks: SubmitHooks): Promise<SubmitOutcome>;
+  /** The fields that must have arrived (none unless the vendor accepts). */
+  fields: ExpectedField[];
+  /** Each expected field's value as the vendor received it, or undefined. */
+  received(): Map<string, unknown>;
+  /**
+   * Writes the vendor received before the at-most-once intent was recorded in the last send (must
+   * be 0), and in all (uploads, saved answers, posts).
+   */
+  writes(): { beforeIntent: number; total: number };
+};
+
+/** A vendor double running with the applications to send it, per (ATS, transport). */
+export type RunningCase = { applications: CaseApplication[]; close(): Promise<void> };
+export type ApplyCase = { ats: string; transport: 'hostedForm' | 'authorizedApi'; start(pool: ChromiumPool): Promise<RunningCase> };
+
+export const candidate = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0001' };
+
+/** Not a real PDF: bytes that must arrive unchanged, a NUL, high bytes and a CRLF among them. */
+export const cvFile = (filename = 'ada-cv.pdf'): FileToUpload => ({
+  type: 'File',
+  filename,
+  contentType: 'application/pdf',
+  bytes: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 255, 254, 13, 10, 0x80]), Buffer.from('Ada Lovelace, analyst\n%%EOF\n')]),
+});
+export const letterFile = (): FileToUpload => ({ type: 'File', filename: 'letter.txt', contentType: 'text/plain', bytes: Buffer.from('Dear team,\nI would like to join.\n') });
+
+/** Does a received value equal the expected one (files byte for byte, lists in order)? */
+export function sameValue(expected: unknown, actual: unknown): boolean {
+  if (actual === undefined) return false;
+  const bytes = (value: unknown) => (typeof value === 'object' && value !== null && Buffer.isBuffer((value as { bytes?: unknown }).bytes) ? (value as { bytes: Buffer }).bytes : null);
+  const expectedBytes = bytes(expected);
+  if (expectedBytes) return bytes(actual)?.equals(expectedBytes) ?? false;
+  return JSON.stringify(expected) === JSON.stringify(actual);
+}
+
+/** Values of a form post by name: one value, or the list when the name repeats or ends with []. */
+export function formValues(request: HostedRequest | undefined): Map<string, ExpectedField['value']> {
+  const values = new Map<string, ExpectedField['value']>();
+  const grouped = new Map<string, HostedPart[]>();
+  for (const [name, value] of request?.parts ?? []) grouped.set(name, [...(grouped.get(name) ?? []), value]);
+  for (const [name, parts] of grouped) {
+    const texts = parts.map((part) => (typeof part === 'string' ? part : null));
+    const file = parts.find((part): part is Exclude<HostedPart, string> => typeof part !== 'string');
+    if (file) values.set(name, { bytes: file.bytes });
+    else values.set(name, parts.length > 1 || name.endsWith('[]') ? (texts as string[]) : (texts[0] as string));
+  }
+  return values;
+}
+
+/** The questions the miner mines from a vendor's definition (served by the API doubles). */
+export async function mineQuestions(url: string, endpoints: Partial<MinerEndpoints>): Promise<Question[]> {
+  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints: { ...defaultMinerEndpoints, ...endpoints } });
+  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+  if (!mined.ok) throw new Error(`the fixture did not mine: ${mined.errorCode} ${mined.detail}`);
+  return mined.form.questions;
+}
+
+export const hostedApplier = (pool: ChromiumPool): Applier => createBrowserApplier({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 45_000, outcomeWaitMs: 3_000 });
+
+/**
+ * The applications every hosted double is sent: one per answer the double has, the `accept` one
+ * carrying every answer; the others expect the interface code the vendor's answer means.
+ */
+function hostedApplications(
+  double: HostedAtsDouble,
+  applier: Applier,
+  questions: Question[],
+  answers: ResolvedAnswer[],
+  fields: ExpectedField[],
+  received: () => Map<string, unknown>,
+  codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
+): CaseApplication[] {
+  const total = () => double.earlyWrites.length + double.submissions.length;
+  return double.variants.map((variant) => {
+    let beforeIntent: number | null = null;
+    return {
+      variant,
+      expected: variant === 'accept' ? 'success' : (codes[variant] ?? 'ApplicationFailed'),
+      fields: variant === 'accept' ? fields : [],
+      received,
+      writes: () => ({ beforeIntent: beforeIntent ?? total(), total: total() }),
+      send: (hooks) => {
+        double.setVariant(variant);
+        double.submissions.length = 0;
+        double.earlyWrites.length = 0;
+        beforeIntent = null;
+        const counted: SubmitHooks = {
+          beforeSubmit: async () => {
+            beforeIntent = total();
+            await hooks.beforeSubmit();
+          },
+        };
+        return applier({ url: double.url, questions, answers, candidate }, counted, new AbortController().signal);
+      },
+    };
+  });
+}
+
+const byName = (request: HostedRequest | undefined, name: string): HostedPart | undefined => request?.parts.find(([key]) => key === name)?.[1];
+const uploadNamed = (double: HostedAtsDouble, key: string) => double.earlyWrites.find((write) => byName(write, 'key') === key);
+
+export const greenhouseHostedCase: ApplyCase = {
+  ats: 'greenhouse',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const api = await startGreenhouseApiDouble({ key: 'unused' });
+    const double = await startHostedAtsDouble(greenhouseHostedVendor());
+    const questions = await mineQuestions(`https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`, api.endpoints);
+    const cv = cvFile();
+    const letter = letterFile();
+    const answers: ResolvedAnswer[] = [
+      { id: 'first_name', value: 'Ada' },
+      { id: 'last_name', value: 'Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'phone', value: '+44 20 7946 0001' },
+      { id: 'resume', value: cv },
+      { id: 'cover_letter', value: letter },
+      { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'question_30000002', value: 'No' },
+      { id: 'question_30000003', value: ['English', 'Spanish'] },
+      { id: 'question_30000004', value: 'Engines.\nAnd analysis.' },
+      { id: 'location', value: 'London, United Kingdom' },
+      { id: 'gender', value: 'Female' },
+      { id: 'hispanic_ethnicity', value: 'No' },
+      { id: 'race', value: 'White' },
+    ];
+    const fields: ExpectedField[] = [
+      { name: 'first_name', value: 'Ada' },
+      { name: 'last_name', value: 'Lovelace' },
+      { name: 'email', value: 'ada@example.com' },
+      { name: 'phone', value: '+44 20 7946 0001' },
+      { name: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
+      // Single selects carry the option's value id (Yes 1, No 0), multi-selects the ids of each choice.
+      { name: 'question_30000002', value: '0' },
+      { name: 'question_30000003[]', value: ['101', '102'] },
+      // A browser sends a textarea's line breaks as CRLF.
+      { name: 'question_30000004', value: 'Engines.\r\nAnd analysis.' },
+      { name: 'location', value: 'London, United Kingdom' },
+      { name: 'gender', value: '2' },
+      { name: 'hispanic_ethnicity', value: 'No' },
+      // Shown once "No" is chosen, as Greenhouse does.
+      { name: 'race', value: '5' },
+      // Files are stored on choose; the form carries the stored key.
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+      { name: 'upload cover_letter', value: { bytes: letter.bytes } },
+      { name: 'resume_url', value: true },
+      { name: 'cover_letter_url', value: true },
+    ];
+    const received = () => {
+      const form = formValues(double.submissions[0]);
+      const values = new Map<string, ExpectedField['value'] | undefined>();
+      for (const field of fields) {
+        if (field.name.startsWith('upload ')) {
+          const file = byName(uploadNamed(double, field.name.slice('upload '.length)), 'file');
+          values.set(field.name, typeof file === 'object' ? { bytes: file.bytes } : undefined);
+        } else if (field.name.endsWith('_url')) {
+          values.set(field.name, typeof form.get(field.name) === 'string' && String(form.get(field.name)).startsWith('uploads/') ? true : undefined);
+        } else values.set(field.name, form.get(field.name));
+      }
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: async () => {
+        await double.close();
+        await api.close();
+      },
+    };
+  },
+};
+
+/** Received values of the expected fields: the form post's, or what `special` reads elsewhere (an early upload). */
+function receivedFrom(request: () => HostedRequest | undefined, fields: ExpectedField[], special: (name: string) => ExpectedField['value'] | undefined | null = () => null) {
+  return () => {
+    const form = formValues(request());
+    return new Map(fields.map((field) => [field.name, special(field.name) ?? form.get(field.name)] as const));
+  };
+}
+
+export const leverHostedCase: ApplyCase = {
+  ats: 'lever',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const api = await startLeverApiDouble({ key: 'unused' });
+    const double = await startHostedAtsDouble(leverHostedVendor());
+    const questions = await mineQuestions(`https://jobs.lever.co/acme/${leverPostingId}/apply`, api.endpoints);
+    const cv = cvFile();
+    const salary = 'cards[a68e123b-787e-5753-8d5a-f092c824b9c4][field0]';
+    const authorised = 'cards[f7b4a887-2455-52b8-ad87-67c9a6897383][field0]';
+    const sponsorship = 'cards[f7b4a887-2455-52b8-ad87-67c9a6897383][field1]';
+    const answers: ResolvedAnswer[] = [
+      { id: 'resume', value: cv },
+      { id: 'name', value: 'Ada Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'phone', value: '+44 20 7946 0001' },
+      { id: 'location', value: 'London' },
+      { id: 'org', value: 'Analytical Engines Ltd' },
+      { id: 'urls[LinkedIn]', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'urls[GitHub]', value: 'https://github.com/ada' },
+      { id: salary, value: '£90,000' },
+      { id: authorised, value: 'Yes' },
+      { id: sponsorship, value: 'No' },
+      { id: 'eeo[gender]', value: 'Female' },
+      { id: 'eeo[race]', value: 'White (Not Hispanic or Latino)' },
+      { id: 'eeo[veteran]', value: 'I am not a veteran' },
+    ];
+    // Lever's form posts each box under its own name; choices carry the option's text.
+    const fields: ExpectedField[] = [
+      ...answers.filter((answer) => answer.id !== 'resume').map((answer) => ({ name: answer.id, value: String(answer.value) })),
+      { name: 'resume', value: { bytes: cv.bytes } },
+      { name: 'parseResume', value: { bytes: cv.bytes } },
+      { name: 'resumeStorageId', value: 'c1d2e3f4-0000-4000-8000-00000000cafe' },
+    ];
+    const received = receivedFrom(() => double.submissions[0], fields, (name) => {
+      if (name !== 'parseResume') return null;
+      const file = byName(double.earlyWrites.find((write) => write.path === '/parseResume'), 'resume');
+      return typeof file === 'object' ? { bytes: file.bytes } : undefined;
+    });
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: async () => {
+        await double.close();
+        await api.close();
+      },
+    };
+  },
+};
+
+export const ashbyHostedCase: ApplyCase = {
+  ats: 'ashby',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(ashbyHostedVendor());
+    const questions = await mineQuestions(`https://jobs.ashbyhq.com/acme/${ashbyPostingId}`, { ashby: double.origin });
+    const cv = cvFile();
+    const custom = (suffix: string) => `0a1b2c3d-0000-4000-8000-0000000000${suffix}`;
+    const education = '_systemfield_education_history';
+    const answers: ResolvedAnswer[] = [
+      { id: '_systemfield_name', value: 'Ada Lovelace' },
+      { id: '_systemfield_email', value: 'ada@example.com' },
+      { id: '_systemfield_phone', value: '+44 20 7946 0001' },
+      { id: '_systemfield_resume', value: cv },
+      { id: custom('a2'), value: 'https://www.linkedin.com/in/ada' },
+      { id: custom('a3'), value: 'https://ada.example.com/notes' },
+      {
+        id: education,
+        value: [[
+          { id: `${education}.schoolName`, value: 'University of London' },
+          { id: `${education}.degree`, value: 'BSc' },
+          { id: `${education}.major`, value: 'Mathematics' },
+          { id: `${education}.startDate`, value: '1830-09-01' },
+          { id: `${education}.endDate`, value: '1833-06-30' },
+        ]],
+      },
+      { id: custom('b1'), value: false },
+      { id: custom('b2'), value: '2027-01-15' },
+      { id: custom('b3'), value: '3-5' },
+      { id: custom('b4'), value: ['Python', 'SQL'] },
+      { id: custom('b5'), value: 'Engines.\nAnd analysis.' },
+      { id: '_systemfield_data_consent_ack', value: ['I agree'] },
+      { id: 'untitled', value: ['Yes'] },
+    ];
+    // Ashby keeps each answer as saved by path: texts, booleans, ISO dates, a choice's value, lists of values.
+    const fields: ExpectedField[] = [
+      { name: '_systemfield_name', value: 'Ada Lovelace' },
+      { name: '_systemfield_email', value: 'ada@example.com' },
+      { name: '_systemfield_phone', value: '+44 20 7946 0001' },
+      { name: '_systemfield_resume', value: { bytes: cv.bytes } },
+      { name: custom('a2'), value: 'https://www.linkedin.com/in/ada' },
+      { name: custom('a3'), value: 'https://ada.example.com/notes' },
+      { name: education, value: [{ schoolName: 'University of London', degree: 'BSc', major: 'Mathematics', startDate: '1830-09-01', endDate: '1833-06-30' }] },
+      { name: custom('b1'), value: false },
+      { name: custom('b2'), value: '2027-01-15' },
+      { name: custom('b3'), value: '3-5' },
+      { name: custom('b4'), value: ['Python', 'SQL'] },
+      { name: custom('b5'), value: 'Engines.\nAnd analysis.' },
+      { name: '_systemfield_data_consent_ack', value: ['data_consent_ack'] },
+      { name: 'untitled', value: ['Yes'] },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, () => ashbySavedValues(double.earlyWrites), {
+        closed: 'JobExpired',
+        duplicate: 'AlreadyApplied',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+export const workableHostedCase: ApplyCase = {
+  ats: 'workable',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(workableHostedVendor());
+    const questions = await mineQuestions(`https://apply.workable.com/acme/j/${workableShortcode}/`, { workable: double.origin });
+    const cv = cvFile();
+    const yes = ['QA_9530803', 'QA_9530804', 'QA_9530805', 'QA_9530806', 'QA_9530807', 'QA_9530815', 'QA_9530817', 'QA_9530818', 'QA_9530819'];
+    const answers: ResolvedAnswer[] = [
+      { id: 'firstname', value: 'Ada' },
+      { id: 'lastname', value: 'Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'headline', value: 'Analyst' },
+      { id: 'phone', value: '+44 20 7946 0001' },
+      { id: 'address', value: 'London, United Kingdom' },
+      { id: 'summary', value: 'Engines.\nAnd analysis.' },
+      { id: 'resume', value: cv },
+      { id: 'cover_letter', value: 'Dear team, I would like to join.' },
+      ...yes.map((id) => ({ id, value: true })),
+      { id: 'QA_9530816', value: false },
+      { id: 'QA_9530809', value: 'Female' },
+      { id: 'QA_9530811', value: 'No, I am not a protected veteran' },
+      { id: 'QA_9831316', value: ['English', 'French'] },
+      { id: 'QA_9831317', value: 'None' },
+      { id: 'QA_9530820', value: ['Morning (8:00–11:00 AM)', 'Evening (4:00–6:00 PM)'] },
+      { id: 'QA_11529563', value: 'No' },
+    ];
+    // Standard fields by id; booleans as `checked`, choices as option ids; the résumé stored on choose.
+    const fields: ExpectedField[] = [
+      ...['firstname', 'lastname', 'email', 'headline', 'phone', 'address', 'cover_letter', 'QA_9831317', 'QA_11529563'].map((name) => ({ name, value: answers.find((answer) => answer.id === name)?.value })),
+      { name: 'summary', value: 'Engines.\nAnd analysis.' },
+      ...yes.map((name) => ({ name, value: true })),
+      { name: 'QA_9530816', value: false },
+      { name: 'QA_9530809', value: ['5094526'] },
+      { name: 'QA_9530811', value: ['5094541'] },
+      { name: 'QA_9831316', value: ['5249623', '5249631'] },
+      { name: 'QA_9530820', value: ['5094557', '5094559'] },
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+      { name: 'resume', value: cv.filename },
+    ];
+    const received = () => {
+      const values = workableReceived(double.submissions[0], double.earlyWrites);
+      const resume = values.get('resume') as { name?: string } | undefined;
+      values.set('resume', resume?.name);
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+export const jazzhrHostedCase: ApplyCase = {
+  ats: 'jazzhr',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(jazzhrHostedVendor());
+    const questions = await mineQuestions(`https://acme.applytojob.com${jazzhrJobPath}`, { jazzhr: double.origin });
+    const cv = cvFile();
+    const q = (id: number) => `resumator-questionnaire[${id}]`;
+    const address: Array<[string, string]> = [
+      ['resumator-address-value', '12 St James Square'],
+      ['resumator-city-value', 'London'],
+      ['resumator-state-value', 'Greater London'],
+      ['resumator-postal-value', 'SW1Y 4JH'],
+    ];
+    const answers: ResolvedAnswer[] = [
+      { id: 'resumator-firstname-value', value: 'Ada' },
+      { id: 'resumator-lastname-value', value: 'Lovelace' },
+      { id: 'resumator-email-value', value: 'ada@example.com' },
+      { id: 'resumator-phone-value', value: '+44 20 7946 0001' },
+      { id: 'resumator-address', value: address.map(([id, value]) => ({ id, value })) },
+      { id: 'resumator-resume-value', value: cv },
+      { id: 'resumator-salary-value', value: '£90,000' },
+      { id: q(1437330), value: 'No' },
+      { id: q(1437333), value: 'No' },
+      { id: q(1437337), value: 'Referral' },
+      { id: q(1604163), value: 'Grace Hopper' },
+      { id: q(1519771), value: 'Yes' },
+      { id: q(2330229), value: 'she/her' },
+      { id: 'resumator-eeo_gender-value', value: 'Female' },
+    ];
+    // One multipart post of the form: every box under its own name, selects by their option values.
+    const fields: ExpectedField[] = [
+      ...answers.filter((answer) => typeof answer.value === 'string' && answer.id !== 'resumator-eeo_gender-value').map((answer) => ({ name: answer.id, value: answer.value })),
+      ...address.map(([name, value]) => ({ name, value })),
+      { name: 'resumator-eeo_gender-value', value: '1' },
+      { name: 'resumator-resume-value', value: { bytes: cv.bytes } },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+/** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase];

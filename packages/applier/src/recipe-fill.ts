@@ -1,0 +1,121 @@
+import type { Question } from '@quarry/contracts';
+import type { Locator, Page } from 'playwright-core';
+import type { FileToUpload } from './applier-port.ts';
+import type { AtsRecipe } from './ats-recipes.ts';
+import { FillError } from './fill-question.ts';
+
+const actionTimeoutMs = 5_000;
+const texts = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
+const truthy = (value: unknown) => value === true || (typeof value === 'string' && /^(true|yes|on|1)$/i.test(value.trim()));
+const isFile = (value: unknown): value is FileToUpload => typeof value === 'object' && value !== null && (value as FileToUpload).type === 'File' && Buffer.isBuffer((value as FileToUpload).bytes);
+const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i');
+
+/**
+ * Fills a question whose control the page does not name by the mined id, inside the element the
+ * recipe's `fieldScope` points at (Ashby's `div[data-field-path]`), with the vendor's widgets:
+ * Yes/No buttons marked by `aria-pressed`, radios and checkboxes by their label, a search box
+ * whose options appear as `role=option`, a date or text box, a file input. `beforeWrite` runs right
+ * before the control is touched (the at-most-once record, when touching it writes to the vendor).
+ * False when the page has no such scope (the question is not shown on this step).
+ */
+export async function fillScoped(page: Page, recipe: AtsRecipe, question: Question, value: unknown, beforeWrite: () => Promise<void>): Promise<boolean> {
+  const scope = page.locator((recipe.fieldScope ?? '').replaceAll('{id}', question.id.replace(/"/g, '\\"'))).first();
+  if ((await scope.count()) === 0 || !(await scope.isVisible())) return false;
+  await beforeWrite();
+  switch (question.inputType) {
+    case 'File': {
+      const files = (Array.isArray(value) ? value : [value]).filter(isFile);
+      if (files.length === 0) throw new FillError(`question ${question.id} wants a file`);
+      await scope.locator('input[type="file"]').first().setInputFiles(files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes })), { timeout: actionTimeoutMs });
+      return true;
+    }
+    case 'Boolean': {
+      const buttons = scope.locator('button[aria-pressed]');
+      if ((await buttons.count()) > 0) {
+        await pressButton(scope, truthy(value) ? 'Yes' : 'No', question.id);
+        return true;
+      }
+      // Yes / No radios (Workable draws them), else one checkbox.
+      if ((await scope.locator('input[type="radio"], [role="radio"]').count()) > 0) {
+        await choose(page, scope, question.id, truthy(value) ? 'Yes' : 'No');
+        return true;
+      }
+      await scope.locator('input[type="checkbox"]').first().setChecked(truthy(value), { timeout: actionTimeoutMs });
+      return true;
+    }
+    case 'SelectOne':
+    case 'SelectMultiple': {
+      for (const wanted of texts(value)) await choose(page, scope, question.id, wanted);
+      return true;
+    }
+    case 'ArrayOfObjects': {
+      // One entry, whose parts are scoped by their own ids (Ashby's education history).
+      const instances = Array.isArray(value) ? (value as Array<Array<{ id: string; value: unknown }>>) : [];
+      if (instances.length > 1) throw new FillError(`question ${question.id}: the page takes one entry, ${instances.length} were given`);
+      for (const part of instances[0] ?? []) {
+        const partQuestion = (question.options ?? []).find((option): option is Question => 'id' in option && option.id === part.id);
+        if (!partQuestion) throw new FillError(`question ${question.id} has no part ${part.id}`);
+        if (!(await fillScoped(page, recipe, partQuestion, part.value, beforeWrite))) throw new FillError(`question ${question.id}: no control for ${part.id} on the page`);
+      }
+      return true;
+    }
+    default: {
+      const box = scope.locator('input:not([type="hidden"]):not([type="file"]):not([type="radio"]):not([type="checkbox"]), textarea').first();
+      const text = texts(value).join(', ');
+      if ((await box.getAttribute('role')) === 'combobox') {
+        await choose(page, scope, question.id, text);
+        return true;
+      }
+      const type = await box.getAttribute('type');
+      await box.fill(type === 'date' ? text.slice(0, 10) : text, { timeout: actionTimeoutMs });
+      // Ashby saves a box when it loses focus: leave it as a person would.
+      await box.blur({ timeout: actionTimeoutMs });
+      return true;
+    }
+  }
+}
+
+/** A Yes/No button pair: click the wanted one and wait until the page marks it pressed. */
+async function pressButton(scope: Locator, label: string, id: string): Promise<void> {
+  const button = scope.locator('button[aria-pressed]').filter({ hasText: exactly(label) }).first();
+  if ((await button.count()) === 0) throw new FillError(`question ${id}: no "${label}" button`);
+  if ((await button.getAttribute('aria-pressed')) !== 'true') await button.click({ timeout: actionTimeoutMs });
+  await button.and(scope.locator('[aria-pressed="true"]')).waitFor({ timeout: actionTimeoutMs }).catch(() => {
+    throw new FillError(`question ${id}: "${label}" did not stay pressed`);
+  });
+}
+
+/** One option: a radio or checkbox by its label, a native select, or a search box's listed option. */
+async function choose(page: Page, scope: Locator, id: string, wanted: string): Promise<void> {
+  const name = exactly(wanted);
+  const checkable = scope.getByRole('radio', { name }).or(scope.getByRole('checkbox', { name })).filter({ visible: true }).first();
+  if ((await checkable.count()) > 0) {
+    if (!(await checkable.isChecked())) await checkable.click({ timeout: actionTimeoutMs });
+    return;
+  }
+  // A drawn option: a row whose words are the option, holding the box a person clicks.
+  const row = scope.locator('*:has(> [role="radio"], > [role="checkbox"], > input[type="radio"], > input[type="checkbox"])').filter({ hasText: name }).first();
+  if ((await row.count()) > 0) {
+    const drawn = row.locator(':scope > [role="radio"], :scope > [role="checkbox"]').first();
+    const box = (await drawn.count()) > 0 ? drawn : row.locator(':scope > input').first();
+    if ((await box.getAttribute('aria-checked')) !== 'true' && !(await box.isChecked().catch(() => false))) await box.click({ timeout: actionTimeoutMs });
+    return;
+  }
+  const select = scope.locator('select').first();
+  if ((await select.count()) > 0) {
+    await select.selectOption({ label: wanted }, { timeout: actionTimeoutMs });
+    return;
+  }
+  const box = scope.getByRole('combobox').first();
+  if ((await box.count()) === 0) throw new FillError(`question ${id}: "${wanted}" is not one of its options`);
+  await box.click({ timeout: actionTimeoutMs });
+  if (await box.isEditable()) {
+    await box.fill('', { timeout: actionTimeoutMs });
+    await box.pressSequentially(wanted, { timeout: actionTimeoutMs });
+  }
+  const option = page.getByRole('option').filter({ visible: true, hasText: exactly(wanted) }).first();
+  await option.waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {
+    throw new FillError(`question ${id}: the list offers no option "${wanted}"`);
+  });
+  await option.click({ timeout: actionTimeoutMs });
+}
