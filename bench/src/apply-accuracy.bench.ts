@@ -2,25 +2,85 @@ import type { Applier, ApplicationToSubmit, ResolvedAnswer, SubmitOutcome } from
 import { candidate, cvFile, hostedApplyCases, mineQuestions, sameValue, type ApplyCase, type CaseApplication, type ExpectedField } from '@quarry/applier/hosted-cases';
 import { createAtsApplier } from '@quarry/ats-apply';
 import { createChromiumPool } from '@quarry/miner';
-import { greenhouseDoubleJob, leverDoublePosting, startGreenhouseApiDouble, startLeverApiDouble, type DoubleReply, type VendorApiDouble } from '@quarry/ats-apply/doubles';
+import {
+  ashbyDoublePostings,
+  bambooDoubleJobs,
+  breezyDoublePositions,
+  greenhouseDoubleJob,
+  jazzDoubleJobs,
+  leverDoublePosting,
+  smartRecruitersDoublePostings,
+  startAshbyApiDouble,
+  startBambooApiDouble,
+  startBreezyApiDouble,
+  startGreenhouseApiDouble,
+  startJazzApiDouble,
+  startLeverApiDouble,
+  startRecruiteeApiDouble,
+  startSmartRecruitersApiDouble,
+  startTeamtailorApiDouble,
+  startWorkableApiDouble,
+  teamtailorDoubleJobs,
+  workableDoubleJobs,
+  type DoubleReply,
+  type ReceivedRequest,
+  type VendorApiDouble,
+} from '@quarry/ats-apply/doubles';
 import { printTable } from './harness.ts';
 
+/** What an API case sends: the posting, its mined questions, and the answers and expected fields of a candidate with this email. */
+type ApiSetup = {
+  url: string;
+  questions: ApplicationToSubmit['questions'];
+  answers: (email: string) => ResolvedAnswer[];
+  fields: (email: string) => ExpectedField[];
+  /** The vendor's refusals, each scripted as the replies to the application's next requests, and the code it must map to. */
+  refusals: Array<[DoubleReply[], CaseApplication['expected']]>;
+};
+
+/** An expected field's value as one application's requests (in order) carried it. */
+type FieldReader = (sent: ReceivedRequest[], name: string) => unknown;
+
+const jsonAt = (json: unknown, path: string): unknown => path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), json);
+
+/** A JSON body's value at a dotted path (`candidate.resume.data`), or a multipart field (a file as its bytes, a `[]` name as every value): the first request that carries it. */
+const requestFields: FieldReader = (sent, name) => {
+  for (const request of sent) {
+    const parts = request.parts.filter(([key]) => key === name).map(([, value]) => (typeof value === 'string' ? value : { bytes: value.bytes }));
+    const value = request.json === undefined ? (parts.length === 0 ? undefined : name.endsWith('[]') ? parts : parts[0]) : jsonAt(request.json, name);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+};
+
+/** Ashby's answers travel as `applicationForm`, a JSON part of field submissions by path (`applicationForm <path>`); files as parts of their own. */
+const ashbyFields: FieldReader = (sent, name) => {
+  if (!name.startsWith('applicationForm ')) return requestFields(sent, name);
+  const form = requestFields(sent, 'applicationForm');
+  const submissions = typeof form === 'string' ? (JSON.parse(form) as { fieldSubmissions?: Array<{ path: string; value: unknown }> }).fieldSubmissions : undefined;
+  return submissions?.find((entry) => entry.path === name.slice('applicationForm '.length))?.value;
+};
+
 /**
- * The API transports' cases: the application through the router with the employer's key, against
- * the API doubles (the same fixture definitions); the vendor's documented refusals scripted as its
- * next replies. A transport that handed the application to the hosted form instead fails the row.
+ * The API transports' cases: the application through the router with the employer's key (none for
+ * a keyless vendor), against the API doubles (the same fixture definitions); the vendor's
+ * documented refusals scripted as its next replies. Each application comes from another candidate,
+ * as some vendors (Ashby, Teamtailor) refuse a second application of an email to a job. A
+ * transport that handed the application to the hosted form instead fails the row.
  */
 function apiCase(
   ats: string,
-  startDouble: () => Promise<VendorApiDouble>,
-  setup: (doubles: VendorApiDouble) => Promise<{ application: ApplicationToSubmit; fields: ExpectedField[]; refusals: Array<[DoubleReply, string]> }>,
+  startDouble: (options: { key: string }) => Promise<VendorApiDouble>,
+  setup: (doubles: VendorApiDouble) => Promise<ApiSetup>,
+  { keyless = false, received = requestFields }: { keyless?: boolean; received?: FieldReader } = {},
 ): ApplyCase {
+  const key = `bench-${ats}-key`;
   return {
     ats,
     transport: 'authorizedApi',
     start: async () => {
-      const doubles = await startDouble();
-      const { application, fields, refusals } = await setup(doubles);
+      const doubles = await startDouble({ key });
+      const { url, questions, answers, fields, refusals } = await setup(doubles);
       const notHosted: Applier = async () => ({ status: 'failed', errorCode: 'ApplicationFailed', message: 'handed to the hosted form', submitted: false });
       const applier = createAtsApplier({
         hostedForm: notHosted,
@@ -28,33 +88,30 @@ function apiCase(
         timeoutMs: 5_000,
         rateLimit: (_key, work) => work(),
       });
-      const sends = [{ expected: 'success', reply: null as DoubleReply | null }, ...refusals.map(([reply, expected]) => ({ expected, reply }))].map(({ expected, reply }): CaseApplication => {
+      const sends = [{ expected: 'success' as const, replies: [] as DoubleReply[] }, ...refusals.map(([replies, expected]) => ({ expected, replies }))].map(({ expected, replies }, index): CaseApplication => {
+        const email = `${ats}-${index}@example.com`;
         let before = 0;
         let intentAt: number | null = null;
         return {
-          variant: reply ? `refusal ${reply.status}` : 'accept',
-          expected: expected as CaseApplication['expected'],
-          fields: reply ? [] : fields,
+          variant: replies.length === 0 ? 'accept' : `refusal ${replies.map((reply) => reply.status).join(' then ')}`,
+          expected,
+          fields: replies.length === 0 ? fields(email) : [],
           received: () => {
-            const sent = doubles.submissions()[before];
-            const values = new Map<string, unknown>();
-            for (const field of fields) {
-              const parts = (sent?.parts ?? []).filter(([name]) => name === field.name).map(([, value]) => (typeof value === 'string' ? value : { bytes: value.bytes }));
-              values.set(field.name, parts.length === 0 ? undefined : field.name.endsWith('[]') ? parts : parts[0]);
-            }
-            return values;
+            const sent = doubles.submissions().slice(before);
+            return new Map(fields(email).map((field) => [field.name, received(sent, field.name)]));
           },
           writes: () => ({ beforeIntent: (intentAt ?? doubles.submissions().length) - before, total: doubles.submissions().length - before }),
           send: async (hooks) => {
             before = doubles.submissions().length;
             intentAt = null;
-            if (reply) doubles.replyNext(reply);
+            doubles.replyNext(...replies);
             const counted = {
               beforeSubmit: async () => {
                 intentAt = doubles.submissions().length;
                 await hooks.beforeSubmit();
               },
             };
+            const application: ApplicationToSubmit = { url, questions, answers: answers(email), candidate: { ...candidate, email }, ...(keyless ? {} : { credential: { ats, board: 'acme', key } }) };
             return applier(application, counted, new AbortController().signal);
           },
         };
@@ -64,27 +121,28 @@ function apiCase(
   };
 }
 
-const greenhouseApiCase = apiCase('greenhouse', () => startGreenhouseApiDouble({ key: 'bench-greenhouse-key' }), async (doubles) => {
+const greenhouseApiCase = apiCase('greenhouse', startGreenhouseApiDouble, async (doubles) => {
   const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
   const cv = cvFile();
-  const answers: ResolvedAnswer[] = [
-    { id: 'first_name', value: 'Ada' },
-    { id: 'last_name', value: 'Lovelace' },
-    { id: 'email', value: candidate.email },
-    { id: 'resume', value: cv },
-    { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
-    { id: 'question_30000002', value: 'No' },
-    { id: 'question_30000003', value: ['English', 'Spanish'] },
-    { id: 'question_30000004', value: 'Engines.\nAnd analysis.' },
-    { id: 'location', value: 'London' },
-    { id: 'gender', value: 'Female' },
-  ];
   return {
-    application: { url, questions: await mineQuestions(url, doubles.endpoints), answers, candidate, credential: { ats: 'greenhouse', board: 'acme', key: 'bench-greenhouse-key' } },
-    fields: [
+    url,
+    questions: await mineQuestions(url, doubles.endpoints),
+    answers: (email) => [
+      { id: 'first_name', value: 'Ada' },
+      { id: 'last_name', value: 'Lovelace' },
+      { id: 'email', value: email },
+      { id: 'resume', value: cv },
+      { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'question_30000002', value: 'No' },
+      { id: 'question_30000003', value: ['English', 'Spanish'] },
+      { id: 'question_30000004', value: 'Engines.\nAnd analysis.' },
+      { id: 'location', value: 'London' },
+      { id: 'gender', value: 'Female' },
+    ],
+    fields: (email) => [
       { name: 'first_name', value: 'Ada' },
       { name: 'last_name', value: 'Lovelace' },
-      { name: 'email', value: candidate.email },
+      { name: 'email', value: email },
       { name: 'phone', value: candidate.phone },
       { name: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
       { name: 'question_30000002', value: '0' },
@@ -95,45 +153,380 @@ const greenhouseApiCase = apiCase('greenhouse', () => startGreenhouseApiDouble({
       { name: 'resume', value: { bytes: cv.bytes } },
     ],
     refusals: [
-      [{ status: 400, body: { error: 'Invalid attachment: resume must be a pdf, doc, docx, txt or rtf file and > 0 bytes' } }, 'FileTypeNotSupported'],
-      [{ status: 400, body: { error: 'This job is not live and published' } }, 'JobExpired'],
-      [{ status: 400, body: { errors: [{ field: 'question_30000002', message: 'is required' }] } }, 'MandatoryQuestionsNotAnswered'],
-      [{ status: 400, body: { error: 'Candidate has already applied to this job' } }, 'AlreadyApplied'],
+      [[{ status: 400, body: { error: 'Invalid attachment: resume must be a pdf, doc, docx, txt or rtf file and > 0 bytes' } }], 'FileTypeNotSupported'],
+      [[{ status: 400, body: { error: 'This job is not live and published' } }], 'JobExpired'],
+      [[{ status: 400, body: { errors: [{ field: 'question_30000002', message: 'is required' }] } }], 'MandatoryQuestionsNotAnswered'],
+      [[{ status: 400, body: { error: 'Candidate has already applied to this job' } }], 'AlreadyApplied'],
     ],
   };
 });
 
-const leverApiCase = apiCase('lever', () => startLeverApiDouble({ key: 'bench-lever-key' }), async (doubles) => {
+const leverApiCase = apiCase('lever', startLeverApiDouble, async (doubles) => {
   const url = `https://jobs.lever.co/acme/${leverDoublePosting}`;
   const cv = cvFile();
-  const answers: ResolvedAnswer[] = [
-    { id: 'resume', value: cv },
-    { id: 'name', value: 'Ada Lovelace' },
-    { id: 'email', value: candidate.email },
-    { id: 'phone', value: candidate.phone },
-    { id: 'org', value: 'Analytical Engines Ltd' },
-    { id: 'urls[GitHub]', value: 'https://github.com/ada' },
-  ];
   return {
-    application: { url, questions: await mineQuestions(`${url}/apply`, doubles.endpoints), answers, candidate, credential: { ats: 'lever', board: 'acme', key: 'bench-lever-key' } },
-    fields: [
+    url,
+    questions: await mineQuestions(`${url}/apply`, doubles.endpoints),
+    answers: (email) => [
+      { id: 'resume', value: cv },
+      { id: 'name', value: 'Ada Lovelace' },
+      { id: 'email', value: email },
+      { id: 'phone', value: candidate.phone },
+      { id: 'org', value: 'Analytical Engines Ltd' },
+      { id: 'urls[GitHub]', value: 'https://github.com/ada' },
+    ],
+    fields: (email) => [
       { name: 'name', value: 'Ada Lovelace' },
-      { name: 'email', value: candidate.email },
+      { name: 'email', value: email },
       { name: 'phone', value: candidate.phone },
       { name: 'org', value: 'Analytical Engines Ltd' },
       { name: 'urls[GitHub]', value: 'https://github.com/ada' },
       { name: 'resume', value: { bytes: cv.bytes } },
     ],
     refusals: [
-      [{ status: 404, body: { ok: false, error: 'Posting not found' } }, 'JobExpired'],
-      [{ status: 400, body: { ok: false, error: 'Invalid resume file: unsupported file type' } }, 'FileTypeNotSupported'],
-      [{ status: 400, body: { ok: false, error: 'Missing required field: email' } }, 'MandatoryQuestionsNotAnswered'],
+      [[{ status: 404, body: { ok: false, error: 'Posting not found' } }], 'JobExpired'],
+      [[{ status: 400, body: { ok: false, error: 'Invalid resume file: unsupported file type' } }], 'FileTypeNotSupported'],
+      [[{ status: 400, body: { ok: false, error: 'Missing required field: email' } }], 'MandatoryQuestionsNotAnswered'],
     ],
   };
 });
 
+const recruiteeApiCase = apiCase(
+  'recruitee',
+  startRecruiteeApiDouble,
+  async (doubles) => {
+    const url = 'https://acme.recruitee.com/o/backend-engineer';
+    const cv = cvFile();
+    const attribute = (index: number, field: string) => `candidate[open_question_answers_attributes][${index}][${field}]`;
+    return {
+      url,
+      questions: await mineQuestions(url, doubles.endpoints),
+      answers: (email) => [
+        { id: 'candidate.name', value: 'Ada Lovelace' },
+        { id: 'candidate.email', value: email },
+        { id: 'candidate.phone', value: candidate.phone },
+        { id: 'candidate.cv', value: cv },
+        { id: 'candidate.cover_letter', value: 'Dear Acme,\nI write programs.' },
+        { id: 'open_question_501', value: true },
+        { id: 'open_question_502', value: ['Elixir', 'Ruby'] },
+        { id: 'open_question_504', value: 'One month' },
+      ],
+      fields: (email) => [
+        { name: 'candidate[name]', value: 'Ada Lovelace' },
+        { name: 'candidate[email]', value: email },
+        { name: 'candidate[phone]', value: candidate.phone },
+        { name: 'candidate[cover_letter]', value: 'Dear Acme,\nI write programs.' },
+        { name: 'candidate[cv]', value: { bytes: cv.bytes } },
+        { name: attribute(0, 'open_question_id'), value: '501' },
+        { name: attribute(0, 'flag'), value: 'true' },
+        { name: attribute(1, 'open_question_id'), value: '502' },
+        { name: attribute(1, 'multi_content][]'), value: ['Elixir', 'Ruby'] },
+        { name: attribute(2, 'open_question_id'), value: '504' },
+        { name: attribute(2, 'content'), value: 'One month' },
+      ],
+      refusals: [
+        [[{ status: 422, body: { error: ["Phone can't be blank"], error_fields: { phone: ["can't be blank"] } } }], 'MandatoryQuestionsNotAnswered'],
+        [[{ status: 422, body: { error: ['Cv has an invalid file type'], error_fields: { cv: ['has an invalid file type'] } } }], 'FileTypeNotSupported'],
+        [[{ status: 422, body: { error: ['You have already applied for this job'], error_fields: {} } }], 'AlreadyApplied'],
+      ],
+    };
+  },
+  { keyless: true },
+);
+
+const ashbyApiCase = apiCase(
+  'ashby',
+  startAshbyApiDouble,
+  async (doubles) => {
+    const url = `https://jobs.ashbyhq.com/acme/${ashbyDoublePostings.everyKind}`;
+    const cv = cvFile();
+    const field = (suffix: string) => `0a1b2c3d-0000-4000-8000-0000000000${suffix}`;
+    return {
+      url,
+      questions: await mineQuestions(url, doubles.endpoints),
+      answers: (email) => [
+        { id: '_systemfield_name', value: 'Ada Lovelace' },
+        { id: '_systemfield_email', value: email },
+        { id: '_systemfield_resume', value: cv },
+        { id: field('b1'), value: true },
+        { id: field('b2'), value: '2027-01-04T00:00:00.000Z' },
+        { id: field('b3'), value: '7' },
+        { id: field('b4'), value: 'The engines.\nAnd the notes.' },
+        { id: field('b5'), value: 'Remote (UK)' },
+        { id: field('b6'), value: ['English', 'Spanish'] },
+      ],
+      fields: (email) => [
+        { name: 'jobPostingId', value: ashbyDoublePostings.everyKind },
+        { name: 'allowSubmissionForUnpublishedJobPosting', value: 'false' },
+        { name: 'applicationForm _systemfield_name', value: 'Ada Lovelace' },
+        { name: 'applicationForm _systemfield_email', value: email },
+        { name: 'applicationForm _systemfield_phone', value: candidate.phone },
+        // A file's value names the part that carries its bytes.
+        { name: 'applicationForm _systemfield_resume', value: '_systemfield_resume' },
+        { name: `applicationForm ${field('b1')}`, value: true },
+        { name: `applicationForm ${field('b2')}`, value: '2027-01-04' },
+        { name: `applicationForm ${field('b3')}`, value: 7 },
+        { name: `applicationForm ${field('b4')}`, value: 'The engines.\nAnd the notes.' },
+        { name: `applicationForm ${field('b5')}`, value: 'remote-uk' },
+        { name: `applicationForm ${field('b6')}`, value: ['en', 'es'] },
+        { name: '_systemfield_resume', value: { bytes: cv.bytes } },
+      ],
+      refusals: [
+        [[{ status: 200, body: { success: false, errors: ['Job posting is not published or does not exist'] } }], 'JobExpired'],
+        [[{ status: 200, body: { success: false, errors: ['Missing required field: Preferred office'] } }], 'MandatoryQuestionsNotAnswered'],
+        [[{ status: 200, body: { success: false, errors: ['invalid_input: _systemfield_resume: file type not supported'] } }], 'FileTypeNotSupported'],
+        [[{ status: 429, body: { success: false, errors: ['rate_limit_exceeded'] } }], 'ApplicationFailed'],
+      ],
+    };
+  },
+  { received: ashbyFields },
+);
+
+const workableApiCase = apiCase('workable', startWorkableApiDouble, async (doubles) => {
+  const url = `https://apply.workable.com/acme/j/${workableDoubleJobs.tenantA}/`;
+  const cv = cvFile();
+  const questions = await mineQuestions(url, doubles.endpoints);
+  const text = (id: string) => `Answer to ${id}\non two lines`;
+  return {
+    url,
+    questions,
+    // An answer to every mined question, by its kind (a choice by its label, as clients answer); the run places the candidate's details on the questions they answer.
+    answers: (email) => {
+      const details: Record<string, string> = { firstname: candidate.firstName, lastname: candidate.lastName, email, phone: candidate.phone };
+      return questions.map((question): ResolvedAnswer => {
+        if (details[question.id]) return { id: question.id, value: details[question.id] };
+        const labels = (question.options ?? []).flatMap((option) => ('answer' in option ? [option.answer] : []));
+        if (question.inputType === 'Boolean') return { id: question.id, value: question.id.endsWith('05') };
+        if (question.inputType === 'SelectOne') return { id: question.id, value: labels[1] };
+        if (question.inputType === 'SelectMultiple') return { id: question.id, value: labels.slice(0, 2) };
+        if (question.inputType === 'File') return { id: question.id, value: cv };
+        if (question.id === 'education') return { id: 'education', value: [[{ id: 'education.school', value: 'University of London' }, { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.end_date', value: '1835-06-30' }]] };
+        if (question.id === 'experience') return { id: 'experience', value: [[{ id: 'experience.title', value: 'Analyst' }, { id: 'experience.current', value: true }, { id: 'experience.start_date', value: '1842-01-01' }]] };
+        return { id: question.id, value: text(question.id) };
+      });
+    },
+    fields: (email) => [
+      { name: 'sourced', value: false },
+      { name: 'candidate.firstname', value: 'Ada' },
+      { name: 'candidate.lastname', value: 'Lovelace' },
+      { name: 'candidate.email', value: email },
+      { name: 'candidate.phone', value: candidate.phone },
+      ...['headline', 'address', 'cover_letter', 'summary'].map((name) => ({ name: `candidate.${name}`, value: text(name) })),
+      { name: 'candidate.resume.name', value: cv.filename },
+      { name: 'candidate.resume.data', value: cv.bytes.toString('base64') },
+      { name: 'candidate.education_entries', value: [{ school: 'University of London', start_date: '1832-09-01', end_date: '1835-06-30' }] },
+      { name: 'candidate.experience_entries', value: [{ title: 'Analyst', current: true, start_date: '1842-01-01' }] },
+    ],
+    refusals: [
+      [[{ status: 422, body: { error: "Validation failed: QA_9530805 can't be blank" } }], 'MandatoryQuestionsNotAnswered'],
+      [[{ status: 422, body: { error: 'Validation failed: resume file type is not supported' } }], 'FileTypeNotSupported'],
+      [[{ status: 404, body: { error: 'Not found' } }], 'JobExpired'],
+      [[{ status: 422, body: { error: 'Validation failed: candidate already exists for this job' } }], 'AlreadyApplied'],
+      [[{ status: 429, body: { error: 'Too many requests' } }], 'ApplicationFailed'],
+    ],
+  };
+});
+
+const smartRecruitersApiCase = apiCase('smartrecruiters', startSmartRecruitersApiDouble, async (doubles) => {
+  const url = `https://jobs.smartrecruiters.com/acme/${smartRecruitersDoublePostings.captured}-example-job`;
+  const cv = cvFile();
+  return {
+    url,
+    questions: await mineQuestions(url, doubles.endpoints),
+    answers: (email) => [
+      { id: 'firstName', value: 'Ada' },
+      { id: 'lastName', value: 'Lovelace' },
+      { id: 'email', value: email },
+      { id: 'confirmEmail', value: email },
+      { id: 'placeOfResidence', value: 'London' },
+      { id: 'phoneNumber', value: candidate.phone },
+      { id: 'education', value: [[{ id: 'education.institution', value: 'University of London' }, { id: 'education.startDate', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.endDate', value: '1835-06-30' }]] },
+      { id: 'socialProfiles.linkedIn', value: 'https://linkedin.example/in/ada' },
+      { id: 'socialProfiles.website', value: 'https://ada.example' },
+      { id: 'resume', value: cv },
+      { id: 'messageToHiringManager', value: 'Dear team,\nI write programs.' },
+    ],
+    fields: (email) => [
+      { name: 'firstName', value: 'Ada' },
+      { name: 'lastName', value: 'Lovelace' },
+      { name: 'email', value: email },
+      { name: 'phoneNumber', value: candidate.phone },
+      { name: 'location', value: { city: 'London' } },
+      { name: 'education', value: [{ institution: 'University of London', startDate: '1832-09-01', endDate: '1835-06-30' }] },
+      { name: 'web', value: { linkedin: 'https://linkedin.example/in/ada', website: 'https://ada.example' } },
+      { name: 'messageToHiringManager', value: 'Dear team,\nI write programs.' },
+      { name: 'resume.fileName', value: cv.filename },
+      { name: 'resume.mimeType', value: cv.contentType },
+      { name: 'resume.fileContent', value: cv.bytes.toString('base64') },
+    ],
+    refusals: [
+      [[{ status: 400, body: { message: 'Validation failed', errors: [{ code: 'INVALID_FILE', message: 'resume: file type not supported' }] } }], 'FileTypeNotSupported'],
+      [[{ status: 404, body: { message: 'Posting not found or no longer active' } }], 'JobExpired'],
+      [[{ status: 409, body: { message: 'Candidate already applied to this posting' } }], 'AlreadyApplied'],
+    ],
+  };
+});
+
+const bambooApiCase = apiCase('bamboohr', startBambooApiDouble, async (doubles) => {
+  const url = `https://acme.bamboohr.com/careers/${bambooDoubleJobs.standardOnly}`;
+  const cv = cvFile();
+  const coverLetter = { type: 'File' as const, filename: 'cover.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]) };
+  return {
+    url,
+    questions: await mineQuestions(url, doubles.endpoints),
+    answers: (email) => [
+      { id: 'firstName', value: 'Ada' },
+      { id: 'lastName', value: 'Lovelace' },
+      { id: 'email', value: email },
+      { id: 'phone', value: candidate.phone },
+      { id: 'streetAddress', value: '12 St James’s Square' },
+      { id: 'city', value: 'London' },
+      { id: 'state', value: 'NY' },
+      { id: 'zip', value: 'SW1Y 4JH' },
+      { id: 'countryId', value: 'Canada' },
+      { id: 'linkedinUrl', value: 'https://linkedin.example/in/ada' },
+      { id: 'dateAvailable', value: '2027-02-01T00:00:00.000Z' },
+      { id: 'coverLetterFileId', value: coverLetter },
+      { id: 'websiteUrl', value: 'https://ada.example' },
+      { id: 'resumeFileId', value: cv },
+    ],
+    fields: (email) => [
+      ...(
+        [
+          ['firstName', 'Ada'], ['lastName', 'Lovelace'], ['email', email], ['phoneNumber', candidate.phone], ['address', '12 St James’s Square'],
+          ['city', 'London'], ['state', 'NY'], ['zip', 'SW1Y 4JH'], ['country', 'Canada'], ['linkedinUrl', 'https://linkedin.example/in/ada'],
+          ['dateAvailable', '2027-02-01'], ['websiteUrl', 'https://ada.example'], ['jobId', bambooDoubleJobs.standardOnly],
+        ] as const
+      ).map(([name, value]) => ({ name, value })),
+      { name: 'resumeFile', value: { bytes: cv.bytes } },
+      { name: 'coverLetterFile', value: { bytes: coverLetter.bytes } },
+    ],
+    refusals: [
+      [[{ status: 400, body: { error: 'Missing required field: zip' } }], 'MandatoryQuestionsNotAnswered'],
+      [[{ status: 400, body: { error: 'Job opening is not open' } }], 'JobExpired'],
+      [[{ status: 400, body: { error: 'resumeFile: invalid file type' } }], 'FileTypeNotSupported'],
+      [[{ status: 409, body: { error: 'Applicant already applied to this job opening' } }], 'AlreadyApplied'],
+    ],
+  };
+});
+
+/** The mined questions the API carries whole (the rest of a captured page goes to the hosted form). */
+const minedWithin = async (url: string, doubles: VendorApiDouble, carried: (id: string) => boolean) => (await mineQuestions(url, doubles.endpoints)).filter((question) => carried(question.id));
+
+const jazzApiCase = apiCase('jazzhr', startJazzApiDouble, async (doubles) => {
+  const url = `https://acme.applytojob.com/apply/${jazzDoubleJobs.tenantB}/Example-Job`;
+  const cv = cvFile();
+  return {
+    url,
+    questions: await minedWithin(url, doubles, (id) => !id.startsWith('resumator-questionnaire') && !id.startsWith('resumator-eeo')),
+    answers: (email) => [
+      { id: 'resumator-firstname-value', value: 'Ada' },
+      { id: 'resumator-lastname-value', value: 'Lovelace' },
+      { id: 'resumator-email-value', value: email },
+      { id: 'resumator-phone-value', value: candidate.phone },
+      { id: 'resumator-address-value', value: '12 St James’s Square' },
+      { id: 'resumator-city-value', value: 'London' },
+      { id: 'resumator-state-value', value: 'Greater London' },
+      { id: 'resumator-postal-value', value: 'SW1Y 4JH' },
+      { id: 'resumator-resume-value', value: cv },
+    ],
+    fields: (email) => [
+      { name: 'apikey', value: 'bench-jazzhr-key' },
+      { name: 'first_name', value: 'Ada' },
+      { name: 'last_name', value: 'Lovelace' },
+      { name: 'email', value: email },
+      { name: 'phone', value: candidate.phone },
+      { name: 'address', value: '12 St James’s Square' },
+      { name: 'city', value: 'London' },
+      { name: 'state', value: 'Greater London' },
+      { name: 'postal', value: 'SW1Y 4JH' },
+      { name: 'job', value: 'job_20261101090000_TENANTB' },
+      { name: 'base64-resume', value: cv.bytes.toString('base64') },
+    ],
+    refusals: [
+      [[{ status: 400, body: { error: 'email is required' } }], 'MandatoryQuestionsNotAnswered'],
+      [[{ status: 400, body: { error: 'base64-resume: invalid file format' } }], 'FileTypeNotSupported'],
+      [[{ status: 409, body: { error: 'Applicant already exists for this job' } }], 'AlreadyApplied'],
+    ],
+  };
+});
+
+const breezyApiCase = apiCase('breezy', startBreezyApiDouble, async (doubles) => {
+  const url = `https://acme.breezy.hr/p/${breezyDoublePositions.captured}`;
+  const cv = cvFile();
+  const standard = new Set(['cResume', 'cName', 'cEmail', 'cPhoneNumber', 'cAddress', 'cSummary', 'cCoverLetter']);
+  return {
+    url,
+    questions: await minedWithin(url, doubles, (id) => standard.has(id)),
+    answers: (email) => [
+      { id: 'cResume', value: cv },
+      { id: 'cName', value: 'Ada Lovelace' },
+      { id: 'cEmail', value: email },
+      { id: 'cPhoneNumber', value: candidate.phone },
+      { id: 'cAddress', value: '12 St James’s Square, London' },
+      { id: 'cSummary', value: 'Analyst.\nProgrammer.' },
+      { id: 'cCoverLetter', value: 'Dear Acme,\nI write programs.' },
+    ],
+    // The candidate (JSON), then its résumé (multipart): two writes, both after the intent.
+    fields: (email) => [
+      { name: 'name', value: 'Ada Lovelace' },
+      { name: 'email_address', value: email },
+      { name: 'phone_number', value: candidate.phone },
+      { name: 'address', value: '12 St James’s Square, London' },
+      { name: 'summary', value: 'Analyst.\nProgrammer.' },
+      { name: 'cover_letter', value: 'Dear Acme,\nI write programs.' },
+      { name: 'file', value: { bytes: cv.bytes } },
+    ],
+    refusals: [
+      [[{ status: 400, body: { error: 'Position is closed' } }], 'JobExpired'],
+      [[{ status: 400, body: { error: 'email_address is required' } }], 'MandatoryQuestionsNotAnswered'],
+      [[{ status: 409, body: { error: 'Candidate already exists in this position' } }], 'AlreadyApplied'],
+      [[{ status: 201, body: { _id: 'breezy-candidate-scripted' } }, { status: 415, body: { error: 'Unsupported file type' } }], 'FileFailedToUpload'],
+    ],
+  };
+});
+
+const teamtailorApiCase = apiCase('teamtailor', startTeamtailorApiDouble, async (doubles) => {
+  const url = `https://acme.teamtailor.com/${teamtailorDoubleJobs.captured}`;
+  const coverLetter = 'candidate[job_applications_attributes][0][cover_letter]';
+  const carried = new Set(['candidate[first_name]', 'candidate[last_name]', 'candidate[email]', 'candidate[phone]', coverLetter]);
+  return {
+    url,
+    questions: await minedWithin(url, doubles, (id) => carried.has(id)),
+    answers: (email) => [
+      { id: 'candidate[first_name]', value: 'Ada' },
+      { id: 'candidate[last_name]', value: 'Lovelace' },
+      { id: 'candidate[email]', value: email },
+      { id: 'candidate[phone]', value: candidate.phone },
+      { id: coverLetter, value: 'Dear Acme,\nI write programs.' },
+    ],
+    // The candidate, then the job application linking it to the job: two writes, both after the intent.
+    fields: (email) => [
+      { name: 'data.attributes.first-name', value: 'Ada' },
+      { name: 'data.attributes.last-name', value: 'Lovelace' },
+      { name: 'data.attributes.email', value: email },
+      { name: 'data.attributes.phone', value: candidate.phone },
+      { name: 'data.attributes.cover-letter', value: 'Dear Acme,\nI write programs.' },
+      { name: 'data.relationships.job.data', value: { type: 'jobs', id: '4959352' } },
+    ],
+    refusals: [[[{ status: 422, body: { errors: [{ detail: "email can't be blank" }] } }], 'MandatoryQuestionsNotAnswered']],
+  };
+});
+
 /** Every (ATS, transport) the bench measures: register a case to add a row. */
-const applyAccuracyCases: ApplyCase[] = [...hostedApplyCases, greenhouseApiCase, leverApiCase];
+const applyAccuracyCases: ApplyCase[] = [
+  ...hostedApplyCases,
+  greenhouseApiCase,
+  leverApiCase,
+  recruiteeApiCase,
+  ashbyApiCase,
+  workableApiCase,
+  smartRecruitersApiCase,
+  bambooApiCase,
+  jazzApiCase,
+  breezyApiCase,
+  teamtailorApiCase,
+];
 
 type Tally = { sent: number; fields: number; exact: number; outcomes: number; correct: number; earlyWrites: number; misses: string[] };
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
