@@ -53,13 +53,37 @@ const requestFields: FieldReader = (sent, name) => {
   return undefined;
 };
 
-/** Ashby's answers travel as `applicationForm`, a JSON part of field submissions by path (`applicationForm <path>`); files as parts of their own. */
-const ashbyFields: FieldReader = (sent, name) => {
-  if (!name.startsWith('applicationForm ')) return requestFields(sent, name);
-  const form = requestFields(sent, 'applicationForm');
-  const submissions = typeof form === 'string' ? (JSON.parse(form) as { fieldSubmissions?: Array<{ path: string; value: unknown }> }).fieldSubmissions : undefined;
-  return submissions?.find((entry) => entry.path === name.slice('applicationForm '.length))?.value;
-};
+/**
+ * A reader of answers a vendor sends as a list of entries each naming its question: the field
+ * `<prefix> <question>` is that entry's value; any other name is read as `requestFields` does.
+ */
+const listedFields =
+  (prefix: string, list: (sent: ReceivedRequest[]) => unknown, keyOf: (entry: Record<string, unknown>) => unknown, valueOf: (entry: Record<string, unknown>) => unknown): FieldReader =>
+  (sent, name) => {
+    if (!name.startsWith(`${prefix} `)) return requestFields(sent, name);
+    const entries = list(sent);
+    const entry = Array.isArray(entries) ? (entries as Array<Record<string, unknown>>).find((candidateEntry) => keyOf(candidateEntry) === name.slice(prefix.length + 1)) : undefined;
+    return entry === undefined ? undefined : valueOf(entry);
+  };
+
+/** Ashby's answers travel as `applicationForm`, a JSON part of field submissions by path; files as parts of their own. */
+const ashbyFields = listedFields(
+  'applicationForm',
+  (sent) => {
+    const form = requestFields(sent, 'applicationForm');
+    return typeof form === 'string' ? (JSON.parse(form) as { fieldSubmissions?: unknown }).fieldSubmissions : undefined;
+  },
+  (entry) => entry['path'],
+  (entry) => entry['value'],
+);
+
+/** Workable's employer questions travel as `candidate.answers`, each entry keyed by `question_key`. */
+const workableFields = listedFields(
+  'candidate.answers',
+  (sent) => requestFields(sent, 'candidate.answers'),
+  (entry) => entry['question_key'],
+  (entry) => entry,
+);
 
 /**
  * The API transports' cases: the application through the router with the employer's key (none for
@@ -220,7 +244,7 @@ const recruiteeApiCase = apiCase(
         { name: attribute(0, 'open_question_id'), value: '501' },
         { name: attribute(0, 'flag'), value: 'true' },
         { name: attribute(1, 'open_question_id'), value: '502' },
-        { name: attribute(1, 'multi_content][]'), value: ['Elixir', 'Ruby'] },
+        { name: 'candidate[open_question_answers_attributes][1][multi_content][]', value: ['Elixir', 'Ruby'] },
         { name: attribute(2, 'open_question_id'), value: '504' },
         { name: attribute(2, 'content'), value: 'One month' },
       ],
@@ -287,6 +311,7 @@ const workableApiCase = apiCase('workable', startWorkableApiDouble, async (doubl
   const cv = cvFile();
   const questions = await mineQuestions(url, doubles.endpoints);
   const text = (id: string) => `Answer to ${id}\non two lines`;
+  const employerAnswer = (key: string, answer: Record<string, unknown>) => ({ name: `candidate.answers ${key}`, value: { question_key: key, ...answer } });
   return {
     url,
     questions,
@@ -316,6 +341,14 @@ const workableApiCase = apiCase('workable', startWorkableApiDouble, async (doubl
       { name: 'candidate.resume.data', value: cv.bytes.toString('base64') },
       { name: 'candidate.education_entries', value: [{ school: 'University of London', start_date: '1832-09-01', end_date: '1835-06-30' }] },
       { name: 'candidate.experience_entries', value: [{ title: 'Analyst', current: true, start_date: '1842-01-01' }] },
+      // Each employer question of the captured form (its option ids as the form lists them): yes/no checked, a choice by its id, text as the body.
+      ...['03', '04', '05', '06', '07', '15', '16', '17', '18', '19'].map((suffix) => employerAnswer(`QA_95308${suffix}`, { checked: suffix === '05' })),
+      employerAnswer('QA_9530809', { choices: ['5094527'] }),
+      employerAnswer('QA_9530811', { choices: ['5094541'] }),
+      employerAnswer('QA_9831316', { choices: ['5249623', '5249624'] }),
+      employerAnswer('QA_9530820', { choices: ['5094557', '5094558'] }),
+      employerAnswer('QA_9831317', { body: text('QA_9831317') }),
+      employerAnswer('QA_11529563', { body: text('QA_11529563') }),
     ],
     refusals: [
       [[{ status: 422, body: { error: "Validation failed: QA_9530805 can't be blank" } }], 'MandatoryQuestionsNotAnswered'],
@@ -325,7 +358,7 @@ const workableApiCase = apiCase('workable', startWorkableApiDouble, async (doubl
       [[{ status: 429, body: { error: 'Too many requests' } }], 'ApplicationFailed'],
     ],
   };
-});
+}, { received: workableFields });
 
 const smartRecruitersApiCase = apiCase('smartrecruiters', startSmartRecruitersApiDouble, async (doubles) => {
   const url = `https://jobs.smartrecruiters.com/acme/${smartRecruitersDoublePostings.captured}-example-job`;
