@@ -31,9 +31,15 @@ import { printTable } from './harness.ts';
 /** What an API case sends: the posting, its mined questions, and the answers and expected fields of a candidate with this email. */
 type ApiSetup = {
   url: string;
-  questions: ApplicationToSubmit['questions'];
-  answers: (email: string) => ResolvedAnswer[];
-  fields: (email: string) => ExpectedField[];
+  /** The page the miner reads, when not the posting's URL. */
+  minedAt?: string;
+  /** The mined questions the API carries whole (the rest of a captured page goes to the hosted form). */
+  carried?: (id: string) => boolean;
+  /** Answers the vendor receives as they are: [question id, the vendor's field, value]. */
+  unchanged?: (email: string) => Array<[id: string, name: string, value: ResolvedAnswer['value']]>;
+  /** The other answers, and the fields they arrive as under the vendor's names and encodings. */
+  answers?: (email: string, questions: ApplicationToSubmit['questions']) => ResolvedAnswer[];
+  fields?: (email: string) => ExpectedField[];
   /** The vendor's refusals, each scripted as the replies to the application's next requests, and the code it must map to. */
   refusals: Array<[DoubleReply[], CaseApplication['expected']]>;
 };
@@ -95,7 +101,7 @@ const workableFields = listedFields(
 function apiCase(
   ats: string,
   startDouble: (options: { key: string }) => Promise<VendorApiDouble>,
-  setup: (doubles: VendorApiDouble) => Promise<ApiSetup>,
+  setup: () => ApiSetup,
   { keyless = false, received = requestFields }: { keyless?: boolean; received?: FieldReader } = {},
 ): ApplyCase {
   const key = `bench-${ats}-key`;
@@ -104,7 +110,10 @@ function apiCase(
     transport: 'authorizedApi',
     start: async () => {
       const doubles = await startDouble({ key });
-      const { url, questions, answers, fields, refusals } = await setup(doubles);
+      const { url, minedAt = url, carried = () => true, unchanged = () => [], answers: otherAnswers = () => [], fields: otherFields = () => [], refusals } = setup();
+      const questions = (await mineQuestions(minedAt, doubles.endpoints)).filter((question) => carried(question.id));
+      const answers = (email: string): ResolvedAnswer[] => [...unchanged(email).map(([id, , value]) => ({ id, value })), ...otherAnswers(email, questions)];
+      const fields = (email: string): ExpectedField[] => [...unchanged(email).map(([, name, value]) => ({ name, value })), ...otherFields(email)];
       const notHosted: Applier = async () => ({ status: 'failed', errorCode: 'ApplicationFailed', message: 'handed to the hosted form', submitted: false });
       const applier = createAtsApplier({
         hostedForm: notHosted,
@@ -145,34 +154,36 @@ function apiCase(
   };
 }
 
-const greenhouseApiCase = apiCase('greenhouse', startGreenhouseApiDouble, async (doubles) => {
+/** The résumé every API case sends: bytes that must arrive unchanged. */
+const cv = cvFile();
+
+/** Answers the vendor receives under the question's own id. */
+const underOwnName = (answers: Array<[id: string, value: ResolvedAnswer['value']]>): Array<[string, string, ResolvedAnswer['value']]> => answers.map(([id, value]) => [id, id, value]);
+
+const greenhouseApiCase = apiCase('greenhouse', startGreenhouseApiDouble, () => {
   const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
-  const cv = cvFile();
   return {
     url,
-    questions: await mineQuestions(url, doubles.endpoints),
-    answers: (email) => [
-      { id: 'first_name', value: 'Ada' },
-      { id: 'last_name', value: 'Lovelace' },
-      { id: 'email', value: email },
+    unchanged: (email) =>
+      underOwnName([
+        ['first_name', 'Ada'],
+        ['last_name', 'Lovelace'],
+        ['email', email],
+        ['question_30000001', 'https://www.linkedin.com/in/ada'],
+        ['question_30000004', 'Engines.\nAnd analysis.'],
+        ['location', 'London'],
+      ]),
+    answers: () => [
       { id: 'resume', value: cv },
-      { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
       { id: 'question_30000002', value: 'No' },
       { id: 'question_30000003', value: ['English', 'Spanish'] },
-      { id: 'question_30000004', value: 'Engines.\nAnd analysis.' },
-      { id: 'location', value: 'London' },
       { id: 'gender', value: 'Female' },
     ],
-    fields: (email) => [
-      { name: 'first_name', value: 'Ada' },
-      { name: 'last_name', value: 'Lovelace' },
-      { name: 'email', value: email },
+    // Single selects carry the option's value id, multi-selects the ids of each choice; the candidate's phone is added.
+    fields: () => [
       { name: 'phone', value: candidate.phone },
-      { name: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
       { name: 'question_30000002', value: '0' },
       { name: 'question_30000003[]', value: ['101', '102'] },
-      { name: 'question_30000004', value: 'Engines.\nAnd analysis.' },
-      { name: 'location', value: 'London' },
       { name: 'gender', value: '2' },
       { name: 'resume', value: { bytes: cv.bytes } },
     ],
@@ -185,28 +196,21 @@ const greenhouseApiCase = apiCase('greenhouse', startGreenhouseApiDouble, async 
   };
 });
 
-const leverApiCase = apiCase('lever', startLeverApiDouble, async (doubles) => {
+const leverApiCase = apiCase('lever', startLeverApiDouble, () => {
   const url = `https://jobs.lever.co/acme/${leverDoublePosting}`;
-  const cv = cvFile();
   return {
     url,
-    questions: await mineQuestions(`${url}/apply`, doubles.endpoints),
-    answers: (email) => [
-      { id: 'resume', value: cv },
-      { id: 'name', value: 'Ada Lovelace' },
-      { id: 'email', value: email },
-      { id: 'phone', value: candidate.phone },
-      { id: 'org', value: 'Analytical Engines Ltd' },
-      { id: 'urls[GitHub]', value: 'https://github.com/ada' },
-    ],
-    fields: (email) => [
-      { name: 'name', value: 'Ada Lovelace' },
-      { name: 'email', value: email },
-      { name: 'phone', value: candidate.phone },
-      { name: 'org', value: 'Analytical Engines Ltd' },
-      { name: 'urls[GitHub]', value: 'https://github.com/ada' },
-      { name: 'resume', value: { bytes: cv.bytes } },
-    ],
+    minedAt: `${url}/apply`,
+    unchanged: (email) =>
+      underOwnName([
+        ['name', 'Ada Lovelace'],
+        ['email', email],
+        ['phone', candidate.phone],
+        ['org', 'Analytical Engines Ltd'],
+        ['urls[GitHub]', 'https://github.com/ada'],
+      ]),
+    answers: () => [{ id: 'resume', value: cv }],
+    fields: () => [{ name: 'resume', value: { bytes: cv.bytes } }],
     refusals: [
       [[{ status: 404, body: { ok: false, error: 'Posting not found' } }], 'JobExpired'],
       [[{ status: 400, body: { ok: false, error: 'Invalid resume file: unsupported file type' } }], 'FileTypeNotSupported'],
@@ -218,28 +222,24 @@ const leverApiCase = apiCase('lever', startLeverApiDouble, async (doubles) => {
 const recruiteeApiCase = apiCase(
   'recruitee',
   startRecruiteeApiDouble,
-  async (doubles) => {
+  () => {
     const url = 'https://acme.recruitee.com/o/backend-engineer';
-    const cv = cvFile();
     const attribute = (index: number, field: string) => `candidate[open_question_answers_attributes][${index}][${field}]`;
     return {
       url,
-      questions: await mineQuestions(url, doubles.endpoints),
-      answers: (email) => [
-        { id: 'candidate.name', value: 'Ada Lovelace' },
-        { id: 'candidate.email', value: email },
-        { id: 'candidate.phone', value: candidate.phone },
+      unchanged: (email) => [
+        ['candidate.name', 'candidate[name]', 'Ada Lovelace'],
+        ['candidate.email', 'candidate[email]', email],
+        ['candidate.phone', 'candidate[phone]', candidate.phone],
+        ['candidate.cover_letter', 'candidate[cover_letter]', 'Dear Acme,\nI write programs.'],
+      ],
+      answers: () => [
         { id: 'candidate.cv', value: cv },
-        { id: 'candidate.cover_letter', value: 'Dear Acme,\nI write programs.' },
         { id: 'open_question_501', value: true },
         { id: 'open_question_502', value: ['Elixir', 'Ruby'] },
         { id: 'open_question_504', value: 'One month' },
       ],
-      fields: (email) => [
-        { name: 'candidate[name]', value: 'Ada Lovelace' },
-        { name: 'candidate[email]', value: email },
-        { name: 'candidate[phone]', value: candidate.phone },
-        { name: 'candidate[cover_letter]', value: 'Dear Acme,\nI write programs.' },
+      fields: () => [
         { name: 'candidate[cv]', value: { bytes: cv.bytes } },
         { name: attribute(0, 'open_question_id'), value: '501' },
         { name: attribute(0, 'flag'), value: 'true' },
@@ -261,13 +261,11 @@ const recruiteeApiCase = apiCase(
 const ashbyApiCase = apiCase(
   'ashby',
   startAshbyApiDouble,
-  async (doubles) => {
+  () => {
     const url = `https://jobs.ashbyhq.com/acme/${ashbyDoublePostings.everyKind}`;
-    const cv = cvFile();
     const field = (suffix: string) => `0a1b2c3d-0000-4000-8000-0000000000${suffix}`;
     return {
       url,
-      questions: await mineQuestions(url, doubles.endpoints),
       answers: (email) => [
         { id: '_systemfield_name', value: 'Ada Lovelace' },
         { id: '_systemfield_email', value: email },
@@ -306,17 +304,14 @@ const ashbyApiCase = apiCase(
   { received: ashbyFields },
 );
 
-const workableApiCase = apiCase('workable', startWorkableApiDouble, async (doubles) => {
+const workableApiCase = apiCase('workable', startWorkableApiDouble, () => {
   const url = `https://apply.workable.com/acme/j/${workableDoubleJobs.tenantA}/`;
-  const cv = cvFile();
-  const questions = await mineQuestions(url, doubles.endpoints);
   const text = (id: string) => `Answer to ${id}\non two lines`;
   const employerAnswer = (key: string, answer: Record<string, unknown>) => ({ name: `candidate.answers ${key}`, value: { question_key: key, ...answer } });
   return {
     url,
-    questions,
     // An answer to every mined question, by its kind (a choice by its label, as clients answer); the run places the candidate's details on the questions they answer.
-    answers: (email) => {
+    answers: (email, questions) => {
       const details: Record<string, string> = { firstname: candidate.firstName, lastname: candidate.lastName, email, phone: candidate.phone };
       return questions.map((question): ResolvedAnswer => {
         if (details[question.id]) return { id: question.id, value: details[question.id] };
@@ -360,34 +355,30 @@ const workableApiCase = apiCase('workable', startWorkableApiDouble, async (doubl
   };
 }, { received: workableFields });
 
-const smartRecruitersApiCase = apiCase('smartrecruiters', startSmartRecruitersApiDouble, async (doubles) => {
+const smartRecruitersApiCase = apiCase('smartrecruiters', startSmartRecruitersApiDouble, () => {
   const url = `https://jobs.smartrecruiters.com/acme/${smartRecruitersDoublePostings.captured}-example-job`;
-  const cv = cvFile();
   return {
     url,
-    questions: await mineQuestions(url, doubles.endpoints),
+    unchanged: (email) =>
+      underOwnName([
+        ['firstName', 'Ada'],
+        ['lastName', 'Lovelace'],
+        ['email', email],
+        ['phoneNumber', candidate.phone],
+        ['messageToHiringManager', 'Dear team,\nI write programs.'],
+      ]),
     answers: (email) => [
-      { id: 'firstName', value: 'Ada' },
-      { id: 'lastName', value: 'Lovelace' },
-      { id: 'email', value: email },
       { id: 'confirmEmail', value: email },
       { id: 'placeOfResidence', value: 'London' },
-      { id: 'phoneNumber', value: candidate.phone },
       { id: 'education', value: [[{ id: 'education.institution', value: 'University of London' }, { id: 'education.startDate', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.endDate', value: '1835-06-30' }]] },
       { id: 'socialProfiles.linkedIn', value: 'https://linkedin.example/in/ada' },
       { id: 'socialProfiles.website', value: 'https://ada.example' },
       { id: 'resume', value: cv },
-      { id: 'messageToHiringManager', value: 'Dear team,\nI write programs.' },
     ],
-    fields: (email) => [
-      { name: 'firstName', value: 'Ada' },
-      { name: 'lastName', value: 'Lovelace' },
-      { name: 'email', value: email },
-      { name: 'phoneNumber', value: candidate.phone },
+    fields: () => [
       { name: 'location', value: { city: 'London' } },
       { name: 'education', value: [{ institution: 'University of London', startDate: '1832-09-01', endDate: '1835-06-30' }] },
       { name: 'web', value: { linkedin: 'https://linkedin.example/in/ada', website: 'https://ada.example' } },
-      { name: 'messageToHiringManager', value: 'Dear team,\nI write programs.' },
       { name: 'resume.fileName', value: cv.filename },
       { name: 'resume.mimeType', value: cv.contentType },
       { name: 'resume.fileContent', value: cv.bytes.toString('base64') },
@@ -400,37 +391,34 @@ const smartRecruitersApiCase = apiCase('smartrecruiters', startSmartRecruitersAp
   };
 });
 
-const bambooApiCase = apiCase('bamboohr', startBambooApiDouble, async (doubles) => {
+const bambooApiCase = apiCase('bamboohr', startBambooApiDouble, () => {
   const url = `https://acme.bamboohr.com/careers/${bambooDoubleJobs.standardOnly}`;
-  const cv = cvFile();
   const coverLetter = { type: 'File' as const, filename: 'cover.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]) };
   return {
     url,
-    questions: await mineQuestions(url, doubles.endpoints),
-    answers: (email) => [
-      { id: 'firstName', value: 'Ada' },
-      { id: 'lastName', value: 'Lovelace' },
-      { id: 'email', value: email },
-      { id: 'phone', value: candidate.phone },
-      { id: 'streetAddress', value: '12 St James’s Square' },
-      { id: 'city', value: 'London' },
-      { id: 'state', value: 'NY' },
-      { id: 'zip', value: 'SW1Y 4JH' },
-      { id: 'countryId', value: 'Canada' },
-      { id: 'linkedinUrl', value: 'https://linkedin.example/in/ada' },
+    unchanged: (email) => [
+      ...underOwnName([
+        ['firstName', 'Ada'],
+        ['lastName', 'Lovelace'],
+        ['email', email],
+        ['city', 'London'],
+        ['state', 'NY'],
+        ['zip', 'SW1Y 4JH'],
+        ['linkedinUrl', 'https://linkedin.example/in/ada'],
+        ['websiteUrl', 'https://ada.example'],
+      ]),
+      ['phone', 'phoneNumber', candidate.phone],
+      ['streetAddress', 'address', '12 St James’s Square'],
+      ['countryId', 'country', 'Canada'],
+    ],
+    answers: () => [
       { id: 'dateAvailable', value: '2027-02-01T00:00:00.000Z' },
       { id: 'coverLetterFileId', value: coverLetter },
-      { id: 'websiteUrl', value: 'https://ada.example' },
       { id: 'resumeFileId', value: cv },
     ],
-    fields: (email) => [
-      ...(
-        [
-          ['firstName', 'Ada'], ['lastName', 'Lovelace'], ['email', email], ['phoneNumber', candidate.phone], ['address', '12 St James’s Square'],
-          ['city', 'London'], ['state', 'NY'], ['zip', 'SW1Y 4JH'], ['country', 'Canada'], ['linkedinUrl', 'https://linkedin.example/in/ada'],
-          ['dateAvailable', '2027-02-01'], ['websiteUrl', 'https://ada.example'], ['jobId', bambooDoubleJobs.standardOnly],
-        ] as const
-      ).map(([name, value]) => ({ name, value })),
+    fields: () => [
+      { name: 'dateAvailable', value: '2027-02-01' },
+      { name: 'jobId', value: bambooDoubleJobs.standardOnly },
       { name: 'resumeFile', value: { bytes: cv.bytes } },
       { name: 'coverLetterFile', value: { bytes: coverLetter.bytes } },
     ],
@@ -443,36 +431,28 @@ const bambooApiCase = apiCase('bamboohr', startBambooApiDouble, async (doubles) 
   };
 });
 
-/** The mined questions the API carries whole (the rest of a captured page goes to the hosted form). */
-const minedWithin = async (url: string, doubles: VendorApiDouble, carried: (id: string) => boolean) => (await mineQuestions(url, doubles.endpoints)).filter((question) => carried(question.id));
-
-const jazzApiCase = apiCase('jazzhr', startJazzApiDouble, async (doubles) => {
+const jazzApiCase = apiCase('jazzhr', startJazzApiDouble, () => {
   const url = `https://acme.applytojob.com/apply/${jazzDoubleJobs.tenantB}/Example-Job`;
-  const cv = cvFile();
   return {
     url,
-    questions: await minedWithin(url, doubles, (id) => !id.startsWith('resumator-questionnaire') && !id.startsWith('resumator-eeo')),
-    answers: (email) => [
-      { id: 'resumator-firstname-value', value: 'Ada' },
-      { id: 'resumator-lastname-value', value: 'Lovelace' },
-      { id: 'resumator-email-value', value: email },
-      { id: 'resumator-phone-value', value: candidate.phone },
-      { id: 'resumator-address-value', value: '12 St James’s Square' },
-      { id: 'resumator-city-value', value: 'London' },
-      { id: 'resumator-state-value', value: 'Greater London' },
-      { id: 'resumator-postal-value', value: 'SW1Y 4JH' },
-      { id: 'resumator-resume-value', value: cv },
-    ],
-    fields: (email) => [
+    carried: (id) => !id.startsWith('resumator-questionnaire') && !id.startsWith('resumator-eeo'),
+    // The page's `resumator-<box>-value` boxes arrive as JazzHR's attributes.
+    unchanged: (email) =>
+      (
+        [
+          ['firstname', 'first_name', 'Ada'],
+          ['lastname', 'last_name', 'Lovelace'],
+          ['email', 'email', email],
+          ['phone', 'phone', candidate.phone],
+          ['address', 'address', '12 St James’s Square'],
+          ['city', 'city', 'London'],
+          ['state', 'state', 'Greater London'],
+          ['postal', 'postal', 'SW1Y 4JH'],
+        ] as const
+      ).map(([box, name, value]) => [`resumator-${box}-value`, name, value]),
+    answers: () => [{ id: 'resumator-resume-value', value: cv }],
+    fields: () => [
       { name: 'apikey', value: 'bench-jazzhr-key' },
-      { name: 'first_name', value: 'Ada' },
-      { name: 'last_name', value: 'Lovelace' },
-      { name: 'email', value: email },
-      { name: 'phone', value: candidate.phone },
-      { name: 'address', value: '12 St James’s Square' },
-      { name: 'city', value: 'London' },
-      { name: 'state', value: 'Greater London' },
-      { name: 'postal', value: 'SW1Y 4JH' },
       { name: 'job', value: 'job_20261101090000_TENANTB' },
       { name: 'base64-resume', value: cv.bytes.toString('base64') },
     ],
@@ -484,32 +464,23 @@ const jazzApiCase = apiCase('jazzhr', startJazzApiDouble, async (doubles) => {
   };
 });
 
-const breezyApiCase = apiCase('breezy', startBreezyApiDouble, async (doubles) => {
+const breezyApiCase = apiCase('breezy', startBreezyApiDouble, () => {
   const url = `https://acme.breezy.hr/p/${breezyDoublePositions.captured}`;
-  const cv = cvFile();
   const standard = new Set(['cResume', 'cName', 'cEmail', 'cPhoneNumber', 'cAddress', 'cSummary', 'cCoverLetter']);
   return {
     url,
-    questions: await minedWithin(url, doubles, (id) => standard.has(id)),
-    answers: (email) => [
-      { id: 'cResume', value: cv },
-      { id: 'cName', value: 'Ada Lovelace' },
-      { id: 'cEmail', value: email },
-      { id: 'cPhoneNumber', value: candidate.phone },
-      { id: 'cAddress', value: '12 St James’s Square, London' },
-      { id: 'cSummary', value: 'Analyst.\nProgrammer.' },
-      { id: 'cCoverLetter', value: 'Dear Acme,\nI write programs.' },
-    ],
+    carried: (id) => standard.has(id),
     // The candidate (JSON), then its résumé (multipart): two writes, both after the intent.
-    fields: (email) => [
-      { name: 'name', value: 'Ada Lovelace' },
-      { name: 'email_address', value: email },
-      { name: 'phone_number', value: candidate.phone },
-      { name: 'address', value: '12 St James’s Square, London' },
-      { name: 'summary', value: 'Analyst.\nProgrammer.' },
-      { name: 'cover_letter', value: 'Dear Acme,\nI write programs.' },
-      { name: 'file', value: { bytes: cv.bytes } },
+    unchanged: (email) => [
+      ['cName', 'name', 'Ada Lovelace'],
+      ['cEmail', 'email_address', email],
+      ['cPhoneNumber', 'phone_number', candidate.phone],
+      ['cAddress', 'address', '12 St James’s Square, London'],
+      ['cSummary', 'summary', 'Analyst.\nProgrammer.'],
+      ['cCoverLetter', 'cover_letter', 'Dear Acme,\nI write programs.'],
     ],
+    answers: () => [{ id: 'cResume', value: cv }],
+    fields: () => [{ name: 'file', value: { bytes: cv.bytes } }],
     refusals: [
       [[{ status: 400, body: { error: 'Position is closed' } }], 'JobExpired'],
       [[{ status: 400, body: { error: 'email_address is required' } }], 'MandatoryQuestionsNotAnswered'],
@@ -519,29 +490,22 @@ const breezyApiCase = apiCase('breezy', startBreezyApiDouble, async (doubles) =>
   };
 });
 
-const teamtailorApiCase = apiCase('teamtailor', startTeamtailorApiDouble, async (doubles) => {
+const teamtailorApiCase = apiCase('teamtailor', startTeamtailorApiDouble, () => {
   const url = `https://acme.teamtailor.com/${teamtailorDoubleJobs.captured}`;
   const coverLetter = 'candidate[job_applications_attributes][0][cover_letter]';
-  const carried = new Set(['candidate[first_name]', 'candidate[last_name]', 'candidate[email]', 'candidate[phone]', coverLetter]);
+  const contact = new Set(['candidate[first_name]', 'candidate[last_name]', 'candidate[email]', 'candidate[phone]', coverLetter]);
   return {
     url,
-    questions: await minedWithin(url, doubles, (id) => carried.has(id)),
-    answers: (email) => [
-      { id: 'candidate[first_name]', value: 'Ada' },
-      { id: 'candidate[last_name]', value: 'Lovelace' },
-      { id: 'candidate[email]', value: email },
-      { id: 'candidate[phone]', value: candidate.phone },
-      { id: coverLetter, value: 'Dear Acme,\nI write programs.' },
-    ],
+    carried: (id) => contact.has(id),
     // The candidate, then the job application linking it to the job: two writes, both after the intent.
-    fields: (email) => [
-      { name: 'data.attributes.first-name', value: 'Ada' },
-      { name: 'data.attributes.last-name', value: 'Lovelace' },
-      { name: 'data.attributes.email', value: email },
-      { name: 'data.attributes.phone', value: candidate.phone },
-      { name: 'data.attributes.cover-letter', value: 'Dear Acme,\nI write programs.' },
-      { name: 'data.relationships.job.data', value: { type: 'jobs', id: '4959352' } },
+    unchanged: (email) => [
+      ['candidate[first_name]', 'data.attributes.first-name', 'Ada'],
+      ['candidate[last_name]', 'data.attributes.last-name', 'Lovelace'],
+      ['candidate[email]', 'data.attributes.email', email],
+      ['candidate[phone]', 'data.attributes.phone', candidate.phone],
+      [coverLetter, 'data.attributes.cover-letter', 'Dear Acme,\nI write programs.'],
     ],
+    fields: () => [{ name: 'data.relationships.job.data', value: { type: 'jobs', id: '4959352' } }],
     refusals: [[[{ status: 422, body: { errors: [{ detail: "email can't be blank" }] } }], 'MandatoryQuestionsNotAnswered']],
   };
 });
