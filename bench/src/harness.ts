@@ -23,8 +23,11 @@ export async function spawnServer(script: string, args: string[], env: Record<st
     port,
     child,
     stop: async () => {
+      // A child that already exited (a crash) has no 'exit' event left to wait for.
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await exited;
     },
   };
 }
