@@ -27,6 +27,12 @@ export type AtsRecipe = {
    * (`{id}` is replaced): Ashby wraps each field in `div[data-field-path="<path>"]`.
    */
   fieldScope?: string;
+  /**
+   * Where a question's control is when the page names it by nothing the miner kept (BambooHR's
+   * file boxes and date sit under their heading only): a CSS selector of blocks, of which the
+   * innermost showing the question's words holds the control.
+   */
+  questionBlock?: string;
   /** Fill in the scope before the generic engine looks by name: the vendor's named inputs are mirrors of drawn widgets. */
   scopeFirst?: boolean;
   /**
@@ -132,9 +138,16 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'BambooHR',
     hosts: /(^|\.)bamboohr\.com$/,
     pageMarker: `${canonical('bamboohr.com')}, input#nickname_hpcsaf, [name^="customQuestionAnswers."]`,
+    // Only first and last name, e-mail and phone are named by the definition's key; the address
+    // boxes are `<key>.value`, the lists are Fabric menus over an empty native select, the file
+    // boxes and Date Available have nothing but their heading.
+    questionBlock: 'form .fab-FormField',
+    scopeFirst: true,
     earlyWrites: 'files',
     texts: [
       { pattern: /resource not found/i, code: 'JobExpired' },
+      { pattern: /sorry, we can.t accept the \S+ (file )?format|make sure you.re only trying to upload the file types specified|encrypted pdfs are not allowed/i, code: 'FileTypeNotSupported' },
+      { pattern: /whoa, this is a big file|unable to upload an empty file|something on our side prevented your file from uploading|having trouble uploading files/i, code: 'FileFailedToUpload' },
       { pattern: /please leave this field blank/i, code: 'ApplicationFailed' },
     ],
   },

@@ -249,7 +249,7 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       if (problem) return problem;
     }
     // Ids the page does not name its controls by: the recipe says where their controls are.
-    if (recipe?.fieldScope) {
+    if (recipe?.fieldScope || recipe?.questionBlock) {
       for (const id of filesLast(open())) {
         const problem = await scopedFill(id);
         if (problem) return problem;

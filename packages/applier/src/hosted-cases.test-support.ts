@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { bambooJobId, bamboohrHostedVendor, bamboohrReceived, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -424,5 +424,71 @@ export const jazzhrHostedCase: ApplyCase = {
   },
 };
 
+export const bamboohrHostedCase: ApplyCase = {
+  ats: 'bamboohr',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(bamboohrHostedVendor());
+    const questions = await mineQuestions(`https://acme.bamboohr.com/careers/${bambooJobId}`, { bamboohr: double.origin });
+    const cv = cvFile();
+    const letter = letterFile();
+    const custom = (type: string, id: number) => `customQuestionAnswers.${type}_${id}`;
+    const texts: Array<[id: string, value: string]> = [
+      ['firstName', 'Ada'],
+      ['lastName', 'Lovelace'],
+      ['email', 'ada@example.com'],
+      ['phone', '+44 20 7946 0001'],
+      ['streetAddress', '12 St James Square'],
+      ['city', 'London'],
+      ['zip', 'SW1Y 4JH'],
+      ['linkedinUrl', 'https://www.linkedin.com/in/ada'],
+      ['websiteUrl', 'https://ada.example.com'],
+      // The box takes the date as typed, mm/dd/yyyy.
+      ['dateAvailable', '01/15/2027'],
+      [custom('short', 506), '£85,000-£95,000'],
+      [custom('long', 507), 'Engines.\nAnd analysis.'],
+      [custom('short', 508), 'A friend'],
+    ];
+    const answers: ResolvedAnswer[] = [
+      ...texts.map(([id, value]) => ({ id, value })),
+      { id: 'state', value: 'NY' },
+      { id: 'countryId', value: 'United Kingdom' },
+      { id: 'educationLevelId', value: 'College - Bachelor of Science' },
+      { id: 'genderId', value: 'Female' },
+      { id: 'ethnicityId', value: 'White' },
+      { id: 'veteranStatusId', value: 'Not a veteran' },
+      { id: custom('yes_no', 509), value: false },
+      { id: custom('yes_no', 510), value: true },
+      { id: 'resumeFileId', value: cv },
+      { id: 'coverLetterFileId', value: letter },
+    ];
+    // Texts as typed (a textarea's line break as the page keeps it), lists by option id, yes/no as `yes` / `no`, files by the bytes behind their temporary id.
+    const fields: ExpectedField[] = [
+      ...texts.map(([name, value]) => ({ name, value })),
+      { name: 'state', value: '33' },
+      { name: 'countryId', value: '222' },
+      { name: 'educationLevelId', value: '7' },
+      { name: 'genderId', value: '2' },
+      { name: 'ethnicityId', value: '18466' },
+      { name: 'veteranStatusId', value: '-2' },
+      { name: custom('yes_no', 509), value: 'no' },
+      { name: custom('yes_no', 510), value: 'yes' },
+      { name: 'resumeFileId', value: { bytes: cv.bytes } },
+      { name: 'coverLetterFileId', value: { bytes: letter.bytes } },
+      // The honeypot left empty, as a person leaves it.
+      { name: 'nickname_hpcsaf', value: '' },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, () => bamboohrReceived(double.submissions[0], double.earlyWrites), {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase];
