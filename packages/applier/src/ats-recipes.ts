@@ -33,6 +33,16 @@ export type AtsRecipe = {
    * innermost showing the question's words holds the control.
    */
   questionBlock?: string;
+  /**
+   * Controls of a split question's parts that the page names by nothing (Breezy's pay-period list
+   * right after `cSalary`): a CSS selector by part id.
+   */
+  partControls?: Record<string, string>;
+  /**
+   * The page rewrites other boxes from a chosen file (Breezy reads the résumé into Experience
+   * Summary): files are chosen first, and the page settles before anything else is typed.
+   */
+  filesFirst?: boolean;
   /** Fill in the scope before the generic engine looks by name: the vendor's named inputs are mirrors of drawn widgets. */
   scopeFirst?: boolean;
   /**
@@ -192,8 +202,16 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Breezy',
     hosts: /(^|\.)breezy\.hr$/,
     pageMarker: `${canonical('breezy.hr')}, input[name="hp_7f2b"], input[name="cName"]`,
+    // Employer questions are named by place (`section_<sid>_question_<n>`) while the definition
+    // keys them by `_id`: they are found under their own words.
+    questionBlock: 'form[name="form"] :is(li, div, fieldset):has(input, select, textarea)',
+    partControls: { 'cSalary:per': 'form[name="form"] [name="cSalary"] ~ select:not([name])' },
+    filesFirst: true,
     earlyWrites: 'files',
-    texts: [{ pattern: /position closed|no longer accepting candidates/i, code: 'JobExpired' }],
+    texts: [
+      { pattern: /position closed|no longer accepting candidates/i, code: 'JobExpired' },
+      { pattern: /couldn.t upload your resume|problem uploading your resume/i, code: 'FileFailedToUpload' },
+    ],
   },
   {
     ats: 'manatal',

@@ -1,7 +1,7 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, bamboohrHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -32,6 +32,7 @@ describe.each<[string, ApplyCase, string]>([
   ['Workable', workableHostedCase, 'Cloudflare Turnstile on the Workable form'],
   ['JazzHR', jazzhrHostedCase, 'Google reCAPTCHA on the JazzHR form'],
   ['BambooHR', bamboohrHostedCase, 'Google reCAPTCHA on the BambooHR form'],
+  ['Breezy', breezyHostedCase, 'e-mailed security code on the Breezy form'],
 ])('%s hosted form', (_name, applyCase, botCheckMessage) => {
   let running: RunningCase;
   beforeAll(async () => {

@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { bambooJobId, bamboohrHostedVendor, bamboohrReceived, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -490,5 +490,76 @@ export const bamboohrHostedCase: ApplyCase = {
   },
 };
 
+export const breezyHostedCase: ApplyCase = {
+  ats: 'breezy',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(breezyHostedVendor());
+    const questions = await mineQuestions(`https://acme.breezy.hr/p/${breezyPosting}`, { breezy: double.origin });
+    const cv = cvFile();
+    const texts: Array<[id: string, value: string]> = [
+      ['cName', 'Ada Lovelace'],
+      ['cEmail', 'ada@example.com'],
+      ['cPhoneNumber', '+44 20 7946 0001'],
+      ['cAddress', 'London, United Kingdom'],
+      ['cCoverLetter', 'Dear team, I would like to join.'],
+    ];
+    // Employer questions, keyed by `_id` in the definition, named by place on the page.
+    const employer: Array<[id: string, name: string, value: string | string[]]> = [
+      ['q10000', 'section_1000_question_0', 'Two weeks'],
+      ['q10001', 'section_1000_question_1', 'No'],
+      ['q10002', 'section_1000_question_2', 'Yes'],
+      ['q10003', 'section_1000_question_3', '$90,000'],
+      ['q10004', 'section_1000_question_4', 'No'],
+      ['q10100', 'section_1001_question_0', '2027-01-15'],
+      ['q10101', 'section_1001_question_1', ['Morning', 'Evening']],
+    ];
+    const answers: ResolvedAnswer[] = [
+      ...texts.map(([id, value]) => ({ id, value })),
+      { id: 'cResume', value: cv },
+      { id: 'cSummary', value: 'Engines.\nAnd analysis.' },
+      { id: 'cSalary', value: [{ id: 'cSalary', value: '90000' }, { id: 'cSalary:per', value: 'Yearly' }] },
+      { id: 'cLocation', value: 'FL, US' },
+      ...employer.map(([id, , value]) => ({ id, value })),
+      { id: 'race_ethnicity', value: 'White (not Hispanic or Latino)' },
+      { id: 'gender', value: 'Female' },
+      { id: 'eeoc.veteran_status', value: 'I AM NOT A PROTECTED VETERAN' },
+      { id: 'ccpaAgreement', value: true },
+    ];
+    // One multipart post: boxes by name (a textarea's line break as CRLF), choices by their words,
+    // the location and EEO answers by their codes, the résumé stored on choose.
+    const fields: ExpectedField[] = [
+      ...texts.map(([name, value]) => ({ name, value })),
+      // Typed after Breezy read the résumé into it: the answer, not Breezy's reading.
+      { name: 'cSummary', value: 'Engines.\r\nAnd analysis.' },
+      { name: 'cSalary', value: '90000' },
+      { name: 'cSalaryPeriod', value: 'Yearly' },
+      { name: 'cLocation', value: 'loc1' },
+      ...employer.map(([, name, value]) => ({ name, value })),
+      { name: 'race_ethnicity', value: 'white' },
+      { name: 'gender', value: 'female' },
+      { name: 'eeoc.veteran_status', value: 'not_protected' },
+      { name: 'ccpaAgreement', value: 'true' },
+      { name: 'cResumeUpload', value: 'https://breezy-uploads.s3.amazonaws.com/acme/resume-0001.pdf' },
+      { name: 'upload cResume', value: { bytes: cv.bytes } },
+      { name: 'hp_7f2b', value: '' },
+    ];
+    const received = receivedFrom(() => double.submissions[0], fields, (name) => {
+      if (name !== 'upload cResume') return null;
+      const file = byName(double.earlyWrites.find((write) => write.path === '/api/portal/acme/upload'), 'file');
+      return typeof file === 'object' ? { bytes: file.bytes } : undefined;
+    });
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase];
