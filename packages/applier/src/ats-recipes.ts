@@ -163,12 +163,16 @@ const atsRecipes: readonly AtsRecipe[] = [
   },
   {
     ats: 'recruitee',
-    fieldNames: /^candidate\[open_question_answers_attributes\]/,
+    // The miner keys the careers-site fields `candidate.<name>` and open questions `open_question_<id>`.
+    fieldNames: /^candidate\.(name|email|cv)$|^open_question_\d+$/,
     vendor: 'Recruitee',
     hosts: /(^|\.)recruitee\.com$/,
     pageMarker: `${canonical('recruitee.com')}, [name^="candidate[open_question_answers_attributes]"]`,
+    // The page names its boxes by the careers-site API's parts (`candidate[name]`, entry `i` of
+    // `candidate[open_question_answers_attributes]`), none by the miner's ids: each is found under its words.
+    questionBlock: 'form :is(div, fieldset):has(input:not([type="hidden"]), textarea, select)',
     earlyWrites: 'none',
-    texts: [],
+    texts: [{ pattern: /job offer is no longer available|offer (is )?(closed|unpublished)/i, code: 'JobExpired' }],
   },
   {
     ats: 'teamtailor',

@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -561,5 +561,53 @@ export const breezyHostedCase: ApplyCase = {
   },
 };
 
+export const recruiteeHostedCase: ApplyCase = {
+  ats: 'recruitee',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(recruiteeHostedVendor());
+    const questions = await mineQuestions(`https://acme.recruitee.com/o/${recruiteeOfferSlug}`, { recruitee: double.origin });
+    const cv = cvFile();
+    const entry = (index: number, part: string) => `candidate[open_question_answers_attributes][${index}][${part}]`;
+    const choices = (index: number) => `${entry(index, 'multi_content')}[]`;
+    const answers: ResolvedAnswer[] = [
+      { id: 'candidate.name', value: 'Ada Lovelace' },
+      { id: 'candidate.email', value: 'ada@example.com' },
+      { id: 'candidate.phone', value: '+44 20 7946 0001' },
+      { id: 'candidate.cv', value: cv },
+      { id: 'candidate.cover_letter', value: 'Dear team,\nI would like to join.' },
+      { id: 'open_question_501', value: true },
+      { id: 'open_question_502', value: ['Elixir', 'Ruby'] },
+      { id: 'open_question_504', value: 'One month' },
+      { id: 'open_question_505', value: '2027-01-15' },
+      { id: 'open_question_506', value: 'Hybrid' },
+    ];
+    // One multipart post to the careers-site API: the candidate's parts, then each open question
+    // as an entry of its id and its answer (`flag` for yes/no, `multi_content[]` for choices by
+    // their words, `content` for text and ISO dates).
+    const fields: ExpectedField[] = [
+      { name: 'candidate[name]', value: 'Ada Lovelace' },
+      { name: 'candidate[email]', value: 'ada@example.com' },
+      { name: 'candidate[phone]', value: '+44 20 7946 0001' },
+      { name: 'candidate[cv]', value: { bytes: cv.bytes } },
+      { name: 'candidate[cover_letter]', value: 'Dear team,\r\nI would like to join.' },
+      ...[501, 502, 504, 505, 506].map((id, index) => ({ name: entry(index, 'open_question_id'), value: String(id) })),
+      { name: entry(0, 'flag'), value: 'true' },
+      { name: choices(1), value: ['Elixir', 'Ruby'] },
+      { name: entry(2, 'content'), value: 'One month' },
+      { name: entry(3, 'content'), value: '2027-01-15' },
+      { name: choices(4), value: ['Hybrid'] },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase];

@@ -32,4 +32,5 @@ export { ashbyHostedVendor, ashbyPostingId, ashbySavedValues } from './hosted-at
 export { workableHostedVendor, workableReceived, workableShortcode } from './hosted-ats/workable.double.ts';
 export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
 export { breezyHostedVendor, breezyPosting } from './hosted-ats/breezy.double.ts';
+export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruitee.double.ts';
 export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-ats/bamboohr.double.ts';
