@@ -138,9 +138,18 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'SmartRecruiters',
     hosts: /(^|\.)smartrecruiters\.com$/,
     pageMarker: `${canonical('smartrecruiters.com')}, oneclick-ui, [data-test="oneclick-application"]`,
-    earlyWrites: 'none',
+    // The form app's boxes are found by their labels. Two file boxes share id and label: the one
+    // above the name parses the résumé into the boxes, the field is the last one.
+    questionBlock: 'oneclick-ui :is(div, section):has(input, textarea)',
+    // A chosen résumé is posted at once, before Submit (measured).
+    earlyWrites: 'files',
     successText: /application (has been )?(sent|submitted)|thank you for (your interest|applying)/i,
-    texts: [{ pattern: /this job (ad|posting) is no longer (active|available)/i, code: 'JobExpired' }],
+    texts: [
+      { pattern: /this job (ad|posting) is no longer (active|available)|this job has expired/i, code: 'JobExpired' },
+      { pattern: /this file format is not supported/i, code: 'FileTypeNotSupported' },
+      { pattern: /cannot upload (resume|file)\. please try again|file size cannot be empty nor bigger than/i, code: 'FileFailedToUpload' },
+      { pattern: /please attach your resume to complete this application/i, code: 'MandatoryQuestionsNotAnswered' },
+    ],
   },
   {
     ats: 'bamboohr',

@@ -1,7 +1,7 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -35,6 +35,7 @@ describe.each<[string, ApplyCase, string]>([
   ['Breezy', breezyHostedCase, 'e-mailed security code on the Breezy form'],
   // The research found no bot check on Recruitee's careers page: the double has none to show.
   ['Recruitee', recruiteeHostedCase, ''],
+  ['SmartRecruiters', smartRecruitersHostedCase, 'DataDome on the SmartRecruiters form'],
 ])('%s hosted form', (_name, applyCase, botCheckMessage) => {
   let running: RunningCase;
   beforeAll(async () => {

@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -609,5 +609,58 @@ export const recruiteeHostedCase: ApplyCase = {
   },
 };
 
+export const smartRecruitersHostedCase: ApplyCase = {
+  ats: 'smartrecruiters',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(smartRecruitersHostedVendor());
+    const questions = await mineQuestions('https://jobs.smartrecruiters.com/acme/744000000000001-example-job', { smartRecruitersApi: double.origin, smartRecruitersJobs: double.origin });
+    const cv = cvFile();
+    const answers: ResolvedAnswer[] = [
+      { id: 'firstName', value: 'Ada' },
+      { id: 'lastName', value: 'Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'confirmEmail', value: 'ada@example.com' },
+      { id: 'placeOfResidence', value: 'London, England, United Kingdom' },
+      { id: 'phoneNumber', value: '+44 20 7946 0001' },
+      { id: 'socialProfiles.linkedIn', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'socialProfiles.website', value: 'https://ada.example.com' },
+      { id: 'resume', value: cv },
+      { id: 'messageToHiringManager', value: 'Engines.\nAnd analysis.' },
+    ];
+    // The apply request's shape: contact fields, the place picked from the search, links under
+    // `web`, the résumé by the id the attachment store gave it on choose.
+    const fields: ExpectedField[] = [
+      { name: 'firstName', value: 'Ada' },
+      { name: 'lastName', value: 'Lovelace' },
+      { name: 'email', value: 'ada@example.com' },
+      { name: 'confirmEmail', value: 'ada@example.com' },
+      { name: 'location.city', value: 'London, England, United Kingdom' },
+      { name: 'phoneNumber', value: '+44 20 7946 0001' },
+      { name: 'web.linkedIn', value: 'https://www.linkedin.com/in/ada' },
+      { name: 'web.website', value: 'https://ada.example.com' },
+      { name: 'messageToHiringManager', value: 'Engines.\nAnd analysis.' },
+      { name: 'resume', value: 'att-0001' },
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+      // The parsing box above the name would refill the boxes from the file: never used.
+      { name: 'parser uploads', value: 0 },
+    ];
+    const received = () => {
+      const values = smartRecruitersReceived(double.submissions[0], double.earlyWrites);
+      values.set('parser uploads', double.earlyWrites.filter((write) => write.path === '/oneclick-ui/api/resume-parse').length);
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase];

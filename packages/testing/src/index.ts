@@ -33,4 +33,5 @@ export { workableHostedVendor, workableReceived, workableShortcode } from './hos
 export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
 export { breezyHostedVendor, breezyPosting } from './hosted-ats/breezy.double.ts';
 export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruitee.double.ts';
+export { smartRecruitersHostedVendor, smartRecruitersReceived } from './hosted-ats/smartrecruiters.double.ts';
 export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-ats/bamboohr.double.ts';
