@@ -159,8 +159,9 @@ const atsRecipes: readonly AtsRecipe[] = [
     pageMarker: `${canonical('bamboohr.com')}, input#nickname_hpcsaf, [name^="customQuestionAnswers."]`,
     // Only first and last name, e-mail and phone are named by the definition's key; the address
     // boxes are `<key>.value`, the lists are Fabric menus over an empty native select, the file
-    // boxes and Date Available have nothing but their heading.
-    questionBlock: 'form .fab-FormField',
+    // boxes and Date Available have nothing but their heading. The block is found by structure, not
+    // by a Fabric class name no capture shows.
+    questionBlock: 'form :is(div, fieldset):has(input:not([type="hidden"]), textarea, select, button[aria-haspopup])',
     scopeFirst: true,
     earlyWrites: 'files',
     texts: [

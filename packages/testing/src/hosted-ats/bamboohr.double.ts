@@ -23,7 +23,7 @@ const veteranRadios: Array<[text: string, definitionText: string]> = [
 ];
 
 let textFields = 0;
-/** One definition key as the page draws it, in a `fab-FormField` block with its label or heading. */
+/** One definition key as the page draws it, in a block with its label or heading (the block's class is not measured). */
 function control(key: string, field: BambooField): string {
   const label = `${escapeHtml(field.label ?? key)}${field.isRequired ? '<span class="fab-Label__required">*</span>' : ''}`;
   const block = (inner: string) => `<div class="fab-FormField">${inner}</div>`;
