@@ -256,7 +256,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.XPROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const forget = cleanUpOnExit(() => child.kill('SIGKILL'));
   child.once('exit', forget);
   return new Promise((resolve, reject) => {
