@@ -136,7 +136,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${api.port}`;
   const client = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking', 'hotels'] });
   authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
-  for (const [code, price] of [['PLAIN', 12_000], ['GUESTS', 15_000], ['TDS', 20_000], ['TDS-FAIL', 20_000], ['TDS-IDLE', 20_000], ['CHANGED', 30_000], ['LATE', 18_000], ['CRASH', 22_000], ['STOPPED', 16_000]] as const) {
+  for (const [code, price] of [['PLAIN', 12_000], ['GUESTS', 15_000], ['TDS', 20_000], ['TDS-FAIL', 20_000], ['TDS-IDLE', 20_000], ['CHANGED', 30_000], ['LATE', 18_000], ['CRASH', 22_000], ['STOPPED', 16_000], ['SOLD', 14_000]] as const) {
     await addHotel(code, client.clientId, price);
   }
   for (const code of ['TDS', 'TDS-FAIL', 'TDS-IDLE', 'CRASH']) sites.challengeHotels.add(code);
@@ -165,6 +165,20 @@ describe('booking on a hotel’s own booking page', () => {
     expect(orders).toHaveLength(1);
     expect(done.confirmation?.reference).toBe(orders[0]?.confirmationNumber);
     expect(orders[0]).toMatchObject({ room: 'DBL', rate: 'FLEX', cardLast4: '1111', total: 'EUR 120.00 + EUR 12.00', mainGuest: { firstName: 'Ada', lastName: 'Lovelace' } });
+    // The price check searched; the checkout opened the guest page by its address (the recipe's entry).
+    expect(sites.searches.get('PLAIN')).toBe(1);
+  });
+
+  it('a rate sold between the price check and the checkout: RoomNotAvailable, nothing ordered', async () => {
+    const created = await call('POST', '/v1/bookings', { hotelId: 'SOLD', checkIn, nights: 2, guests: 2, roomId: 'DBL', rateId: 'DBL:FLEX' });
+    const { bookingId } = created.json;
+    expect((await untilStage(bookingId, 'priceConfirmed', 'failed')).stage).toBe('priceConfirmed');
+    prices.delete('SOLD');
+    const booked = await call('POST', `/book/${bookingId}`, { details: guests(1), panToken: testCardToken('visa') });
+    expect(booked.status, JSON.stringify(booked.json)).toBe(200);
+    const done = await untilStage(bookingId, 'finalPriceConsent', 'failed');
+    expect(done.error?.code, JSON.stringify(done.error)).toBe('RoomNotAvailable');
+    expect(ordersOf('SOLD')).toHaveLength(0);
   });
 
   it('three otherGuests reach the hotel by name, with our reference', async () => {

@@ -15,7 +15,7 @@ const db = createPool(config.databaseUrl, config.databasePoolSize);
 const redis = createRedis(config.redisUrl);
 const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
 const shared = new Map<string, { close(): Promise<void> }>();
-await startBookingsRole({
+const role = await startBookingsRole({
   config,
   db,
   redis,
@@ -33,5 +33,16 @@ await startBookingsRole({
     openCard: async () => ({ pan: '4111111111111111', expiryMonth: 12, expiryYear: 2030, name: 'Bench Card', cvv: '123' }),
     purgeCard: async () => {},
   },
+});
+// Stopped as `quarry start` stops a role: the jobs in flight first, then the shared browser and the stores.
+process.once('SIGTERM', () => {
+  void (async () => {
+    await role.stop(config.shutdownGraceMs);
+    for (const object of shared.values()) await object.close().catch(() => {});
+    await queues.close();
+    await redis.quit().catch(() => {});
+    await db.end().catch(() => {});
+    process.exit(0);
+  })();
 });
 logger.info({ port: 0 }, 'quarry started');

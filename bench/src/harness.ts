@@ -6,6 +6,9 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 export type Server = { port: number; child: ChildProcess; stop: () => Promise<void> };
 
+/** Longer than a role's shutdown grace (25 s by default) and its wait for the checkouts it stopped. */
+const stopLimitMs = 60_000;
+
 /** Spawns a node script and waits for its `quarry started` log line, which carries the port. */
 export async function spawnServer(script: string, args: string[], env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, [script, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -27,7 +30,10 @@ export async function spawnServer(script: string, args: string[], env: Record<st
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A child that outlives its own shutdown grace would hold the bench after its table forever.
+      const stuck = setTimeout(() => child.kill('SIGKILL'), stopLimitMs);
       await exited;
+      clearTimeout(stuck);
     },
   };
 }

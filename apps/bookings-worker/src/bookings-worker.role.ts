@@ -1,5 +1,5 @@
 import { createSealer } from '@quarry/auth';
-import { createBrowserBookingEngine, createOpenTravelBookingEngine, notifyBooking, runBookingStep, runCheckout, sweepBookings, type BookingEngines, type WorkerPorts } from '@quarry/bookings';
+import { createBrowserBookingEngine, createOpenTravelBookingEngine, followBookingChangesForWaits, notifyBooking, runBookingStep, runCheckout, sweepBookings, type BookingEngines, type WorkerPorts } from '@quarry/bookings';
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
@@ -53,6 +53,10 @@ export async function startBookingsRole(runtime: {
         timeoutMs: config.bookings.sourceTimeoutMs,
       })
     : undefined;
+  // A held checkout is woken by the consent's commit instead of polling for it (one connection of its own).
+  const bookingChanges = followBookingChangesForWaits(config.databaseUrl, (error) =>
+    logger.warn({ err: error }, 'booking changes listener lost its connection; held checkouts poll for the consent until it is back'),
+  );
   const ports: WorkerPorts = {
     pool: db,
     sealer: createSealer(config.secretKey),
@@ -75,6 +79,7 @@ export async function startBookingsRole(runtime: {
     workerId: runtime.workerId,
     // A dead holder's checkout is handed on within a lock period, as its jobs are.
     checkoutLeaseMs: config.jobLockMs,
+    bookingChanges,
     timers: config.bookings,
     fetchCallback,
     onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
@@ -148,6 +153,7 @@ export async function startBookingsRole(runtime: {
       await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
       await Promise.race([Promise.allSettled([...runningCheckouts]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await sourceFetch.close();
+      await bookingChanges.stop();
     },
   };
 }

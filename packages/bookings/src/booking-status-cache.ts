@@ -62,7 +62,7 @@ export function createBookingStatusCache(settings: BookingStatusCacheSettings): 
 }
 
 /** The channel the `booking_changes` trigger (migration 0019) announces on. */
-const bookingChangesChannel = 'booking_changes';
+export const bookingChangesChannel = 'booking_changes';
 
 /** Keeps `cache` current from Postgres' announcements, on a connection of its own. */
 export function followBookingChanges(databaseUrl: string, cache: BookingStatusCache, onLost: (error?: Error) => void): ChannelListener {

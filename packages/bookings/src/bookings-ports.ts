@@ -4,6 +4,7 @@ import type { Enqueue } from '@quarry/jobs';
 import type { HotelRow } from '@quarry/rates';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import type { CardVault } from '@quarry/vault';
+import type { BookingChangeWaits } from './booking-change-waits.ts';
 import type { BookingEngines } from './booking-engine.ts';
 import type { BookingStatusCache } from './booking-status-cache.ts';
 
@@ -56,6 +57,8 @@ export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl'> & {
   workerId: string;
   /** A held checkout's lease: renewed while its page is open; once it lapses another worker takes the booking on. */
   checkoutLeaseMs: number;
-  /** How often a held checkout looks whether the client consented. */
+  /** How often a held checkout looks whether the client consented, when no announcement wakes it. */
   consentPollMs?: number;
+  /** Announced changes of bookings (a held checkout waits on them for the consent instead of polling). */
+  bookingChanges?: BookingChangeWaits;
 };

@@ -1,6 +1,8 @@
 export type { BookingEngine, BookingEngines, CheckoutEngine, HeldCheckout, Order, OrderOutcome, RepriceOutcome, Stay } from './booking-engine.ts';
 export { createBrowserBookingEngine } from './browser/browser-booking.engine.ts';
 export type { BookingBrowser } from './browser/browser-booking.engine.ts';
+export { followBookingChangesForWaits } from './booking-change-waits.ts';
+export type { BookingChangeWaits } from './booking-change-waits.ts';
 export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from './booking-inputs.ts';
 export { canMove, stateOf } from './booking-stages.ts';
 export type { BookingsPorts, BookingTimers, Sealer, WorkerPorts } from './bookings-ports.ts';

@@ -107,12 +107,31 @@ async function checkOut(
   }
 }
 
-/** The page stays open while the client decides: the consent (or a cancel, or a timeout of the sweep) is a change of the row. */
+/** While announcements arrive, the row is still read this often: a lost announcement costs a delay, never the booking. */
+const announcedConsentCheckMs = 5_000;
+
+/**
+ * The page stays open while the client decides: the consent (or a cancel, or a timeout of the
+ * sweep) is a change of the row, announced by Postgres; without announcements the row is polled.
+ */
 async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: AbortSignal): Promise<BookingRow | null> {
   for (;;) {
-    await sleep(ports.consentPollMs ?? 250, undefined, { signal });
-    const current = await findBooking(ports.pool, shown.bookingId);
-    if (!current || current.stage !== 'finalPriceConsent') return current;
+    // Taken before the read: a change committed after it wakes the wait, one before it is read.
+    const change = ports.bookingChanges?.next(shown.bookingId);
+    try {
+      const current = await findBooking(ports.pool, shown.bookingId);
+      if (!current || current.stage !== 'finalPriceConsent') return current;
+      const pollMs = change && ports.bookingChanges?.listening() ? announcedConsentCheckMs : (ports.consentPollMs ?? 250);
+      const timer = new AbortController();
+      try {
+        await Promise.race([sleep(pollMs, undefined, { signal: AbortSignal.any([signal, timer.signal]) }), ...(change ? [change.changed] : [])]);
+      } finally {
+        timer.abort();
+      }
+      signal.throwIfAborted();
+    } finally {
+      change?.cancel();
+    }
   }
 }
 

@@ -48,6 +48,8 @@ export type DemoCheckoutSites = {
   /** The card issuer's access control server (3-D Secure challenges), another origin again. */
   acsUrl: (path: string) => string;
   orders: DemoOrder[];
+  /** Searches (the results page's availability requests) per hotel: what a checkout costs the engine. */
+  searches: Map<string, number>;
   /** Hotels whose cards are challenged with 3-D Secure. */
   challengeHotels: Set<string>;
   /** The one-time code the demo issuer accepts. */
@@ -105,6 +107,7 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
   const cards = new Map<string, Card>();
   const transactions = new Map<string, Transaction>();
   const orders: DemoOrder[] = [];
+  const searches = new Map<string, number>();
   const challengeHotels = new Set<string>();
   const otp = '123456';
   let engineUrl: (path: string) => string = () => '';
@@ -126,7 +129,11 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
       const query = url.searchParams;
       if (request.method === 'GET' && url.pathname.endsWith('/search.html')) return send(response, 200, 'text/html; charset=utf-8', bookingPages['/booking/search.html'] as Buffer);
       if (request.method === 'GET' && url.pathname.endsWith('/results.html')) return send(response, 200, 'text/html; charset=utf-8', bookingPages['/booking/results.html'] as Buffer);
-      if (url.pathname === '/api/availability') return send(response, 200, 'application/json', JSON.stringify(availability(query.get('hotel') ?? '', query)));
+      if (url.pathname === '/api/availability') {
+        const hotel = query.get('hotel') ?? '';
+        searches.set(hotel, (searches.get(hotel) ?? 0) + 1);
+        return send(response, 200, 'application/json', JSON.stringify(availability(hotel, query)));
+      }
       if (request.method === 'GET' && url.pathname.endsWith('/checkout')) {
         const adults = Number(query.get('adults') ?? '1');
         // Only the booker's name is required, as on most engines; the other guests' names are asked for.
@@ -355,7 +362,7 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
   cardUrl = await listen(provider, host);
   acsUrl = await listen(acs, host);
   return {
-    engineUrl, cardUrl, acsUrl, orders, challengeHotels, otp,
+    engineUrl, cardUrl, acsUrl, orders, searches, challengeHotels, otp,
     close: async () => { await Promise.all([closeServer(engine), closeServer(provider), closeServer(acs)]); },
   };
 }

@@ -1,7 +1,7 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
-import { bookingEngineRecipes, guardRequests, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
+import { bookingEngineRecipes, checkOutOf, guardRequests, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome } from '../booking-engine.ts';
+import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome, Stay } from '../booking-engine.ts';
 import { findRate, priceOf } from '../booking-prices.ts';
 import { repriceOutcome } from '../opentravel/opentravel-booking.engine.ts';
 import { captureChallenge, type CapturedChallenge } from './tds-capture.ts';
@@ -24,6 +24,8 @@ class CheckoutStop extends Error {
     this.failure = failure;
   }
 }
+
+const unneededResources = new Set(['image', 'font', 'media']);
 
 const cssString = (value: string) => value.replace(/["\\]/g, (char) => `\\${char}`);
 const withIds = (selector: string, ids: Record<string, string>) => selector.replace(/\{(\w+)\}/g, (whole, name: string) => (name in ids ? cssString(ids[name] ?? '') : whole));
@@ -71,6 +73,8 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
   const openPage = async (context: BrowserContext, url: string): Promise<Page> => {
     await ports.checkUrl(url);
     await guardRequests(context, ports.checkUrl);
+    // Pictures, fonts and media change nothing a checkout reads or clicks; they cost the hotel's bandwidth and our CPU.
+    await context.route('**/*', (route) => (unneededResources.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.fallback()));
     const page = await context.newPage();
     page.setDefaultTimeout(step);
     return page;
@@ -113,16 +117,28 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
       const { recipe, checkout: steps } = recipeOf(hotel, recipes);
       return inContext(signal, async (context) => {
         onStarted?.();
-        const page = await openPage(context, hotel.bookingPageUrl);
-        const challenges = await captureChallenge(context);
-        const deadline = () => step;
         const [roomCode, rateCode] = engineCodes(request.roomId, request.rateId);
-        const found = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...request.stay }, deadline).catch((error: unknown) => searchFailure(error, signal));
-        if (!found.ok) throw new CheckoutStop(failureOfSearch(found));
-        if (!findRate(found.rooms, request.roomId, request.rateId)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
-        await page.locator(withIds(steps.selectRate, { room: roomCode, rate: rateCode })).first().click();
-        // The guest page: every guest by name, the booker's contact, and our reference for the lookup.
+        const entry = steps.entry;
+        const entryUrl = entry ? entryAddress(hotel, entry, request.stay, roomCode, rateCode) : hotel.bookingPageUrl;
+        const page = await openPage(context, entryUrl);
+        const challenges = await captureChallenge(context);
         const guest = steps.guest;
+        /** Waits for the next checkout page: `ready` shown, or the engine's sold-out notice (the rate went since the price check). */
+        const expectPage = async (ready: string) => {
+          if (!entry) return;
+          await page.locator(`${ready}, ${entry.unavailable}`).first().waitFor({ state: 'attached' });
+          if (await visible(page, entry.unavailable)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
+        };
+        if (entry) {
+          await page.goto(entryUrl, { waitUntil: 'domcontentloaded' });
+          await expectPage(guest.firstName);
+        } else {
+          const found = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...request.stay }, () => step).catch((error: unknown) => searchFailure(error, signal));
+          if (!found.ok) throw new CheckoutStop(failureOfSearch(found));
+          if (!findRate(found.rooms, request.roomId, request.rateId)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
+          await page.locator(withIds(steps.selectRate, { room: roomCode, rate: rateCode })).first().click();
+        }
+        // The guest page: every guest by name, the booker's contact, and our reference for the lookup.
         await page.locator(guest.firstName).first().fill(request.mainGuest.firstName);
         await page.locator(guest.lastName).first().fill(request.mainGuest.lastName);
         await page.locator(guest.email).first().fill(request.contact.email);
@@ -136,6 +152,7 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         await page.locator(guest.submit).first().click();
         // The card, often in the payment provider's cross-origin iframe.
         const payment = steps.payment;
+        await expectPage(payment.frame ?? payment.number);
         const fields = payment.frame ? page.frameLocator(payment.frame) : page;
         const card = await request.card();
         await fields.locator(payment.number).first().fill(card.pan);
@@ -208,6 +225,15 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
     continueAfterChallenge: lookUp,
     checkout,
   };
+}
+
+/** The guest page's address of a recipe's `entry`: the booking page's query, then the stay and the rate. */
+function entryAddress(hotel: HotelRow, entry: NonNullable<CheckoutRecipe['entry']>, stay: Stay, room: string, rate: string): string {
+  const values: Record<string, string> = { checkIn: stay.checkIn, checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }), nights: String(stay.nights), guests: String(stay.guests), room, rate };
+  const url = new URL(entry.path, hotel.bookingPageUrl);
+  url.search = new URL(hotel.bookingPageUrl).search;
+  for (const [name, template] of Object.entries(entry.params)) url.searchParams.set(name, template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole));
+  return url.href;
 }
 
 /** Our rate ids are the engine's room code and `room:rate` (the booking-page source's reading). */

@@ -36,6 +36,13 @@ export type ChromiumPool = {
 // and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox.
 const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-features=Translate,MediaRouter', '--renderer-process-limit=4'];
 
+/**
+ * Playwright's own handlers would close every browser at the first SIGTERM/SIGINT/SIGHUP, under the
+ * checkouts and jobs the process's graceful shutdown lets finish, and would swallow the signal in
+ * a process without a handler of its own (it then never exits). The process closes the pool itself.
+ */
+const processOwnsSignals = { handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } as const;
+
 /** How long a replacement browser waits for the retired one's jobs before starting anyway (a stuck job). */
 const drainLimitMs = 30_000;
 
@@ -68,7 +75,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       browser: draining.then(() => {
         // Closed while waiting for the old browser: nothing to start.
         if (closed) throw new Error('the browser pool is closed');
-        return chromium.launch({ executablePath: options.executablePath, args: launchArgs });
+        return chromium.launch({ executablePath: options.executablePath, args: launchArgs, ...processOwnsSignals });
       }),
       jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined),
     };

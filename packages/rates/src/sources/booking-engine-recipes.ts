@@ -50,7 +50,16 @@ export type BookingEngineRecipe = {
  * own codes of our ids, CSS-escaped) and `{n}` (1 for the second guest, 2 for the third, …).
  */
 export type CheckoutRecipe = {
-  /** On the results page: what opens the guest page of one room and rate. */
+  /**
+   * The guest page of one room and rate opened by its address, for engines whose rate buttons are
+   * plain links: the checkout then starts there instead of searching again (the price check just
+   * searched, and the final-price page still says whether the rate is offered and at what price).
+   * `path` is resolved against the hotel's booking page URL keeping its query; each of `params`
+   * is set on it, with `{checkIn}`, `{checkOut}`, `{nights}`, `{guests}`, `{room}` and `{rate}`
+   * (the engine's codes) replaced. `unavailable` is what a checkout page shows once the rate is sold.
+   */
+  entry?: { path: string; params: Record<string, string>; unavailable: string };
+  /** On the results page: what opens the guest page of one room and rate (checkouts without `entry`). */
   selectRate: string;
   guest: {
     firstName: string;
@@ -115,6 +124,7 @@ export const bookingEngineRecipes: Record<string, BookingEngineRecipe> = {
       memberOnly: { selector: ':scope', attribute: 'data-member' },
     },
     checkout: {
+      entry: { path: 'checkout', params: { checkin: '{checkIn}', nights: '{nights}', adults: '{guests}', room: '{room}', rate: '{rate}' }, unavailable: '#sold-out' },
       selectRate: '.room[data-room-code="{room}"] .rate[data-rate-code="{rate}"] .rate-book',
       guest: {
         firstName: '#guest-first-name', lastName: '#guest-last-name', email: '#guest-email', phone: '#guest-phone', reference: '#guest-reference',

@@ -204,6 +204,10 @@ export function createChromiumLauncher(executablePath: string): { browser: () =>
       launched ??= chromium.launch({
         executablePath,
         args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+        // The process's shutdown closes it (`close`), after the searches in flight: not Playwright at the first signal.
+        handleSIGTERM: false,
+        handleSIGINT: false,
+        handleSIGHUP: false,
       });
       return launched;
     },
