@@ -18,8 +18,9 @@ const floorScript = fileURLToPath(new URL('./bookings-floor.server.ts', import.m
  * bookings in flight, each client polling its booking's status. Then `GET /book/{id}` under load.
  * Targets: ≥ 50 bookings/s per worker process; status reads ≥ 5,000 req/s with p99 < 20 ms. The
  * floor, in the same run: express + pg reading the same row by prepared statement, unauthenticated.
- * The `browser` row books the demo engine's own booking page in the worker's Chromium (search,
- * guest page, card in a cross-origin iframe, final-price page, order), 5 checkouts in flight, with
+ * The `browser` row books the demo engine's own booking page in the worker's Chromium (the price
+ * check's search, then the checkout: guest page, card in a cross-origin iframe, final-price page,
+ * order), 5 checkouts in flight, with
  * the peak PSS of the worker's process tree (Chromium included). Targets: ≥ 1 booking/s, < 1.5 GB.
  */
 export async function benchBookings(options: { seconds: number; connections: number; concurrency: number }): Promise<void> {
@@ -125,7 +126,7 @@ export async function benchBookings(options: { seconds: number; connections: num
           `${result.failures} of ${result.runs}; ${hotel.orders.length - ordersBefore} orders at the hotel`,
         ],
         [
-          `browser (demo booking page: search → guests → card iframe → final price → order), ${inFlight} in flight, peak PSS ${Math.round(peakPssMb)} MB`,
+          `browser (demo booking page: price check (a search) → guest page → card iframe → final price → order), ${inFlight} in flight, peak PSS ${Math.round(peakPssMb)} MB`,
           `${pagePerSecond.toFixed(2)} bookings/s`,
           '',
           '',
