@@ -1,7 +1,7 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -31,6 +31,7 @@ describe.each<[string, ApplyCase, string]>([
   ['Ashby', ashbyHostedCase, 'Google reCAPTCHA on the Ashby form'],
   ['Workable', workableHostedCase, 'Cloudflare Turnstile on the Workable form'],
   ['JazzHR', jazzhrHostedCase, 'Google reCAPTCHA on the JazzHR form'],
+  ['Manatal', manatalHostedCase, 'AWS WAF'],
 ])('%s hosted form', (_name, applyCase, botCheckMessage) => {
   let running: RunningCase;
   beforeAll(async () => {

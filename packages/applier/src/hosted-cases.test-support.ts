@@ -2,6 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
+import { manatalHostedVendor, manatalJobPath, manatalReceived } from '@quarry/testing';
 import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
@@ -424,5 +425,49 @@ export const jazzhrHostedCase: ApplyCase = {
   },
 };
 
+export const manatalHostedCase: ApplyCase = {
+  ats: 'manatal',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(manatalHostedVendor());
+    const questions = await mineQuestions(`https://www.careers-page.com${manatalJobPath}`, { manatal: double.origin });
+    const cv = cvFile();
+    const answers: ResolvedAnswer[] = [
+      { id: '2001', value: 'Ada Lovelace' },
+      { id: '2002', value: 'ada@example.com' },
+      { id: '2003', value: '+44 20 7946 0001' },
+      { id: '2004', value: 'Engines.\nAnd analysis.' },
+      { id: '2005', value: cv },
+      { id: '2006', value: 'Yes' },
+      { id: '2007', value: 'No, I would relocate' },
+      { id: '2008', value: ['Yes'] },
+    ];
+    // Answers by definition id: texts as typed (a textarea's breaks as the page keeps them), the
+    // checkbox list as the ticked choices, the résumé by its stored key and its bytes in storage.
+    const fields: ExpectedField[] = [
+      ...answers.filter((answer) => typeof answer.value === 'string' && answer.id !== '2004').map((answer) => ({ name: answer.id, value: answer.value })),
+      { name: '2004', value: 'Engines.\nAnd analysis.' },
+      { name: '2008', value: ['Yes'] },
+      { name: '2005', value: true },
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+    ];
+    const received = () => {
+      const values = manatalReceived(double.submissions[0], double.earlyWrites);
+      const stored = values.get('upload resume') as { key?: unknown } | undefined;
+      values.set('2005', stored?.key !== undefined && values.get('2005') === stored.key ? true : undefined);
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobNotFound',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, manatalHostedCase];
