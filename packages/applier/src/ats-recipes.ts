@@ -43,6 +43,17 @@ export type AtsRecipe = {
   texts: VendorText[];
   /** The final control when it is no button (JazzHR's "Submit Application" is a link). */
   submit?: string;
+  /**
+   * What a person clicks to choose a file when the field holds no file input (Teamtailor's
+   * Dropzone keeps its input at the end of the body): the file goes to the chooser it opens.
+   */
+  uploadTrigger?: string;
+  /**
+   * The vendor's words when an answer excludes the candidate (Teamtailor's knockout questions):
+   * looked for before the first write the vendor keeps and before the final click, so an
+   * excluded candidate's files are never uploaded.
+   */
+  knockout?: VendorText;
   /** The page demands a sign-in before the form (Workday's account wall). */
   loginWall?: string;
 };
@@ -153,11 +164,19 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Teamtailor',
     hosts: /(^|\.)teamtailor\.com$/,
     pageMarker: `${canonical('teamtailor.com')}, form#job-application-form, [name="candidate[first_name]"]`,
+    // Uploads are Dropzones: the zone is named by its label (`candidate[resume_remote_url]` →
+    // `candidate_resume_remote_url`), the stored address box appears only after the upload.
+    fieldScope: '[data-controller~="forms--inputs--upload"]:has(> label[for="{domId}"])',
+    uploadTrigger: '[data-forms--inputs--upload-target="trigger"]',
     earlyWrites: 'files',
+    // A knockout question answered the way the employer excludes: the rest of the form is disabled.
+    // The research files this text under a required answer the candidate cannot give.
+    knockout: { pattern: /you have to meet these requirements to be able to apply/i, code: 'MandatoryQuestionsNotAnswered' },
     texts: [
-      // A knockout question answered the way the employer excludes: the form refuses to go on.
-      { pattern: /you have to meet these requirements to be able to apply/i, code: 'ApplicationFailed' },
+      { pattern: /you have to meet these requirements to be able to apply/i, code: 'MandatoryQuestionsNotAnswered' },
       { pattern: /no longer (accepting|available)/i, code: 'JobExpired' },
+      { pattern: /this is an invalid file, please use a document|you can.t upload files of this type/i, code: 'FileTypeNotSupported' },
+      { pattern: /file is too big \(|server responded with \d+ code/i, code: 'FileFailedToUpload' },
     ],
   },
   {

@@ -113,6 +113,9 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       let recorded = false;
       const recordIntent = async () => {
         if (recorded) return;
+        // An answer that excludes the candidate (a knockout question) ends it before anything is kept.
+        const excluded = await knockoutShown(page, recipe);
+        if (excluded) throw new Excluded(excluded.code, excluded.message);
         recorded = true;
         try {
           await beforeSubmit();
@@ -129,9 +132,14 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       let submit: Locator | null = null;
       for (let step = 1; ; step += 1) {
         // The first round of a step reads the page once: the snapshot taken to open it is still current.
-        const problem = await fillStep(page, answers, filled, snapshot, plan);
+        const problem = await fillStep(page, answers, filled, snapshot, plan).catch(excludedOutcome);
         snapshot = null;
-        if (problem) return failedBefore('ApplicationFailed', problem);
+        if (typeof problem === 'object' && problem) return problem;
+        if (problem) {
+          // A knockout answer disables the rest of the form: the next box cannot be filled.
+          const excluded = await knockoutShown(page, recipe);
+          return excluded ? excludedOutcome(new Excluded(excluded.code, excluded.message)) : failedBefore('ApplicationFailed', problem);
+        }
         submit = await findSubmit(page, recipe);
         const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
         // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
@@ -163,7 +171,8 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       if (invalid) return failedBefore(invalid.code, invalid.message);
       if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
 
-      await recordIntent();
+      const excluded = await recordIntent().then(() => null, excludedOutcome);
+      if (excluded) return excluded;
       let navigationStatus: number | null = null;
       page.on('response', (answer) => {
         if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame()) navigationStatus = answer.status();
@@ -176,6 +185,28 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
     }
   };
 }
+
+/** The page says an answer excludes the candidate: nothing more is written. */
+class Excluded extends Error {
+  constructor(
+    readonly code: ApplicationErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The recipe's knockout words, when the page shows them. */
+async function knockoutShown(page: Page, recipe: AtsRecipe | null): Promise<{ code: ApplicationErrorCode; message: string } | null> {
+  if (!recipe?.knockout) return null;
+  const said = recipe.knockout.pattern.exec((await readPage(page)).text)?.[0];
+  return said ? { code: recipe.knockout.code, message: `${recipe.vendor} says "${said}"` } : null;
+}
+
+const excludedOutcome = (error: unknown): SubmitOutcome => {
+  if (error instanceof Excluded) return failedBefore(error.code, `the candidate is excluded by a knockout answer: ${error.message}`);
+  throw error;
+};
 
 class HookFailed extends Error {
   constructor(cause: unknown) {

@@ -1,7 +1,7 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, sameValue, teamtailorHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -32,6 +32,7 @@ describe.each<[string, ApplyCase, string]>([
   ['Workable', workableHostedCase, 'Cloudflare Turnstile on the Workable form'],
   ['JazzHR', jazzhrHostedCase, 'Google reCAPTCHA on the JazzHR form'],
   ['Manatal', manatalHostedCase, 'AWS WAF'],
+  ['Teamtailor', teamtailorHostedCase, 'proof-of-work wall on the Teamtailor form'],
 ])('%s hosted form', (_name, applyCase, botCheckMessage) => {
   let running: RunningCase;
   beforeAll(async () => {
@@ -78,6 +79,20 @@ it('reports a bot check shown on load before anything is written (Ashby: no answ
     expect(outcome).toMatchObject({ submitted: false });
     expect(hookCalls).toBe(0);
     expect(wall?.writes().total).toBe(0);
+  } finally {
+    await running.close();
+  }
+}, 180_000);
+
+it('ends a Teamtailor knockout answer as excluded before the first upload: no intent, no file, no post', async () => {
+  const running = await teamtailorHostedCase.start(pool);
+  try {
+    const knockout = running.applications.find((candidate) => candidate.variant === 'knockout') as CaseApplication;
+    const { outcome, hookCalls } = await send(knockout);
+    expect({ code: code(outcome), submitted: outcome.status === 'failed' && outcome.submitted }).toEqual({ code: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect(message(outcome)).toContain('Teamtailor says "You have to meet these requirements to be able to apply"');
+    expect(hookCalls).toBe(0);
+    expect(knockout.writes().total).toBe(0);
   } finally {
     await running.close();
   }

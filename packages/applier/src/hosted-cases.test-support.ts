@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { manatalHostedVendor, manatalJobPath, manatalReceived } from '@quarry/testing';
+import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from '@quarry/testing';
 import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
@@ -87,18 +87,24 @@ function hostedApplications(
   fields: ExpectedField[],
   received: () => Map<string, unknown>,
   codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
+  /** Applications whose own answers the vendor refuses on its accepting page (a knockout answer). */
+  refusedAnswers: Array<{ variant: string; answers: ResolvedAnswer[]; expected: ApplicationErrorCode }> = [],
 ): CaseApplication[] {
   const total = () => double.earlyWrites.length + double.submissions.length;
-  return double.variants.map((variant) => {
+  const sent = [
+    ...double.variants.map((variant) => ({ variant, doubleVariant: variant, answers, expected: variant === 'accept' ? ('success' as const) : (codes[variant] ?? 'ApplicationFailed') })),
+    ...refusedAnswers.map((refused) => ({ ...refused, doubleVariant: 'accept' as const })),
+  ];
+  return sent.map(({ variant, doubleVariant, answers, expected }) => {
     let beforeIntent: number | null = null;
     return {
       variant,
-      expected: variant === 'accept' ? 'success' : (codes[variant] ?? 'ApplicationFailed'),
+      expected,
       fields: variant === 'accept' ? fields : [],
       received,
       writes: () => ({ beforeIntent: beforeIntent ?? total(), total: total() }),
       send: (hooks) => {
-        double.setVariant(variant);
+        double.setVariant(doubleVariant);
         double.submissions.length = 0;
         double.earlyWrites.length = 0;
         beforeIntent = null;
@@ -469,5 +475,82 @@ export const manatalHostedCase: ApplyCase = {
   },
 };
 
+export const teamtailorHostedCase: ApplyCase = {
+  ats: 'teamtailor',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(teamtailorHostedVendor());
+    const questions = await mineQuestions(`https://acme.teamtailor.com${teamtailorJobPath}`, { teamtailor: double.origin });
+    const cv = cvFile();
+    const letter = letterFile();
+    const answer = (index: number, kind: string) => `candidate[answers_attributes][${index}][${kind}]`;
+    const answers: ResolvedAnswer[] = [
+      { id: answer(0, 'boolean'), value: true },
+      { id: answer(1, 'text'), value: 'London, Ontario' },
+      { id: answer(2, 'text'), value: 'https://www.linkedin.com/in/ada' },
+      { id: answer(3, 'number'), value: '90000' },
+      { id: answer(4, 'text'), value: 'Grace Hopper' },
+      { id: `${answer(5, 'choices')}[]`, value: ['English', 'French'] },
+      { id: answer(6, 'date'), value: '2027-01-15' },
+      { id: 'candidate[first_name]', value: 'Ada' },
+      { id: 'candidate[last_name]', value: 'Lovelace' },
+      { id: 'candidate[email]', value: 'ada@example.com' },
+      { id: 'candidate[phone]', value: '+44 20 7946 0001' },
+      { id: 'candidate[location][query]', value: 'London, United Kingdom' },
+      { id: 'candidate[resume_remote_url]', value: cv },
+      { id: 'candidate[file_remote_url]', value: letter },
+      { id: 'candidate[job_applications_attributes][0][cover_letter]', value: 'Engines.\nAnd analysis.' },
+      { id: 'candidate[consent_given]', value: true },
+      { id: 'candidate[consent_given_future_jobs]', value: false },
+    ];
+    const stored = 'https://teamtailor-production.s3.amazonaws.com/';
+    // Rails names: booleans as "true"/"false" radios, a ticked box after its hidden "0", choices
+    // by id, dates ISO; files stored on choose, the form carrying each one's stored address.
+    const fields: ExpectedField[] = [
+      { name: answer(0, 'question_id'), value: '100626' },
+      { name: answer(0, 'boolean'), value: 'true' },
+      { name: answer(1, 'text'), value: 'London, Ontario' },
+      { name: answer(2, 'text'), value: 'https://www.linkedin.com/in/ada' },
+      { name: answer(3, 'number'), value: '90000' },
+      { name: answer(4, 'text'), value: 'Grace Hopper' },
+      { name: answer(5, 'question_id'), value: '100701' },
+      { name: `${answer(5, 'choices')}[]`, value: ['200001', '200002'] },
+      { name: answer(6, 'date'), value: '2027-01-15' },
+      { name: 'candidate[first_name]', value: 'Ada' },
+      { name: 'candidate[last_name]', value: 'Lovelace' },
+      { name: 'candidate[email]', value: 'ada@example.com' },
+      { name: 'candidate[phone]', value: '+44 20 7946 0001' },
+      { name: 'candidate[location][query]', value: 'London, United Kingdom' },
+      { name: 'candidate[location][city]', value: 'London' },
+      { name: 'candidate[job_applications_attributes][0][cover_letter]', value: 'Engines.\r\nAnd analysis.' },
+      { name: 'candidate[consent_given]', value: ['0', '1'] },
+      { name: 'candidate[consent_given_future_jobs]', value: '0' },
+      { name: 'candidate[resume_remote_url]', value: { bytes: cv.bytes } },
+      { name: 'candidate[uploads_attributes][0][file_remote_url]', value: { bytes: letter.bytes } },
+    ];
+    const received = () => {
+      const form = formValues(double.submissions[0]);
+      const uploads = teamtailorUploads(double.earlyWrites);
+      // A stored address stands for the bytes stored under it.
+      for (const [name, value] of form) if (typeof value === 'string' && value.startsWith(stored)) form.set(name, { bytes: uploads.get(value.slice(stored.length)) });
+      return form;
+    };
+    const excluded = answers.map((given) => (given.id === answer(0, 'boolean') ? { ...given, value: false } : given));
+    return {
+      applications: hostedApplications(
+        double,
+        hostedApplier(pool),
+        questions,
+        answers,
+        fields,
+        received,
+        { closed: 'JobExpired', invalidFile: 'FileTypeNotSupported', missingField: 'MandatoryQuestionsNotAnswered', botCheck: 'BotDetection' },
+        [{ variant: 'knockout', answers: excluded, expected: 'MandatoryQuestionsNotAnswered' }],
+      ),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, manatalHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, manatalHostedCase, teamtailorHostedCase];

@@ -19,14 +19,23 @@ const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[
  * False when the page has no such scope (the question is not shown on this step).
  */
 export async function fillScoped(page: Page, recipe: AtsRecipe, question: Question, value: unknown, beforeWrite: () => Promise<void>): Promise<boolean> {
-  const scope = page.locator((recipe.fieldScope ?? '').replaceAll('{id}', question.id.replace(/"/g, '\\"'))).first();
+  const scope = page.locator(scopeOf(recipe.fieldScope ?? '', question.id)).first();
   if ((await scope.count()) === 0 || !(await scope.isVisible())) return false;
   await beforeWrite();
   switch (question.inputType) {
     case 'File': {
       const files = (Array.isArray(value) ? value : [value]).filter(isFile);
       if (files.length === 0) throw new FillError(`question ${question.id} wants a file`);
-      await scope.locator('input[type="file"]').first().setInputFiles(files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes })), { timeout: actionTimeoutMs });
+      const payload = files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes }));
+      const input = scope.locator('input[type="file"]').first();
+      if ((await input.count()) > 0 || !recipe.uploadTrigger) {
+        await input.setInputFiles(payload, { timeout: actionTimeoutMs });
+        return true;
+      }
+      // No input in the field: the file goes to the chooser its drop zone opens, as a person's would.
+      const chooser = page.waitForEvent('filechooser', { timeout: actionTimeoutMs });
+      await scope.locator(recipe.uploadTrigger).first().click({ timeout: actionTimeoutMs });
+      await (await chooser).setFiles(payload, { timeout: actionTimeoutMs });
       return true;
     }
     case 'Boolean': {
@@ -73,6 +82,16 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
       return true;
     }
   }
+}
+
+/**
+ * The recipe's scope for one mined id: `{id}` is the id, `{domId}` the element id Rails makes of
+ * a field name (`candidate[resume_remote_url]` → `candidate_resume_remote_url`).
+ */
+function scopeOf(template: string, id: string): string {
+  const quoted = (text: string) => text.replace(/"/g, '\\"');
+  const domId = id.replace(/\]\[|[^-a-zA-Z0-9:.]/g, '_').replace(/_+$/, '');
+  return template.replaceAll('{id}', quoted(id)).replaceAll('{domId}', quoted(domId));
 }
 
 /** A Yes/No button pair: click the wanted one and wait until the page marks it pressed. */

@@ -31,4 +31,5 @@ export { leverHostedVendor, leverPostingId } from './hosted-ats/lever.double.ts'
 export { ashbyHostedVendor, ashbyPostingId, ashbySavedValues } from './hosted-ats/ashby.double.ts';
 export { workableHostedVendor, workableReceived, workableShortcode } from './hosted-ats/workable.double.ts';
 export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
+export { teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from './hosted-ats/teamtailor.double.ts';
 export { manatalHostedVendor, manatalJobPath, manatalReceived } from './hosted-ats/manatal.double.ts';
