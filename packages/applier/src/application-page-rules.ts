@@ -62,7 +62,7 @@ export const botCheckHeaders: ReadonlyArray<{ header: string; value: RegExp; ven
 
 /** Where a page shows a field's error or a form-level alert. */
 export const fieldErrorSelector =
-  '[role="alert"], [aria-live="assertive"], .error, .errors, .field-error, .form-error, .invalid-feedback, .error-message, .help-block.error, [class*="error" i]:not(input):not(select):not(textarea):not(form):not(body), [data-error]';
+  '[role="alert"], [aria-live="assertive"], .error, .errors, .field-error, .form-error, .invalid-feedback, .error-message, .help-block.error, [class*="error" i]:not(input):not(select):not(textarea):not(form):not(body), [data-error], [data-automation-id="errorMessage"]';
 
 /** A field error's message, sorted into a code: first match wins, in this order. */
 export const fieldErrorCodes = [

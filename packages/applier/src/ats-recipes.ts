@@ -56,6 +56,21 @@ export type AtsRecipe = {
   knockout?: VendorText;
   /** The page demands a sign-in before the form (Workday's account wall). */
   loginWall?: string;
+  /**
+   * Links a person follows from the posting to the form, in order, while the page shows them
+   * (Workday's Apply, then Apply Manually).
+   */
+  openForm?: string[];
+  /** The account wall's sign-in form, used with an account the client registered for the tenant. */
+  signIn?: {
+    /** What shows the sign-in form when the wall opens on another one (Workday's "Create Account" page). */
+    open: string;
+    email: string;
+    password: string;
+    submit: string;
+    /** Where the vendor says why it refused the sign-in. */
+    error: string;
+  };
 };
 
 const canonical = (host: string) => `link[rel="canonical"][href*="${host}"], meta[property="og:url"][content*="${host}"]`;
@@ -214,10 +229,23 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Workday',
     hosts: /(^|\.)myworkdayjobs\.com$|(^|\.)myworkdaysite\.com$/,
     pageMarker: `${canonical('myworkday')}, [data-automation-id="applyFlowPage"], [data-automation-id="adventureButton"]`,
-    earlyWrites: 'none',
+    // Each step's fields sit in `[data-automation-id="formField-<key>"]`; a box counts once focus leaves it.
+    fieldScope: '[data-automation-id="formField-{id}"]',
+    scopeFirst: true,
+    // "Save and Continue" keeps each step in the tenant's draft of the application, and the résumé
+    // uploads on choose: the record comes before the first answer.
+    earlyWrites: 'answers',
     successUrl: /\/jobTasks\/completed\/application/,
     texts: [{ pattern: /the page you are looking for doesn'?t exist/i, code: 'JobNotFound' }],
     loginWall: '[data-automation-id="signInContent"], [data-automation-id="createAccountLink"], [data-automation-id="signInLink"]',
+    openForm: ['[data-automation-id="adventureButton"]', '[data-automation-id="applyManually"]'],
+    signIn: {
+      open: '[data-automation-id="signInLink"]',
+      email: '[data-automation-id="signInContent"] [data-automation-id="email"]',
+      password: '[data-automation-id="signInContent"] [data-automation-id="password"]',
+      submit: '[data-automation-id="signInSubmitButton"]',
+      error: '[data-automation-id="signInContent"] [data-automation-id="errorMessage"]',
+    },
   },
 ];
 

@@ -2,9 +2,9 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from '@quarry/testing';
+import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, workdaySaved } from '@quarry/testing';
 import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
-import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
+import type { Applier, AtsAccount, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
 /** What a vendor must have received for one answer: under its field name, in its encoding. */
@@ -87,15 +87,19 @@ function hostedApplications(
   fields: ExpectedField[],
   received: () => Map<string, unknown>,
   codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
-  /** Applications whose own answers the vendor refuses on its accepting page (a knockout answer). */
-  refusedAnswers: Array<{ variant: string; answers: ResolvedAnswer[]; expected: ApplicationErrorCode }> = [],
+  more: {
+    /** The client's account on the vendor's tenant, sent with every application unless one says otherwise. */
+    account?: AtsAccount;
+    /** Applications the vendor refuses on its accepting page for what they carry (a knockout answer, a wrong or missing account). */
+    refused?: Array<{ variant: string; answers?: ResolvedAnswer[]; account?: AtsAccount | null; expected: ApplicationErrorCode }>;
+  } = {},
 ): CaseApplication[] {
   const total = () => double.earlyWrites.length + double.submissions.length;
   const sent = [
-    ...double.variants.map((variant) => ({ variant, doubleVariant: variant, answers, expected: variant === 'accept' ? ('success' as const) : (codes[variant] ?? 'ApplicationFailed') })),
-    ...refusedAnswers.map((refused) => ({ ...refused, doubleVariant: 'accept' as const })),
+    ...double.variants.map((variant) => ({ variant, doubleVariant: variant, answers, account: more.account, expected: variant === 'accept' ? ('success' as const) : (codes[variant] ?? 'ApplicationFailed') })),
+    ...(more.refused ?? []).map((refused) => ({ ...refused, answers: refused.answers ?? answers, account: refused.account === undefined ? more.account : (refused.account ?? undefined), doubleVariant: 'accept' as const })),
   ];
-  return sent.map(({ variant, doubleVariant, answers, expected }) => {
+  return sent.map(({ variant, doubleVariant, answers, account, expected }) => {
     let beforeIntent: number | null = null;
     return {
       variant,
@@ -114,7 +118,7 @@ function hostedApplications(
             await hooks.beforeSubmit();
           },
         };
-        return applier({ url: double.url, questions, answers, candidate }, counted, new AbortController().signal);
+        return applier({ url: double.url, questions, answers, candidate, ...(account ? { account } : {}) }, counted, new AbortController().signal);
       },
     };
   });
@@ -545,12 +549,104 @@ export const teamtailorHostedCase: ApplyCase = {
         fields,
         received,
         { closed: 'JobExpired', invalidFile: 'FileTypeNotSupported', missingField: 'MandatoryQuestionsNotAnswered', botCheck: 'BotDetection' },
-        [{ variant: 'knockout', answers: excluded, expected: 'MandatoryQuestionsNotAnswered' }],
+        { refused: [{ variant: 'knockout', answers: excluded, expected: 'MandatoryQuestionsNotAnswered' }] },
       ),
       close: () => double.close(),
     };
   },
 };
 
+/** The candidate account the client registered for the Workday tenant (the double's host). */
+export const workdayAccount = { email: 'ada@example.com', password: 'correct horse battery staple' };
+
+/** The Workday case's double and applications, with the sign-ins the tenant saw. */
+export async function startWorkdayCase(pool: ChromiumPool): Promise<{ running: RunningCase; double: HostedAtsDouble; signIns: () => Array<{ email: string; accepted: boolean }> }> {
+  const vendor = workdayHostedVendor(workdayAccount);
+  const running = await workdayApplications(pool, vendor);
+  return { ...running, signIns: () => vendor.signIns };
+}
+
+export const workdayHostedCase: ApplyCase = {
+  ats: 'workday',
+  transport: 'hostedForm',
+  start: async (pool) => (await startWorkdayCase(pool)).running,
+};
+
+async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof workdayHostedVendor>): Promise<{ running: RunningCase; double: HostedAtsDouble }> {
+  const double = await startHostedAtsDouble(vendor);
+  const account: AtsAccount = { ats: 'workday', board: new URL(double.origin).host, ...workdayAccount };
+  const questions: Question[] = workdayQuestions();
+  const cv = cvFile();
+  const answers: ResolvedAnswer[] = [
+    { id: 'source', value: 'LinkedIn' },
+    { id: 'previousWorker', value: false },
+    { id: 'firstName', value: 'Ada' },
+    { id: 'lastName', value: 'Lovelace' },
+    { id: 'addressLine1', value: '12 St James Square' },
+    { id: 'city', value: 'London' },
+    { id: 'postalCode', value: 'SW1Y 4JH' },
+    { id: 'phoneNumber', value: '+44 20 7946 0001' },
+    { id: 'jobTitle', value: 'Analyst' },
+    { id: 'company', value: 'Analytical Engines Ltd' },
+    { id: 'location', value: 'London' },
+    { id: 'current', value: true },
+    { id: 'startDate', value: '1843-09-01' },
+    { id: 'roleDescription', value: 'Notes on the engine.\nThe first program.' },
+    { id: 'school', value: 'University of London' },
+    { id: 'degree', value: 'B.S. - Bachelor of Science' },
+    { id: 'skills', value: ['SQL', 'Python'] },
+    { id: 'resume', value: cv },
+    { id: 'workAuthorization', value: 'Yes' },
+    { id: 'sponsorship', value: false },
+    { id: 'offices', value: ['London', 'Remote'] },
+    { id: 'availableFrom', value: '2027-01-15' },
+    { id: 'motivation', value: 'Engines.' },
+    { id: 'gender', value: 'Female' },
+    { id: 'veteranStatus', value: 'I am not a veteran' },
+    { id: 'termsAndConditions', value: true },
+  ];
+  // Each step's kept values by field key: texts once focus left them, choices by their text,
+  // yes/no and ticks as booleans, dates as month / day / year boxes, the résumé's bytes as uploaded.
+  const fields: ExpectedField[] = [
+    ...answers.filter((answer) => typeof answer.value === 'string' && !['startDate', 'availableFrom'].includes(answer.id)).map((answer) => ({ name: answer.id, value: answer.value })),
+    { name: 'previousWorker', value: false },
+    { name: 'current', value: true },
+    { name: 'startDateMonth', value: '09' },
+    { name: 'startDateYear', value: '1843' },
+    { name: 'skills', value: ['SQL', 'Python'] },
+    { name: 'sponsorship', value: 'No' },
+    { name: 'offices', value: ['London', 'Remote'] },
+    { name: 'availableFromMonth', value: '01' },
+    { name: 'availableFromDay', value: '15' },
+    { name: 'availableFromYear', value: '2027' },
+    { name: 'termsAndConditions', value: true },
+    { name: 'upload resume', value: { bytes: cv.bytes } },
+    { name: 'submitted', value: true },
+  ];
+  const received = () => {
+    const values = workdaySaved(double.earlyWrites);
+    values.set('submitted', double.submissions.length === 1 ? true : undefined);
+    return values;
+  };
+  const applications = hostedApplications(
+    double,
+    hostedApplier(pool),
+    questions,
+    answers,
+    fields,
+    received,
+    { closed: 'JobNotFound', invalidFile: 'FileTypeNotSupported', missingField: 'MandatoryQuestionsNotAnswered' },
+    {
+      account,
+      refused: [
+        // Without an account the wall stays; with a wrong password the tenant refuses the sign-in.
+        { variant: 'noAccount', account: null, expected: 'ApplicationFailed' },
+        { variant: 'wrongPassword', account: { ...account, password: 'not the password' }, expected: 'ApplicationFailed' },
+      ],
+    },
+  );
+  return { double, running: { applications, close: () => double.close() } };
+}
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, manatalHostedCase, teamtailorHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, manatalHostedCase, teamtailorHostedCase, workdayHostedCase];

@@ -44,8 +44,8 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
         await pressButton(scope, truthy(value) ? 'Yes' : 'No', question.id);
         return true;
       }
-      // Yes / No radios (Workable draws them), else one checkbox.
-      if ((await scope.locator('input[type="radio"], [role="radio"]').count()) > 0) {
+      // Yes / No radios (Workable draws them) or a Yes / No list (Workday's), else one checkbox.
+      if ((await scope.locator(`input[type="radio"], [role="radio"], ${listButton}`).count()) > 0) {
         await choose(page, scope, question.id, truthy(value) ? 'Yes' : 'No');
         return true;
       }
@@ -75,6 +75,7 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
         await choose(page, scope, question.id, text);
         return true;
       }
+      if (question.inputType === 'Date' && (await fillDateParts(scope, text))) return true;
       const type = await box.getAttribute('type');
       await box.fill(type === 'date' ? text.slice(0, 10) : text, { timeout: actionTimeoutMs });
       // Ashby saves a box when it loses focus: leave it as a person would.
@@ -82,6 +83,33 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
       return true;
     }
   }
+}
+
+/** A button that opens a list of options (Workday's "Select One"). */
+const listButton = 'button[aria-haspopup="listbox"]';
+
+/**
+ * An ISO date into a date drawn as separate month / day / year boxes (Workday's), each left as a
+ * person leaves it; false when the field has no such boxes.
+ */
+async function fillDateParts(scope: Locator, iso: string): Promise<boolean> {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
+  if (!match) return false;
+  const [, year, month, day] = match as unknown as [string, string, string, string];
+  const parts: Array<[string, string]> = [
+    ['Month', month],
+    ['Day', day],
+    ['Year', year],
+  ];
+  let placed = 0;
+  for (const [part, text] of parts) {
+    const box = scope.locator(`input[data-automation-id*="${part}" i], input[aria-label="${part}" i]`).first();
+    if ((await box.count()) === 0) continue;
+    await box.fill(text, { timeout: actionTimeoutMs });
+    await box.blur({ timeout: actionTimeoutMs });
+    placed += 1;
+  }
+  return placed > 0;
 }
 
 /**
@@ -125,14 +153,20 @@ async function choose(page: Page, scope: Locator, id: string, wanted: string): P
     await select.selectOption({ label: wanted }, { timeout: actionTimeoutMs });
     return;
   }
-  const box = scope.getByRole('combobox').first();
+  const box = scope.getByRole('combobox').or(scope.locator(listButton)).first();
   if ((await box.count()) === 0) throw new FillError(`question ${id}: "${wanted}" is not one of its options`);
   await box.click({ timeout: actionTimeoutMs });
-  if (await box.isEditable()) {
+  const typed = (await box.evaluate((element) => element.matches('input, textarea, [contenteditable]'))) && (await box.isEditable());
+  if (typed) {
     await box.fill('', { timeout: actionTimeoutMs });
     await box.pressSequentially(wanted, { timeout: actionTimeoutMs });
   }
   const option = page.getByRole('option').filter({ visible: true, hasText: exactly(wanted) }).first();
+  // A search box that lists only on Enter (Workday's prompts): pressed only while nothing is
+  // listed, so Enter never picks an option the box offered first.
+  if (typed && !(await option.waitFor({ state: 'visible', timeout: 1_500 }).then(() => true, () => false)) && (await page.getByRole('option').filter({ visible: true }).count()) === 0) {
+    await box.press('Enter', { timeout: actionTimeoutMs });
+  }
   await option.waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {
     throw new FillError(`question ${id}: the list offers no option "${wanted}"`);
   });
