@@ -5,12 +5,12 @@ type ManatalField = { id: number; label: string; is_required: boolean; client_fi
 
 export const manatalJobPath = '/acme/job/AbCdEf0123456789/apply';
 /** The numeric id the apply page names (`selectedJobId`); the form definition is addressed by it. */
-export const manatalJobId = '4242';
+const manatalJobId = '4242';
 
 /** The form definition of the fixture (tenant-b.json), as `GET /api/v1.0/jobs/{id}/application-form/` serves it. */
 const manatalForm = (): ManatalField[] => JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/manatal/tenant-b.json', import.meta.url), 'utf8')) as ManatalField[];
 
-export const manatalInvalidFileText = 'This file is invalid. Supported formats include PDF, DOC, DOCX, or RTF (max 20MB).';
+const manatalInvalidFileText = 'This file is invalid. Supported formats include PDF, DOC, DOCX, or RTF (max 20MB).';
 
 /** One box per definition entry: `#field<id>`, named by the id; list types as checkboxes, files as a file input. */
 function control(field: ManatalField): string {

@@ -7,10 +7,8 @@ const applyPath = `${teamtailorJobPath}/applications/new`;
 /** The Turbo frame of the fixture: the `#job-application-form` Teamtailor returns for `Turbo-Frame: application_form`. */
 const captured = () => readFileSync(new URL('../../../miner/fixtures/ats/teamtailor/tenant-a.html', import.meta.url), 'utf8');
 
-/** The words Teamtailor shows under its knockout questions when an answer excludes the candidate. */
-export const teamtailorKnockoutText = 'You have to meet these requirements to be able to apply';
 /** Dropzone's words for a file the server refused as unsafe (the form's own `xssError` translation). */
-export const teamtailorInvalidFileText = 'This is an invalid file, please use a document which does not contain JavaScript.';
+const teamtailorInvalidFileText = 'This is an invalid file, please use a document which does not contain JavaScript.';
 
 /**
  * Two employer questions of the kinds the capture lacks (a multiple choice and a date), in the
