@@ -50,6 +50,7 @@ export const botChecks: ReadonlyArray<{ vendor: string; selector?: string; text?
   { vendor: 'DataDome', selector: 'iframe[src*="captcha-delivery.com"], #ddv1-captcha-container, [id^="datadome-captcha"]' },
   { vendor: 'AWS WAF', selector: 'awswaf-captcha, #captcha-container[data-awswaf], iframe[src*="awswaf.com"]', text: /aws waf|confirm you are human.{0,80}(audio|puzzle)/i },
   { vendor: 'PerimeterX', selector: '#px-captcha' },
+  // Teamtailor's `forms--challenge` status ("Checking your browser") is shown while its proof of work runs (what it shows once solved was not measured).
   { vendor: 'proof-of-work wall', selector: '.frc-captcha, altcha-widget, [data-proof-of-work], [data-controller~="forms--challenge"] [role="status"]', text: /proof[- ]of[- ]work|solving a (computational )?puzzle to (verify|check) your browser/i },
   { vendor: 'e-mailed security code', selector: 'input[name="security_code"], input[id="security_code"], input[name="verification_code"], input[autocomplete="one-time-code"]', text: /(security|verification) code (was |has been )?(sent|e-?mailed) to|enter the (\d-digit )?(security|verification) code (we|that was) (sent|e-?mailed)|check your (e-?mail|inbox) for (a|the) (security|verification) code/i },
 ];
