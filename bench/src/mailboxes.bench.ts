@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createClient, decryptSecret, encryptSecret } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { loadOutlookAccounts, retrieveOutlookAccount, type AccountPorts } from '@quarry/mail';
-import { createTestDatabase, createTestRedis, quarryEnv, startPrivateDovecot, startSmtpSink, waitFor, type PrivateDovecot, type SmtpSink } from '@quarry/testing';
+import { createTestDatabase, createTestRedis, quarryEnv, startPrivateDovecot, waitFor, type PrivateDovecot } from '@quarry/testing';
 import { ImapFlow } from 'imapflow';
 import { cleanUpOnExit, printTable, repoRoot } from './harness.ts';
+import { startPostfixSink, type PostfixSink } from './postfix-sink.ts';
 import { rssMb } from './process-tree-rss.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
@@ -50,7 +51,8 @@ type Appended = Map<number, number>;
  * operator's load call (one login each) and handed out, watched by ONE `mail` process over IMAP
  * (IDLE); `messages` messages appended across them by IMAP APPEND at `rate` per second (each
  * account gets its share in a burst from one of `appenders` connections), forwarded through the
- * delivery queue to a local SMTP sink. Prints the time from the APPEND's OK to the sink's 250,
+ * delivery queue to Postfix's smtp-sink (C, so that both cores stay with Dovecot, Quarry and the
+ * appenders). Prints the time from the APPEND's OK to the end of the message at the sink,
  * messages/s from the first APPEND to the last forward, the mail process's peak RSS, and the
  * messages lost and forwarded twice. Targets: p99 < 5 s, ≥ 200 messages/s, RSS < 500 MB, 0 lost, 0
  * duplicated.
@@ -63,7 +65,7 @@ export async function benchMailboxes(options: Options): Promise<void> {
   const redis = createTestRedis('bench-mailboxes');
   const secretKey = Buffer.alloc(32, 7);
   const db = createPool(database.url, 4);
-  const sink = await startSmtpSink();
+  const sink = await startPostfixSink();
   let mail: ChildProcess | null = null;
   try {
     const loadStarted = performance.now();
@@ -98,10 +100,11 @@ export async function benchMailboxes(options: Options): Promise<void> {
     const forwarded = forwardedTracker(sink);
     let seen = -1;
     let lastChange = performance.now();
-    while (forwarded().size < options.messages && performance.now() - lastChange < 30_000) {
+    while ((await forwarded()).byNumber.size < options.messages && performance.now() - lastChange < 30_000) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      if (sink.messages.length !== seen) {
-        seen = sink.messages.length;
+      const files = (await forwarded()).files;
+      if (files !== seen) {
+        seen = files;
         lastChange = performance.now();
       }
     }
@@ -109,7 +112,7 @@ export async function benchMailboxes(options: Options): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     clearInterval(rssTimer);
 
-    const byNumber = forwarded();
+    const { byNumber, files } = await forwarded();
     const latencies: number[] = [];
     for (const [number, acceptedAt] of byNumber) {
       const appendedAt = appended.get(number);
@@ -129,7 +132,7 @@ export async function benchMailboxes(options: Options): Promise<void> {
     const firstAppend = Math.min(...appended.values());
     const lastForward = Math.max(...byNumber.values());
     const lost = [...appended.keys()].filter((number) => !byNumber.has(number)).length;
-    const duplicated = sink.messages.length - byNumber.size;
+    const duplicated = files - byNumber.size;
     printTable(
       `Mailboxes: ${options.accounts} Dovecot accounts watched by one mail process (IDLE), ${options.messages} messages appended at ${options.rate}/s over ${options.appenders} IMAP connections, forwarded to an SMTP sink`,
       ['load + hand out s', 'all watched s', 'append s', 'append errors', 'p50 / p99 append → stored ms', 'p50 append → forward ms', 'p99 ms', 'max ms', 'messages/s', 'RSS idle MB', 'peak RSS MB', 'lost', 'duplicated'],
@@ -225,19 +228,21 @@ async function appendAll(dovecot: PrivateDovecot, emails: string[], options: Opt
 }
 
 /**
- * Each bench message the sink took, by its number, with when the sink answered 250 to it first;
- * each call looks only at what arrived since the last one (the bench shares its process with the sink).
+ * Each bench message the sink took, by its number, with when the sink finished taking it first,
+ * and the count of messages taken; each call reads only the files that arrived since the last one.
  */
-function forwardedTracker(sink: SmtpSink): () => Map<number, number> {
+function forwardedTracker(sink: PostfixSink): () => Promise<{ byNumber: Map<number, number>; files: number }> {
   const byNumber = new Map<number, number>();
-  let scanned = 0;
-  return () => {
-    for (; scanned < sink.messages.length; scanned += 1) {
-      const raw = sink.messages[scanned]?.raw ?? Buffer.alloc(0);
-      const number = /^Subject: bench (\d+)\r?$/m.exec(raw.subarray(0, 4096).toString('latin1'))?.[1];
-      if (number !== undefined && !byNumber.has(Number(number))) byNumber.set(Number(number), sink.acceptedAt[scanned] ?? 0);
+  const known = new Set<string>();
+  return async () => {
+    for (const message of await sink.messages(known, 4096)) {
+      const number = /^Subject: bench (\d+)\r?$/m.exec(message.head)?.[1];
+      // A file read while the sink is still writing it is read again on the next call.
+      if (number === undefined) continue;
+      known.add(message.file);
+      if ((byNumber.get(Number(number)) ?? Infinity) > message.at) byNumber.set(Number(number), Math.round(message.at));
     }
-    return byNumber;
+    return { byNumber, files: known.size };
   };
 }
 

@@ -1,69 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { chmod, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient } from '@quarry/auth';
 import { createPool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, freePort, quarryEnv, waitFor } from '@quarry/testing';
 import { cleanUpOnExit, printTable, repoRoot } from './harness.ts';
 import { busySeconds, processCpuSeconds } from './machine-cpu.ts';
+import { postfixTool, startPostfixSink, type PostfixSink, type SunkMessage } from './postfix-sink.ts';
 import { postfixPackage, postfixQueueIdTime, postfixUnavailable, startPostfixReference, type PostfixPackage } from './postfix-reference.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
-/** Postfix's load generator and sink. */
-function postfixTool(name: 'smtp-source' | 'smtp-sink'): { bin: string; env: NodeJS.ProcessEnv } {
-  const { root, env } = postfixPackage();
-  return { bin: join(root, 'usr/sbin', name), env };
-}
 
-/**
- * The destination: Postfix's smtp-sink, which writes every message it takes to a file of its own
- * in a tmpfs folder. A sink in C leaves the two cores to the system measured; the files give the
- * delivery count and, from each file's mtime and our Received id, the acceptance → delivery latency.
- */
-async function startSink() {
-  const { bin, env } = postfixTool('smtp-sink');
-  const folder = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'quarry-smtp-sink-'));
-  // smtp-sink started as root must drop to another user (-u), who then writes the dump files.
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chmod(folder, 0o777);
-  const port = await freePort();
-  const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const forget = cleanUpOnExit(() => {
-    child.kill('SIGKILL');
-    rmSync(folder, { recursive: true, force: true });
-  });
-  await waitFor(`smtp-sink listening on ${port}`, () => listening(port), { timeoutMs: 10_000 });
-  const files = async () => (await readdir(folder)).map((name) => join(folder, name));
-  return {
-    port,
-    delivered: async () => (await files()).length,
-    /** Latency of each delivered message in ms, and when the last one arrived. */
-    async latencies(): Promise<{ latencies: number[]; lastAt: number }> {
-      const latencies: number[] = [];
-      let lastAt = 0;
-      for (const file of await files()) {
-        const [head, stats] = await Promise.all([readHead(file, 2048), stat(file)]);
-        lastAt = Math.max(lastAt, stats.mtimeMs);
-        const at = acceptedAt(head);
-        if (at !== null) latencies.push(stats.mtimeMs - at);
-      }
-      return { latencies, lastAt };
-    },
-    clear: async () => Promise.all((await files()).map((file) => rm(file))),
-    close: async () => {
-      forget();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await rm(folder, { recursive: true, force: true });
-    },
-  };
+/** Latency of each delivered message in ms (its file's mtime against its acceptance), and when the last one arrived. */
+function latenciesOf(messages: SunkMessage[]): { latencies: number[]; lastAt: number } {
+  const latencies: number[] = [];
+  let lastAt = 0;
+  for (const { head, at } of messages) {
+    lastAt = Math.max(lastAt, at);
+    const accepted = acceptedAt(head);
+    if (accepted !== null) latencies.push(at - accepted);
+  }
+  return { latencies, lastAt };
 }
-
-type Sink = Awaited<ReturnType<typeof startSink>>;
 
 /**
  * When a message was accepted, from the trace header of the system that forwarded it. Quarry's
@@ -78,26 +34,7 @@ function acceptedAt(head: string): number | null {
   return postfixId ? postfixQueueIdTime(postfixId) : null;
 }
 
-async function readHead(file: string, bytes: number): Promise<string> {
-  const handle = await open(file);
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead).toString('latin1');
-  } finally {
-    await handle.close();
-  }
-}
 
-/** True once something accepts connections on the loopback port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    }).on('error', () => resolve(false));
-  });
-}
 
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -196,7 +133,7 @@ async function measureQuarry(mode: Mode, options: Options): Promise<Row> {
   const db = createPool(database.url, 2);
   const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['forwarding'] });
   await db.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('bench@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`, [client.clientId]);
-  const sink = await startSink();
+  const sink = await startPostfixSink();
   const smtpPort = await freePort();
   const quarries: ChildProcess[] = [];
   try {
@@ -238,7 +175,7 @@ async function measureQuarry(mode: Mode, options: Options): Promise<Row> {
 }
 
 async function measurePostfix(pkg: PostfixPackage, mode: Mode, options: Options): Promise<Row> {
-  const sink = await startSink();
+  const sink = await startPostfixSink();
   try {
     const postfix = await startPostfixReference(pkg, { relayPort: sink.port, port: await freePort(), aliases: { 'bench@fwd.test': 'sink@dest.test' }, settings: options.postfixSettings });
     try {
@@ -257,7 +194,7 @@ async function measurePostfix(pkg: PostfixPackage, mode: Mode, options: Options)
 }
 
 /** A warm-up (JIT, connection pools, caches), then the measured run of smtp-source. */
-async function measure(system: string, mode: Mode, options: Options, sink: Sink, under: SystemUnderTest): Promise<Row> {
+async function measure(system: string, mode: Mode, options: Options, sink: PostfixSink, under: SystemUnderTest): Promise<Row> {
   const source = (count: number) => [
     ...(mode === 'connections reused' ? ['-d'] : []),
     '-s', String(options.sessions), '-m', String(count), '-l', String(options.bytes),
@@ -281,7 +218,7 @@ async function measure(system: string, mode: Mode, options: Options, sink: Sink,
   const mailCpuSeconds = under.cpuSeconds() - mailBefore;
   // Postfix logs through a separate process; ask again now that everything has settled.
   const accepted = await under.acceptedSinceStart();
-  const { latencies, lastAt } = await sink.latencies();
+  const { latencies, lastAt } = latenciesOf(await sink.messages());
   latencies.sort((a, b) => a - b);
   const pick = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   const delivered = await sink.delivered();

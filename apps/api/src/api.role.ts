@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import type { Server } from 'node:http';
 import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
 import { createBookingStatusCache, followBookingChanges } from '@quarry/bookings';
 import { createFailureLimiter } from '@quarry/cluster-limits';
@@ -11,43 +9,12 @@ import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, type RatesPorts } 
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createAddressGuard, createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault } from '@quarry/vault';
-import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { createApiApp, createOperationalApp } from './app.ts';
-import type { ReadinessCheck } from './routes/operational.routes.ts';
+import { createApiApp } from './app.ts';
+import { readinessCheck, serve, type HttpRole } from './operational-server.ts';
 
 /** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
 type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
-
-export type HttpRole = { port: number; stop(): Promise<void> };
-
-/** The HTTP side of a process: listens, and at shutdown stops taking requests, letting open ones finish (at most 2 s). */
-async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host'>, onStop: () => Promise<void> | void = () => {}): Promise<HttpRole> {
-  const server: Server = app.listen(config.port, config.host);
-  await once(server, 'listening');
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : config.port,
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await onStop();
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    },
-  };
-}
-
-function readinessCheck(db: Pool, redis: Redis): ReadinessCheck {
-  const within = <T>(promise: Promise<T>, ms: number) =>
-    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
-  return async () => {
-    const [postgres, redisState] = await Promise.all([
-      within(db.query('SELECT 1'), 2_000).then(() => 'ok' as const, (error: Error) => error.message),
-      within(redis.ping(), 2_000).then(() => 'ok' as const, (error: Error) => error.message),
-    ]);
-    return { postgres, redis: redisState };
-  };
-}
 
 /** The SSRF-guarded fetch for client URLs; one per process (the API's batch fileUrl, the miner's pages). */
 const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): SafeFetch =>
@@ -177,8 +144,3 @@ export async function startApiRole(runtime: {
   });
 }
 
-/** What a process without the API serves: health, readiness and metrics. */
-export function startOperationalServer(runtime: { config: Pick<ConfigFor<'api'>, 'port' | 'host'>; db: Pool; redis: Redis; metrics: Metrics; logger: Logger }): Promise<HttpRole> {
-  return serve(createOperationalApp({ metrics: runtime.metrics, logger: runtime.logger, checkReadiness: readinessCheck(runtime.db, runtime.redis) }), runtime.config);
-}
-export { createMetricsApp } from './metrics-app.ts';

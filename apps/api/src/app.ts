@@ -20,6 +20,7 @@ import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { bookingsRoutes } from './routes/bookings.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
+import { baseApp } from './operational-server.ts';
 import { operationalRoutes, type ReadinessCheck } from './routes/operational.routes.ts';
 import { mailAdminRoutes } from './routes/mail-admin.routes.ts';
 import { miningActivityRoutes } from './routes/mining-activity.routes.ts';
@@ -64,14 +65,6 @@ export type ApiDeps = {
   vault?: Pick<CardVaultService, 'issueOtp' | 'storePan'>;
 };
 
-function baseApp(): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // One deployment usually sits behind one ingress hop; needed for correct client IPs in logs.
-  app.set('trust proxy', 1);
-  return app;
-}
 
 /** The API gateway: every public and admin endpoint, plus the operational routes. */
 export function createApiApp(deps: ApiDeps): Express {
@@ -116,11 +109,3 @@ export function createApiApp(deps: ApiDeps): Express {
   return app;
 }
 
-/** What worker-only roles serve: health, readiness and metrics. */
-export function createOperationalApp(deps: Pick<ApiDeps, 'metrics' | 'logger' | 'checkReadiness'>): Express {
-  const app = baseApp();
-  app.use(operationalRoutes(deps));
-  app.use(notFoundHandler);
-  app.use(errorHandler(deps.logger));
-  return app;
-}

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createMetricsApp } from '@quarry/api';
+import { createMetricsApp } from '@quarry/api/operational';
 import type { Config } from '@quarry/config';
 import type { Logger, Metrics } from '@quarry/observability';
 

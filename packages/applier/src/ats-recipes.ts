@@ -27,6 +27,22 @@ export type AtsRecipe = {
    * (`{id}` is replaced): Ashby wraps each field in `div[data-field-path="<path>"]`.
    */
   fieldScope?: string;
+  /**
+   * Where a question's control is when the page names it by nothing the miner kept (BambooHR's
+   * file boxes and date sit under their heading only): a CSS selector of blocks, of which the
+   * innermost showing the question's words holds the control.
+   */
+  questionBlock?: string;
+  /**
+   * Controls of a split question's parts that the page names by nothing (Breezy's pay-period list
+   * right after `cSalary`): a CSS selector by part id.
+   */
+  partControls?: Record<string, string>;
+  /**
+   * The page rewrites other boxes from a chosen file (Breezy reads the résumé into Experience
+   * Summary): files are chosen first, and the page settles before anything else is typed.
+   */
+  filesFirst?: boolean;
   /** Fill in the scope before the generic engine looks by name: the vendor's named inputs are mirrors of drawn widgets. */
   scopeFirst?: boolean;
   /**
@@ -148,9 +164,18 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'SmartRecruiters',
     hosts: /(^|\.)smartrecruiters\.com$/,
     pageMarker: `${canonical('smartrecruiters.com')}, oneclick-ui, [data-test="oneclick-application"]`,
-    earlyWrites: 'none',
+    // The form app's boxes are found by their labels. Two file boxes share id and label: the one
+    // above the name parses the résumé into the boxes, the field is the last one.
+    questionBlock: 'oneclick-ui :is(div, section):has(input, textarea)',
+    // A chosen résumé is posted at once, before Submit (measured).
+    earlyWrites: 'files',
     successText: /application (has been )?(sent|submitted)|thank you for (your interest|applying)/i,
-    texts: [{ pattern: /this job (ad|posting) is no longer (active|available)/i, code: 'JobExpired' }],
+    texts: [
+      { pattern: /this job (ad|posting) is no longer (active|available)|this job has expired/i, code: 'JobExpired' },
+      { pattern: /this file format is not supported/i, code: 'FileTypeNotSupported' },
+      { pattern: /cannot upload (resume|file)\. please try again|file size cannot be empty nor bigger than/i, code: 'FileFailedToUpload' },
+      { pattern: /please attach your resume to complete this application/i, code: 'MandatoryQuestionsNotAnswered' },
+    ],
   },
   {
     ats: 'bamboohr',
@@ -158,20 +183,32 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'BambooHR',
     hosts: /(^|\.)bamboohr\.com$/,
     pageMarker: `${canonical('bamboohr.com')}, input#nickname_hpcsaf, [name^="customQuestionAnswers."]`,
+    // Only first and last name, e-mail and phone are named by the definition's key; the address
+    // boxes are `<key>.value`, the lists are Fabric menus over an empty native select, the file
+    // boxes and Date Available have nothing but their heading. The block is found by structure, not
+    // by a Fabric class name no capture shows.
+    questionBlock: 'form :is(div, fieldset):has(input:not([type="hidden"]), textarea, select, button[aria-haspopup])',
+    scopeFirst: true,
     earlyWrites: 'files',
     texts: [
       { pattern: /resource not found/i, code: 'JobExpired' },
+      { pattern: /sorry, we can.t accept the \S+ (file )?format|make sure you.re only trying to upload the file types specified|encrypted pdfs are not allowed/i, code: 'FileTypeNotSupported' },
+      { pattern: /whoa, this is a big file|unable to upload an empty file|something on our side prevented your file from uploading|having trouble uploading files/i, code: 'FileFailedToUpload' },
       { pattern: /please leave this field blank/i, code: 'ApplicationFailed' },
     ],
   },
   {
     ats: 'recruitee',
-    fieldNames: /^candidate\[open_question_answers_attributes\]/,
+    // The miner keys the careers-site fields `candidate.<name>` and open questions `open_question_<id>`.
+    fieldNames: /^candidate\.(name|email|cv)$|^open_question_\d+$/,
     vendor: 'Recruitee',
     hosts: /(^|\.)recruitee\.com$/,
     pageMarker: `${canonical('recruitee.com')}, [name^="candidate[open_question_answers_attributes]"]`,
+    // The page names its boxes by the careers-site API's parts (`candidate[name]`, entry `i` of
+    // `candidate[open_question_answers_attributes]`), none by the miner's ids: each is found under its words.
+    questionBlock: 'form :is(div, fieldset):has(input:not([type="hidden"]), textarea, select)',
     earlyWrites: 'none',
-    texts: [],
+    texts: [{ pattern: /job offer is no longer available|offer (is )?(closed|unpublished)/i, code: 'JobExpired' }],
   },
   {
     ats: 'teamtailor',
@@ -213,8 +250,16 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Breezy',
     hosts: /(^|\.)breezy\.hr$/,
     pageMarker: `${canonical('breezy.hr')}, input[name="hp_7f2b"], input[name="cName"]`,
+    // Employer questions are named by place (`section_<sid>_question_<n>`) while the definition
+    // keys them by `_id`: they are found under their own words.
+    questionBlock: 'form[name="form"] :is(li, div, fieldset):has(input, select, textarea)',
+    partControls: { 'cSalary:per': 'form[name="form"] [name="cSalary"] ~ select:not([name])' },
+    filesFirst: true,
     earlyWrites: 'files',
-    texts: [{ pattern: /position closed|no longer accepting candidates/i, code: 'JobExpired' }],
+    texts: [
+      { pattern: /position closed|no longer accepting candidates/i, code: 'JobExpired' },
+      { pattern: /couldn.t upload your resume|problem uploading your resume/i, code: 'FileFailedToUpload' },
+    ],
   },
   {
     ats: 'manatal',

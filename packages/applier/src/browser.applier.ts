@@ -306,8 +306,12 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
     };
     const scopedFill = (id: string) => attempt(id, () => fillScoped(page, recipe as AtsRecipe, plan.questions.get(id) as Question, answers.get(id), () => (writes(id) ? plan.recordIntent() : Promise.resolve())));
     const open = () => [...answers.keys()].filter((id) => !filled.has(id) && plan.questions.has(id));
-    // Files go last: every other answer is in place before the first upload.
-    const filesLast = (ids: string[]) => [...ids.filter((id) => !isFile(id)), ...ids.filter(isFile)];
+    // Files go last: every other answer is in place before the first upload; first where the page
+    // rewrites boxes from a chosen file.
+    const filesLast = (ids: string[]) => (recipe?.filesFirst ? [...ids.filter(isFile), ...ids.filter((id) => !isFile(id))] : [...ids.filter((id) => !isFile(id)), ...ids.filter(isFile)]);
+    const afterFile = async (id: string) => {
+      if (recipe?.filesFirst && isFile(id)) await settleAfterInput(page.mainFrame(), 100, 5_000);
+    };
 
     // A vendor whose controls sit in a wrapper named by the field (Workable's data-ui) is filled there first.
     if (recipe?.scopeFirst) {
@@ -324,7 +328,9 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       const problem = await attempt(id, async () => {
         if (writes(id)) await plan.recordIntent();
         if (entry.question.inputType === 'ArrayOfObjects') await fillRepeatable(page, id, answers.get(id));
+        else if (plan.questions.get(id)?.inputType === 'FragmentedQuestion' && entry.question.inputType !== 'FragmentedQuestion') await fillParts(page, context, snapshot, recipe, id, answers.get(id));
         else await fillQuestion(context, entry, answers.get(id));
+        await afterFile(id);
         return true;
       });
       if (problem) return problem;
@@ -342,9 +348,10 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       if (problem) return problem;
     }
     // Ids the page does not name its controls by: the recipe says where their controls are.
-    if (recipe?.fieldScope) {
+    if (recipe?.fieldScope || recipe?.questionBlock) {
       for (const id of filesLast(open())) {
         const problem = await scopedFill(id);
+        if (!problem) await afterFile(id);
         if (problem) return problem;
       }
     }
@@ -354,6 +361,28 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
     if ([...answers.keys()].every((id) => filled.has(id))) return null;
   }
   return null;
+}
+
+/**
+ * A split question whose first part's control is named by the question's own id (Breezy's
+ * `cSalary`, with its period list beside it): each part by its name, else by the recipe's
+ * `partControls`.
+ */
+async function fillParts(page: Page, context: FillContext, snapshot: FormSnapshot, recipe: AtsRecipe | null, id: string, value: unknown): Promise<void> {
+  const named = locateQuestions(snapshot.fields.map((field) => ({ ...field, fragment: '' })));
+  for (const part of Array.isArray(value) ? (value as Array<{ id: string; value: unknown }>) : []) {
+    const located = named.get(part.id);
+    if (located) {
+      await fillQuestion(context, located, part.value);
+      continue;
+    }
+    const selector = recipe?.partControls?.[part.id];
+    const control = selector ? page.locator(selector).first() : null;
+    if (!control || (await control.count()) === 0) throw new FillError(`question ${id} has no part ${part.id} on the page`);
+    const text = String(part.value);
+    if ((await control.evaluate((element) => element.tagName)) === 'SELECT') await control.selectOption({ label: text }, { timeout: 5_000 });
+    else await control.fill(text, { timeout: 5_000 });
+  }
 }
 
 type FillPlan = {
@@ -368,7 +397,8 @@ function questionsById(questions: Question[]): Map<string, Question> {
   const byId = new Map<string, Question>();
   const visit = (list: Question[]) => {
     for (const question of list) {
-      byId.set(question.id, question);
+      // A part may share its question's id (Breezy's `cSalary`): the question keeps the id.
+      if (!byId.has(question.id)) byId.set(question.id, question);
       for (const option of question.options ?? []) {
         if ('conditionalQuestions' in option) visit(option.conditionalQuestions);
         else visit([option]);

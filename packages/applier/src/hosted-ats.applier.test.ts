@@ -1,7 +1,7 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, sameValue, startWorkdayCase, teamtailorHostedCase, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -31,6 +31,11 @@ describe.each<[string, ApplyCase, string]>([
   ['Ashby', ashbyHostedCase, 'Google reCAPTCHA on the Ashby form'],
   ['Workable', workableHostedCase, 'Cloudflare Turnstile on the Workable form'],
   ['JazzHR', jazzhrHostedCase, 'Google reCAPTCHA on the JazzHR form'],
+  ['BambooHR', bamboohrHostedCase, 'Google reCAPTCHA on the BambooHR form'],
+  ['Breezy', breezyHostedCase, 'e-mailed security code on the Breezy form'],
+  // The research found no bot check on Recruitee's careers page: the double has none to show.
+  ['Recruitee', recruiteeHostedCase, ''],
+  ['SmartRecruiters', smartRecruitersHostedCase, 'DataDome on the SmartRecruiters form'],
   ['Manatal', manatalHostedCase, 'AWS WAF'],
   ['Teamtailor', teamtailorHostedCase, 'proof-of-work wall on the Teamtailor form'],
   // Workday documents no bot check on its steps: the account is its wall.

@@ -2,8 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, workdaySaved } from '@quarry/testing';
-import { jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, workdaySaved, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
 import type { Applier, AtsAccount, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -648,5 +647,243 @@ async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof
   return { double, running: { applications, close: () => double.close() } };
 }
 
+export const bamboohrHostedCase: ApplyCase = {
+  ats: 'bamboohr',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(bamboohrHostedVendor());
+    const questions = await mineQuestions(`https://acme.bamboohr.com/careers/${bambooJobId}`, { bamboohr: double.origin });
+    const cv = cvFile();
+    const letter = letterFile();
+    const custom = (type: string, id: number) => `customQuestionAnswers.${type}_${id}`;
+    const texts: Array<[id: string, value: string]> = [
+      ['firstName', 'Ada'],
+      ['lastName', 'Lovelace'],
+      ['email', 'ada@example.com'],
+      ['phone', '+44 20 7946 0001'],
+      ['streetAddress', '12 St James Square'],
+      ['city', 'London'],
+      ['zip', 'SW1Y 4JH'],
+      ['linkedinUrl', 'https://www.linkedin.com/in/ada'],
+      ['websiteUrl', 'https://ada.example.com'],
+      // The box takes the date as typed, mm/dd/yyyy.
+      ['dateAvailable', '01/15/2027'],
+      [custom('short', 506), '£85,000-£95,000'],
+      [custom('long', 507), 'Engines.\nAnd analysis.'],
+      [custom('short', 508), 'A friend'],
+    ];
+    const answers: ResolvedAnswer[] = [
+      ...texts.map(([id, value]) => ({ id, value })),
+      { id: 'state', value: 'NY' },
+      { id: 'countryId', value: 'United Kingdom' },
+      { id: 'educationLevelId', value: 'College - Bachelor of Science' },
+      { id: 'genderId', value: 'Female' },
+      { id: 'ethnicityId', value: 'White' },
+      { id: 'veteranStatusId', value: 'Not a veteran' },
+      { id: custom('yes_no', 509), value: false },
+      { id: custom('yes_no', 510), value: true },
+      { id: 'resumeFileId', value: cv },
+      { id: 'coverLetterFileId', value: letter },
+    ];
+    // Texts as typed (a textarea's line break as the page keeps it), lists by option id, yes/no as `yes` / `no`, files by the bytes behind their temporary id.
+    const fields: ExpectedField[] = [
+      ...texts.map(([name, value]) => ({ name, value })),
+      { name: 'state', value: '33' },
+      { name: 'countryId', value: '222' },
+      { name: 'educationLevelId', value: '7' },
+      { name: 'genderId', value: '2' },
+      { name: 'ethnicityId', value: '18466' },
+      { name: 'veteranStatusId', value: '-2' },
+      { name: custom('yes_no', 509), value: 'no' },
+      { name: custom('yes_no', 510), value: 'yes' },
+      { name: 'resumeFileId', value: { bytes: cv.bytes } },
+      { name: 'coverLetterFileId', value: { bytes: letter.bytes } },
+      // The honeypot left empty, as a person leaves it.
+      { name: 'nickname_hpcsaf', value: '' },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, () => bamboohrReceived(double.submissions[0], double.earlyWrites), {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+export const breezyHostedCase: ApplyCase = {
+  ats: 'breezy',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(breezyHostedVendor());
+    const questions = await mineQuestions(`https://acme.breezy.hr/p/${breezyPosting}`, { breezy: double.origin });
+    const cv = cvFile();
+    const texts: Array<[id: string, value: string]> = [
+      ['cName', 'Ada Lovelace'],
+      ['cEmail', 'ada@example.com'],
+      ['cPhoneNumber', '+44 20 7946 0001'],
+      ['cAddress', 'London, United Kingdom'],
+      ['cCoverLetter', 'Dear team, I would like to join.'],
+    ];
+    // Employer questions, keyed by `_id` in the definition, named by place on the page.
+    const employer: Array<[id: string, name: string, value: string | string[]]> = [
+      ['q10000', 'section_1000_question_0', 'Two weeks'],
+      ['q10001', 'section_1000_question_1', 'No'],
+      ['q10002', 'section_1000_question_2', 'Yes'],
+      ['q10003', 'section_1000_question_3', '$90,000'],
+      ['q10004', 'section_1000_question_4', 'No'],
+      ['q10100', 'section_1001_question_0', '2027-01-15'],
+      ['q10101', 'section_1001_question_1', ['Morning', 'Evening']],
+    ];
+    const answers: ResolvedAnswer[] = [
+      ...texts.map(([id, value]) => ({ id, value })),
+      { id: 'cResume', value: cv },
+      { id: 'cSummary', value: 'Engines.\nAnd analysis.' },
+      { id: 'cSalary', value: [{ id: 'cSalary', value: '90000' }, { id: 'cSalary:per', value: 'Yearly' }] },
+      { id: 'cLocation', value: 'FL, US' },
+      ...employer.map(([id, , value]) => ({ id, value })),
+      { id: 'race_ethnicity', value: 'White (not Hispanic or Latino)' },
+      { id: 'gender', value: 'Female' },
+      { id: 'eeoc.veteran_status', value: 'I AM NOT A PROTECTED VETERAN' },
+      { id: 'ccpaAgreement', value: true },
+    ];
+    // One multipart post: boxes by name (a textarea's line break as CRLF), choices by their words,
+    // the location and EEO answers by their codes, the résumé stored on choose.
+    const fields: ExpectedField[] = [
+      ...texts.map(([name, value]) => ({ name, value })),
+      // Typed after Breezy read the résumé into it: the answer, not Breezy's reading.
+      { name: 'cSummary', value: 'Engines.\r\nAnd analysis.' },
+      { name: 'cSalary', value: '90000' },
+      { name: 'cSalaryPeriod', value: 'Yearly' },
+      { name: 'cLocation', value: 'loc1' },
+      ...employer.map(([, name, value]) => ({ name, value })),
+      { name: 'race_ethnicity', value: 'white' },
+      { name: 'gender', value: 'female' },
+      { name: 'eeoc.veteran_status', value: 'not_protected' },
+      { name: 'ccpaAgreement', value: 'true' },
+      { name: 'cResumeUpload', value: 'https://breezy-uploads.s3.amazonaws.com/acme/resume-0001.pdf' },
+      { name: 'upload cResume', value: { bytes: cv.bytes } },
+      { name: 'hp_7f2b', value: '' },
+    ];
+    const received = receivedFrom(() => double.submissions[0], fields, (name) => {
+      if (name !== 'upload cResume') return null;
+      const file = byName(double.earlyWrites.find((write) => write.path === '/api/portal/acme/upload'), 'file');
+      return typeof file === 'object' ? { bytes: file.bytes } : undefined;
+    });
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileFailedToUpload',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+export const recruiteeHostedCase: ApplyCase = {
+  ats: 'recruitee',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(recruiteeHostedVendor());
+    const questions = await mineQuestions(`https://acme.recruitee.com/o/${recruiteeOfferSlug}`, { recruitee: double.origin });
+    const cv = cvFile();
+    const entry = (index: number, part: string) => `candidate[open_question_answers_attributes][${index}][${part}]`;
+    const choices = (index: number) => `${entry(index, 'multi_content')}[]`;
+    const answers: ResolvedAnswer[] = [
+      { id: 'candidate.name', value: 'Ada Lovelace' },
+      { id: 'candidate.email', value: 'ada@example.com' },
+      { id: 'candidate.phone', value: '+44 20 7946 0001' },
+      { id: 'candidate.cv', value: cv },
+      { id: 'candidate.cover_letter', value: 'Dear team,\nI would like to join.' },
+      { id: 'open_question_501', value: true },
+      { id: 'open_question_502', value: ['Elixir', 'Ruby'] },
+      { id: 'open_question_504', value: 'One month' },
+      { id: 'open_question_505', value: '2027-01-15' },
+      { id: 'open_question_506', value: 'Hybrid' },
+    ];
+    // One multipart post to the careers-site API: the candidate's parts, then each open question
+    // as an entry of its id and its answer (`flag` for yes/no, `multi_content[]` for choices by
+    // their words, `content` for text and ISO dates).
+    const fields: ExpectedField[] = [
+      { name: 'candidate[name]', value: 'Ada Lovelace' },
+      { name: 'candidate[email]', value: 'ada@example.com' },
+      { name: 'candidate[phone]', value: '+44 20 7946 0001' },
+      { name: 'candidate[cv]', value: { bytes: cv.bytes } },
+      { name: 'candidate[cover_letter]', value: 'Dear team,\r\nI would like to join.' },
+      ...[501, 502, 504, 505, 506].map((id, index) => ({ name: entry(index, 'open_question_id'), value: String(id) })),
+      { name: entry(0, 'flag'), value: 'true' },
+      { name: choices(1), value: ['Elixir', 'Ruby'] },
+      { name: entry(2, 'content'), value: 'One month' },
+      { name: entry(3, 'content'), value: '2027-01-15' },
+      { name: choices(4), value: ['Hybrid'] },
+    ];
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+export const smartRecruitersHostedCase: ApplyCase = {
+  ats: 'smartrecruiters',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(smartRecruitersHostedVendor());
+    const questions = await mineQuestions('https://jobs.smartrecruiters.com/acme/744000000000001-example-job', { smartRecruitersApi: double.origin, smartRecruitersJobs: double.origin });
+    const cv = cvFile();
+    const answers: ResolvedAnswer[] = [
+      { id: 'firstName', value: 'Ada' },
+      { id: 'lastName', value: 'Lovelace' },
+      { id: 'email', value: 'ada@example.com' },
+      { id: 'confirmEmail', value: 'ada@example.com' },
+      { id: 'placeOfResidence', value: 'London, England, United Kingdom' },
+      { id: 'phoneNumber', value: '+44 20 7946 0001' },
+      { id: 'socialProfiles.linkedIn', value: 'https://www.linkedin.com/in/ada' },
+      { id: 'socialProfiles.website', value: 'https://ada.example.com' },
+      { id: 'resume', value: cv },
+      { id: 'messageToHiringManager', value: 'Engines.\nAnd analysis.' },
+    ];
+    // The apply request's shape: contact fields, the place picked from the search, links under
+    // `web`, the résumé by the id the attachment store gave it on choose.
+    const fields: ExpectedField[] = [
+      { name: 'firstName', value: 'Ada' },
+      { name: 'lastName', value: 'Lovelace' },
+      { name: 'email', value: 'ada@example.com' },
+      { name: 'confirmEmail', value: 'ada@example.com' },
+      { name: 'location.city', value: 'London, England, United Kingdom' },
+      { name: 'phoneNumber', value: '+44 20 7946 0001' },
+      { name: 'web.linkedIn', value: 'https://www.linkedin.com/in/ada' },
+      { name: 'web.website', value: 'https://ada.example.com' },
+      { name: 'messageToHiringManager', value: 'Engines.\nAnd analysis.' },
+      { name: 'resume', value: 'att-0001' },
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+      // The parsing box above the name would refill the boxes from the file: never used.
+      { name: 'parser uploads', value: 0 },
+    ];
+    const received = () => {
+      const values = smartRecruitersReceived(double.submissions[0], double.earlyWrites);
+      values.set('parser uploads', double.earlyWrites.filter((write) => write.path === '/oneclick-ui/api/resume-parse').length);
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobExpired',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, manatalHostedCase, teamtailorHostedCase, workdayHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase, manatalHostedCase, teamtailorHostedCase, workdayHostedCase];

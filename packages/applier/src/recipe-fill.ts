@@ -12,15 +12,18 @@ const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[
 
 /**
  * Fills a question whose control the page does not name by the mined id, inside the element the
- * recipe's `fieldScope` points at (Ashby's `div[data-field-path]`), with the vendor's widgets:
- * Yes/No buttons marked by `aria-pressed`, radios and checkboxes by their label, a search box
- * whose options appear as `role=option`, a date or text box, a file input. `beforeWrite` runs right
- * before the control is touched (the at-most-once record, when touching it writes to the vendor).
+ * recipe's `fieldScope` points at (Ashby's `div[data-field-path]`) or the block its `questionBlock`
+ * finds by the question's words (BambooHR's unnamed file boxes), with the vendor's widgets:
+ * Yes/No buttons marked by `aria-pressed`, radios and checkboxes by their label, a button whose
+ * menu lists `role=menuitem` items, a search box or list button whose options appear as
+ * `role=option`, a date (one box, or month / day / year boxes) or text box, a file input or the
+ * chooser a drop zone opens. `beforeWrite` runs right before the control is touched (the
+ * at-most-once record, when touching it writes to the vendor).
  * False when the page has no such scope (the question is not shown on this step).
  */
 export async function fillScoped(page: Page, recipe: AtsRecipe, question: Question, value: unknown, beforeWrite: () => Promise<void>): Promise<boolean> {
-  const scope = page.locator(scopeOf(recipe.fieldScope ?? '', question.id)).first();
-  if ((await scope.count()) === 0 || !(await scope.isVisible())) return false;
+  const scope = await scopeOf(page, recipe, question);
+  if (!scope) return false;
   await beforeWrite();
   switch (question.inputType) {
     case 'File': {
@@ -113,13 +116,31 @@ async function fillDateParts(scope: Locator, iso: string): Promise<boolean> {
 }
 
 /**
- * The recipe's scope for one mined id: `{id}` is the id, `{domId}` the element id Rails makes of
- * a field name (`candidate[resume_remote_url]` → `candidate_resume_remote_url`).
+ * A recipe's `fieldScope` for one mined id: `{id}` is the id, `{domId}` the element id Rails makes
+ * of a field name (`candidate[resume_remote_url]` → `candidate_resume_remote_url`).
  */
-function scopeOf(template: string, id: string): string {
+function fieldScopeFor(template: string, id: string): string {
   const quoted = (text: string) => text.replace(/"/g, '\\"');
   const domId = id.replace(/\]\[|[^-a-zA-Z0-9:.]/g, '_').replace(/_+$/, '');
   return template.replaceAll('{id}', quoted(id)).replaceAll('{domId}', quoted(domId));
+}
+
+/**
+ * The element holding a question's control: the recipe's `fieldScope` for its id, else the
+ * innermost `questionBlock` that shows the question's own words as a heading or label (an
+ * asterisk after them allowed). Null when the page shows neither.
+ */
+async function scopeOf(page: Page, recipe: AtsRecipe, question: Question): Promise<Locator | null> {
+  if (recipe.fieldScope) {
+    const scope = page.locator(fieldScopeFor(recipe.fieldScope, question.id)).first();
+    if ((await scope.count()) > 0 && (await scope.isVisible())) return scope;
+  }
+  const words = question.question.replace(/\s+/g, ' ').trim();
+  if (!recipe.questionBlock || !words) return null;
+  const heading = new RegExp(`^\\s*${words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')}\\s*\\*?\\s*$`, 'i');
+  // Every block around the words matches; the last in document order is the innermost.
+  const block = page.locator(recipe.questionBlock).filter({ has: page.getByText(heading) }).last();
+  return (await block.count()) > 0 && (await block.isVisible()) ? block : null;
 }
 
 /** A Yes/No button pair: click the wanted one and wait until the page marks it pressed. */
@@ -146,6 +167,17 @@ async function choose(page: Page, scope: Locator, id: string, wanted: string): P
     const drawn = row.locator(':scope > [role="radio"], :scope > [role="checkbox"]').first();
     const box = (await drawn.count()) > 0 ? drawn : row.locator(':scope > input').first();
     if ((await box.getAttribute('aria-checked')) !== 'true' && !(await box.isChecked().catch(() => false))) await box.click({ timeout: actionTimeoutMs });
+    return;
+  }
+  // A drawn list (BambooHR's Fabric select): a button that opens a menu of items, the native select beside it empty.
+  const menuButton = scope.locator('button[aria-haspopup="true"], button[aria-haspopup="menu"]').first();
+  if ((await menuButton.count()) > 0) {
+    await menuButton.click({ timeout: actionTimeoutMs });
+    const item = page.getByRole('menuitem', { name }).filter({ visible: true }).first();
+    await item.waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {
+      throw new FillError(`question ${id}: the menu offers no item "${wanted}"`);
+    });
+    await item.click({ timeout: actionTimeoutMs });
     return;
   }
   const select = scope.locator('select').first();

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'ashby-key-1';
 const postingUrl = (id: string) => `https://jobs.ashbyhq.com/acme/${id}`;
@@ -117,22 +117,17 @@ describe("Ashby's applicationForm.submit transport", () => {
 
   it("maps Ashby's refusals (unpublished, missing field, invalid file, rate limit, bad key) to the interface's codes, and a 5xx to unknown", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [200, { success: false, errors: ['Job posting is not published or does not exist'] }, 'JobExpired', /not published/],
-      [200, { success: false, errors: ['Missing required field: Preferred office'] }, 'MandatoryQuestionsNotAnswered', /Preferred office/],
-      [200, { success: false, errors: ['invalid_input: _systemfield_resume: file type not supported'] }, 'FileTypeNotSupported', /file type not supported/],
-      [429, { success: false, errors: ['rate_limit_exceeded'] }, 'ApplicationFailed', /rate-limited/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, someoneNew(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, someoneNew({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/Ashby refused the registered API key \(HTTP 401/);
-    double.replyNext({ status: 503, body: 'unavailable' });
-    expect(await apply(applier, someoneNew(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+    await expectRefusals(double, applier, {
+      cases: [
+        [200, { success: false, errors: ['Job posting is not published or does not exist'] }, 'JobExpired', /not published/],
+        [200, { success: false, errors: ['Missing required field: Preferred office'] }, 'MandatoryQuestionsNotAnswered', /Preferred office/],
+        [200, { success: false, errors: ['invalid_input: _systemfield_resume: file type not supported'] }, 'FileTypeNotSupported', /file type not supported/],
+        [429, { success: false, errors: ['rate_limit_exceeded'] }, 'ApplicationFailed', /rate-limited/],
+      ],
+      application: () => someoneNew(),
+      revokedKey: { application: someoneNew({ credential: { ...credential, key: 'revoked' } }), message: /Ashby refused the registered API key \(HTTP 401/ },
+      serverError: { status: 503, body: 'unavailable' },
+    });
   });
 
   it('hands to the hosted form, without the key, answers the call has no field for: survey consents, education history', async () => {

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'bamboo-key-1';
 const jobUrl = (id: string) => `https://acme.bamboohr.com/careers/${id}`;
@@ -87,22 +87,17 @@ describe("BambooHR's applicant-tracking API transport", () => {
 
   it("maps BambooHR's refusals (missing field, closed, invalid file, duplicate, bad key) to the interface's codes; a 5xx is unknown", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [400, { error: 'Missing required field: zip' }, 'MandatoryQuestionsNotAnswered', /zip/],
-      [400, { error: 'Job opening is not open' }, 'JobExpired', /not open/],
-      [400, { error: 'resumeFile: invalid file type' }, 'FileTypeNotSupported', /invalid file type/],
-      [409, { error: 'Applicant already applied to this job opening' }, 'AlreadyApplied', /already applied/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/BambooHR refused the registered API key \(HTTP 401/);
-    double.replyNext({ status: 502, body: 'bad gateway' });
-    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+    await expectRefusals(double, applier, {
+      cases: [
+        [400, { error: 'Missing required field: zip' }, 'MandatoryQuestionsNotAnswered', /zip/],
+        [400, { error: 'Job opening is not open' }, 'JobExpired', /not open/],
+        [400, { error: 'resumeFile: invalid file type' }, 'FileTypeNotSupported', /invalid file type/],
+        [409, { error: 'Applicant already applied to this job opening' }, 'AlreadyApplied', /already applied/],
+      ],
+      application: () => application(),
+      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /BambooHR refused the registered API key \(HTTP 401/ },
+      serverError: { status: 502, body: 'bad gateway' },
+    });
   });
 
   it("hands the captured forms' custom questions and EEO answers (no API field) to the hosted form, without the key", async () => {

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'breezy-token-1';
 const positionUrl = (friendlyId: string) => `https://acme.breezy.hr/p/${friendlyId}`;
@@ -85,21 +85,16 @@ describe("Breezy HR's candidate API transport", () => {
 
   it("maps Breezy's refusals (closed, missing field, duplicate, bad token) to the interface's codes; a 5xx is unknown", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [400, { error: 'Position is closed' }, 'JobExpired', /closed/],
-      [400, { error: 'email_address is required' }, 'MandatoryQuestionsNotAnswered', /is required/],
-      [409, { error: 'Candidate already exists in this position' }, 'AlreadyApplied', /already exists/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/Breezy refused the registered API key \(HTTP 401/);
-    double.replyNext({ status: 502, body: 'bad gateway' });
-    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+    await expectRefusals(double, applier, {
+      cases: [
+        [400, { error: 'Position is closed' }, 'JobExpired', /closed/],
+        [400, { error: 'email_address is required' }, 'MandatoryQuestionsNotAnswered', /is required/],
+        [409, { error: 'Candidate already exists in this position' }, 'AlreadyApplied', /already exists/],
+      ],
+      application: () => application(),
+      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /Breezy refused the registered API key \(HTTP 401/ },
+      serverError: { status: 502, body: 'bad gateway' },
+    });
   });
 
   it("hands the captured page's questionnaire, salary, location and consent answers (no API field) to the hosted form, without the token", async () => {

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'gh-board-key-1';
 let double: VendorApiDouble;
@@ -88,19 +88,16 @@ describe("Greenhouse's Job Board API transport", () => {
 
   it("maps Greenhouse's refusals (invalid file, closed, missing field, duplicate, rate limit) to the interface's codes with its message", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [400, { error: 'Invalid attachment: resume must be a pdf, doc, docx, txt or rtf file and > 0 bytes' }, 'FileTypeNotSupported', /Invalid attachment/],
-      [400, { error: 'This job is not live and published' }, 'JobExpired', /not live/],
-      [400, { errors: [{ field: 'question_30000002', message: 'is required' }] }, 'MandatoryQuestionsNotAnswered', /question_30000002/],
-      [400, { error: 'Candidate has already applied to this job' }, 'AlreadyApplied', /already applied/],
-      [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
+    await expectRefusals(double, applier, {
+      cases: [
+        [400, { error: 'Invalid attachment: resume must be a pdf, doc, docx, txt or rtf file and > 0 bytes' }, 'FileTypeNotSupported', /Invalid attachment/],
+        [400, { error: 'This job is not live and published' }, 'JobExpired', /not live/],
+        [400, { errors: [{ field: 'question_30000002', message: 'is required' }] }, 'MandatoryQuestionsNotAnswered', /question_30000002/],
+        [400, { error: 'Candidate has already applied to this job' }, 'AlreadyApplied', /already applied/],
+        [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
+      ],
+      application: () => application(),
+    });
   });
 
   it('says a refused key is a refused key, and a 5xx after the request left is unknown, never success', async () => {

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'jazz-key-1';
 const jobUrl = (code: string) => `https://acme.applytojob.com/apply/${code}/Example-Job`;
@@ -88,21 +88,16 @@ describe("JazzHR's applicants API transport", () => {
 
   it("maps JazzHR's refusals (missing field, invalid résumé, duplicate, bad key) to the interface's codes; a 5xx is unknown", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [400, { error: 'email is required' }, 'MandatoryQuestionsNotAnswered', /email is required/],
-      [400, { error: 'base64-resume: invalid file format' }, 'FileTypeNotSupported', /invalid file format/],
-      [409, { error: 'Applicant already exists for this job' }, 'AlreadyApplied', /already exists/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/JazzHR refused the registered API key \(HTTP 401/);
-    double.replyNext({ status: 500, body: 'oops' });
-    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+    await expectRefusals(double, applier, {
+      cases: [
+        [400, { error: 'email is required' }, 'MandatoryQuestionsNotAnswered', /email is required/],
+        [400, { error: 'base64-resume: invalid file format' }, 'FileTypeNotSupported', /invalid file format/],
+        [409, { error: 'Applicant already exists for this job' }, 'AlreadyApplied', /already exists/],
+      ],
+      application: () => application(),
+      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /JazzHR refused the registered API key \(HTTP 401/ },
+      serverError: { status: 500, body: 'oops' },
+    });
   });
 
   it('hands the captured questionnaire answers (no API field) to the hosted form, without the key', async () => {

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'lever-key-1';
 const postingId = leverDoublePosting;
@@ -64,19 +64,15 @@ describe("Lever's Postings API transport", () => {
 
   it("maps Lever's answers (closed posting, invalid résumé, missing field, rate limit, bad key) to the interface's codes with Lever's error", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [404, { ok: false, error: 'Posting not found' }, 'JobExpired', /Posting not found/],
-      [400, { ok: false, error: 'Invalid resume file: unsupported file type' }, 'FileTypeNotSupported', /unsupported file type/],
-      [400, { ok: false, error: 'Missing required field: email' }, 'MandatoryQuestionsNotAnswered', /Missing required field/],
-      [429, { ok: false, error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, application(standard(), 'revoked'), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/Lever refused the registered API key \(HTTP 401: Invalid API key/);
+    await expectRefusals(double, applier, {
+      cases: [
+        [404, { ok: false, error: 'Posting not found' }, 'JobExpired', /Posting not found/],
+        [400, { ok: false, error: 'Invalid resume file: unsupported file type' }, 'FileTypeNotSupported', /unsupported file type/],
+        [400, { ok: false, error: 'Missing required field: email' }, 'MandatoryQuestionsNotAnswered', /Missing required field/],
+        [429, { ok: false, error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
+      ],
+      application: () => application(),
+      revokedKey: { application: application(standard(), 'revoked'), message: /Lever refused the registered API key \(HTTP 401: Invalid API key/ },
+    });
   });
 });

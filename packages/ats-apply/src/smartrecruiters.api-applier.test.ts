@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
 import type { VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'sr-token-1';
 const postingUrl = (id: string) => `https://jobs.smartrecruiters.com/acme/${id}-example-job`;
@@ -90,21 +90,16 @@ describe("SmartRecruiters' Application API transport", () => {
     expect(blank).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
     expect(blank.status === 'failed' && blank.message).toMatch(/resume is required/);
     expect(double.submissions().length).toBe(before + 1);
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [400, { message: 'Validation failed', errors: [{ code: 'INVALID_FILE', message: 'resume: file type not supported' }] }, 'FileTypeNotSupported', /file type not supported/],
-      [404, { message: 'Posting not found or no longer active' }, 'JobExpired', /no longer active/],
-      [409, { message: 'Candidate already applied to this posting' }, 'AlreadyApplied', /already applied/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/SmartRecruiters refused the registered API key \(HTTP 401: Authentication data missing/);
-    double.replyNext({ status: 503, body: 'unavailable' });
-    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+    await expectRefusals(double, applier, {
+      cases: [
+        [400, { message: 'Validation failed', errors: [{ code: 'INVALID_FILE', message: 'resume: file type not supported' }] }, 'FileTypeNotSupported', /file type not supported/],
+        [404, { message: 'Posting not found or no longer active' }, 'JobExpired', /no longer active/],
+        [409, { message: 'Candidate already applied to this posting' }, 'AlreadyApplied', /already applied/],
+      ],
+      application: () => application(),
+      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /SmartRecruiters refused the registered API key \(HTTP 401: Authentication data missing/ },
+      serverError: { status: 503, body: 'unavailable' },
+    });
   });
 
   it('hands experience entries (no measured sub-fields) to the hosted form, without the key', async () => {

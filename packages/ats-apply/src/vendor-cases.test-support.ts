@@ -4,6 +4,7 @@ import { createMiner, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
 import { createAtsApplier, type AtsApiEndpoints } from './transport-router.applier.ts';
+import { expect } from 'vitest';
 import type { ReceivedPart, ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
 
 /** A PDF-looking file whose every byte must arrive unchanged (a NUL, high bytes, a CRLF in the middle). */
@@ -60,3 +61,32 @@ export function hooksOn(double: VendorApiDouble): SubmitHooks & { calls: number;
 /** A JSON submission's value at a dotted path (`candidate.answers`). */
 export const jsonAt = (request: ReceivedRequest | undefined, path: string): unknown =>
   path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), request?.json);
+
+/** A refusal as the double answers it: HTTP status, body, the code it maps to, and the vendor's words the message keeps. */
+type RefusalCase = [status: number, body: unknown, errorCode: string, message: RegExp];
+
+/**
+ * Each refusal the double answers maps to its code with the vendor's words, nothing marked
+ * submitted; an application with a key the vendor refuses says so (`revokedKey`); a server error
+ * (`serverError`) leaves the outcome unknown.
+ */
+export async function expectRefusals(
+  double: VendorApiDouble,
+  applier: Applier,
+  check: { cases: RefusalCase[]; application: () => ApplicationToSubmit; revokedKey?: { application: ApplicationToSubmit; message: RegExp }; serverError?: { status: number; body: unknown } },
+): Promise<void> {
+  for (const [status, body, errorCode, message] of check.cases) {
+    double.replyNext({ status, body });
+    const outcome = await apply(applier, check.application(), hooksOn(double));
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
+    expect(outcome.status === 'failed' && outcome.message).toMatch(message);
+  }
+  if (check.revokedKey) {
+    const refused = await apply(applier, check.revokedKey.application, hooksOn(double));
+    expect(refused.status === 'failed' && refused.message).toMatch(check.revokedKey.message);
+  }
+  if (check.serverError) {
+    double.replyNext(check.serverError);
+    expect(await apply(applier, check.application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+  }
+}

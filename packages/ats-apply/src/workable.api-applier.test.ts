@@ -2,7 +2,7 @@ import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minerFixture, type VendorApiDouble } from './vendor-api.double.ts';
-import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 import { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
 
 const key = 'workable-token-1';
@@ -123,23 +123,18 @@ describe("Workable's candidate API transport", () => {
 
   it("maps Workable's refusals (blank field, invalid résumé, archived job, duplicate, rate limit, bad token) to the interface's codes; a 5xx is unknown", async () => {
     const { applier } = routerWith(endpoints());
-    const cases: Array<[number, unknown, string, RegExp]> = [
-      [422, { error: "Validation failed: QA_9530805 can't be blank" }, 'MandatoryQuestionsNotAnswered', /can't be blank/],
-      [422, { error: 'Validation failed: resume file type is not supported' }, 'FileTypeNotSupported', /file type/],
-      [404, { error: 'Not found' }, 'JobExpired', /Not found/],
-      [422, { error: 'Validation failed: candidate already exists for this job' }, 'AlreadyApplied', /already exists/],
-      [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
-    ];
-    for (const [status, body, errorCode, message] of cases) {
-      double.replyNext({ status, body });
-      const outcome = await apply(applier, application(), hooksOn(double));
-      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'failed', errorCode, submitted: false });
-      expect(outcome.status === 'failed' && outcome.message).toMatch(message);
-    }
-    const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused.status === 'failed' && refused.message).toMatch(/Workable refused the registered API key \(HTTP 401/);
-    double.replyNext({ status: 500, body: 'oops' });
-    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });
+    await expectRefusals(double, applier, {
+      cases: [
+        [422, { error: "Validation failed: QA_9530805 can't be blank" }, 'MandatoryQuestionsNotAnswered', /can't be blank/],
+        [422, { error: 'Validation failed: resume file type is not supported' }, 'FileTypeNotSupported', /file type/],
+        [404, { error: 'Not found' }, 'JobExpired', /Not found/],
+        [422, { error: 'Validation failed: candidate already exists for this job' }, 'AlreadyApplied', /already exists/],
+        [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
+      ],
+      application: () => application(),
+      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /Workable refused the registered API key \(HTTP 401/ },
+      serverError: { status: 500, body: 'oops' },
+    });
   });
 
   it('hands a file answer to an employer question (the API takes only its URL) to the hosted form, without the token', async () => {

@@ -2,7 +2,7 @@ import type { ImapFlow } from 'imapflow';
 import { resolveCredentials, type SealPorts } from './mailbox-credentials.ts';
 import { createImapClient, describeImapError, isLoginRefused } from './mailbox-login.ts';
 import { storeMailboxMessages, type MailboxStorePorts } from './mailbox-store.ts';
-import { readProgress, recordLoginFailed, recordLoginSucceeded, recordMailboxError, storeAccessToken, type WatchedAccount } from './mailbox-watch.queries.ts';
+import { readProgress, recordLoginFailed, type FolderProgress, recordLoginSucceeded, recordMailboxError, storeAccessToken, type WatchedAccount } from './mailbox-watch.queries.ts';
 
 export type MailboxSessionSettings = {
   /** Folders read, INBOX first in meaning; the server's IDLE watches INBOX, the others are polled. */
@@ -115,6 +115,7 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
   const folders = [...settings.folders.filter((folder) => folder !== 'INBOX'), ...(settings.folders.includes('INBOX') ? ['INBOX'] : [])];
   const watched = folders.at(-1);
   const missing = new Set<string>();
+  const memory: FolderMemory = new Map();
   let lastFullRead = -Infinity;
   let changed = false;
   let wake = () => {};
@@ -131,12 +132,20 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
       const everyFolder = !canIdle || performance.now() - lastFullRead >= settings.pollMs;
       if (everyFolder) lastFullRead = performance.now();
       for (const folder of everyFolder ? folders : folders.filter((name) => name === watched)) {
-        if (!missing.has(folder)) await readFolder(ports, settings, account, client, folder, missing, { reselect: everyFolder });
+        if (!missing.has(folder)) await readFolder(ports, settings, account, client, folder, { missing, memory }, { reselect: everyFolder });
       }
       if (changed || signal.aborted || !client.usable) continue;
       const woken = new Promise<void>((resolve) => (wake = resolve));
       if (canIdle) void client.idle().catch(() => {});
-      await Promise.race([woken, sleep(Math.max(0, lastFullRead + settings.pollMs - performance.now()), signal)]);
+      // The poll timer goes with the wait it bounds: a session woken by every new message would
+      // otherwise leave a timer per message behind, each alive for a whole poll period.
+      let pollTimer: NodeJS.Timeout | undefined;
+      const pollDue = new Promise<void>((resolve) => (pollTimer = setTimeout(resolve, Math.max(0, lastFullRead + settings.pollMs - performance.now()))));
+      try {
+        await Promise.race([woken, pollDue]);
+      } finally {
+        clearTimeout(pollTimer);
+      }
     }
   } finally {
     client.off('exists', onChange);
@@ -144,6 +153,13 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
     signal.removeEventListener('abort', onChange);
   }
 }
+
+/**
+ * What a session knows of each folder it reads: the checkpoint as it last stored it (only the
+ * lease holder moves it, and a session that lost the lease stores nothing and ends) and the folder's
+ * message count at its last read.
+ */
+type FolderMemory = Map<string, { progress: FolderProgress | null; exists: number }>;
 
 /**
  * Stores every message of `folder` past its checkpoint, in UID order, up to a fetch's worth (and
@@ -157,7 +173,7 @@ async function readFolder(
   account: WatchedAccount,
   client: ImapFlow,
   folder: string,
-  missing: Set<string>,
+  { missing, memory }: { missing: Set<string>; memory: FolderMemory },
   options: { reselect: boolean },
 ): Promise<void> {
   const selected = !options.reselect && client.mailbox && client.mailbox.path === folder ? client.mailbox : null;
@@ -172,26 +188,35 @@ async function readFolder(
     }
     throw error;
   }
-  const progress = await readProgress(ports.pool, account.email, folder);
+  const known = memory.get(folder);
+  const progress = known ? known.progress : await readProgress(ports.pool, account.email, folder);
+  const existsAtRead = box.exists;
+  const remember = (stored: FolderProgress | null) => memory.set(folder, { progress: stored, exists: existsAtRead });
+  remember(progress);
   const from = progress && progress.uidValidity === box.uidValidity ? progress.lastUid + 1 : 1;
   // The next UID of a folder selected a while ago is stale: only the message count says there is nothing.
   if (box.exists === 0 || (!selected && box.uidNext !== undefined && box.uidNext <= from)) return;
-  const listed: Array<{ uid: number; takes: boolean }> = [];
+  // A notice of a few new messages in the selected folder: their bytes come with the listing, in
+  // one command instead of two (a larger or unknown gap is listed first, then fetched a chunk at a time).
+  const arrived = selected && known ? existsAtRead - known.exists : 0;
+  const withSources = arrived > 0 && arrived <= fetchChunk;
+  const listed: Array<{ uid: number; takes: boolean; raw?: Buffer }> = [];
   // Mail from before the hand-out belongs to no client; mail older than the retention of the keys cannot be proven new.
   const since = Math.max(account.assignedAt.getTime() - handOutAllowanceMs, ports.now().getTime() - settings.seenRetentionMs + handOutAllowanceMs);
-  for await (const message of client.fetch(`${from}:*`, { uid: true, internalDate: true }, { uid: true })) {
+  for await (const message of client.fetch(`${from}:*`, { uid: true, internalDate: true, source: withSources }, { uid: true })) {
     // `n:*` names the last message even when its UID is below n.
     if (message.uid < from) continue;
     const date = message.internalDate instanceof Date ? message.internalDate.getTime() : Date.parse(String(message.internalDate ?? ''));
-    listed.push({ uid: message.uid, takes: !(date < since) });
+    const takes = !(date < since);
+    listed.push({ uid: message.uid, takes, ...(takes && message.source ? { raw: message.source } : {}) });
   }
   listed.sort((a, b) => a.uid - b.uid);
   const mailbox = { email: account.email, alias: account.alias, imapHost: account.imap.host };
   const takesKeywords = box.permanentFlags?.has('\\*') === true || box.permanentFlags?.has(forwardedKeyword) === true;
   for (let start = 0; start < listed.length; start += fetchChunk) {
     const chunk = listed.slice(start, start + fetchChunk);
-    const wanted = chunk.filter((message) => message.takes).map((message) => message.uid);
-    const sources = new Map<number, Buffer>();
+    const wanted = chunk.filter((message) => message.takes && !message.raw).map((message) => message.uid);
+    const sources = new Map<number, Buffer>(chunk.flatMap((message) => (message.raw ? [[message.uid, message.raw] as const] : [])));
     if (wanted.length > 0) {
       for await (const message of client.fetch(wanted.join(','), { uid: true, source: true }, { uid: true })) {
         if (message.source) sources.set(message.uid, message.source);
@@ -201,6 +226,7 @@ async function readFolder(
     for (const batch of batchesOf(chunk.map((message) => ({ uid: message.uid, raw: sources.get(message.uid) ?? null })))) {
       const stored = await storeMailboxMessages(ports, { account: mailbox, folder, uidValidity: box.uidValidity, messages: batch });
       if (stored.leaseLost) throw new LeaseLost(`lease of ${account.email} lost`);
+      remember({ uidValidity: box.uidValidity, lastUid: batch.at(-1)?.uid ?? from - 1 });
       forwarded.push(...stored.forwarded);
     }
     if (forwarded.length > 0 && takesKeywords) {

@@ -34,3 +34,7 @@ export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts
 export { teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from './hosted-ats/teamtailor.double.ts';
 export { workdayHostedVendor, workdayJobPath, workdayQuestions, workdaySaved, workdaySuccessPath, workdayWrongPasswordText } from './hosted-ats/workday.double.ts';
 export { manatalHostedVendor, manatalJobPath, manatalReceived } from './hosted-ats/manatal.double.ts';
+export { breezyHostedVendor, breezyPosting } from './hosted-ats/breezy.double.ts';
+export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruitee.double.ts';
+export { smartRecruitersHostedVendor, smartRecruitersReceived } from './hosted-ats/smartrecruiters.double.ts';
+export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-ats/bamboohr.double.ts';
