@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runApplication, type ApplicationsPorts } from '@quarry/applications';
+import { findAtsAccount, findAtsCredential, runApplication, type ApplicationsPorts } from '@quarry/applications';
 import { createAtsApplier } from '@quarry/ats-apply';
 import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/ats-apply/doubles';
 import { createAuthenticator, createClient, createSealer, createSessionCodec } from '@quarry/auth';
@@ -110,12 +110,51 @@ describe('/v1/recruitment/ats-credentials', () => {
   });
 
   it('answers 400 naming the field for a vendor without an API transport, a bad board or an empty key', async () => {
-    const response = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'workday', board: 'acme/../x', key: '' });
+    const response = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'icims', board: 'acme/../x', key: '' });
     expect(response.status).toBe(400);
     const { message } = (await response.json()) as { message: string };
     expect(message).toMatch(/ats/);
     expect(message).toMatch(/board/);
     expect(message).toMatch(/key/);
+  });
+});
+
+describe('a Workday tenant account', () => {
+  const posting = 'https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1';
+  const account = { ats: 'workday', board: 'Acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse battery staple' };
+
+  it('is stored sealed per client, listed without its secret, opened only for postings on that tenant, and deleted', async () => {
+    const created = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', account);
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', createdAt: expect.any(String) });
+    const listed = await (await call(tenant, 'GET', '/v1/recruitment/ats-credentials')).text();
+    expect(listed).toContain('"ats":"workday"');
+    expect(listed).not.toMatch(/horse|ada@example/);
+    const row = await db.query<{ text: string }>("SELECT row_to_json(c)::text AS text FROM ats_credentials AS c WHERE ats = 'workday'");
+    expect(row.rows.map((stored) => stored.text).join()).not.toMatch(/horse|ada@example/);
+
+    expect(await findAtsAccount(ports, tenant.clientId, posting)).toEqual({ ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse battery staple' });
+    expect(await findAtsAccount(ports, other.clientId, posting)).toBeNull();
+    expect(await findAtsAccount(ports, tenant.clientId, 'https://globex.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1')).toBeNull();
+    // An API key is never taken for an account, nor an account for a key.
+    expect(await findAtsCredential(ports, tenant.clientId, posting)).toBeNull();
+
+    expect((await call(tenant, 'DELETE', '/v1/recruitment/ats-credentials/workday/acme.wd5.myworkdayjobs.com')).status).toBe(204);
+    expect(await findAtsAccount(ports, tenant.clientId, posting)).toBeNull();
+  });
+
+  it('answers 400 naming what is missing or misplaced: email and password for Workday, no key; a key, not an account, for the others', async () => {
+    const missing = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', key: 'an-api-key' });
+    expect(missing.status).toBe(400);
+    const { message } = (await missing.json()) as { message: string };
+    expect(message).toMatch(/email/);
+    expect(message).toMatch(/password/);
+    expect(message).toMatch(/key: not used for workday/);
+    const notTenant = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ...account, board: 'acme' })).json()) as { message: string };
+    expect(notTenant.message).toMatch(/board: must be the tenant host/);
+    const lever = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme', email: 'ada@example.com', password: 'x' });
+    expect(lever.status).toBe(400);
+    expect(((await lever.json()) as { message: string }).message).toMatch(/key: required/);
   });
 });
 

@@ -1,5 +1,5 @@
-import type { AtsCredential } from '@quarry/applier';
-import { AppError, AtsCredentialBody, AtsCredentialParams, AtsCredentialVendor, describeIssues, validationError, type AtsCredentialList, type AtsCredentialSummary } from '@quarry/contracts';
+import type { AtsAccount, AtsCredential } from '@quarry/applier';
+import { AppError, AtsAccountSecret, atsAccountVendors, AtsCredentialBody, AtsCredentialParams, AtsCredentialVendor, describeIssues, validationError, type AtsCredentialList, type AtsCredentialSummary } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import { detectAts, type AtsTarget } from '@quarry/miner';
 import type { Sealer } from './applications-ports.ts';
@@ -13,8 +13,10 @@ const summary = (row: StoredAtsCredential): AtsCredentialSummary => ({ ats: AtsC
 export async function registerAtsCredential(ports: CredentialPorts, clientId: string, body: unknown): Promise<AtsCredentialSummary> {
   const parsed = AtsCredentialBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
-  const { ats, board, key } = parsed.data;
-  return summary(await upsertAtsCredential(ports.pool, { clientId, ats, board, keySealed: ports.sealer.seal(key) }));
+  const { ats, board, key, email, password } = parsed.data;
+  // A tenant account is kept as one sealed secret, like a key.
+  const secret = atsAccountVendors.includes(ats) ? JSON.stringify(AtsAccountSecret.parse({ email, password })) : String(key);
+  return summary(await upsertAtsCredential(ports.pool, { clientId, ats, board, keySealed: ports.sealer.seal(secret) }));
 }
 
 /** GET /v1/recruitment/ats-credentials: the client's boards with a key (never the keys). */
@@ -65,4 +67,25 @@ export async function findAtsCredential(ports: CredentialPorts, clientId: string
   if (!vendorBoard) return null;
   const sealed = await findSealedAtsKey(ports.pool, clientId, vendorBoard.ats, vendorBoard.board);
   return sealed ? { ...vendorBoard, key: ports.sealer.open(sealed) } : null;
+}
+
+/** A Workday tenant's host, as the client registers its account (`acme.wd5.myworkdayjobs.com`). */
+const workdayHost = /(^|\.)myworkdayjobs\.com$/;
+
+/**
+ * The client's candidate account on the posting's Workday tenant, opened for the hosted form (it
+ * signs in with it on that host only); null when there is none.
+ */
+export async function findAtsAccount(ports: CredentialPorts, clientId: string, url: string): Promise<AtsAccount | null> {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  if (!workdayHost.test(host)) return null;
+  const sealed = await findSealedAtsKey(ports.pool, clientId, 'workday', host);
+  if (!sealed) return null;
+  const secret = AtsAccountSecret.parse(JSON.parse(ports.sealer.open(sealed)));
+  return { ats: 'workday', board: host, ...secret };
 }

@@ -8,4 +8,4 @@ export { purgeApplications } from './purge-applications.ts';
 export { runApplication } from './run-application.ts';
 export type { RunSummary } from './run-application.ts';
 export { submitApplication } from './submit-application.ts';
-export { findAtsCredential, listClientAtsCredentials, registerAtsCredential, removeAtsCredential } from './ats-credentials.ts';
+export { findAtsAccount, findAtsCredential, listClientAtsCredentials, registerAtsCredential, removeAtsCredential } from './ats-credentials.ts';

@@ -10,6 +10,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';
 import type { RecordMining, RunPorts, Sealer } from './applications-ports.ts';
+import { registerAtsCredential } from './ats-credentials.ts';
 import { purgeApplications } from './purge-applications.ts';
 import { runApplication } from './run-application.ts';
 import { submitApplication } from './submit-application.ts';
@@ -85,6 +86,17 @@ describe('runApplication', () => {
     const answers = applier.calls[0]!.answers;
     expect(answers.find((answer) => answer.id === 'first')?.value).toBe('Ada');
     expect(answers.find((answer) => answer.id === 'resume')?.value).toMatchObject({ type: 'File', filename: 'cv.pdf', contentType: 'application/pdf', bytes: Buffer.from('%PDF-1.7\nCV') });
+  });
+
+  it('gives the engine the client\'s Workday account for a posting on its tenant, and none for another tenant', async () => {
+    await registerAtsCredential({ pool: db, sealer }, 'cl_test', { ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse' });
+    const onTenant = createFakeApplier();
+    await (await apply('/cv.pdf', onTenant, undefined, { jobPostId: 'wd-post', url: 'https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1' })).run();
+    expect(onTenant.calls[0]?.account).toEqual({ ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse' });
+    expect(onTenant.calls[0]?.credential).toBeUndefined();
+    const elsewhere = createFakeApplier();
+    await (await apply('/cv.pdf', elsewhere, undefined, { jobPostId: 'wd-other', url: 'https://globex.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R2' })).run();
+    expect(elsewhere.calls[0]?.account).toBeUndefined();
   });
 
   it('fails FileTypeNotSupported when the bytes are not an accepted type, FileFailedToUpload when they cannot be fetched or are too big', async () => {

@@ -3,7 +3,7 @@ import { Question, type ApplicationErrorCode, type MiningErrorCode } from '@quar
 import { z } from 'zod';
 import { alreadyAppliedMessage } from './already-applied.ts';
 import { validateAnswers, type AnswerProblem } from './answer-validation.ts';
-import { findAtsCredential } from './ats-credentials.ts';
+import { findAtsAccount, findAtsCredential } from './ats-credentials.ts';
 import type { RunPorts } from './applications-ports.ts';
 import { finishApplication, hasEarlierSuccess, markSubmitting, startApplication, storeMinedQuestions, type ApplicationOutcome, type ApplicationToRun } from './applications.queries.ts';
 import { FileProblem, resolveFiles } from './fetch-files.ts';
@@ -126,11 +126,13 @@ async function submit(
 
   // The client's key for this posting's ATS board decides the transport (the vendor's API).
   const credential = await findAtsCredential(ports, application.clientId, application.url);
+  // The client's account on the posting's tenant lets the hosted form past its sign-in wall (Workday).
+  const account = await findAtsAccount(ports, application.clientId, application.url);
   const outcome: SubmitOutcome = await ports.limitHost(
     application.host,
     () =>
       ports.applier(
-        { url: application.url as string, questions, answers: resolved, candidate: sealed.candidate, ...(credential ? { credential } : {}) },
+        { url: application.url as string, questions, answers: resolved, candidate: sealed.candidate, ...(credential ? { credential } : {}), ...(account ? { account } : {}) },
         {
           beforeSubmit: async () => {
             // Its own committed statement, before the irreversible step: a crash after this line

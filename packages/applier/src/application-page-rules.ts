@@ -50,7 +50,8 @@ export const botChecks: ReadonlyArray<{ vendor: string; selector?: string; text?
   { vendor: 'DataDome', selector: 'iframe[src*="captcha-delivery.com"], #ddv1-captcha-container, [id^="datadome-captcha"]' },
   { vendor: 'AWS WAF', selector: 'awswaf-captcha, #captcha-container[data-awswaf], iframe[src*="awswaf.com"]', text: /aws waf|confirm you are human.{0,80}(audio|puzzle)/i },
   { vendor: 'PerimeterX', selector: '#px-captcha' },
-  { vendor: 'proof-of-work wall', selector: '.frc-captcha, altcha-widget, [data-proof-of-work]', text: /proof[- ]of[- ]work|solving a (computational )?puzzle to (verify|check) your browser/i },
+  // Teamtailor's `forms--challenge` status ("Checking your browser") is shown while its proof of work runs (what it shows once solved was not measured).
+  { vendor: 'proof-of-work wall', selector: '.frc-captcha, altcha-widget, [data-proof-of-work], [data-controller~="forms--challenge"] [role="status"]', text: /proof[- ]of[- ]work|solving a (computational )?puzzle to (verify|check) your browser/i },
   { vendor: 'e-mailed security code', selector: 'input[name="security_code"], input[id="security_code"], input[name="verification_code"], input[autocomplete="one-time-code"]', text: /(security|verification) code (was |has been )?(sent|e-?mailed) to|enter the (\d-digit )?(security|verification) code (we|that was) (sent|e-?mailed)|check your (e-?mail|inbox) for (a|the) (security|verification) code/i },
 ];
 
@@ -62,7 +63,7 @@ export const botCheckHeaders: ReadonlyArray<{ header: string; value: RegExp; ven
 
 /** Where a page shows a field's error or a form-level alert. */
 export const fieldErrorSelector =
-  '[role="alert"], [aria-live="assertive"], .error, .errors, .field-error, .form-error, .invalid-feedback, .error-message, .help-block.error, [class*="error" i]:not(input):not(select):not(textarea):not(form):not(body), [data-error]';
+  '[role="alert"], [aria-live="assertive"], .error, .errors, .field-error, .form-error, .invalid-feedback, .error-message, .help-block.error, [class*="error" i]:not(input):not(select):not(textarea):not(form):not(body), [data-error], [data-automation-id="errorMessage"]';
 
 /** A field error's message, sorted into a code: first match wins, in this order. */
 export const fieldErrorCodes = [

@@ -17,6 +17,12 @@ export type ResolvedAnswer = { id: string; value: unknown };
  */
 export type AtsCredential = { ats: string; board: string; key: string };
 
+/**
+ * A candidate account the client registered on one ATS tenant (Workday's sign-in wall): the
+ * hosted form signs in with it, on that tenant's host only. Never logged.
+ */
+export type AtsAccount = { ats: string; board: string; email: string; password: string };
+
 export type ApplicationToSubmit = {
   /** The apply page: the job post's URL as mined. */
   url: string;
@@ -26,6 +32,8 @@ export type ApplicationToSubmit = {
   candidate: { email: string; firstName: string; lastName: string; phone?: string };
   /** Present when the client registered a key for this posting's ATS board. */
   credential?: AtsCredential;
+  /** Present when the client registered an account on the posting's ATS tenant (Workday). */
+  account?: AtsAccount;
 };
 
 export type Confirmation = { reference?: string; text: string };

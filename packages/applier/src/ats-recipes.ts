@@ -59,8 +59,34 @@ export type AtsRecipe = {
   texts: VendorText[];
   /** The final control when it is no button (JazzHR's "Submit Application" is a link). */
   submit?: string;
+  /**
+   * What a person clicks to choose a file when the field holds no file input (Teamtailor's
+   * Dropzone keeps its input at the end of the body): the file goes to the chooser it opens.
+   */
+  uploadTrigger?: string;
+  /**
+   * The vendor's words when an answer excludes the candidate (Teamtailor's knockout questions):
+   * looked for before the first write the vendor keeps and before the final click, so an
+   * excluded candidate's files are never uploaded.
+   */
+  knockout?: VendorText;
   /** The page demands a sign-in before the form (Workday's account wall). */
   loginWall?: string;
+  /**
+   * Links a person follows from the posting to the form, in order, while the page shows them
+   * (Workday's Apply, then Apply Manually).
+   */
+  openForm?: string[];
+  /** The account wall's sign-in form, used with an account the client registered for the tenant. */
+  signIn?: {
+    /** What shows the sign-in form when the wall opens on another one (Workday's "Create Account" page). */
+    open: string;
+    email: string;
+    password: string;
+    submit: string;
+    /** Where the vendor says why it refused the sign-in. */
+    error: string;
+  };
 };
 
 const canonical = (host: string) => `link[rel="canonical"][href*="${host}"], meta[property="og:url"][content*="${host}"]`;
@@ -190,11 +216,19 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Teamtailor',
     hosts: /(^|\.)teamtailor\.com$/,
     pageMarker: `${canonical('teamtailor.com')}, form#job-application-form, [name="candidate[first_name]"]`,
+    // Uploads are Dropzones: the zone is named by its label (`candidate[resume_remote_url]` →
+    // `candidate_resume_remote_url`), the stored address box appears only after the upload.
+    fieldScope: '[data-controller~="forms--inputs--upload"]:has(> label[for="{domId}"])',
+    uploadTrigger: '[data-forms--inputs--upload-target="trigger"]',
     earlyWrites: 'files',
+    // A knockout question answered the way the employer excludes: the rest of the form is disabled.
+    // The research files this text under a required answer the candidate cannot give.
+    knockout: { pattern: /you have to meet these requirements to be able to apply/i, code: 'MandatoryQuestionsNotAnswered' },
     texts: [
-      // A knockout question answered the way the employer excludes: the form refuses to go on.
-      { pattern: /you have to meet these requirements to be able to apply/i, code: 'ApplicationFailed' },
+      { pattern: /you have to meet these requirements to be able to apply/i, code: 'MandatoryQuestionsNotAnswered' },
       { pattern: /no longer (accepting|available)/i, code: 'JobExpired' },
+      { pattern: /this is an invalid file, please use a document|you can.t upload files of this type/i, code: 'FileTypeNotSupported' },
+      { pattern: /file is too big \(|server responded with \d+ code/i, code: 'FileFailedToUpload' },
     ],
   },
   {
@@ -240,10 +274,23 @@ const atsRecipes: readonly AtsRecipe[] = [
     vendor: 'Workday',
     hosts: /(^|\.)myworkdayjobs\.com$|(^|\.)myworkdaysite\.com$/,
     pageMarker: `${canonical('myworkday')}, [data-automation-id="applyFlowPage"], [data-automation-id="adventureButton"]`,
-    earlyWrites: 'none',
+    // Each step's fields sit in `[data-automation-id="formField-<key>"]`; a box counts once focus leaves it.
+    fieldScope: '[data-automation-id="formField-{id}"]',
+    scopeFirst: true,
+    // "Save and Continue" keeps each step in the tenant's draft of the application, and the résumé
+    // uploads on choose: the record comes before the first answer.
+    earlyWrites: 'answers',
     successUrl: /\/jobTasks\/completed\/application/,
     texts: [{ pattern: /the page you are looking for doesn'?t exist/i, code: 'JobNotFound' }],
     loginWall: '[data-automation-id="signInContent"], [data-automation-id="createAccountLink"], [data-automation-id="signInLink"]',
+    openForm: ['[data-automation-id="adventureButton"]', '[data-automation-id="applyManually"]'],
+    signIn: {
+      open: '[data-automation-id="signInLink"]',
+      email: '[data-automation-id="signInContent"] [data-automation-id="email"]',
+      password: '[data-automation-id="signInContent"] [data-automation-id="password"]',
+      submit: '[data-automation-id="signInSubmitButton"]',
+      error: '[data-automation-id="signInContent"] [data-automation-id="errorMessage"]',
+    },
   },
 ];
 

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { ApplicationErrorCode } from '@quarry/contracts';
 import { type ChromiumPool, createHostGuard, locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
 import type { LocatedQuestion, RawField } from '@quarry/miner';
 import type { Question } from '@quarry/contracts';
-import type { Applier, ApplicationToSubmit, SubmitOutcome } from './applier-port.ts';
+import type { Applier, ApplicationToSubmit, AtsAccount, SubmitOutcome } from './applier-port.ts';
 import { applierPageScript, callApplier } from './applier-page.ts';
 import { botCheckHeaders, submitButtonText } from './application-page-rules.ts';
 import { recipeFor, vendorTextOf, type AtsRecipe } from './ats-recipes.ts';
@@ -38,6 +39,9 @@ const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitO
  * and reads the outcome from what the page shows.
  */
 export function createBrowserApplier(options: BrowserApplierOptions): Applier {
+  // Accounts a vendor refused, by fingerprint: never tried again (a wrong password tried by every
+  // queued application would lock the account) until the client registers them anew.
+  const refusedAccounts = new Set<string>();
   return async (application, hooks, signal) => {
     let url: URL;
     try {
@@ -101,7 +105,11 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       if (vendorRefusal && vendorRefusal.code !== 'BotDetection') return failedBefore(vendorRefusal.code, vendorRefusal.message);
       if (status === 404 || status === 410) return failedBefore('JobNotFound', `HTTP ${status}`);
       if (status >= 400) return failedBefore('ApplicationFailed', `HTTP ${status}`);
-      if (recipe?.loginWall && (await page.locator(recipe.loginWall).count()) > 0) return failedBefore('ApplicationFailed', `LoginRequired: ${recipe.vendor} asks the candidate to sign in to an account before the form`);
+      if (recipe?.openForm) await openForm(page, recipe);
+      if (recipe?.loginWall && (await page.locator(recipe.loginWall).count()) > 0) {
+        const refused = await signIn(page, recipe, application.account, refusedAccounts);
+        if (refused) return refused;
+      }
 
       let snapshot: FormSnapshot | null = await snapshotPage(page, { withText: false });
       if (snapshot.fields.length === 0) {
@@ -113,6 +121,9 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       let recorded = false;
       const recordIntent = async () => {
         if (recorded) return;
+        // An answer that excludes the candidate (a knockout question) ends it before anything is kept.
+        const excluded = await knockoutShown(page, recipe);
+        if (excluded) throw new Excluded(excluded.code, excluded.message);
         recorded = true;
         try {
           await beforeSubmit();
@@ -129,9 +140,14 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       let submit: Locator | null = null;
       for (let step = 1; ; step += 1) {
         // The first round of a step reads the page once: the snapshot taken to open it is still current.
-        const problem = await fillStep(page, answers, filled, snapshot, plan);
+        const problem = await fillStep(page, answers, filled, snapshot, plan).catch(excludedOutcome);
         snapshot = null;
-        if (problem) return failedBefore('ApplicationFailed', problem);
+        if (typeof problem === 'object' && problem) return problem;
+        if (problem) {
+          // A knockout answer disables the rest of the form: the next box cannot be filled.
+          const excluded = await knockoutShown(page, recipe);
+          return excluded ? excludedOutcome(new Excluded(excluded.code, excluded.message)) : failedBefore('ApplicationFailed', problem);
+        }
         submit = await findSubmit(page, recipe);
         const pending = [...answers.keys()].filter((id) => topLevel.has(id) && !filled.has(id));
         // A "Continue" beside a submit button, with every answer placed, is the submit's neighbour (a
@@ -144,7 +160,9 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
           break;
         }
         // A step that will not move on shows why (a required box left empty), or stays as it was.
-        const moved = (await snapshotPage(page, { withText: false })).fields.some((field) => !stepControls.has(controlKey(field)));
+        // A step moved on when a control appeared or one went (a review step shows none).
+        const nowControls = new Set((await snapshotPage(page, { withText: false })).fields.map(controlKey));
+        const moved = [...nowControls].some((key) => !stepControls.has(key)) || [...stepControls].some((key) => !nowControls.has(key));
         if (!moved) {
           const shown = await readPage(page);
           if (shown.errors.length === 0) return failedBefore('ApplicationFailed', `step ${step} did not move on when Next was pressed`);
@@ -163,7 +181,8 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       if (invalid) return failedBefore(invalid.code, invalid.message);
       if (!submit) return failedBefore('ApplicationFailed', 'no submit button on the page');
 
-      await recordIntent();
+      const excluded = await recordIntent().then(() => null, excludedOutcome);
+      if (excluded) return excluded;
       let navigationStatus: number | null = null;
       page.on('response', (answer) => {
         if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame()) navigationStatus = answer.status();
@@ -176,6 +195,80 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
     }
   };
 }
+
+/**
+ * Follows the links from a posting to its form while the page shows them (Workday's Apply, then
+ * Apply Manually); stops at the vendor's account wall or when the next link never comes.
+ */
+async function openForm(page: Page, recipe: AtsRecipe): Promise<void> {
+  for (const link of recipe.openForm ?? []) {
+    const next = page.locator(link).filter({ visible: true }).first();
+    const arrived = recipe.loginWall ? next.or(page.locator(recipe.loginWall)).first() : next;
+    // Workday draws its posting ~1.5 s after load.
+    await arrived.waitFor({ state: 'attached', timeout: 8_000 }).catch(() => {});
+    if ((await next.count()) === 0) return;
+    await next.click({ timeout: 10_000 });
+    await page.waitForLoadState('domcontentloaded', { timeout: 10_000 }).catch(() => {});
+    await settle(page, 250, 3_000);
+  }
+}
+
+const signInWaitMs = 15_000;
+
+/**
+ * Signs in on the vendor's account wall with the account the client registered for this tenant,
+ * once: a refusal ends the application (`LoginFailed`) and the account is not tried again by this
+ * engine. Without an account for this very host, the wall ends it `LoginRequired`. Null: signed in.
+ */
+async function signIn(page: Page, recipe: AtsRecipe, account: AtsAccount | undefined, refusedAccounts: Set<string>): Promise<SubmitOutcome | null> {
+  const wall = `LoginRequired: ${recipe.vendor} asks the candidate to sign in to an account before the form`;
+  const form = recipe.signIn;
+  if (!account || !form || account.ats !== recipe.ats) return failedBefore('ApplicationFailed', wall);
+  // The password goes only to the tenant it was registered for.
+  const host = new URL(page.url()).host.toLowerCase();
+  if (account.board.toLowerCase() !== host) return failedBefore('ApplicationFailed', `${wall} (the client's ${recipe.vendor} account is for ${account.board}, this page is on ${host})`);
+  const fingerprint = createHash('sha256').update(JSON.stringify([account.ats, account.board, account.email, account.password])).digest('hex');
+  const refusedText = (said: string) => `LoginFailed: ${recipe.vendor} refused the client's account for ${account.board}: "${said}". Nothing was filled; the account is not tried again until the client registers it anew`;
+  if (refusedAccounts.has(fingerprint)) return failedBefore('ApplicationFailed', refusedText('refused at an earlier sign-in'));
+  const email = page.locator(form.email).filter({ visible: true }).first();
+  if ((await email.count()) === 0) await page.locator(form.open).filter({ visible: true }).first().click({ timeout: 10_000 });
+  await email.fill(account.email, { timeout: 10_000 });
+  await page.locator(form.password).filter({ visible: true }).first().fill(account.password, { timeout: 10_000 });
+  await page.locator(form.submit).filter({ visible: true }).first().click({ timeout: 10_000 });
+  const refusal = page.locator(form.error).filter({ visible: true }).first();
+  for (const until = Date.now() + signInWaitMs; Date.now() < until; await page.waitForTimeout(150)) {
+    if ((await page.locator(recipe.loginWall ?? form.submit).count()) === 0) {
+      await settle(page, 250, 3_000);
+      return null;
+    }
+    if ((await refusal.count()) > 0) {
+      refusedAccounts.add(fingerprint);
+      return failedBefore('ApplicationFailed', refusedText(((await refusal.textContent()) ?? '').trim()));
+    }
+  }
+  return failedBefore('ApplicationFailed', `LoginFailed: ${recipe.vendor} neither signed the client's account in nor said why within ${signInWaitMs / 1_000} s`);
+}
+
+/** The page says an answer excludes the candidate: nothing more is written. */
+class Excluded extends Error {
+  readonly code: ApplicationErrorCode;
+  constructor(code: ApplicationErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The recipe's knockout words, when the page shows them. */
+async function knockoutShown(page: Page, recipe: AtsRecipe | null): Promise<{ code: ApplicationErrorCode; message: string } | null> {
+  if (!recipe?.knockout) return null;
+  const said = recipe.knockout.pattern.exec((await readPage(page)).text)?.[0];
+  return said ? { code: recipe.knockout.code, message: `${recipe.vendor} says "${said}"` } : null;
+}
+
+const excludedOutcome = (error: unknown): SubmitOutcome => {
+  if (error instanceof Excluded) return failedBefore(error.code, `the candidate is excluded by a knockout answer: ${error.message}`);
+  throw error;
+};
 
 class HookFailed extends Error {
   constructor(cause: unknown) {

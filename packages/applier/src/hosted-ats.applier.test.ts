@@ -1,7 +1,7 @@
 import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, sameValue, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -36,6 +36,10 @@ describe.each<[string, ApplyCase, string]>([
   // The research found no bot check on Recruitee's careers page: the double has none to show.
   ['Recruitee', recruiteeHostedCase, ''],
   ['SmartRecruiters', smartRecruitersHostedCase, 'DataDome on the SmartRecruiters form'],
+  ['Manatal', manatalHostedCase, 'AWS WAF'],
+  ['Teamtailor', teamtailorHostedCase, 'proof-of-work wall on the Teamtailor form'],
+  // Workday documents no bot check on its steps: the account is its wall.
+  ['Workday', workdayHostedCase, ''],
 ])('%s hosted form', (_name, applyCase, botCheckMessage) => {
   let running: RunningCase;
   beforeAll(async () => {
@@ -86,3 +90,70 @@ it('reports a bot check shown on load before anything is written (Ashby: no answ
     await running.close();
   }
 }, 180_000);
+
+it('ends a Teamtailor knockout answer as excluded before the first upload: no intent, no file, no post', async () => {
+  const running = await teamtailorHostedCase.start(pool);
+  try {
+    const knockout = running.applications.find((candidate) => candidate.variant === 'knockout') as CaseApplication;
+    const { outcome, hookCalls } = await send(knockout);
+    expect({ code: code(outcome), submitted: outcome.status === 'failed' && outcome.submitted }).toEqual({ code: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect(message(outcome)).toContain('Teamtailor says "You have to meet these requirements to be able to apply"');
+    expect(hookCalls).toBe(0);
+    expect(knockout.writes().total).toBe(0);
+  } finally {
+    await running.close();
+  }
+}, 180_000);
+
+describe('Workday with the client\'s tenant account', () => {
+  let workday: Awaited<ReturnType<typeof startWorkdayCase>>;
+  beforeAll(async () => {
+    workday = await startWorkdayCase(pool);
+  }, 120_000);
+  afterAll(async () => {
+    await workday?.running.close();
+  });
+  const application = (variant: string) => workday.running.applications.find((candidate) => candidate.variant === variant) as CaseApplication;
+  const cxs = '/wday/cxs/acme/External';
+
+  it('signs in once on the account wall, then saves My Information, My Experience, Application Questions and Voluntary Disclosures in turn and submits from Review', async () => {
+    workday.double.events.length = 0;
+    const before = workday.signIns().length;
+    const { outcome, hookCalls } = await send(application('accept'));
+    expect(outcome.status, message(outcome)).toBe('success');
+    expect(hookCalls).toBe(1);
+    expect(workday.signIns().slice(before)).toEqual([{ email: 'ada@example.com', accepted: true }]);
+    expect(workday.double.events.filter((event) => !event.startsWith('GET'))).toEqual([
+      `early ${cxs}/jobapplication/myInformation`,
+      `early ${cxs}/attachments`,
+      `early ${cxs}/jobapplication/myExperience`,
+      `early ${cxs}/jobapplication/primaryQuestionnaire`,
+      `early ${cxs}/jobapplication/voluntaryDisclosures`,
+      `POST ${cxs}/jobapplication/submit`,
+    ]);
+  }, 240_000);
+
+  it('without an account the wall ends it LoginRequired, before anything is typed or saved', async () => {
+    const before = workday.signIns().length;
+    const { outcome, hookCalls } = await send(application('noAccount'));
+    expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+    expect(message(outcome)).toMatch(/^LoginRequired: Workday asks the candidate to sign in/);
+    expect(hookCalls).toBe(0);
+    expect(workday.signIns().length).toBe(before);
+    expect(application('noAccount').writes().total).toBe(0);
+  }, 120_000);
+
+  it('a wrong password is tried once: LoginFailed with the tenant\'s words, and the next application with it signs in no more', async () => {
+    const before = workday.signIns().length;
+    const first = await send(application('wrongPassword'));
+    expect(first.outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+    expect(message(first.outcome)).toMatch(/^LoginFailed: Workday refused the client's account for 127\.0\.0\.1:\d+: "Wrong email address or password\."/);
+    expect(message(first.outcome)).not.toContain('not the password');
+    const second = await send(application('wrongPassword'));
+    expect(second.outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed' });
+    expect(message(second.outcome)).toMatch(/^LoginFailed: .*refused at an earlier sign-in/);
+    expect(workday.signIns().slice(before)).toEqual([{ email: 'ada@example.com', accepted: false }]);
+    expect(first.hookCalls + second.hookCalls).toBe(0);
+    expect(application('wrongPassword').writes().total).toBe(0);
+  }, 180_000);
+});

@@ -2,8 +2,8 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
-import type { Applier, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
+import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, workdaySaved, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import type { Applier, AtsAccount, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
 /** What a vendor must have received for one answer: under its field name, in its encoding. */
@@ -86,18 +86,28 @@ function hostedApplications(
   fields: ExpectedField[],
   received: () => Map<string, unknown>,
   codes: Partial<Record<HostedVariant, ApplicationErrorCode>>,
+  more: {
+    /** The client's account on the vendor's tenant, sent with every application unless one says otherwise. */
+    account?: AtsAccount;
+    /** Applications the vendor refuses on its accepting page for what they carry (a knockout answer, a wrong or missing account). */
+    refused?: Array<{ variant: string; answers?: ResolvedAnswer[]; account?: AtsAccount | null; expected: ApplicationErrorCode }>;
+  } = {},
 ): CaseApplication[] {
   const total = () => double.earlyWrites.length + double.submissions.length;
-  return double.variants.map((variant) => {
+  const sent = [
+    ...double.variants.map((variant) => ({ variant, doubleVariant: variant, answers, account: more.account, expected: variant === 'accept' ? ('success' as const) : (codes[variant] ?? 'ApplicationFailed') })),
+    ...(more.refused ?? []).map((refused) => ({ ...refused, answers: refused.answers ?? answers, account: refused.account === undefined ? more.account : (refused.account ?? undefined), doubleVariant: 'accept' as const })),
+  ];
+  return sent.map(({ variant, doubleVariant, answers, account, expected }) => {
     let beforeIntent: number | null = null;
     return {
       variant,
-      expected: variant === 'accept' ? 'success' : (codes[variant] ?? 'ApplicationFailed'),
+      expected,
       fields: variant === 'accept' ? fields : [],
       received,
       writes: () => ({ beforeIntent: beforeIntent ?? total(), total: total() }),
       send: (hooks) => {
-        double.setVariant(variant);
+        double.setVariant(doubleVariant);
         double.submissions.length = 0;
         double.earlyWrites.length = 0;
         beforeIntent = null;
@@ -107,7 +117,7 @@ function hostedApplications(
             await hooks.beforeSubmit();
           },
         };
-        return applier({ url: double.url, questions, answers, candidate }, counted, new AbortController().signal);
+        return applier({ url: double.url, questions, answers, candidate, ...(account ? { account } : {}) }, counted, new AbortController().signal);
       },
     };
   });
@@ -424,6 +434,219 @@ export const jazzhrHostedCase: ApplyCase = {
   },
 };
 
+export const manatalHostedCase: ApplyCase = {
+  ats: 'manatal',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(manatalHostedVendor());
+    const questions = await mineQuestions(`https://www.careers-page.com${manatalJobPath}`, { manatal: double.origin });
+    const cv = cvFile();
+    const answers: ResolvedAnswer[] = [
+      { id: '2001', value: 'Ada Lovelace' },
+      { id: '2002', value: 'ada@example.com' },
+      { id: '2003', value: '+44 20 7946 0001' },
+      { id: '2004', value: 'Engines.\nAnd analysis.' },
+      { id: '2005', value: cv },
+      { id: '2006', value: 'Yes' },
+      { id: '2007', value: 'No, I would relocate' },
+      { id: '2008', value: ['Yes'] },
+    ];
+    // Answers by definition id: texts as typed (a textarea's breaks as the page keeps them), the
+    // checkbox list as the ticked choices, the résumé by its stored key and its bytes in storage.
+    const fields: ExpectedField[] = [
+      ...answers.filter((answer) => typeof answer.value === 'string' && answer.id !== '2004').map((answer) => ({ name: answer.id, value: answer.value })),
+      { name: '2004', value: 'Engines.\nAnd analysis.' },
+      { name: '2008', value: ['Yes'] },
+      { name: '2005', value: true },
+      { name: 'upload resume', value: { bytes: cv.bytes } },
+    ];
+    const received = () => {
+      const values = manatalReceived(double.submissions[0], double.earlyWrites);
+      const stored = values.get('upload resume') as { key?: unknown } | undefined;
+      values.set('2005', stored?.key !== undefined && values.get('2005') === stored.key ? true : undefined);
+      return values;
+    };
+    return {
+      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
+        closed: 'JobNotFound',
+        invalidFile: 'FileTypeNotSupported',
+        missingField: 'MandatoryQuestionsNotAnswered',
+        botCheck: 'BotDetection',
+      }),
+      close: () => double.close(),
+    };
+  },
+};
+
+export const teamtailorHostedCase: ApplyCase = {
+  ats: 'teamtailor',
+  transport: 'hostedForm',
+  start: async (pool) => {
+    const double = await startHostedAtsDouble(teamtailorHostedVendor());
+    const questions = await mineQuestions(`https://acme.teamtailor.com${teamtailorJobPath}`, { teamtailor: double.origin });
+    const cv = cvFile();
+    const letter = letterFile();
+    const answer = (index: number, kind: string) => `candidate[answers_attributes][${index}][${kind}]`;
+    const answers: ResolvedAnswer[] = [
+      { id: answer(0, 'boolean'), value: true },
+      { id: answer(1, 'text'), value: 'London, Ontario' },
+      { id: answer(2, 'text'), value: 'https://www.linkedin.com/in/ada' },
+      { id: answer(3, 'number'), value: '90000' },
+      { id: answer(4, 'text'), value: 'Grace Hopper' },
+      { id: `${answer(5, 'choices')}[]`, value: ['English', 'French'] },
+      { id: answer(6, 'date'), value: '2027-01-15' },
+      { id: 'candidate[first_name]', value: 'Ada' },
+      { id: 'candidate[last_name]', value: 'Lovelace' },
+      { id: 'candidate[email]', value: 'ada@example.com' },
+      { id: 'candidate[phone]', value: '+44 20 7946 0001' },
+      { id: 'candidate[location][query]', value: 'London, United Kingdom' },
+      { id: 'candidate[resume_remote_url]', value: cv },
+      { id: 'candidate[file_remote_url]', value: letter },
+      { id: 'candidate[job_applications_attributes][0][cover_letter]', value: 'Engines.\nAnd analysis.' },
+      { id: 'candidate[consent_given]', value: true },
+      { id: 'candidate[consent_given_future_jobs]', value: false },
+    ];
+    const stored = 'https://teamtailor-production.s3.amazonaws.com/';
+    // Rails names: booleans as "true"/"false" radios, a ticked box after its hidden "0", choices
+    // by id, dates ISO; files stored on choose, the form carrying each one's stored address.
+    const fields: ExpectedField[] = [
+      { name: answer(0, 'question_id'), value: '100626' },
+      { name: answer(0, 'boolean'), value: 'true' },
+      { name: answer(1, 'text'), value: 'London, Ontario' },
+      { name: answer(2, 'text'), value: 'https://www.linkedin.com/in/ada' },
+      { name: answer(3, 'number'), value: '90000' },
+      { name: answer(4, 'text'), value: 'Grace Hopper' },
+      { name: answer(5, 'question_id'), value: '100701' },
+      { name: `${answer(5, 'choices')}[]`, value: ['200001', '200002'] },
+      { name: answer(6, 'date'), value: '2027-01-15' },
+      { name: 'candidate[first_name]', value: 'Ada' },
+      { name: 'candidate[last_name]', value: 'Lovelace' },
+      { name: 'candidate[email]', value: 'ada@example.com' },
+      { name: 'candidate[phone]', value: '+44 20 7946 0001' },
+      { name: 'candidate[location][query]', value: 'London, United Kingdom' },
+      { name: 'candidate[location][city]', value: 'London' },
+      { name: 'candidate[job_applications_attributes][0][cover_letter]', value: 'Engines.\r\nAnd analysis.' },
+      { name: 'candidate[consent_given]', value: ['0', '1'] },
+      { name: 'candidate[consent_given_future_jobs]', value: '0' },
+      { name: 'candidate[resume_remote_url]', value: { bytes: cv.bytes } },
+      { name: 'candidate[uploads_attributes][0][file_remote_url]', value: { bytes: letter.bytes } },
+    ];
+    const received = () => {
+      const form = formValues(double.submissions[0]);
+      const uploads = teamtailorUploads(double.earlyWrites);
+      // A stored address stands for the bytes stored under it.
+      for (const [name, value] of form) if (typeof value === 'string' && value.startsWith(stored)) form.set(name, { bytes: uploads.get(value.slice(stored.length)) });
+      return form;
+    };
+    const excluded = answers.map((given) => (given.id === answer(0, 'boolean') ? { ...given, value: false } : given));
+    return {
+      applications: hostedApplications(
+        double,
+        hostedApplier(pool),
+        questions,
+        answers,
+        fields,
+        received,
+        { closed: 'JobExpired', invalidFile: 'FileTypeNotSupported', missingField: 'MandatoryQuestionsNotAnswered', botCheck: 'BotDetection' },
+        { refused: [{ variant: 'knockout', answers: excluded, expected: 'MandatoryQuestionsNotAnswered' }] },
+      ),
+      close: () => double.close(),
+    };
+  },
+};
+
+/** The candidate account the client registered for the Workday tenant (the double's host). */
+export const workdayAccount = { email: 'ada@example.com', password: 'correct horse battery staple' };
+
+/** The Workday case's double and applications, with the sign-ins the tenant saw. */
+export async function startWorkdayCase(pool: ChromiumPool): Promise<{ running: RunningCase; double: HostedAtsDouble; signIns: () => Array<{ email: string; accepted: boolean }> }> {
+  const vendor = workdayHostedVendor(workdayAccount);
+  const running = await workdayApplications(pool, vendor);
+  return { ...running, signIns: () => vendor.signIns };
+}
+
+export const workdayHostedCase: ApplyCase = {
+  ats: 'workday',
+  transport: 'hostedForm',
+  start: async (pool) => (await startWorkdayCase(pool)).running,
+};
+
+async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof workdayHostedVendor>): Promise<{ running: RunningCase; double: HostedAtsDouble }> {
+  const double = await startHostedAtsDouble(vendor);
+  const account: AtsAccount = { ats: 'workday', board: new URL(double.origin).host, ...workdayAccount };
+  const questions: Question[] = workdayQuestions();
+  const cv = cvFile();
+  const answers: ResolvedAnswer[] = [
+    { id: 'source', value: 'LinkedIn' },
+    { id: 'previousWorker', value: false },
+    { id: 'firstName', value: 'Ada' },
+    { id: 'lastName', value: 'Lovelace' },
+    { id: 'addressLine1', value: '12 St James Square' },
+    { id: 'city', value: 'London' },
+    { id: 'postalCode', value: 'SW1Y 4JH' },
+    { id: 'phoneNumber', value: '+44 20 7946 0001' },
+    { id: 'jobTitle', value: 'Analyst' },
+    { id: 'company', value: 'Analytical Engines Ltd' },
+    { id: 'location', value: 'London' },
+    { id: 'current', value: true },
+    { id: 'startDate', value: '1843-09-01' },
+    { id: 'roleDescription', value: 'Notes on the engine.\nThe first program.' },
+    { id: 'school', value: 'University of London' },
+    { id: 'degree', value: 'B.S. - Bachelor of Science' },
+    { id: 'skills', value: ['SQL', 'Python'] },
+    { id: 'resume', value: cv },
+    { id: 'workAuthorization', value: 'Yes' },
+    { id: 'sponsorship', value: false },
+    { id: 'offices', value: ['London', 'Remote'] },
+    { id: 'availableFrom', value: '2027-01-15' },
+    { id: 'motivation', value: 'Engines.' },
+    { id: 'gender', value: 'Female' },
+    { id: 'veteranStatus', value: 'I am not a veteran' },
+    { id: 'termsAndConditions', value: true },
+  ];
+  // Each step's kept values by field key: texts once focus left them, choices by their text,
+  // yes/no and ticks as booleans, dates as month / day / year boxes, the résumé's bytes as uploaded.
+  const fields: ExpectedField[] = [
+    ...answers.filter((answer) => typeof answer.value === 'string' && !['startDate', 'availableFrom'].includes(answer.id)).map((answer) => ({ name: answer.id, value: answer.value })),
+    { name: 'previousWorker', value: false },
+    { name: 'current', value: true },
+    { name: 'startDateMonth', value: '09' },
+    { name: 'startDateYear', value: '1843' },
+    { name: 'skills', value: ['SQL', 'Python'] },
+    { name: 'sponsorship', value: 'No' },
+    { name: 'offices', value: ['London', 'Remote'] },
+    { name: 'availableFromMonth', value: '01' },
+    { name: 'availableFromDay', value: '15' },
+    { name: 'availableFromYear', value: '2027' },
+    { name: 'termsAndConditions', value: true },
+    { name: 'upload resume', value: { bytes: cv.bytes } },
+    { name: 'submitted', value: true },
+  ];
+  const received = () => {
+    const values = workdaySaved(double.earlyWrites);
+    values.set('submitted', double.submissions.length === 1 ? true : undefined);
+    return values;
+  };
+  const applications = hostedApplications(
+    double,
+    hostedApplier(pool),
+    questions,
+    answers,
+    fields,
+    received,
+    { closed: 'JobNotFound', invalidFile: 'FileTypeNotSupported', missingField: 'MandatoryQuestionsNotAnswered' },
+    {
+      account,
+      refused: [
+        // Without an account the wall stays; with a wrong password the tenant refuses the sign-in.
+        { variant: 'noAccount', account: null, expected: 'ApplicationFailed' },
+        { variant: 'wrongPassword', account: { ...account, password: 'not the password' }, expected: 'ApplicationFailed' },
+      ],
+    },
+  );
+  return { double, running: { applications, close: () => double.close() } };
+}
+
 export const bamboohrHostedCase: ApplyCase = {
   ats: 'bamboohr',
   transport: 'hostedForm',
@@ -663,4 +886,4 @@ export const smartRecruitersHostedCase: ApplyCase = {
 };
 
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase];
+export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase, manatalHostedCase, teamtailorHostedCase, workdayHostedCase];

@@ -15,8 +15,10 @@ const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[
  * recipe's `fieldScope` points at (Ashby's `div[data-field-path]`) or the block its `questionBlock`
  * finds by the question's words (BambooHR's unnamed file boxes), with the vendor's widgets:
  * Yes/No buttons marked by `aria-pressed`, radios and checkboxes by their label, a button whose
- * menu lists `role=menuitem` items, a search box whose options appear as `role=option`, a date or text box, a file input. `beforeWrite` runs right
- * before the control is touched (the at-most-once record, when touching it writes to the vendor).
+ * menu lists `role=menuitem` items, a search box or list button whose options appear as
+ * `role=option`, a date (one box, or month / day / year boxes) or text box, a file input or the
+ * chooser a drop zone opens. `beforeWrite` runs right before the control is touched (the
+ * at-most-once record, when touching it writes to the vendor).
  * False when the page has no such scope (the question is not shown on this step).
  */
 export async function fillScoped(page: Page, recipe: AtsRecipe, question: Question, value: unknown, beforeWrite: () => Promise<void>): Promise<boolean> {
@@ -27,7 +29,16 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
     case 'File': {
       const files = (Array.isArray(value) ? value : [value]).filter(isFile);
       if (files.length === 0) throw new FillError(`question ${question.id} wants a file`);
-      await scope.locator('input[type="file"]').first().setInputFiles(files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes })), { timeout: actionTimeoutMs });
+      const payload = files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes }));
+      const input = scope.locator('input[type="file"]').first();
+      if ((await input.count()) > 0 || !recipe.uploadTrigger) {
+        await input.setInputFiles(payload, { timeout: actionTimeoutMs });
+        return true;
+      }
+      // No input in the field: the file goes to the chooser its drop zone opens, as a person's would.
+      const chooser = page.waitForEvent('filechooser', { timeout: actionTimeoutMs });
+      await scope.locator(recipe.uploadTrigger).first().click({ timeout: actionTimeoutMs });
+      await (await chooser).setFiles(payload, { timeout: actionTimeoutMs });
       return true;
     }
     case 'Boolean': {
@@ -36,8 +47,8 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
         await pressButton(scope, truthy(value) ? 'Yes' : 'No', question.id);
         return true;
       }
-      // Yes / No radios (Workable draws them), else one checkbox.
-      if ((await scope.locator('input[type="radio"], [role="radio"]').count()) > 0) {
+      // Yes / No radios (Workable draws them) or a Yes / No list (Workday's), else one checkbox.
+      if ((await scope.locator(`input[type="radio"], [role="radio"], ${listButton}`).count()) > 0) {
         await choose(page, scope, question.id, truthy(value) ? 'Yes' : 'No');
         return true;
       }
@@ -67,6 +78,7 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
         await choose(page, scope, question.id, text);
         return true;
       }
+      if (question.inputType === 'Date' && (await fillDateParts(scope, text))) return true;
       const type = await box.getAttribute('type');
       await box.fill(type === 'date' ? text.slice(0, 10) : text, { timeout: actionTimeoutMs });
       // Ashby saves a box when it loses focus: leave it as a person would.
@@ -76,6 +88,43 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
   }
 }
 
+/** A button that opens a list of options (Workday's "Select One"). */
+const listButton = 'button[aria-haspopup="listbox"]';
+
+/**
+ * An ISO date into a date drawn as separate month / day / year boxes (Workday's), each left as a
+ * person leaves it; false when the field has no such boxes.
+ */
+async function fillDateParts(scope: Locator, iso: string): Promise<boolean> {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
+  if (!match) return false;
+  const [, year, month, day] = match as unknown as [string, string, string, string];
+  const parts: Array<[string, string]> = [
+    ['Month', month],
+    ['Day', day],
+    ['Year', year],
+  ];
+  let placed = 0;
+  for (const [part, text] of parts) {
+    const box = scope.locator(`input[data-automation-id*="${part}" i], input[aria-label="${part}" i]`).first();
+    if ((await box.count()) === 0) continue;
+    await box.fill(text, { timeout: actionTimeoutMs });
+    await box.blur({ timeout: actionTimeoutMs });
+    placed += 1;
+  }
+  return placed > 0;
+}
+
+/**
+ * A recipe's `fieldScope` for one mined id: `{id}` is the id, `{domId}` the element id Rails makes
+ * of a field name (`candidate[resume_remote_url]` → `candidate_resume_remote_url`).
+ */
+function fieldScopeFor(template: string, id: string): string {
+  const quoted = (text: string) => text.replace(/"/g, '\\"');
+  const domId = id.replace(/\]\[|[^-a-zA-Z0-9:.]/g, '_').replace(/_+$/, '');
+  return template.replaceAll('{id}', quoted(id)).replaceAll('{domId}', quoted(domId));
+}
+
 /**
  * The element holding a question's control: the recipe's `fieldScope` for its id, else the
  * innermost `questionBlock` that shows the question's own words as a heading or label (an
@@ -83,7 +132,7 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
  */
 async function scopeOf(page: Page, recipe: AtsRecipe, question: Question): Promise<Locator | null> {
   if (recipe.fieldScope) {
-    const scope = page.locator(recipe.fieldScope.replaceAll('{id}', question.id.replace(/"/g, '\\"'))).first();
+    const scope = page.locator(fieldScopeFor(recipe.fieldScope, question.id)).first();
     if ((await scope.count()) > 0 && (await scope.isVisible())) return scope;
   }
   const words = question.question.replace(/\s+/g, ' ').trim();
@@ -136,14 +185,20 @@ async function choose(page: Page, scope: Locator, id: string, wanted: string): P
     await select.selectOption({ label: wanted }, { timeout: actionTimeoutMs });
     return;
   }
-  const box = scope.getByRole('combobox').first();
+  const box = scope.getByRole('combobox').or(scope.locator(listButton)).first();
   if ((await box.count()) === 0) throw new FillError(`question ${id}: "${wanted}" is not one of its options`);
   await box.click({ timeout: actionTimeoutMs });
-  if (await box.isEditable()) {
+  const typed = (await box.evaluate((element) => element.matches('input, textarea, [contenteditable]'))) && (await box.isEditable());
+  if (typed) {
     await box.fill('', { timeout: actionTimeoutMs });
     await box.pressSequentially(wanted, { timeout: actionTimeoutMs });
   }
   const option = page.getByRole('option').filter({ visible: true, hasText: exactly(wanted) }).first();
+  // A search box that lists only on Enter (Workday's prompts): pressed only while nothing is
+  // listed, so Enter never picks an option the box offered first.
+  if (typed && !(await option.waitFor({ state: 'visible', timeout: 1_500 }).then(() => true, () => false)) && (await page.getByRole('option').filter({ visible: true }).count()) === 0) {
+    await box.press('Enter', { timeout: actionTimeoutMs });
+  }
   await option.waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {
     throw new FillError(`question ${id}: the list offers no option "${wanted}"`);
   });

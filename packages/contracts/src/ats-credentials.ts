@@ -2,16 +2,24 @@ import { z } from 'zod';
 import { hasNul, nulMessage } from './nul-bytes.ts';
 
 /**
- * The ATSs whose employer-authorized API the service can submit through. A key for another vendor
- * is refused rather than stored unused: the client would believe its applications go through it.
+ * The ATSs whose employer-authorized API the service can submit through, and Workday, whose
+ * hosted application signs in with a candidate account the client registers for the tenant. A
+ * credential for another vendor is refused rather than stored unused: the client would believe
+ * its applications go through it.
  */
-export const atsCredentialVendors = ['greenhouse', 'lever', 'ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor'] as const;
+export const atsCredentialVendors = ['greenhouse', 'lever', 'ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor', 'workday'] as const;
 export const AtsCredentialVendor = z.enum(atsCredentialVendors);
 export type AtsCredentialVendor = z.infer<typeof AtsCredentialVendor>;
 
+/** The vendors whose credential is an account on a tenant (email and password), not an API key. */
+export const atsAccountVendors: readonly AtsCredentialVendor[] = ['workday'];
+
+/** A Workday tenant as its posting URLs name it: `acme.wd5.myworkdayjobs.com`. */
+const workdayTenant = /^[a-z0-9-]+\.wd\d+\.myworkdayjobs\.com$/;
+
 /**
  * The board a key opens, as the posting URLs name it: Greenhouse's board token, Lever's site,
- * Ashby's hosted jobs page name, Workable's account, SmartRecruiters' company identifier, BambooHR's, JazzHR's, Breezy's and Teamtailor's company subdomain. Lowercase, since the vendors' URLs are case-insensitive there.
+ * Ashby's hosted jobs page name, Workable's account, SmartRecruiters' company identifier, BambooHR's, JazzHR's, Breezy's and Teamtailor's company subdomain, Workday's tenant host. Lowercase, since the vendors' URLs are case-insensitive there.
  */
 const board = z
   .string()
@@ -21,13 +29,43 @@ const board = z
   .regex(/^[A-Za-z0-9._-]+$/, 'must be the board name of the posting URLs (letters, digits, . _ -)')
   .transform((value) => value.toLowerCase());
 
-/** POST /v1/recruitment/ats-credentials: the employer's key for one board; a repeat replaces it. */
-export const AtsCredentialBody = z.object({
-  ats: AtsCredentialVendor,
-  board,
-  key: z.string().min(1).max(1000).refine((value) => !hasNul(value), nulMessage),
-});
+const secret = z.string().min(1).max(1000).refine((value) => !hasNul(value), nulMessage);
+
+/**
+ * POST /v1/recruitment/ats-credentials: the employer's key for one board (`key`), or for Workday
+ * a candidate account on one tenant (`email`, `password`; the board is the tenant's host); a
+ * repeat replaces it.
+ */
+export const AtsCredentialBody = z
+  .object({
+    ats: AtsCredentialVendor,
+    board,
+    key: secret.optional().describe('The API key (every vendor but Workday)'),
+    email: z.email().max(320).optional().describe('Workday: the account\'s sign-in email'),
+    password: secret.optional().describe('Workday: the account\'s password'),
+  })
+  .superRefine((body, context) => {
+    const needs = (field: 'key' | 'email' | 'password', why: string) => {
+      if (body[field] === undefined) context.addIssue({ code: 'custom', path: [field], message: why });
+    };
+    const unused = (field: 'key' | 'email' | 'password') => {
+      if (body[field] !== undefined) context.addIssue({ code: 'custom', path: [field], message: `not used for ${body.ats}` });
+    };
+    if (atsAccountVendors.includes(body.ats)) {
+      needs('email', 'required: the email of the candidate account on the tenant');
+      needs('password', 'required: the password of that account');
+      unused('key');
+      if (!workdayTenant.test(body.board)) context.addIssue({ code: 'custom', path: ['board'], message: 'must be the tenant host of the posting URLs, e.g. acme.wd5.myworkdayjobs.com' });
+    } else {
+      needs('key', 'required: the API key');
+      unused('email');
+      unused('password');
+    }
+  });
 export type AtsCredentialBody = z.infer<typeof AtsCredentialBody>;
+
+/** A Workday account as it is kept (sealed) and opened for the hosted form. */
+export const AtsAccountSecret = z.object({ email: z.string(), password: z.string() });
 
 /** What is shown of a stored key: never the key itself. */
 export const AtsCredentialSummary = z.object({

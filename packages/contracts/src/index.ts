@@ -115,7 +115,7 @@ export {
   PurgeApplicationsJobPayload,
 } from './applications.ts';
 export { isPanTokenShaped, OtpView, PanToken, panTokenMaxLength, panTokenV1Pattern, panTokenV2Pattern, PanTokenView, passesLuhn, StorePanBody } from './vault.ts';
-export { AtsCredentialBody, AtsCredentialList, AtsCredentialParams, AtsCredentialSummary, AtsCredentialVendor, atsCredentialVendors } from './ats-credentials.ts';
+export { AtsAccountSecret, AtsCredentialBody, AtsCredentialList, AtsCredentialParams, AtsCredentialSummary, AtsCredentialVendor, atsAccountVendors, atsCredentialVendors } from './ats-credentials.ts';
 export {
   AvailableRooms,
   BookBody,

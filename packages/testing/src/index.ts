@@ -31,6 +31,9 @@ export { leverHostedVendor, leverPostingId } from './hosted-ats/lever.double.ts'
 export { ashbyHostedVendor, ashbyPostingId, ashbySavedValues } from './hosted-ats/ashby.double.ts';
 export { workableHostedVendor, workableReceived, workableShortcode } from './hosted-ats/workable.double.ts';
 export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
+export { teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from './hosted-ats/teamtailor.double.ts';
+export { workdayHostedVendor, workdayJobPath, workdayQuestions, workdaySaved, workdaySuccessPath, workdayWrongPasswordText } from './hosted-ats/workday.double.ts';
+export { manatalHostedVendor, manatalJobPath, manatalReceived } from './hosted-ats/manatal.double.ts';
 export { breezyHostedVendor, breezyPosting } from './hosted-ats/breezy.double.ts';
 export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruitee.double.ts';
 export { smartRecruitersHostedVendor, smartRecruitersReceived } from './hosted-ats/smartrecruiters.double.ts';

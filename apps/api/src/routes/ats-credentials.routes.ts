@@ -6,7 +6,7 @@ import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
-/** The employers' ATS keys a client registers: applications to those boards go through the vendor's API. */
+/** The employers' ATS keys a client registers (applications to those boards go through the vendor's API), and Workday tenant accounts. */
 export function atsCredentialsRoutes(deps: { authenticator: Authenticator; applications: ApplicationsPorts }): Router {
   const router = Router();
   const recruitment = requireClient(deps.authenticator, { scope: 'recruitment' });
@@ -29,10 +29,12 @@ export function describeAtsCredentialsRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/v1/recruitment/ats-credentials',
-    summary: "Register an employer's API key for one ATS board (a repeat replaces it)",
+    summary: "Register an employer's API key for one ATS board, or a Workday tenant account (a repeat replaces it)",
     description:
       'Applications of this client to postings on that board (Greenhouse board token, Lever site, Ashby jobs page name, as in the posting URL) ' +
-      "are then submitted through the vendor's API instead of its hosted form. The key is stored sealed and never shown again.",
+      "are then submitted through the vendor's API instead of its hosted form. For `workday` there is no API: `board` is the tenant's host " +
+      '(`acme.wd5.myworkdayjobs.com`) and `email` + `password` a candidate account on that tenant, with which the hosted form signs in (on that host ' +
+      'only, once per application; an account the tenant refuses is not tried again until it is registered anew). The key or password is stored sealed and never shown again.',
     tags,
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: AtsCredentialBody } } } },

@@ -1,0 +1,381 @@
+import { readFileSync } from 'node:fs';
+import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
+
+export const workdayJobPath = '/acme/job/Remote/Software-Developer_R1';
+const applyPath = `${workdayJobPath}/apply`;
+const manualPath = `${applyPath}/applyManually`;
+const cxs = '/wday/cxs/acme/External';
+export const workdaySuccessPath = '/acme/userHome/jobTasks/completed/application';
+
+/** The anonymised open posting of the fixture: blank at load, drawn ~1.5 s later, Apply = the `adventureButton` link. */
+const postingFixture = () => readFileSync(new URL('../../../miner/fixtures/ats/workday/posting-open-d.html', import.meta.url), 'utf8');
+
+type WorkdayKind = 'text' | 'textarea' | 'checkbox' | 'yesNo' | 'dropdown' | 'checkboxes' | 'date' | 'monthYear' | 'prompt' | 'file';
+type WorkdayField = { key: string; label: string; kind: WorkdayKind; required: boolean; options?: string[]; asBoolean?: boolean };
+type WorkdayStep = { title: string; name: string; fields: WorkdayField[] };
+
+/**
+ * The steps of a Workday application as the research names them (My Information, My Experience,
+ * Application Questions, Voluntary Disclosures, Review). "My Experience" is the fixture's model
+ * of that step (form.html: work experience with a month/year "From", education with a degree
+ * list, type-to-add skills) with the Resume/CV box of upload.html; the other steps' questions are
+ * ones Workday tenants commonly ask, in the same widgets. Field keys name each box's value, as
+ * the fixture's `data-key`s do.
+ */
+const steps: WorkdayStep[] = [
+  {
+    title: 'My Information',
+    name: 'myInformation',
+    fields: [
+      { key: 'source', label: 'How Did You Hear About Us?', kind: 'dropdown', required: true, options: ['Job Board', 'LinkedIn', 'Referral'] },
+      { key: 'previousWorker', label: 'Have you previously worked for Acme?', kind: 'yesNo', required: true },
+      { key: 'firstName', label: 'Given Name(s)', kind: 'text', required: true },
+      { key: 'lastName', label: 'Family Name', kind: 'text', required: true },
+      { key: 'addressLine1', label: 'Address Line 1', kind: 'text', required: false },
+      { key: 'city', label: 'City', kind: 'text', required: true },
+      { key: 'postalCode', label: 'Postal Code', kind: 'text', required: false },
+      { key: 'phoneNumber', label: 'Phone Number', kind: 'text', required: true },
+    ],
+  },
+  {
+    title: 'My Experience',
+    name: 'myExperience',
+    fields: [
+      { key: 'jobTitle', label: 'Job Title', kind: 'text', required: true },
+      { key: 'company', label: 'Company', kind: 'text', required: true },
+      { key: 'location', label: 'Location', kind: 'text', required: false },
+      { key: 'current', label: 'I currently work here', kind: 'checkbox', required: false },
+      { key: 'startDate', label: 'From', kind: 'monthYear', required: true },
+      { key: 'roleDescription', label: 'Role Description', kind: 'textarea', required: false },
+      { key: 'school', label: 'School or University', kind: 'text', required: true },
+      { key: 'degree', label: 'Degree', kind: 'dropdown', required: true, options: ['H.S. - High School', 'B.A. - Bachelor of Arts', 'B.S. - Bachelor of Science'] },
+      { key: 'skills', label: 'Type to Add Skills', kind: 'prompt', required: false, options: ['Excel', 'SQL', 'Python'] },
+      { key: 'resume', label: 'Resume/CV', kind: 'file', required: true },
+    ],
+  },
+  {
+    title: 'Application Questions',
+    name: 'primaryQuestionnaire',
+    fields: [
+      { key: 'workAuthorization', label: 'Are you legally authorized to work in the United Kingdom?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
+      { key: 'sponsorship', label: 'Will you now or in the future require sponsorship for employment?', kind: 'dropdown', required: true, options: ['Yes', 'No'], asBoolean: true },
+      { key: 'offices', label: 'Which offices would you work from?', kind: 'checkboxes', required: false, options: ['London', 'Manchester', 'Remote'] },
+      { key: 'availableFrom', label: 'Earliest start date', kind: 'date', required: true },
+      { key: 'motivation', label: 'Why Acme?', kind: 'textarea', required: false },
+    ],
+  },
+  {
+    title: 'Voluntary Disclosures',
+    name: 'voluntaryDisclosures',
+    fields: [
+      { key: 'gender', label: 'Gender', kind: 'dropdown', required: false, options: ['Female', 'Male', 'I do not wish to answer'] },
+      { key: 'veteranStatus', label: 'Veteran Status', kind: 'dropdown', required: false, options: ['I am not a veteran', 'I am a veteran', 'I do not wish to answer'] },
+      { key: 'termsAndConditions', label: 'I consent to Acme processing my data as the privacy notice describes', kind: 'checkbox', required: true },
+    ],
+  },
+];
+
+/** A question as the interface describes one (`Question` of the contracts), for the fields of these steps. */
+export type WorkdayQuestion = {
+  id: string;
+  question: string;
+  inputType: 'Text' | 'TextArea' | 'SelectOne' | 'SelectMultiple' | 'Date' | 'Boolean' | 'File';
+  label: string;
+  mandatory: boolean;
+  options?: Array<{ answer: string; conditionalQuestions: [] }>;
+};
+
+const inputTypes: Record<WorkdayKind, WorkdayQuestion['inputType']> = {
+  text: 'Text',
+  textarea: 'TextArea',
+  checkbox: 'Boolean',
+  yesNo: 'Boolean',
+  dropdown: 'SelectOne',
+  checkboxes: 'SelectMultiple',
+  date: 'Date',
+  monthYear: 'Date',
+  prompt: 'SelectMultiple',
+  file: 'File',
+};
+
+/**
+ * The questions of the double's steps, as a reader of the signed-in steps would list them, by
+ * field key. The miner does not read Workday (its form is behind the account), so a Workday case
+ * carries these.
+ */
+export function workdayQuestions(): WorkdayQuestion[] {
+  return steps.flatMap((step) =>
+    step.fields.map((field) => ({
+      id: field.key,
+      question: field.label,
+      inputType: field.asBoolean ? ('Boolean' as const) : inputTypes[field.kind],
+      label: step.title,
+      mandatory: field.required,
+      ...(field.options && !field.asBoolean ? { options: field.options.map((answer) => ({ answer, conditionalQuestions: [] })) } : {}),
+    })),
+  );
+}
+
+const datePart = (key: string, part: 'Month' | 'Day' | 'Year') => `<input data-automation-id="dateSection${part}-input" data-key="${key}${part}" aria-label="${part}" placeholder="${part === 'Year' ? 'YYYY' : part === 'Month' ? 'MM' : 'DD'}" size="${part === 'Year' ? 4 : 2}">`;
+
+function control(field: WorkdayField): string {
+  const star = field.required ? '<abbr title="required">*</abbr>' : '';
+  const label = `<label>${escapeHtml(field.label)}${star}</label>`;
+  const options = field.options ?? [];
+  const inner = (() => {
+    switch (field.kind) {
+      case 'text':
+        return `<input type="text" data-key="${field.key}" aria-label="${escapeHtml(field.label)}">`;
+      case 'textarea':
+        return `<textarea data-key="${field.key}" aria-label="${escapeHtml(field.label)}"></textarea>`;
+      case 'checkbox':
+        return `<input type="checkbox" data-key="${field.key}" id="cb-${field.key}"><label for="cb-${field.key}">${escapeHtml(field.label)}</label>`;
+      case 'yesNo':
+        return ['Yes', 'No'].map((answer) => `<input type="radio" name="${field.key}" value="${answer === 'Yes'}" data-key="${field.key}" id="${field.key}-${answer}"><label for="${field.key}-${answer}">${answer}</label>`).join('');
+      case 'dropdown':
+        return `<button type="button" aria-haspopup="listbox" data-key="${field.key}" data-options="${escapeHtml(JSON.stringify(options))}">Select One</button>`;
+      case 'checkboxes':
+        return options.map((option, index) => `<div><input type="checkbox" data-key="${field.key}" value="${escapeHtml(option)}" id="${field.key}-${index}"><label for="${field.key}-${index}">${escapeHtml(option)}</label></div>`).join('');
+      case 'date':
+        return `<div data-automation-id="dateInputWrapper">${datePart(field.key, 'Month')}/${datePart(field.key, 'Day')}/${datePart(field.key, 'Year')}</div>`;
+      case 'monthYear':
+        return `<div data-automation-id="dateInputWrapper">${datePart(field.key, 'Month')}/${datePart(field.key, 'Year')}</div>`;
+      case 'prompt':
+        return `<input role="combobox" aria-haspopup="listbox" aria-expanded="false" data-prompt="${field.key}" data-options="${escapeHtml(JSON.stringify(options))}" placeholder="Search"><div role="listbox" data-automation-id="promptList" hidden></div>`;
+      case 'file':
+        return `<div data-automation-id="file-upload-drop-zone">Drop file here or <input type="file" data-automation-id="file-upload-input-ref" data-key="${field.key}"></div><div data-automation-id="file-upload-items"></div>`;
+    }
+  })();
+  const wrapped = field.kind === 'checkbox' ? inner : `${label}${inner}`;
+  return `<div data-automation-id="formField-${field.key}" class="field">${wrapped}<div class="errors"></div></div>`;
+}
+
+const stepHtml = (step: WorkdayStep, index: number) =>
+  `<section data-step="${step.name}" hidden><h2 data-automation-id="progressBarActiveStep">${escapeHtml(step.title)}</h2><p>Step ${index + 1} of ${steps.length + 1}</p>${step.fields.map(control).join('\n')}</section>`;
+
+const style = `<style>[hidden]{display:none!important}.field{margin:6px 0}[role=listbox]{border:1px solid #999;background:#fff}[role=option]{padding:2px}</style>`;
+
+/**
+ * The application's own behaviour, as the research measured Workday's: a box's value counts only
+ * once focus leaves it (form.html's kept-on-focus-out; a value set without focus-out "shows
+ * filled but Save and Continue reports 'required'"); lists open from a "Select One" button into
+ * a list at the end of the page; skills are typed, listed on Enter and kept as pills; a chosen
+ * résumé uploads at once and shows its name (upload.html). "Save and Continue" saves the step's
+ * kept values to the tenant (`/wday/cxs/…`) with the session, which the tenant checks; the
+ * tenant's refusals show under the field (`errorMessage`). Submit on Review moves to Candidate
+ * Home (`…/jobTasks/completed/application`). Endpoint paths past `/wday/cxs/{tenant}/{site}` and
+ * the bodies were not measured.
+ */
+const flowScript = `
+const kept = {};
+let session = null, current = 0;
+const sections = [...document.querySelectorAll('section[data-step]')];
+const keyOf = (element) => element.dataset.key;
+document.addEventListener('focusout', (event) => {
+  const element = event.target;
+  if (element.matches?.('input[data-key]:not([type=checkbox]):not([type=radio]):not([type=file]), textarea[data-key]')) kept[keyOf(element)] = element.value;
+});
+document.addEventListener('change', (event) => {
+  const element = event.target;
+  if (element.matches('input[type=radio][data-key]')) kept[keyOf(element)] = element.value === 'true';
+  if (element.matches('input[type=checkbox][data-key]:not([value])')) kept[keyOf(element)] = element.checked;
+  if (element.matches('input[type=checkbox][data-key][value]')) kept[keyOf(element)] = [...document.querySelectorAll('input[type=checkbox][data-key="' + keyOf(element) + '"]:checked')].map((box) => box.value);
+});
+const popup = document.getElementById('popup');
+document.addEventListener('click', (event) => {
+  const button = event.target.closest('button[aria-haspopup=listbox]');
+  if (button) {
+    popup.innerHTML = '';
+    for (const option of JSON.parse(button.dataset.options)) {
+      const item = document.createElement('div'); item.setAttribute('role', 'option'); item.textContent = option;
+      item.addEventListener('click', () => { kept[keyOf(button)] = option; button.textContent = option; popup.hidden = true; });
+      popup.append(item);
+    }
+    const box = button.getBoundingClientRect();
+    popup.style.cssText = 'position:absolute;left:' + box.left + 'px;top:' + (box.bottom + window.scrollY) + 'px';
+    popup.hidden = false;
+    return;
+  }
+  if (!event.target.closest('#popup')) popup.hidden = true;
+});
+for (const input of document.querySelectorAll('input[data-prompt]')) {
+  const list = input.parentElement.querySelector('[role=listbox]'), key = input.dataset.prompt;
+  input.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter') return;
+    list.innerHTML = '';
+    for (const option of JSON.parse(input.dataset.options).filter((option) => option.toLowerCase().includes(input.value.toLowerCase()))) {
+      const item = document.createElement('div'); item.setAttribute('role', 'option'); item.dataset.automationId = 'promptOption'; item.textContent = option;
+      item.addEventListener('click', () => {
+        kept[key] = [...(kept[key] ?? []), option];
+        const pill = document.createElement('div'); pill.dataset.automationId = 'selectedItem'; pill.textContent = option;
+        input.parentElement.insertBefore(pill, list);
+        list.hidden = true; input.value = ''; input.setAttribute('aria-expanded', 'false');
+      });
+      list.append(item);
+    }
+    list.hidden = false; input.setAttribute('aria-expanded', 'true');
+  });
+}
+for (const input of document.querySelectorAll('input[type=file][data-key]')) {
+  input.addEventListener('change', async () => {
+    const file = input.files[0], field = input.closest('[data-automation-id^=formField-]'), items = field.querySelector('[data-automation-id=file-upload-items]');
+    field.querySelector('.errors').innerHTML = ''; items.innerHTML = '';
+    const body = new FormData(); body.append('sessionToken', session); body.append('file', file, file.name);
+    const answer = await fetch('${cxs}/attachments', { method: 'POST', body });
+    const reply = await answer.json();
+    if (!answer.ok) { field.querySelector('.errors').innerHTML = '<p data-automation-id="errorMessage"></p>'; field.querySelector('[data-automation-id=errorMessage]').textContent = reply.errorMessage; return; }
+    kept[keyOf(input)] = { id: reply.id, name: file.name };
+    items.innerHTML = '<div data-automation-id="file-upload-item"></div>'; items.firstElementChild.textContent = file.name + ' (Successfully Uploaded!)';
+  });
+}
+const show = (index) => {
+  current = index;
+  sections.forEach((section, at) => (section.hidden = at !== index));
+  document.getElementById('review').hidden = index !== sections.length;
+  document.getElementById('next').hidden = index >= sections.length;
+  document.getElementById('submit').hidden = index !== sections.length;
+};
+document.getElementById('next').addEventListener('click', async () => {
+  const section = sections[current];
+  // The tenant's refusals of the last save go; an upload's own error stays until another file is chosen.
+  section.querySelectorAll('[data-saved-error]').forEach((error) => error.remove());
+  const keys = [...section.querySelectorAll('[data-automation-id^=formField-]')].map((field) => field.dataset.automationId.slice('formField-'.length));
+  const values = {};
+  for (const [key, value] of Object.entries(kept)) if (keys.some((field) => key === field || key.startsWith(field) && /^(Month|Day|Year)$/.test(key.slice(field.length)))) values[key] = value;
+  const answer = await fetch('${cxs}/jobapplication/' + section.dataset.step, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionToken: session, values }) });
+  const reply = await answer.json();
+  if (answer.ok) return show(current + 1);
+  for (const error of reply.errors ?? []) {
+    const box = section.querySelector('[data-automation-id="formField-' + error.field + '"] .errors') ?? section.querySelector('.errors');
+    const message = document.createElement('p'); message.dataset.automationId = 'errorMessage'; message.dataset.savedError = ''; message.textContent = error.message; box.append(message);
+  }
+});
+document.getElementById('submit').addEventListener('click', async () => {
+  const answer = await fetch('${cxs}/jobapplication/submit', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionToken: session }) });
+  if (answer.ok) location.assign('${workdaySuccessPath}');
+});
+document.querySelector('[data-automation-id=signInLink]').addEventListener('click', () => {
+  document.querySelector('[data-automation-id=createAccountPage]').hidden = true;
+  document.querySelector('[data-automation-id=signInContent]').hidden = false;
+});
+document.querySelector('[data-automation-id=signInSubmitButton]').addEventListener('click', async () => {
+  const wall = document.querySelector('[data-automation-id=signInContent]');
+  wall.querySelector('[data-automation-id=errorMessage]')?.remove();
+  const answer = await fetch('${cxs}/signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: wall.querySelector('[data-automation-id=email]').value, password: wall.querySelector('[data-automation-id=password]').value }) });
+  const reply = await answer.json();
+  if (!answer.ok) { const error = document.createElement('p'); error.dataset.automationId = 'errorMessage'; error.setAttribute('role', 'alert'); error.textContent = reply.errorMessage; wall.append(error); return; }
+  session = reply.sessionToken;
+  document.getElementById('account').remove();
+  document.getElementById('flow').hidden = false;
+  show(0);
+});`;
+
+/** The account the tenant knows, and what it says to a wrong password (the wording was not measured). */
+export const workdayWrongPasswordText = 'Wrong email address or password.';
+
+/**
+ * Workday's hosted application ({tenant}.wd{N}.myworkdayjobs.com): the fixture's posting page
+ * whose Apply link leads to "Start Your Application" (Apply Manually), then the account wall (a
+ * "Create Account" page with a "Sign In" link, the sign-in form), then the steps (`steps` above)
+ * and Review with Submit. Closed: "The page you are looking for doesn't exist." with no Apply.
+ * Refused file: the upload's error under the Resume/CV box (upload.html's wording, unmeasured).
+ * Missing answer: the tenant's "The field … is required and must have a value." on Save and
+ * Continue (the wording of upload.html; the fixture's re-render wipes kept answers this way).
+ * Sign-in attempts are counted: a wrong password must be tried once, never again.
+ */
+export function workdayHostedVendor(account: { email: string; password: string }): HostedVendor & { signIns: Array<{ email: string; accepted: boolean }> } {
+  const signIns: Array<{ email: string; accepted: boolean }> = [];
+  const sessions = new Set<string>();
+  const head = `<link rel="canonical" href="https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}">${style}`;
+  const posting = postingFixture()
+    .replace('<head><meta charset="utf-8">', `<head><meta charset="utf-8">${head}`)
+    .replace('href="/acme/job/Remote/Software-Developer_R1/apply"', `href="${applyPath}"`);
+  const closed = htmlPage('Acme Careers', head, '<div data-automation-id="errorContainer"><h2>The page you are looking for doesn\'t exist.</h2><a href="/acme">Search for Jobs</a></div>', '');
+  const start = htmlPage(
+    'Start Your Application - Acme',
+    head,
+    `<div data-automation-id="applyFlowPage"><h2>Start Your Application</h2><a data-automation-id="autofillWithResume" href="#">Autofill with Resume</a> <a data-automation-id="applyManually" role="button" href="${manualPath}">Apply Manually</a> <a data-automation-id="useMyLastApplication" href="#">Use My Last Application</a></div>`,
+    '',
+  );
+  const application = htmlPage(
+    'Software Developer - Acme',
+    head,
+    `<div data-automation-id="applyFlowPage"><h1>Software Developer</h1>
+<div id="account">
+  <div data-automation-id="createAccountPage"><h2>Create Account</h2><label>Email Address* <input type="email" data-automation-id="createAccountEmail"></label>
+    <label>Password* <input type="password" data-automation-id="createAccountPassword"></label><button type="button" data-automation-id="createAccountSubmitButton">Create Account</button>
+    <p>Already have an account? <button type="button" data-automation-id="signInLink">Sign In</button></p></div>
+  <div data-automation-id="signInContent" hidden><h2>Sign In</h2><label>Email Address* <input type="email" data-automation-id="email"></label>
+    <label>Password* <input type="password" data-automation-id="password"></label><button type="button" data-automation-id="signInSubmitButton">Sign In</button></div>
+</div>
+<div id="flow" hidden>${steps.map(stepHtml).join('\n')}
+  <section id="review" hidden><h2 data-automation-id="progressBarActiveStep">Review</h2><p>Check your application before you submit it.</p></section>
+  <div data-automation-id="pageFooter"><button type="button" data-automation-id="bottom-navigation-next-button" id="next">Save and Continue</button>
+  <button type="button" data-automation-id="bottom-navigation-next-button" id="submit" hidden>Submit</button></div>
+</div>
+<div id="popup" role="listbox" hidden></div></div>`,
+    flowScript,
+  );
+  const stepsByName = new Map(steps.map((step) => [step.name, step]));
+  const refused = (status: number, errorMessage: string): HostedReply => ({ status, json: { errorMessage } });
+  const notAuthorized = refused(400, 'You are not authorized to this job application');
+  const sessionOf = (request: HostedRequest) => {
+    const token = request.parts.find(([name]) => name === 'sessionToken')?.[1] ?? (request.json as { sessionToken?: unknown } | undefined)?.sessionToken;
+    return typeof token === 'string' && sessions.has(token);
+  };
+  return {
+    ats: 'workday',
+    applyPath: workdayJobPath,
+    variants: ['accept', 'closed', 'invalidFile', 'missingField'],
+    signIns,
+    page: (variant) => ({ status: 200, html: variant === 'closed' ? closed : posting }),
+    post: (request, variant) => {
+      if (request.path === `${cxs}/signin`) {
+        const given = (request.json ?? {}) as { email?: string; password?: string };
+        const accepted = given.email === account.email && given.password === account.password;
+        signIns.push({ email: String(given.email), accepted });
+        if (!accepted) return { kind: 'read', reply: refused(401, workdayWrongPasswordText) };
+        const token = `session-${signIns.length}-${Date.now()}`;
+        sessions.add(token);
+        return { kind: 'read', reply: { status: 200, json: { sessionToken: token } } };
+      }
+      if (!sessionOf(request)) return { kind: 'read', reply: notAuthorized };
+      if (request.path === `${cxs}/attachments`) {
+        if (variant === 'invalidFile') return { kind: 'early', reply: refused(400, 'This file type is not allowed.') };
+        return { kind: 'early', reply: { status: 200, json: { id: `attachment-${Date.now()}` } } };
+      }
+      if (request.path === `${cxs}/jobapplication/submit`) return { kind: 'submission', reply: { status: 200, json: { status: 'submitted' } } };
+      const step = stepsByName.get(request.path.slice(`${cxs}/jobapplication/`.length));
+      if (!step) return { kind: 'read', reply: { status: 404, json: {} } };
+      const values = ((request.json ?? {}) as { values?: Record<string, unknown> }).values ?? {};
+      const given = (field: WorkdayField) => {
+        if (field.kind === 'date' || field.kind === 'monthYear') return ['Month', 'Year'].every((part) => Boolean(values[`${field.key}${part}`]));
+        const value = values[field.key];
+        return field.kind === 'checkbox' ? value === true : value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
+      };
+      const missing = step.fields.filter((field) => field.required && !given(field));
+      if (variant === 'missingField' && step.name === 'myExperience') missing.unshift(step.fields[0] as WorkdayField);
+      if (missing.length > 0) return { kind: 'early', reply: { status: 400, json: { errors: missing.map((field) => ({ field: field.key, message: `The field ${field.label} is required and must have a value.` })) } } };
+      return { kind: 'early', reply: { status: 200, json: { saved: step.name } } };
+    },
+    extraPages: {
+      [applyPath]: { status: 200, html: start },
+      [manualPath]: { status: 200, html: application },
+      [workdaySuccessPath]: {
+        status: 200,
+        html: htmlPage('Candidate Home - Acme', head, '<div data-automation-id="candidateHomePage"><h2>My Applications</h2><p>Software Developer — Submitted. Your application was submitted.</p></div>', ''),
+      },
+    },
+  };
+}
+
+/** What a Workday application saved, merged over its steps, with the résumé's bytes by its attachment. */
+export function workdaySaved(writes: HostedRequest[]): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  for (const write of writes) {
+    const file = write.parts.find(([name]) => name === 'file')?.[1];
+    if (file && typeof file !== 'string') values.set('upload resume', { bytes: file.bytes });
+    for (const [key, value] of Object.entries(((write.json ?? {}) as { values?: Record<string, unknown> }).values ?? {})) values.set(key, value);
+  }
+  return values;
+}
