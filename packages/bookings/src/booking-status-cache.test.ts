@@ -14,6 +14,8 @@ let db: Pool;
 let cache: BookingStatusCache;
 let listener: { stop: () => Promise<void> };
 let lost = 0;
+/** An announcement arrives within milliseconds; the waits allow for a 2-core machine running the whole suite. */
+const announcementWaitMs = 10_000;
 
 async function insertBooking(clientId: string): Promise<string> {
   const bookingId = randomUUID();
@@ -43,14 +45,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe('booking status cache', () => {
+describe('booking status cache', { timeout: 2 * announcementWaitMs }, () => {
   it('keeps a read, and drops it when any connection commits a change of the booking', async () => {
     const bookingId = await insertBooking('cl_owner');
     expect(await stageOf('cl_owner', bookingId)).toBe('priceCheck');
     expect(cache.get('cl_owner', bookingId)).toContain('"priceCheck"');
     // A change made outside this process's code (another API replica, the worker, an operator).
     await db.query(`UPDATE bookings SET stage = 'priceConfirmed', state = 'pending' WHERE booking_id = $1`, [bookingId]);
-    await waitFor('the announcement', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    await waitFor('the announcement', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
     expect(await stageOf('cl_owner', bookingId)).toBe('priceConfirmed');
   });
 
@@ -68,9 +70,10 @@ describe('booking status cache', () => {
     // A committed change of another booking after it: once its announcement arrived, the rolled
     // back one's would have too.
     const marker = await insertBooking('cl_owner');
-    await db.query(`UPDATE bookings SET seq = seq + 1 WHERE booking_id = $1`, [marker]);
+    // Read before the marker's change: its announcement may be handled before the UPDATE's reply.
     const before = cache.reservation();
-    await waitFor('the marker announcement', async () => cache.reservation() !== before || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    await db.query(`UPDATE bookings SET seq = seq + 1 WHERE booking_id = $1`, [marker]);
+    await waitFor('the marker announcement', async () => cache.reservation() !== before || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
     expect(cache.get('cl_owner', bookingId)).toContain('"priceCheck"');
   });
 
@@ -86,7 +89,7 @@ describe('booking status cache', () => {
     await stageOf('cl_owner', bookingId);
     const lostBefore = lost;
     await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
-    await waitFor('the loss to be seen', async () => lost > lostBefore || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    await waitFor('the loss to be seen', async () => lost > lostBefore || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
     expect(cache.get('cl_owner', bookingId)).toBeUndefined();
     expect(cache.reservation()).toBeNull();
     // Meanwhile reads go to Postgres and see every change.
@@ -95,7 +98,7 @@ describe('booking status cache', () => {
     await waitFor('listening again', async () => cache.reservation() !== null || undefined, { timeoutMs: 10_000, intervalMs: 50 });
     await stageOf('cl_owner', bookingId);
     await db.query(`UPDATE bookings SET stage = 'cancelled', state = 'finished' WHERE booking_id = $1`, [bookingId]);
-    await waitFor('the announcement after the reconnection', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: 5_000, intervalMs: 10 });
+    await waitFor('the announcement after the reconnection', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
     expect(await stageOf('cl_owner', bookingId)).toBe('cancelled');
   });
 });
