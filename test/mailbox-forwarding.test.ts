@@ -60,7 +60,7 @@ async function accounts(): Promise<AccountView[]> {
 }
 
 const subjectsTo = (address: string) => stack.sink.to(address).map((sent) => /^Subject: (.*)$/m.exec(sent.raw.toString())?.[1]);
-/** What reached the sink, each copy once per line: deliveries run in parallel, so messages stored together may arrive in either order. */
+/** The subjects that reached the sink, sorted: deliveries run in parallel, so messages stored together may arrive in either order. */
 const sortedSubjectsTo = (address: string) => subjectsTo(address).sort();
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
 const watcherOf = (process: QuarryProcess) => `:${process.pid}:`;
