@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
 import { createTestDatabase, waitFor, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelAndRollBack, insertBookingRow } from './booking-rows.test-support.ts';
 import { followBookingChangesForWaits, type BookingChangeWaits } from './booking-change-waits.ts';
 
 /**
@@ -15,14 +15,7 @@ let db: Pool;
 let waits: BookingChangeWaits;
 let lost = 0;
 
-async function insertBooking(): Promise<string> {
-  const bookingId = randomUUID();
-  await db.query(
-    `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference) VALUES ($1, 'cl_owner', 'H1', '2027-01-10', 1, 2, 'STD', 'STD:FLEX', $2)`,
-    [bookingId, `Q-${bookingId.slice(0, 8)}`],
-  );
-  return bookingId;
-}
+const insertBooking = () => insertBookingRow(db, 'cl_owner');
 const consent = (bookingId: string) => db.query(`UPDATE bookings SET stage = 'processingBooking', state = 'pending' WHERE booking_id = $1`, [bookingId]);
 /** Whether `promise` settled within `ms`. */
 const settlesWithin = (promise: Promise<unknown>, ms: number) => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
@@ -55,14 +48,7 @@ describe('waits for a booking change', () => {
   it('is not woken by a change that was rolled back, nor after it was cancelled', async () => {
     const bookingId = await insertBooking();
     const change = waits.next(bookingId);
-    const connection = await db.connect();
-    try {
-      await connection.query('BEGIN');
-      await connection.query(`UPDATE bookings SET stage = 'cancelled', state = 'finished' WHERE booking_id = $1`, [bookingId]);
-      await connection.query('ROLLBACK');
-    } finally {
-      connection.release();
-    }
+    await cancelAndRollBack(db, bookingId);
     expect(await settlesWithin(change.changed, 300)).toBe(false);
     change.cancel();
     const later = waits.next(bookingId);

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
 import { createTestDatabase, waitFor, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelAndRollBack, insertBookingRow } from './booking-rows.test-support.ts';
 import { createBookingStatusCache, followBookingChanges, type BookingStatusCache } from './booking-status-cache.ts';
 import { findBookingStatusText } from './find-booking.ts';
 
@@ -17,14 +17,7 @@ let lost = 0;
 /** An announcement arrives within milliseconds; the waits allow for a 2-core machine running the whole suite. */
 const announcementWaitMs = 10_000;
 
-async function insertBooking(clientId: string): Promise<string> {
-  const bookingId = randomUUID();
-  await db.query(
-    `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference) VALUES ($1, $2, 'H1', '2027-01-10', 1, 2, 'STD', 'STD:FLEX', $3)`,
-    [bookingId, clientId, `Q-${bookingId.slice(0, 8)}`],
-  );
-  return bookingId;
-}
+const insertBooking = (clientId: string) => insertBookingRow(db, clientId);
 const stageOf = async (clientId: string, bookingId: string) => (JSON.parse(await findBookingStatusText({ pool: db, statusCache: cache }, clientId, bookingId)) as { stage: string }).stage;
 
 beforeAll(async () => {
@@ -59,14 +52,7 @@ describe('booking status cache', { timeout: 2 * announcementWaitMs }, () => {
   it('announces nothing for a change that was rolled back', async () => {
     const bookingId = await insertBooking('cl_owner');
     await stageOf('cl_owner', bookingId);
-    const connection = await db.connect();
-    try {
-      await connection.query('BEGIN');
-      await connection.query(`UPDATE bookings SET stage = 'cancelled', state = 'finished' WHERE booking_id = $1`, [bookingId]);
-      await connection.query('ROLLBACK');
-    } finally {
-      connection.release();
-    }
+    await cancelAndRollBack(db, bookingId);
     // A committed change of another booking after it: once its announcement arrived, the rolled
     // back one's would have too.
     const marker = await insertBooking('cl_owner');
