@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
 import { createClient } from '@quarry/auth';
 import { createPool, migrateToLatest } from '@quarry/db';
 import { startDemoCheckoutSites } from '@quarry/demo';
@@ -53,9 +54,12 @@ export async function benchBookings(options: { seconds: number; connections: num
   const worker = await spawnServer(workerScript, [], env);
   const base = `http://127.0.0.1:${api.port}`;
   const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, { method, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return (await response.json()) as { bookingId: string; stage: string; finalPrice?: unknown; error?: { code: string } | null };
+  // undici's own request, not fetch: the clients share the machine with what is measured, and
+  // fetch spends more of the CPU they share per request.
+  const connections = new Pool(base, { connections: options.concurrency });
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const response = await connections.request({ method, path, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return (await response.body.json()) as { bookingId: string; stage: string; finalPrice?: unknown; error?: { code: string } | null };
   };
   const until = async (bookingId: string, stages: string[]) => {
     for (;;) {
@@ -137,6 +141,7 @@ export async function benchBookings(options: { seconds: number; connections: num
       ],
     );
   } finally {
+    await connections.close();
     await worker.stop();
     await api.stop();
     await hotel.close();
