@@ -1,6 +1,6 @@
 export { extractHtmlForm } from './html-form.extractor.ts';
 export { createHtmlPageMiner } from './html-page.miner.ts';
-export type { JobPostToMine, Miner, MineOutcome } from './miner-port.ts';
+export type { JobPostToMine, Miner, MineOutcome, MiningAccess, TenantAccount } from './miner-port.ts';
 export { categorize } from './question-categories.ts';
 export { syntheticAnswers } from './synthetic-answers.ts';
 export { createMiner, defaultMinerEndpoints } from './ats-router.miner.ts';
@@ -16,5 +16,10 @@ export { locateQuestions } from './browser/form-fields.ts';
 export type { LocatedQuestion, RawField } from './browser/form-fields.ts';
 export { callInFrame, frameOf, minerPageScript, settle, settleAfterInput, snapshotPage } from './browser/page-snapshot.ts';
 export { createHostGuard } from './browser/request-guard.ts';
+export type { Lookup } from '@quarry/safe-fetch';
+export { createSignInMemory, followToForm, showsWall, signInOnce } from './browser/account-wall.ts';
+export type { AccountWall, SignInMemory } from './browser/account-wall.ts';
+export { createWorkdayMiner, workdayAccountWall, workdayFormLinks } from './browser/workday.miner.ts';
+export type { WorkdayMinerOptions } from './browser/workday.miner.ts';
 export { nextButton } from './browser/wizard-steps.ts';
 export { createProcessChromium, createProcessMiner } from './process-miner.ts';

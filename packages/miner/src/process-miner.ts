@@ -4,6 +4,7 @@ import { createMiner } from './ats-router.miner.ts';
 import { createBrowserFormMiner } from './browser/browser-form.miner.ts';
 import { createChromiumPool, type ChromiumPool, type RecycleEvent } from './browser/chromium-pool.ts';
 import type { Miner } from './miner-port.ts';
+import { createWorkdayMiner } from './browser/workday.miner.ts';
 
 /**
  * The Chromium of a worker process, from its mining settings (`browser.enabled` is the caller's to
@@ -19,10 +20,15 @@ export function createProcessChromium(settings: MiningSettings, onRecycle: (even
   });
 }
 
-/** The miner of a worker process: vendor adapters, then the HTML miner, then (with a browser) Chromium. */
+/**
+ * The miner of a worker process: vendor adapters, then the HTML miner, then (with a browser)
+ * Chromium; with a browser, Workday postings are read behind the client's tenant account.
+ */
 export function createProcessMiner(settings: MiningSettings, allowPrivate: string[], fetch: SafeFetch, chromium: ChromiumPool | null): Miner {
   const browser = chromium
     ? createBrowserFormMiner({ pool: chromium, allowPrivate, timeoutMs: settings.pageTimeoutMs, probeDepth: settings.browser.probeDepth, maxProbeChoices: 60 })
     : undefined;
-  return createMiner({ fetch, timeoutMs: settings.pageTimeoutMs, browser, endpoints: settings.atsEndpoints });
+  // A sign-in and four saved steps: twice a page's time.
+  const workday = chromium ? createWorkdayMiner({ pool: chromium, allowPrivate, timeoutMs: 2 * settings.pageTimeoutMs }) : undefined;
+  return createMiner({ fetch, timeoutMs: settings.pageTimeoutMs, browser, workday, endpoints: settings.atsEndpoints });
 }
