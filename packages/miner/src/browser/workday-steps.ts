@@ -10,7 +10,7 @@ const readStepScript = readFileSync(new URL('./page-scripts/workday-step.js', im
 type FieldKind = 'text' | 'textarea' | 'checkbox' | 'checkboxes' | 'yesNo' | 'radio' | 'list' | 'prompt' | 'date' | 'file';
 
 /** One `formField-<key>` of a step, as page-scripts/workday-step.js reads it. */
-export type WorkdayField = { key: string; label: string; required: boolean; kind: FieldKind; options: string[]; dateParts: string[]; accept: string };
+type WorkdayField = { key: string; label: string; required: boolean; kind: FieldKind; options: string[]; dateParts: string[]; accept: string };
 
 export type WorkdayStep = { title: string; fields: WorkdayField[] };
 
