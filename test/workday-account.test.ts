@@ -10,7 +10,7 @@ import { createClient } from '@quarry/auth';
 import { loadConfig } from '@quarry/config';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
-import { createChromiumPool, createMiner, createWorkdayMiner, type ChromiumPool, type Lookup, type Miner } from '@quarry/miner';
+import { createChromiumPool, createMiner, createProcessSignIns, createWorkdayMiner, type ChromiumPool, type Lookup, type Miner } from '@quarry/miner';
 import { startMiningRole } from '@quarry/mining-worker';
 import { createLogger } from '@quarry/observability';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -86,10 +86,12 @@ beforeAll(async () => {
   });
   const lookup: Lookup = async (name) => (name === tenantHost ? [{ address: '127.0.0.1', family: 4 }] : (await systemLookup(name, { all: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 })));
   const allowPrivate = ['127.0.0.1'];
+  // One memory of refused sign-ins for the process's miner and applier, as the roles share it.
+  const signIns = createProcessSignIns();
   const miner: Miner = createMiner({
     fetch: createSafeFetch({ allowPrivate }),
     timeoutMs: 10_000,
-    workday: createWorkdayMiner({ pool, allowPrivate, lookup, timeoutMs: 120_000 }),
+    workday: createWorkdayMiner({ pool, allowPrivate, lookup, timeoutMs: 120_000, signIns }),
   });
   logs.on('data', (chunk: Buffer) => (logged += chunk.toString()));
   const logger = createLogger({ level: 'debug', destination: logs });
@@ -106,7 +108,7 @@ beforeAll(async () => {
   };
   roles = [
     await startMiningRole({ ...runtime, config: loadConfig(env, 'mining-worker') }),
-    await startApplicationsRole({ ...runtime, config: loadConfig(env, 'applications-worker'), applier: createBrowserApplier({ pool, allowPrivate, lookup, timeoutMs: 180_000 }) }),
+    await startApplicationsRole({ ...runtime, config: loadConfig(env, 'applications-worker'), applier: createBrowserApplier({ pool, allowPrivate, lookup, timeoutMs: 180_000, signIns }) }),
   ];
 }, 120_000);
 
@@ -254,6 +256,14 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
     const batch = await call('/v1/recruitment/job-posts/batch/mine/', { method: 'POST', body: ['jobPostId,url,employer,jobTitle', ...rows].join('\r\n'), headers: { 'content-type': 'text/csv' } });
     expect(batch.status).toBe(200);
     for (const id of ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4']) expect(await minedOf(id)).toEqual({ status: 'failed', errorCode: 'LoginRequired' });
+    // An application to another posting of the tenant, never mined: its mining meets the refusal, and says so.
+    const applied = await post('/v1/recruitment/job-posts/apply/', {
+      jobPostId: 'wd-b5', url: postingUrl, employer: 'Acme', jobTitle: 'Software Developer', candidate: { ...candidate, email: 'augusta.ada@example.com' },
+      files: { cv: { type: 'File', url: `${storageOrigin}/ada-cv.pdf`, filename: 'ada-cv.pdf' } }, answers,
+    });
+    const refused = await endedOf(((await applied.json()) as { applicationId: string }).applicationId);
+    expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed' });
+    expect(refused.message).toMatch(/^The application form could not be read \(LoginRequired\): LoginFailed: Workday refused the client's account for acme\.wd5\.myworkdayjobs\.com: "refused at an earlier sign-in"/);
     expect(vendor.signIns.slice(signInsBefore)).toEqual([{ email: registered.email, accepted: false }]);
     expect(double.earlyWrites.length).toBe(writesBefore);
 

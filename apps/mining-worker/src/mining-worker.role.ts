@@ -4,7 +4,7 @@ import type { Pool } from '@quarry/db';
 import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { findAtsAccount } from '@quarry/applications';
 import { createSealer } from '@quarry/auth';
-import { createProcessChromium, createProcessMiner, type Miner } from '@quarry/miner';
+import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -48,7 +48,7 @@ export async function startMiningRole(runtime: {
     pool: db,
     queue: createMiningQueuePort(miningJobsOf(queues)),
     settings: config.batches,
-    miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
+    miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, runtime.shared('tenant-sign-ins', createProcessSignIns)),
     // The sealed account is read and opened here, at mining time, for the submission's client.
     ...(sealer ? { findAccount: (clientId: string, url: string) => findAtsAccount({ pool: db, sealer }, clientId, url) } : {}),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),

@@ -108,7 +108,9 @@ async function submit(
     signal.throwIfAborted();
     // The client sees this mining like one it asked for (`/questions/:id`), success or failure.
     await ports.recordMining({ ...post, clientId: application.clientId, jobPostId: application.jobPostId }, mined, Math.round(performance.now() - started));
-    if (!mined.ok) return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})`));
+    // At an account wall the miner's words say which: no account for the tenant, another host's, or a refused one.
+    const wall = !mined.ok && mined.errorCode === 'LoginRequired' ? `: ${mined.detail}` : '';
+    if (!mined.ok) return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})${wall}`));
     questions = mined.form.questions;
     await storeMinedQuestions(ports.pool, application.applicationId, JSON.stringify(questions));
   }

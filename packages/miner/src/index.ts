@@ -22,4 +22,4 @@ export type { AccountWall, SignInMemory } from './browser/account-wall.ts';
 export { createWorkdayMiner, workdayAccountWall, workdayFormLinks } from './browser/workday.miner.ts';
 export type { WorkdayMinerOptions } from './browser/workday.miner.ts';
 export { nextButton } from './browser/wizard-steps.ts';
-export { createProcessChromium, createProcessMiner } from './process-miner.ts';
+export { createProcessChromium, createProcessMiner, createProcessSignIns } from './process-miner.ts';
