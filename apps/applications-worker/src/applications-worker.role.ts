@@ -7,7 +7,7 @@ import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { createProcessChromium, createProcessMiner } from '@quarry/miner';
+import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -45,6 +45,8 @@ export async function startApplicationsRole(runtime: {
   shared: Shared;
   /** Replaces the browser engine of hosted forms (tests run the role with an engine of their own). */
   applier?: Applier;
+  /** Replaces the miner of posts applied to unmined (tests run the role with one whose browser reaches their doubles). */
+  miner?: Miner;
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
@@ -73,13 +75,15 @@ export async function startApplicationsRole(runtime: {
     perSecond: 2,
     leaseMs: config.jobLockMs,
   });
+  // A tenant's refusal of an account holds for every role of the process that signs in with it.
+  const signIns = runtime.shared('tenant-sign-ins', createProcessSignIns);
   // The same Chromium as the miner of this role: one browser per process, its contexts shared.
-  const hostedForm = runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs }) : noEngine);
+  const hostedForm = runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs, signIns }) : noEngine);
   const ports: RunPorts = {
     pool: db,
     sealer: createSealer(config.secretKey),
     findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
-    miner: createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
+    miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, signIns),
     recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db, announceOutcome }, post, mined, durationMs),
     // The vendor's API where the client registered the employer's key (or none is needed), else the hosted form.
     applier: createAtsApplier({ hostedForm, endpoints: config.mining.atsEndpoints, timeoutMs: config.applications.timeoutMs, rateLimit: vendorLimiter }),

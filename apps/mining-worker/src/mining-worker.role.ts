@@ -2,7 +2,9 @@ import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { createProcessChromium, createProcessMiner } from '@quarry/miner';
+import { findAtsAccount } from '@quarry/applications';
+import { createSealer } from '@quarry/auth';
+import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -30,8 +32,13 @@ export async function startMiningRole(runtime: {
   workerId: string;
   runsCanary: boolean;
   shared: Shared;
+  /** Replaces the process's miner (tests run the role with one whose browser reaches their doubles). */
+  miner?: Miner;
 }): Promise<MiningRole> {
   const { config, db, queues, logger } = runtime;
+  const { accountsKey } = config;
+  if (!accountsKey) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
+  const sealer = accountsKey ? createSealer(accountsKey) : null;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
   const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
@@ -41,7 +48,9 @@ export async function startMiningRole(runtime: {
     pool: db,
     queue: createMiningQueuePort(miningJobsOf(queues)),
     settings: config.batches,
-    miner: createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium),
+    miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, runtime.shared('tenant-sign-ins', createProcessSignIns)),
+    // The sealed account is read and opened here, at mining time, for the submission's client.
+    ...(sealer ? { findAccount: (clientId: string, url: string) => findAtsAccount({ pool: db, sealer }, clientId, url) } : {}),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
   };
   const canaries = runtime.runsCanary

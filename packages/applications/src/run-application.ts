@@ -96,17 +96,21 @@ async function submit(
   }
   if (!application.url || !application.host) return finish(failed('JobNotFound', 'No apply page is known for this job post'));
 
+  // The client's account on the posting's tenant lets the miner and the hosted form past its sign-in wall (Workday).
+  const account = await findAtsAccount(ports, application.clientId, application.url);
   let questions: Question[];
   if (application.questions) {
     questions = z.array(Question).parse(JSON.parse(application.questions));
   } else {
     const post = { url: application.url, employer: application.employer ?? '', jobTitle: application.jobTitle ?? '', country: 'gb' };
     const started = performance.now();
-    const mined = await ports.miner(post, signal);
+    const mined = await ports.miner(post, signal, { account: account ?? undefined });
     signal.throwIfAborted();
     // The client sees this mining like one it asked for (`/questions/:id`), success or failure.
     await ports.recordMining({ ...post, clientId: application.clientId, jobPostId: application.jobPostId }, mined, Math.round(performance.now() - started));
-    if (!mined.ok) return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})`));
+    // At an account wall the miner's words say which: no account for the tenant, another host's, or a refused one.
+    const wall = !mined.ok && mined.errorCode === 'LoginRequired' ? `: ${mined.detail}` : '';
+    if (!mined.ok) return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})${wall}`));
     questions = mined.form.questions;
     await storeMinedQuestions(ports.pool, application.applicationId, JSON.stringify(questions));
   }
@@ -126,8 +130,6 @@ async function submit(
 
   // The client's key for this posting's ATS board decides the transport (the vendor's API).
   const credential = await findAtsCredential(ports, application.clientId, application.url);
-  // The client's account on the posting's tenant lets the hosted form past its sign-in wall (Workday).
-  const account = await findAtsAccount(ports, application.clientId, application.url);
   const outcome: SubmitOutcome = await ports.limitHost(
     application.host,
     () =>

@@ -1,4 +1,5 @@
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
+import type { TenantAccount } from '@quarry/miner';
 
 /** A file answer, already fetched through the SSRF guard, size-capped and type-checked. */
 export type FileToUpload = { type: 'File'; filename: string; contentType: string; bytes: Buffer };
@@ -19,9 +20,9 @@ export type AtsCredential = { ats: string; board: string; key: string };
 
 /**
  * A candidate account the client registered on one ATS tenant (Workday's sign-in wall): the
- * hosted form signs in with it, on that tenant's host only. Never logged.
+ * hosted form signs in with it, on that tenant's host only, as the miner does. Never logged.
  */
-export type AtsAccount = { ats: string; board: string; email: string; password: string };
+export type AtsAccount = TenantAccount;
 
 export type ApplicationToSubmit = {
   /** The apply page: the job post's URL as mined. */

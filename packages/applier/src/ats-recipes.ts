@@ -1,5 +1,5 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { detectAts } from '@quarry/miner';
+import { detectAts, workdayAccountWall, workdayFormLinks, type AccountWall } from '@quarry/miner';
 import type { Page } from 'playwright-core';
 
 /** A vendor's own wording on its apply page, and the interface code it means. */
@@ -70,23 +70,16 @@ export type AtsRecipe = {
    * excluded candidate's files are never uploaded.
    */
   knockout?: VendorText;
-  /** The page demands a sign-in before the form (Workday's account wall). */
-  loginWall?: string;
   /**
    * Links a person follows from the posting to the form, in order, while the page shows them
    * (Workday's Apply, then Apply Manually).
    */
-  openForm?: string[];
-  /** The account wall's sign-in form, used with an account the client registered for the tenant. */
-  signIn?: {
-    /** What shows the sign-in form when the wall opens on another one (Workday's "Create Account" page). */
-    open: string;
-    email: string;
-    password: string;
-    submit: string;
-    /** Where the vendor says why it refused the sign-in. */
-    error: string;
-  };
+  openForm?: readonly string[];
+  /**
+   * The account wall the page puts up before the form and its sign-in form, used with an account
+   * the client registered for the tenant (Workday's; the miner signs in with the same).
+   */
+  accountWall?: AccountWall;
 };
 
 const canonical = (host: string) => `link[rel="canonical"][href*="${host}"], meta[property="og:url"][content*="${host}"]`;
@@ -282,15 +275,8 @@ const atsRecipes: readonly AtsRecipe[] = [
     earlyWrites: 'answers',
     successUrl: /\/jobTasks\/completed\/application/,
     texts: [{ pattern: /the page you are looking for doesn'?t exist/i, code: 'JobNotFound' }],
-    loginWall: '[data-automation-id="signInContent"], [data-automation-id="createAccountLink"], [data-automation-id="signInLink"]',
-    openForm: ['[data-automation-id="adventureButton"]', '[data-automation-id="applyManually"]'],
-    signIn: {
-      open: '[data-automation-id="signInLink"]',
-      email: '[data-automation-id="signInContent"] [data-automation-id="email"]',
-      password: '[data-automation-id="signInContent"] [data-automation-id="password"]',
-      submit: '[data-automation-id="signInSubmitButton"]',
-      error: '[data-automation-id="signInContent"] [data-automation-id="errorMessage"]',
-    },
+    openForm: workdayFormLinks,
+    accountWall: workdayAccountWall,
   },
 ];
 

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { type ChromiumPool, createHostGuard, locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';
+import { type ChromiumPool, createHostGuard, createSignInMemory, followToForm, locateQuestions, nextButton, settle, settleAfterInput, showsWall, signInOnce, snapshotPage, type Lookup, type SignInMemory } from '@quarry/miner';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
 import type { LocatedQuestion, RawField } from '@quarry/miner';
 import type { Question } from '@quarry/contracts';
-import type { Applier, ApplicationToSubmit, AtsAccount, SubmitOutcome } from './applier-port.ts';
+import type { Applier, ApplicationToSubmit, SubmitOutcome } from './applier-port.ts';
 import { applierPageScript, callApplier } from './applier-page.ts';
 import { botCheckHeaders, submitButtonText } from './application-page-rules.ts';
 import { recipeFor, vendorTextOf, type AtsRecipe } from './ats-recipes.ts';
@@ -22,6 +21,10 @@ export type BrowserApplierOptions = {
   outcomeWaitMs?: number;
   /** Steps of a multi-step form to walk through (the first included). */
   maxSteps?: number;
+  /** Name resolution for the SSRF guard (the system's by default). */
+  lookup?: Lookup;
+  /** Sign-ins refused and under way, shared with whatever else signs in for this process. */
+  signIns?: SignInMemory;
 };
 
 /** Rounds of filling per step: a choice may reveal a question, whose answer may reveal another. */
@@ -41,7 +44,7 @@ const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitO
 export function createBrowserApplier(options: BrowserApplierOptions): Applier {
   // Accounts a vendor refused, by fingerprint: never tried again (a wrong password tried by every
   // queued application would lock the account) until the client registers them anew.
-  const refusedAccounts = new Set<string>();
+  const signIns = options.signIns ?? createSignInMemory();
   return async (application, hooks, signal) => {
     let url: URL;
     try {
@@ -52,7 +55,7 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
     }
     const unanswered = application.questions.filter((question) => question.mandatory && !application.answers.some((answer) => answer.id === question.id));
     if (unanswered.length > 0) return failedBefore('MandatoryQuestionsNotAnswered', `no answer to ${unanswered.map((question) => `${question.id} ("${question.question}")`).join(', ')}`);
-    const allowed = createHostGuard(options.allowPrivate);
+    const allowed = createHostGuard(options.allowPrivate, options.lookup);
     if (!(await allowed(url.href))) return failedBefore('ApplicationFailed', `refused: ${url.hostname} is not a public address`);
 
     return options.pool.withContext(async (context) => {
@@ -105,10 +108,11 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       if (vendorRefusal && vendorRefusal.code !== 'BotDetection') return failedBefore(vendorRefusal.code, vendorRefusal.message);
       if (status === 404 || status === 410) return failedBefore('JobNotFound', `HTTP ${status}`);
       if (status >= 400) return failedBefore('ApplicationFailed', `HTTP ${status}`);
-      if (recipe?.openForm) await openForm(page, recipe);
-      if (recipe?.loginWall && (await page.locator(recipe.loginWall).count()) > 0) {
-        const refused = await signIn(page, recipe, application.account, refusedAccounts);
-        if (refused) return refused;
+      if (recipe?.openForm) await followToForm(page, recipe.openForm, recipe.accountWall ?? null);
+      if (recipe?.accountWall && (await showsWall(page, recipe.accountWall))) {
+        // Without an account for this very host the wall ends it LoginRequired; a refusal, LoginFailed.
+        const verdict = await signInOnce(page, recipe.accountWall, application.account, signIns);
+        if (!verdict.signedIn) return failedBefore('ApplicationFailed', verdict.message);
       }
 
       let snapshot: FormSnapshot | null = await snapshotPage(page, { withText: false });
@@ -194,59 +198,6 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       return readOutcome(page, before, () => navigationStatus, Math.min(deadline, Date.now() + (options.outcomeWaitMs ?? 15_000)), recipe);
     }
   };
-}
-
-/**
- * Follows the links from a posting to its form while the page shows them (Workday's Apply, then
- * Apply Manually); stops at the vendor's account wall or when the next link never comes.
- */
-async function openForm(page: Page, recipe: AtsRecipe): Promise<void> {
-  for (const link of recipe.openForm ?? []) {
-    const next = page.locator(link).filter({ visible: true }).first();
-    const arrived = recipe.loginWall ? next.or(page.locator(recipe.loginWall)).first() : next;
-    // Workday draws its posting ~1.5 s after load.
-    await arrived.waitFor({ state: 'attached', timeout: 8_000 }).catch(() => {});
-    if ((await next.count()) === 0) return;
-    await next.click({ timeout: 10_000 });
-    await page.waitForLoadState('domcontentloaded', { timeout: 10_000 }).catch(() => {});
-    await settle(page, 250, 3_000);
-  }
-}
-
-const signInWaitMs = 15_000;
-
-/**
- * Signs in on the vendor's account wall with the account the client registered for this tenant,
- * once: a refusal ends the application (`LoginFailed`) and the account is not tried again by this
- * engine. Without an account for this very host, the wall ends it `LoginRequired`. Null: signed in.
- */
-async function signIn(page: Page, recipe: AtsRecipe, account: AtsAccount | undefined, refusedAccounts: Set<string>): Promise<SubmitOutcome | null> {
-  const wall = `LoginRequired: ${recipe.vendor} asks the candidate to sign in to an account before the form`;
-  const form = recipe.signIn;
-  if (!account || !form || account.ats !== recipe.ats) return failedBefore('ApplicationFailed', wall);
-  // The password goes only to the tenant it was registered for.
-  const host = new URL(page.url()).host.toLowerCase();
-  if (account.board.toLowerCase() !== host) return failedBefore('ApplicationFailed', `${wall} (the client's ${recipe.vendor} account is for ${account.board}, this page is on ${host})`);
-  const fingerprint = createHash('sha256').update(JSON.stringify([account.ats, account.board, account.email, account.password])).digest('hex');
-  const refusedText = (said: string) => `LoginFailed: ${recipe.vendor} refused the client's account for ${account.board}: "${said}". Nothing was filled; the account is not tried again until the client registers it anew`;
-  if (refusedAccounts.has(fingerprint)) return failedBefore('ApplicationFailed', refusedText('refused at an earlier sign-in'));
-  const email = page.locator(form.email).filter({ visible: true }).first();
-  if ((await email.count()) === 0) await page.locator(form.open).filter({ visible: true }).first().click({ timeout: 10_000 });
-  await email.fill(account.email, { timeout: 10_000 });
-  await page.locator(form.password).filter({ visible: true }).first().fill(account.password, { timeout: 10_000 });
-  await page.locator(form.submit).filter({ visible: true }).first().click({ timeout: 10_000 });
-  const refusal = page.locator(form.error).filter({ visible: true }).first();
-  for (const until = Date.now() + signInWaitMs; Date.now() < until; await page.waitForTimeout(150)) {
-    if ((await page.locator(recipe.loginWall ?? form.submit).count()) === 0) {
-      await settle(page, 250, 3_000);
-      return null;
-    }
-    if ((await refusal.count()) > 0) {
-      refusedAccounts.add(fingerprint);
-      return failedBefore('ApplicationFailed', refusedText(((await refusal.textContent()) ?? '').trim()));
-    }
-  }
-  return failedBefore('ApplicationFailed', `LoginFailed: ${recipe.vendor} neither signed the client's account in nor said why within ${signInWaitMs / 1_000} s`);
 }
 
 /** The page says an answer excludes the candidate: nothing more is written. */

@@ -57,6 +57,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/q', SMTP_PORT: 'x' }, 'migrate')).toEqual({ databaseUrl: 'postgres://db/q', databasePoolSize: 10 });
   });
 
+  it('lets a mining worker start without QUARRY_SECRET_KEY, and open tenant accounts with it', () => {
+    expect(loadConfig({}, 'mining-worker').accountsKey).toBeUndefined();
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'mining-worker').accountsKey).toEqual(Buffer.from(secret, 'base64'));
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: 'short' }, 'mining-worker')).toThrow(/QUARRY_SECRET_KEY must be 32 bytes/);
+    // Every other role that reads it still requires it, `all` included.
+    expect(() => loadConfig({}, 'all')).toThrow(/QUARRY_SECRET_KEY is required/);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }).accountsKey).toEqual(loadConfig({ QUARRY_SECRET_KEY: secret }).secretKey);
+  });
+
   it('reads VAULT_KEY only in the roles that use the vault, as a key of its own', () => {
     const vaultKey = Buffer.alloc(32, 8).toString('base64');
     expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }, 'api').vault).toEqual({ key: Buffer.alloc(32, 8), cvvTtlMs: 900_000, cardRetentionMs: 86_400_000 });

@@ -22,6 +22,10 @@ const AtsEndpoints = z
   .pipe(z.strictObject(Object.fromEntries(atsEndpointNames.map((name) => [name, endpointUrl.optional()])) as Record<AtsEndpointName, z.ZodOptional<typeof endpointUrl>>));
 
 /** Every setting comes from the environment and is documented in the README's Configuration table; grouped by who uses it. */
+const secretKey = z
+  .string({ error: 'is required: 32 random bytes, base64 (openssl rand -base64 32)' })
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
 const sectionShapes = {
   database: {
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/quarry'),
@@ -49,9 +53,12 @@ const sectionShapes = {
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(10),
   },
   secret: {
-    QUARRY_SECRET_KEY: z
-      .string({ error: 'is required: 32 random bytes, base64 (openssl rand -base64 32)' })
-      .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+    QUARRY_SECRET_KEY: secretKey,
+  },
+  // The mining worker opens the Workday accounts clients registered with QUARRY_SECRET_KEY when it
+  // has it; without it, mining still runs and those postings answer LoginRequired.
+  accountsKey: {
+    QUARRY_SECRET_KEY: secretKey.optional(),
   },
   outbound: {
     ALLOW_PRIVATE_URLS: z.string().default(''),
@@ -230,10 +237,13 @@ const sectionShapes = {
 } satisfies Record<string, z.ZodRawShape>;
 
 /** The names of every variable the configuration reads (what `npm start` records for the CLI). */
-export const configVariableNames: readonly string[] = Object.values(sectionShapes).flatMap((shape) => Object.keys(shape));
+export const configVariableNames: readonly string[] = [...new Set(Object.values(sectionShapes).flatMap((shape) => Object.keys(shape)))];
 
-/** Every variable, parsed: what a section's reader may read once its section parsed. */
-type Vars = z.output<z.ZodObject<UnionToIntersection<(typeof sectionShapes)[Section]>>>;
+/**
+ * Every variable, parsed: what a section's reader may read once its section parsed.
+ * QUARRY_SECRET_KEY is required in `secret` and optional in `accountsKey`: typed as the looser.
+ */
+type Vars = Omit<z.output<z.ZodObject<UnionToIntersection<(typeof sectionShapes)[Section]>>>, 'QUARRY_SECRET_KEY'> & { QUARRY_SECRET_KEY: string | undefined };
 
 export type RatesSettings = {
   horizonDays: number;
@@ -380,7 +390,9 @@ const readers = {
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
   }),
   workers: (vars: Vars) => ({ jobLockMs: vars.JOB_LOCK_MS, jobStalledIntervalMs: vars.JOB_STALLED_INTERVAL_MS, workerConcurrency: vars.WORKER_CONCURRENCY }),
-  secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
+  // Required wherever this section is read (its shape wins over accountsKey's optional one).
+  secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY as string, 'base64') }),
+  accountsKey: (vars: Vars) => ({ accountsKey: vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
   outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
   vault: (vars: Vars) => {
     const key = vars.VAULT_KEY === undefined ? undefined : Buffer.from(vars.VAULT_KEY, 'base64');
@@ -542,16 +554,17 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
 
 /**
  * What each role reads, and so validates: a rates worker does not need SMTP settings, and a
- * mining worker no secret key. `all` is the union. The command line's commands read less still.
+ * mining worker needs no secret key (with one, it opens clients' Workday accounts). `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
   api: ['database', 'process', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
-  'mining-worker': ['database', 'process', 'workers', 'outbound', 'batches', 'mining'],
+  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
   'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'mining', 'bookings'],
-  all: ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'bookings', 'demo'],
+  // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   hotels: ['database'],

@@ -87,8 +87,33 @@ describe('createMiner: failure codes', () => {
     expect(await mine('https://jobs.lever.co/acme/0a1b2c3d-0000-4000-8000-0000000000ff/apply')).toMatchObject({ ok: false, errorCode: 'JobNotFound', adapter: 'lever' });
   });
 
-  it('reports Workday as UnsupportedWebsite without fetching it', async () => {
-    expect(await mine('https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
+  it('reports a Workday posting LoginRequired without an account, and hands the account to the Workday miner only, for a Workday host only', async () => {
+    const posting = 'https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1';
+    const account = { ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse battery staple' };
+    const given: Array<{ url: string; account: unknown }> = [];
+    const workday: Miner = async (jobPost, _signal, access) => {
+      given.push({ url: jobPost.url, account: access?.account });
+      return { ok: false, errorCode: 'FormNotFound', adapter: 'workday', detail: 'stand-in' };
+    };
+    const routed = createMiner({ fetch: safeFetch, timeoutMs: 1_000, endpoints: minerEndpointsFor(server.origin), workday, browser: workday });
+    const post = (url: string) => ({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' });
+    const without = await routed(post(posting), AbortSignal.timeout(10_000));
+    expect(without).toMatchObject({ ok: false, errorCode: 'LoginRequired', adapter: 'workday' });
+    expect(without.ok || without.detail).toMatch(/candidate account on acme\.wd5\.myworkdayjobs\.com; the client registered none/);
+    expect(given).toEqual([]);
+    expect(await routed(post(posting), AbortSignal.timeout(10_000), { account })).toMatchObject({ errorCode: 'FormNotFound', adapter: 'workday' });
+    expect(given).toEqual([{ url: posting, account }]);
+    // Another vendor's page never sees the account, even when the browser miner reads it.
+    await routed(post(`${server.origin}/pages/missing.html`), AbortSignal.timeout(10_000), { account });
+    expect(given.slice(1).map((call) => call.account)).toEqual(given.slice(1).map(() => undefined));
+    // Without a browser the account cannot be used: said plainly.
+    expect(await mine(posting)).toMatchObject({ ok: false, errorCode: 'LoginRequired' });
+    expect(await miner(post(posting), AbortSignal.timeout(10_000), { account })).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: 'workday' });
+  });
+
+  it('reports myworkdaysite.com and iCIMS as UnsupportedWebsite without fetching them', async () => {
+    expect(await mine('https://wd5.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
+    expect(await mine('https://careers-acme.icims.com/jobs/1234/engineer/job')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
   });
 });
 

@@ -17,6 +17,7 @@ import { smartRecruitersAdapter } from './smartrecruiters.adapter.ts';
 import { syntheticAnswers } from './synthetic-answers.ts';
 import { teamtailorAdapter } from './teamtailor.adapter.ts';
 import { workableAdapter } from './workable.adapter.ts';
+import { workdayWithoutAccount } from './browser/workday.miner.ts';
 
 /**
  * Every third-party base URL an adapter calls. `{company}` is the employer's subdomain and `{host}`
@@ -55,13 +56,18 @@ export type CreateMinerOptions = {
   endpoints?: Partial<MinerEndpoints>;
   /** The last resort for a page whose form only exists once its scripts run (createBrowserFormMiner). */
   browser?: Miner | undefined;
+  /** Workday's application behind the client's tenant account (createWorkdayMiner); it needs a browser. */
+  workday?: Miner | undefined;
 };
 
 type Adapters = { [Name in AtsName]: AtsAdapter<Extract<AtsTarget, { ats: Name }>> };
 
-// ATSs whose form exists only behind a sign-in wizard in a browser: a plain
-// fetch would report a misleading FormNotFound, so say plainly that we do not mine them yet.
-const browserOnlyHosts = /(^|\.)myworkdayjobs\.com$|(^|\.)myworkdaysite\.com$|(^|\.)icims\.com$/i;
+// Workday tenants as the client registers accounts for them ({tenant}.wd{N}.myworkdayjobs.com).
+const workdayHosts = /(^|\.)myworkdayjobs\.com$/i;
+// ATSs whose form exists only behind a sign-in in a browser, for which no account can be
+// registered (myworkdaysite.com names its tenant in the path): a plain fetch would report a
+// misleading FormNotFound, so say plainly that we do not mine them.
+const browserOnlyHosts = /(^|\.)myworkdaysite\.com$|(^|\.)icims\.com$/i;
 
 function hostOf(url: string): string {
   try {
@@ -126,9 +132,15 @@ export function createMiner(options: CreateMinerOptions): Miner {
     return mineWithAdapter(target, { ...jobPost, url: embedded }, signal);
   };
 
-  return async (jobPost, signal): Promise<MineOutcome> => {
+  return async (jobPost, signal, access): Promise<MineOutcome> => {
     const target = detectAts(jobPost.url);
     if (target) return mineWithAdapter(target, jobPost, signal);
+    // The account goes to the Workday miner only, and only for a Workday host.
+    if (workdayHosts.test(hostOf(jobPost.url))) {
+      if (!access?.account) return workdayWithoutAccount(jobPost.url);
+      if (!options.workday) return { ok: false, errorCode: 'UnsupportedWebsite', adapter: 'workday', detail: 'Workday is read in a browser, and this deployment runs none (MINING_BROWSER=off)' };
+      return options.workday(jobPost, signal, { account: access.account });
+    }
     if (browserOnlyHosts.test(hostOf(jobPost.url))) {
       return { ok: false, errorCode: 'UnsupportedWebsite', adapter: null, detail: 'this ATS needs a signed-in browser session; not mined yet' };
     }

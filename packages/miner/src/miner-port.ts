@@ -7,8 +7,20 @@ export type MineOutcome =
   | { ok: false; errorCode: MiningErrorCode; adapter: string | null; detail: string };
 
 /**
+ * A candidate account the client registered on one ATS tenant (Workday's account wall): the miner
+ * and the hosted-form applier sign in with it on that tenant's host only. Never logged.
+ */
+export type TenantAccount = { ats: string; board: string; email: string; password: string };
+
+/**
+ * What a mining may use beyond the post: the client's account on the posting's tenant. Kept apart
+ * from the post, which is logged and stored, and never copied into an outcome or its detail.
+ */
+export type MiningAccess = { account?: TenantAccount | undefined };
+
+/**
  * The one function mining workers call. Implementations never throw for a website's behaviour:
  * every known cause becomes an error code; a throw means our infrastructure failed and the job
  * may be retried.
  */
-export type Miner = (jobPost: JobPostToMine, signal: AbortSignal) => Promise<MineOutcome>;
+export type Miner = (jobPost: JobPostToMine, signal: AbortSignal, access?: MiningAccess) => Promise<MineOutcome>;

@@ -21,7 +21,9 @@ export async function mineSubmission(
   const started = performance.now();
   let outcome: SubmissionOutcome;
   try {
-    const mined = await ports.miner(submission, context.signal);
+    // Mining jobs are per client: the submission names the client whose account the posting may need.
+    const account = (await ports.findAccount?.(submission.clientId, submission.url)) ?? undefined;
+    const mined = await ports.miner(submission, context.signal, { account });
     // An abort (shutdown hand-back, timeout) is not the website's doing: never record it.
     if (context.signal.aborted) throw context.signal.reason;
     outcome = miningOutcomeOf(submission.jobPostId, mined, Math.round(performance.now() - started), (ports.now ?? (() => new Date()))());

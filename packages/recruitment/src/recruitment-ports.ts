@@ -1,6 +1,6 @@
 import type { BatchSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import type { Miner } from '@quarry/miner';
+import type { Miner, TenantAccount } from '@quarry/miner';
 
 /** The queue operations the recruitment use cases need (`createMiningQueuePort` builds them from the jobs). */
 export type MiningQueuePort = {
@@ -29,6 +29,12 @@ export type RecruitmentPorts = { pool: Pool; queue: MiningQueuePort; settings: R
 
 export type MiningPorts = RecruitmentPorts & {
   miner: Miner;
+  /**
+   * The client's account on the posting's ATS tenant (Workday), opened from its sealed copy for
+   * this mining only: the job carries ids alone, so the password is never in Redis or a log.
+   * Absent where this process holds no key to open accounts.
+   */
+  findAccount?: (clientId: string, url: string) => Promise<TenantAccount | null>;
   now?: () => Date;
   /** Tells API processes a post's answer changed (they drop what they cached); never throws. */
   announceOutcome?: (clientId: string, jobPostId: string) => Promise<void>;

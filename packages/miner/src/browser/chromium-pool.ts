@@ -14,6 +14,11 @@ export type ChromiumPoolOptions = {
   maxContexts?: number;
   /** Told when a browser is replaced, and why (logs). */
   onRecycle?: (event: RecycleEvent) => void;
+  /**
+   * Chromium's own name resolution rules (`--host-resolver-rules`, e.g. `MAP acme.example 127.0.0.1:8080`):
+   * tests reach a vendor's double under the vendor's host name. Requests still pass the SSRF guard.
+   */
+  hostResolverRules?: string;
 };
 
 export type RecycleEvent = { reason: 'jobs' | 'memory'; jobs: number; memoryMb?: number };
@@ -75,7 +80,8 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       browser: draining.then(() => {
         // Closed while waiting for the old browser: nothing to start.
         if (closed) throw new Error('the browser pool is closed');
-        return chromium.launch({ executablePath: options.executablePath, args: launchArgs, ...processOwnsSignals });
+        const args = options.hostResolverRules ? [...launchArgs, `--host-resolver-rules=${options.hostResolverRules}`] : launchArgs;
+        return chromium.launch({ executablePath: options.executablePath, args, ...processOwnsSignals });
       }),
       jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined),
     };

@@ -1,12 +1,12 @@
-import { createAddressGuard } from '@quarry/safe-fetch';
+import { createAddressGuard, type Lookup } from '@quarry/safe-fetch';
 
 /**
  * The SSRF rule for the browser: every request a page makes (documents, frames, scripts, XHR)
  * goes to a host whose every address is public, unless the allow-list names it. Answers are
- * cached per host for the page's life.
+ * cached per host for the page's life. `lookup` resolves names (the system's resolver by default).
  */
-export function createHostGuard(allowPrivate: string[]): (url: string) => Promise<boolean> {
-  const guard = createAddressGuard(allowPrivate);
+export function createHostGuard(allowPrivate: string[], lookup?: Lookup): (url: string) => Promise<boolean> {
+  const guard = lookup ? createAddressGuard(allowPrivate, lookup) : createAddressGuard(allowPrivate);
   const verdicts = new Map<string, Promise<boolean>>();
   const judge = (hostname: string): Promise<boolean> => guard.vet(hostname).then(() => true, () => false);
   return async (url) => {

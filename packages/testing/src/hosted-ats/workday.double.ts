@@ -11,7 +11,7 @@ export const workdaySuccessPath = '/acme/userHome/jobTasks/completed/application
 const postingFixture = () => readFileSync(new URL('../../../miner/fixtures/ats/workday/posting-open-d.html', import.meta.url), 'utf8');
 
 type WorkdayKind = 'text' | 'textarea' | 'checkbox' | 'yesNo' | 'dropdown' | 'checkboxes' | 'date' | 'monthYear' | 'prompt' | 'file';
-type WorkdayField = { key: string; label: string; kind: WorkdayKind; required: boolean; options?: string[]; asBoolean?: boolean };
+type WorkdayField = { key: string; label: string; kind: WorkdayKind; required: boolean; options?: string[] };
 type WorkdayStep = { title: string; name: string; fields: WorkdayField[] };
 
 /**
@@ -58,7 +58,7 @@ const steps: WorkdayStep[] = [
     name: 'primaryQuestionnaire',
     fields: [
       { key: 'workAuthorization', label: 'Are you legally authorized to work in the United Kingdom?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
-      { key: 'sponsorship', label: 'Will you now or in the future require sponsorship for employment?', kind: 'dropdown', required: true, options: ['Yes', 'No'], asBoolean: true },
+      { key: 'sponsorship', label: 'Will you now or in the future require sponsorship for employment?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
       { key: 'offices', label: 'Which offices would you work from?', kind: 'checkboxes', required: false, options: ['London', 'Manchester', 'Remote'] },
       { key: 'availableFrom', label: 'Earliest start date', kind: 'date', required: true },
       { key: 'motivation', label: 'Why Acme?', kind: 'textarea', required: false },
@@ -99,19 +99,18 @@ const inputTypes: Record<WorkdayKind, WorkdayQuestion['inputType']> = {
 };
 
 /**
- * The questions of the double's steps, as a reader of the signed-in steps would list them, by
- * field key. The miner does not read Workday (its form is behind the account), so a Workday case
- * carries these.
+ * The questions of the double's steps as the page shows them, by field key: what the miner reads
+ * behind the account (the tests compare the two), without the categories it adds.
  */
 export function workdayQuestions(): WorkdayQuestion[] {
   return steps.flatMap((step) =>
     step.fields.map((field) => ({
       id: field.key,
       question: field.label,
-      inputType: field.asBoolean ? ('Boolean' as const) : inputTypes[field.kind],
+      inputType: inputTypes[field.kind],
       label: step.title,
       mandatory: field.required,
-      ...(field.options && !field.asBoolean ? { options: field.options.map((answer) => ({ answer, conditionalQuestions: [] })) } : {}),
+      ...(field.options ? { options: field.options.map((answer) => ({ answer, conditionalQuestions: [] as [] })) } : {}),
     })),
   );
 }
@@ -129,7 +128,7 @@ function control(field: WorkdayField): string {
       case 'textarea':
         return `<textarea data-key="${field.key}" aria-label="${escapeHtml(field.label)}"></textarea>`;
       case 'checkbox':
-        return `<input type="checkbox" data-key="${field.key}" id="cb-${field.key}"><label for="cb-${field.key}">${escapeHtml(field.label)}</label>`;
+        return `<input type="checkbox" data-key="${field.key}" id="cb-${field.key}"><label for="cb-${field.key}">${escapeHtml(field.label)}${star}</label>`;
       case 'yesNo':
         return ['Yes', 'No'].map((answer) => `<input type="radio" name="${field.key}" value="${answer === 'Yes'}" data-key="${field.key}" id="${field.key}-${answer}"><label for="${field.key}-${answer}">${answer}</label>`).join('');
       case 'dropdown':
@@ -290,7 +289,7 @@ export function workdayHostedVendor(account: { email: string; password: string }
   const posting = postingFixture()
     .replace('<head><meta charset="utf-8">', `<head><meta charset="utf-8">${head}`)
     .replace('href="/acme/job/Remote/Software-Developer_R1/apply"', `href="${applyPath}"`);
-  const closed = htmlPage('Acme Careers', head, '<div data-automation-id="errorContainer"><h2>The page you are looking for doesn\'t exist.</h2><a href="/acme">Search for Jobs</a></div>', '');
+  const closed = htmlPage('Acme Careers', head, '<div data-automation-id="errorContainer"><h2 data-automation-id="errorMessage">The page you are looking for doesn\'t exist.</h2><button type="button">Search for Jobs</button></div>', '');
   const start = htmlPage(
     'Start Your Application - Acme',
     head,
