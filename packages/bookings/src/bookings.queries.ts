@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BookingStage, BookingState } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import type { BookingWork } from './booking-stages.ts';
@@ -44,6 +45,16 @@ const columns = `booking_id, client_id, hotel_id, to_char(check_in, 'YYYY-MM-DD'
   reference, order_state, price_confirmed_until, available_rooms, price_breakdown, final_price, confirmation, tds_challenge, tds_expires_at,
   error_code, error_message, details_sealed, pan_token_sealed, skip_confirmation, callback_url, webhook_secret_sealed, awaiting_since,
   created_at, updated_at, succeeded_at, failed_at, (checkout_until IS NOT NULL AND checkout_until > now()) AS checkout_held`;
+
+const movedColumns = columns.replace(/\b(booking_id|pan_token_sealed|checkout_until)\b/g, 'b.$1');
+
+/**
+ * A booking's hot statements run as named ones: Postgres parses and plans each once per connection
+ * instead of at every call (a stage change's UPDATE cost the server twice as much unnamed). A
+ * statement built from a transition's fields is named by its text: the variants are few, as the
+ * fields come from a fixed list.
+ */
+const statementName = (prefix: string, text: string) => `${prefix}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 
 type RawRow = Record<string, unknown>;
 
@@ -100,17 +111,18 @@ export type NewBooking = {
 
 /** A new booking in `priceCheck`, its first work the price check. */
 export async function insertBooking(db: Queryable, booking: NewBooking): Promise<BookingRow> {
-  const result = await db.query<RawRow>(
-    `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference, callback_url, webhook_secret_sealed, work)
+  const result = await db.query<RawRow>({
+    name: 'insert-booking',
+    text: `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference, callback_url, webhook_secret_sealed, work)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'reprice') RETURNING ${columns}`,
-    [booking.bookingId, booking.clientId, booking.hotelId, booking.checkIn, booking.nights, booking.guests, booking.roomId, booking.rateId, booking.reference, booking.callbackUrl, booking.webhookSecretSealed],
-  );
+    values: [booking.bookingId, booking.clientId, booking.hotelId, booking.checkIn, booking.nights, booking.guests, booking.roomId, booking.rateId, booking.reference, booking.callbackUrl, booking.webhookSecretSealed],
+  });
   return toRow(result.rows[0] as RawRow);
 }
 
 /** Tenant-scoped: another client's booking is the same as a missing one. */
 export async function findClientBooking(db: Queryable, clientId: string, bookingId: string): Promise<BookingRow | null> {
-  const result = await db.query<RawRow>(`SELECT ${columns} FROM bookings WHERE booking_id = $1 AND client_id = $2`, [bookingId, clientId]);
+  const result = await db.query<RawRow>({ name: 'find-client-booking', text: `SELECT ${columns} FROM bookings WHERE booking_id = $1 AND client_id = $2`, values: [bookingId, clientId] });
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
@@ -154,7 +166,7 @@ export async function findClientBookingView(db: Queryable, clientId: string, boo
 }
 
 export async function findBooking(db: Queryable, bookingId: string): Promise<BookingRow | null> {
-  const result = await db.query<RawRow>(`SELECT ${columns} FROM bookings WHERE booking_id = $1`, [bookingId]);
+  const result = await db.query<RawRow>({ name: 'find-booking', text: `SELECT ${columns} FROM bookings WHERE booking_id = $1`, values: [bookingId] });
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
@@ -229,13 +241,11 @@ export async function moveBooking(
   }
   if (change.orderState === 'none') guard += ' AND b.order_state IS NULL';
   if (change.orderState === 'placing') guard += " AND b.order_state = 'placing'";
-  const result = await db.query<RawRow & { previous_pan_token: Buffer | null }>(
-    `UPDATE bookings AS b SET ${sets.join(', ')}
+  const text = `UPDATE bookings AS b SET ${sets.join(', ')}
      FROM (SELECT booking_id, pan_token_sealed FROM bookings WHERE booking_id = $1 FOR UPDATE) AS before
      WHERE b.booking_id = before.booking_id AND b.stage = ANY($2::text[])${guard}
-     RETURNING ${columns.replace(/\b(booking_id|pan_token_sealed|checkout_until)\b/g, 'b.$1')}, before.pan_token_sealed AS previous_pan_token`,
-    values,
-  );
+     RETURNING ${movedColumns}, before.pan_token_sealed AS previous_pan_token`;
+  const result = await db.query<RawRow & { previous_pan_token: Buffer | null }>({ name: statementName('move-booking', text), text, values });
   const row = result.rows[0];
   return row ? { row: toRow(row), previousPanToken: row.previous_pan_token } : null;
 }
@@ -245,11 +255,12 @@ export async function moveBooking(
  * to be placed: from here on no run places it again (ADR: bookings are placed at most once).
  */
 export async function markPlacingOrder(db: Queryable, bookingId: string, seq: number): Promise<boolean> {
-  const result = await db.query(
-    `UPDATE bookings SET order_state = 'placing', placing_order_at = now(), updated_at = now()
+  const result = await db.query({
+    name: 'mark-placing-order',
+    text: `UPDATE bookings SET order_state = 'placing', placing_order_at = now(), updated_at = now()
      WHERE booking_id = $1 AND seq = $2 AND stage = 'processingBooking' AND work = 'placeOrder' AND order_state IS NULL`,
-    [bookingId, seq],
-  );
+    values: [bookingId, seq],
+  });
   return (result.rowCount ?? 0) > 0;
 }
 

@@ -61,7 +61,8 @@ export async function deleteHotelRow(db: Queryable, hotelId: string): Promise<bo
 
 /** Operator view: any hotel, regardless of grants. */
 export async function findHotelRow(db: Queryable, hotelId: string): Promise<HotelRow | null> {
-  const result = await db.query<DbHotelRow>(`SELECT ${columns} FROM hotels h WHERE h.hotel_id = $1`, [hotelId]);
+  // Named: a booking reads its hotel at every step (planned once per connection).
+  const result = await db.query<DbHotelRow>({ name: 'find-hotel-row', text: `SELECT ${columns} FROM hotels h WHERE h.hotel_id = $1`, values: [hotelId] });
   return result.rows[0] ? toHotelRow(result.rows[0]) : null;
 }
 
@@ -72,11 +73,12 @@ export async function listAllHotelRows(db: Queryable): Promise<HotelRow[]> {
 
 /** Tenant-scoped: a hotel not granted to the client is indistinguishable from a missing one. */
 export async function findGrantedHotelRow(db: Queryable, clientId: string, hotelId: string): Promise<HotelRow | null> {
-  const result = await db.query<DbHotelRow>(
-    `SELECT ${columns} FROM hotels h JOIN hotel_grants g ON g.hotel_id = h.hotel_id
+  const result = await db.query<DbHotelRow>({
+    name: 'find-granted-hotel-row',
+    text: `SELECT ${columns} FROM hotels h JOIN hotel_grants g ON g.hotel_id = h.hotel_id
      WHERE g.client_id = $1 AND h.hotel_id = $2`,
-    [clientId, hotelId],
-  );
+    values: [clientId, hotelId],
+  });
   return result.rows[0] ? toHotelRow(result.rows[0]) : null;
 }
 

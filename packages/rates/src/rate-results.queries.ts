@@ -139,12 +139,11 @@ export async function subscriptionStateBytes(
  * a booking's price check compares the hotel's current price with it.
  */
 export async function findStoredRooms(db: Queryable, key: SearchKey): Promise<Room[] | null> {
-  const result = await db.query<{ body: string }>('SELECT body FROM rate_results WHERE hotel_id = $1 AND check_in = $2 AND nights = $3 AND guests = $4', [
-    key.hotelId,
-    key.checkIn,
-    key.nights,
-    key.guests,
-  ]);
+  const result = await db.query<{ body: string }>({
+    name: 'find-stored-rooms',
+    text: 'SELECT body FROM rate_results WHERE hotel_id = $1 AND check_in = $2 AND nights = $3 AND guests = $4',
+    values: [key.hotelId, key.checkIn, key.nights, key.guests],
+  });
   const body = result.rows[0]?.body;
   return body ? (JSON.parse(body) as { rooms: Room[] }).rooms : null;
 }
