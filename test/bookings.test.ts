@@ -230,6 +230,10 @@ describe('bookings through an OpenTravel hotel', () => {
     await untilStage(bookingId, 'awaitingTdsChallenge');
     const failed = await untilStage(bookingId, 'failed', 'bookingConfirmed');
     expect(failed.error?.code).toBe('TdsTimeout');
+    // The hotel is not left holding the room of a booking its client was told failed.
+    expect(failed.error?.message).toMatch(/the hotel cancelled the reservation it held pending the challenge/);
+    const [order] = hotel.orders.filter((candidate) => candidate.hotelCode === 'H-TDS-IDLE');
+    expect(hotel.reservations.get(order?.reference ?? '')).toMatchObject({ status: 'Cancelled', cancelReason: 'Cancelled by the booker' });
   });
 
   it('a consent that is not an exact copy of the final price is FinalPriceNotFound; nothing reaches the hotel', async () => {

@@ -34,6 +34,9 @@ export type OrderOutcome =
   | { status: 'pending' }
   | { status: 'failed'; code: BookingErrorCode; message: string };
 
+/** What the hotel said of a cancellation: done, nothing to cancel, or refused (its words). */
+export type CancelOutcome = { status: 'cancelled' } | { status: 'notFound' } | { status: 'refused'; message: string };
+
 /**
  * A hotel source's booking side (one per source kind). Every method may throw for a transport
  * failure; `placeOrder` throwing leaves the order's fate unknown (the caller then asks
@@ -50,6 +53,11 @@ export type BookingEngine = {
    * this reads the reservation again (`pending` while the card holder has not finished).
    */
   continueAfterChallenge(hotel: HotelRow, reference: string, signal: AbortSignal): Promise<OrderOutcome | { status: 'notFound' }>;
+  /**
+   * Cancels the reservation under our reference (one whose 3-D Secure challenge expired). Engines
+   * without it leave the hotel's pending reservation to the hotel's own expiry.
+   */
+  cancelOrder?(hotel: HotelRow, reference: string, signal: AbortSignal): Promise<CancelOutcome>;
   /** Engines that book in a browser: the order is placed from a checkout held open, never by `placeOrder`. */
   checkout?: CheckoutEngine;
 };

@@ -1,7 +1,7 @@
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
 import type { HotelRow } from '@quarry/rates';
 import { PanTokenInvalidError } from '@quarry/vault';
-import type { BookingEngine, OrderOutcome, Stay } from './booking-engine.ts';
+import type { BookingEngine, CancelOutcome, OrderOutcome, Stay } from './booking-engine.ts';
 import { applyMove, stepJobId } from './booking-moves.ts';
 import { availableRoomsOf, findRate, priceOf, samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
@@ -202,13 +202,34 @@ async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
   });
   if (found.status === 'notFound') return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel no longer reports the reservation)`);
   if (found.status === 'confirmed' || found.status === 'failed') return recordOutcome(ports, row, found);
-  if (row.tdsExpiresAt && nowOf(ports) >= row.tdsExpiresAt) {
-    return failFrom(ports, row, 'TdsTimeout', 'The card holder did not complete the 3-D Secure challenge in time');
-  }
+  if (row.tdsExpiresAt && nowOf(ports) >= row.tdsExpiresAt) return endExpiredChallenge(ports, engine, hotel, row, context);
   const seq = await touchBooking(ports.pool, row.bookingId, row.seq);
   if (seq === null) return 'superseded';
   await ports.enqueueStep({ bookingId: row.bookingId }, { jobId: stepJobId(row.bookingId, seq), delayMs: ports.timers.tdsPollMs });
   return 'awaiting the challenge';
+}
+
+/**
+ * The challenge expired: the booking fails `TdsTimeout`, and the hotel is asked to cancel the
+ * reservation it holds pending the card holder, so that it never keeps a room the client was told
+ * is not booked. A hotel that refuses may have heard from the issuer meanwhile: a reservation it
+ * then reports confirmed is recorded as confirmed.
+ */
+async function endExpiredChallenge(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+  const expired = 'The card holder did not complete the 3-D Secure challenge in time';
+  if (!engine.cancelOrder) return failFrom(ports, row, 'TdsTimeout', expired);
+  let cancel: CancelOutcome;
+  try {
+    cancel = await engine.cancelOrder(hotel, row.reference, context.signal);
+  } catch (error) {
+    if (!context.finalAttempt || context.signal.aborted) throw error;
+    cancel = { status: 'refused', message: (error as Error).message };
+  }
+  if (cancel.status === 'cancelled') return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel cancelled the reservation it held pending the challenge`);
+  if (cancel.status === 'notFound') return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel holds no reservation under our reference`);
+  const found = await engine.continueAfterChallenge(hotel, row.reference, context.signal).catch(() => ({ status: 'pending' as const }));
+  if (found.status === 'confirmed') return recordOutcome(ports, row, found);
+  return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel did not cancel the reservation it holds pending the challenge (${cancel.message}): check with the hotel`);
 }
 
 export async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing'): Promise<string> {

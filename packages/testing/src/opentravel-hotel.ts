@@ -35,11 +35,20 @@ export type ReceivedOrder = {
   end: string;
 };
 
-export type Reservation = { reference: string; hotelCode: string; status: 'Committed' | 'PendingPaymentAuthentication' | 'Cancelled'; confirmation: string; total: string; currency: string };
+export type Reservation = {
+  reference: string;
+  hotelCode: string;
+  status: 'Committed' | 'PendingPaymentAuthentication' | 'Cancelled';
+  confirmation: string;
+  total: string;
+  currency: string;
+  /** Why it is cancelled: the issuer's refusal, or an OTA_CancelRQ. */
+  cancelReason?: string;
+};
 
 /**
  * A hotel's OpenTravel endpoint on loopback, for booking tests and the bench: answers
- * `OTA_HotelAvailRQ` (two rooms), `OTA_HotelResRQ` and `OTA_ReadRQ` with real XML, keeps every order
+ * `OTA_HotelAvailRQ` (two rooms), `OTA_HotelResRQ`, `OTA_ReadRQ` and `OTA_CancelRQ` with real XML, keeps every order
  * it received and its reservations by our reference, and plays the card issuer's 3-D Secure page
  * (`POST /acs`): the card holder's answer reaches the hotel there, never through Quarry.
  */
@@ -49,7 +58,7 @@ export type OpenTravelHotel = {
   hotels: Map<string, TestHotel>;
   orders: ReceivedOrder[];
   reservations: Map<string, Reservation>;
-  /** Counts by message name (OTA_HotelAvailRQ, OTA_HotelResRQ, OTA_ReadRQ). */
+  /** Counts by message name (OTA_HotelAvailRQ, OTA_HotelResRQ, OTA_ReadRQ, OTA_CancelRQ). */
   requests: Map<string, number>;
   releaseOrders(): void;
   /** The card holder completes (or fails) the challenge of a reservation, as the issuer's page would tell the hotel. */
@@ -123,7 +132,7 @@ function reservationXml(reservation: Reservation, origin: string): string {
     reservation.status === 'PendingPaymentAuthentication'
       ? `<TPA_Extensions><ThreeDSChallenge Version="2.2.0" AcsUrl="${origin}/acs" Creq="${Buffer.from(JSON.stringify({ messageType: 'CReq', messageVersion: '2.2.0', threeDSServerTransID: reservation.reference, challengeWindowSize: '02' })).toString('base64url')}" ThreeDSSessionData="${Buffer.from(reservation.reference).toString('base64url')}" WindowSize="02" ExpiresAt="${new Date(Date.now() + 10 * 60_000).toISOString()}"/></TPA_Extensions>`
       : reservation.status === 'Cancelled'
-        ? '<TPA_Extensions><StatusReason Text="Card declined: authentication failed"/></TPA_Extensions>'
+        ? `<TPA_Extensions><StatusReason Text="${reservation.cancelReason ?? 'Card declined: authentication failed'}"/></TPA_Extensions>`
         : '';
   return `<HotelReservation ResStatus="${reservation.status}"><UniqueID Type="14" ID="${reservation.reference}" ID_Context="Quarry"/>` +
     `<ResGlobalInfo><Total AmountAfterTax="${reservation.total}" CurrencyCode="${reservation.currency}"/><HotelReservationIDs><HotelReservationID ResID_Type="10" ResID_Value="${reservation.confirmation}"/></HotelReservationIDs></ResGlobalInfo>${challenge}</HotelReservation>`;
@@ -205,6 +214,16 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
         return send(
           `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_ResRetrieveRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}"><Success/><ReservationsList>${reservation ? reservationXml(reservation, origin) : ''}</ReservationsList></OTA_ResRetrieveRS>`,
         );
+      }
+      if (message === 'OTA_CancelRQ') {
+        const echo = value(body, /EchoToken="([^"]*)"/);
+        const reference = value(body, /<UniqueID [^>]*ID="([^"]+)"/);
+        const reservation = reservations.get(reference);
+        const cancelRS = (inner: string, status = '') =>
+          `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_CancelRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}"${status}>${inner}</OTA_CancelRS>`;
+        if (!reservation) return send(cancelRS('<Errors><Error Type="3" Code="245" ShortText="Reservation not found"/></Errors>'));
+        if (reservation.status !== 'Cancelled') Object.assign(reservation, { status: 'Cancelled', cancelReason: 'Cancelled by the booker' });
+        return send(cancelRS(`<Success/><UniqueID Type="14" ID="${reference}" ID_Context="Quarry"/>`, ' Status="Cancelled"'));
       }
       response.writeHead(400).end('unknown message');
     });

@@ -3,7 +3,7 @@ import type { BookingErrorCode } from '@quarry/contracts';
 import { createOpenTravelSource, type HotelRow, type SourceOutcome } from '@quarry/rates';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import type { BookingEngine, RepriceOutcome } from '../booking-engine.ts';
-import { buildHotelResRQ, buildReadRQ, readHotelResRS, readResRetrieveRS } from './ota-reservation.ts';
+import { buildCancelRQ, buildHotelResRQ, buildReadRQ, readCancelRS, readHotelResRS, readResRetrieveRS } from './ota-reservation.ts';
 
 type OpenTravelHotel = HotelRow & { source: Extract<HotelRow['source'], { kind: 'opentravel' }> };
 
@@ -30,7 +30,8 @@ export function repriceOutcome(outcome: SourceOutcome): RepriceOutcome {
 /**
  * The booking engine of OpenTravel hotels: re-prices with `OTA_HotelAvailRQ` (the rates source's
  * own request and strict reading), orders with `OTA_HotelResRQ`, and reads a reservation by our
- * reference with `OTA_ReadRQ` (after a crash, and after a 3-D Secure challenge: ADR 0039).
+ * reference with `OTA_ReadRQ` (after a crash, and after a 3-D Secure challenge: ADR 0039), and
+ * cancels with `OTA_CancelRQ` a reservation whose challenge expired.
  */
 export function createOpenTravelBookingEngine(ports: { fetch: SafeFetch; timeoutMs: number }): BookingEngine {
   const rates = createOpenTravelSource(ports);
@@ -62,5 +63,9 @@ export function createOpenTravelBookingEngine(ports: { fetch: SafeFetch; timeout
     },
     findOrderByReference: read,
     continueAfterChallenge: read,
+    async cancelOrder(hotel, reference, signal) {
+      const echoToken = randomUUID();
+      return readCancelRS(await post(hotel, buildCancelRQ(openTravelSourceOf(hotel), reference, echoToken), signal), echoToken);
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildHotelResRQ, codeOfErrors, readHotelResRS, readResRetrieveRS, splitRateId } from './ota-reservation.ts';
+import { buildCancelRQ, buildHotelResRQ, codeOfErrors, readCancelRS, readHotelResRS, readResRetrieveRS, splitRateId } from './ota-reservation.ts';
 
 const source = { kind: 'opentravel' as const, endpointUrl: 'https://hotel.example/ota', hotelCode: 'H1' };
 const rs = (inner: string, root = 'OTA_HotelResRS') => `<${root} xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="e1">${inner}</${root}>`;
@@ -84,5 +84,24 @@ describe('OTA_ResRetrieveRS', () => {
     expect(readResRetrieveRS(rs(found, 'OTA_ResRetrieveRS'), 'e1', 'QB2')).toEqual({ status: 'notFound' });
     expect(readResRetrieveRS(rs('<Success/><ReservationsList/>', 'OTA_ResRetrieveRS'), 'e1', 'QB1')).toEqual({ status: 'notFound' });
     expect(() => readResRetrieveRS(rs('<Errors><Error Code="448" ShortText="System error"/></Errors>', 'OTA_ResRetrieveRS'), 'e1', 'QB1')).toThrow(/could not read/);
+  });
+});
+
+describe('OTA_CancelRQ', () => {
+  it('names the reservation by our reference and the hotel by its code', () => {
+    const xml = buildCancelRQ(source, 'QB1', 'e1');
+    expect(xml).toContain('<OTA_CancelRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="e1" CancelType="Cancel">');
+    expect(xml).toContain('<UniqueID Type="14" ID="QB1" ID_Context="Quarry"/>');
+    expect(xml).toContain('<BasicPropertyInfo HotelCode="H1"/>');
+  });
+
+  it('reads cancelled, not found and refused answers, and refuses an answer to another request', () => {
+    expect(readCancelRS(rs('<Success/><UniqueID Type="14" ID="QB1"/>', 'OTA_CancelRS'), 'e1')).toEqual({ status: 'cancelled' });
+    expect(readCancelRS(rs('<Success/>', 'OTA_CancelRS').replace('EchoToken', 'Status="Cancelled" EchoToken'), 'e1')).toEqual({ status: 'cancelled' });
+    expect(readCancelRS(rs('<Errors><Error Type="3" Code="245" ShortText="Reservation not found"/></Errors>', 'OTA_CancelRS'), 'e1')).toEqual({ status: 'notFound' });
+    expect(readCancelRS(rs('<Errors><Error Type="3" Code="450" ShortText="Non-refundable reservation"/></Errors>', 'OTA_CancelRS'), 'e1')).toEqual({ status: 'refused', message: '450 Non-refundable reservation' });
+    expect(readCancelRS(rs('<Success/>', 'OTA_CancelRS').replace('EchoToken', 'Status="Pending" EchoToken'), 'e1')).toMatchObject({ status: 'refused' });
+    expect(() => readCancelRS(rs('<Success/>', 'OTA_CancelRS'), 'other')).toThrow(/EchoToken/);
+    expect(() => readCancelRS(rs('<Success/>'), 'e1')).toThrow(/not an OTA_CancelRS/);
   });
 });

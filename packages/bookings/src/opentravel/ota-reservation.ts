@@ -1,7 +1,7 @@
 import { currencyExponent, type BookingErrorCode, type HotelSource, type Price } from '@quarry/contracts';
 import { asNode, attr, checkOutOf, list, text, toPrice, type OtaNode } from '@quarry/rates';
 import { XMLParser } from 'fast-xml-parser';
-import type { Order, OrderOutcome } from '../booking-engine.ts';
+import type { CancelOutcome, Order, OrderOutcome } from '../booking-engine.ts';
 
 type OpenTravelSource = Extract<HotelSource, { kind: 'opentravel' }>;
 
@@ -82,6 +82,19 @@ export function buildReadRQ(source: OpenTravelSource, reference: string, echoTok
     <Verification><TPA_Extensions><BasicPropertyInfo HotelCode="${escapeXml(source.hotelCode)}"/></TPA_Extensions></Verification>
   </ReadRequest></ReadRequests>
 </OTA_ReadRQ>`;
+}
+
+/**
+ * `OTA_CancelRQ`: cancels the reservation under our reference (a 3-D Secure challenge left to
+ * expire: the booking failed, so the hotel must not keep holding the room).
+ */
+export function buildCancelRQ(source: OpenTravelSource, reference: string, echoToken: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<OTA_CancelRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${escapeXml(echoToken)}" CancelType="Cancel">
+  <POS><Source>${source.requestorId ? `<RequestorID Type="18" ID="${escapeXml(source.requestorId)}"/>` : ''}</Source></POS>
+  <UniqueID Type="${uniqueIdType}" ID="${escapeXml(reference)}" ID_Context="${referenceContext}"/>
+  <Verification><TPA_Extensions><BasicPropertyInfo HotelCode="${escapeXml(source.hotelCode)}"/></TPA_Extensions></Verification>
+</OTA_CancelRQ>`;
 }
 
 /** The rates feed names an OpenTravel rate `ROOMTYPE:RATEPLAN` (its room id is the room type code). */
@@ -227,4 +240,21 @@ export function readResRetrieveRS(xml: string, echoToken: string, reference: str
   const ours = reservations.find((reservation) => list(reservation.UniqueID).some((id) => attr(id, 'ID') === reference));
   if (!ours) return { status: 'notFound' };
   return outcomeOfReservation(ours, list(asNode(root.Warnings)?.Warning), reference, undefined);
+}
+
+/** `OTA_CancelRS` → whether the reservation under our reference is cancelled. */
+export function readCancelRS(xml: string, echoToken: string): CancelOutcome {
+  const root = rootOf(parse(xml), 'OTA_CancelRS');
+  if (!root) throw new UnreadableAnswer('the answer is not an OTA_CancelRS');
+  checkEcho(root, echoToken);
+  const errors = list(asNode(root.Errors)?.Error);
+  if (errors.length > 0) {
+    const { message } = codeOfErrors(errors);
+    if (/not found|no reservation|unknown reservation|does not exist/i.test(message)) return { status: 'notFound' };
+    return { status: 'refused', message };
+  }
+  if (root.Success === undefined) throw new UnreadableAnswer('OTA_CancelRS has neither Errors nor Success');
+  const status = attr(root, 'Status');
+  if (status !== undefined && !/^cancel(l?ed)?$/i.test(status)) return { status: 'refused', message: `the hotel answered status "${status.slice(0, 40)}"` };
+  return { status: 'cancelled' };
 }
