@@ -180,18 +180,26 @@ const expectedSaved = new Map<string, unknown>([
   ['startDateMonth', '09'], ['startDateYear', '1843'],
   ['availableFromMonth', '01'], ['availableFromDay', '15'], ['availableFromYear', '2027'],
   ['upload resume', { bytes: cvBytes }],
-  ['resume', { id: expect.stringMatching(/^attachment-/), name: 'ada-cv.pdf' }],
+  ['resume', [{ id: expect.stringMatching(/^attachment-/), name: 'ada-cv.pdf' }]],
 ]);
+// What Submit sent the employer: the account's draft as it stood, which mining had filled with
+// placeholders and the placeholder résumé; the candidate's answers and résumé alone, byte for byte.
+const expectedApplication = {
+  ...Object.fromEntries([...expectedSaved].filter(([key]) => key !== 'upload resume' && key !== 'resume')),
+  resume: [{ name: 'ada-cv.pdf', bytes: cvBytes }],
+};
 const withoutCategory = (questions: NonNullable<Mined['questions']>) => questions.map(({ category: _category, ...question }) => question);
 const eventsSince = (from: number) => double.events.slice(from).filter((event) => !event.startsWith('GET'));
 // Each step saved once, the résumé uploaded once: by the miner (with placeholders), then by the application, which submits.
 const stepSaves = ['myInformation', 'attachments', 'myExperience', 'primaryQuestionnaire', 'voluntaryDisclosures'].map((step) => `early ${cxs}/${step === 'attachments' ? step : `jobapplication/${step}`}`);
 
-function expectEveryAnswerOnce(events: string[], submissionsBefore: number) {
+function expectEveryAnswerOnce(events: string[], submissionsBefore: number, submittedBefore: number) {
   expect(events).toEqual([...stepSaves, `POST ${cxs}/jobapplication/submit`]);
   expect(double.submissions.length - submissionsBefore).toBe(1);
   // The application's own saves are the last five writes.
   expect(Object.fromEntries(workdaySaved(double.earlyWrites.slice(-stepSaves.length)))).toEqual(Object.fromEntries(expectedSaved));
+  expect(vendor.submitted.slice(submittedBefore)).toEqual([{ email: registered.email, job: workdayJobPath, values: expectedApplication }]);
+  expect(vendor.draftOf(registered.email)).toBeUndefined();
 }
 
 describe('a Workday posting mined and applied to with the client\'s tenant account', () => {
@@ -207,6 +215,8 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
     expect(mined.questions?.find((question) => question.id === 'resume')?.category).toBe('resume');
     expect(vendor.signIns).toEqual([{ email: registered.email, accepted: true }]);
     expect(double.submissions).toHaveLength(0);
+    // Mining left its draft in the account: placeholders and the placeholder résumé, which the application resumes.
+    expect(vendor.draftOf(registered.email)).toMatchObject({ firstName: 'Jane', resume: [{ name: 'jane-doe-cv.pdf' }] });
 
     const eventsBefore = double.events.length;
     const applyStarted = performance.now();
@@ -221,13 +231,14 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
     const status = await endedOf(applicationId);
     console.log(`Workday application through the queue: ${Math.round(performance.now() - applyStarted)} ms`);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'success' });
-    expectEveryAnswerOnce(eventsSince(eventsBefore), 0);
+    expectEveryAnswerOnce(eventsSince(eventsBefore), 0, 0);
     expect(vendor.signIns).toEqual([{ email: registered.email, accepted: true }, { email: registered.email, accepted: true }]);
   }, 420_000);
 
   it('an application to a posting never mined: its job mines it with the account, then applies', async () => {
     const eventsBefore = double.events.length;
     const submissionsBefore = double.submissions.length;
+    const submittedBefore = vendor.submitted.length;
     const applied = await post('/v1/recruitment/job-posts/apply/', {
       jobPostId: 'wd-2',
       url: postingUrl,
@@ -245,7 +256,7 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
     expect(withoutCategory((await minedOf('wd-2')).questions ?? [])).toEqual(workdayQuestions());
     const events = eventsSince(eventsBefore);
     expect(events.slice(0, stepSaves.length)).toEqual(stepSaves);
-    expectEveryAnswerOnce(events.slice(stepSaves.length), submissionsBefore);
+    expectEveryAnswerOnce(events.slice(stepSaves.length), submissionsBefore, submittedBefore);
   }, 420_000);
 
   it('a wrong password: a batch of its postings ends LoginRequired, with one sign-in attempt; nothing secret is logged or queued', async () => {

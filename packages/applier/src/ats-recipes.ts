@@ -1,5 +1,5 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { detectAts, workdayAccountWall, workdayFormLinks, type AccountWall } from '@quarry/miner';
+import { detectAts, workdayAccountWall, workdayDraftMarks, workdayFormLinks, type AccountWall, type DraftMarks } from '@quarry/miner';
 import type { Page } from 'playwright-core';
 
 /** A vendor's own wording on its apply page, and the interface code it means. */
@@ -80,6 +80,13 @@ export type AtsRecipe = {
    * the client registered for the tenant (Workday's; the miner signs in with the same).
    */
   accountWall?: AccountWall;
+  /**
+   * The vendor keeps an unfinished application and shows it again (Workday's draft: each step's
+   * "Save and Continue", mining's placeholders included): what a field may hold that a fill does
+   * not replace (listed files, chosen pills) and the buttons that remove it. Before a step is
+   * filled, whatever it holds that the candidate's answers do not set is emptied (resumed-draft.ts).
+   */
+  resumedDraft?: DraftMarks;
 };
 
 const canonical = (host: string) => `link[rel="canonical"][href*="${host}"], meta[property="og:url"][content*="${host}"]`;
@@ -277,6 +284,9 @@ const atsRecipes: readonly AtsRecipe[] = [
     texts: [{ pattern: /the page you are looking for doesn'?t exist/i, code: 'JobNotFound' }],
     openForm: workdayFormLinks,
     accountWall: workdayAccountWall,
+    // Mining's saves leave a draft (placeholders, the placeholder résumé) that the next sign-in
+    // with the account resumes: emptied of what the candidate does not give before each step is filled.
+    resumedDraft: workdayDraftMarks,
   },
 ];
 

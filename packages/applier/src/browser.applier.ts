@@ -8,6 +8,7 @@ import { applierPageScript, callApplier } from './applier-page.ts';
 import { botCheckHeaders, submitButtonText } from './application-page-rules.ts';
 import { recipeFor, vendorTextOf, type AtsRecipe } from './ats-recipes.ts';
 import { fillScoped } from './recipe-fill.ts';
+import { emptyResumedDraft } from './resumed-draft.ts';
 import { addInstance, FillError, fillQuestion, positionsOf, type FillContext } from './fill-question.ts';
 import { botCheckMessage, classifyAfterClick, readPage, refusalOf, worstFieldError, type PageReading } from './outcome-page.ts';
 
@@ -242,6 +243,15 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
   // A write the vendor keeps comes after the at-most-once record: every answer on a page that saves
   // answers as given, a file on a page that uploads on choose.
   const writes = (id: string) => recipe?.earlyWrites === 'answers' || (recipe?.earlyWrites === 'files' && isFile(id));
+  // A resumed draft (Workday's) is emptied of what the candidate's answers do not set before anything is filled.
+  if (recipe?.resumedDraft) {
+    try {
+      if ((await emptyResumedDraft(page, recipe, plan.questions, answers, plan.recordIntent)) > 0) current = null;
+    } catch (error) {
+      if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `the ${recipe.vendor} draft could not be emptied: ${firstLine(error)}`;
+      throw error;
+    }
+  }
   for (let round = 0; round < revealRounds; round += 1) {
     let progressed = false;
     const attempt = async (id: string, fill: () => Promise<boolean>): Promise<string | null> => {

@@ -1,7 +1,8 @@
-import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
+import { createChromiumPool, createSignInMemory, createWorkdayMiner, followToForm, signInOnce, workdayAccountWall, workdayFormLinks, type ChromiumPool } from '@quarry/miner';
+import { workdayJobPath } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase } from './hosted-cases.test-support.ts';
+import type { ResolvedAnswer, SubmitOutcome } from './applier-port.ts';
+import { ashbyHostedCase, candidate, hostedApplier, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayAccount, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase, type WorkdayCase } from './hosted-cases.test-support.ts';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -106,7 +107,7 @@ it('ends a Teamtailor knockout answer as excluded before the first upload: no in
 }, 180_000);
 
 describe('Workday with the client\'s tenant account', () => {
-  let workday: Awaited<ReturnType<typeof startWorkdayCase>>;
+  let workday: WorkdayCase;
   beforeAll(async () => {
     workday = await startWorkdayCase(pool);
   }, 120_000);
@@ -156,4 +157,109 @@ describe('Workday with the client\'s tenant account', () => {
     expect(first.hookCalls + second.hookCalls).toBe(0);
     expect(application('wrongPassword').writes().total).toBe(0);
   }, 180_000);
+
+  // Mining saves every step with placeholders (the placeholder PDF in the Resume/CV box): the account's draft.
+  const mine = async (tenant: WorkdayCase = workday) => {
+    const mined = await createWorkdayMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 60_000 })(
+      { url: tenant.double.url, employer: 'Acme', jobTitle: 'Software Developer', country: 'gb' },
+      AbortSignal.timeout(90_000),
+      { account: tenant.account },
+    );
+    if (!mined.ok) throw new Error(`${mined.errorCode}: ${mined.detail}`);
+  };
+  /** The application as the account sees it when it opens it again: boxes, lists, ticks, pills and listed files of the draft. */
+  const resumedPage = () =>
+    pool.withContext(async (context) => {
+      const page = await context.newPage();
+      await page.goto(workday.double.url);
+      await followToForm(page, workdayFormLinks, workdayAccountWall);
+      expect(await signInOnce(page, workdayAccountWall, workday.account, createSignInMemory())).toEqual({ signedIn: true });
+      const field = (key: string) => page.locator(`[data-automation-id="formField-${key}"]`);
+      const trimmed = (texts: string[]) => texts.map((text) => text.replace(/\s+/g, ' ').trim());
+      return {
+        firstName: await field('firstName').locator('input').inputValue(),
+        source: (await field('source').locator('button').textContent())?.trim(),
+        startDate: [await field('startDate').locator('[aria-label="Month"]').inputValue(), await field('startDate').locator('[aria-label="Year"]').inputValue()],
+        terms: await field('termsAndConditions').locator('input').isChecked(),
+        offices: await field('offices').locator('input:checked').evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value)),
+        skills: trimmed(await field('skills').locator('[data-automation-id="selectedItem"]').allTextContents()),
+        skillCharms: await field('skills').locator('[data-automation-id="selectedItem"] [data-automation-id="DELETE_charm"]').count(),
+        files: trimmed(await field('resume').locator('[data-automation-id="file-upload-item"]').allTextContents()),
+      };
+    });
+  /** Files as their name and bytes (base64) in one line, so a wrong one reads in the diff. */
+  const readable = (values: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Array.isArray(value) ? value.map((entry: unknown) => (Buffer.isBuffer((entry as { bytes?: unknown })?.bytes) ? `${(entry as { name: string }).name}: ${(entry as { bytes: Buffer }).bytes.toString('base64')}` : entry)) : value]));
+  /** What Submit must have sent: the candidate's answers as the tenant keeps them, the résumé by name and bytes, nothing else. */
+  const applicationOf = (fields: CaseApplication['fields']) => readable(Object.fromEntries(fields.filter((field) => field.name !== 'submitted').map((field) => [field.name, field.value])));
+  const submittedSince = (count: number) => workday.vendor.submitted.slice(count).map((sent) => ({ ...sent, values: readable(sent.values) }));
+
+  it('resumes the draft mining left with the same account, and the employer gets exactly the candidate\'s answers and résumé, submitted once', async () => {
+    await mine();
+    const email = workdayAccount.email;
+    expect(workday.vendor.draftOf(email)).toMatchObject({ firstName: 'Jane', lastName: 'Doe', source: 'Job Board', resume: [{ name: 'jane-doe-cv.pdf' }] });
+    // Opened again, the application shows the placeholders and lists the placeholder résumé with its Delete button.
+    expect(await resumedPage()).toEqual({ firstName: 'Jane', source: 'Job Board', startDate: ['12', '2026'], terms: true, offices: [], skills: [], skillCharms: 0, files: ['jane-doe-cv.pdf Delete'] });
+
+    const submittedBefore = workday.vendor.submitted.length;
+    const accept = application('accept');
+    const { outcome, hookCalls } = await send(accept);
+    expect(outcome.status, message(outcome)).toBe('success');
+    expect(hookCalls).toBe(1);
+    expect(accept.writes().beforeIntent).toBe(0);
+    expect(workday.double.submissions).toHaveLength(1);
+    expect(submittedSince(submittedBefore)).toEqual([{ email, job: workdayJobPath, values: applicationOf(accept.fields) }]);
+    expect(workday.vendor.draftOf(email)).toBeUndefined();
+  }, 300_000);
+
+  it('empties what an earlier attempt left in the draft that the candidate does not give: typed boxes, ticks, pills, files', async () => {
+    await mine();
+    const email = workdayAccount.email;
+    const olderCv = { name: 'old-cv.pdf', bytes: Buffer.from('%PDF-1.4\nan older résumé\n%%EOF\n') };
+    workday.vendor.keepInDraft(
+      email,
+      { addressLine1: '1 Draft Lane', postalCode: 'DR4 FT1', location: 'Draftford', current: true, roleDescription: 'Left in the draft.', skills: ['Excel', 'SQL'], offices: ['Manchester', 'London'], motivation: 'Draft motivation.' },
+      { resume: [olderCv] },
+    );
+    expect(await resumedPage()).toMatchObject({ offices: ['London', 'Manchester'], skills: ['Excel', 'SQL'], skillCharms: 2, files: ['jane-doe-cv.pdf Delete', 'old-cv.pdf Delete'] });
+
+    // The candidate leaves the optional boxes, the tick and the motivation unanswered, and chooses other skills and offices.
+    const unanswered = ['addressLine1', 'postalCode', 'location', 'current', 'roleDescription', 'motivation'];
+    const chosen: Record<string, string[]> = { skills: ['Python'], offices: ['Remote'] };
+    const answers: ResolvedAnswer[] = workday.answers.filter((answer) => !unanswered.includes(answer.id)).map((answer) => ({ ...answer, value: chosen[answer.id] ?? answer.value }));
+    const writes = () => workday.double.earlyWrites.length + workday.double.submissions.length;
+    const writesBefore = writes();
+    const submitsBefore = workday.double.submissions.length;
+    const submittedBefore = workday.vendor.submitted.length;
+    const intents: number[] = [];
+    const outcome = await hostedApplier(pool)(
+      { url: workday.double.url, questions: workday.questions, answers, candidate, account: workday.account },
+      { beforeSubmit: async () => void intents.push(writes()) },
+      new AbortController().signal,
+    );
+    expect(outcome.status, message(outcome)).toBe('success');
+    // The intent once, before the first write; one Submit.
+    expect(intents).toEqual([writesBefore]);
+    expect(workday.double.submissions.length - submitsBefore).toBe(1);
+    const expected = applicationOf(application('accept').fields.filter((field) => !unanswered.includes(field.name)).map((field) => ({ ...field, value: chosen[field.name] ?? field.value })));
+    expect(submittedSince(submittedBefore)).toEqual([{ email, job: workdayJobPath, values: expected }]);
+    expect(workday.vendor.draftOf(email)).toBeUndefined();
+  }, 300_000);
+
+  it('a tenant that resumed the draft past its saved steps (unmeasured) would show none of their placeholders to replace: the application stops before Submit', async () => {
+    const later = await startWorkdayCase(pool, { resume: 'afterLastSaved' });
+    try {
+      await mine(later);
+      // Mining saved every step: the draft opens on Review, whose Submit would send the placeholders.
+      const accept = later.running.applications.find((candidate) => candidate.variant === 'accept') as CaseApplication;
+      const { outcome, hookCalls } = await send(accept);
+      expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+      expect(message(outcome)).toBe('no application form on the page');
+      expect(hookCalls).toBe(0);
+      expect(later.double.submissions).toHaveLength(0);
+      expect(later.vendor.submitted).toEqual([]);
+    } finally {
+      await later.running.close();
+    }
+  }, 300_000);
 });

@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, workdaySaved, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant } from '@quarry/testing';
+import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant, type WorkdayResume, type WorkdayVendor } from '@quarry/testing';
 import type { Applier, AtsAccount, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -558,11 +558,13 @@ export const teamtailorHostedCase: ApplyCase = {
 /** The candidate account the client registered for the Workday tenant (the double's host). */
 export const workdayAccount = { email: 'ada@example.com', password: 'correct horse battery staple' };
 
-/** The Workday case's double and applications, with the sign-ins the tenant saw. */
-export async function startWorkdayCase(pool: ChromiumPool): Promise<{ running: RunningCase; double: HostedAtsDouble; signIns: () => Array<{ email: string; accepted: boolean }> }> {
-  const vendor = workdayHostedVendor(workdayAccount);
+/** The Workday case: its double and applications, the tenant's side (sign-ins, drafts, what Submit sent), the account and the answers. */
+export type WorkdayCase = Awaited<ReturnType<typeof workdayApplications>> & { vendor: WorkdayVendor; signIns: () => Array<{ email: string; accepted: boolean }> };
+
+export async function startWorkdayCase(pool: ChromiumPool, options: { resume?: WorkdayResume } = {}): Promise<WorkdayCase> {
+  const vendor = workdayHostedVendor(workdayAccount, options);
   const running = await workdayApplications(pool, vendor);
-  return { ...running, signIns: () => vendor.signIns };
+  return { ...running, vendor, signIns: () => vendor.signIns };
 }
 
 export const workdayHostedCase: ApplyCase = {
@@ -571,7 +573,7 @@ export const workdayHostedCase: ApplyCase = {
   start: async (pool) => (await startWorkdayCase(pool)).running,
 };
 
-async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof workdayHostedVendor>): Promise<{ running: RunningCase; double: HostedAtsDouble }> {
+async function workdayApplications(pool: ChromiumPool, vendor: WorkdayVendor) {
   const double = await startHostedAtsDouble(vendor);
   const account: AtsAccount = { ats: 'workday', board: new URL(double.origin).host, ...workdayAccount };
   const questions: Question[] = workdayQuestions();
@@ -604,8 +606,8 @@ async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof
     { id: 'veteranStatus', value: 'I am not a veteran' },
     { id: 'termsAndConditions', value: true },
   ];
-  // Each step's kept values by field key: texts once focus left them, choices by their text,
-  // yes/no and ticks as booleans, dates as month / day / year boxes, the résumé's bytes as uploaded.
+  // What Submit sent the employer, by field key: texts once focus left them, choices by their text,
+  // yes/no and ticks as booleans, dates as month / day / year boxes, the résumé by name and bytes.
   const fields: ExpectedField[] = [
     ...answers.filter((answer) => typeof answer.value === 'string' && !['startDate', 'availableFrom'].includes(answer.id)).map((answer) => ({ name: answer.id, value: answer.value })),
     { name: 'previousWorker', value: false },
@@ -618,12 +620,14 @@ async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof
     { name: 'availableFromDay', value: '15' },
     { name: 'availableFromYear', value: '2027' },
     { name: 'termsAndConditions', value: true },
-    { name: 'upload resume', value: { bytes: cv.bytes } },
+    { name: 'resume', value: [{ name: cv.filename, bytes: cv.bytes }] },
     { name: 'submitted', value: true },
   ];
+  // The application of the last send, when it submitted once.
   const received = () => {
-    const values = workdaySaved(double.earlyWrites);
-    values.set('submitted', double.submissions.length === 1 ? true : undefined);
+    const sent = double.submissions.length === 1 ? vendor.submitted.at(-1)?.values : undefined;
+    const values = new Map<string, unknown>(Object.entries(sent ?? {}));
+    values.set('submitted', sent ? true : undefined);
     return values;
   };
   const applications = hostedApplications(
@@ -643,7 +647,7 @@ async function workdayApplications(pool: ChromiumPool, vendor: ReturnType<typeof
       ],
     },
   );
-  return { double, running: { applications, close: () => double.close() } };
+  return { double, account, questions, answers, cv, running: { applications, close: () => double.close() } as RunningCase };
 }
 
 export const bamboohrHostedCase: ApplyCase = {

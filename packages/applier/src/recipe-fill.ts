@@ -1,4 +1,5 @@
 import type { Question } from '@quarry/contracts';
+import type { DraftMarks } from '@quarry/miner';
 import type { Locator, Page } from 'playwright-core';
 import type { FileToUpload } from './applier-port.ts';
 import type { AtsRecipe } from './ats-recipes.ts';
@@ -31,6 +32,15 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
       if (files.length === 0) throw new FillError(`question ${question.id} wants a file`);
       const payload = files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes }));
       const input = scope.locator('input[type="file"]').first();
+      if (recipe.resumedDraft && (await input.count()) > 0) {
+        // A box that lists its uploads (Workday's) takes one file per choice, each beside the last.
+        const listed = await scope.locator(recipe.resumedDraft.file).count();
+        for (const [index, file] of payload.entries()) {
+          await input.setInputFiles(file, { timeout: actionTimeoutMs });
+          await waitForListed(scope, recipe.resumedDraft, listed + index + 1);
+        }
+        return true;
+      }
       if ((await input.count()) > 0 || !recipe.uploadTrigger) {
         await input.setInputFiles(payload, { timeout: actionTimeoutMs });
         return true;
@@ -88,6 +98,16 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
   }
 }
 
+/**
+ * After a file is chosen in a box that lists its uploads: waits until it lists `count` files or
+ * says why not (the step's save then reads the refusal), so the save carries the upload.
+ */
+async function waitForListed(scope: Locator, marks: DraftMarks, count: number): Promise<void> {
+  const listed = scope.locator(marks.file).nth(count - 1);
+  const refused = scope.locator(marks.fileError).filter({ visible: true }).first();
+  await listed.or(refused).first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+}
+
 /** A button that opens a list of options (Workday's "Select One"). */
 const listButton = 'button[aria-haspopup="listbox"]';
 
@@ -119,7 +139,7 @@ async function fillDateParts(scope: Locator, iso: string): Promise<boolean> {
  * A recipe's `fieldScope` for one mined id: `{id}` is the id, `{domId}` the element id Rails makes
  * of a field name (`candidate[resume_remote_url]` → `candidate_resume_remote_url`).
  */
-function fieldScopeFor(template: string, id: string): string {
+export function fieldScopeFor(template: string, id: string): string {
   const quoted = (text: string) => text.replace(/"/g, '\\"');
   const domId = id.replace(/\]\[|[^-a-zA-Z0-9:.]/g, '_').replace(/_+$/, '');
   return template.replaceAll('{id}', quoted(id)).replaceAll('{domId}', quoted(domId));

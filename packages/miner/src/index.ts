@@ -21,5 +21,7 @@ export { createSignInMemory, followToForm, showsWall, signInOnce } from './brows
 export type { AccountWall, SignInMemory } from './browser/account-wall.ts';
 export { createWorkdayMiner, workdayAccountWall, workdayFormLinks } from './browser/workday.miner.ts';
 export type { WorkdayMinerOptions } from './browser/workday.miner.ts';
+export { workdayDraftMarks } from './browser/workday-steps.ts';
+export type { DraftMarks } from './browser/workday-steps.ts';
 export { nextButton } from './browser/wizard-steps.ts';
 export { createProcessChromium, createProcessMiner, createProcessSignIns } from './process-miner.ts';

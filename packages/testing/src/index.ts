@@ -33,6 +33,8 @@ export { workableHostedVendor, workableReceived, workableShortcode } from './hos
 export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
 export { teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from './hosted-ats/teamtailor.double.ts';
 export { workdayHostedVendor, workdayJobPath, workdayQuestions, workdaySaved, workdaySuccessPath, workdayWrongPasswordText } from './hosted-ats/workday.double.ts';
+export type { WorkdayResume, WorkdayVendor } from './hosted-ats/workday.double.ts';
+export type { WorkdayApplication, WorkdayFile } from './hosted-ats/workday-drafts.ts';
 export { manatalHostedVendor, manatalJobPath, manatalReceived } from './hosted-ats/manatal.double.ts';
 export { breezyHostedVendor, breezyPosting } from './hosted-ats/breezy.double.ts';
 export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruitee.double.ts';

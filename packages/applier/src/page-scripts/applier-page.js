@@ -1,4 +1,4 @@
-/* global window, document, getComputedStyle */
+/* global window, document, getComputedStyle, CSS */
 // The applier's init script (after the miner's): what it reads of a page in one round trip per
 // frame. Plain browser JavaScript (no imports): Playwright sends this text to the page as is.
 window.__quarryApplier = (() => {
@@ -62,5 +62,25 @@ window.__quarryApplier = (() => {
   /** A native select's options as a person reads them. */
   const selectOptions = (select) => [...select.options].map((option) => ({ value: option.value, label: clean(option.label || option.textContent) }));
 
-  return { read, firstInvalid, addAnotherIndex, selectOptions };
+  /**
+   * What each shown field of a resumed draft holds (resumed-draft.ts), by question id: listed
+   * files and chosen pills (counted by the recipe's marks), ticked boxes (by their position among
+   * the field's boxes, with their label) and boxes holding text (by their position among `typed`).
+   */
+  const draftHeld = ({ scopes, marks, typed }) =>
+    scopes.flatMap(([id, selector]) => {
+      const scope = [...document.querySelectorAll(selector)].find(laidOut);
+      if (!scope) return [];
+      const labelOf = (box) => clean(((box.id ? scope.querySelector(`label[for="${CSS.escape(box.id)}"]`) : null) || box.closest('label') || {}).textContent) || box.value;
+      const boxes = [...scope.querySelectorAll('input[type="checkbox"]')];
+      return [{
+        id,
+        files: scope.querySelectorAll(marks.file).length,
+        chosen: scope.querySelectorAll(marks.chosen).length,
+        ticked: boxes.flatMap((box, index) => (box.checked ? [{ index, label: labelOf(box) }] : [])),
+        typed: [...scope.querySelectorAll(typed)].flatMap((box, index) => (box.value !== '' ? [index] : [])),
+      }];
+    });
+
+  return { read, firstInvalid, addAnotherIndex, selectOptions, draftHeld };
 })();

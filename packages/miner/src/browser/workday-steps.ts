@@ -17,6 +17,26 @@ export type WorkdayStep = { title: string; fields: WorkdayField[] };
 /** Why a step could not be got through with placeholders: the tenant's words, or what the page did. */
 export class StepRefused extends Error {}
 
+/**
+ * What a field of a resumed application may hold that typing over it does not replace, and the
+ * buttons a person removes it with: files the box lists as uploaded, items chosen in a
+ * type-to-add prompt; and where the box says it refused an upload.
+ */
+export type DraftMarks = { file: string; deleteFile: string; chosen: string; removeChosen: string; fileError: string };
+
+/**
+ * Workday's (the applier's Workday recipe empties a resumed draft by them): a listed file with its
+ * Delete button (upload.html's `file-upload-item`), a pill with its remove charm (form.html's
+ * `selectedItem` > `DELETE_charm`). Both captures are models, not live markup.
+ */
+export const workdayDraftMarks: DraftMarks = {
+  file: '[data-automation-id="file-upload-item"]',
+  deleteFile: 'button',
+  chosen: '[data-automation-id="selectedItem"]',
+  removeChosen: '[data-automation-id="DELETE_charm"]',
+  fileError: '[data-automation-id="errorMessage"]',
+};
+
 const actionTimeoutMs = 5_000;
 const fieldOf = (page: Page, key: string) => page.locator(`[data-automation-id="formField-${key}"]`).filter({ visible: true }).first();
 const visibleOptions = (scope: Page | Locator) => scope.locator('[role="option"], [data-automation-id="promptOption"]').filter({ visible: true });
@@ -106,14 +126,30 @@ const placeholderPdf = Buffer.from(
     '4 0 obj<</Length 88>>stream\nBT /F1 12 Tf 72 720 Td (Placeholder chosen while reading the form; not a resume.) Tj ET\nendstream endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
 );
 
+/** The placeholder's name in the file box, as the draft lists it. */
+const placeholderFileName = 'jane-doe-cv.pdf';
+
 const textOf = (value: unknown) => (Array.isArray(value) ? String(value[0] ?? '') : String(value ?? ''));
+
+/**
+ * A field the draft already answers with what a fill would add to rather than replace: a listed
+ * file, a chosen pill, a ticked box of a group. Mining the posting again leaves it as it is, so
+ * the draft never piles up placeholders (and a group's tick is not clicked off).
+ */
+async function holdsDraftChoice(scope: Locator, field: WorkdayField): Promise<boolean> {
+  if (field.kind === 'file') return (await scope.locator(workdayDraftMarks.file).count()) > 0;
+  if (field.kind === 'prompt') return (await scope.locator(workdayDraftMarks.chosen).count()) > 0;
+  if (field.kind === 'checkboxes') return (await scope.locator('input[type="checkbox"]:checked').count()) > 0;
+  return false;
+}
 
 /**
  * Fills the step's required fields, and only those, with the synthetic answers: the least the
  * tenant takes before "Save and Continue" moves on, since each save keeps the step in the
  * candidate's draft, and every value left there is one an application must answer anyway.
  * Texts count once focus leaves their box (Workday keeps a value only then). A required file
- * box gets the placeholder PDF; the tenant's refusal of it ends the reading.
+ * box gets the placeholder PDF, unless the draft already lists a file there; the tenant's
+ * refusal of it ends the reading.
  */
 export async function fillPlaceholders(page: Page, step: WorkdayStep, questions: Question[]): Promise<Answer[]> {
   const used: Answer[] = [];
@@ -123,6 +159,7 @@ export async function fillPlaceholders(page: Page, step: WorkdayStep, questions:
     const answer = syntheticAnswers([question])[0];
     if (!answer) continue;
     const scope = fieldOf(page, field.key);
+    if (await holdsDraftChoice(scope, field)) continue;
     switch (field.kind) {
       case 'text':
       case 'textarea': {
@@ -174,9 +211,9 @@ export async function fillPlaceholders(page: Page, step: WorkdayStep, questions:
 
 /** Chooses the placeholder PDF and waits for the box to list it (the upload is done) or say why not. */
 async function choosePlaceholderFile(page: Page, field: WorkdayField, scope: Locator): Promise<void> {
-  await scope.locator('input[type="file"]').first().setInputFiles({ name: 'jane-doe-cv.pdf', mimeType: 'application/pdf', buffer: placeholderPdf }, { timeout: actionTimeoutMs });
-  const listed = scope.locator('[data-automation-id="file-upload-item"]').filter({ visible: true });
-  const refused = scope.locator('[data-automation-id="errorMessage"]').filter({ visible: true });
+  await scope.locator('input[type="file"]').first().setInputFiles({ name: placeholderFileName, mimeType: 'application/pdf', buffer: placeholderPdf }, { timeout: actionTimeoutMs });
+  const listed = scope.locator(workdayDraftMarks.file).filter({ visible: true });
+  const refused = scope.locator(workdayDraftMarks.fileError).filter({ visible: true });
   await listed.or(refused).first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
   if ((await refused.count()) > 0) throw new StepRefused(`Workday refused the placeholder file in "${field.label}": ${((await refused.first().textContent()) ?? '').trim()}`);
   if ((await listed.count()) === 0) throw new StepRefused(`the placeholder file in "${field.label}" never showed as uploaded`);

@@ -88,6 +88,18 @@ describe('mining a Workday posting with the client\'s tenant account', () => {
     expect(new Set(saved)).toEqual(required);
   }, 120_000);
 
+  it('mining again with the account resumes its draft: the placeholder résumé it lists is not uploaded again, and nothing is submitted', async () => {
+    double.events.length = 0;
+    const submittedBefore = vendor.submitted.length;
+    expect(vendor.draftOf(registered.email)).toMatchObject({ resume: [{ name: 'jane-doe-cv.pdf' }] });
+    const mined = await miner(double.url, account);
+    if (!mined.ok) throw new Error(`${mined.errorCode}: ${mined.detail}`);
+    expect(withoutCategory(mined.form.questions)).toEqual(workdayQuestions());
+    expect(double.events.filter((event) => !event.startsWith('GET'))).toEqual(['myInformation', 'myExperience', 'primaryQuestionnaire', 'voluntaryDisclosures'].map((step) => `early ${cxs}/jobapplication/${step}`));
+    expect((vendor.draftOf(registered.email)?.resume as unknown[] | undefined)?.length).toBe(1);
+    expect(vendor.submitted.length).toBe(submittedBefore);
+  }, 120_000);
+
   it('reads My Experience as the fixture form shows it: the same keys, labels, required marks and lists', async () => {
     const mined = await miner(double.url, account);
     if (!mined.ok) throw new Error(`${mined.errorCode}: ${mined.detail}`);

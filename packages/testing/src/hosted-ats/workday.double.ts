@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
+import { workdayFlowScript, workdayStyle } from './workday-page.ts';
+import { answers, createWorkdayDrafts, type WorkdayApplication, type WorkdayFile } from './workday-drafts.ts';
 
 export const workdayJobPath = '/acme/job/Remote/Software-Developer_R1';
 const applyPath = `${workdayJobPath}/apply`;
@@ -152,124 +154,27 @@ function control(field: WorkdayField): string {
 const stepHtml = (step: WorkdayStep, index: number) =>
   `<section data-step="${step.name}" hidden><h2 data-automation-id="progressBarActiveStep">${escapeHtml(step.title)}</h2><p>Step ${index + 1} of ${steps.length + 1}</p>${step.fields.map(control).join('\n')}</section>`;
 
-const style = `<style>[hidden]{display:none!important}.field{margin:6px 0}[role=listbox]{border:1px solid #999;background:#fff}[role=option]{padding:2px}</style>`;
+/** The Workday double, with what the tenant saw and kept besides the requests. */
+export type WorkdayVendor = HostedVendor & {
+  signIns: Array<{ email: string; accepted: boolean }>;
+  /** The applications Submit sent the employer, in order: each the draft as it stood, files with their bytes. */
+  submitted: WorkdayApplication[];
+  /** The account's draft of the posting's application (files with their bytes), or undefined when it has none. */
+  draftOf(email: string): Record<string, unknown> | undefined;
+  /** Values and files an earlier attempt saved in the account's draft of the posting, over what it holds. */
+  keepInDraft(email: string, values: Record<string, unknown>, files?: Record<string, WorkdayFile[]>): void;
+};
 
 /**
- * The application's own behaviour, as the research measured Workday's: a box's value counts only
- * once focus leaves it (form.html's kept-on-focus-out; a value set without focus-out "shows
- * filled but Save and Continue reports 'required'"); lists open from a "Select One" button into
- * a list at the end of the page; skills are typed, listed on Enter and kept as pills; a chosen
- * résumé uploads at once and shows its name (upload.html). "Save and Continue" saves the step's
- * kept values to the tenant (`/wday/cxs/…`) with the session, which the tenant checks; the
- * tenant's refusals show under the field (`errorMessage`). Submit on Review moves to Candidate
- * Home (`…/jobTasks/completed/application`). Endpoint paths past `/wday/cxs/{tenant}/{site}` and
- * the bodies were not measured.
+ * Where the page resumes a draft (neither was measured): at the first step, every step shown again
+ * with what it saved (the double's default), or at the first step the draft has not saved.
  */
-const flowScript = `
-const kept = {};
-let session = null, current = 0;
-const sections = [...document.querySelectorAll('section[data-step]')];
-const keyOf = (element) => element.dataset.key;
-document.addEventListener('focusout', (event) => {
-  const element = event.target;
-  if (element.matches?.('input[data-key]:not([type=checkbox]):not([type=radio]):not([type=file]), textarea[data-key]')) kept[keyOf(element)] = element.value;
-});
-document.addEventListener('change', (event) => {
-  const element = event.target;
-  if (element.matches('input[type=radio][data-key]')) kept[keyOf(element)] = element.value === 'true';
-  if (element.matches('input[type=checkbox][data-key]:not([value])')) kept[keyOf(element)] = element.checked;
-  if (element.matches('input[type=checkbox][data-key][value]')) kept[keyOf(element)] = [...document.querySelectorAll('input[type=checkbox][data-key="' + keyOf(element) + '"]:checked')].map((box) => box.value);
-});
-const popup = document.getElementById('popup');
-document.addEventListener('click', (event) => {
-  const button = event.target.closest('button[aria-haspopup=listbox]');
-  if (button) {
-    popup.innerHTML = '';
-    for (const option of JSON.parse(button.dataset.options)) {
-      const item = document.createElement('div'); item.setAttribute('role', 'option'); item.textContent = option;
-      item.addEventListener('click', () => { kept[keyOf(button)] = option; button.textContent = option; popup.hidden = true; });
-      popup.append(item);
-    }
-    const box = button.getBoundingClientRect();
-    popup.style.cssText = 'position:absolute;left:' + box.left + 'px;top:' + (box.bottom + window.scrollY) + 'px';
-    popup.hidden = false;
-    return;
-  }
-  if (!event.target.closest('#popup')) popup.hidden = true;
-});
-for (const input of document.querySelectorAll('input[data-prompt]')) {
-  const list = input.parentElement.querySelector('[role=listbox]'), key = input.dataset.prompt;
-  input.addEventListener('keydown', (event) => {
-    if (event.key !== 'Enter') return;
-    list.innerHTML = '';
-    for (const option of JSON.parse(input.dataset.options).filter((option) => option.toLowerCase().includes(input.value.toLowerCase()))) {
-      const item = document.createElement('div'); item.setAttribute('role', 'option'); item.dataset.automationId = 'promptOption'; item.textContent = option;
-      item.addEventListener('click', () => {
-        kept[key] = [...(kept[key] ?? []), option];
-        const pill = document.createElement('div'); pill.dataset.automationId = 'selectedItem'; pill.textContent = option;
-        input.parentElement.insertBefore(pill, list);
-        list.hidden = true; input.value = ''; input.setAttribute('aria-expanded', 'false');
-      });
-      list.append(item);
-    }
-    list.hidden = false; input.setAttribute('aria-expanded', 'true');
-  });
-}
-for (const input of document.querySelectorAll('input[type=file][data-key]')) {
-  input.addEventListener('change', async () => {
-    const file = input.files[0], field = input.closest('[data-automation-id^=formField-]'), items = field.querySelector('[data-automation-id=file-upload-items]');
-    field.querySelector('.errors').innerHTML = ''; items.innerHTML = '';
-    const body = new FormData(); body.append('sessionToken', session); body.append('file', file, file.name);
-    const answer = await fetch('${cxs}/attachments', { method: 'POST', body });
-    const reply = await answer.json();
-    if (!answer.ok) { field.querySelector('.errors').innerHTML = '<p data-automation-id="errorMessage"></p>'; field.querySelector('[data-automation-id=errorMessage]').textContent = reply.errorMessage; return; }
-    kept[keyOf(input)] = { id: reply.id, name: file.name };
-    items.innerHTML = '<div data-automation-id="file-upload-item"></div>'; items.firstElementChild.textContent = file.name + ' (Successfully Uploaded!)';
-  });
-}
-const show = (index) => {
-  current = index;
-  sections.forEach((section, at) => (section.hidden = at !== index));
-  document.getElementById('review').hidden = index !== sections.length;
-  document.getElementById('next').hidden = index >= sections.length;
-  document.getElementById('submit').hidden = index !== sections.length;
-};
-document.getElementById('next').addEventListener('click', async () => {
-  const section = sections[current];
-  // The tenant's refusals of the last save go; an upload's own error stays until another file is chosen.
-  section.querySelectorAll('[data-saved-error]').forEach((error) => error.remove());
-  const keys = [...section.querySelectorAll('[data-automation-id^=formField-]')].map((field) => field.dataset.automationId.slice('formField-'.length));
-  const values = {};
-  for (const [key, value] of Object.entries(kept)) if (keys.some((field) => key === field || key.startsWith(field) && /^(Month|Day|Year)$/.test(key.slice(field.length)))) values[key] = value;
-  const answer = await fetch('${cxs}/jobapplication/' + section.dataset.step, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionToken: session, values }) });
-  const reply = await answer.json();
-  if (answer.ok) return show(current + 1);
-  for (const error of reply.errors ?? []) {
-    const box = section.querySelector('[data-automation-id="formField-' + error.field + '"] .errors') ?? section.querySelector('.errors');
-    const message = document.createElement('p'); message.dataset.automationId = 'errorMessage'; message.dataset.savedError = ''; message.textContent = error.message; box.append(message);
-  }
-});
-document.getElementById('submit').addEventListener('click', async () => {
-  const answer = await fetch('${cxs}/jobapplication/submit', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionToken: session }) });
-  if (answer.ok) location.assign('${workdaySuccessPath}');
-});
-document.querySelector('[data-automation-id=signInLink]').addEventListener('click', () => {
-  document.querySelector('[data-automation-id=createAccountPage]').hidden = true;
-  document.querySelector('[data-automation-id=signInContent]').hidden = false;
-});
-document.querySelector('[data-automation-id=signInSubmitButton]').addEventListener('click', async () => {
-  const wall = document.querySelector('[data-automation-id=signInContent]');
-  wall.querySelector('[data-automation-id=errorMessage]')?.remove();
-  const answer = await fetch('${cxs}/signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: wall.querySelector('[data-automation-id=email]').value, password: wall.querySelector('[data-automation-id=password]').value }) });
-  const reply = await answer.json();
-  if (!answer.ok) { const error = document.createElement('p'); error.dataset.automationId = 'errorMessage'; error.setAttribute('role', 'alert'); error.textContent = reply.errorMessage; wall.append(error); return; }
-  session = reply.sessionToken;
-  document.getElementById('account').remove();
-  document.getElementById('flow').hidden = false;
-  show(0);
-});`;
+export type WorkdayResume = 'fromFirstStep' | 'afterLastSaved';
 
-/** The account the tenant knows, and what it says to a wrong password (the wording was not measured). */
+/** A candidate account the tenant knows. */
+export type WorkdayAccount = { email: string; password: string };
+
+/** What the tenant says to a wrong password (the wording was not measured). */
 export const workdayWrongPasswordText = 'Wrong email address or password.';
 
 /**
@@ -280,12 +185,18 @@ export const workdayWrongPasswordText = 'Wrong email address or password.';
  * Refused file: the upload's error under the Resume/CV box (upload.html's wording, unmeasured).
  * Missing answer: the tenant's "The field … is required and must have a value." on Save and
  * Continue (the wording of upload.html; the fixture's re-render wipes kept answers this way).
- * Sign-in attempts are counted: a wrong password must be tried once, never again.
+ * Sign-in attempts are counted: a wrong password must be tried once, never again. Each account
+ * has one draft of the posting's application (`workday-drafts.ts`): every accepted save keeps its
+ * step there, the page shows it again at the next sign-in, and Submit sends it to the employer
+ * (`submitted`).
  */
-export function workdayHostedVendor(account: { email: string; password: string }): HostedVendor & { signIns: Array<{ email: string; accepted: boolean }> } {
+export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[], options: { resume?: WorkdayResume } = {}): WorkdayVendor {
+  const known = Array.isArray(accounts) ? accounts : [accounts];
   const signIns: Array<{ email: string; accepted: boolean }> = [];
-  const sessions = new Set<string>();
-  const head = `<link rel="canonical" href="https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}">${style}`;
+  // The account each session signed in, by its token.
+  const sessions = new Map<string, string>();
+  const drafts = createWorkdayDrafts(steps);
+  const head = `<link rel="canonical" href="https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}">${workdayStyle}`;
   const posting = postingFixture()
     .replace('<head><meta charset="utf-8">', `<head><meta charset="utf-8">${head}`)
     .replace('href="/acme/job/Remote/Software-Developer_R1/apply"', `href="${applyPath}"`);
@@ -313,48 +224,59 @@ export function workdayHostedVendor(account: { email: string; password: string }
   <button type="button" data-automation-id="bottom-navigation-next-button" id="submit" hidden>Submit</button></div>
 </div>
 <div id="popup" role="listbox" hidden></div></div>`,
-    flowScript,
+    workdayFlowScript(cxs, workdaySuccessPath),
   );
   const stepsByName = new Map(steps.map((step) => [step.name, step]));
   const refused = (status: number, errorMessage: string): HostedReply => ({ status, json: { errorMessage } });
   const notAuthorized = refused(400, 'You are not authorized to this job application');
   const sessionOf = (request: HostedRequest) => {
     const token = request.parts.find(([name]) => name === 'sessionToken')?.[1] ?? (request.json as { sessionToken?: unknown } | undefined)?.sessionToken;
-    return typeof token === 'string' && sessions.has(token);
+    return typeof token === 'string' ? sessions.get(token) : undefined;
   };
   return {
     ats: 'workday',
     applyPath: workdayJobPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField'],
     signIns,
+    submitted: drafts.submitted,
+    draftOf: (email) => drafts.draftOf(email, workdayJobPath),
+    keepInDraft: (email, values, files) => drafts.keep(email, workdayJobPath, values, files),
     page: (variant) => ({ status: 200, html: variant === 'closed' ? closed : posting }),
     post: (request, variant) => {
       if (request.path === `${cxs}/signin`) {
         const given = (request.json ?? {}) as { email?: string; password?: string };
-        const accepted = given.email === account.email && given.password === account.password;
+        const accepted = known.some((account) => given.email === account.email && given.password === account.password);
         signIns.push({ email: String(given.email), accepted });
         if (!accepted) return { kind: 'read', reply: refused(401, workdayWrongPasswordText) };
         const token = `session-${signIns.length}-${Date.now()}`;
-        sessions.add(token);
+        sessions.set(token, String(given.email));
         return { kind: 'read', reply: { status: 200, json: { sessionToken: token } } };
       }
-      if (!sessionOf(request)) return { kind: 'read', reply: notAuthorized };
+      const email = sessionOf(request);
+      if (!email) return { kind: 'read', reply: notAuthorized };
       if (request.path === `${cxs}/attachments`) {
         if (variant === 'invalidFile') return { kind: 'early', reply: refused(400, 'This file type is not allowed.') };
-        return { kind: 'early', reply: { status: 200, json: { id: `attachment-${Date.now()}` } } };
+        const file = request.parts.find(([name]) => name === 'file')?.[1];
+        if (!file || typeof file === 'string') return { kind: 'early', reply: refused(400, 'No file was received.') };
+        return { kind: 'early', reply: { status: 200, json: { id: drafts.upload(email, { name: file.filename, bytes: file.bytes }) } } };
       }
-      if (request.path === `${cxs}/jobapplication/submit`) return { kind: 'submission', reply: { status: 200, json: { status: 'submitted' } } };
+      const body = (request.json ?? {}) as { job?: string; values?: Record<string, unknown> };
+      const job = String(body.job);
+      if (request.path === `${cxs}/jobapplication/draft`) {
+        const { values, savedSteps } = drafts.read(email, job);
+        return { kind: 'read', reply: { status: 200, json: { values, step: options.resume === 'afterLastSaved' ? savedSteps : 0 } } };
+      }
+      if (request.path === `${cxs}/jobapplication/submit`) {
+        drafts.submit(email, job);
+        return { kind: 'submission', reply: { status: 200, json: { status: 'submitted' } } };
+      }
       const step = stepsByName.get(request.path.slice(`${cxs}/jobapplication/`.length));
       if (!step) return { kind: 'read', reply: { status: 404, json: {} } };
-      const values = ((request.json ?? {}) as { values?: Record<string, unknown> }).values ?? {};
-      const given = (field: WorkdayField) => {
-        if (field.kind === 'date' || field.kind === 'monthYear') return ['Month', 'Year'].every((part) => Boolean(values[`${field.key}${part}`]));
-        const value = values[field.key];
-        return field.kind === 'checkbox' ? value === true : value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
-      };
-      const missing = step.fields.filter((field) => field.required && !given(field));
+      const values = body.values ?? {};
+      const missing = step.fields.filter((field) => field.required && !answers(field, values));
       if (variant === 'missingField' && step.name === 'myExperience') missing.unshift(step.fields[0] as WorkdayField);
       if (missing.length > 0) return { kind: 'early', reply: { status: 400, json: { errors: missing.map((field) => ({ field: field.key, message: `The field ${field.label} is required and must have a value.` })) } } };
+      drafts.save(email, job, step.name, values);
       return { kind: 'early', reply: { status: 200, json: { saved: step.name } } };
     },
     extraPages: {
