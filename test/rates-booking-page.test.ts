@@ -1,5 +1,5 @@
 import { HotelRateResult } from '@quarry/contracts';
-import { bookingEngineRecipes, createBookingPageSource, createChromiumLauncher, createPushSender, type HotelRow } from '@quarry/rates';
+import { bookingEngineRecipes, createBookingPageSource, createChromiumLauncher, createPushSender, type BookingEngineRecipe, type HotelRow } from '@quarry/rates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureBookingEngine, type EngineAnswer } from './fixture-booking-engine/server.ts';
 
@@ -47,6 +47,9 @@ const hotel = (code: string, engineName = 'demo-ibe'): HotelRow => ({
 });
 const search = (code: string, guests = 2) => ({ hotelId: code.toLowerCase(), checkIn: '2026-12-10', nights: 2, guests });
 const signal = () => new AbortController().signal;
+const demo = bookingEngineRecipes['demo-ibe'] as BookingEngineRecipe;
+const { results: resultsAddress, ...searchForm } = demo.search;
+const formOnlyRecipes = { 'demo-ibe': { ...demo, search: searchForm } };
 
 beforeAll(async () => {
   engine = await startFixtureBookingEngine((code) => answers[code] ?? { state: 'unknown' });
@@ -62,8 +65,14 @@ afterAll(async () => {
 describe('booking-page adapter in Chromium', () => {
   const source = () => createBookingPageSource({ browser: chromium.browser, recipes: bookingEngineRecipes, checkUrl: (url) => allowLoopback.check(url), timeoutMs: 15_000 });
 
-  it('fills the engine’s search form and reads rooms and rates (JPY has no minor unit)', async () => {
-    const outcome = await source().search(hotel('KYOTO'), search('KYOTO'), signal());
+  it.each([
+    ['opens the engine’s results page by its address', bookingEngineRecipes, ['/engine/results.html']],
+    ['fills the engine’s search form (an engine without a results address)', formOnlyRecipes, ['/engine/search.html', '/engine/results.html']],
+  ])('%s and reads rooms and rates (JPY has no minor unit)', async (_, recipes, pages) => {
+    expect(resultsAddress).toBeDefined();
+    const pagesBefore = engine.pages.length;
+    const outcome = await createBookingPageSource({ browser: chromium.browser, recipes, checkUrl: (url) => allowLoopback.check(url), timeoutMs: 15_000 }).search(hotel('KYOTO'), search('KYOTO'), signal());
+    expect(engine.pages.slice(pagesBefore).filter((path) => path.endsWith('.html'))).toEqual(pages);
     const query = engine.searches.at(-1);
     expect([query?.get('hotel'), query?.get('checkin'), query?.get('nights'), query?.get('adults')]).toEqual(['KYOTO', '2026-12-10', '2', '2']);
     expect(outcome).toEqual({

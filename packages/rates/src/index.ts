@@ -28,7 +28,7 @@ export type { PushSender } from './push-sender.ts';
 export { createSourceRegistry } from './sources/source-registry.ts';
 export type { SearchPriority, SourceGate, SourceRegistry } from './sources/source-registry.ts';
 export { createOpenTravelSource, mapHotelAvailRS } from './sources/opentravel.source.ts';
-export { createBookingPageSource, createChromiumLauncher, guardRequests, readRoomsOnPage, searchFailure, searchOnPage } from './sources/booking-page.source.ts';
+export { createBookingPageSource, createChromiumLauncher, guardRequests, pageAddress, readRoomsOnPage, searchFailure, searchOnPage } from './sources/booking-page.source.ts';
 export { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';
 export type { BookingEngineRecipe, CheckoutRecipe, FieldRecipe } from './sources/booking-engine-recipes.ts';
 export type { RateSearch, RateSource, SourceOutcome } from './sources/rate-source.ts';

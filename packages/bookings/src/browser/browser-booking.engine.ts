@@ -1,5 +1,5 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
-import { bookingEngineRecipes, checkOutOf, guardRequests, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
+import { bookingEngineRecipes, checkOutOf, guardRequests, pageAddress, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome, Stay } from '../booking-engine.ts';
 import { findRate, priceOf } from '../booking-prices.ts';
@@ -119,7 +119,7 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         onStarted?.();
         const [roomCode, rateCode] = engineCodes(request.roomId, request.rateId);
         const entry = steps.entry;
-        const entryUrl = entry ? entryAddress(hotel, entry, request.stay, roomCode, rateCode) : hotel.bookingPageUrl;
+        const entryUrl = entry ? pageAddress(hotel.bookingPageUrl, entry, stayValues(hotel, request.stay, roomCode, rateCode)) : hotel.bookingPageUrl;
         const page = await openPage(context, entryUrl);
         const challenges = await captureChallenge(context);
         const guest = steps.guest;
@@ -227,13 +227,9 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
   };
 }
 
-/** The guest page's address of a recipe's `entry`: the booking page's query, then the stay and the rate. */
-function entryAddress(hotel: HotelRow, entry: NonNullable<CheckoutRecipe['entry']>, stay: Stay, room: string, rate: string): string {
-  const values: Record<string, string> = { checkIn: stay.checkIn, checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }), nights: String(stay.nights), guests: String(stay.guests), room, rate };
-  const url = new URL(entry.path, hotel.bookingPageUrl);
-  url.search = new URL(hotel.bookingPageUrl).search;
-  for (const [name, template] of Object.entries(entry.params)) url.searchParams.set(name, template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole));
-  return url.href;
+/** The values a recipe's `entry` address is filled with: the stay, and the engine's room and rate codes. */
+function stayValues(hotel: HotelRow, stay: Stay, room: string, rate: string): Record<string, string> {
+  return { checkIn: stay.checkIn, checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }), nights: String(stay.nights), guests: String(stay.guests), room, rate };
 }
 
 /** Our rate ids are the engine's room code and `room:rate` (the booking-page source's reading). */
