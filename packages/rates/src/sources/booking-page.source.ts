@@ -3,6 +3,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { HotelRow } from '../hotels.queries.ts';
 import type { BookingEngineRecipe, FieldRecipe, PageAddress } from './booking-engine-recipes.ts';
 import { priceFromText } from './money.ts';
+import { waitForSelectorOnPage } from './page-reads.ts';
 import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSource, type SourceOutcome } from './rate-source.ts';
 
 type RawCharge = { name: string | null; amount: string | null; kind: string | null; code: string | null };
@@ -205,7 +206,7 @@ export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingE
     await fill(page, recipe.search.guests, String(search.guests), remaining());
     await page.locator(recipe.search.submit).first().click({ timeout: remaining() });
   }
-  await page.locator(recipe.results.ready).first().waitFor({ state: 'attached', timeout: remaining() });
+  await waitForSelectorOnPage(page, recipe.results.ready, remaining());
   const read = await readRoomsOnPage(page, recipe.results);
   if (read.state === 'hotel-unknown') return { ok: false, kind: 'HotelNotOnIbe', reason: 'the booking engine does not know this hotel' };
   if (read.state === 'adults-refused') return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
