@@ -5,7 +5,7 @@ import { createPool, migrateToLatest } from '@quarry/db';
 import { startDemoCheckoutSites } from '@quarry/demo';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel } from '@quarry/testing';
 import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
-import { measureMachineCpu, processCpuSeconds } from './machine-cpu.ts';
+import { descendantsCpuSeconds, measureMachineCpu, processCpuSeconds } from './machine-cpu.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
 
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
@@ -112,7 +112,15 @@ export async function benchBookings(options: { seconds: number; connections: num
     failureCodes.clear();
     const pageOrdersBefore = pages.orders.length;
     const memory = sampleTreeRss(worker.child.pid ?? 0, 250);
+    // Chromium is the worker's descendants: its CPU per booking says what the rate would be on idle cores.
+    const pageCpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), tree: await descendantsCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0) };
+    const pageMachine = measureMachineCpu();
     const browser = await runFor(options.seconds, inFlight, bookPage);
+    const pageMachineBusy = pageMachine.stop();
+    const pageBooked = Math.max(1, browser.runs - browser.failures);
+    const pageWorkerSeconds = (processCpuSeconds(worker.child.pid ?? 0) - pageCpuBefore.worker) / pageBooked;
+    const chromiumSeconds = (await descendantsCpuSeconds(worker.child.pid ?? 0)) - pageCpuBefore.tree - pageWorkerSeconds * pageBooked;
+    const pageApiSeconds = (processCpuSeconds(api.child.pid ?? 0) - pageCpuBefore.api) / pageBooked;
     const { peakPssMb } = memory.stop();
     const pagePerSecond = (browser.runs - browser.failures) / browser.seconds;
     const reads = await load(`${base}/book/${lastBookingId}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
@@ -130,7 +138,7 @@ export async function benchBookings(options: { seconds: number; connections: num
           `${result.failures} of ${result.runs}; ${hotel.orders.length - ordersBefore} orders at the hotel`,
         ],
         [
-          `browser (demo booking page: price check (a search) → guest page → card iframe → final price → order), ${inFlight} in flight, peak PSS ${Math.round(peakPssMb)} MB`,
+          `browser (demo booking page: price check (a search) → guest page → card iframe → final price → order), ${inFlight} in flight, peak PSS ${Math.round(peakPssMb)} MB; CPU per booking: Chromium ${(chromiumSeconds / pageBooked).toFixed(2)} s, worker ${pageWorkerSeconds.toFixed(2)} s, API ${pageApiSeconds.toFixed(2)} s; machine ${Math.round(pageMachineBusy)}% busy`,
           `${pagePerSecond.toFixed(2)} bookings/s`,
           '',
           '',

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import { procStatFields } from './proc-stat.ts';
+import { treeOf } from './process-tree-rss.ts';
 
 /** Busy time of the whole machine (every process, the kernel included) in seconds, from /proc/stat. */
 export function busySeconds(): number {
@@ -38,6 +39,20 @@ export function processTreeCpuSeconds(rootPid: number): number {
   let seconds = processCpuSeconds(rootPid) + (Number(root[13]) + Number(root[14])) / 100;
   for (const entry of readdirSync('/proc')) {
     if (/^\d+$/.test(entry) && Number(procStatFields(Number(entry))?.[1]) === rootPid) seconds += processCpuSeconds(Number(entry));
+  }
+  return seconds;
+}
+
+/**
+ * CPU time of a process and all its descendants, in seconds: each live process's own and that of
+ * its reaped children (fields 16 and 17), so a renderer that came and went still counts (its
+ * parent reaped it). A process that exits between two reads of the tree may be missed once.
+ */
+export async function descendantsCpuSeconds(rootPid: number): Promise<number> {
+  let seconds = 0;
+  for (const pid of await treeOf(rootPid)) {
+    const fields = procStatFields(pid);
+    if (fields) seconds += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
   }
   return seconds;
 }

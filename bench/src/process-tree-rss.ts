@@ -26,7 +26,7 @@ export const rssMb = (pid: number) => procMb(`/proc/${pid}/status`, /VmRSS:\s+(\
 const pssMb = (pid: number) => procMbAsync(`/proc/${pid}/smaps_rollup`, /^Pss:\s+(\d+) kB/m);
 
 /** A process and all its descendants, from each process's list of children (no scan of every process on the machine). */
-async function treeOf(rootPid: number): Promise<number[]> {
+export async function treeOf(rootPid: number): Promise<number[]> {
   const tree: number[] = [];
   const pending = [rootPid];
   for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {

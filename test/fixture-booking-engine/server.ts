@@ -20,12 +20,14 @@ export type EngineAnswer = {
  */
 export async function startFixtureBookingEngine(
   answers: (hotel: string, query: URLSearchParams) => EngineAnswer,
-): Promise<{ url: (path: string) => string; searches: URLSearchParams[]; close: () => Promise<void> }> {
+): Promise<{ url: (path: string) => string; searches: URLSearchParams[]; pages: string[]; close: () => Promise<void> }> {
   // The demo engine's own pages: the demo is this fixture engine, served to newcomers.
   const page = (name: 'search.html' | 'results.html') => bookingPages[`/booking/${name}`];
   const searches: URLSearchParams[] = [];
+  const pages: string[] = [];
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://engine.local');
+    pages.push(url.pathname);
     if (url.pathname.endsWith('/search.html')) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('search.html'));
     if (url.pathname.endsWith('/results.html')) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('results.html'));
     if (url.pathname === '/api/availability') {
@@ -41,6 +43,7 @@ export async function startFixtureBookingEngine(
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     searches,
+    pages,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

@@ -1,5 +1,8 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
-import { bookingEngineRecipes, checkOutOf, guardRequests, readRoomsOnPage, searchFailure, searchOnPage, type BookingEngineRecipe, type CheckoutRecipe, type FieldRecipe, type HotelRow } from '@quarry/rates';
+import {
+  bookingEngineRecipes, checkOutOf, guardRequests, pageAddress, readFieldsOnPage, readRoomsOnPage, searchFailure, searchOnPage, waitForAnyOnPage, waitForSelectorOnPage,
+  type BookingEngineRecipe, type CheckoutRecipe, type HotelRow,
+} from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome, Stay } from '../booking-engine.ts';
 import { findRate, priceOf } from '../booking-prices.ts';
@@ -30,15 +33,6 @@ const unneededResources = new Set(['image', 'font', 'media']);
 const cssString = (value: string) => value.replace(/["\\]/g, (char) => `\\${char}`);
 const withIds = (selector: string, ids: Record<string, string>) => selector.replace(/\{(\w+)\}/g, (whole, name: string) => (name in ids ? cssString(ids[name] ?? '') : whole));
 
-async function readField(page: Page, field: FieldRecipe, timeoutMs: number): Promise<string | null> {
-  const element = page.locator(field.selector).first();
-  if ((await element.count()) === 0) return null;
-  const value = field.attribute ? await element.getAttribute(field.attribute, { timeout: timeoutMs }) : await element.textContent({ timeout: timeoutMs });
-  return value === null ? null : value.replace(/\s+/g, ' ').trim();
-}
-
-const visible = async (page: Page, selector: string) => (await page.locator(selector).count()) > 0;
-
 function recipeOf(hotel: HotelRow, recipes: Record<string, BookingEngineRecipe>): { recipe: BookingEngineRecipe; checkout: CheckoutRecipe } {
   if (hotel.source.kind !== 'booking-page') throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `hotel ${hotel.hotelId} has no booking page`, transient: false });
   const recipe = recipes[hotel.source.engine];
@@ -46,17 +40,19 @@ function recipeOf(hotel: HotelRow, recipes: Record<string, BookingEngineRecipe>)
   return { recipe, checkout: recipe.checkout };
 }
 
-/** What the outcome page says, as our outcome; `total` is the consented price the confirmation carries. */
-async function readOutcome(page: Page, recipe: CheckoutRecipe['outcome'], total: Price, timeoutMs: number): Promise<OrderOutcome> {
-  if (await visible(page, recipe.confirmed)) {
-    const number = await readField(page, recipe.confirmationNumber, timeoutMs);
+/** What the outcome page says (one read of the page), as our outcome; `total` is the consented price the confirmation carries. */
+async function readOutcome(page: Page, recipe: CheckoutRecipe['outcome'], total: Price): Promise<OrderOutcome> {
+  const [confirmed, number, declined, priceChanged, cardInvalid, unavailable] = await readFieldsOnPage(page, [
+    { selector: recipe.confirmed }, recipe.confirmationNumber, { selector: recipe.declined }, { selector: recipe.priceChanged }, { selector: recipe.cardInvalid }, { selector: recipe.unavailable },
+  ]);
+  if (confirmed !== null) {
     if (!number) return { status: 'failed', code: 'GenericWebsiteError', message: 'the confirmation page shows no confirmation number' };
     return { status: 'confirmed', confirmation: { reference: number, price: total } };
   }
-  if (await visible(page, recipe.declined)) return { status: 'failed', code: 'PaymentRejected', message: 'the card issuer declined the payment' };
-  if (await visible(page, recipe.priceChanged)) return { status: 'failed', code: 'PriceChangedAfterConsent', message: 'the hotel changed the price when the order was placed; nothing was booked' };
-  if (await visible(page, recipe.cardInvalid)) return { status: 'failed', code: 'CardDetailsInvalid', message: 'the hotel refused the card details' };
-  if (await visible(page, recipe.unavailable)) return { status: 'failed', code: 'RoomNotAvailable', message: 'the room was sold before the order' };
+  if (declined !== null) return { status: 'failed', code: 'PaymentRejected', message: 'the card issuer declined the payment' };
+  if (priceChanged !== null) return { status: 'failed', code: 'PriceChangedAfterConsent', message: 'the hotel changed the price when the order was placed; nothing was booked' };
+  if (cardInvalid !== null) return { status: 'failed', code: 'CardDetailsInvalid', message: 'the hotel refused the card details' };
+  if (unavailable !== null) return { status: 'failed', code: 'RoomNotAvailable', message: 'the room was sold before the order' };
   return { status: 'failed', code: 'GenericWebsiteError', message: 'the booking page showed no outcome the recipe knows' };
 }
 
@@ -102,12 +98,11 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
       await page.goto(url.href, { waitUntil: 'domcontentloaded' });
       await page.locator(lookup.reference).first().fill(reference);
       await page.locator(lookup.submit).first().click();
-      await page.locator(lookup.ready).first().waitFor({ state: 'attached' });
-      if (await visible(page, lookup.notFound)) return { status: 'notFound' as const };
-      const status = await readField(page, lookup.status, step);
+      await waitForSelectorOnPage(page, lookup.ready, step);
+      const [notFound, status, number] = await readFieldsOnPage(page, [{ selector: lookup.notFound }, lookup.status, lookup.confirmationNumber]);
+      if (notFound !== null) return { status: 'notFound' as const };
       if (status === lookup.statuses.pending) return { status: 'pending' as const };
       if (status === lookup.statuses.declined) return { status: 'failed' as const, code: 'PaymentRejected' as const, message: 'the hotel reports the payment declined' };
-      const number = await readField(page, lookup.confirmationNumber, step);
       if (status === lookup.statuses.confirmed && number) return { status: 'confirmed' as const, confirmation: { reference: number } };
       return { status: 'failed' as const, code: 'GenericWebsiteError' as const, message: `the reservation lookup shows status ${status ?? 'none'}` };
     });
@@ -119,15 +114,14 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         onStarted?.();
         const [roomCode, rateCode] = engineCodes(request.roomId, request.rateId);
         const entry = steps.entry;
-        const entryUrl = entry ? entryAddress(hotel, entry, request.stay, roomCode, rateCode) : hotel.bookingPageUrl;
+        const entryUrl = entry ? pageAddress(hotel.bookingPageUrl, entry, stayValues(hotel, request.stay, roomCode, rateCode)) : hotel.bookingPageUrl;
         const page = await openPage(context, entryUrl);
         const challenges = await captureChallenge(context);
         const guest = steps.guest;
         /** Waits for the next checkout page: `ready` shown, or the engine's sold-out notice (the rate went since the price check). */
         const expectPage = async (ready: string) => {
           if (!entry) return;
-          await page.locator(`${ready}, ${entry.unavailable}`).first().waitFor({ state: 'attached' });
-          if (await visible(page, entry.unavailable)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
+          if ((await waitForAnyOnPage(page, [entry.unavailable, ready], step)) === 0) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
         };
         if (entry) {
           await page.goto(entryUrl, { waitUntil: 'domcontentloaded' });
@@ -160,10 +154,10 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         await fields.locator(payment.expiry).first().fill(`${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`);
         await fields.locator(payment.cvc).first().fill(card.cvv ?? '');
         await page.locator(payment.submit).first().click();
-        await page.locator(steps.review.ready).first().waitFor({ state: 'attached' });
+        await waitForSelectorOnPage(page, steps.review.ready, step);
 
         const finalPrice = async (): Promise<BookingPrice> => {
-          await page.locator(steps.review.ready).first().waitFor({ state: 'attached' });
+          await waitForSelectorOnPage(page, steps.review.ready, step);
           const read = await readRoomsOnPage(page, steps.review.prices);
           const rate = findRate(read.rooms, request.roomId, request.rateId);
           if (!rate) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the final-price page no longer shows this room and rate', transient: false });
@@ -178,22 +172,23 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
           async placeOrder(total) {
             if (steps.review.terms) await page.locator(steps.review.terms).first().check();
             await page.locator(steps.review.placeOrder).first().click();
-            const outcome = page.locator(steps.outcome.ready).first().waitFor({ state: 'attached' }).then(() => 'page' as const);
-            const challenged = challenges.next.then((challenge) => challenge);
-            const first = await Promise.race([outcome, challenged]);
-            if (first === 'page') return readOutcome(page, steps.outcome, total, step);
+            const outcome = waitForSelectorOnPage(page, steps.outcome.ready, step).then(() => 'page' as const);
+            // When the challenge comes first this wait is left to end by itself (awaitChallengeOutcome waits again).
+            outcome.catch(() => {});
+            const first = await Promise.race([outcome, challenges.next]);
+            if (first === 'page') return readOutcome(page, steps.outcome, total);
             return { status: 'challenge', challenge: challengeOf(first) };
           },
           async awaitChallengeOutcome(total, until) {
             const waitMs = until.getTime() - Date.now();
             if (waitMs <= 0) return { status: 'pending' };
             try {
-              await page.locator(steps.outcome.ready).first().waitFor({ state: 'attached', timeout: waitMs });
+              await waitForSelectorOnPage(page, steps.outcome.ready, waitMs);
             } catch (error) {
               if ((error as Error).name === 'TimeoutError' && !signal.aborted) return { status: 'pending' };
               throw error;
             }
-            return readOutcome(page, steps.outcome, total, step);
+            return readOutcome(page, steps.outcome, total);
           },
         };
         return work(held);
@@ -227,13 +222,9 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
   };
 }
 
-/** The guest page's address of a recipe's `entry`: the booking page's query, then the stay and the rate. */
-function entryAddress(hotel: HotelRow, entry: NonNullable<CheckoutRecipe['entry']>, stay: Stay, room: string, rate: string): string {
-  const values: Record<string, string> = { checkIn: stay.checkIn, checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }), nights: String(stay.nights), guests: String(stay.guests), room, rate };
-  const url = new URL(entry.path, hotel.bookingPageUrl);
-  url.search = new URL(hotel.bookingPageUrl).search;
-  for (const [name, template] of Object.entries(entry.params)) url.searchParams.set(name, template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole));
-  return url.href;
+/** The values a recipe's `entry` address is filled with: the stay, and the engine's room and rate codes. */
+function stayValues(hotel: HotelRow, stay: Stay, room: string, rate: string): Record<string, string> {
+  return { checkIn: stay.checkIn, checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }), nights: String(stay.nights), guests: String(stay.guests), room, rate };
 }
 
 /** Our rate ids are the engine's room code and `room:rate` (the booking-page source's reading). */

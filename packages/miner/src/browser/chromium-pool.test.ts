@@ -25,6 +25,28 @@ async function twoJobs(options: Omit<ChromiumPoolOptions, 'executablePath' | 'on
 }
 
 describe('chromium pool', () => {
+  it('keeps the features Playwright turns off turned off (third-party storage is not partitioned)', async () => {
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
+    try {
+      const seen = await pool.withContext(async (context) => {
+        const pages: Record<string, string> = {
+          'http://pay.test/set': '<script>localStorage.setItem("card", "kept")</script>',
+          'http://shop.test/': '<script>window.card = new Promise((resolve) => addEventListener("message", (event) => resolve(event.data)))</script><iframe src="http://pay.test/get"></iframe>',
+          'http://pay.test/get': '<script>parent.postMessage(localStorage.getItem("card"), "*")</script>',
+        };
+        await context.route(/\.test\//, (route) => route.fulfill({ contentType: 'text/html', body: pages[route.request().url()] ?? '' }));
+        const page = await context.newPage();
+        await page.goto('http://pay.test/set');
+        await page.goto('http://shop.test/');
+        return page.evaluate('window.card');
+      });
+      // Partitioned (Chromium's default, and ours while a --disable-features of our own replaced Playwright's), the frame would read null.
+      expect(seen).toBe('kept');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('replaces a browser whose processes hold more than recycleAboveMb, between jobs', async () => {
     const { events, first, second } = await twoJobs({ recycleAfterJobs: 100, recycleAboveMb: 1 });
     // The first browser goes after its one job. (On a loaded machine the second job can outlive a

@@ -38,8 +38,10 @@ export type ChromiumPool = {
 };
 
 // Without the background-networking switches Chromium keeps trying Google's hosts (refused here,
-// and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox.
-const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-features=Translate,MediaRouter', '--renderer-process-limit=4'];
+// and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox. No
+// --disable-features here: Playwright passes its own list (MediaRouter, PaintHolding, the redirect
+// fix its request interception needs, …) and Chromium honours only the last such switch.
+const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--renderer-process-limit=4'];
 
 /**
  * Playwright's own handlers would close every browser at the first SIGTERM/SIGINT/SIGHUP, under the

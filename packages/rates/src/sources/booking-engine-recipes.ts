@@ -5,8 +5,18 @@
  */
 export type FieldRecipe = { selector: string; attribute?: string };
 
+/** A page of the engine by address: `path` resolved against the hotel's booking page URL (keeping its query), then each of `params` set. */
+export type PageAddress = { path: string; params: Record<string, string> };
+
 export type BookingEngineRecipe = {
   search: {
+    /**
+     * The results page's own address, for engines whose search form is a plain GET form (metasearch
+     * links to most engines this way): the search opens it instead of filling the form, one page
+     * load and the form's typing fewer. Resolved like `checkout.entry` (`path` against the booking
+     * page URL keeping its query; `params` with `{checkIn}`, `{checkOut}`, `{nights}` and `{guests}`).
+     */
+    results?: PageAddress;
     checkIn: string;
     /** The engine asks for a length of stay (input or select) … */
     nights?: string;
@@ -58,7 +68,7 @@ export type CheckoutRecipe = {
    * is set on it, with `{checkIn}`, `{checkOut}`, `{nights}`, `{guests}`, `{room}` and `{rate}`
    * (the engine's codes) replaced. `unavailable` is what a checkout page shows once the rate is sold.
    */
-  entry?: { path: string; params: Record<string, string>; unavailable: string };
+  entry?: PageAddress & { unavailable: string };
   /** On the results page: what opens the guest page of one room and rate (checkouts without `entry`). */
   selectRate: string;
   guest: {
@@ -102,7 +112,10 @@ export type CheckoutRecipe = {
 export const bookingEngineRecipes: Record<string, BookingEngineRecipe> = {
   // The engine the demo serves (packages/demo) and the booking-page tests use; also a template for real engines.
   'demo-ibe': {
-    search: { checkIn: '#search-checkin', nights: '#search-nights', guests: '#search-adults', submit: '#search-submit' },
+    search: {
+      results: { path: 'results.html', params: { checkin: '{checkIn}', nights: '{nights}', adults: '{guests}' } },
+      checkIn: '#search-checkin', nights: '#search-nights', guests: '#search-adults', submit: '#search-submit',
+    },
     results: {
       ready: '#results, #no-availability, #hotel-unknown, #adults-refused',
       noAvailability: '#no-availability',

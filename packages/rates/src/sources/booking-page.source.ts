@@ -1,8 +1,9 @@
 import { feeCodes, mealPlans, taxCodes, type FeeCode, type MealPlan, type Rate, type Room, type TaxCode } from '@quarry/contracts';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HotelRow } from '../hotels.queries.ts';
-import type { BookingEngineRecipe, FieldRecipe } from './booking-engine-recipes.ts';
+import type { BookingEngineRecipe, FieldRecipe, PageAddress } from './booking-engine-recipes.ts';
 import { priceFromText } from './money.ts';
+import { waitForSelectorOnPage } from './page-reads.ts';
 import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSource, type SourceOutcome } from './rate-source.ts';
 
 type RawCharge = { name: string | null; amount: string | null; kind: string | null; code: string | null };
@@ -180,15 +181,32 @@ export async function readRoomsOnPage(page: Page, results: BookingEngineRecipe['
   return { state: raw.state, rooms: raw.state === 'rooms' ? roomsFromPage(raw) : [] };
 }
 
-/** Opens the hotel's booking page in `page`, fills the engine's search form and reads the results (the page stays on them). */
+/** An engine page's address: `path` against the booking page URL keeping its query, then `params` with each `{name}` of `values` filled in. */
+export function pageAddress(bookingPageUrl: string, address: PageAddress, values: Record<string, string>): string {
+  const url = new URL(address.path, bookingPageUrl);
+  url.search = new URL(bookingPageUrl).search;
+  for (const [name, template] of Object.entries(address.params)) url.searchParams.set(name, template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole));
+  return url.href;
+}
+
+/**
+ * Opens the engine's results for `search` in `page` and reads them (the page stays on them): by the
+ * results page's address when the recipe gives it, else by filling the search form on the hotel's
+ * booking page.
+ */
 export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingEngineRecipe, search: RateSearch, remaining: () => number): Promise<SourceOutcome> {
-  await page.goto(hotel.bookingPageUrl, { timeout: remaining(), waitUntil: 'domcontentloaded' });
-  await fill(page, recipe.search.checkIn, search.checkIn, remaining());
-  if (recipe.search.nights) await fill(page, recipe.search.nights, String(search.nights), remaining());
-  if (recipe.search.checkOut) await fill(page, recipe.search.checkOut, checkOutOf(search), remaining());
-  await fill(page, recipe.search.guests, String(search.guests), remaining());
-  await page.locator(recipe.search.submit).first().click({ timeout: remaining() });
-  await page.locator(recipe.results.ready).first().waitFor({ state: 'attached', timeout: remaining() });
+  if (recipe.search.results) {
+    const values = { checkIn: search.checkIn, checkOut: checkOutOf(search), nights: String(search.nights), guests: String(search.guests) };
+    await page.goto(pageAddress(hotel.bookingPageUrl, recipe.search.results, values), { timeout: remaining(), waitUntil: 'domcontentloaded' });
+  } else {
+    await page.goto(hotel.bookingPageUrl, { timeout: remaining(), waitUntil: 'domcontentloaded' });
+    await fill(page, recipe.search.checkIn, search.checkIn, remaining());
+    if (recipe.search.nights) await fill(page, recipe.search.nights, String(search.nights), remaining());
+    if (recipe.search.checkOut) await fill(page, recipe.search.checkOut, checkOutOf(search), remaining());
+    await fill(page, recipe.search.guests, String(search.guests), remaining());
+    await page.locator(recipe.search.submit).first().click({ timeout: remaining() });
+  }
+  await waitForSelectorOnPage(page, recipe.results.ready, remaining());
   const read = await readRoomsOnPage(page, recipe.results);
   if (read.state === 'hotel-unknown') return { ok: false, kind: 'HotelNotOnIbe', reason: 'the booking engine does not know this hotel' };
   if (read.state === 'adults-refused') return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
