@@ -1,7 +1,8 @@
 import type { ImapFlow } from 'imapflow';
 import { resolveCredentials, type SealPorts } from './mailbox-credentials.ts';
 import { createImapClient, describeImapError, isLoginRefused } from './mailbox-login.ts';
-import { storeMailboxMessages, type MailboxStorePorts } from './mailbox-store.ts';
+import type { Pool } from '@quarry/db';
+import type { StoreMailboxBatch } from './mailbox-store.ts';
 import { readProgress, recordLoginFailed, type FolderProgress, recordLoginSucceeded, recordMailboxError, storeAccessToken, type WatchedAccount } from './mailbox-watch.queries.ts';
 
 export type MailboxSessionSettings = {
@@ -21,12 +22,15 @@ export type MailboxSessionSettings = {
   seenRetentionMs: number;
 };
 
-export type MailboxSessionPorts = MailboxStorePorts &
-  SealPorts & {
-    onError?: (error: unknown, where: string) => void;
-    /** Runs a login (token refresh, connect, authenticate) when the process has room for one more in flight. */
-    limitLogins?: <T>(login: () => Promise<T>) => Promise<T>;
-  };
+export type MailboxSessionPorts = SealPorts & {
+  pool: Pool;
+  watcherId: string;
+  /** Stores a fetch and moves its checkpoint (one store per process: `createMailboxStore`). */
+  store: StoreMailboxBatch;
+  onError?: (error: unknown, where: string) => void;
+  /** Runs a login (token refresh, connect, authenticate) when the process has room for one more in flight. */
+  limitLogins?: <T>(login: () => Promise<T>) => Promise<T>;
+};
 
 /** Mail from up to this long before the hand-out is the new owner's too (clocks of two servers differ). */
 const handOutAllowanceMs = 60_000;
@@ -224,7 +228,7 @@ async function readFolder(
     }
     const forwarded: number[] = [];
     for (const batch of batchesOf(chunk.map((message) => ({ uid: message.uid, raw: sources.get(message.uid) ?? null })))) {
-      const stored = await storeMailboxMessages(ports, { account: mailbox, folder, uidValidity: box.uidValidity, messages: batch });
+      const stored = await ports.store({ account: mailbox, folder, uidValidity: box.uidValidity, messages: batch });
       if (stored.leaseLost) throw new LeaseLost(`lease of ${account.email} lost`);
       remember({ uidValidity: box.uidValidity, lastUid: batch.at(-1)?.uid ?? from - 1 });
       forwarded.push(...stored.forwarded);
