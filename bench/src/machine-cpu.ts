@@ -61,3 +61,19 @@ export function databaseCpuSeconds(database: string): number {
   }
   return seconds;
 }
+
+/** The pids of the live children of `parentPid` running `command` (their /proc comm, e.g. `dovecot`). */
+export function childPids(parentPid: number, command: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStatFields(Number(entry));
+    if (Number(fields?.[1]) !== parentPid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
