@@ -120,20 +120,24 @@ describe('a handed-out account', () => {
     expect(sent?.raw.toString()).toMatch(/^Reply-To: Carol <carol@sender.test>/m);
     expect(sent?.raw.toString()).toMatch(/^Received: from 127\.0\.0\.1 by mx\.quarry\.test with IMAP/m);
 
-    // Still in the mailbox, marked.
-    const client = new ImapFlow({ host: idleServer.host, port: idleServer.port, secure: false, auth: { user: 'idle-1@pool.test', pass: password }, logger: false });
-    await client.connect();
-    try {
-      await client.mailboxOpen('INBOX');
-      const flags = [];
-      for await (const fetched of client.fetch('1:*', { uid: true, flags: true, envelope: true })) flags.push([fetched.envelope?.subject, [...(fetched.flags ?? [])].includes('$Forwarded')]);
-      expect(flags).toEqual([
-        ['before-hand-out', false],
-        ['idle-one', true],
-      ]);
-    } finally {
-      await client.logout();
-    }
+    // Still in the mailbox, marked: a message IDLE woke the session for is marked with the next full read of its folder.
+    const marks = async () => {
+      const client = new ImapFlow({ host: idleServer.host, port: idleServer.port, secure: false, auth: { user: 'idle-1@pool.test', pass: password }, logger: false });
+      await client.connect();
+      try {
+        await client.mailboxOpen('INBOX', { readOnly: true });
+        const flags = [];
+        for await (const fetched of client.fetch('1:*', { uid: true, flags: true, envelope: true })) flags.push([fetched.envelope?.subject, [...(fetched.flags ?? [])].includes('$Forwarded')]);
+        return flags;
+      } finally {
+        await client.logout();
+      }
+    };
+    await waitFor('the forwarded message marked', async () => (await marks()).some(([subject, marked]) => subject === 'idle-one' && marked), { timeoutMs: pollMs * 3 });
+    expect(await marks()).toEqual([
+      ['before-hand-out', false],
+      ['idle-one', true],
+    ]);
     expect((await accounts()).find((account) => account.email === 'idle-1@pool.test')).toMatchObject({ state: 'ok', forwarded: 1 });
   });
 

@@ -56,3 +56,38 @@ export async function descendantsCpuSeconds(rootPid: number): Promise<number> {
   }
   return seconds;
 }
+=======
+ * CPU time of the Postgres backends serving one database (their process title names it), in
+ * seconds: the database's share of a server that other databases use too. A backend that ended
+ * meanwhile takes its time with it, so read it while the pools are open.
+ */
+export function databaseCpuSeconds(database: string): number {
+  let seconds = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let title: string;
+    try {
+      title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) seconds += processCpuSeconds(Number(entry));
+  }
+  return seconds;
+}
+
+/** The pids of the live children of `parentPid` running `command` (their /proc comm, e.g. `dovecot`). */
+export function childPids(parentPid: number, command: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStatFields(Number(entry));
+    if (Number(fields?.[1]) !== parentPid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}

@@ -5,6 +5,7 @@ import { loadOutlookAccounts, retrieveOutlookAccount, type AccountPorts } from '
 import { createTestDatabase, createTestRedis, quarryEnv, startPrivateDovecot, waitFor, type PrivateDovecot } from '@quarry/testing';
 import { ImapFlow } from 'imapflow';
 import { cleanUpOnExit, printTable, repoRoot } from './harness.ts';
+import { busySeconds, childPids, databaseCpuSeconds, processCpuSeconds, processTreeCpuSeconds } from './machine-cpu.ts';
 import { startPostfixSink, type PostfixSink } from './postfix-sink.ts';
 import { rssMb } from './process-tree-rss.ts';
 
@@ -89,10 +90,30 @@ export async function benchMailboxes(options: Options): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const watchSeconds = (performance.now() - watchStarted) / 1000;
     const idleRssMb = rssMb(pid);
+    // What a thousand sessions waiting in IDLE (and their leases) cost with no mail at all.
+    const idleCpuBefore = [processCpuSeconds(pid), databaseCpuSeconds(database.name)];
+    const idleSampleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const idleCpuPercent = [processCpuSeconds(pid), databaseCpuSeconds(database.name)].map(
+      (seconds, index) => (100 * (seconds - (idleCpuBefore[index] ?? 0))) / ((performance.now() - idleSampleStarted) / 1000),
+    );
     let peakRssMb = idleRssMb;
     const rssTimer = setInterval(() => (peakRssMb = Math.max(peakRssMb, rssMb(pid))), 100);
 
     const appended: Appended = new Map();
+    // CPU per message says what the throughput asks of the machine, whatever else shares it: the
+    // whole machine's, and that of each part of the system measured (the bench's own process
+    // appends and counts; the sink is Postfix's).
+    const [dovecotMaster = 0] = childPids(process.pid, 'dovecot');
+    const [sinkPid = 0] = childPids(process.pid, 'smtp-sink');
+    const parts = {
+      mail: () => processCpuSeconds(pid),
+      postgres: () => databaseCpuSeconds(database.name),
+      dovecot: () => processTreeCpuSeconds(dovecotMaster),
+      benchAndSink: () => (process.cpuUsage().user + process.cpuUsage().system) / 1e6 + processCpuSeconds(sinkPid),
+    };
+    const machineCpuBefore = busySeconds();
+    const partsBefore = Object.values(parts).map((read) => read());
     const started = performance.now();
     const appendErrors = await appendAll(dovecot, users.map((user) => user.user), options, appended);
     const appendSeconds = (performance.now() - started) / 1000;
@@ -108,6 +129,8 @@ export async function benchMailboxes(options: Options): Promise<void> {
         lastChange = performance.now();
       }
     }
+    const machineCpuSeconds = busySeconds() - machineCpuBefore;
+    const partsCpuSeconds = Object.values(parts).map((read, index) => read() - (partsBefore[index] ?? 0));
     // Late duplicates would show up here.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     clearInterval(rssTimer);
@@ -131,11 +154,12 @@ export async function benchMailboxes(options: Options): Promise<void> {
       .sort((a, b) => a - b);
     const firstAppend = Math.min(...appended.values());
     const lastForward = Math.max(...byNumber.values());
+    const perMessage = (seconds: number) => ((1000 * seconds) / Math.max(1, byNumber.size)).toFixed(2);
     const lost = [...appended.keys()].filter((number) => !byNumber.has(number)).length;
     const duplicated = files - byNumber.size;
     printTable(
       `Mailboxes: ${options.accounts} Dovecot accounts watched by one mail process (IDLE), ${options.messages} messages appended at ${options.rate}/s over ${options.appenders} IMAP connections, forwarded to an SMTP sink`,
-      ['load + hand out s', 'all watched s', 'append s', 'append errors', 'p50 / p99 append → stored ms', 'p50 append → forward ms', 'p99 ms', 'max ms', 'messages/s', 'RSS idle MB', 'peak RSS MB', 'lost', 'duplicated'],
+      ['load + hand out s', 'all watched s', 'append s', 'append errors', 'p50 / p99 append → stored ms', 'p50 append → forward ms', 'p99 ms', 'max ms', 'messages/s', 'CPU ms per message: machine; mail / Postgres / Dovecot / bench + sink', 'CPU % idle: mail / Postgres', 'RSS idle MB', 'peak RSS MB', 'lost', 'duplicated'],
       [
         [
           loadSeconds.toFixed(1),
@@ -147,6 +171,8 @@ export async function benchMailboxes(options: Options): Promise<void> {
           percentile(latencies, 0.99),
           latencies.at(-1) ?? 0,
           Math.round(byNumber.size / ((lastForward - firstAppend) / 1000)),
+          `${perMessage(machineCpuSeconds)}; ${partsCpuSeconds.map(perMessage).join(' / ')}`,
+          idleCpuPercent.map((percent) => percent.toFixed(1)).join(' / '),
           Math.round(idleRssMb),
           Math.round(peakRssMb),
           lost,

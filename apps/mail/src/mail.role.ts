@@ -67,6 +67,7 @@ export async function startMailRole(runtime: {
           pool: db,
           enqueueMany: bulkEnqueuer(queues, 'mail.deliver'),
           hostname: config.mail.hostname,
+          recent: mail.recent,
           // Unique per start: a restarted process (same pid in a container) must not renew a dead one's leases.
           watcherId: `${runtime.workerId}:${randomUUID().slice(0, 8)}`,
           seal: (plaintext) => encryptSecret(config.secretKey, plaintext),

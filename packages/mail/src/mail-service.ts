@@ -10,7 +10,7 @@ import { runMailHousekeeping } from './housekeeping.ts';
 import { createInboundSmtpServer, type InboundSettings, type InboundSmtpServer } from './inbound-smtp.server.ts';
 import { createMailDns } from './mail-dns.ts';
 import { createMailSender, type MxResolver } from './mail-sender.ts';
-import { createRecentMessages } from './recent-messages.ts';
+import { createRecentMessages, type RecentMessages } from './recent-messages.ts';
 import { createSrs } from './srs.ts';
 
 /**
@@ -26,6 +26,8 @@ export type MailService = {
   smtp: InboundSmtpServer;
   deliver(payload: DeliverMailJobPayload): Promise<DeliveryResult>;
   housekeeping(): Promise<{ expired: number; requeued: number; forgotten: number }>;
+  /** The bytes of messages stored here and not delivered yet, for this process's deliveries; the mailbox watcher keeps what it stores there too. */
+  recent: RecentMessages;
   close(): void;
 };
 
@@ -91,6 +93,7 @@ export function createMailService(options: {
   const store = createDeliveryStore(deliveryPool, recent);
   return {
     smtp,
+    recent,
     deliver: (payload) =>
       deliverMail(
         {

@@ -1,7 +1,8 @@
 import type { ImapFlow } from 'imapflow';
 import { resolveCredentials, type SealPorts } from './mailbox-credentials.ts';
 import { createImapClient, describeImapError, isLoginRefused } from './mailbox-login.ts';
-import { storeMailboxMessages, type MailboxStorePorts } from './mailbox-store.ts';
+import type { Pool } from '@quarry/db';
+import type { StoreMailboxBatch } from './mailbox-store.ts';
 import { readProgress, recordLoginFailed, type FolderProgress, recordLoginSucceeded, recordMailboxError, storeAccessToken, type WatchedAccount } from './mailbox-watch.queries.ts';
 
 export type MailboxSessionSettings = {
@@ -21,12 +22,15 @@ export type MailboxSessionSettings = {
   seenRetentionMs: number;
 };
 
-export type MailboxSessionPorts = MailboxStorePorts &
-  SealPorts & {
-    onError?: (error: unknown, where: string) => void;
-    /** Runs a login (token refresh, connect, authenticate) when the process has room for one more in flight. */
-    limitLogins?: <T>(login: () => Promise<T>) => Promise<T>;
-  };
+export type MailboxSessionPorts = SealPorts & {
+  pool: Pool;
+  watcherId: string;
+  /** Stores a fetch and moves its checkpoint (one store per process: `createMailboxStore`). */
+  store: StoreMailboxBatch;
+  onError?: (error: unknown, where: string) => void;
+  /** Runs a login (token refresh, connect, authenticate) when the process has room for one more in flight. */
+  limitLogins?: <T>(login: () => Promise<T>) => Promise<T>;
+};
 
 /** Mail from up to this long before the hand-out is the new owner's too (clocks of two servers differ). */
 const handOutAllowanceMs = 60_000;
@@ -151,15 +155,38 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
     client.off('exists', onChange);
     client.off('close', onChange);
     signal.removeEventListener('abort', onChange);
+    // Only the selected folder can owe marks (the others are read in full, which marks at once).
+    // Bounded like the logout: a server that does not answer must not hold up a shutdown.
+    const selected = client.mailbox || null;
+    const owed = selected ? memory.get(selected.path)?.unmarked : undefined;
+    if (owed && owed.uidValidity === selected?.uidValidity) {
+      await Promise.race([markForwarded(ports, client, owed), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    }
   }
 }
 
 /**
  * What a session knows of each folder it reads: the checkpoint as it last stored it (only the
- * lease holder moves it, and a session that lost the lease stores nothing and ends) and the folder's
- * message count at its last read.
+ * lease holder moves it, and a session that lost the lease stores nothing and ends), the folder's
+ * message count at its last read, and the forwarded messages not marked `$Forwarded` yet.
  */
-type FolderMemory = Map<string, { progress: FolderProgress | null; exists: number }>;
+type FolderMemory = Map<string, { progress: FolderProgress | null; exists: number; unmarked: Unmarked }>;
+
+/** UIDs of forwarded messages still to be marked, under the UIDVALIDITY they belong to. */
+type Unmarked = { uidValidity: bigint; uids: number[] };
+
+/**
+ * Marks forwarded messages of the selected folder `$Forwarded` (best effort, never needed for
+ * correctness), in one command for all of them. A message woken for by IDLE is not marked at once:
+ * that would cost every message a command of its own, and a change the server records (Maildir
+ * renames the file). Its mark waits until the folder is read in full (every poll period), until a
+ * fetch's worth of them waits, or until the session ends.
+ */
+async function markForwarded(ports: MailboxSessionPorts, client: ImapFlow, unmarked: Unmarked): Promise<void> {
+  if (unmarked.uids.length === 0 || !client.usable) return;
+  const uids = unmarked.uids.splice(0);
+  await client.messageFlagsAdd(uids.join(','), [forwardedKeyword], { uid: true, silent: true }).catch((error: unknown) => ports.onError?.(error, 'mailbox keyword'));
+}
 
 /**
  * Stores every message of `folder` past its checkpoint, in UID order, up to a fetch's worth (and
@@ -191,11 +218,18 @@ async function readFolder(
   const known = memory.get(folder);
   const progress = known ? known.progress : await readProgress(ports.pool, account.email, folder);
   const existsAtRead = box.exists;
-  const remember = (stored: FolderProgress | null) => memory.set(folder, { progress: stored, exists: existsAtRead });
+  // Marks owed under another UIDVALIDITY would land on other messages: they are dropped.
+  const unmarked: Unmarked = known?.unmarked.uidValidity === box.uidValidity ? known.unmarked : { uidValidity: box.uidValidity, uids: [] };
+  const remember = (stored: FolderProgress | null) => memory.set(folder, { progress: stored, exists: existsAtRead, unmarked });
   remember(progress);
+  const takesKeywords = box.permanentFlags?.has('\\*') === true || box.permanentFlags?.has(forwardedKeyword) === true;
+  const owedMarks = (forwarded: number[]) => {
+    if (takesKeywords) unmarked.uids.push(...forwarded);
+    return options.reselect || unmarked.uids.length >= fetchChunk ? markForwarded(ports, client, unmarked) : Promise.resolve();
+  };
   const from = progress && progress.uidValidity === box.uidValidity ? progress.lastUid + 1 : 1;
   // The next UID of a folder selected a while ago is stale: only the message count says there is nothing.
-  if (box.exists === 0 || (!selected && box.uidNext !== undefined && box.uidNext <= from)) return;
+  if (box.exists === 0 || (!selected && box.uidNext !== undefined && box.uidNext <= from)) return owedMarks([]);
   // A notice of a few new messages in the selected folder: their bytes come with the listing, in
   // one command instead of two (a larger or unknown gap is listed first, then fetched a chunk at a time).
   const arrived = selected && known ? existsAtRead - known.exists : 0;
@@ -212,7 +246,6 @@ async function readFolder(
   }
   listed.sort((a, b) => a.uid - b.uid);
   const mailbox = { email: account.email, alias: account.alias, imapHost: account.imap.host };
-  const takesKeywords = box.permanentFlags?.has('\\*') === true || box.permanentFlags?.has(forwardedKeyword) === true;
   for (let start = 0; start < listed.length; start += fetchChunk) {
     const chunk = listed.slice(start, start + fetchChunk);
     const wanted = chunk.filter((message) => message.takes && !message.raw).map((message) => message.uid);
@@ -224,15 +257,14 @@ async function readFolder(
     }
     const forwarded: number[] = [];
     for (const batch of batchesOf(chunk.map((message) => ({ uid: message.uid, raw: sources.get(message.uid) ?? null })))) {
-      const stored = await storeMailboxMessages(ports, { account: mailbox, folder, uidValidity: box.uidValidity, messages: batch });
+      const stored = await ports.store({ account: mailbox, folder, uidValidity: box.uidValidity, messages: batch });
       if (stored.leaseLost) throw new LeaseLost(`lease of ${account.email} lost`);
       remember({ uidValidity: box.uidValidity, lastUid: batch.at(-1)?.uid ?? from - 1 });
       forwarded.push(...stored.forwarded);
     }
-    if (forwarded.length > 0 && takesKeywords) {
-      await client.messageFlagsAdd(forwarded.join(','), [forwardedKeyword], { uid: true }).catch((error: unknown) => ports.onError?.(error, 'mailbox keyword'));
-    }
+    await owedMarks(forwarded);
   }
+  if (listed.length === 0) await owedMarks([]);
 }
 
 /** Consecutive messages whose bytes add up to at most `storeBatchBytes` (one message at least). */

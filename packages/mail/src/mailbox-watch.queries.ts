@@ -153,24 +153,6 @@ export async function readProgress(db: Queryable, email: string, folder: string)
   return row ? { uidValidity: BigInt(row.uidvalidity), lastUid: Number(row.last_uid) } : null;
 }
 
-/**
- * Locks the account row for the storing transaction if this watcher still holds its lease: a
- * watcher that lost it (paused past its lease) stores nothing, whoever holds it now does.
- */
-export async function lockLeasedAccount(db: Queryable, email: string, watcherId: string): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM mail_outlook_accounts WHERE email = $1 AND lease_owner = $2 FOR NO KEY UPDATE', [email, watcherId]);
-  return result.rowCount === 1;
-}
-
-/** Records that these messages of the account were taken; returns the keys that were not already (by Message-ID). */
-export async function markSeen(db: Queryable, email: string, messageKeys: string[]): Promise<Set<string>> {
-  const result = await db.query<{ message_key: string }>(
-    'INSERT INTO mail_mailbox_seen (email, message_key) SELECT $1, key FROM unnest($2::text[]) AS key ON CONFLICT DO NOTHING RETURNING message_key',
-    [email, messageKeys],
-  );
-  return new Set(result.rows.map((row) => row.message_key));
-}
-
 /** Rows deleted by one statement of pruneSeenMessages, so none holds its locks long. */
 const pruneBatch = 5_000;
 
@@ -186,18 +168,4 @@ export async function pruneSeenMessages(db: Queryable, retentionMs: number): Pro
     forgotten += result.rowCount ?? 0;
     if ((result.rowCount ?? 0) < pruneBatch) return forgotten;
   }
-}
-
-/** Moves the folder's checkpoint to `uid` (a new UIDVALIDITY starts it again). */
-export async function moveProgress(db: Queryable, email: string, folder: string, progress: FolderProgress): Promise<void> {
-  await db.query(
-    `INSERT INTO mail_mailbox_progress (email, folder, uidvalidity, last_uid) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (email, folder) DO UPDATE SET uidvalidity = EXCLUDED.uidvalidity, last_uid = EXCLUDED.last_uid, updated_at = now()
-     WHERE mail_mailbox_progress.uidvalidity <> EXCLUDED.uidvalidity OR mail_mailbox_progress.last_uid < EXCLUDED.last_uid`,
-    [email, folder, progress.uidValidity.toString(), progress.lastUid],
-  );
-}
-
-export async function countForwarded(db: Queryable, email: string, messages: number): Promise<void> {
-  await db.query('UPDATE mail_outlook_accounts SET forwarded = forwarded + $2, last_message_at = now() WHERE email = $1', [email, messages]);
 }

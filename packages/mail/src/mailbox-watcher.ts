@@ -1,4 +1,6 @@
+import type { SealPorts } from './mailbox-credentials.ts';
 import { watchMailbox, type MailboxSessionPorts, type MailboxSessionSettings } from './mailbox-session.ts';
+import { createMailboxStore, type MailboxStorePorts } from './mailbox-store.ts';
 import { claimAccounts, countWatchableAccounts, forgetWatcher, heartbeatWatcher, releaseLeases, renewLeases } from './mailbox-watch.queries.ts';
 
 export type MailboxWatcherSettings = MailboxSessionSettings & {
@@ -14,6 +16,8 @@ export type MailboxWatcher = {
   /** Stops every session and gives the accounts back for the other processes to take at once. */
   stop(): Promise<void>;
 };
+
+export type MailboxWatcherPorts = MailboxStorePorts & SealPorts & Pick<MailboxSessionPorts, 'onError' | 'limitLogins'>;
 
 type Session = { abort: AbortController; done: Promise<void> };
 
@@ -50,9 +54,9 @@ function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T>
  * within `leaseMs`. Each takes its fair share (accounts ÷ live processes, at most
  * `maxConnections`): a process that starts later gets accounts handed over by the others.
  */
-export function startMailboxWatcher(ports: MailboxSessionPorts, settings: MailboxWatcherSettings): MailboxWatcher {
+export function startMailboxWatcher(ports: MailboxWatcherPorts, settings: MailboxWatcherSettings): MailboxWatcher {
   const sessions = new Map<string, Session>();
-  const sessionPorts: MailboxSessionPorts = { ...ports, limitLogins: ports.limitLogins ?? createLimiter(loginsInFlight) };
+  const sessionPorts: MailboxSessionPorts = { ...ports, store: createMailboxStore(ports), limitLogins: ports.limitLogins ?? createLimiter(loginsInFlight) };
   const leaseLengthMs = Math.round((settings.leaseMs * 3) / 4);
   const tickMs = Math.max(50, Math.round(settings.leaseMs / 4));
   let stopped = false;
