@@ -56,7 +56,8 @@ export async function descendantsCpuSeconds(rootPid: number): Promise<number> {
   }
   return seconds;
 }
-=======
+
+/**
  * CPU time of the Postgres backends serving one database (their process title names it), in
  * seconds: the database's share of a server that other databases use too. A backend that ended
  * meanwhile takes its time with it, so read it while the pools are open.
