@@ -4,7 +4,7 @@ import type { ConfigFor } from '@quarry/config';
 import { createPool, type Pool, type PoolEvents } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { decryptSecret, encryptSecret } from '@quarry/auth';
-import { createMailService, startMailboxWatcher } from '@quarry/mail';
+import { createMailService, deliveryPoolSize, startMailboxWatcher } from '@quarry/mail';
 import type { Logger, Metrics } from '@quarry/observability';
 import type { Redis } from 'ioredis';
 
@@ -37,7 +37,7 @@ export async function startMailRole(runtime: {
         handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) },
       })
     : null;
-  const deliveryPool = createPool(config.databaseUrl, config.mail.deliveryConcurrency + 1, runtime.poolEvents);
+  const deliveryPool = createPool(config.databaseUrl, deliveryPoolSize(config.mail.deliveryConcurrency), runtime.poolEvents);
   const mail = createMailService({
     pool: db,
     deliveryPool,

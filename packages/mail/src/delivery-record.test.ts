@@ -4,7 +4,7 @@ import { insertAcceptedMessages } from './mail.queries.ts';
 import { createTestDatabase, holdRowLocks, lockWaiters, startSmtpSink, waitFor, type SmtpSink, type TestDatabase } from '@quarry/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverMail, type DeliveryPorts } from './deliver-mail.ts';
-import { createDeliveryStore, type DeliveryStore } from './delivery-store.ts';
+import { createDeliveryStore, deliveryPoolSize, type DeliveryStore } from './delivery-store.ts';
 import { createMailSender, type MailSender } from './mail-sender.ts';
 import { createSrs } from './srs.ts';
 
@@ -34,7 +34,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function start(options: { maxConnections: number; onMailFrom?: (address: string) => Promise<void> }) {
+async function start(options: { maxConnections: number; onMailFrom?: (address: string) => Promise<void>; pool?: Pool }) {
+  const deliveryPool = options.pool ?? pool;
   sink = await startSmtpSink({
     server: {
       onMailFrom(address, _session, callback) {
@@ -45,10 +46,10 @@ async function start(options: { maxConnections: number; onMailFrom?: (address: s
   open.push(sink);
   const sender: MailSender = createMailSender({ relayUrl: sink.url, hostname: 'relay.test', mxPort: 25, resolver: { mx: () => Promise.reject(new Error('no DNS')), addresses: () => Promise.reject(new Error('no DNS')) }, maxConnections: options.maxConnections });
   open.push(sender);
-  const store: DeliveryStore = createDeliveryStore(pool);
+  const store: DeliveryStore = createDeliveryStore(deliveryPool);
   open.push(store);
   const ports: DeliveryPorts = {
-    pool,
+    pool: deliveryPool,
     store,
     sender,
     srs: createSrs({ secret: Buffer.alloc(32, 1), domain: 'relay.test' }),
@@ -156,5 +157,49 @@ describe("recording the destination's 250", () => {
     }
     expect(await stateOf(deliveryId)).toBe('delivered');
     expect(sink.messages).toHaveLength(1);
+  });
+
+  it('keeps trying to record a 250 while Postgres has no connection slot for it, instead of sending again', async () => {
+    // A role allowed two connections stands in for a server at max_connections: the deliveries'
+    // lock session takes one, another client the other, so the record's own connection is refused (53300).
+    const role = `quarry_two_slots_${randomUUID().slice(0, 8)}`;
+    await pool.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2 IN ROLE ${(await pool.query<{ user: string }>('SELECT current_user AS user')).rows[0]?.user}`);
+    const url = new URL(database.url);
+    url.username = role;
+    const limited = createPool(url.toString(), 3);
+    try {
+      const deliveryId = await storeDelivery('no-slot', 'no-slot@dest.test');
+      const { deliver } = await start({ maxConnections: 1, pool: limited });
+      const occupant = await limited.connect();
+      let refusals = 0;
+      let settled = false;
+      const result = deliver(deliveryId).finally(() => (settled = true));
+      try {
+        // The destination took the message; its record waits for a connection meanwhile (a
+        // delivery that gave up instead would be sent again by the job's retry).
+        await waitFor('the 250 given and the record refused a connection', async () => {
+          const refused = await limited.connect().then((client) => (client.release(), false), (error: { code?: string }) => error.code === '53300');
+          if (refused && sink.messages.length === 1) refusals += 1;
+          return settled || refusals >= 2;
+        });
+        expect(settled).toBe(false);
+        expect(await stateOf(deliveryId)).toBe('queued');
+      } finally {
+        occupant.release(true);
+      }
+      expect(await result).toBe('delivered');
+      expect(await stateOf(deliveryId)).toBe('delivered');
+      expect(sink.messages).toHaveLength(1);
+    } finally {
+      for (const closable of open.splice(0).reverse()) await closable.close();
+      await limited.end();
+      await pool.query(`DROP ROLE ${role}`);
+    }
+  });
+});
+
+describe('the delivery pool', () => {
+  it('holds the lock session and at most 20 connections for statements, whatever the concurrency', () => {
+    expect([1, 4, 20, 100, 1000].map(deliveryPoolSize)).toEqual([2, 5, 21, 21, 21]);
   });
 });

@@ -21,11 +21,25 @@ export type DeliveryStore = {
 const recordPatienceMs = 2 * 60_000;
 const recordRetryMaxMs = 5_000;
 
+/**
+ * The statements of a process's deliveries go through this many connections at most, besides the
+ * one that holds the locks: each is brief (a record, a deferral), so however many deliveries are in
+ * flight (`MAIL_DELIVERY_CONCURRENCY`), only a few wait on Postgres at a time. A pool of one
+ * connection per delivery would ask Postgres for more connections than it has (`max_connections`
+ * is 100 by default) at a concurrency of 100, and a record refused a connection sent its message
+ * again.
+ */
+const maxStatementConnections = 20;
+
+/** The size of the delivery pool for `concurrency` deliveries in flight: the lock session and the statements' connections. */
+export const deliveryPoolSize = (concurrency: number): number => Math.min(concurrency, maxStatementConnections) + 1;
+
 /** A failure of the database connection rather than of the statement: the same statement may succeed later. */
 function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  // Class 08: connection exception; 57P01-57P03: terminated by the administrator, crash or start-up.
-  if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code))) return true;
+  // Class 08: connection exception; 57P01-57P03: terminated by the administrator, crash or start-up;
+  // 53300: no connection slot left (max_connections, or the role's or the database's limit).
+  if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) return true;
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(code)) return true;
   return /connection terminated|connection timeout|Connection ended/i.test((error as Error | null)?.message ?? '');
 }

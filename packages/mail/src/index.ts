@@ -3,6 +3,7 @@ export type { AcceptPorts, DeliveryTarget } from './accept-message.ts';
 export { bind, deleteBinding, getBinding, updateBinding, updateExpiresAt } from './bindings.ts';
 export type { BindingPorts } from './bindings.ts';
 export { deliverMail, DeliveryBusyError } from './deliver-mail.ts';
+export { deliveryPoolSize } from './delivery-store.ts';
 export type { DeliveryPorts, DeliveryResult, DeliverySettings, EnqueueDeliveries, EnqueueDelivery } from './deliver-mail.ts';
 export type { DkimKey } from './forwarded-message.ts';
 export { runMailHousekeeping } from './housekeeping.ts';
