@@ -35,6 +35,7 @@ const pages: Record<string, string> = {
     }, { once: true });
   </script>`,
   'http://hotel.test/payment': '<iframe id="ads" src="http://hotel.test/second"></iframe><iframe id="card" src="http://pay.example/card"></iframe>',
+  'http://hotel.test/twins': '<iframe id="first-card" src="http://pay.example/card"></iframe><iframe id="second-card" src="http://pay.example/card"></iframe>',
   'http://pay.example/card': '<input id="number"><input id="holder">',
 };
 
@@ -138,6 +139,14 @@ describe('typing into and clicking a booking page', () => {
       await fillOnPage(card, '#number', '4111111111111111', 5_000);
       await fillOnPage(card, '#holder', 'Ada Lovelace', 5_000);
       expect([await card.inputValue('#number'), await card.inputValue('#holder')]).toEqual(['4111111111111111', 'Ada Lovelace']);
+    });
+  });
+
+  it('tells apart two iframes of the same address by their element', async () => {
+    await withPage(async (page) => {
+      await page.goto('http://hotel.test/twins');
+      const second = await frameOnPage(page, 'iframe#second-card', 5_000);
+      expect(await (await second.frameElement()).getAttribute('id')).toBe('second-card');
     });
   });
 });

@@ -1,5 +1,5 @@
 import { errors, type Frame, type Page } from 'playwright-core';
-import { askPage, waitForSelectorOnPage, type PageAnswer, type PageOrFrame } from './page-reads.ts';
+import { askPage, type PageAnswer, type PageOrFrame } from './page-reads.ts';
 
 type Action = 'type' | 'click';
 type Point = { x: number; y: number };
@@ -207,18 +207,49 @@ export async function checkOnPage(page: Page, selector: string, timeoutMs: numbe
   if ((await clickOnPage(page, selector, timeoutMs)) !== true) throw new Error(`clicking ${selector} did not check it`);
 }
 
+/** Runs in the page: the name and address of the iframe `selector`, once it is there, within `ms`. */
+function frameOwner([selector, ms]: readonly [string, number]): Promise<PageAnswer<{ name: string; src: string }>> {
+  const page = globalThis as unknown as Globals;
+  const read = (): PageAnswer<{ name: string; src: string }> => {
+    const element = page.document.querySelector(selector) as (PageElement & { name?: string; src?: string }) | null;
+    return element ? { done: true, value: { name: element.name ?? '', src: element.src ?? '' } } : { done: false, why: 'not in the page' };
+  };
+  return new Promise((resolve) => {
+    const now = read();
+    if (now.done) return resolve(now);
+    const observer = new page.MutationObserver(() => {
+      const found = read();
+      if (!found.done) return;
+      observer.disconnect();
+      page.clearTimeout(timer);
+      resolve(found);
+    });
+    observer.observe(page.document, { childList: true, subtree: true, attributes: true });
+    const timer = page.setTimeout(() => {
+      observer.disconnect();
+      resolve(read());
+    }, ms);
+  });
+}
+
 /**
  * The frame shown by the iframe `selector` (CSS) of the page's main frame, once it is there: where
- * a payment provider's card fields are. A TimeoutError after `timeoutMs`.
+ * a payment provider's card fields are. Told apart from the page's other frames by its name, else
+ * its address; only when neither tells, by asking Playwright for each frame's element (which
+ * installs its selector engine in the page). A TimeoutError after `timeoutMs`.
  */
 export async function frameOnPage(page: Page, selector: string, timeoutMs: number): Promise<Frame> {
   const deadline = Date.now() + timeoutMs;
   for (let left = timeoutMs; left > 0; left = deadline - Date.now()) {
-    await waitForSelectorOnPage(page, selector, left);
-    for (const frame of page.mainFrame().childFrames()) {
-      const owner = await frame.frameElement().catch(() => null);
-      const matches = await owner?.evaluate((element, css) => (element as unknown as PageElement).matches(css), selector).catch(() => false);
-      await owner?.dispose();
+    const owner = await askPage(page, frameOwner, selector, left, `the frame ${selector}`);
+    const children = page.mainFrame().childFrames();
+    const named = owner.name ? children.filter((frame) => frame.name() === owner.name) : [];
+    const shown = named.length > 0 ? named : children.filter((frame) => frame.url() === owner.src);
+    if (shown.length === 1 && shown[0]) return shown[0];
+    for (const frame of children) {
+      const element = await frame.frameElement().catch(() => null);
+      const matches = await element?.evaluate((found, css) => (found as unknown as PageElement).matches(css), selector).catch(() => false);
+      await element?.dispose();
       if (matches) return frame;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
