@@ -1,6 +1,5 @@
 import { HotelRateResult } from '@quarry/contracts';
-import { bookingEngineRecipes, createBookingPageSource, createChromiumLauncher, createPushSender, readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage, type BookingEngineRecipe, type HotelRow } from '@quarry/rates';
-import type { Page } from 'playwright-core';
+import { bookingEngineRecipes, createBookingPageSource, createChromiumLauncher, createPushSender, type BookingEngineRecipe, type HotelRow } from '@quarry/rates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureBookingEngine, type EngineAnswer } from './fixture-booking-engine/server.ts';
 
@@ -130,49 +129,5 @@ describe('booking-page adapter in Chromium', () => {
     expect(outcome).toMatchObject({ ok: false, kind: 'SourceDown' });
     expect(!outcome.ok && outcome.reason).toMatch(/Refused to fetch from host "127.0.0.1"/);
     expect(engine.searches.length).toBe(before);
-  });
-});
-
-describe('waiting for and reading a booking page without Playwright’s selector engine', () => {
-  const pages: Record<string, string> = {
-    '/first': '<p id="first">first</p><script>setTimeout(() => { location.href = "/second"; }, 300)</script>',
-    '/second': '<p id="second" data-code=" A  1 ">second   page</p><p id="also">also</p>',
-    '/busy': '<p id="busy">busy</p><script>setTimeout(() => { for (;;) {} }, 100)</script>',
-  };
-  const withPage = async (work: (page: Page) => Promise<void>) => {
-    const context = await (await chromium.browser()).newContext();
-    try {
-      await context.route('http://pages.test/**', (route) => route.fulfill({ contentType: 'text/html', body: pages[new URL(route.request().url()).pathname] ?? '' }));
-      await work(await context.newPage());
-    } finally {
-      await context.close();
-    }
-  };
-
-  it('follows the page to its next document and says which selector matched first', async () => {
-    await withPage(async (page) => {
-      await page.goto('http://pages.test/first');
-      expect(await waitForAnyOnPage(page, ['#missing', '#second'], 10_000)).toBe(1);
-      expect(page.url()).toBe('http://pages.test/second');
-      expect(await waitForAnyOnPage(page, ['#also', '#second'], 1_000)).toBe(0);
-    });
-  });
-
-  it('reads text and attributes with whitespace collapsed, null where nothing matches', async () => {
-    await withPage(async (page) => {
-      await page.goto('http://pages.test/second');
-      expect(await readFieldsOnPage(page, [{ selector: '#second' }, { selector: '#second', attribute: 'data-code' }, { selector: '#missing' }, { selector: '#second', attribute: 'missing' }])).toEqual([
-        'second page', 'A 1', null, null,
-      ]);
-    });
-  });
-
-  it('keeps its deadline when the page is busy in a script and answers nothing', async () => {
-    await withPage(async (page) => {
-      await page.goto('http://pages.test/busy');
-      const started = Date.now();
-      await expect(waitForSelectorOnPage(page, '#never', 1_500)).rejects.toMatchObject({ name: 'TimeoutError' });
-      expect(Date.now() - started).toBeLessThan(4_000);
-    });
   });
 });

@@ -111,7 +111,9 @@ export async function benchBookings(options: { seconds: number; connections: num
     await runFor(5, inFlight, bookPage);
     failureCodes.clear();
     const pageOrdersBefore = pages.orders.length;
-    const memory = sampleTreeRss(worker.child.pid ?? 0, 250);
+    // Once a second: a read of every Chromium process's smaps_rollup takes the kernel tens of
+    // milliseconds, and sampled every 250 ms the bench itself kept a quarter of a core busy (of two).
+    const memory = sampleTreeRss(worker.child.pid ?? 0, 1_000);
     // Chromium is the worker's descendants: its CPU per booking says what the rate would be on idle cores.
     const pageCpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), tree: await descendantsCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0) };
     const pageMachine = measureMachineCpu();

@@ -30,6 +30,7 @@ export type { SearchPriority, SourceGate, SourceRegistry } from './sources/sourc
 export { createOpenTravelSource, mapHotelAvailRS } from './sources/opentravel.source.ts';
 export { createBookingPageSource, createChromiumLauncher, guardRequests, pageAddress, readRoomsOnPage, searchFailure, searchOnPage } from './sources/booking-page.source.ts';
 export { readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage } from './sources/page-reads.ts';
+export { checkOnPage, clickOnPage, fillOnPage, frameOnPage } from './sources/page-actions.ts';
 export { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';
 export type { BookingEngineRecipe, CheckoutRecipe, FieldRecipe } from './sources/booking-engine-recipes.ts';
 export type { RateSearch, RateSource, SourceOutcome } from './sources/rate-source.ts';

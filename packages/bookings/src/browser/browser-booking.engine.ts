@@ -1,6 +1,7 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
 import {
-  bookingEngineRecipes, checkOutOf, guardRequests, pageAddress, readFieldsOnPage, readRoomsOnPage, searchFailure, searchOnPage, waitForAnyOnPage, waitForSelectorOnPage,
+  bookingEngineRecipes, checkOnPage, checkOutOf, clickOnPage, fillOnPage, frameOnPage, guardRequests, pageAddress, readFieldsOnPage, readRoomsOnPage, searchFailure, searchOnPage,
+  waitForAnyOnPage, waitForSelectorOnPage,
   type BookingEngineRecipe, type CheckoutRecipe, type HotelRow,
 } from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -96,8 +97,8 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
       url.search = new URL(hotel.bookingPageUrl).search;
       const page = await openPage(context, url.href);
       await page.goto(url.href, { waitUntil: 'domcontentloaded' });
-      await page.locator(lookup.reference).first().fill(reference);
-      await page.locator(lookup.submit).first().click();
+      await fillOnPage(page, lookup.reference, reference, step);
+      await clickOnPage(page, lookup.submit, step);
       await waitForSelectorOnPage(page, lookup.ready, step);
       const [notFound, status, number] = await readFieldsOnPage(page, [{ selector: lookup.notFound }, lookup.status, lookup.confirmationNumber]);
       if (notFound !== null) return { status: 'notFound' as const };
@@ -130,30 +131,30 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
           const found = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...request.stay }, () => step).catch((error: unknown) => searchFailure(error, signal));
           if (!found.ok) throw new CheckoutStop(failureOfSearch(found));
           if (!findRate(found.rooms, request.roomId, request.rateId)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
-          await page.locator(withIds(steps.selectRate, { room: roomCode, rate: rateCode })).first().click();
+          await clickOnPage(page, withIds(steps.selectRate, { room: roomCode, rate: rateCode }), step);
         }
         // The guest page: every guest by name, the booker's contact, and our reference for the lookup.
-        await page.locator(guest.firstName).first().fill(request.mainGuest.firstName);
-        await page.locator(guest.lastName).first().fill(request.mainGuest.lastName);
-        await page.locator(guest.email).first().fill(request.contact.email);
-        await page.locator(guest.phone).first().fill(request.contact.phone);
+        await fillOnPage(page, guest.firstName, request.mainGuest.firstName, step);
+        await fillOnPage(page, guest.lastName, request.mainGuest.lastName, step);
+        await fillOnPage(page, guest.email, request.contact.email, step);
+        await fillOnPage(page, guest.phone, request.contact.phone, step);
         for (const [index, other] of request.otherGuests.entries()) {
           const n = String(index + 1);
-          await page.locator(withIds(guest.otherFirstName, { n })).first().fill(other.firstName);
-          await page.locator(withIds(guest.otherLastName, { n })).first().fill(other.lastName);
+          await fillOnPage(page, withIds(guest.otherFirstName, { n }), other.firstName, step);
+          await fillOnPage(page, withIds(guest.otherLastName, { n }), other.lastName, step);
         }
-        await page.locator(guest.reference).first().fill(request.reference);
-        await page.locator(guest.submit).first().click();
+        await fillOnPage(page, guest.reference, request.reference, step);
+        await clickOnPage(page, guest.submit, step);
         // The card, often in the payment provider's cross-origin iframe.
         const payment = steps.payment;
         await expectPage(payment.frame ?? payment.number);
-        const fields = payment.frame ? page.frameLocator(payment.frame) : page;
+        const fields = payment.frame ? await frameOnPage(page, payment.frame, step) : page;
         const card = await request.card();
-        await fields.locator(payment.number).first().fill(card.pan);
-        await fields.locator(payment.holder).first().fill(card.name);
-        await fields.locator(payment.expiry).first().fill(`${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`);
-        await fields.locator(payment.cvc).first().fill(card.cvv ?? '');
-        await page.locator(payment.submit).first().click();
+        await fillOnPage(fields, payment.number, card.pan, step);
+        await fillOnPage(fields, payment.holder, card.name, step);
+        await fillOnPage(fields, payment.expiry, `${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`, step);
+        await fillOnPage(fields, payment.cvc, card.cvv ?? '', step);
+        await clickOnPage(page, payment.submit, step);
         await waitForSelectorOnPage(page, steps.review.ready, step);
 
         const finalPrice = async (): Promise<BookingPrice> => {
@@ -170,8 +171,8 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
             return finalPrice();
           },
           async placeOrder(total) {
-            if (steps.review.terms) await page.locator(steps.review.terms).first().check();
-            await page.locator(steps.review.placeOrder).first().click();
+            if (steps.review.terms) await checkOnPage(page, steps.review.terms, step);
+            await clickOnPage(page, steps.review.placeOrder, step);
             const outcome = waitForSelectorOnPage(page, steps.outcome.ready, step).then(() => 'page' as const);
             // When the challenge comes first this wait is left to end by itself (awaitChallengeOutcome waits again).
             outcome.catch(() => {});

@@ -1,7 +1,8 @@
 /**
  * Declarative recipes: how one booking engine's search form is filled and how its rooms and rates
- * read. Adding an engine is adding data here, not code. Selectors are CSS; a field is read from an
- * element's text, or from `attribute` when given.
+ * read. Adding an engine is adding data here, not code. Selectors are plain CSS, matched by the
+ * page's own `querySelector` (Playwright's selector extensions are not understood); a field is read
+ * from an element's text, or from `attribute` when given.
  */
 export type FieldRecipe = { selector: string; attribute?: string };
 
