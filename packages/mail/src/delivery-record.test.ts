@@ -171,17 +171,16 @@ describe("recording the destination's 250", () => {
       const deliveryId = await storeDelivery('no-slot', 'no-slot@dest.test');
       const { deliver } = await start({ maxConnections: 1, pool: limited });
       const occupant = await limited.connect();
-      let refusals = 0;
       let settled = false;
       const result = deliver(deliveryId).finally(() => (settled = true));
       try {
-        // The destination took the message; its record waits for a connection meanwhile (a
-        // delivery that gave up instead would be sent again by the job's retry).
-        await waitFor('the 250 given and the record refused a connection', async () => {
-          const refused = await limited.connect().then((client) => (client.release(), false), (error: { code?: string }) => error.code === '53300');
-          if (refused && sink.messages.length === 1) refusals += 1;
-          return settled || refusals >= 2;
-        });
+        // The destination took the message, and both of the role's slots are taken (the lock
+        // session and the occupant): its record is refused a connection, again and again. A
+        // delivery that gave up instead would be sent again by the job's retry.
+        await waitFor('the 250 given', () => settled || sink.messages.length === 1);
+        const slotsTaken = await pool.query('SELECT 1 FROM pg_stat_activity WHERE usename = $1', [role]);
+        expect(slotsTaken.rowCount).toBe(2);
+        await new Promise((resolve) => setTimeout(resolve, 800));
         expect(settled).toBe(false);
         expect(await stateOf(deliveryId)).toBe('queued');
       } finally {

@@ -130,6 +130,9 @@ describe('storing what sessions read from pool mailboxes', () => {
     // A session with a stale checkpoint lists messages again: found by key, and the checkpoint stays.
     expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 3n, messages: [{ uid: 6, raw: message('kept') }] })).toEqual({ leaseLost: false, forwarded: [] });
     expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '3', last_uid: '9' });
+    // A fetch of nothing but old mail only moves the checkpoint.
+    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 3n, messages: [{ uid: 10, raw: null }, { uid: 12, raw: null }] })).toEqual({ leaseLost: false, forwarded: [] });
+    expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '3', last_uid: '12' });
     expect(await forwardsTo('forward-only@dest.test')).toEqual(['kept']);
   });
 

@@ -62,6 +62,7 @@ const groupLimits = { maxInputs: 64, maxWeight: 16 * 1024 * 1024 };
 /** Stores one fetch of one folder (see `createMailboxStore`). */
 export type StoreMailboxBatch = (batch: MailboxBatch) => Promise<BatchOutcome>;
 
+/** A fetch as the statement takes it, and the UID of each message by the delivery it would get. */
 type PreparedBatch = { row: MailboxBatchRow; uids: Map<string, number> };
 
 /**
@@ -143,7 +144,8 @@ export function createMailboxStore(ports: MailboxStorePorts): StoreMailboxBatch 
           if (!stored.deliveries.has(message.deliveryId)) continue;
           ports.recent?.remember([message.deliveryId], message.raw);
           jobs.push({ payload: { deliveryId: message.deliveryId }, options: { jobId: deliveryJobId(message.deliveryId, 0) } });
-          forwarded.push(uids.get(message.deliveryId) as number);
+          const uid = uids.get(message.deliveryId);
+          if (uid !== undefined) forwarded.push(uid);
         }
         return { leaseLost: false, forwarded };
       });
