@@ -1,5 +1,5 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { type ChromiumPool, createHostGuard, createSignInMemory, followToForm, locateQuestions, nextButton, settle, settleAfterInput, showsWall, signInOnce, snapshotPage, type Lookup, type SignInMemory } from '@quarry/miner';
+import { type ChromiumPool, createHostGuard, httpUrlOf, createSignInMemory, followToForm, locateQuestions, nextButton, settle, settleAfterInput, showsWall, signInOnce, snapshotPage, type Lookup, type SignInMemory } from '@quarry/miner';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
 import type { LocatedQuestion, RawField } from '@quarry/miner';
 import type { Question } from '@quarry/contracts';
@@ -47,13 +47,8 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
   // queued application would lock the account) until the client registers them anew.
   const signIns = options.signIns ?? createSignInMemory();
   return async (application, hooks, signal) => {
-    let url: URL;
-    try {
-      url = new URL(application.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    } catch {
-      return failedBefore('ApplicationFailed', 'the job post URL is not an absolute http(s) URL');
-    }
+    const url = httpUrlOf(application.url);
+    if (!url) return failedBefore('ApplicationFailed', 'the job post URL is not an absolute http(s) URL');
     const unanswered = application.questions.filter((question) => question.mandatory && !application.answers.some((answer) => answer.id === question.id));
     if (unanswered.length > 0) return failedBefore('MandatoryQuestionsNotAnswered', `no answer to ${unanswered.map((question) => `${question.id} ("${question.question}")`).join(', ')}`);
     const allowed = createHostGuard(options.allowPrivate, options.lookup);

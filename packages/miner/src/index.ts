@@ -15,7 +15,7 @@ export type { ChromiumPool } from './browser/chromium-pool.ts';
 export { locateQuestions } from './browser/form-fields.ts';
 export type { LocatedQuestion, RawField } from './browser/form-fields.ts';
 export { callInFrame, frameOf, minerPageScript, settle, settleAfterInput, snapshotPage } from './browser/page-snapshot.ts';
-export { createHostGuard } from './browser/request-guard.ts';
+export { createHostGuard, httpUrlOf } from './browser/request-guard.ts';
 export type { Lookup } from '@quarry/safe-fetch';
 export { createSignInMemory, followToForm, showsWall, signInOnce } from './browser/account-wall.ts';
 export type { AccountWall, SignInMemory } from './browser/account-wall.ts';

@@ -6,7 +6,7 @@ import type { ChromiumPool } from './chromium-pool.ts';
 import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions, type FormSnapshot } from './form-fields.ts';
 import { minerPageScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
-import { createHostGuard } from './request-guard.ts';
+import { createHostGuard, httpUrlOf } from './request-guard.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 
 const adapter = 'browser';
@@ -43,13 +43,8 @@ const hasLoginWall = (snapshot: FormSnapshot): boolean => snapshot.passwords > 0
  */
 export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
   return async (jobPost, signal) => {
-    let url: URL;
-    try {
-      url = new URL(jobPost.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    } catch {
-      return failed('UrlInvalid', 'not an absolute http(s) URL');
-    }
+    const url = httpUrlOf(jobPost.url);
+    if (!url) return failed('UrlInvalid', 'not an absolute http(s) URL');
     const allowed = createHostGuard(options.allowPrivate);
     if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
     return options.pool.withContext(async (context) => {

@@ -26,3 +26,13 @@ export function createHostGuard(allowPrivate: string[], lookup?: Lookup): (url: 
     return verdict;
   };
 }
+
+/** The URL a browser may open: absolute http(s), or null for anything else. */
+export function httpUrlOf(text: string): URL | null {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}

@@ -6,7 +6,7 @@ import { syntheticAnswers } from '../synthetic-answers.ts';
 import { createSignInMemory, followToForm, showsWall, signInOnce, type AccountWall, type SignInMemory } from './account-wall.ts';
 import type { ChromiumPool } from './chromium-pool.ts';
 import { settle } from './page-snapshot.ts';
-import { createHostGuard } from './request-guard.ts';
+import { createHostGuard, httpUrlOf } from './request-guard.ts';
 import { fillPlaceholders, hasNextStep, readStep, saveStep, StepRefused, stepQuestions } from './workday-steps.ts';
 
 const adapter = 'workday';
@@ -69,13 +69,8 @@ export function workdayWithoutAccount(url: string): MineOutcome {
 export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
   const signIns = options.signIns ?? createSignInMemory();
   return async (jobPost, signal, access) => {
-    let url: URL;
-    try {
-      url = new URL(jobPost.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    } catch {
-      return failed('UrlInvalid', 'not an absolute http(s) URL');
-    }
+    const url = httpUrlOf(jobPost.url);
+    if (!url) return failed('UrlInvalid', 'not an absolute http(s) URL');
     const account = access?.account;
     if (!account) return workdayWithoutAccount(url.href);
     const allowed = createHostGuard(options.allowPrivate, options.lookup);
