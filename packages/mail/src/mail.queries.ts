@@ -83,8 +83,8 @@ export async function insertAcceptedMessages(db: Queryable, messages: AcceptedMe
   });
 }
 
-/** 1-based offsets of each message's bytes in the concatenation of all of them. */
-function rawStarts(messages: AcceptedMessage[]): number[] {
+/** Where each message's bytes start (1-based, as SQL's substring counts) in their concatenation. */
+export function rawStarts(messages: ReadonlyArray<{ raw: Buffer }>): number[] {
   let next = 1;
   return messages.map((message) => {
     const start = next;

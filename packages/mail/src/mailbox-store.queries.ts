@@ -1,5 +1,6 @@
 import type { Queryable } from '@quarry/db';
 import { randomCounterShard } from './bindings.queries.ts';
+import { rawStarts } from './mail.queries.ts';
 
 /** A message read from a pool mailbox, ready to be stored if its key is new to the account. */
 export type MailboxMessageRow = {
@@ -48,12 +49,6 @@ export type MailboxStoreResult = { leased: Set<string>; deliveries: Set<string> 
  */
 export async function storeMailboxBatches(db: Queryable, watcherId: string, batches: MailboxBatchRow[]): Promise<MailboxStoreResult> {
   const messages = batches.flatMap((batch, index) => batch.messages.map((message) => ({ ...message, batch: index + 1 })));
-  let next = 1;
-  const starts = messages.map((message) => {
-    const start = next;
-    next += message.raw.length;
-    return start;
-  });
   const result = await db.query<{ kind: 'leased' | 'delivery'; value: string }>({
     name: 'store-mailbox-batches',
     text: `WITH batch AS (
@@ -108,7 +103,7 @@ export async function storeMailboxBatches(db: Queryable, watcherId: string, batc
       messages.map((message) => message.deliveryId),
       messages.map((message) => message.envelopeFrom),
       messages.map((message) => message.smtpUtf8),
-      starts,
+      rawStarts(messages),
       messages.map((message) => message.raw.length),
       // One binary parameter for all the raw messages, cut apart by offset in SQL (as insertAcceptedMessages does).
       Buffer.concat(messages.map((message) => message.raw)),
