@@ -179,6 +179,7 @@ describe('Workday with the client\'s tenant account', () => {
       return {
         firstName: await field('firstName').locator('input').inputValue(),
         source: (await field('source').locator('button').textContent())?.trim(),
+        gender: (await field('gender').locator('button').textContent())?.trim(),
         startDate: [await field('startDate').locator('[aria-label="Month"]').inputValue(), await field('startDate').locator('[aria-label="Year"]').inputValue()],
         terms: await field('termsAndConditions').locator('input').isChecked(),
         offices: await field('offices').locator('input:checked').evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value)),
@@ -199,7 +200,7 @@ describe('Workday with the client\'s tenant account', () => {
     const email = workdayAccount.email;
     expect(workday.vendor.draftOf(email)).toMatchObject({ firstName: 'Jane', lastName: 'Doe', source: 'Job Board', resume: [{ name: 'jane-doe-cv.pdf' }] });
     // Opened again, the application shows the placeholders and lists the placeholder résumé with its Delete button.
-    expect(await resumedPage()).toEqual({ firstName: 'Jane', source: 'Job Board', startDate: ['12', '2026'], terms: true, offices: [], skills: [], skillCharms: 0, files: ['jane-doe-cv.pdf Delete'] });
+    expect(await resumedPage()).toEqual({ firstName: 'Jane', source: 'Job Board', gender: 'Select One', startDate: ['12', '2026'], terms: true, offices: [], skills: [], skillCharms: 0, files: ['jane-doe-cv.pdf Delete'] });
 
     const submittedBefore = workday.vendor.submitted.length;
     const accept = application('accept');
@@ -218,13 +219,14 @@ describe('Workday with the client\'s tenant account', () => {
     const olderCv = { name: 'old-cv.pdf', bytes: Buffer.from('%PDF-1.4\nan older résumé\n%%EOF\n') };
     workday.vendor.keepInDraft(
       email,
-      { addressLine1: '1 Draft Lane', postalCode: 'DR4 FT1', location: 'Draftford', current: true, roleDescription: 'Left in the draft.', skills: ['Excel', 'SQL'], offices: ['Manchester', 'London'], motivation: 'Draft motivation.' },
+      { addressLine1: '1 Draft Lane', postalCode: 'DR4 FT1', location: 'Draftford', current: true, roleDescription: 'Left in the draft.', skills: ['Excel', 'SQL'], offices: ['Manchester', 'London'], motivation: 'Draft motivation.', gender: 'Male', veteranStatus: 'I am a veteran' },
       { resume: [olderCv] },
     );
-    expect(await resumedPage()).toMatchObject({ offices: ['London', 'Manchester'], skills: ['Excel', 'SQL'], skillCharms: 2, files: ['jane-doe-cv.pdf Delete', 'old-cv.pdf Delete'] });
+    expect(await resumedPage()).toMatchObject({ offices: ['London', 'Manchester'], skills: ['Excel', 'SQL'], skillCharms: 2, files: ['jane-doe-cv.pdf Delete', 'old-cv.pdf Delete'], gender: 'Male' });
 
-    // The candidate leaves the optional boxes, the tick and the motivation unanswered, and chooses other skills and offices.
-    const unanswered = ['addressLine1', 'postalCode', 'location', 'current', 'roleDescription', 'motivation'];
+    // The candidate leaves the optional boxes, the tick, the motivation and the "Select One" lists
+    // unanswered, and chooses other skills and offices.
+    const unanswered = ['addressLine1', 'postalCode', 'location', 'current', 'roleDescription', 'motivation', 'gender', 'veteranStatus'];
     const chosen: Record<string, string[]> = { skills: ['Python'], offices: ['Remote'] };
     const answers: ResolvedAnswer[] = workday.answers.filter((answer) => !unanswered.includes(answer.id)).map((answer) => ({ ...answer, value: chosen[answer.id] ?? answer.value }));
     const writes = () => workday.double.earlyWrites.length + workday.double.submissions.length;
@@ -244,6 +246,24 @@ describe('Workday with the client\'s tenant account', () => {
     const expected = applicationOf(application('accept').fields.filter((field) => !unanswered.includes(field.name)).map((field) => ({ ...field, value: chosen[field.name] ?? field.value })));
     expect(submittedSince(submittedBefore)).toEqual([{ email, job: workdayJobPath, values: expected }]);
     expect(workday.vendor.draftOf(email)).toBeUndefined();
+  }, 300_000);
+
+  it('a Yes/No the draft answered and the candidate leaves unanswered has no way back to none on its radios: the application stops before Submit, saying which', async () => {
+    await mine();
+    const email = workdayAccount.email;
+    workday.vendor.keepInDraft(email, { relocation: true });
+    const answers: ResolvedAnswer[] = workday.answers.filter((answer) => answer.id !== 'relocation');
+    const submitsBefore = workday.double.submissions.length;
+    const outcome = await hostedApplier(pool)(
+      { url: workday.double.url, questions: workday.questions, answers, candidate, account: workday.account },
+      { beforeSubmit: async () => {} },
+      new AbortController().signal,
+    );
+    expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+    expect(message(outcome)).toMatch(/question relocation: the resumed draft answers it, the candidate does not, and its radios offer no way back to no answer/);
+    expect(workday.double.submissions.length - submitsBefore).toBe(0);
+    // The draft stays the account's, with the earlier answer, for the candidate to answer or the next attempt.
+    expect(workday.vendor.draftOf(email)).toMatchObject({ relocation: true });
   }, 300_000);
 
   it('a tenant that resumed the draft past its saved steps (unmeasured) would show none of their placeholders to replace: the application stops before Submit', async () => {

@@ -109,7 +109,7 @@ async function waitForListed(scope: Locator, marks: DraftMarks, count: number): 
 }
 
 /** A button that opens a list of options (Workday's "Select One"). */
-const listButton = 'button[aria-haspopup="listbox"]';
+export const listButton = 'button[aria-haspopup="listbox"]';
 
 /**
  * An ISO date into a date drawn as separate month / day / year boxes (Workday's), each left as a

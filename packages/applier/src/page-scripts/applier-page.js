@@ -65,9 +65,11 @@ window.__quarryApplier = (() => {
   /**
    * What each shown field of a resumed draft holds (resumed-draft.ts), by question id: listed
    * files and chosen pills (counted by the recipe's marks), ticked boxes (by their position among
-   * the field's boxes, with their label) and boxes holding text (by their position among `typed`).
+   * the field's boxes, with their label), boxes holding text (by their position among `typed`),
+   * list buttons showing a choice (by their position among `lists`: their words are not the
+   * marks' `noChoice`) and whether a radio is chosen.
    */
-  const draftHeld = ({ scopes, marks, typed }) =>
+  const draftHeld = ({ scopes, marks, typed, lists }) =>
     scopes.flatMap(([id, selector]) => {
       const scope = [...document.querySelectorAll(selector)].find(laidOut);
       if (!scope) return [];
@@ -79,6 +81,8 @@ window.__quarryApplier = (() => {
         chosen: scope.querySelectorAll(marks.chosen).length,
         ticked: boxes.flatMap((box, index) => (box.checked ? [{ index, label: labelOf(box) }] : [])),
         typed: [...scope.querySelectorAll(typed)].flatMap((box, index) => (box.value !== '' ? [index] : [])),
+        listed: [...scope.querySelectorAll(lists)].flatMap((button, index) => (clean(button.textContent) !== marks.noChoice ? [index] : [])),
+        radioChosen: [...scope.querySelectorAll('input[type="radio"], [role="radio"]')].some((radio) => radio.checked || radio.getAttribute('aria-checked') === 'true'),
       }];
     });
 

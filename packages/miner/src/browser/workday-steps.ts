@@ -20,14 +20,16 @@ export class StepRefused extends Error {}
 /**
  * What a field of a resumed application may hold that typing over it does not replace, and the
  * buttons a person removes it with: files the box lists as uploaded, items chosen in a
- * type-to-add prompt; and where the box says it refused an upload.
+ * type-to-add prompt; where the box says it refused an upload; and the words of a list that
+ * holds no choice, which are also the option that takes a choice back where the list offers one.
  */
-export type DraftMarks = { file: string; deleteFile: string; chosen: string; removeChosen: string; fileError: string };
+export type DraftMarks = { file: string; deleteFile: string; chosen: string; removeChosen: string; fileError: string; noChoice: string };
 
 /**
  * Workday's (the applier's Workday recipe empties a resumed draft by them): a listed file with its
  * Delete button (upload.html's `file-upload-item`), a pill with its remove charm (form.html's
- * `selectedItem` > `DELETE_charm`). Both captures are models, not live markup.
+ * `selectedItem` > `DELETE_charm`), a list button reading "Select One" before a choice (form.html).
+ * The captures are models, not live markup.
  */
 export const workdayDraftMarks: DraftMarks = {
   file: '[data-automation-id="file-upload-item"]',
@@ -35,6 +37,7 @@ export const workdayDraftMarks: DraftMarks = {
   chosen: '[data-automation-id="selectedItem"]',
   removeChosen: '[data-automation-id="DELETE_charm"]',
   fileError: '[data-automation-id="errorMessage"]',
+  noChoice: 'Select One',
 };
 
 const actionTimeoutMs = 5_000;
@@ -50,7 +53,7 @@ const stepTitle = async (page: Page): Promise<string> => (await readStep(page)).
 
 /**
  * The options of a "Select One" list or a type-to-add prompt: they exist only while the list is
- * open. A list opens from its button (Workday draws it at the end of the page); a prompt lists on
+ * open (a "Select One" row is none of them). A list opens from its button (Workday draws it at the end of the page); a prompt lists on
  * Enter in its box (form.html: an empty box lists the whole catalog). Enter must not move the
  * step on, which would be a save nobody clicked: a step whose title changed fails the mining.
  */
@@ -66,7 +69,8 @@ async function readOptions(page: Page, field: WorkdayField, title: string): Prom
   const options = field.kind === 'list' ? visibleOptions(page) : visibleOptions(scope);
   await options.first().waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {});
   if ((await stepTitle(page)) !== title) throw new StepRefused(`pressing Enter in "${field.label}" moved the step on`);
-  const texts = (await options.allTextContents()).map((text) => text.replace(/[\s\u00a0]+/g, ' ').trim()).filter((text) => text.length > 0);
+  // A list headed by "Select One" offers it to take a choice back: no answer, not an option.
+  const texts = (await options.allTextContents()).map((text) => text.replace(/[\s\u00a0]+/g, ' ').trim()).filter((text) => text.length > 0 && text !== workdayDraftMarks.noChoice);
   await closeLists(page);
   return texts;
 }

@@ -7,7 +7,8 @@ export const workdayStyle = `<style>[hidden]{display:none!important}.field{margi
  * The application's own behaviour, as the research measured Workday's: a box's value counts only
  * once focus leaves it (form.html's kept-on-focus-out; a value set without focus-out "shows
  * filled but Save and Continue reports 'required'"); lists open from a "Select One" button into
- * a list at the end of the page; skills are typed, listed on Enter and kept as pills with a
+ * a list at the end of the page, headed by "Select One", which takes a choice back (modelled:
+ * the captures show the button's "Select One" before a choice, not the list's first row); skills are typed, listed on Enter and kept as pills with a
  * remove charm (form.html's `selectedItem` > `DELETE_charm`); a chosen file uploads at once and is
  * listed under its box with a Delete button, each further file beside the ones before
  * (upload.html's `file-upload-item`). "Save and Continue" saves the step's kept values to the
@@ -44,9 +45,14 @@ document.addEventListener('click', (event) => {
   const button = event.target.closest('button[aria-haspopup=listbox]');
   if (button) {
     popup.innerHTML = '';
-    for (const option of JSON.parse(button.dataset.options)) {
+    // "Select One" heads the list: choosing it takes the answer back (kept as none, saved as none).
+    for (const option of ['Select One', ...JSON.parse(button.dataset.options)]) {
       const item = document.createElement('div'); item.setAttribute('role', 'option'); item.textContent = option;
-      item.addEventListener('click', () => { kept[keyOf(button)] = option; button.textContent = option; popup.hidden = true; });
+      item.addEventListener('click', () => {
+        if (option === 'Select One') delete kept[keyOf(button)];
+        else kept[keyOf(button)] = option;
+        button.textContent = option; popup.hidden = true;
+      });
       popup.append(item);
     }
     const box = button.getBoundingClientRect();

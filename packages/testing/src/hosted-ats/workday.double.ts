@@ -61,6 +61,7 @@ const steps: WorkdayStep[] = [
     fields: [
       { key: 'workAuthorization', label: 'Are you legally authorized to work in the United Kingdom?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
       { key: 'sponsorship', label: 'Will you now or in the future require sponsorship for employment?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
+      { key: 'relocation', label: 'Would you relocate for this role?', kind: 'yesNo', required: false },
       { key: 'offices', label: 'Which offices would you work from?', kind: 'checkboxes', required: false, options: ['London', 'Manchester', 'Remote'] },
       { key: 'availableFrom', label: 'Earliest start date', kind: 'date', required: true },
       { key: 'motivation', label: 'Why Acme?', kind: 'textarea', required: false },
