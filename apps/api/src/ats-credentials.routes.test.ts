@@ -143,6 +143,25 @@ describe('a Workday tenant account', () => {
     expect(await findAtsAccount(ports, tenant.clientId, posting)).toBeNull();
   });
 
+  it('on a shared myworkdaysite.com host is registered for host and tenant, opened only for that tenant\'s postings there, and deleted by its board (its slash encoded)', async () => {
+    const shared = { ...account, board: 'WD5.myworkdaysite.com/Acme' };
+    const created = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', shared);
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ ats: 'workday', board: 'wd5.myworkdaysite.com/acme', createdAt: expect.any(String) });
+    const acmePosting = 'https://wd5.myworkdaysite.com/en-US/recruiting/acme/External/job/London/Engineer_R1';
+    expect(await findAtsAccount(ports, tenant.clientId, acmePosting)).toEqual({ ats: 'workday', board: 'wd5.myworkdaysite.com/acme', email: 'ada@example.com', password: 'correct horse battery staple' });
+    // Another tenant on the same host, the same tenant on another host: not this account.
+    expect(await findAtsAccount(ports, tenant.clientId, 'https://wd5.myworkdaysite.com/recruiting/globex/External/job/London/Engineer_R1')).toBeNull();
+    expect(await findAtsAccount(ports, tenant.clientId, 'https://wd3.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1')).toBeNull();
+    expect((await call(tenant, 'DELETE', '/v1/recruitment/ats-credentials/workday/wd5.myworkdaysite.com%2Facme')).status).toBe(204);
+    expect(await findAtsAccount(ports, tenant.clientId, acmePosting)).toBeNull();
+    // The host alone names no tenant; a slash is Workday's only.
+    const hostOnly = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ...account, board: 'wd5.myworkdaysite.com' })).json()) as { message: string };
+    expect(hostOnly.message).toMatch(/board: must be the tenant host .* or host\/tenant on myworkdaysite\.com/);
+    const slashed = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme/jobs', key: 'k' })).json()) as { message: string };
+    expect(slashed.message).toMatch(/board: must be the board name of the posting URLs, without a slash/);
+  });
+
   it('answers 400 naming what is missing or misplaced: email and password for Workday, no key; a key, not an account, for the others', async () => {
     const missing = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', key: 'an-api-key' });
     expect(missing.status).toBe(400);

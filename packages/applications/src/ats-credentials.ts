@@ -1,7 +1,7 @@
 import type { AtsAccount, AtsCredential } from '@quarry/applier';
 import { AppError, AtsAccountSecret, atsAccountVendors, AtsCredentialBody, AtsCredentialParams, AtsCredentialVendor, describeIssues, validationError, type AtsCredentialList, type AtsCredentialSummary } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
-import { detectAts, type AtsTarget } from '@quarry/miner';
+import { detectAts, workdayBoardOf, type AtsTarget } from '@quarry/miner';
 import type { Sealer } from './applications-ports.ts';
 import { deleteAtsCredential, findSealedAtsKey, listAtsCredentials, upsertAtsCredential, type StoredAtsCredential } from './ats-credentials.queries.ts';
 
@@ -69,23 +69,16 @@ export async function findAtsCredential(ports: CredentialPorts, clientId: string
   return sealed ? { ...vendorBoard, key: ports.sealer.open(sealed) } : null;
 }
 
-/** A Workday tenant's host, as the client registers its account (`acme.wd5.myworkdayjobs.com`). */
-const workdayHost = /(^|\.)myworkdayjobs\.com$/;
-
 /**
  * The client's candidate account on the posting's Workday tenant, opened for the hosted form (it
- * signs in with it on that host only); null when there is none.
+ * signs in with it on that board only: the tenant's host, or `wd{N}.myworkdaysite.com/{tenant}`);
+ * null when there is none.
  */
 export async function findAtsAccount(ports: CredentialPorts, clientId: string, url: string): Promise<AtsAccount | null> {
-  let host: string;
-  try {
-    host = new URL(url).hostname.toLowerCase();
-  } catch {
-    return null;
-  }
-  if (!workdayHost.test(host)) return null;
-  const sealed = await findSealedAtsKey(ports.pool, clientId, 'workday', host);
+  const board = workdayBoardOf(url);
+  if (!board) return null;
+  const sealed = await findSealedAtsKey(ports.pool, clientId, 'workday', board);
   if (!sealed) return null;
   const secret = AtsAccountSecret.parse(JSON.parse(ports.sealer.open(sealed)));
-  return { ats: 'workday', board: host, ...secret };
+  return { ats: 'workday', board, ...secret };
 }

@@ -283,3 +283,42 @@ describe('Workday with the client\'s tenant account', () => {
     }
   }, 300_000);
 });
+
+describe('Workday on a shared myworkdaysite.com host, whose path names the tenant', () => {
+  let shared: WorkdayCase;
+  beforeAll(async () => {
+    shared = await startWorkdayCase(pool, { address: 'sharedHost' });
+  }, 120_000);
+  afterAll(async () => {
+    await shared?.running.close();
+  });
+  const application = (variant: string) => shared.running.applications.find((candidate) => candidate.variant === variant) as CaseApplication;
+
+  it('signs in with the account registered for host and tenant, and the employer gets every answer, submitted once', async () => {
+    expect(shared.double.url).toMatch(/\/recruiting\/acme\/External\/job\//);
+    const accept = application('accept');
+    const { outcome, hookCalls } = await send(accept);
+    expect(outcome.status, message(outcome)).toBe('success');
+    expect(hookCalls).toBe(1);
+    expect(shared.signIns()).toEqual([{ email: 'ada@example.com', accepted: true }]);
+    expect(shared.double.submissions).toHaveLength(1);
+    expect(accept.received()).toEqual(new Map(accept.fields.map((field) => [field.name, field.value])));
+  }, 240_000);
+
+  it('an account for the host alone, or for another tenant on it, is not typed: LoginRequired, nothing saved', async () => {
+    const host = new URL(shared.double.origin).host;
+    const before = shared.signIns().length;
+    const writesBefore = shared.double.earlyWrites.length + shared.double.submissions.length;
+    for (const board of [host, `${host}/globex`]) {
+      const outcome = await hostedApplier(pool)(
+        { url: shared.double.url, questions: shared.questions, answers: shared.answers, candidate, account: { ...shared.account, board } },
+        { beforeSubmit: async () => {} },
+        new AbortController().signal,
+      );
+      expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+      expect(message(outcome)).toContain(`LoginRequired: Workday asks the candidate to sign in to an account before the form (the client's Workday account is for ${board}, this page is on ${host}/acme)`);
+    }
+    expect(shared.signIns().length).toBe(before);
+    expect(shared.double.earlyWrites.length + shared.double.submissions.length).toBe(writesBefore);
+  }, 240_000);
+});

@@ -2,7 +2,7 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } fr
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant, type WorkdayResume, type WorkdayVendor } from '@quarry/testing';
+import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant, type WorkdayAddress, type WorkdayResume, type WorkdayVendor } from '@quarry/testing';
 import type { Applier, AtsAccount, FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';
 import { createBrowserApplier } from './browser.applier.ts';
 
@@ -561,9 +561,13 @@ export const workdayAccount = { email: 'ada@example.com', password: 'correct hor
 /** The Workday case: its double and applications, the tenant's side (sign-ins, drafts, what Submit sent), the account and the answers. */
 export type WorkdayCase = Awaited<ReturnType<typeof workdayApplications>> & { vendor: WorkdayVendor; signIns: () => Array<{ email: string; accepted: boolean }> };
 
-export async function startWorkdayCase(pool: ChromiumPool, options: { resume?: WorkdayResume } = {}): Promise<WorkdayCase> {
+/**
+ * The Workday case; `address: 'sharedHost'` serves it as on myworkdaysite.com, whose path names
+ * the tenant: the account is then registered for host and tenant (`127.0.0.1:<port>/acme`).
+ */
+export async function startWorkdayCase(pool: ChromiumPool, options: { resume?: WorkdayResume; address?: WorkdayAddress } = {}): Promise<WorkdayCase> {
   const vendor = workdayHostedVendor(workdayAccount, options);
-  const running = await workdayApplications(pool, vendor);
+  const running = await workdayApplications(pool, vendor, options.address === 'sharedHost' ? '/acme' : '');
   return { ...running, vendor, signIns: () => vendor.signIns };
 }
 
@@ -573,9 +577,9 @@ export const workdayHostedCase: ApplyCase = {
   start: async (pool) => (await startWorkdayCase(pool)).running,
 };
 
-async function workdayApplications(pool: ChromiumPool, vendor: WorkdayVendor) {
+async function workdayApplications(pool: ChromiumPool, vendor: WorkdayVendor, tenantInBoard: string) {
   const double = await startHostedAtsDouble(vendor);
-  const account: AtsAccount = { ats: 'workday', board: new URL(double.origin).host, ...workdayAccount };
+  const account: AtsAccount = { ats: 'workday', board: `${new URL(double.origin).host}${tenantInBoard}`, ...workdayAccount };
   const questions: Question[] = workdayQuestions();
   const cv = cvFile();
   const answers: ResolvedAnswer[] = [

@@ -14,27 +14,31 @@ export type AtsCredentialVendor = z.infer<typeof AtsCredentialVendor>;
 /** The vendors whose credential is an account on a tenant (email and password), not an API key. */
 export const atsAccountVendors: readonly AtsCredentialVendor[] = ['workday'];
 
-/** A Workday tenant as its posting URLs name it: `acme.wd5.myworkdayjobs.com`. */
-const workdayTenant = /^[a-z0-9-]+\.wd\d+\.myworkdayjobs\.com$/;
+/**
+ * A Workday tenant as its posting URLs name it: its own host (`acme.wd5.myworkdayjobs.com`), or
+ * a shared host and the tenant its path names (`wd5.myworkdaysite.com/recruiting/acme/…` →
+ * `wd5.myworkdaysite.com/acme`): accounts are per tenant, and the shared host serves many.
+ */
+const workdayTenant = /^[a-z0-9-]+\.wd\d+\.myworkdayjobs\.com$|^wd\d+\.myworkdaysite\.com\/[a-z0-9_-]+$/;
 
 /**
  * The board a key opens, as the posting URLs name it: Greenhouse's board token, Lever's site,
- * Ashby's hosted jobs page name, Workable's account, SmartRecruiters' company identifier, BambooHR's, JazzHR's, Breezy's and Teamtailor's company subdomain, Workday's tenant host. Lowercase, since the vendors' URLs are case-insensitive there.
+ * Ashby's hosted jobs page name, Workable's account, SmartRecruiters' company identifier, BambooHR's, JazzHR's, Breezy's and Teamtailor's company subdomain, Workday's tenant host (or `host/tenant`, the one board with a slash). Lowercase, since the vendors' URLs are case-insensitive there.
  */
 const board = z
   .string()
   .trim()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9._-]+$/, 'must be the board name of the posting URLs (letters, digits, . _ -)')
+  .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9_-]+)?$/, 'must be the board name of the posting URLs (letters, digits, . _ -; Workday: host/tenant on myworkdaysite.com)')
   .transform((value) => value.toLowerCase());
 
 const secret = z.string().min(1).max(1000).refine((value) => !hasNul(value), nulMessage);
 
 /**
  * POST /v1/recruitment/ats-credentials: the employer's key for one board (`key`), or for Workday
- * a candidate account on one tenant (`email`, `password`; the board is the tenant's host); a
- * repeat replaces it.
+ * a candidate account on one tenant (`email`, `password`; the board is the tenant's host, or
+ * `wd{N}.myworkdaysite.com/{tenant}`); a repeat replaces it.
  */
 export const AtsCredentialBody = z
   .object({
@@ -55,8 +59,9 @@ export const AtsCredentialBody = z
       needs('email', 'required: the email of the candidate account on the tenant');
       needs('password', 'required: the password of that account');
       unused('key');
-      if (!workdayTenant.test(body.board)) context.addIssue({ code: 'custom', path: ['board'], message: 'must be the tenant host of the posting URLs, e.g. acme.wd5.myworkdayjobs.com' });
+      if (!workdayTenant.test(body.board)) context.addIssue({ code: 'custom', path: ['board'], message: 'must be the tenant host of the posting URLs, e.g. acme.wd5.myworkdayjobs.com, or host/tenant on myworkdaysite.com, e.g. wd5.myworkdaysite.com/acme' });
     } else {
+      if (body.board.includes('/')) context.addIssue({ code: 'custom', path: ['board'], message: 'must be the board name of the posting URLs, without a slash' });
       needs('key', 'required: the API key');
       unused('email');
       unused('password');

@@ -111,8 +111,25 @@ describe('createMiner: failure codes', () => {
     expect(await miner(post(posting), AbortSignal.timeout(10_000), { account })).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: 'workday' });
   });
 
-  it('reports myworkdaysite.com and iCIMS as UnsupportedWebsite without fetching them', async () => {
-    expect(await mine('https://wd5.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
+  it('routes a myworkdaysite.com posting to the Workday miner like a tenant of its own host: LoginRequired on its host and tenant without an account', async () => {
+    const posting = 'https://wd5.myworkdaysite.com/en-US/recruiting/acme/External/job/London/Engineer_R1';
+    const account = { ats: 'workday', board: 'wd5.myworkdaysite.com/acme', email: 'ada@example.com', password: 'correct horse battery staple' };
+    const given: Array<{ url: string; account: unknown }> = [];
+    const workday: Miner = async (jobPost, _signal, access) => {
+      given.push({ url: jobPost.url, account: access?.account });
+      return { ok: false, errorCode: 'FormNotFound', adapter: 'workday', detail: 'stand-in' };
+    };
+    const routed = createMiner({ fetch: safeFetch, timeoutMs: 1_000, endpoints: minerEndpointsFor(server.origin), workday });
+    const post = (url: string) => ({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' });
+    const without = await routed(post(posting), AbortSignal.timeout(10_000));
+    expect(without).toMatchObject({ ok: false, errorCode: 'LoginRequired', adapter: 'workday' });
+    expect(without.ok || without.detail).toMatch(/candidate account on wd5\.myworkdaysite\.com\/acme; the client registered none/);
+    expect(await routed(post(posting), AbortSignal.timeout(10_000), { account })).toMatchObject({ errorCode: 'FormNotFound', adapter: 'workday' });
+    expect(given).toEqual([{ url: posting, account }]);
+  });
+
+  it('reports iCIMS, and a myworkdaysite.com address naming no tenant, as UnsupportedWebsite without fetching them', async () => {
+    expect(await mine('https://wd5.myworkdaysite.com/en-US/acme/job/London/Engineer_R1')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
     expect(await mine('https://careers-acme.icims.com/jobs/1234/engineer/job')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
   });
 });

@@ -18,6 +18,7 @@ import { syntheticAnswers } from './synthetic-answers.ts';
 import { teamtailorAdapter } from './teamtailor.adapter.ts';
 import { workableAdapter } from './workable.adapter.ts';
 import { workdayWithoutAccount } from './browser/workday.miner.ts';
+import { workdayBoardOf } from './workday-board.ts';
 
 /**
  * Every third-party base URL an adapter calls. `{company}` is the employer's subdomain and `{host}`
@@ -62,11 +63,9 @@ export type CreateMinerOptions = {
 
 type Adapters = { [Name in AtsName]: AtsAdapter<Extract<AtsTarget, { ats: Name }>> };
 
-// Workday tenants as the client registers accounts for them ({tenant}.wd{N}.myworkdayjobs.com).
-const workdayHosts = /(^|\.)myworkdayjobs\.com$/i;
 // ATSs whose form exists only behind a sign-in in a browser, for which no account can be
-// registered (myworkdaysite.com names its tenant in the path): a plain fetch would report a
-// misleading FormNotFound, so say plainly that we do not mine them.
+// registered (iCIMS; a myworkdaysite.com address that names no tenant): a plain fetch would
+// report a misleading FormNotFound, so say plainly that we do not mine them.
 const browserOnlyHosts = /(^|\.)myworkdaysite\.com$|(^|\.)icims\.com$/i;
 
 function hostOf(url: string): string {
@@ -135,8 +134,9 @@ export function createMiner(options: CreateMinerOptions): Miner {
   return async (jobPost, signal, access): Promise<MineOutcome> => {
     const target = detectAts(jobPost.url);
     if (target) return mineWithAdapter(target, jobPost, signal);
-    // The account goes to the Workday miner only, and only for a Workday host.
-    if (workdayHosts.test(hostOf(jobPost.url))) {
+    // The account goes to the Workday miner only, and only for a Workday tenant's posting
+    // (its own host, or a myworkdaysite.com path naming it).
+    if (workdayBoardOf(jobPost.url)) {
       if (!access?.account) return workdayWithoutAccount(jobPost.url);
       if (!options.workday) return { ok: false, errorCode: 'UnsupportedWebsite', adapter: 'workday', detail: 'Workday is read in a browser, and this deployment runs none (MINING_BROWSER=off)' };
       return options.workday(jobPost, signal, { account: access.account });

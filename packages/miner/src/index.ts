@@ -22,6 +22,7 @@ export type { AccountWall, SignInMemory } from './browser/account-wall.ts';
 export { createWorkdayMiner, workdayAccountWall, workdayFormLinks } from './browser/workday.miner.ts';
 export type { WorkdayMinerOptions } from './browser/workday.miner.ts';
 export { workdayDraftMarks } from './browser/workday-steps.ts';
+export { workdayBoardOf, workdayBoardOfPage } from './workday-board.ts';
 export type { DraftMarks } from './browser/workday-steps.ts';
 export { nextButton } from './browser/wizard-steps.ts';
 export { createProcessChromium, createProcessMiner, createProcessSignIns } from './process-miner.ts';

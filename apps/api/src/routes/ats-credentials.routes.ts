@@ -33,7 +33,8 @@ export function describeAtsCredentialsRoutes(registry: OpenAPIRegistry): void {
     description:
       'Applications of this client to postings on that board (Greenhouse board token, Lever site, Ashby jobs page name, as in the posting URL) ' +
       "are then submitted through the vendor's API instead of its hosted form. For `workday` there is no API: `board` is the tenant's host " +
-      '(`acme.wd5.myworkdayjobs.com`) and `email` + `password` a candidate account on that tenant, with which the hosted form signs in (on that host ' +
+      '(`acme.wd5.myworkdayjobs.com`), or for the shared `myworkdaysite.com` hosts, which name the tenant in the path (`/recruiting/acme/…`), host and tenant ' +
+      '(`wd5.myworkdaysite.com/acme`), and `email` + `password` a candidate account on that tenant, with which the hosted form signs in (on that tenant ' +
       'only, once per application; an account the tenant refuses is not tried again until it is registered anew). The key or password is stored sealed and never shown again.',
     tags,
     security: securedBy,
@@ -52,6 +53,7 @@ export function describeAtsCredentialsRoutes(registry: OpenAPIRegistry): void {
     method: 'delete',
     path: '/v1/recruitment/ats-credentials/{ats}/{board}',
     summary: "Delete a board's key: later applications to it use the hosted form",
+    description: 'A Workday board on `myworkdaysite.com` carries a slash, sent encoded: `/v1/recruitment/ats-credentials/workday/wd5.myworkdaysite.com%2Facme`.',
     tags,
     security: securedBy,
     request: { params: AtsCredentialParams },

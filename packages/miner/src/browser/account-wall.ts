@@ -17,6 +17,8 @@ export type AccountWall = {
   submit: string;
   /** Where the vendor says why it refused the sign-in. */
   error: string;
+  /** The board a page is on, as accounts are registered for it (the page's host unless given: Workday's shared hosts add the tenant). */
+  boardOf?: (url: URL) => string;
 };
 
 /**
@@ -55,8 +57,8 @@ export const showsWall = async (page: Page, wall: AccountWall): Promise<boolean>
 
 /**
  * Signs in on the vendor's account wall with the account the client registered for this tenant,
- * once. The password is typed only when the account is for this vendor and the page's host is
- * the account's board. A refusal is remembered by a fingerprint of the account (password
+ * once. The password is typed only when the account is for this vendor and the page is on the
+ * account's board (its host, or what the wall's `boardOf` says). A refusal is remembered by a fingerprint of the account (password
  * included, so registering a new one clears it) and never typed again by this engine: a wrong
  * password typed by every queued job would lock the account. A sign-in with an account that is
  * already being tried waits for that attempt's verdict first, so parallel jobs never type the
@@ -65,9 +67,10 @@ export const showsWall = async (page: Page, wall: AccountWall): Promise<boolean>
 export async function signInOnce(page: Page, wall: AccountWall, account: TenantAccount | undefined, memory: SignInMemory): Promise<SignInVerdict> {
   const asks = `LoginRequired: ${wall.vendor} asks the candidate to sign in to an account before the form`;
   if (!account || account.ats !== wall.ats) return { signedIn: false, reason: 'noAccount', message: asks };
-  const host = new URL(page.url()).host.toLowerCase();
-  if (account.board.toLowerCase() !== host) {
-    return { signedIn: false, reason: 'otherHost', message: `${asks} (the client's ${wall.vendor} account is for ${account.board}, this page is on ${host})` };
+  const url = new URL(page.url());
+  const board = wall.boardOf ? wall.boardOf(url) : url.host.toLowerCase();
+  if (account.board.toLowerCase() !== board) {
+    return { signedIn: false, reason: 'otherHost', message: `${asks} (the client's ${wall.vendor} account is for ${account.board}, this page is on ${board})` };
   }
   const fingerprint = createHash('sha256').update(JSON.stringify([account.ats, account.board, account.email, account.password])).digest('hex');
   const refused = (said: string): SignInVerdict => ({

@@ -166,3 +166,36 @@ describe('the account wall, without getting through it', () => {
     expect(outcome).toMatchObject({ ok: false, errorCode: 'UrlInvalid' });
   });
 });
+
+describe('a posting on a shared myworkdaysite.com host, whose path names the tenant', () => {
+  let sharedVendor: ReturnType<typeof workdayHostedVendor>;
+  let shared: HostedAtsDouble;
+  beforeAll(async () => {
+    sharedVendor = workdayHostedVendor(registered, { address: 'sharedHost' });
+    shared = await startHostedAtsDouble(sharedVendor);
+  });
+  afterAll(async () => {
+    await shared?.close();
+  });
+
+  it('is mined with the account registered for host and tenant: the same steps and questions', async () => {
+    expect(shared.url).toMatch(/\/recruiting\/acme\/External\/job\//);
+    const outcome = await miner(shared.url, { ...account, board: `${new URL(shared.origin).host}/acme` });
+    if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);
+    expect(withoutCategory(outcome.form.questions)).toEqual(workdayQuestions());
+    expect(sharedVendor.signIns).toEqual([{ email: registered.email, accepted: true }]);
+    expect(shared.submissions).toHaveLength(0);
+  }, 120_000);
+
+  it('an account for the host alone, or for another tenant on it: LoginRequired at the wall, the password not typed', async () => {
+    const host = new URL(shared.origin).host;
+    const before = sharedVendor.signIns.length;
+    for (const board of [host, `${host}/globex`]) {
+      const outcome = await miner(shared.url, { ...account, board });
+      expect(outcome).toMatchObject({ ok: false, errorCode: 'LoginRequired', adapter: 'workday' });
+      expect(outcome.ok || outcome.detail).toContain(`account is for ${board}, this page is on ${host}/acme`);
+    }
+    expect(sharedVendor.signIns.length).toBe(before);
+  }, 120_000);
+});
+

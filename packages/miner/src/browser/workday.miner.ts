@@ -7,6 +7,7 @@ import { createSignInMemory, followToForm, showsWall, signInOnce, type AccountWa
 import type { ChromiumPool } from './chromium-pool.ts';
 import { settle } from './page-snapshot.ts';
 import { createHostGuard, httpUrlOf } from './request-guard.ts';
+import { workdayBoardOfPage } from '../workday-board.ts';
 import { fillPlaceholders, hasNextStep, readStep, saveStep, StepRefused, stepQuestions } from './workday-steps.ts';
 
 const adapter = 'workday';
@@ -21,6 +22,8 @@ export const workdayAccountWall: AccountWall = {
   password: '[data-automation-id="signInContent"] [data-automation-id="password"]',
   submit: '[data-automation-id="signInSubmitButton"]',
   error: '[data-automation-id="signInContent"] [data-automation-id="errorMessage"]',
+  // A tenant's own host, or host and tenant on the shared myworkdaysite.com hosts.
+  boardOf: workdayBoardOfPage,
 };
 
 /** From the posting to the application: Apply, then "Apply Manually" on "Start Your Application". */
@@ -54,8 +57,8 @@ function failed(errorCode: Extract<MineOutcome, { ok: false }>['errorCode'], det
 
 /** Without an account no browser is needed: every Workday application is behind the wall. */
 export function workdayWithoutAccount(url: string): MineOutcome {
-  const host = new URL(url).host;
-  return failed('LoginRequired', `Workday keeps the application behind a candidate account on ${host}; the client registered none for it (POST /v1/recruitment/ats-credentials)`);
+  const board = workdayBoardOfPage(new URL(url));
+  return failed('LoginRequired', `Workday keeps the application behind a candidate account on ${board}; the client registered none for it (POST /v1/recruitment/ats-credentials)`);
 }
 
 /**

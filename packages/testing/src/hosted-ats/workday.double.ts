@@ -4,8 +4,8 @@ import { workdayFlowScript, workdayStyle } from './workday-page.ts';
 import { answers, createWorkdayDrafts, type WorkdayApplication, type WorkdayFile } from './workday-drafts.ts';
 
 export const workdayJobPath = '/acme/job/Remote/Software-Developer_R1';
-const applyPath = `${workdayJobPath}/apply`;
-const manualPath = `${applyPath}/applyManually`;
+/** The posting's path as on the shared myworkdaysite.com hosts, which name the tenant after `/recruiting/`. */
+export const workdaySharedJobPath = '/recruiting/acme/External/job/Remote/Software-Developer_R1';
 const cxs = '/wday/cxs/acme/External';
 export const workdaySuccessPath = '/acme/userHome/jobTasks/completed/application';
 
@@ -172,6 +172,14 @@ export type WorkdayVendor = HostedVendor & {
  */
 export type WorkdayResume = 'fromFirstStep' | 'afterLastSaved';
 
+/**
+ * Where the double serves the posting (and its application beneath it): as on a tenant's own host,
+ * `{tenant}.wd{N}.myworkdayjobs.com` (the default), or as on a shared `wd{N}.myworkdaysite.com`,
+ * whose path names the tenant (`/recruiting/acme/External/job/…`). Same pages and steps: only
+ * the addresses and the canonical link differ (the shared host's own pages were not captured).
+ */
+export type WorkdayAddress = 'tenantHost' | 'sharedHost';
+
 /** A candidate account the tenant knows. */
 export type WorkdayAccount = { email: string; password: string };
 
@@ -191,13 +199,19 @@ export const workdayWrongPasswordText = 'Wrong email address or password.';
  * step there, the page shows it again at the next sign-in, and Submit sends it to the employer
  * (`submitted`).
  */
-export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[], options: { resume?: WorkdayResume } = {}): WorkdayVendor {
+export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[], options: { resume?: WorkdayResume; address?: WorkdayAddress } = {}): WorkdayVendor {
   const known = Array.isArray(accounts) ? accounts : [accounts];
+  const shared = options.address === 'sharedHost';
+  const jobPath = shared ? workdaySharedJobPath : workdayJobPath;
+  const applyPath = `${jobPath}/apply`;
+  const manualPath = `${applyPath}/applyManually`;
+  const successPath = shared ? '/recruiting/acme/External/userHome/jobTasks/completed/application' : workdaySuccessPath;
+  const canonical = shared ? `https://wd5.myworkdaysite.com${workdaySharedJobPath}` : `https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}`;
   const signIns: Array<{ email: string; accepted: boolean }> = [];
   // The account each session signed in, by its token.
   const sessions = new Map<string, string>();
   const drafts = createWorkdayDrafts(steps);
-  const head = `<link rel="canonical" href="https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}">${workdayStyle}`;
+  const head = `<link rel="canonical" href="${canonical}">${workdayStyle}`;
   const posting = postingFixture()
     .replace('<head><meta charset="utf-8">', `<head><meta charset="utf-8">${head}`)
     .replace('href="/acme/job/Remote/Software-Developer_R1/apply"', `href="${applyPath}"`);
@@ -225,7 +239,7 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
   <button type="button" data-automation-id="bottom-navigation-next-button" id="submit" hidden>Submit</button></div>
 </div>
 <div id="popup" role="listbox" hidden></div></div>`,
-    workdayFlowScript(cxs, workdaySuccessPath),
+    workdayFlowScript(cxs, successPath),
   );
   const stepsByName = new Map(steps.map((step) => [step.name, step]));
   const refused = (status: number, errorMessage: string): HostedReply => ({ status, json: { errorMessage } });
@@ -236,12 +250,12 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
   };
   return {
     ats: 'workday',
-    applyPath: workdayJobPath,
+    applyPath: jobPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField'],
     signIns,
     submitted: drafts.submitted,
-    draftOf: (email) => drafts.draftOf(email, workdayJobPath),
-    keepInDraft: (email, values, files) => drafts.keep(email, workdayJobPath, values, files),
+    draftOf: (email) => drafts.draftOf(email, jobPath),
+    keepInDraft: (email, values, files) => drafts.keep(email, jobPath, values, files),
     page: (variant) => ({ status: 200, html: variant === 'closed' ? closed : posting }),
     post: (request, variant) => {
       if (request.path === `${cxs}/signin`) {
@@ -283,7 +297,7 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
     extraPages: {
       [applyPath]: { status: 200, html: start },
       [manualPath]: { status: 200, html: application },
-      [workdaySuccessPath]: {
+      [successPath]: {
         status: 200,
         html: htmlPage('Candidate Home - Acme', head, '<div data-automation-id="candidateHomePage"><h2>My Applications</h2><p>Software Developer — Submitted. Your application was submitted.</p></div>', ''),
       },
