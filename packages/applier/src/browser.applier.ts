@@ -108,7 +108,7 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       if (recipe?.accountWall && (await showsWall(page, recipe.accountWall))) {
         // Without an account for this very host the wall ends it LoginRequired; a refusal, LoginFailed.
         const verdict = await signInOnce(page, recipe.accountWall, application.account, signIns);
-        if (!verdict.signedIn) return failedBefore('ApplicationFailed', verdict.message);
+        if (!verdict.signedIn) return failedBefore(verdict.reason === 'emailCode' ? 'BotDetection' : 'ApplicationFailed', verdict.message);
       }
 
       let snapshot: FormSnapshot | null = await snapshotPage(page, { withText: false });

@@ -322,3 +322,27 @@ describe('Workday on a shared myworkdaysite.com host, whose path names the tenan
     expect(shared.double.earlyWrites.length + shared.double.submissions.length).toBe(writesBefore);
   }, 240_000);
 });
+
+describe('Workday asking for a code it e-mailed to the account, past its password', () => {
+  let asking: WorkdayCase;
+  beforeAll(async () => {
+    asking = await startWorkdayCase(pool, { emailCode: true });
+  }, 120_000);
+  afterAll(async () => {
+    await asking?.running.close();
+  });
+
+  it('ends the application BotDetection naming Workday before anything is filled or recorded; the next one with the account signs in no more', async () => {
+    const accept = asking.running.applications.find((candidate) => candidate.variant === 'accept') as CaseApplication;
+    const first = await send(accept);
+    expect(first.outcome).toMatchObject({ status: 'failed', errorCode: 'BotDetection', submitted: false });
+    expect(message(first.outcome)).toMatch(/^BotDetection: Workday asks for a verification code it e-mailed to the client's account for 127\.0\.0\.1:\d+; the service reads no mailbox/);
+    const second = await send(accept);
+    expect(second.outcome).toMatchObject({ status: 'failed', errorCode: 'BotDetection', submitted: false });
+    expect(first.hookCalls + second.hookCalls).toBe(0);
+    expect(asking.signIns()).toEqual([{ email: 'ada@example.com', accepted: true }]);
+    expect(accept.writes().total).toBe(0);
+    expect(asking.vendor.submitted).toEqual([]);
+  }, 240_000);
+});
+

@@ -563,10 +563,11 @@ export type WorkdayCase = Awaited<ReturnType<typeof workdayApplications>> & { ve
 
 /**
  * The Workday case; `address: 'sharedHost'` serves it as on myworkdaysite.com, whose path names
- * the tenant: the account is then registered for host and tenant (`127.0.0.1:<port>/acme`).
+ * the tenant: the account is then registered for host and tenant (`127.0.0.1:<port>/acme`);
+ * `emailCode`: the tenant asks the account for a code it e-mails, past its password.
  */
-export async function startWorkdayCase(pool: ChromiumPool, options: { resume?: WorkdayResume; address?: WorkdayAddress } = {}): Promise<WorkdayCase> {
-  const vendor = workdayHostedVendor(workdayAccount, options);
+export async function startWorkdayCase(pool: ChromiumPool, options: { resume?: WorkdayResume; address?: WorkdayAddress; emailCode?: boolean } = {}): Promise<WorkdayCase> {
+  const vendor = workdayHostedVendor({ ...workdayAccount, emailCode: options.emailCode ?? false }, options);
   const running = await workdayApplications(pool, vendor, options.address === 'sharedHost' ? '/acme' : '');
   return { ...running, vendor, signIns: () => vendor.signIns };
 }

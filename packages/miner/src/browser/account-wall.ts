@@ -17,21 +17,26 @@ export type AccountWall = {
   submit: string;
   /** Where the vendor says why it refused the sign-in. */
   error: string;
+  /**
+   * What the vendor shows when, past the password, it asks for a code it sent to the account's
+   * e-mail (no mailbox is read: the sign-in stops there).
+   */
+  emailCode?: string;
   /** The board a page is on, as accounts are registered for it (the page's host unless given: Workday's shared hosts add the tenant). */
   boardOf?: (url: URL) => string;
 };
 
 /**
- * Accounts a tenant refused, by fingerprint, and the sign-ins under way. Kept by one engine (the
- * miner of a process, the applier of a process) for its life.
+ * Accounts a tenant refused, accounts it asked for an e-mailed code, by fingerprint, and the
+ * sign-ins under way. Kept by one engine (the miner of a process, the applier of a process) for its life.
  */
-export type SignInMemory = { refused: Set<string>; pending: Map<string, Promise<unknown>> };
+export type SignInMemory = { refused: Set<string>; codeAsked: Set<string>; pending: Map<string, Promise<unknown>> };
 
-export const createSignInMemory = (): SignInMemory => ({ refused: new Set(), pending: new Map() });
+export const createSignInMemory = (): SignInMemory => ({ refused: new Set(), codeAsked: new Set(), pending: new Map() });
 
 export type SignInVerdict =
   | { signedIn: true }
-  | { signedIn: false; reason: 'noAccount' | 'otherHost' | 'refused' | 'noAnswer'; message: string };
+  | { signedIn: false; reason: 'noAccount' | 'otherHost' | 'refused' | 'emailCode' | 'noAnswer'; message: string };
 
 const signInWaitMs = 15_000;
 
@@ -62,7 +67,10 @@ export const showsWall = async (page: Page, wall: AccountWall): Promise<boolean>
  * included, so registering a new one clears it) and never typed again by this engine: a wrong
  * password typed by every queued job would lock the account. A sign-in with an account that is
  * already being tried waits for that attempt's verdict first, so parallel jobs never type the
- * same wrong password together. The messages never carry the email or the password.
+ * same wrong password together. A vendor that answers the password by asking for a code it
+ * e-mailed to the account stops the sign-in (`emailCode`, which callers report as a bot check:
+ * no mailbox is read); that too is remembered, so queued jobs do not each have a code sent. The
+ * messages never carry the email or the password.
  */
 export async function signInOnce(page: Page, wall: AccountWall, account: TenantAccount | undefined, memory: SignInMemory): Promise<SignInVerdict> {
   const asks = `LoginRequired: ${wall.vendor} asks the candidate to sign in to an account before the form`;
@@ -81,6 +89,13 @@ export async function signInOnce(page: Page, wall: AccountWall, account: TenantA
   const earlier = memory.pending.get(fingerprint);
   if (earlier) await earlier.catch(() => {});
   if (memory.refused.has(fingerprint)) return refused('refused at an earlier sign-in');
+  const codeAsked = (when: string): SignInVerdict => ({
+    signedIn: false,
+    reason: 'emailCode',
+    message: `BotDetection: ${wall.vendor} asks for a verification code it e-mailed to the client's account for ${account.board}${when}; the service reads no mailbox. Nothing was filled; the account is not tried again until the client registers it anew`,
+  });
+  if (memory.codeAsked.has(fingerprint)) return codeAsked(' (at an earlier sign-in)');
+  const asksForCode = async () => Boolean(wall.emailCode) && (await page.locator(wall.emailCode ?? '').count()) > 0;
 
   const attempt = (async (): Promise<SignInVerdict> => {
     const email = page.locator(wall.email).filter({ visible: true }).first();
@@ -89,10 +104,16 @@ export async function signInOnce(page: Page, wall: AccountWall, account: TenantA
     await page.locator(wall.password).filter({ visible: true }).first().fill(account.password, { timeout: 10_000 });
     await page.locator(wall.submit).filter({ visible: true }).first().click({ timeout: 10_000 });
     const refusal = page.locator(wall.error).filter({ visible: true }).first();
+    const stoppedForCode = () => {
+      memory.codeAsked.add(fingerprint);
+      return codeAsked('');
+    };
     for (const until = Date.now() + signInWaitMs; Date.now() < until; await page.waitForTimeout(150)) {
+      if (await asksForCode()) return stoppedForCode();
       if (!(await showsWall(page, wall))) {
         await settle(page, 250, 3_000);
-        return { signedIn: true };
+        // The wall may go a moment before the code's page is drawn.
+        return (await asksForCode()) ? stoppedForCode() : { signedIn: true };
       }
       if ((await refusal.count()) > 0) {
         memory.refused.add(fingerprint);

@@ -199,3 +199,28 @@ describe('a posting on a shared myworkdaysite.com host, whose path names the ten
   }, 120_000);
 });
 
+describe('a tenant that asks for a code it e-mailed to the account, past its password', () => {
+  let codeVendor: ReturnType<typeof workdayHostedVendor>;
+  let codeDouble: HostedAtsDouble;
+  beforeAll(async () => {
+    codeVendor = workdayHostedVendor({ ...registered, emailCode: true });
+    codeDouble = await startHostedAtsDouble(codeVendor);
+  });
+  afterAll(async () => {
+    await codeDouble?.close();
+  });
+
+  it('ends mining BotDetection naming Workday, nothing saved; later minings with the account sign in no more', async () => {
+    const codeAccount = { ...account, board: new URL(codeDouble.origin).host };
+    const first = await miner(codeDouble.url, codeAccount);
+    expect(first).toMatchObject({ ok: false, errorCode: 'BotDetection', adapter: 'workday' });
+    expect(first.ok || first.detail).toMatch(/^BotDetection: Workday asks for a verification code it e-mailed to the client's account for 127\.0\.0\.1:\d+; the service reads no mailbox/);
+    const second = await miner(codeDouble.url, codeAccount);
+    expect(second).toMatchObject({ ok: false, errorCode: 'BotDetection' });
+    expect(second.ok || second.detail).toContain('(at an earlier sign-in)');
+    expect(codeVendor.signIns).toEqual([{ email: registered.email, accepted: true }]);
+    expect(codeDouble.earlyWrites).toEqual([]);
+    expect(codeDouble.submissions).toEqual([]);
+  }, 120_000);
+});
+

@@ -22,6 +22,9 @@ export const workdayAccountWall: AccountWall = {
   password: '[data-automation-id="signInContent"] [data-automation-id="password"]',
   submit: '[data-automation-id="signInSubmitButton"]',
   error: '[data-automation-id="signInContent"] [data-automation-id="errorMessage"]',
+  // A code e-mailed to the account after its password (modelled: no capture of Workday's page;
+  // a one-time-code box is what such pages carry).
+  emailCode: '[data-automation-id="verificationCode"], input[autocomplete="one-time-code"]',
   // A tenant's own host, or host and tenant on the shared myworkdaysite.com hosts.
   boardOf: workdayBoardOfPage,
 };
@@ -121,7 +124,7 @@ export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
       return failed('FormNotFound', 'no account wall after Apply and Apply Manually: the posting has no Workday application');
     }
     const verdict = await signInOnce(page, workdayAccountWall, account, signIns);
-    if (!verdict.signedIn) return failed('LoginRequired', verdict.message);
+    if (!verdict.signedIn) return failed(verdict.reason === 'emailCode' ? 'BotDetection' : 'LoginRequired', verdict.message);
 
     const questions: Question[] = [];
     for (let step = 1; step <= (options.maxSteps ?? 8); step += 1) {

@@ -16,7 +16,8 @@ export const workdayStyle = `<style>[hidden]{display:none!important}.field{margi
  * under the field (`errorMessage`). Submit on Review moves to Candidate Home
  * (`…/jobTasks/completed/application`).
  *
- * Modelled, not measured: right after the sign-in the page reads the account's draft of this
+ * Modelled, not measured: an account the tenant asks for an e-mailed code gets, instead of a
+ * session, a page asking for that code (a one-time-code box) in place of the wall. Right after the sign-in the page reads the account's draft of this
  * job's application and shows it again — boxes and lists as saved, pills chosen, files listed
  * with their Delete buttons — from the step the tenant names (the first, unless the double is
  * told otherwise), and those values count as kept (a save without touching them keeps them). Delete and a pill's charm act on the page only: the step's
@@ -161,6 +162,12 @@ document.querySelector('[data-automation-id=signInSubmitButton]').addEventListen
   const answer = await fetch('${cxs}/signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: wall.querySelector('[data-automation-id=email]').value, password: wall.querySelector('[data-automation-id=password]').value }) });
   const reply = await answer.json();
   if (!answer.ok) { const error = document.createElement('p'); error.dataset.automationId = 'errorMessage'; error.setAttribute('role', 'alert'); error.textContent = reply.errorMessage; wall.append(error); return; }
+  if (reply.verification === 'emailCode') {
+    // The wall gives way to a page that asks for the code the tenant e-mailed to the account.
+    document.getElementById('account').innerHTML = '<div data-automation-id="verifyEmailPage"><h2>Verify Your Email</h2><p>We sent a verification code to your email address. Enter it to continue.</p>' +
+      '<label>Verification Code* <input type="text" data-automation-id="verificationCode" autocomplete="one-time-code" inputmode="numeric"></label><button type="button" data-automation-id="verifyButton">Verify</button></div>';
+    return;
+  }
   session = reply.sessionToken;
   // The wall stays until the draft is drawn: what the steps show is there when they show.
   const draft = await (await post('/jobapplication/draft', {})).json();

@@ -180,8 +180,11 @@ export type WorkdayResume = 'fromFirstStep' | 'afterLastSaved';
  */
 export type WorkdayAddress = 'tenantHost' | 'sharedHost';
 
-/** A candidate account the tenant knows. */
-export type WorkdayAccount = { email: string; password: string };
+/**
+ * A candidate account the tenant knows; `emailCode`: past its password the tenant asks for a
+ * code it e-mails to the account (modelled: Workday's page for it was not captured).
+ */
+export type WorkdayAccount = { email: string; password: string; emailCode?: boolean };
 
 /** What the tenant says to a wrong password (the wording was not measured). */
 export const workdayWrongPasswordText = 'Wrong email address or password.';
@@ -260,9 +263,12 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
     post: (request, variant) => {
       if (request.path === `${cxs}/signin`) {
         const given = (request.json ?? {}) as { email?: string; password?: string };
-        const accepted = known.some((account) => given.email === account.email && given.password === account.password);
+        const matched = known.find((account) => given.email === account.email && given.password === account.password);
+        const accepted = Boolean(matched);
         signIns.push({ email: String(given.email), accepted });
-        if (!accepted) return { kind: 'read', reply: refused(401, workdayWrongPasswordText) };
+        if (!matched) return { kind: 'read', reply: refused(401, workdayWrongPasswordText) };
+        // No session until the e-mailed code is typed: the page asks for it.
+        if (matched.emailCode) return { kind: 'read', reply: { status: 200, json: { verification: 'emailCode' } } };
         const token = `session-${signIns.length}-${Date.now()}`;
         sessions.set(token, String(given.email));
         return { kind: 'read', reply: { status: 200, json: { sessionToken: token } } };
