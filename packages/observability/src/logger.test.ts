@@ -239,7 +239,10 @@ describe('masking card numbers by shape', () => {
     logger.info({ pan: 4242424242424242, cvv: 737, body: { pan: 4242424242424242, cvv: '737' } }, 'body');
     const line = only(lines());
     expect(line).toMatchObject({ pan: redacted, cvv: redacted, body: { pan: redacted, cvv: redacted } });
-    expect(raw()).not.toMatch(/4242424242|737/);
+    expect(raw()).not.toContain('4242424242');
+    // The line's clock and process id may hold any three digits: the CVV is looked for in the rest.
+    const { time: _time, pid: _pid, ...logged } = line;
+    expect(JSON.stringify(logged)).not.toContain('737');
   });
 
   it('keeps runs of 12 digits or fewer, dates, phone numbers and UUIDs, all-digit groups included', () => {
