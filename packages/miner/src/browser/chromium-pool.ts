@@ -41,10 +41,7 @@ export type ChromiumPool = {
 // and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox. No
 // --disable-features here: Playwright passes its own list (MediaRouter, PaintHolding, the redirect
 // fix its request interception needs, …) and Chromium honours only the last such switch.
-// --in-process-gpu: without a GPU the "GPU process" is only the software compositor drawing each
-// frame; in the browser process it draws the same frames without a process of its own and the IPC
-// to it (ADR 0040: Chromium's CPU per booking 3–5% lower). Renderers keep their own processes.
-const launchArgs = ['--no-sandbox', '--disable-gpu', '--in-process-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--renderer-process-limit=4'];
+const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--renderer-process-limit=4'];
 
 /**
  * Playwright's own handlers would close every browser at the first SIGTERM/SIGINT/SIGHUP, under the
