@@ -31,12 +31,8 @@ function subdomain(host: string, domain: string): string | null {
  * job list does not reach an adapter that would only 404.
  */
 export function detectAts(input: string): AtsTarget | null {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    return null;
-  }
+  const url = URL.parse(input);
+  if (!url) return null;
   const host = url.hostname.toLowerCase();
   const path = segments(url);
 

@@ -90,11 +90,7 @@ describe('createMiner: failure codes', () => {
   it('reports a Workday posting LoginRequired without an account, and hands the account to the Workday miner only, for a Workday host only', async () => {
     const posting = 'https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1';
     const account = { ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse battery staple' };
-    const given: Array<{ url: string; account: unknown }> = [];
-    const workday: Miner = async (jobPost, _signal, access) => {
-      given.push({ url: jobPost.url, account: access?.account });
-      return { ok: false, errorCode: 'FormNotFound', adapter: 'workday', detail: 'stand-in' };
-    };
+    const { given, workday } = recordingWorkdayMiner();
     const routed = createMiner({ fetch: safeFetch, timeoutMs: 1_000, endpoints: minerEndpointsFor(server.origin), workday, browser: workday });
     const post = (url: string) => ({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' });
     const without = await routed(post(posting), AbortSignal.timeout(10_000));
@@ -114,11 +110,7 @@ describe('createMiner: failure codes', () => {
   it('routes a myworkdaysite.com posting to the Workday miner like a tenant of its own host: LoginRequired on its host and tenant without an account', async () => {
     const posting = 'https://wd5.myworkdaysite.com/en-US/recruiting/acme/External/job/London/Engineer_R1';
     const account = { ats: 'workday', board: 'wd5.myworkdaysite.com/acme', email: 'ada@example.com', password: 'correct horse battery staple' };
-    const given: Array<{ url: string; account: unknown }> = [];
-    const workday: Miner = async (jobPost, _signal, access) => {
-      given.push({ url: jobPost.url, account: access?.account });
-      return { ok: false, errorCode: 'FormNotFound', adapter: 'workday', detail: 'stand-in' };
-    };
+    const { given, workday } = recordingWorkdayMiner();
     const routed = createMiner({ fetch: safeFetch, timeoutMs: 1_000, endpoints: minerEndpointsFor(server.origin), workday });
     const post = (url: string) => ({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' });
     const without = await routed(post(posting), AbortSignal.timeout(10_000));
@@ -133,6 +125,16 @@ describe('createMiner: failure codes', () => {
     expect(await mine('https://careers-acme.icims.com/jobs/1234/engineer/job')).toMatchObject({ ok: false, errorCode: 'UnsupportedWebsite', adapter: null });
   });
 });
+
+/** A stand-in for the Workday miner that records each posting and account it was handed. */
+function recordingWorkdayMiner(): { given: Array<{ url: string; account: unknown }>; workday: Miner } {
+  const given: Array<{ url: string; account: unknown }> = [];
+  const workday: Miner = async (jobPost, _signal, access) => {
+    given.push({ url: jobPost.url, account: access?.account });
+    return { ok: false, errorCode: 'FormNotFound', adapter: 'workday', detail: 'stand-in' };
+  };
+  return { given, workday };
+}
 
 describe('createMiner: routing', () => {
   it('sends an unrecognised careers page to the generic HTML miner', async () => {

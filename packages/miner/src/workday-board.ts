@@ -30,13 +30,8 @@ export function workdayBoardOfPage(url: URL): string {
  * Workday's, or names no tenant on a shared host.
  */
 export function workdayBoardOf(url: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if (!workdayHosts.test(parsed.hostname)) return null;
+  const parsed = URL.parse(url);
+  if (!parsed || !workdayHosts.test(parsed.hostname)) return null;
   const board = workdayBoardOfPage(parsed);
   return ownHost.test(parsed.hostname) || board.includes('/') ? board : null;
 }
