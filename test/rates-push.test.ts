@@ -290,11 +290,15 @@ describe('push sender and suspension (package level, same store)', () => {
       decrypt: (sealed) => decryptSecret(secretKey, sealed),
       enqueueRetry: async (_id, _attempt, delayMs) => void retries.push(delayMs),
       enqueueAfterLease: async () => {},
-      policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 600 },
+      policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 2_000 },
       now: () => new Date(),
     };
+    // Suspension is measured on Postgres' clock from the first failure. The process's own attempt
+    // failed a while ago, longer than the limit on a loaded machine: the clock starts again here,
+    // so the failures below come before the suspension whatever the load.
+    await db.query('UPDATE push_subscriptions SET failures = 0, failing_since = NULL WHERE subscription_id = $1', [subscription.subscriptionId]);
     const outcomes: string[] = [];
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 20_000;
     while (!outcomes.includes('suspended') && Date.now() < deadline) {
       outcomes.push(await deliverPush(ports, subscription.subscriptionId, { isRetry: true }));
       await new Promise((resolve) => setTimeout(resolve, 150));
