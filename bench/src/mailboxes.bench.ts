@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createClient, decryptSecret, encryptSecret } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { loadOutlookAccounts, retrieveOutlookAccount, type AccountPorts } from '@quarry/mail';
+import { loadOutlookAccounts, mailProcessNodeOptions, retrieveOutlookAccount, type AccountPorts } from '@quarry/mail';
 import { createTestDatabase, createTestRedis, quarryEnv, startPrivateDovecot, waitFor, type PrivateDovecot } from '@quarry/testing';
 import { ImapFlow } from 'imapflow';
 import { cleanUpOnExit, printTable, repoRoot } from './harness.ts';
@@ -319,8 +319,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0);
 }
 
+/**
+ * The mail process as it is deployed (docker-compose.yml, infra/k8s/mail.yaml), with its Node
+ * options: without them V8 would size its young generation from this machine's memory.
+ */
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...mailProcessNodeOptions.split(' '), quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const forget = cleanUpOnExit(() => child.kill('SIGKILL'));
   child.once('exit', forget);
   return new Promise((resolve, reject) => {

@@ -14,6 +14,7 @@ export type { MailSender, MxResolver, SendOutcome } from './mail-sender.ts';
 export { createSrs } from './srs.ts';
 export type { Srs } from './srs.ts';
 export { createMailService } from './mail-service.ts';
+export { mailProcessNodeOptions } from './mail-process.ts';
 export type { MailService, SmtpSettings } from './mail-service.ts';
 export { loadOutlookAccounts, retrieveOutlookAccount } from './outlook-accounts.ts';
 export { checkMailboxLogin } from './mailbox-login.ts';
