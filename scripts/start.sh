@@ -11,4 +11,5 @@ source "$here/local-secret.sh"
 export QUARRY_LOCAL_CONFIG="${QUARRY_LOCAL_CONFIG:-$QUARRY_ROOT/.data/quarry.json}"
 mkdir -p "$(dirname "$QUARRY_LOCAL_CONFIG")"
 cd "$QUARRY_ROOT"
-exec node apps/quarry/src/main.ts start --role "${QUARRY_ROLE:-all}" "$@"
+# The mail role's young generation is capped as where it runs alone (mailProcessNodeOptions, ADR 0037).
+exec node --max-semi-space-size=16 apps/quarry/src/main.ts start --role "${QUARRY_ROLE:-all}" "$@"

@@ -1,7 +1,7 @@
 /**
  * The Node options a `mail` process runs with: `NODE_OPTIONS` of the mail service in
- * docker-compose.yml and infra/k8s/mail.yaml, and the options of the process the mailboxes bench
- * starts.
+ * docker-compose.yml and infra/k8s/mail.yaml, the options of `npm start`'s one process of every
+ * role (scripts/start.sh), and of the process the mailboxes bench starts.
  *
  * V8 sizes its young generation from the memory it sees: on a host of 24 GB, two semi-spaces of
  * 64 MB, all of it resident once a thousand IMAP sessions have logged in. One process watching
