@@ -5,7 +5,7 @@ import { createPool, migrateToLatest } from '@quarry/db';
 import { startDemoCheckoutSites } from '@quarry/demo';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel } from '@quarry/testing';
 import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
-import { descendantsCpuSeconds, measureMachineCpu, processCpuSeconds } from './machine-cpu.ts';
+import { databaseCpuSeconds, descendantsCpuSeconds, measureMachineCpu, processCpuSeconds } from './machine-cpu.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
 
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
@@ -24,7 +24,7 @@ const floorScript = fileURLToPath(new URL('./bookings-floor.server.ts', import.m
  * order), 5 checkouts in flight, with
  * the peak PSS of the worker's process tree (Chromium included). Targets: ≥ 1 booking/s, < 1.5 GB.
  */
-export async function benchBookings(options: { seconds: number; connections: number; concurrency: number }): Promise<void> {
+export async function benchBookings(options: { seconds: number; connections: number; concurrency: number; pollMs: number }): Promise<void> {
   const secretKey = Buffer.alloc(32, 3);
   const database = await createTestDatabase('bench-bookings');
   const redis = createTestRedis('bench-bookings');
@@ -57,7 +57,9 @@ export async function benchBookings(options: { seconds: number; connections: num
   // undici's own request, not fetch: the clients share the machine with what is measured, and
   // fetch spends more of the CPU they share per request.
   const connections = new Pool(base, { connections: options.concurrency });
+  let statusReads = 0;
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    if (method === 'GET') statusReads += 1;
     const response = await connections.request({ method, path, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
     return (await response.body.json()) as { bookingId: string; stage: string; finalPrice?: unknown; error?: { code: string } | null };
   };
@@ -65,7 +67,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     for (;;) {
       const status = await call('GET', `/book/${bookingId}`);
       if (stages.includes(status.stage)) return status;
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs));
     }
   };
   const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
@@ -99,7 +101,8 @@ export async function benchBookings(options: { seconds: number; connections: num
     const ordersBefore = hotel.orders.length;
     // CPU per booking of each process says what the rate would be where the worker has a core of its
     // own: on this 2-core machine it shares them with the API, the clients, the hotel and Postgres.
-    const cpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0) };
+    const cpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0), bench: processCpuSeconds(process.pid), postgres: databaseCpuSeconds(database.name) };
+    const readsBefore = statusReads;
     const machine = measureMachineCpu();
     const result = await runFor(options.seconds, options.concurrency, bookOpenTravel);
     const machineBusy = machine.stop();
@@ -107,6 +110,9 @@ export async function benchBookings(options: { seconds: number; connections: num
     const confirmed = Math.max(1, result.runs - result.failures);
     const workerMs = (1000 * (processCpuSeconds(worker.child.pid ?? 0) - cpuBefore.worker)) / confirmed;
     const apiMs = (1000 * (processCpuSeconds(api.child.pid ?? 0) - cpuBefore.api)) / confirmed;
+    const benchMs = (1000 * (processCpuSeconds(process.pid) - cpuBefore.bench)) / confirmed;
+    const postgresMs = (1000 * (databaseCpuSeconds(database.name) - cpuBefore.postgres)) / confirmed;
+    const readsPerBooking = (statusReads - readsBefore) / confirmed;
     // The browser engine: a warm-up (Chromium starts on the first booking), then the measured run.
     await runFor(5, inFlight, bookPage);
     failureCodes.clear();
@@ -129,11 +135,11 @@ export async function benchBookings(options: { seconds: number; connections: num
     const floor = await spawnServer(floorScript, [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
     const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${lastBookingId}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
     printTable(
-      `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight (${repoRoot})`,
+      `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight, each client reading its status every ${options.pollMs} ms while it waits (${repoRoot})`,
       ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
       [
         [
-          `opentravel (create → consent → OTA_HotelResRQ → confirmed); CPU per booking: worker ${workerMs.toFixed(1)} ms (${Math.round(1000 / workerMs)} bookings/s per core), API ${apiMs.toFixed(1)} ms; machine ${Math.round(machineBusy)}% busy`,
+          `opentravel (create → consent → OTA_HotelResRQ → confirmed), ${readsPerBooking.toFixed(1)} status reads per booking; CPU per booking: worker ${workerMs.toFixed(1)} ms (${Math.round(1000 / workerMs)} bookings/s per core), API ${apiMs.toFixed(1)} ms, Postgres ${postgresMs.toFixed(1)} ms, clients + hotel ${benchMs.toFixed(1)} ms; machine ${Math.round(machineBusy)}% busy`,
           `${perSecond.toFixed(1)} bookings/s`,
           '',
           '',
