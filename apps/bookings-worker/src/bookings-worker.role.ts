@@ -46,7 +46,7 @@ export async function startBookingsRole(runtime: {
   const pageGuard = createHostGuard(config.allowPrivateUrls);
   const bookingPages = chromium
     ? createBrowserBookingEngine({
-        browser: chromium.lane(config.bookings.browserContexts),
+        browser: chromium.lane(config.bookings.browserContexts, config.bookings.searchPages),
         checkUrl: async (url) => {
           if (!(await pageGuard(url))) throw new Error(`the booking page may not reach ${new URL(url).host}`);
         },

@@ -163,6 +163,9 @@ const sectionShapes = {
     // Checkouts on hotels' own booking pages held open at once per process, each a browser context
     // for up to the input and 3-D Secure waits; counted apart from mining's contexts.
     BOOKING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
+    // Price checks' search pages kept idle per process for the next price check of the same site,
+    // beside BOOKING_BROWSER_CONTEXTS (a page in use takes one of those); 0: a new context each time.
+    BOOKING_SEARCH_PAGES: z.coerce.number().int().min(0).max(16).default(5),
   },
   dashboard: {
     // Dashboard single sign-on (OIDC, authorization code + PKCE); all of the first five or none.
@@ -308,6 +311,7 @@ export type BookingsSettings = {
   tdsPollMs: number;
   sweepEveryMs: number;
   browserContexts: number;
+  searchPages: number;
 };
 
 /** Dashboard single sign-on (OIDC). */
@@ -480,6 +484,7 @@ const readers = {
       tdsPollMs: vars.BOOKING_TDS_POLL_MS,
       sweepEveryMs: vars.BOOKING_SWEEP_EVERY_MS,
       browserContexts: vars.BOOKING_BROWSER_CONTEXTS,
+      searchPages: vars.BOOKING_SEARCH_PAGES,
     } as BookingsSettings,
   }),
   dashboard: (vars: Vars) => {

@@ -10,8 +10,22 @@ import { findRate, priceOf } from '../booking-prices.ts';
 import { repriceOutcome } from '../opentravel/opentravel-booking.engine.ts';
 import { captureChallenge, type CapturedChallenge } from './tds-capture.ts';
 
-/** Browser contexts for bookings: their own limit per process, in the process's one Chromium. */
-export type BookingBrowser = { withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T> };
+/**
+ * Browser contexts for bookings: their own limit per process, in the process's one Chromium. A kept
+ * context lives on between uses of its key (a use at a time, taking a slot; idle it takes none), and
+ * is closed after `uses` uses, after `idleMs` idle, after a use that threw and when its browser is recycled.
+ */
+export type BookingBrowser = {
+  withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T>;
+  withKeptContext<T>(key: string, limits: { uses: number; idleMs: number }, work: (context: BrowserContext) => Promise<T>): Promise<T>;
+};
+
+/**
+ * A price check's search page is kept for the next price checks of the same site: it carries only
+ * searches (a stay, never a guest or a card), and its cookies and storage are cleared before each.
+ * Opening a context's first page costs Chromium about 0.2 s before it loads anything.
+ */
+const searchPageLimits = { uses: 50, idleMs: 30_000 };
 
 type BrowserPorts = {
   browser: BookingBrowser;
@@ -28,6 +42,9 @@ class CheckoutStop extends Error {
     this.failure = failure;
   }
 }
+
+/** A kept search page whose storage could not be cleared: not searched in. */
+class KeptPageUnusable extends Error {}
 
 const unneededResources = new Set(['image', 'font', 'media']);
 
@@ -77,17 +94,39 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
     return page;
   };
 
-  const inContext = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>): Promise<T> =>
-    ports.browser.withContext(async (context) => {
-      const onAbort = () => void context.close().catch(() => {});
-      signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        signal.throwIfAborted();
-        return await work(context);
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-      }
-    });
+  const untilAborted = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>) => async (context: BrowserContext): Promise<T> => {
+    const onAbort = () => void context.close().catch(() => {});
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      signal.throwIfAborted();
+      return await work(context);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
+  const inContext = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>): Promise<T> => ports.browser.withContext(untilAborted(signal, work));
+
+  /** The page a kept search context shows; a context seen for the first time gets its page. */
+  const searchPages = new WeakMap<BrowserContext, Page>();
+  const searchPage = async (context: BrowserContext, url: string): Promise<Page> => {
+    const kept = searchPages.get(context);
+    if (!kept) {
+      const page = await openPage(context, url);
+      searchPages.set(context, page);
+      return page;
+    }
+    await ports.checkUrl(url);
+    // What the site kept of the last search (a session, a remembered stay) is not carried into the next.
+    await context.clearCookies();
+    await kept
+      .evaluate(() => {
+        const storage = globalThis as unknown as { localStorage: { clear(): void }; sessionStorage: { clear(): void } };
+        storage.localStorage.clear();
+        storage.sessionStorage.clear();
+      })
+      .catch((error: unknown) => Promise.reject(new KeptPageUnusable((error as Error).message)));
+    return kept;
+  };
 
   const lookUp = (hotel: HotelRow, reference: string, signal: AbortSignal): Promise<OrderOutcome | { status: 'notFound' }> =>
     inContext(signal, async (context) => {
@@ -204,15 +243,20 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
   };
 
   return {
-    reprice: (hotel, stay, signal) =>
-      inContext(signal, async (context) => {
-        if (hotel.source.kind !== 'booking-page') return { ok: false, code: 'GenericWebsiteError', reason: 'hotel is not configured for a booking page', transient: false };
-        const recipe = recipes[hotel.source.engine];
-        if (!recipe) return { ok: false, code: 'GenericWebsiteError', reason: `no recipe for engine ${hotel.source.engine}`, transient: false };
-        const page = await openPage(context, hotel.bookingPageUrl);
-        const outcome = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...stay }, () => step).catch((error: unknown) => searchFailure(error, signal));
-        return repriceOutcome(outcome);
-      }),
+    async reprice(hotel, stay, signal) {
+      if (hotel.source.kind !== 'booking-page') return { ok: false, code: 'GenericWebsiteError', reason: 'hotel is not configured for a booking page', transient: false };
+      const recipe = recipes[hotel.source.engine];
+      if (!recipe) return { ok: false, code: 'GenericWebsiteError', reason: `no recipe for engine ${hotel.source.engine}`, transient: false };
+      // One kept page per engine and booking-page origin: a page moves within its own site.
+      const key = `${hotel.source.engine} ${new URL(hotel.bookingPageUrl).origin}`;
+      // A search that threw (a timeout, a page gone) closes its page: what it left there is not known.
+      const search = () => ports.browser.withKeptContext(key, searchPageLimits, untilAborted(signal, async (context) => searchOnPage(await searchPage(context, hotel.bookingPageUrl), hotel, recipe, { hotelId: hotel.hotelId, ...stay }, () => step)));
+      // A kept page that could not be cleared (the site moved it elsewhere meanwhile) is closed, and the search runs in another.
+      const searched = await search()
+        .catch((error: unknown) => (error instanceof KeptPageUnusable ? search() : Promise.reject(error)))
+        .catch((error: unknown) => searchFailure(error, signal));
+      return repriceOutcome(searched);
+    },
     async placeOrder() {
       // A booking page is only ordered from a held checkout (the context that shows the final price).
       throw new Error('booking pages are ordered through a held checkout');

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createChromiumPool, type ChromiumPoolOptions, type RecycleEvent } from './chromium-pool.ts';
 
@@ -185,4 +185,103 @@ describe('chromium pool', () => {
       await pool.close();
     }
   }, 40_000);
+
+  describe('kept contexts of a lane', () => {
+    const limits = { uses: 3, idleMs: 60_000 };
+
+    it('are used again under their key, one use at a time, and closed after their uses', async () => {
+      const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
+      const searches = pool.lane(3, 2);
+      try {
+        const use = (key: string) => searches.withKeptContext(key, limits, async (context) => context);
+        const first = await use('a');
+        const firstClosed = new Promise((resolve) => first.once('close', resolve));
+        expect(await use('a')).toBe(first);
+        // Two uses at once of one key: the second gets a context of its own.
+        const [both, other] = await Promise.all([searches.withKeptContext('a', limits, async (context) => context), use('a')]);
+        expect(both).toBe(first);
+        expect(other).not.toBe(first);
+        expect(await use('b')).not.toBe(first);
+        // Its third use was the last: the next use of `a` gets another context (`other`, kept too).
+        await firstClosed;
+        expect(await use('a')).toBe(other);
+      } finally {
+        await pool.close();
+      }
+    }, 20_000);
+
+    it('are closed after a use that failed, and after their idle time', async () => {
+      const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
+      const searches = pool.lane(2, 2);
+      try {
+        const failed = await searches.withKeptContext('a', limits, async (context) => Promise.reject(Object.assign(new Error('timeout'), { context }))).catch((error: { context: BrowserContext }) => error.context);
+        expect(await searches.withKeptContext('a', limits, async (context) => context)).not.toBe(failed);
+        const briefly = await searches.withKeptContext('b', { uses: 10, idleMs: 100 }, async (context) => context);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(await searches.withKeptContext('b', limits, async (context) => context)).not.toBe(briefly);
+      } finally {
+        await pool.close();
+      }
+    }, 20_000);
+
+    it('hold no slot while idle, and are at most keepIdle idle, the oldest closed first', async () => {
+      const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
+      const bookings = pool.lane(1, 2);
+      try {
+        const use = (key: string) => bookings.withKeptContext(key, limits, async (context) => context);
+        const [a, b] = [await use('a'), await use('b')];
+        // Both idle and the lane's one slot free: a checkout starts at once.
+        const { promise: checkoutHeld, resolve: releaseCheckout } = Promise.withResolvers<undefined>();
+        let checkoutStarted = false;
+        const checkout = bookings.withContext(async () => {
+          checkoutStarted = true;
+          await checkoutHeld;
+        });
+        await expect.poll(() => checkoutStarted, { timeout: 5_000 }).toBe(true);
+        // A use waits for the slot like any context.
+        let usedWhileHeld = false;
+        const waiting = bookings.withKeptContext('a', limits, async (context) => ((usedWhileHeld = true), context));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(usedWhileHeld).toBe(false);
+        releaseCheckout(undefined);
+        await checkout;
+        expect(await waiting).toBe(a);
+        // A third key: `b`, idle longest, is closed to keep two idle.
+        const bClosed = new Promise((resolve) => b.once('close', resolve));
+        expect(await use('c')).not.toBe(b);
+        await bClosed;
+        expect(await use('a')).toBe(a);
+      } finally {
+        await pool.close();
+      }
+    }, 20_000);
+
+    it('are closed after each use in a lane that keeps none idle', async () => {
+      const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
+      const bookings = pool.lane(1);
+      try {
+        const first = await bookings.withKeptContext('a', limits, async (context) => context);
+        expect(await bookings.withKeptContext('a', limits, async (context) => context)).not.toBe(first);
+      } finally {
+        await pool.close();
+      }
+    }, 20_000);
+
+    it('never hold back a recycle: an idle one closes with its retired browser', async () => {
+      const events: RecycleEvent[] = [];
+      const pool = createChromiumPool({ executablePath, recycleAfterJobs: 1, onRecycle: (event) => events.push(event) });
+      try {
+        const kept = await pool.lane(1, 1).withKeptContext('search', { uses: 10, idleMs: 60_000 }, async (context) => context.browser() as Browser);
+        // The next job finds the browser at its job count; the replacement would wait up to 30 s for a context still open.
+        const started = performance.now();
+        const next = await pool.withContext(async (context) => context.browser() as Browser);
+        expect(performance.now() - started).toBeLessThan(10_000);
+        expect(events).toEqual([{ reason: 'jobs', jobs: 1 }]);
+        expect(next).not.toBe(kept);
+        await expect.poll(() => kept.isConnected()).toBe(false);
+      } finally {
+        await pool.close();
+      }
+    }, 40_000);
+  });
 });

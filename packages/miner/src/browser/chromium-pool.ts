@@ -31,10 +31,27 @@ export type ChromiumPool = {
   withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T>;
   /**
    * Contexts of the same browser under a limit of their own, not counted against `maxContexts`
-   * (bookings hold theirs for minutes). A recycle never closes a browser with a context open.
+   * (bookings hold theirs for minutes). A recycle never closes a browser with a context open. Up to
+   * `keepIdle` kept contexts (`withKeptContext`) wait idle beside the limit.
    */
-  lane(maxContexts: number): { withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T> };
+  lane(maxContexts: number, keepIdle?: number): ChromiumLane;
   close(): Promise<void>;
+};
+
+/** How long a kept context lives: closed after `uses` uses, or once idle for `idleMs`. */
+type KeptContextLimits = { uses: number; idleMs: number };
+
+type ChromiumLane = {
+  /** Runs `work` in a new, isolated browser context; the context is closed afterwards whatever happens. */
+  withContext<T>(work: (context: BrowserContext) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in a context kept between uses under `key` (a use at a time): an idle one of that
+   * key, else a new one. In use it holds a slot of the lane; idle it holds none, and at most the
+   * lane's `keepIdle` contexts are idle (none by default: each is closed after its use). It is
+   * closed after a use that failed, after `limits.uses` uses, after `limits.idleMs` idle, and as
+   * soon as its browser is retired (a recycle waits for no kept context).
+   */
+  withKeptContext<T>(key: string, limits: KeptContextLimits, work: (context: BrowserContext) => Promise<T>): Promise<T>;
 };
 
 // Without the background-networking switches Chromium keeps trying Google's hosts (refused here,
@@ -60,7 +77,7 @@ const drainLimitMs = 30_000;
  * only then: two browsers side by side were the worker's peak memory (bench mining-throughput).
  */
 export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
-  type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number; closed: Promise<void>; markClosed: () => void };
+  type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number; closed: Promise<void>; markClosed: () => void; retiring: AbortController };
   let current: Entry | null = null;
   const retired = new Set<Entry>();
   let closed = false;
@@ -73,6 +90,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     });
   const retire = (entry: Entry) => {
     retired.add(entry);
+    entry.retiring.abort();
     if (entry.active === 0) void closeBrowser(entry);
   };
   const launch = (): Entry => {
@@ -85,7 +103,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
         const args = options.hostResolverRules ? [...launchArgs, `--host-resolver-rules=${options.hostResolverRules}`] : launchArgs;
         return chromium.launch({ executablePath: options.executablePath, args, ...processOwnsSignals });
       }),
-      jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined),
+      jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined), retiring: new AbortController(),
     };
   };
 
@@ -104,7 +122,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   };
 
   const slots = createSlots(options.maxContexts ?? Number.POSITIVE_INFINITY);
-  const limited = (laneSlots: ReturnType<typeof createSlots>) => async <T>(work: (context: BrowserContext) => Promise<T>): Promise<T> => {
+  const limited = (laneSlots: Slots) => async <T>(work: InBrowserWork<T>): Promise<T> => {
     if (closed) throw new Error('the browser pool is closed');
     await laneSlots.acquire();
     try {
@@ -114,9 +132,14 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     }
   };
 
+  const lane = (maxContexts: number, keepIdle = 0): ChromiumLane => {
+    const laneSlots = createSlots(maxContexts);
+    return { withContext: limited(laneSlots), withKeptContext: createKeptContexts(laneSlots, keepIdle, (work) => inBrowser(work)) };
+  };
+
   return {
     withContext: limited(slots),
-    lane: (maxContexts) => ({ withContext: limited(createSlots(maxContexts)) }),
+    lane,
     async close() {
       closed = true;
       const entries = [...retired, ...(current ? [current] : [])];
@@ -126,7 +149,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     },
   };
 
-  async function inBrowser<T>(work: (context: BrowserContext) => Promise<T>): Promise<T> {
+  async function inBrowser<T>(work: InBrowserWork<T>): Promise<T> {
     // Again: the pool may have closed while this job waited for a slot.
     if (closed) throw new Error('the browser pool is closed');
     if (!current || current.jobs >= options.recycleAfterJobs) {
@@ -142,7 +165,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     let context: BrowserContext | undefined;
     try {
       context = await (await entry.browser).newContext({ acceptDownloads: false, serviceWorkers: 'block', locale: 'en-GB' });
-      return await work(context);
+      return await work(context, entry.retiring.signal);
     } finally {
       await context?.close().catch(() => {});
       entry.active -= 1;
@@ -154,6 +177,83 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
     }
   }
 }
+
+/** A job's work: its context, and a signal that fires when the context's browser is retired. */
+type InBrowserWork<T> = (context: BrowserContext, retired: AbortSignal) => Promise<T>;
+
+type KeptContext = { key: string; context: BrowserContext; uses: number; idleTimer?: NodeJS.Timeout; ended: boolean; close: () => void; retired: AbortSignal };
+
+/**
+ * A lane's kept contexts. One in use holds a slot of the lane like any context; an idle one holds
+ * none (at most `keepIdle` of them, the oldest closed first), so it never keeps a checkout waiting.
+ */
+function createKeptContexts(laneSlots: Slots, keepIdle: number, inBrowser: <T>(work: InBrowserWork<T>) => Promise<T>): ChromiumLane['withKeptContext'] {
+  const idle: KeptContext[] = [];
+  const forget = (kept: KeptContext) => {
+    clearTimeout(kept.idleTimer);
+    kept.idleTimer = undefined;
+    const at = idle.indexOf(kept);
+    if (at >= 0) idle.splice(at, 1);
+  };
+
+  /**
+   * A kept context is a job of the browser that lasts until the context is to close: it keeps its
+   * browser open like any job, and ends (the context closed) when `close` is called, its browser is
+   * retired while it is idle, or the context closes under it.
+   */
+  const open = (key: string): Promise<KeptContext> => {
+    const { promise: opened, resolve, reject } = Promise.withResolvers<KeptContext>();
+    inBrowser(async (context, retired) => {
+      const { promise: closed, resolve: markClosed } = Promise.withResolvers<undefined>();
+      const end = () => {
+        kept.ended = true;
+        forget(kept);
+        markClosed(undefined);
+      };
+      const kept: KeptContext = { key, context, uses: 0, ended: false, close: end, retired };
+      // An idle context goes with its retired browser at once; one in use goes after its use (`park`).
+      const onRetired = () => {
+        if (kept.idleTimer) end();
+      };
+      retired.addEventListener('abort', onRetired, { once: true });
+      context.once('close', end);
+      resolve(kept);
+      await closed;
+      retired.removeEventListener('abort', onRetired);
+    }).catch(reject);
+    return opened;
+  };
+
+  const park = (kept: KeptContext, limits: KeptContextLimits) => {
+    if (kept.ended || kept.uses >= limits.uses || kept.retired.aborted || keepIdle === 0) return kept.close();
+    if (idle.length >= keepIdle) idle[0]?.close();
+    kept.idleTimer = setTimeout(() => kept.close(), limits.idleMs).unref();
+    idle.push(kept);
+  };
+
+  return async (key, limits, work) => {
+    await laneSlots.acquire();
+    try {
+      const ready = idle.find((kept) => kept.key === key);
+      if (ready) forget(ready);
+      const kept = ready ?? (await open(key));
+      try {
+        const result = await work(kept.context);
+        kept.uses += 1;
+        park(kept, limits);
+        return result;
+      } catch (error) {
+        // What the failed use left in the context is not known: the next use starts afresh.
+        kept.close();
+        throw error;
+      }
+    } finally {
+      laneSlots.release();
+    }
+  };
+}
+
+type Slots = ReturnType<typeof createSlots>;
 
 /** A counting semaphore: `acquire` waits while `limit` holders are in. */
 function createSlots(limit: number) {
