@@ -11,6 +11,8 @@ import { sampleTreeRss } from './process-tree-rss.ts';
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
 const workerScript = fileURLToPath(new URL('./bookings-worker.server.ts', import.meta.url));
 const floorScript = fileURLToPath(new URL('./bookings-floor.server.ts', import.meta.url));
+/** How often a client waiting for a stage reads its booking's status. */
+const statusPollMs = 25;
 
 /**
  * `npm run bench -- bookings`: whole bookings through one `quarry` API process and one
@@ -24,7 +26,7 @@ const floorScript = fileURLToPath(new URL('./bookings-floor.server.ts', import.m
  * order), 5 checkouts in flight, with
  * the peak PSS of the worker's process tree (Chromium included). Targets: ≥ 1 booking/s, < 1.5 GB.
  */
-export async function benchBookings(options: { seconds: number; connections: number; concurrency: number; pollMs: number }): Promise<void> {
+export async function benchBookings(options: { seconds: number; connections: number; concurrency: number }): Promise<void> {
   const secretKey = Buffer.alloc(32, 3);
   const database = await createTestDatabase('bench-bookings');
   const redis = createTestRedis('bench-bookings');
@@ -67,7 +69,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     for (;;) {
       const status = await call('GET', `/book/${bookingId}`);
       if (stages.includes(status.stage)) return status;
-      await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+      await new Promise((resolve) => setTimeout(resolve, statusPollMs));
     }
   };
   const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
@@ -135,7 +137,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     const floor = await spawnServer(floorScript, [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
     const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${lastBookingId}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
     printTable(
-      `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight, each client reading its status every ${options.pollMs} ms while it waits (${repoRoot})`,
+      `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight, each client reading its status every ${statusPollMs} ms while it waits (${repoRoot})`,
       ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
       [
         [

@@ -32,7 +32,7 @@ const benches: Record<string, () => Promise<void>> = {
   apply: () => benchApply({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 }),
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
-  bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64, pollMs: 25 }),
+  bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
   // One mail process watching every account; APPEND paced above the 200 messages/s target.
   mailboxes: () => benchMailboxes({ accounts: Number(values.accounts), messages: Number(values.messages), rate: Number(values.rate), appenders: 25 }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),

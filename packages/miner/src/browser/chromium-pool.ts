@@ -134,7 +134,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
 
   const lane = (maxContexts: number, keepIdle = 0): ChromiumLane => {
     const laneSlots = createSlots(maxContexts);
-    return { withContext: limited(laneSlots), withKeptContext: createKeptContexts(laneSlots, keepIdle, (work) => inBrowser(work)) };
+    return { withContext: limited(laneSlots), withKeptContext: createKeptContexts(laneSlots, keepIdle, inBrowser) };
   };
 
   return {
