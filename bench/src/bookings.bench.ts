@@ -5,7 +5,7 @@ import { createPool, migrateToLatest } from '@quarry/db';
 import { startDemoCheckoutSites } from '@quarry/demo';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel } from '@quarry/testing';
 import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
-import { databaseCpuSeconds, descendantsCpuSeconds, measureMachineCpu, processCpuSeconds } from './machine-cpu.ts';
+import { databaseCpuSeconds, measureMachineCpu, processCpuSeconds, sampleTreeCpu } from './machine-cpu.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
 
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
@@ -123,13 +123,14 @@ export async function benchBookings(options: { seconds: number; connections: num
     // milliseconds, and sampled every 250 ms the bench itself kept a quarter of a core busy (of two).
     const memory = sampleTreeRss(worker.child.pid ?? 0, 1_000);
     // Chromium is the worker's descendants: its CPU per booking says what the rate would be on idle cores.
-    const pageCpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), tree: await descendantsCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0) };
+    const pageCpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0) };
+    const treeCpu = sampleTreeCpu(worker.child.pid ?? 0);
     const pageMachine = measureMachineCpu();
     const browser = await runFor(options.seconds, inFlight, bookPage);
     const pageMachineBusy = pageMachine.stop();
     const pageBooked = Math.max(1, browser.runs - browser.failures);
     const pageWorkerSeconds = (processCpuSeconds(worker.child.pid ?? 0) - pageCpuBefore.worker) / pageBooked;
-    const chromiumSeconds = (await descendantsCpuSeconds(worker.child.pid ?? 0)) - pageCpuBefore.tree - pageWorkerSeconds * pageBooked;
+    const chromiumSeconds = (await treeCpu.stop()) - pageWorkerSeconds * pageBooked;
     const pageApiSeconds = (processCpuSeconds(api.child.pid ?? 0) - pageCpuBefore.api) / pageBooked;
     const { peakPssMb } = memory.stop();
     const pagePerSecond = (browser.runs - browser.failures) / browser.seconds;

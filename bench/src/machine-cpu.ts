@@ -44,17 +44,42 @@ export function processTreeCpuSeconds(rootPid: number): number {
 }
 
 /**
- * CPU time of a process and all its descendants, in seconds: each live process's own and that of
- * its reaped children (fields 16 and 17), so a renderer that came and went still counts (its
- * parent reaped it). A process that exits between two reads of the tree may be missed once.
+ * CPU time a process and all its descendants use from now until `stop`, in seconds, sampled every
+ * `everyMs`: each process's own time, from its first sample (or its birth, if it started later) to
+ * its last. Their reaped children's time (fields 16 and 17) would not do: Chromium's renderers
+ * outlive the browser process a recycle closes, are reparented to init and reaped there, and their
+ * time left the tree with them. A process that ends loses what it used after its last sample.
  */
-export async function descendantsCpuSeconds(rootPid: number): Promise<number> {
-  let seconds = 0;
-  for (const pid of await treeOf(rootPid)) {
-    const fields = procStatFields(pid);
-    if (fields) seconds += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-  }
-  return seconds;
+export function sampleTreeCpu(rootPid: number, everyMs = 500): { stop: () => Promise<number> } {
+  /** Per process (pid and start time, as pids are reused): its CPU seconds at its first and last sample. */
+  const seen = new Map<string, { first: number; last: number }>();
+  const sample = async (baseline: boolean) => {
+    for (const pid of await treeOf(rootPid)) {
+      const fields = procStatFields(pid);
+      if (!fields) continue;
+      const key = `${pid}@${fields[19]}`;
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      const known = seen.get(key);
+      if (known) known.last = seconds;
+      else seen.set(key, { first: baseline ? seconds : 0, last: seconds });
+    }
+  };
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running = sample(true);
+  const next = () => {
+    if (!stopped) timer = setTimeout(() => void (running = sample(false)).finally(next), everyMs);
+  };
+  void running.then(next);
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await sample(false);
+      return [...seen.values()].reduce((sum, { first, last }) => sum + last - first, 0);
+    },
+  };
 }
 
 /**
