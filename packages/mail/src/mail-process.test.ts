@@ -15,8 +15,11 @@ const grownYoungGeneration = `
 
 describe("the mail process's Node options", () => {
   it('are those its compose and Kubernetes services and `npm start` run with', () => {
-    const composeMail = /\n {2}mail:\n((?: {4}.*\n|\n)*)/.exec(repoFile('docker-compose.yml'))?.[1] ?? '';
-    expect(/^ {6}NODE_OPTIONS: (.+)$/m.exec(composeMail)?.[1]).toBe(mailProcessNodeOptions);
+    // The mail service, and the one process of every role.
+    for (const service of ['mail', 'all']) {
+      const composeService = new RegExp(`\\n {2}${service}:\\n((?: {4}.*\\n|\\n)*)`).exec(repoFile('docker-compose.yml'))?.[1] ?? '';
+      expect(/^ {6}NODE_OPTIONS: (.+)$/m.exec(composeService)?.[1]).toBe(mailProcessNodeOptions);
+    }
     expect(/- name: NODE_OPTIONS\n\s+value: (.+)\n/.exec(repoFile('infra/k8s/mail.yaml'))?.[1]).toBe(mailProcessNodeOptions);
     expect(/^exec node (.+) apps\/quarry\/src\/main\.ts start/m.exec(repoFile('scripts/start.sh'))?.[1]).toBe(mailProcessNodeOptions);
   });
