@@ -221,7 +221,8 @@ export function createChromiumLauncher(executablePath: string): { browser: () =>
     browser: () => {
       launched ??= chromium.launch({
         executablePath,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+        // --disable-dev-shm-usage: a container's /dev/shm is 64 MB unless sized, too little for renderers.
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
         // The process's shutdown closes it (`close`), after the searches in flight: not Playwright at the first signal.
         handleSIGTERM: false,
         handleSIGINT: false,
