@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createChromiumPool, type ChromiumPoolOptions, type RecycleEvent } from './chromium-pool.ts';
+import { createChromiumPool, type ChromiumPool, type ChromiumPoolOptions, type RecycleEvent } from './chromium-pool.ts';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
 
@@ -188,17 +188,19 @@ describe('chromium pool', () => {
 
   describe('kept contexts of a lane', () => {
     const limits = { uses: 3, idleMs: 60_000 };
+    /** One use of a kept context of `key`, which answers the context it ran in. */
+    const contextOf = (lane: ReturnType<ChromiumPool['lane']>, key: string, keptLimits = limits) => lane.withKeptContext(key, keptLimits, async (context) => context);
 
     it('are used again under their key, one use at a time, and closed after their uses', async () => {
       const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
       const searches = pool.lane(3, 2);
       try {
-        const use = (key: string) => searches.withKeptContext(key, limits, async (context) => context);
+        const use = (key: string) => contextOf(searches, key);
         const first = await use('a');
         const firstClosed = new Promise((resolve) => first.once('close', resolve));
         expect(await use('a')).toBe(first);
         // Two uses at once of one key: the second gets a context of its own.
-        const [both, other] = await Promise.all([searches.withKeptContext('a', limits, async (context) => context), use('a')]);
+        const [both, other] = await Promise.all([use('a'), use('a')]);
         expect(both).toBe(first);
         expect(other).not.toBe(first);
         expect(await use('b')).not.toBe(first);
@@ -215,10 +217,10 @@ describe('chromium pool', () => {
       const searches = pool.lane(2, 2);
       try {
         const failed = await searches.withKeptContext('a', limits, async (context) => Promise.reject(Object.assign(new Error('timeout'), { context }))).catch((error: { context: BrowserContext }) => error.context);
-        expect(await searches.withKeptContext('a', limits, async (context) => context)).not.toBe(failed);
-        const briefly = await searches.withKeptContext('b', { uses: 10, idleMs: 100 }, async (context) => context);
+        expect(await contextOf(searches, 'a')).not.toBe(failed);
+        const briefly = await contextOf(searches, 'b', { uses: 10, idleMs: 100 });
         await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(await searches.withKeptContext('b', limits, async (context) => context)).not.toBe(briefly);
+        expect(await contextOf(searches, 'b')).not.toBe(briefly);
       } finally {
         await pool.close();
       }
@@ -228,7 +230,7 @@ describe('chromium pool', () => {
       const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
       const bookings = pool.lane(1, 2);
       try {
-        const use = (key: string) => bookings.withKeptContext(key, limits, async (context) => context);
+        const use = (key: string) => contextOf(bookings, key);
         const [a, b] = [await use('a'), await use('b')];
         // Both idle and the lane's one slot free: a checkout starts at once.
         const { promise: checkoutHeld, resolve: releaseCheckout } = Promise.withResolvers<undefined>();
@@ -260,8 +262,8 @@ describe('chromium pool', () => {
       const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
       const bookings = pool.lane(1);
       try {
-        const first = await bookings.withKeptContext('a', limits, async (context) => context);
-        expect(await bookings.withKeptContext('a', limits, async (context) => context)).not.toBe(first);
+        const first = await contextOf(bookings, 'a');
+        expect(await contextOf(bookings, 'a')).not.toBe(first);
       } finally {
         await pool.close();
       }
