@@ -25,7 +25,7 @@ import {
   type DoubleReply,
   type ReceivedRequest,
   type VendorApiDouble,
-} from '@quarry/ats-apply/doubles';
+} from '@quarry/testing';
 import { printTable } from './harness.ts';
 
 /** What an API case sends: the posting, its mined questions, and the answers and expected fields of a candidate with this email. */

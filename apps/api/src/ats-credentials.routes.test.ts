@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findAtsAccount, findAtsCredential, runApplication, type ApplicationsPorts } from '@quarry/applications';
 import { createAtsApplier } from '@quarry/ats-apply';
-import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/ats-apply/doubles';
+import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/testing';
 import { createAuthenticator, createClient, createSealer, createSessionCodec } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';

@@ -1,4 +1,4 @@
-import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } from '@quarry/ats-apply/doubles';
+import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } from '@quarry/testing';
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';

@@ -1,8 +1,8 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
-import type { VendorApiDouble } from './vendor-api.double.ts';
+import { ashbyDoublePostings, startAshbyApiDouble } from '@quarry/testing';
+import type { VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'ashby-key-1';

@@ -1,8 +1,8 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
+import { greenhouseDoubleJob, startGreenhouseApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorApiDouble } from './vendor-api.double.ts';
+import type { VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'gh-board-key-1';

@@ -1,8 +1,8 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
-import type { VendorApiDouble } from './vendor-api.double.ts';
+import { jazzDoubleJobs, startJazzApiDouble } from '@quarry/testing';
+import type { VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'jazz-key-1';

@@ -1,8 +1,8 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { startRecruiteeApiDouble } from './recruitee.double.ts';
+import { startRecruiteeApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorApiDouble } from './vendor-api.double.ts';
+import type { VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
 
 const url = 'https://acme.recruitee.com/o/backend-engineer';

@@ -1,8 +1,8 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
-import type { VendorApiDouble } from './vendor-api.double.ts';
+import { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from '@quarry/testing';
+import type { VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'sr-token-1';

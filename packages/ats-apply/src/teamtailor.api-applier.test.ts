@@ -1,8 +1,8 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTeamtailorApiDouble, teamtailorDoubleJobs } from './teamtailor.double.ts';
-import type { VendorApiDouble } from './vendor-api.double.ts';
+import { startTeamtailorApiDouble, teamtailorDoubleJobs } from '@quarry/testing';
+import type { VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith } from './vendor-cases.test-support.ts';
 
 const key = 'teamtailor-key-1';

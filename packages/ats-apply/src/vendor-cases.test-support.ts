@@ -5,7 +5,7 @@ import { createSafeFetch } from '@quarry/safe-fetch';
 import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
 import { createAtsApplier, type AtsApiEndpoints } from './transport-router.applier.ts';
 import { expect } from 'vitest';
-import type { ReceivedPart, ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
+import type { ReceivedPart, ReceivedRequest, VendorApiDouble } from '@quarry/testing';
 
 /** A PDF-looking file whose every byte must arrive unchanged (a NUL, high bytes, a CRLF in the middle). */
 export const cvFile = (): FileToUpload => ({

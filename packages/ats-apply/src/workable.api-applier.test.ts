@@ -1,9 +1,9 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minerFixture, type VendorApiDouble } from './vendor-api.double.ts';
+import { minerFixture, type VendorApiDouble } from '@quarry/testing';
 import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
-import { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
+import { startWorkableApiDouble, workableDoubleJobs } from '@quarry/testing';
 
 const key = 'workable-token-1';
 const jobUrl = (shortcode: string) => `https://apply.workable.com/acme/j/${shortcode}/`;

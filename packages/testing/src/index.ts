@@ -40,3 +40,4 @@ export { breezyHostedVendor, breezyPosting } from './hosted-ats/breezy.double.ts
 export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruitee.double.ts';
 export { smartRecruitersHostedVendor, smartRecruitersReceived } from './hosted-ats/smartrecruiters.double.ts';
 export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-ats/bamboohr.double.ts';
+export * from './vendor-apis/index.ts';

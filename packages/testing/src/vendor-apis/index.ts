@@ -1,5 +1,6 @@
-// The vendors' loopback doubles, for tests and benches outside this package (`@quarry/ats-apply/doubles`).
+// The vendors' API doubles on loopback, for the API transports' tests and the apply-accuracy bench.
 export type { DoubleReply, ReceivedPart, ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
+export { minerFixture } from './vendor-api.double.ts';
 export { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
 export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
 export { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';

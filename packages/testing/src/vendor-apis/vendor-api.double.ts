@@ -42,7 +42,7 @@ export type VendorApiDouble = {
 type Route = (request: ReceivedRequest) => { reply: DoubleReply } | { accept: () => DoubleReply } | null;
 
 /** A fixture of the miner's captured (or hand-written) vendor forms, as text. */
-export const minerFixture = (path: string): string => readFileSync(new URL(`../../miner/fixtures/${path}`, import.meta.url), 'utf8');
+export const minerFixture = (path: string): string => readFileSync(new URL(`../../../miner/fixtures/${path}`, import.meta.url), 'utf8');
 
 async function readRequest(request: IncomingMessage): Promise<ReceivedRequest> {
   const chunks: Buffer[] = [];
