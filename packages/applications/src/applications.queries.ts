@@ -1,3 +1,4 @@
+import type { ApplicationTransport } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 
 type ApplicationState = 'queued' | 'processing' | 'submitting' | 'success' | 'failed';
@@ -67,12 +68,13 @@ export type ApplicationRow = {
   submittedAt: Date | null;
   confirmationSealed: Buffer | null;
   hasScreenshot: boolean;
+  transport: ApplicationTransport | null;
 };
 
-const rowColumns = `application_id, client_id, job_post_id, state, error_code, message, submitted_at, confirmation_sealed, screenshot_sealed IS NOT NULL AS has_screenshot`;
+const rowColumns = `application_id, client_id, job_post_id, state, error_code, message, submitted_at, confirmation_sealed, screenshot_sealed IS NOT NULL AS has_screenshot, transport`;
 type RawRow = {
   application_id: string; client_id: string; job_post_id: string; state: ApplicationState; error_code: string | null; message: string | null;
-  submitted_at: Date | null; confirmation_sealed: Buffer | null; has_screenshot: boolean;
+  submitted_at: Date | null; confirmation_sealed: Buffer | null; has_screenshot: boolean; transport: ApplicationTransport | null;
 };
 const toRow = (row: RawRow): ApplicationRow => ({
   applicationId: row.application_id,
@@ -84,6 +86,7 @@ const toRow = (row: RawRow): ApplicationRow => ({
   submittedAt: row.submitted_at,
   confirmationSealed: row.confirmation_sealed,
   hasScreenshot: row.has_screenshot,
+  transport: row.transport,
 });
 
 export async function findApplicationById(db: Queryable, clientId: string, applicationId: string): Promise<ApplicationRow | null> {
@@ -173,15 +176,16 @@ export async function markSubmitting(db: Queryable, applicationId: string): Prom
   }
 }
 
-export type ApplicationOutcome =
+export type ApplicationOutcome = (
   | { status: 'success'; submittedAt: Date; confirmationSealed: Buffer; screenshotSealed: Buffer | null }
-  | { status: 'failed'; errorCode: string; message: string; submittedAt: Date | null; screenshotSealed: Buffer | null };
+  | { status: 'failed'; errorCode: string; message: string; submittedAt: Date | null; screenshotSealed: Buffer | null }
+) & { transport?: ApplicationTransport | undefined };
 
 /** Records the final outcome once; a second outcome for the same application changes nothing. */
 export async function finishApplication(db: Queryable, applicationId: string, outcome: ApplicationOutcome): Promise<boolean> {
   const result = await db.query(
     `UPDATE applications SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
-       screenshot_sealed = $7, finished_at = now()
+       screenshot_sealed = $7, transport = $8, finished_at = now()
      WHERE application_id = $1 AND state NOT IN ('success', 'failed')`,
     [
       applicationId,
@@ -191,6 +195,7 @@ export async function finishApplication(db: Queryable, applicationId: string, ou
       outcome.submittedAt,
       outcome.status === 'success' ? outcome.confirmationSealed : null,
       outcome.screenshotSealed,
+      outcome.transport ? JSON.stringify(outcome.transport) : null,
     ],
   );
   return (result.rowCount ?? 0) > 0;

@@ -28,7 +28,7 @@ function parseQuery(query: Record<string, unknown>): { applicationId: string } |
 }
 
 function render(ports: Pick<ApplicationsPorts, 'sealer'>, row: ApplicationRow): ApplicationStatusBody {
-  const base = { applicationId: row.applicationId, jobPostId: row.jobPostId };
+  const base = { applicationId: row.applicationId, jobPostId: row.jobPostId, ...(row.transport ? { transport: row.transport } : {}) };
   switch (row.state) {
     case 'queued':
     case 'processing':

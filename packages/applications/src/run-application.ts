@@ -149,6 +149,7 @@ async function submit(
     signal,
   );
   const now = (ports.now ?? (() => new Date()))();
+  const transport = outcome.transport;
   switch (outcome.status) {
     case 'success':
       return finish({
@@ -156,10 +157,11 @@ async function submit(
         submittedAt: now,
         confirmationSealed: ports.sealer.seal(JSON.stringify(outcome.confirmation)),
         screenshotSealed: outcome.screenshot ? seal(outcome.screenshot) : null,
+        transport,
       });
     case 'failed':
-      return finish(failed(outcome.errorCode, outcome.message, outcome.submitted ? now : null, outcome.screenshot, seal));
+      return finish({ ...failed(outcome.errorCode, outcome.message, outcome.submitted ? now : null, outcome.screenshot, seal), transport });
     case 'unknown':
-      return finish(failed('SubmissionOutcomeUnknown', `${outcomeUnknownMessage} (${outcome.message})`, now, outcome.screenshot, seal));
+      return finish({ ...failed('SubmissionOutcomeUnknown', `${outcomeUnknownMessage} (${outcome.message})`, now, outcome.screenshot, seal), transport });
   }
 }

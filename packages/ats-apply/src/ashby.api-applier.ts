@@ -44,7 +44,7 @@ export function ashbyApiApplier(options: { formBaseUrl: string; apiBaseUrl: stri
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'ashby' || !credential) return { status: 'not-carried', reason: 'not an Ashby posting with a registered key' };
+    if (target?.ats !== 'ashby' || !credential) return { status: 'not-carried', reason: 'not an Ashby posting with a registered key', answers: [] };
 
     const definition = await callVendor(
       `${expandEndpoint(options.formBaseUrl, {})}/api/non-user-graphql?op=ApiJobPosting`,
@@ -102,7 +102,7 @@ export function ashbyApiApplier(options: { formBaseUrl: string; apiBaseUrl: stri
       } else if (textTypes.has(field.type) && (typeof value === 'string' || typeof value === 'number')) submissions.set(id, String(value));
       else notCarried.push(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Ashby's applicationForm.submit carries no answer to ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Ashby's applicationForm.submit carries no answer to ${notCarried.join(', ')}`, answers: notCarried };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `Ashby: ${problems.join('; ')}`);
     const missing = entries.filter((entry) => entry.isRequired === true && !submissions.has(entry.field.path)).map((entry) => `${entry.field.path} ("${entry.field.title ?? ''}")`);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Ashby requires ${missing.join(', ')}`);

@@ -47,7 +47,7 @@ export function bambooApiApplier(options: { careersBaseUrl: string; apiBaseUrl: 
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'bamboohr' || !credential) return { status: 'not-carried', reason: 'not a BambooHR posting with a registered key' };
+    if (target?.ats !== 'bamboohr' || !credential) return { status: 'not-carried', reason: 'not a BambooHR posting with a registered key', answers: [] };
 
     const detail = await callVendor(`${expandEndpoint(options.careersBaseUrl, { company: target.company })}/careers/${encodeURIComponent(target.jobId)}/detail`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
     if (detail.status === 404 || detail.status === 410) return failedBeforeSending('JobExpired', `BambooHR: job opening ${target.jobId} is no longer published`);
@@ -88,7 +88,7 @@ export function bambooApiApplier(options: { careersBaseUrl: string; apiBaseUrl: 
       else if (typeof value === 'string' || typeof value === 'number') values.set(id, String(value));
       else notCarried.push(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `BambooHR's applicant-tracking API has no field for ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `BambooHR's applicant-tracking API has no field for ${notCarried.join(', ')}`, answers: notCarried };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `BambooHR: ${problems.join('; ')}`);
     const missing = [...fields].filter(([key, field]) => field.isRequired === true && !values.has(key)).map(([key]) => key);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `BambooHR requires ${missing.join(', ')}`);

@@ -27,7 +27,7 @@ export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: numbe
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'breezy' || !credential) return { status: 'not-carried', reason: 'not a Breezy posting with a registered key' };
+    if (target?.ats !== 'breezy' || !credential) return { status: 'not-carried', reason: 'not a Breezy posting with a registered key', answers: [] };
 
     const { candidate } = application;
     const body: Record<string, unknown> = { name: `${candidate.firstName} ${candidate.lastName}`, email_address: candidate.email, ...(candidate.phone ? { phone_number: candidate.phone } : {}) };
@@ -44,7 +44,7 @@ export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: numbe
       }
       given.add(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Breezy's candidate API has no field for ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Breezy's candidate API has no field for ${notCarried.join(', ')}`, answers: notCarried };
     const missing = application.questions.filter((question) => question.mandatory && !given.has(question.id)).map((question) => question.id);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Breezy's apply page requires ${missing.join(', ')}`);
 

@@ -103,7 +103,7 @@ describe("Greenhouse's Job Board API transport", () => {
   it('says a refused key is a refused key, and a 5xx after the request left is unknown, never success', async () => {
     const { applier } = routerWith(endpoints());
     const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
-    expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
+    expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApiKeyRejected', submitted: false });
     expect(refused.status === 'failed' && refused.message).toMatch(/refused the registered API key \(HTTP 401/);
     double.replyNext({ status: 502, body: 'Bad gateway' });
     expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'unknown' });

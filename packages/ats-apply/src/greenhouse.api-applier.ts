@@ -55,7 +55,7 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'greenhouse' || !credential) return { status: 'not-carried', reason: 'not a Greenhouse posting with a registered key' };
+    if (target?.ats !== 'greenhouse' || !credential) return { status: 'not-carried', reason: 'not a Greenhouse posting with a registered key', answers: [] };
     const jobUrl = `${expandEndpoint(options.apiBaseUrl, {})}/v1/boards/${encodeURIComponent(credential.board)}/jobs/${encodeURIComponent(target.jobId)}`;
 
     const definition = await callVendor(`${jobUrl}?questions=true`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
@@ -100,7 +100,7 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
       else notCarried.push(id);
       sent.add(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Greenhouse's Job Board API has no field for ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Greenhouse's Job Board API has no field for ${notCarried.join(', ')}`, answers: notCarried };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `Greenhouse: ${problems.join('; ')}`);
     // Greenhouse accepts an application that leaves required questions empty: refuse it here.
     const missing = required.filter((entry) => !entry.names.some((name) => sent.has(name))).map((entry) => `${entry.names[0] ?? ''} ("${entry.label}")`);

@@ -32,7 +32,7 @@ export function jazzApiApplier(options: { apiBaseUrl: string; timeoutMs: number;
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'jazzhr' || !credential) return { status: 'not-carried', reason: 'not a JazzHR posting with a registered key' };
+    if (target?.ats !== 'jazzhr' || !credential) return { status: 'not-carried', reason: 'not a JazzHR posting with a registered key', answers: [] };
     const boardCode = target.jobPath.split('/')[1] ?? '';
 
     const { candidate } = application;
@@ -49,7 +49,7 @@ export function jazzApiApplier(options: { apiBaseUrl: string; timeoutMs: number;
       }
       given.add(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `JazzHR's applicants API has no field for ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `JazzHR's applicants API has no field for ${notCarried.join(', ')}`, answers: notCarried };
     // JazzHR's own check is the name and email only: the page's other required fields are checked here.
     const missing = application.questions.flatMap((question) => (question.inputType === 'FragmentedQuestion' ? (question.options ?? []) : [question]))
       .filter((question) => 'id' in question && question.mandatory && !given.has(question.id))

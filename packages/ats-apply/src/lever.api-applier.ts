@@ -22,10 +22,10 @@ export function leverApiApplier(options: { apiBaseUrl: string; timeoutMs: number
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'lever' || !credential) return { status: 'not-carried', reason: 'not a Lever posting with a registered key' };
+    if (target?.ats !== 'lever' || !credential) return { status: 'not-carried', reason: 'not a Lever posting with a registered key', answers: [] };
     const answers = answeredValues(application);
     const notCarried = answers.filter((answer) => !isCarried(answer.id)).map((answer) => answer.id);
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Lever's Postings API takes no answer to ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Lever's Postings API takes no answer to ${notCarried.join(', ')}`, answers: notCarried };
 
     const form = new MultipartBody();
     const { candidate } = application;

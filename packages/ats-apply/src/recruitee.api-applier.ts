@@ -22,7 +22,7 @@ const candidateFields = new Set(['name', 'email', 'phone', 'cv', 'cover_letter',
 export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: number }): VendorApplier {
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
-    if (target?.ats !== 'recruitee') return { status: 'not-carried', reason: 'not a Recruitee posting' };
+    if (target?.ats !== 'recruitee') return { status: 'not-carried', reason: 'not a Recruitee posting', answers: [] };
     const base = expandEndpoint(options.baseUrl, { company: target.company });
     const listing = await callVendor(`${base}/api/offers/`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
     const parsed = listing.status === 200 ? Offers.safeParse(listing.json) : null;
@@ -70,7 +70,7 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
       answered.add(id);
       index += 1;
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Recruitee's careers-site API takes no answer to ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Recruitee's careers-site API takes no answer to ${notCarried.join(', ')}`, answers: notCarried };
     const missing = [...kinds].filter(([id, question]) => question.required === true && question.kind !== 'infobox' && !answered.has(id)).map(([id]) => id);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Recruitee requires ${missing.join(', ')}`);
 

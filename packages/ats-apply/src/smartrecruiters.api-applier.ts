@@ -25,7 +25,7 @@ export function smartRecruitersApiApplier(options: { apiBaseUrl: string; timeout
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'smartrecruiters' || !credential) return { status: 'not-carried', reason: 'not a SmartRecruiters posting with a registered key' };
+    if (target?.ats !== 'smartrecruiters' || !credential) return { status: 'not-carried', reason: 'not a SmartRecruiters posting with a registered key', answers: [] };
     const base = expandEndpoint(options.apiBaseUrl, {});
     const headers = { accept: 'application/json', 'x-smarttoken': credential.key };
 
@@ -64,7 +64,7 @@ export function smartRecruitersApiApplier(options: { apiBaseUrl: string; timeout
         );
       } else notCarried.push(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `SmartRecruiters' Application API request has no field for ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `SmartRecruiters' Application API request has no field for ${notCarried.join(', ')}`, answers: notCarried };
     if (Object.keys(web).length > 0) body.web = web;
 
     return options.rateLimit(

@@ -91,6 +91,7 @@ describe("Teamtailor's API transport", () => {
     double.replyNext({ status: 422, body: { errors: [{ detail: "email can't be blank" }] } });
     expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
     const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
+    expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApiKeyRejected', submitted: false });
     expect(refused.status === 'failed' && refused.message).toMatch(/Teamtailor refused the registered API key \(HTTP 401/);
     double.replyNext({ status: 201, body: { data: { id: 'tt-candidate-scripted', type: 'candidates' } } }, { status: 503, body: 'unavailable' });
     const lost = await apply(applier, application(), hooksOn(double));

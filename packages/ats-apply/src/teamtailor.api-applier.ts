@@ -31,9 +31,9 @@ export function teamtailorApiApplier(options: { apiBaseUrl: string; timeoutMs: n
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'teamtailor' || !credential) return { status: 'not-carried', reason: 'not a Teamtailor posting with a registered key' };
+    if (target?.ats !== 'teamtailor' || !credential) return { status: 'not-carried', reason: 'not a Teamtailor posting with a registered key', answers: [] };
     const jobId = /(?:^|\/)jobs\/(\d+)/.exec(target.jobPath)?.[1];
-    if (!jobId) return { status: 'not-carried', reason: 'the Teamtailor job id is not in the posting URL' };
+    if (!jobId) return { status: 'not-carried', reason: 'the Teamtailor job id is not in the posting URL', answers: [] };
 
     const { candidate } = application;
     const candidateAttributes: Record<string, unknown> = { 'first-name': candidate.firstName, 'last-name': candidate.lastName, email: candidate.email, ...(candidate.phone ? { phone: candidate.phone } : {}), sourced: false, merge: true };
@@ -50,7 +50,7 @@ export function teamtailorApiApplier(options: { apiBaseUrl: string; timeoutMs: n
       }
       given.add(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Teamtailor's API carries no ${notCarried.join(', ')} with the application` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Teamtailor's API carries no ${notCarried.join(', ')} with the application`, answers: notCarried };
     const missing = application.questions.filter((question) => question.mandatory && !given.has(question.id)).map((question) => question.id);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Teamtailor's application form requires ${missing.join(', ')}`);
 

@@ -73,11 +73,15 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
     const api = target
       ? (credential?.ats === target.ats ? withKey[target.ats] : undefined) ?? keyless[target.ats]
       : undefined;
-    if (!api) return options.hostedForm(application, hooks, signal);
+    if (!api || !target) return { ...(await options.hostedForm(application, hooks, signal)), transport: { kind: 'hostedForm' } };
     const outcome = await api(application, hooks, signal);
-    if (outcome.status !== 'not-carried') return outcome;
+    if (outcome.status !== 'not-carried') return { ...outcome, transport: { kind: 'vendorApi', vendor: target.ats } };
     // The key stays with the API transports: the browser never needs it.
     const { credential: _credential, ...withoutKey } = application;
-    return options.hostedForm(withoutKey, hooks, signal);
+    const handedOver = await options.hostedForm(withoutKey, hooks, signal);
+    const transport = { kind: 'hostedForm' as const, handedOverBecause: outcome.reason };
+    // A hosted form that failed on its own says so beside why it was used at all.
+    if (handedOver.status === 'failed' && !handedOver.submitted) return { ...handedOver, message: `${handedOver.message} (the hosted form was used because ${outcome.reason})`, transport };
+    return { ...handedOver, transport };
   };
 }

@@ -83,6 +83,7 @@ export async function expectRefusals(
   }
   if (check.revokedKey) {
     const refused = await apply(applier, check.revokedKey.application, hooksOn(double));
+    expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApiKeyRejected', submitted: false });
     expect(refused.status === 'failed' && refused.message).toMatch(check.revokedKey.message);
   }
   if (check.serverError) {

@@ -19,13 +19,13 @@ function refusalCode(message: string): ApplicationErrorCode {
 }
 
 /**
- * A vendor's refusal of a request (4xx): nothing was recorded. Auth failures and rate limits say
- * so in the message (the interface has no codes of their own); the rest is read from the text.
+ * A vendor's refusal of a request (4xx): nothing was recorded. A refused key is `ApiKeyRejected`; a rate limit says
+ * so in the message (the interface has no code of its own); the rest is read from the text.
  */
 export function refusal(vendor: string, answer: VendorAnswer, message: string): SubmitOutcome {
   const said = message.trim() || `HTTP ${answer.status}`;
   if (answer.status === 401 || answer.status === 403) {
-    return { status: 'failed', errorCode: 'ApplicationFailed', message: `${vendor} refused the registered API key (HTTP ${answer.status}: ${said}); nothing was submitted`, submitted: false };
+    return { status: 'failed', errorCode: 'ApiKeyRejected', message: `${vendor} refused the registered API key (HTTP ${answer.status}: ${said}); nothing was submitted; register the employer's current key`, submitted: false };
   }
   if (answer.status === 429) {
     const wait = answer.retryAfter ? ` (retry after ${answer.retryAfter} s)` : '';

@@ -3,10 +3,29 @@ import type { Question } from '@quarry/contracts';
 
 /**
  * What a vendor API transport answers: an outcome, or "this transport cannot carry this
- * application" (answers the vendor's API has no field for), decided before anything is sent, so
- * the router hands the application to the hosted form instead of losing answers.
+ * application" (answers the vendor's API has no field for, by question id), decided before
+ * anything is sent, so the router hands the application to the hosted form instead of losing answers.
  */
-type NotCarried = { status: 'not-carried'; reason: string };
+type NotCarried = { status: 'not-carried'; reason: string; answers: string[] };
+
+/**
+ * A field of the vendor's API that a transport fills: its name as the vendor documents it, what
+ * it carries, and the public page (or SDK, or OpenAPI file) that documents it. A transport sends
+ * nothing that is not listed here, and the README's ATS table is read from these lists.
+ */
+export type DocumentedField = { field: string; carries: string; source: string };
+
+/**
+ * What one vendor API transport carries, and what goes to the hosted form instead (with why):
+ * `success` through the API means every answer given reached one of `fields`.
+ */
+export type TransportCoverage = {
+  vendor: string;
+  /** The request that creates the application, as the vendor documents it. */
+  endpoint: string;
+  fields: DocumentedField[];
+  hostedFormOnly: Array<{ what: string; why: string }>;
+};
 export type VendorApplier = (application: ApplicationToSubmit, hooks: SubmitHooks, signal: AbortSignal) => Promise<SubmitOutcome | NotCarried>;
 
 /** Every question of a form by id: conditional questions and the parts of fragmented ones included. */

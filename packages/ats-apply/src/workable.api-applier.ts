@@ -43,7 +43,7 @@ export function workableApiApplier(options: { formBaseUrl: string; apiBaseUrl: s
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'workable' || !credential) return { status: 'not-carried', reason: 'not a Workable posting with a registered key' };
+    if (target?.ats !== 'workable' || !credential) return { status: 'not-carried', reason: 'not a Workable posting with a registered key', answers: [] };
 
     const definition = await callVendor(`${expandEndpoint(options.formBaseUrl, {})}/api/v1/jobs/${encodeURIComponent(target.shortcode)}/form`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
     if (definition.status === 404 || definition.status === 410) return failedBeforeSending('JobExpired', `Workable: job ${target.shortcode} is no longer open`);
@@ -94,7 +94,7 @@ export function workableApiApplier(options: { formBaseUrl: string; apiBaseUrl: s
         else answers.push({ question_key: id, body: String(value) });
       } else notCarried.push(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Workable's candidate API carries no answer to ${notCarried.join(', ')}` };
+    if (notCarried.length > 0) return { status: 'not-carried', reason: `Workable's candidate API carries no answer to ${notCarried.join(', ')}`, answers: notCarried };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `Workable: ${problems.join('; ')}`);
     const missing = [...fields.values()].filter((field) => field.required === true && field.type !== 'group' && !given.has(field.id)).map((field) => field.id);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Workable requires ${missing.join(', ')}`);

@@ -4,7 +4,8 @@ import { z } from 'zod';
  * Why an application failed. The first eight are the published interface's codes;
  * `SubmissionOutcomeUnknown` is ours: the form may have been submitted (the job was interrupted
  * after it recorded that it was about to submit, and the outcome could not be proven), so it is
- * never retried and never reported as success; the client checks by hand.
+ * never retried and never reported as success; the client checks by hand. `ApiKeyRejected` is
+ * ours too: the vendor refused the employer's key the client registered (nothing was recorded).
  */
 export const applicationErrorCodes = [
   'AlreadyApplied',
@@ -17,6 +18,7 @@ export const applicationErrorCodes = [
   'ApplicationFailed',
   'BotDetection',
   'SubmissionOutcomeUnknown',
+  'ApiKeyRejected',
 ] as const;
 export const ApplicationErrorCode = z.enum(applicationErrorCodes);
 export type ApplicationErrorCode = z.infer<typeof ApplicationErrorCode>;
@@ -77,10 +79,23 @@ export type FindApplicationQuery = z.infer<typeof FindApplicationQuery>;
 export const ApplicationStatus = z.enum(['processing', 'success', 'failed']);
 export type ApplicationStatus = z.infer<typeof ApplicationStatus>;
 
+/**
+ * Which way an application went to the employer: the vendor's API (with the employer's key the
+ * client registered, or a vendor's keyless endpoint) or the vendor's hosted form in a browser;
+ * `handedOverBecause` says why an application for a vendor API went to the hosted form instead.
+ */
+export const ApplicationTransport = z.object({
+  kind: z.enum(['vendorApi', 'hostedForm']),
+  vendor: z.string().optional().describe('the ATS whose API sent it (greenhouse, lever, …)'),
+  handedOverBecause: z.string().optional().describe("why the vendor's API could not carry every answer, so the hosted form sent it"),
+});
+export type ApplicationTransport = z.infer<typeof ApplicationTransport>;
+
 export const ApplicationStatusBody = z.object({
   applicationId: z.uuid(),
   jobPostId: z.string(),
   status: ApplicationStatus,
+  transport: ApplicationTransport.optional().describe('which transport sent (or tried to send) it, once the application has ended'),
   errorCode: ApplicationErrorCode.optional(),
   message: z.string().optional(),
   submittedAt: z.string().optional().describe('ISO 8601: when the form was submitted (success only)'),

@@ -103,6 +103,7 @@ export {
   ApplicationsOverview,
   ApplicationStatus,
   ApplicationStatusBody,
+  ApplicationTransport,
   ApplyBody,
   ApplyJobPayload,
   ApplyResponse,
