@@ -20,6 +20,11 @@ export type CaseApplication = {
   /** Each expected field's value as the vendor received it, or undefined. */
   received(): Map<string, unknown>;
   /**
+   * Each answer the candidate gave and the fields that carry it (API cases): an answer none of
+   * whose fields arrived, or that names no field, was not carried. Absent: not measured.
+   */
+  answerFields?: Array<{ id: string; fields: string[] }>;
+  /**
    * Writes the vendor received before the at-most-once intent was recorded in the last send (must
    * be 0), and in all (uploads, saved answers, posts).
    */
