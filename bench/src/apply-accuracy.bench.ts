@@ -49,12 +49,13 @@ function withinLimit<T>(work: Promise<T>, what: string): Promise<T> {
  * byte), the outcomes classified as the vendor's answer means, and writes that reached the vendor
  * before the at-most-once intent (must be 0). Target: 100% on the doubles.
  */
-export async function benchApplyAccuracy(): Promise<void> {
+export async function benchApplyAccuracy(only: { ats: string[]; transport?: string } = { ats: [] }): Promise<void> {
+  const cases = applyAccuracyCases.filter((applyCase) => (only.ats.length === 0 || only.ats.includes(applyCase.ats)) && (!only.transport || only.transport === applyCase.transport));
   const pool = createChromiumPool({ executablePath: process.env['QUARRY_CHROMIUM'] ?? '/usr/bin/chromium', recycleAfterJobs: 100, maxContexts: 4 });
   const rows: string[][] = [];
   const misses: string[] = [];
   try {
-    for (const applyCase of applyAccuracyCases) {
+    for (const applyCase of cases) {
       const tally: Tally = { sent: 0, fields: 0, exact: 0, outcomes: 0, correct: 0, earlyWrites: 0, notCarried: null, misses: [] };
       const running = await applyCase.start(pool);
       try {

@@ -25,6 +25,9 @@ const { positionals, values } = parseArgs({
     rate: { type: 'string', default: '250' },
     // smtp: a main.cf setting for the Postfix reference, `name=value`; repeatable.
     'postfix-setting': { type: 'string', multiple: true, default: [] },
+    // apply-accuracy: only the rows of these ATSs (repeatable), and of this transport.
+    ats: { type: 'string', multiple: true, default: [] },
+    transport: { type: 'string' },
   },
 });
 const benches: Record<string, () => Promise<void>> = {
@@ -39,7 +42,7 @@ const benches: Record<string, () => Promise<void>> = {
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   // One run by default: each takes about a minute (Quarry, then Postfix, in both modes).
   smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1, runs: Number(values.runs ?? 1), postfixSettings: postfixSettings(values['postfix-setting']) }),
-  'apply-accuracy': () => benchApplyAccuracy(),
+  'apply-accuracy': () => benchApplyAccuracy({ ats: values.ats, ...(values.transport ? { transport: values.transport } : {}) }),
   'mining-accuracy': () => benchMiningAccuracy(),
   'mining-throughput': async () => {
     await benchMiningThroughput({ seconds: Number(values.seconds) });
