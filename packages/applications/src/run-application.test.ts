@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';
 import type { RecordMining, RunPorts, Sealer } from './applications-ports.ts';
 import { registerAtsCredential } from './ats-credentials.ts';
+import { findApplication } from './find-application.ts';
 import { purgeApplications } from './purge-applications.ts';
 import { runApplication } from './run-application.ts';
 import { submitApplication } from './submit-application.ts';
@@ -112,6 +113,17 @@ describe('runApplication', () => {
     for (const outcome of [{ status: 'unknown', message: 'no confirmation seen' } as const, 'throw-after-submit' as const]) {
       const { applicationId, run } = await apply('/cv.pdf', createFakeApplier([outcome]));
       expect(await run(false)).toEqual({ applicationId, status: 'failed', errorCode: 'SubmissionOutcomeUnknown' });
+    }
+  });
+
+  it('says in the status which transport sent the application, and why one went to the hosted form', async () => {
+    const viaApi = { status: 'success', confirmation: { text: 'Submitted' }, transport: { kind: 'vendorApi', vendor: 'greenhouse' } } as const;
+    const handedOver = { status: 'failed', errorCode: 'BotDetection', message: 'reCAPTCHA', submitted: false, transport: { kind: 'hostedForm', handedOverBecause: "Greenhouse's Job Board API has no field for location" } } as const;
+    for (const outcome of [viaApi, handedOver]) {
+      const { applicationId, run } = await apply('/cv.pdf', createFakeApplier([outcome]));
+      await run();
+      const status = await findApplication({ pool: db, sealer }, 'cl_test', { applicationId });
+      expect(status).toMatchObject({ status: outcome.status, transport: outcome.transport });
     }
   });
 
