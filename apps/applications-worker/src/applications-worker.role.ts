@@ -1,4 +1,4 @@
-import { purgeApplications, runApplication, type RunPorts } from '@quarry/applications';
+import { purgeApplications, reconcileApplications, runApplication, type RunPorts } from '@quarry/applications';
 import { createBrowserApplier, type Applier } from '@quarry/applier';
 import { createAtsApplier } from '@quarry/ats-apply';
 import { createSealer } from '@quarry/auth';
@@ -6,7 +6,7 @@ import { runCanary } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
@@ -106,8 +106,8 @@ export async function startApplicationsRole(runtime: {
     queues: ['applications.apply'],
     concurrency: config.applications.concurrency,
     handlers: {
-      'applications.apply': async (payload, { job, signal }) => {
-        const summary = await runApplication(ports, payload.applicationId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      'applications.apply': async (payload, { job, signal, lockLost }) => {
+        const summary = await runApplication(ports, payload.applicationId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
         // Ids and codes only: the candidate's data is never logged.
         logger.info(summary, 'application finished');
         return summary;
@@ -124,9 +124,18 @@ export async function startApplicationsRole(runtime: {
         if (purged > 0) logger.info({ purged }, 'purged candidates\' data of ended applications');
         return { purged };
       },
+      'applications.reconcile': async () => {
+        const reconciled = await reconcileApplications(
+          { pool: db, enqueueApply: enqueuer(queues, 'applications.apply') },
+          { strandedAfterMs: config.applications.strandedAfterMs, retentionDays: config.applications.retentionDays },
+        );
+        if (reconciled.requeued > 0 || reconciled.abandoned > 0) logger.warn(reconciled, 'applications whose job was lost were enqueued again, or abandoned ones ended');
+        return reconciled;
+      },
     },
   });
   await queues.schedule('applications.purge', {}, { schedulerId: 'applications-purge', everyMs: config.applications.purgeEveryMs });
+  await queues.schedule('applications.reconcile', {}, { schedulerId: 'applications-reconcile', everyMs: config.applications.reconcileEveryMs });
   return {
     async stop(graceMs) {
       await Promise.all([applications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);

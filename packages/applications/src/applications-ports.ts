@@ -48,4 +48,6 @@ export type RunPorts = Omit<ApplicationsPorts, 'enqueueApply'> & {
   maxFileBytes: number;
   fileTimeoutMs?: number;
   now?: () => Date;
+  /** A run's lease on its application (default 30 s, renewed every third of it). */
+  leaseMs?: number;
 };

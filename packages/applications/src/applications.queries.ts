@@ -123,33 +123,69 @@ export type ApplicationToRun = {
  * is a crashed worker's job being re-run (nothing was submitted: `submitting` was not recorded);
  * a `submitting` one is returned unchanged so the caller never submits it again.
  */
-export async function startApplication(db: Queryable, applicationId: string): Promise<ApplicationToRun | null> {
+/**
+ * What `claimApplication` found: the application to run (its lease now this run's), or why not:
+ * it ended, it does not exist, or another run holds a live lease until `until`.
+ */
+export type Claim = { kind: 'claimed'; application: ApplicationToRun } | { kind: 'ended' } | { kind: 'missing' } | { kind: 'held'; until: Date };
+
+/**
+ * Takes the application's run lease for `owner` for `leaseMs` (queued becomes processing): when no
+ * run holds it, when its holder's lease lapsed, or when `owner` holds it already.
+ */
+export async function claimApplication(db: Queryable, applicationId: string, owner: string, leaseMs: number): Promise<Claim> {
   const result = await db.query<{
     client_id: string; job_post_id: string; ats_job: string; email_hash: Buffer; previous: ApplicationState; url: string | null; host: string | null;
     employer: string | null; job_title: string | null; questions: string | null; sealed: Buffer | null;
   }>(
-    `UPDATE applications AS a SET state = CASE WHEN a.state = 'queued' THEN 'processing' ELSE a.state END, started_at = coalesce(a.started_at, now())
-     FROM (SELECT application_id, state FROM applications WHERE application_id = $1 FOR UPDATE) AS before
-     WHERE a.application_id = before.application_id
+    `UPDATE applications AS a SET state = CASE WHEN a.state = 'queued' THEN 'processing' ELSE a.state END, started_at = coalesce(a.started_at, now()),
+       run_owner = $2, run_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+     FROM (SELECT application_id, state, run_owner, run_expires_at FROM applications WHERE application_id = $1 FOR UPDATE) AS before
+     WHERE a.application_id = before.application_id AND before.state IN ('queued', 'processing', 'submitting')
+       AND (before.run_owner IS NULL OR before.run_owner = $2 OR before.run_expires_at <= now())
      RETURNING a.client_id, a.job_post_id, a.ats_job, a.email_hash, before.state AS previous, a.url, a.host, a.employer, a.job_title, a.questions, a.sealed`,
-    [applicationId],
+    [applicationId, owner, leaseMs],
   );
   const row = result.rows[0];
-  if (!row) return null;
+  if (!row) {
+    const found = await db.query<{ state: ApplicationState; run_expires_at: Date | null }>('SELECT state, run_expires_at FROM applications WHERE application_id = $1', [applicationId]);
+    const current = found.rows[0];
+    if (!current) return { kind: 'missing' };
+    if (current.state === 'success' || current.state === 'failed') return { kind: 'ended' };
+    return { kind: 'held', until: current.run_expires_at ?? new Date() };
+  }
   return {
-    applicationId,
-    clientId: row.client_id,
-    jobPostId: row.job_post_id,
-    atsJob: row.ats_job,
-    emailHash: row.email_hash,
-    state: row.previous,
-    url: row.url,
-    host: row.host,
-    employer: row.employer,
-    jobTitle: row.job_title,
-    questions: row.questions,
-    sealed: row.sealed,
+    kind: 'claimed',
+    application: {
+      applicationId,
+      clientId: row.client_id,
+      jobPostId: row.job_post_id,
+      atsJob: row.ats_job,
+      emailHash: row.email_hash,
+      state: row.previous,
+      url: row.url,
+      host: row.host,
+      employer: row.employer,
+      jobTitle: row.job_title,
+      questions: row.questions,
+      sealed: row.sealed,
+    },
   };
+}
+
+/** Gives up `owner`'s lease of an application that did not end, so the next run need not wait for it to lapse. */
+export async function releaseApplicationLease(db: Queryable, applicationId: string, owner: string): Promise<void> {
+  await db.query(`UPDATE applications SET run_owner = NULL, run_expires_at = NULL WHERE application_id = $1 AND run_owner = $2 AND state IN ('processing', 'submitting')`, [applicationId, owner]);
+}
+
+/** Extends `owner`'s lease; false when it is no longer `owner`'s (another run took it, or the application ended). */
+export async function renewApplicationLease(db: Queryable, applicationId: string, owner: string, leaseMs: number): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE applications SET run_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+     WHERE application_id = $1 AND run_owner = $2 AND state IN ('processing', 'submitting')`,
+    [applicationId, owner, leaseMs],
+  );
+  return (result.rowCount ?? 0) > 0;
 }
 
 /** Keeps the questions the application was checked against after they were mined for it. */
@@ -161,11 +197,12 @@ export async function storeMinedQuestions(db: Queryable, applicationId: string, 
  * Records, in its own statement (committed before the engine's irreversible step), that the
  * application is about to be submitted.
  */
-export async function markSubmitting(db: Queryable, applicationId: string): Promise<'recorded' | 'not-processing' | 'other-submission'> {
+export async function markSubmitting(db: Queryable, applicationId: string, owner: string): Promise<'recorded' | 'not-processing' | 'other-submission'> {
   try {
+    // Only the run that holds the lease: a run whose lease lapsed (paused, cut off) never submits.
     const result = await db.query(
-      `UPDATE applications SET state = 'submitting', submitting_at = now() WHERE application_id = $1 AND state = 'processing'`,
-      [applicationId],
+      `UPDATE applications SET state = 'submitting', submitting_at = now() WHERE application_id = $1 AND state = 'processing' AND run_owner = $2 AND run_expires_at > now()`,
+      [applicationId, owner],
     );
     return (result.rowCount ?? 0) > 0 ? 'recorded' : 'not-processing';
   } catch (error) {
@@ -181,12 +218,19 @@ export type ApplicationOutcome = (
   | { status: 'failed'; errorCode: string; message: string; submittedAt: Date | null; screenshotSealed: Buffer | null }
 ) & { transport?: ApplicationTransport | undefined };
 
-/** Records the final outcome once; a second outcome for the same application changes nothing. */
-export async function finishApplication(db: Queryable, applicationId: string, outcome: ApplicationOutcome): Promise<boolean> {
+/**
+ * Records the final outcome once, by the run that holds the application (`owner`; null where no
+ * run ever did, at intake): a second outcome changes nothing. The one exception is a definite
+ * outcome (`definite`: what the site or vendor answered) over `SubmissionOutcomeUnknown`, which
+ * another run recorded without knowing: that late answer replaces it, whoever sends it.
+ */
+export async function finishApplication(db: Queryable, applicationId: string, outcome: ApplicationOutcome, owner: string | null = null, definite = false): Promise<boolean> {
   const result = await db.query(
     `UPDATE applications SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
-       screenshot_sealed = $7, transport = $8, finished_at = now()
-     WHERE application_id = $1 AND state NOT IN ('success', 'failed')`,
+       screenshot_sealed = $7, transport = $8, finished_at = now(), run_owner = NULL, run_expires_at = NULL
+     WHERE application_id = $1 AND (
+       (state NOT IN ('success', 'failed') AND ($9::text IS NULL OR run_owner = $9 OR run_owner IS NULL))
+       OR ($10 AND state = 'failed' AND error_code = 'SubmissionOutcomeUnknown' AND purged_at IS NULL))`,
     [
       applicationId,
       outcome.status,
@@ -196,6 +240,8 @@ export async function finishApplication(db: Queryable, applicationId: string, ou
       outcome.status === 'success' ? outcome.confirmationSealed : null,
       outcome.screenshotSealed,
       outcome.transport ? JSON.stringify(outcome.transport) : null,
+      owner,
+      definite,
     ],
   );
   return (result.rowCount ?? 0) > 0;
@@ -207,6 +253,43 @@ export async function findScreenshot(db: Queryable, applicationId: string, clien
     [applicationId, clientId],
   );
   return result.rows[0]?.screenshot_sealed ?? null;
+}
+
+/**
+ * Applications not ended whose run is not alive (no lease, or one lapsed) and that nothing has
+ * touched since `before`: their job may be lost.
+ */
+export async function findStrandedApplications(db: Queryable, before: Date, limit: number): Promise<string[]> {
+  const result = await db.query<{ application_id: string }>(
+    `SELECT application_id FROM applications
+     WHERE state IN ('queued', 'processing', 'submitting') AND created_at < $1
+       AND (run_expires_at IS NULL OR run_expires_at < $1)
+       AND coalesce(submitting_at, started_at, created_at) < $1
+     ORDER BY created_at LIMIT $2`,
+    [before, limit],
+  );
+  return result.rows.map((row) => row.application_id);
+}
+
+/**
+ * Ends applications created before `createdBefore` that never ended, and removes what identifies
+ * the candidate at once (the email hash too: they did not succeed). Returns how many.
+ */
+export async function endAbandonedApplications(db: Queryable, createdBefore: Date): Promise<number> {
+  const result = await db.query(
+    `UPDATE applications SET
+       state = 'failed',
+       error_code = CASE WHEN state = 'submitting' THEN 'SubmissionOutcomeUnknown' ELSE 'ApplicationFailed' END,
+       message = CASE WHEN state = 'submitting'
+         THEN 'The form may have been submitted, but no run could confirm it before the retention period ended; check with the employer before applying again.'
+         ELSE 'The application never ran before the retention period ended; nothing was submitted.' END,
+       finished_at = now(), run_owner = NULL, run_expires_at = NULL,
+       sealed = NULL, confirmation_sealed = NULL, screenshot_sealed = NULL, questions = NULL, idempotency_key = NULL,
+       email_hash = '\\x'::bytea, purged_at = now()
+     WHERE state IN ('queued', 'processing', 'submitting') AND created_at < $1 AND (run_expires_at IS NULL OR run_expires_at < now())`,
+    [createdBefore],
+  );
+  return result.rowCount ?? 0;
 }
 
 /**

@@ -5,6 +5,7 @@ export type { ApplicationsPorts, FindMinedPost, HostLimiter, RecordMining, RunPo
 export { fitsAccept, sniffFileType } from './file-types.ts';
 export { findApplication, readScreenshot, screenshotPath } from './find-application.ts';
 export { purgeApplications } from './purge-applications.ts';
+export { reconcileApplications } from './reconcile-applications.ts';
 export { runApplication } from './run-application.ts';
 export type { RunSummary } from './run-application.ts';
 export { submitApplication } from './submit-application.ts';

@@ -5,7 +5,10 @@ import { alreadyAppliedMessage } from './already-applied.ts';
 import { validateAnswers, type AnswerProblem } from './answer-validation.ts';
 import { findAtsAccount, findAtsCredential } from './ats-credentials.ts';
 import type { RunPorts } from './applications-ports.ts';
-import { finishApplication, hasEarlierSuccess, markSubmitting, startApplication, storeMinedQuestions, type ApplicationOutcome, type ApplicationToRun } from './applications.queries.ts';
+import { randomUUID } from 'node:crypto';
+import { RunLater } from '@quarry/jobs';
+import { claimApplication, finishApplication, hasEarlierSuccess, markSubmitting, releaseApplicationLease, storeMinedQuestions, type ApplicationOutcome, type ApplicationToRun } from './applications.queries.ts';
+import { keepApplicationLease } from './run-lease.ts';
 import { FileProblem, resolveFiles } from './fetch-files.ts';
 import { openApplication, type SealedApplication } from './sealed-application.ts';
 
@@ -44,50 +47,93 @@ const failed = (errorCode: ApplicationErrorCode, message: string, submittedAt: D
   screenshotSealed: screenshot && seal ? seal(screenshot) : null,
 });
 
+/** How long a run's lease on an application lasts without renewal (renewed every third of it). */
+const defaultLeaseMs = 30_000;
+
 /**
  * The `applications.apply` job: runs one application at most once against the employer's site.
- * The intent to submit is committed (`submitting`) before the engine's irreversible step; a run
- * that finds it already recorded never calls the engine again and ends `SubmissionOutcomeUnknown`.
+ * A run first takes the application's lease (owner and expiry, renewed while it runs); a run that
+ * finds another's live lease waits for it (`RunLater`) rather than taking over. The intent to
+ * submit is committed (`submitting`) by the lease's holder only, before the engine's irreversible
+ * step; a run that finds it recorded with the lease lapsed never calls the engine again and ends
+ * `SubmissionOutcomeUnknown`, which the first run's definite answer, if it ever comes, replaces.
  * Failures are final (no automatic retry); only our own infrastructure failing before that point
  * makes the queue run the job again.
  */
 export async function runApplication(
   ports: RunPorts,
   applicationId: string,
-  context: { signal: AbortSignal; finalAttempt: boolean },
+  context: {
+    signal: AbortSignal;
+    finalAttempt: boolean;
+    /** Aborted when the queue's lock on this job was lost (the job may run elsewhere now). */
+    lockLost?: AbortSignal;
+  },
 ): Promise<RunSummary> {
-  const application = await startApplication(ports.pool, applicationId);
-  if (!application || application.state === 'success' || application.state === 'failed') return { applicationId, status: 'skipped' };
-  const finish = async (outcome: ApplicationOutcome): Promise<RunSummary> => {
-    await finishApplication(ports.pool, applicationId, outcome);
+  const owner = randomUUID();
+  const leaseMs = ports.leaseMs ?? defaultLeaseMs;
+  const claim = await claimApplication(ports.pool, applicationId, owner, leaseMs);
+  if (claim.kind === 'ended' || claim.kind === 'missing') return { applicationId, status: 'skipped' };
+  // Another run holds it (a paused worker, or one whose lock lapsed while it still runs): wait for its lease.
+  if (claim.kind === 'held') throw new RunLater(Math.max(1_000, claim.until.getTime() - Date.now() + 500 + Math.round(Math.random() * 1_000)), `application ${applicationId} is held by another run`);
+  const application = claim.application;
+
+  const lease = keepApplicationLease(ports.pool, applicationId, owner, leaseMs);
+  let intentRecorded = false;
+  // The engine stops when the job does (timeout, shutdown), and when this run lost the application,
+  // but only before the intent: after it, the run goes on to read the site's answer, which replaces
+  // whatever another run recorded without knowing it.
+  const engine = new AbortController();
+  const stop = (reason: unknown, onlyBeforeIntent: boolean) => {
+    if (!(onlyBeforeIntent && intentRecorded)) engine.abort(reason);
+  };
+  const onJobAbort = () => stop(context.signal.reason, context.lockLost?.aborted === true);
+  const onLeaseLost = () => stop(lease.lost.reason, true);
+  context.signal.addEventListener('abort', onJobAbort, { once: true });
+  lease.lost.addEventListener('abort', onLeaseLost, { once: true });
+  if (context.signal.aborted) onJobAbort();
+
+  let finished = false;
+  const finish = async (outcome: ApplicationOutcome, definite = false): Promise<RunSummary> => {
+    const recorded = await finishApplication(ports.pool, applicationId, outcome, owner, definite);
+    finished = true;
+    if (!recorded) return { applicationId, status: 'skipped' };
     return { applicationId, status: outcome.status, ...(outcome.status === 'failed' ? { errorCode: outcome.errorCode } : {}) };
   };
-  if (application.state === 'submitting') return finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
-  if (!application.sealed) return finish(failed('ApplicationFailed', 'The application data is no longer kept'));
-
-  let intentRecorded = false;
   try {
-    return await submit(ports, application, openApplication(ports.sealer, application.sealed), context.signal, finish, () => {
-      intentRecorded = true;
-    });
-  } catch (error) {
-    // Once the intent is recorded, any end but a recorded outcome is an unknown one: the form may
-    // be in. A hand-back at shutdown is re-run, and that run reports it the same way.
-    if (intentRecorded && !context.signal.aborted) return finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
-    if (error instanceof IntentNotRecorded && error.otherSubmission) {
-      return finish(failed('AlreadyApplied', 'Another application of this candidate to this job was submitted through this service'));
+    if (application.state === 'submitting') return await finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
+    if (!application.sealed) return await finish(failed('ApplicationFailed', 'The application data is no longer kept'));
+    try {
+      return await submit(ports, { application, owner }, openApplication(ports.sealer, application.sealed), engine.signal, finish, () => {
+        intentRecorded = true;
+      });
+    } catch (error) {
+      // Once the intent is recorded, any end but a recorded outcome is an unknown one: the form may
+      // be in. A hand-back at shutdown is re-run, and that run reports it the same way.
+      if (intentRecorded && !engine.signal.aborted) return await finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
+      if (error instanceof IntentNotRecorded && error.otherSubmission) {
+        return await finish(failed('AlreadyApplied', 'Another application of this candidate to this job was submitted through this service'));
+      }
+      // A run that lost the application writes nothing: the run that holds it now decides.
+      if (lease.lost.aborted && !intentRecorded) throw lease.lost.reason;
+      if (!context.finalAttempt || engine.signal.aborted) throw error;
+      return await finish(failed('ApplicationFailed', 'The service could not run this application; nothing was submitted'));
     }
-    if (!context.finalAttempt || context.signal.aborted) throw error;
-    return finish(failed('ApplicationFailed', 'The service could not run this application; nothing was submitted'));
+  } finally {
+    lease.stop();
+    context.signal.removeEventListener('abort', onJobAbort);
+    lease.lost.removeEventListener('abort', onLeaseLost);
+    // A run that ends without an outcome lets the next run start at once instead of waiting out its lease.
+    if (!finished) await releaseApplicationLease(ports.pool, applicationId, owner).catch(() => undefined);
   }
 }
 
 async function submit(
   ports: RunPorts,
-  application: ApplicationToRun,
+  { application, owner }: { application: ApplicationToRun; owner: string },
   sealed: SealedApplication,
   signal: AbortSignal,
-  finish: (outcome: ApplicationOutcome) => Promise<RunSummary>,
+  finish: (outcome: ApplicationOutcome, definite?: boolean) => Promise<RunSummary>,
   onIntentRecorded: () => void,
 ): Promise<RunSummary> {
   const seal = (bytes: Buffer) => ports.sealer.seal(bytes.toString('base64'));
@@ -139,7 +185,7 @@ async function submit(
           beforeSubmit: async () => {
             // Its own committed statement, before the irreversible step: a crash after this line
             // can never lead to a second submission.
-            const intent = await markSubmitting(ports.pool, application.applicationId);
+            const intent = await markSubmitting(ports.pool, application.applicationId, owner);
             if (intent !== 'recorded') throw new IntentNotRecorded(application.applicationId, intent === 'other-submission');
             onIntentRecorded();
           },
@@ -150,17 +196,21 @@ async function submit(
   );
   const now = (ports.now ?? (() => new Date()))();
   const transport = outcome.transport;
+  // What the site or vendor said is definite: it replaces an unknown outcome another run recorded meanwhile.
   switch (outcome.status) {
     case 'success':
-      return finish({
-        status: 'success',
-        submittedAt: now,
-        confirmationSealed: ports.sealer.seal(JSON.stringify(outcome.confirmation)),
-        screenshotSealed: outcome.screenshot ? seal(outcome.screenshot) : null,
-        transport,
-      });
+      return finish(
+        {
+          status: 'success',
+          submittedAt: now,
+          confirmationSealed: ports.sealer.seal(JSON.stringify(outcome.confirmation)),
+          screenshotSealed: outcome.screenshot ? seal(outcome.screenshot) : null,
+          transport,
+        },
+        true,
+      );
     case 'failed':
-      return finish({ ...failed(outcome.errorCode, outcome.message, outcome.submitted ? now : null, outcome.screenshot, seal), transport });
+      return finish({ ...failed(outcome.errorCode, outcome.message, outcome.submitted ? now : null, outcome.screenshot, seal), transport }, true);
     case 'unknown':
       return finish({ ...failed('SubmissionOutcomeUnknown', `${outcomeUnknownMessage} (${outcome.message})`, now, outcome.screenshot, seal), transport });
   }

@@ -147,6 +147,9 @@ const sectionShapes = {
     APPLY_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(1),
     APPLY_HOST_PER_SECOND: z.coerce.number().int().min(0).max(1_000).default(1),
     APPLY_PURGE_EVERY_MS: positiveMs.default(3_600_000),
+    // How often lost application jobs are looked for, and how long an application must be untouched to count as lost.
+    APPLY_RECONCILE_EVERY_MS: positiveMs.default(30_000),
+    APPLY_STRANDED_AFTER_MS: positiveMs.default(60_000),
     // One application in the browser, from a free context to the outcome (the job's own limit is 10 minutes).
     APPLY_TIMEOUT_MS: positiveMs.default(180_000),
   },
@@ -294,6 +297,9 @@ export type ApplicationsSettings = {
   hostConcurrency: number;
   hostPerSecond: number;
   purgeEveryMs: number;
+  reconcileEveryMs: number;
+  /** An application not ended, held by no live run and untouched this long has lost its job. */
+  strandedAfterMs: number;
   /** One application in the browser, from a free context to the outcome. */
   timeoutMs: number;
 };
@@ -470,6 +476,8 @@ const readers = {
       hostConcurrency: vars.APPLY_HOST_CONCURRENCY,
       hostPerSecond: vars.APPLY_HOST_PER_SECOND,
       purgeEveryMs: vars.APPLY_PURGE_EVERY_MS,
+      reconcileEveryMs: vars.APPLY_RECONCILE_EVERY_MS,
+      strandedAfterMs: vars.APPLY_STRANDED_AFTER_MS,
       timeoutMs: vars.APPLY_TIMEOUT_MS,
     } as ApplicationsSettings,
   }),

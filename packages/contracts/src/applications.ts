@@ -113,6 +113,8 @@ export const ApplyJobPayload = z.object({ applicationId: z.uuid() });
 export type ApplyJobPayload = z.infer<typeof ApplyJobPayload>;
 export const PurgeApplicationsJobPayload = z.object({});
 export type PurgeApplicationsJobPayload = z.infer<typeof PurgeApplicationsJobPayload>;
+export const ReconcileApplicationsJobPayload = z.object({});
+export type ReconcileApplicationsJobPayload = z.infer<typeof ReconcileApplicationsJobPayload>;
 
 /** Operators' view: counts by status and error code, and the newest failures. */
 export const ApplicationsOverview = z.object({

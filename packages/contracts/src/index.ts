@@ -114,6 +114,7 @@ export {
   IdempotencyKeyHeader,
   PngImage,
   PurgeApplicationsJobPayload,
+  ReconcileApplicationsJobPayload,
 } from './applications.ts';
 export { isPanTokenShaped, OtpView, PanToken, panTokenMaxLength, panTokenV1Pattern, panTokenV2Pattern, PanTokenView, passesLuhn, StorePanBody } from './vault.ts';
 export { AtsAccountSecret, AtsCredentialBody, AtsCredentialList, AtsCredentialParams, AtsCredentialSummary, AtsCredentialVendor, atsAccountVendors, atsCredentialVendors } from './ats-credentials.ts';

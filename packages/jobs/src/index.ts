@@ -2,7 +2,7 @@ export { jobCatalog, queueFamilies, queueNames } from './catalog.ts';
 export type { JobName, JobPayload, QueueFamily, QueueName } from './catalog.ts';
 export { createJobQueues } from './job-queues.ts';
 export type { EnqueueOptions, JobQueues, QueueKey } from './job-queues.ts';
-export { MissingHandlerError, startWorkers } from './job-workers.ts';
+export { JobLockLostError, MissingHandlerError, RunLater, startWorkers } from './job-workers.ts';
 export type { JobContext, JobHandler, JobHandlers, WorkerEvents, WorkerPool } from './job-workers.ts';
 export { createProducerRedis, createRedis } from './redis.ts';
 export { isStoreOutage } from './store-outage.ts';

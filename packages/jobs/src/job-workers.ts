@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { describeIssues } from '@quarry/contracts';
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
+import { jobCatalog, jobsOfQueue, lockOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { JobEnvelope, openEnvelope } from './envelope.ts';
 import { isStoreOutage } from './store-outage.ts';
 
@@ -10,9 +10,33 @@ const tracer = trace.getTracer('@quarry/jobs');
 
 export type JobContext = {
   job: Job;
-  /** Aborted when the job times out or the process must hand the job back at shutdown. */
+  /**
+   * Aborted when the job times out, when the process must hand the job back at shutdown, and when
+   * this worker lost the job's lock (a pause or a cut to Redis let it lapse: another worker may
+   * run the job now), so a handler stops before any irreversible step of its own.
+   */
   signal: AbortSignal;
+  /** Aborted (before `signal`) only when the lock was lost: a handler past its irreversible step may go on to record what it learns. */
+  lockLost: AbortSignal;
 };
+
+/**
+ * Thrown by a handler that cannot run now for a reason that is not a failure (another run of the
+ * same work holds its lease): the job waits `delayMs` and runs again without spending an attempt.
+ */
+export class RunLater extends Error {
+  override readonly name = 'RunLater';
+  readonly delayMs: number;
+  constructor(delayMs: number, reason: string) {
+    super(reason);
+    this.delayMs = delayMs;
+  }
+}
+
+/** Why a job's signal was aborted when its lock was lost. */
+export class JobLockLostError extends Error {
+  override readonly name = 'JobLockLostError';
+}
 
 export type JobHandler<Name extends JobName> = (payload: JobPayload<Name>, context: JobContext) => Promise<unknown>;
 
@@ -22,7 +46,7 @@ export type JobHandlers<Queues extends QueueName | QueueFamily> = {
 };
 
 export type WorkerEvents = {
-  onOutcome?: (event: { queue: string; job: string; outcome: 'completed' | 'failed' | 'handed-back' | 'store-outage'; seconds: number }) => void;
+  onOutcome?: (event: { queue: string; job: string; outcome: 'completed' | 'failed' | 'handed-back' | 'store-outage' | 'run-later'; seconds: number }) => void;
   onError?: (error: unknown, where: string) => void;
   /**
    * Confirms an outage-shaped error (a refused connection, a cut one) came from our own stores
@@ -74,6 +98,9 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
 
   let handingBack = false;
   const active = new Set<AbortController>();
+  // The running jobs of this process by queue and id: a lost lock aborts that run.
+  const runningById = new Map<string, { run: AbortController; lockLost: AbortController }>();
+  const runKey = (queue: string, id: string | undefined) => `${queue}\u0000${id ?? ''}`;
   const storesReachable = async () => (options.events?.storesReachable ? options.events.storesReachable().catch(() => false) : false);
 
   const process = async (job: Job, token: string | undefined, bullSignal: AbortSignal | undefined): Promise<unknown> => {
@@ -95,6 +122,8 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
     );
     const controller = new AbortController();
     active.add(controller);
+    const lockLost = new AbortController();
+    runningById.set(runKey(job.queueName, job.id), { run: controller, lockLost });
     const onBullAbort = () => controller.abort(bullSignal?.reason);
     bullSignal?.addEventListener('abort', onBullAbort, { once: true });
     const timer = setTimeout(() => controller.abort(new JobTimeoutError(name, definition.timeoutMs)), definition.timeoutMs);
@@ -103,7 +132,7 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
     try {
       const result = await context.with(trace.setSpan(parent, span), () =>
         Promise.race([
-          handler(payload.data as never, { job, signal: controller.signal }),
+          handler(payload.data as never, { job, signal: controller.signal, lockLost: lockLost.signal }),
           new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })),
         ]),
       );
@@ -120,6 +149,12 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
         span.addEvent('handed back at shutdown');
         options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'handed-back', seconds: seconds() });
         throw new WaitingError();
+      }
+      if (token && error instanceof RunLater) {
+        await job.moveToDelayed(Date.now() + error.delayMs, token);
+        span.addEvent('run later', { reason: error.message });
+        options.events?.onOutcome?.({ queue: job.queueName, job: name, outcome: 'run-later', seconds: seconds() });
+        throw new DelayedError();
       }
       if (token && !controller.signal.aborted && isStoreOutage(error) && !(await storesReachable())) {
         // A store outage is not the job's failure: it waits, and its attempts stay unspent, so a
@@ -138,23 +173,39 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
       clearTimeout(timer);
       bullSignal?.removeEventListener('abort', onBullAbort);
       active.delete(controller);
+      runningById.delete(runKey(job.queueName, job.id));
       span.end();
     }
   };
 
   const workers = options.queues.map((queue) => {
     const queueName = options.key ? `${queue}.${options.key}` : queue;
+    const lock = lockOfQueue(queue, { durationMs: options.lockDurationMs, stalledIntervalMs: options.stalledIntervalMs });
     const worker = new Worker(queueName, process, {
       ...(options.limiter ? { limiter: { max: options.limiter.max, duration: options.limiter.durationMs } } : {}),
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
-      lockDuration: options.lockDurationMs,
-      stalledInterval: options.stalledIntervalMs,
+      lockDuration: lock.durationMs,
+      stalledInterval: lock.stalledIntervalMs,
       // A job interrupted by two crashes or rollouts in a row is still re-run, not failed.
       maxStalledCount: 3,
     });
     worker.on('error', (error) => options.events?.onError?.(error, `worker ${queueName}`));
+    // BullMQ re-runs a job whose lock lapsed while its first run still lives ("double processed"):
+    // the first run learns it here, from its failed renewal or from the stalled check that took the
+    // job back, and is aborted before it can reach an irreversible step.
+    const abortRun = (jobId: string, why: string) => {
+      const running = runningById.get(runKey(queueName, jobId));
+      if (!running) return;
+      const reason = new JobLockLostError(`job ${jobId} on ${queueName}: ${why}`);
+      running.lockLost.abort(reason);
+      running.run.abort(reason);
+    };
+    worker.on('lockRenewalFailed', (jobIds) => {
+      for (const jobId of jobIds) abortRun(jobId, 'its lock could not be renewed');
+    });
+    worker.on('stalled', (jobId) => abortRun(jobId, 'its lock lapsed and the job was taken back'));
     return worker;
   });
 
