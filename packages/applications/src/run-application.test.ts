@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';
 import type { RecordMining, RunPorts, Sealer } from './applications-ports.ts';
 import { registerAtsCredential } from './ats-credentials.ts';
+import { claimApplication } from './applications.queries.ts';
 import { findApplication } from './find-application.ts';
+import { reconcileApplications } from './reconcile-applications.ts';
+import { RunLater } from '@quarry/jobs';
 import { purgeApplications } from './purge-applications.ts';
 import { runApplication } from './run-application.ts';
 import { submitApplication } from './submit-application.ts';
@@ -205,5 +208,77 @@ describe('purgeApplications', () => {
     const row = (await db.query<{ sealed: Buffer | null; state: string; error_code: string; purged_at: Date | null }>('SELECT sealed, state, error_code, purged_at FROM applications WHERE application_id = $1', [applicationId])).rows[0]!;
     expect(row).toMatchObject({ sealed: null, state: 'failed', error_code: 'FileTypeNotSupported' });
     expect(row.purged_at).not.toBeNull();
+  });
+});
+
+describe('the run lease', () => {
+  const ownerOf = async (id: string) => (await db.query<{ run_owner: string | null; state: string }>('SELECT run_owner, state FROM applications WHERE application_id = $1', [id])).rows[0];
+
+  it('makes a second run wait while the first holds the application, and lets it run once the first lease lapsed before the intent', async () => {
+    const { applicationId, run } = await apply('/cv.pdf', createFakeApplier());
+    // A first run that is still alive (a paused worker whose queue lock lapsed) holds the lease.
+    expect(await claimApplication(db, applicationId, 'first-run', 60_000)).toMatchObject({ kind: 'claimed' });
+    await expect(run()).rejects.toBeInstanceOf(RunLater);
+    expect(await ownerOf(applicationId)).toEqual({ run_owner: 'first-run', state: 'processing' });
+    // Its lease lapsed before it recorded any intent: the second run takes the application over.
+    await db.query(`UPDATE applications SET run_expires_at = now() - interval '1 second' WHERE application_id = $1`, [applicationId]);
+    expect(await run()).toMatchObject({ status: 'success' });
+  });
+
+  it('never lets a run that lost the application record the intent, so it never submits', async () => {
+    const applier = createFakeApplier();
+    const { applicationId, run } = await apply('/cv.pdf', Object.assign(
+      async (application: Parameters<FakeApplier>[0], hooks: Parameters<FakeApplier>[1], signal: AbortSignal) => {
+        // While this run filled the form, its lease lapsed and another run took the application.
+        await db.query(`UPDATE applications SET run_owner = 'second-run', run_expires_at = now() + interval '1 minute' WHERE application_id = $1`, [applicationId]);
+        return applier(application, hooks, signal);
+      },
+      { calls: applier.calls, script: applier.script },
+    ));
+    expect(await run()).toEqual({ applicationId, status: 'skipped' });
+    // The engine was called, but its beforeSubmit was refused: nothing reached the final step, and the other run keeps it.
+    expect(applier.calls).toHaveLength(1);
+    expect(await ownerOf(applicationId)).toEqual({ run_owner: 'second-run', state: 'processing' });
+  });
+
+  it("replaces the SubmissionOutcomeUnknown that a second run recorded with the first run's late, definite answer", async () => {
+    let second: (() => Promise<unknown>) | null = null;
+    const paused: FakeApplier = Object.assign(
+      async (_application: Parameters<FakeApplier>[0], hooks: Parameters<FakeApplier>[1]) => {
+        await hooks.beforeSubmit();
+        // Paused past its lease while the site took the application: another run finds the intent with no live lease.
+        await db.query(`UPDATE applications SET run_expires_at = now() - interval '1 second' WHERE state = 'submitting' AND run_owner IS NOT NULL`);
+        expect(await second?.()).toMatchObject({ status: 'failed', errorCode: 'SubmissionOutcomeUnknown' });
+        return { status: 'success' as const, confirmation: { text: 'Thank you for applying', reference: 'late-42' } };
+      },
+      { calls: [], script: [] },
+    );
+    const { applicationId, run } = await apply('/cv.pdf', paused);
+    second = run;
+    expect(await run()).toMatchObject({ status: 'success' });
+    const status = await findApplication({ pool: db, sealer }, 'cl_test', { applicationId });
+    expect(status).toMatchObject({ status: 'success', confirmation: { reference: 'late-42' } });
+  });
+});
+
+describe('reconcileApplications', () => {
+  it('enqueues again an application whose job was lost, and ends and purges one abandoned past the retention period', async () => {
+    const stranded = await apply('/cv.pdf', createFakeApplier());
+    const abandoned = await apply('/cv.pdf', createFakeApplier());
+    await db.query(`UPDATE applications SET created_at = now() - interval '40 days' WHERE application_id = $1`, [abandoned.applicationId]);
+    const enqueued: string[] = [];
+    const later = new Date(Date.now() + 120_000);
+    const enqueueApply = async (payload: { applicationId: string }, options?: { jobId?: string }) => {
+      enqueued.push(`${payload.applicationId} ${options?.jobId}`);
+      return 'job';
+    };
+    const result = await reconcileApplications({ pool: db, enqueueApply }, { strandedAfterMs: 60_000, retentionDays: 30, now: later });
+    expect(enqueued).toContain(`${stranded.applicationId} apply-${stranded.applicationId}`);
+    expect(enqueued.join()).not.toContain(abandoned.applicationId);
+    expect(result.abandoned).toBeGreaterThanOrEqual(1);
+    const ended = (await db.query<{ state: string; error_code: string; sealed: Buffer | null }>('SELECT state, error_code, sealed FROM applications WHERE application_id = $1', [abandoned.applicationId])).rows[0];
+    expect(ended).toEqual({ state: 'failed', error_code: 'ApplicationFailed', sealed: null });
+    // A job that still exists runs the application once: the enqueued job finds it ended, or runs it.
+    expect(await stranded.run()).toMatchObject({ status: 'success' });
   });
 });

@@ -7,9 +7,9 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { jobCatalog } from './catalog.ts';
+import { jobCatalog, lockOfQueue } from './catalog.ts';
 import { createJobQueues, type JobQueues } from './job-queues.ts';
-import { MissingHandlerError, startWorkers, type JobHandler, type WorkerEvents, type WorkerPool } from './job-workers.ts';
+import { JobLockLostError, MissingHandlerError, RunLater, startWorkers, type JobHandler, type WorkerEvents, type WorkerPool } from './job-workers.ts';
 import { createRedis } from './redis.ts';
 
 type Outcome = Parameters<NonNullable<WorkerEvents['onOutcome']>>[0];
@@ -326,6 +326,52 @@ describe('graceful shutdown', () => {
     } finally {
       await second.close(5_000);
     }
+  });
+});
+
+describe('a lost lock', () => {
+  it('aborts the run that lost its lock (a pause or a cut to Redis let it lapse), saying so in lockLost too', async () => {
+    const { queues, start, prefix } = lane('lock-lost');
+    let started = false;
+    const reasons: unknown[] = [];
+    start(
+      (_payload, { signal, lockLost }) =>
+        new Promise((_resolve, reject) => {
+          started = true;
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason, lockLost.aborted);
+            reject(signal.reason);
+          });
+        }),
+    );
+    const id = await queues.enqueue('system.canary', { canaryId: randomUUID() });
+    await waitFor('handler to start', () => started);
+    // Another worker took the job over while this one was away: its lock is no longer this worker's token.
+    await redis.set(`${prefix}:system:${id}:lock`, 'another-worker-token');
+    await waitFor('the run to be aborted', () => reasons.length > 0, { timeoutMs: 5_000, intervalMs: 20 });
+    expect(reasons[0]).toBeInstanceOf(JobLockLostError);
+    expect((reasons[0] as Error).message).toMatch(/could not be renewed|taken back/);
+    expect(reasons[1]).toBe(true);
+  });
+
+  it('delays a job whose handler must run later, without spending an attempt', async () => {
+    const { queues, start, job, settled, outcomes } = lane('run-later');
+    let runs = 0;
+    start(async () => {
+      runs += 1;
+      if (runs === 1) throw new RunLater(300, 'held by another run');
+      return 'ran';
+    });
+    const id = await queues.enqueue('system.canary', { canaryId: randomUUID() });
+    await settled(id, 'completed');
+    expect(runs).toBe(2);
+    expect((await job(id)).attemptsMade).toBe(1);
+    expect(outcomes.map((event) => event.outcome)).toEqual(['run-later', 'completed']);
+  });
+
+  it('takes the lock settings of a queue from the longest its job types declare', () => {
+    expect(lockOfQueue('applications.apply', { durationMs: 10_000, stalledIntervalMs: 4_000 })).toEqual({ durationMs: 30_000, stalledIntervalMs: 10_000 });
+    expect(lockOfQueue('system', { durationMs: 10_000, stalledIntervalMs: 4_000 })).toEqual({ durationMs: 10_000, stalledIntervalMs: 4_000 });
   });
 });
 
