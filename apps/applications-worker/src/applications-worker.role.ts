@@ -90,6 +90,9 @@ export async function startApplicationsRole(runtime: {
     fetchFile: fetchClientUrl,
     limitHost: hostLimiter,
     maxFileBytes: config.applications.maxFileBytes,
+    // A run's lease lapses as its queue lock does: a crashed worker's application is taken over as
+    // soon as its job is, and a paused one's second run waits no longer than the lock it lost.
+    leaseMs: config.jobLockMs,
   };
   const worker = {
     connection: runtime.redis,

@@ -26,13 +26,6 @@ export type JobDefinition = {
   backoff: { type: 'exponential' | 'fixed'; delay: number };
   /** A run longer than this fails the attempt (BullMQ has no timeout of its own). */
   timeoutMs: number;
-  /**
-   * The BullMQ lock of a running job of this type (renewed every half lock) and how often lapsed
-   * locks are looked for, when not the deployment's `JOB_LOCK_MS` / `JOB_STALLED_INTERVAL_MS`. A
-   * lock that lapses (a paused or cut-off process) lets another worker run the job again, so a job
-   * whose run holds an owned lease of its own may ride out longer pauses before that happens.
-   */
-  lock?: { durationMs: number; stalledIntervalMs: number };
 };
 
 export const jobCatalog = {
@@ -125,10 +118,6 @@ export const jobCatalog = {
     attempts: 3,
     backoff: { type: 'exponential', delay: 5_000 },
     timeoutMs: 10 * 60_000,
-    // A second run of a paused worker's application waits for the first run's lease (ADR 0035),
-    // so a lapsed lock is safe; a longer one spares the wait across a garbage collection or a short
-    // Redis outage, and a crashed worker's application still resumes within about 40 s.
-    lock: { durationMs: 30_000, stalledIntervalMs: 10_000 },
   },
   // Re-enqueues applications whose job was lost (Redis restarted empty, an enqueue that failed
   // after the row was committed) and purges the candidate data of abandoned ones.
@@ -191,17 +180,4 @@ export type JobPayload<Name extends JobName> = z.infer<(typeof jobCatalog)[Name]
 
 export function jobsOfQueue(queue: QueueName | QueueFamily): JobName[] {
   return (Object.keys(jobCatalog) as JobName[]).filter((name) => jobCatalog[name].queue === queue);
-}
-
-/**
- * The lock settings of a queue's workers: the longest its job types declare, else the
- * deployment's (one BullMQ worker serves every job type of its queue).
- */
-export function lockOfQueue(queue: QueueName | QueueFamily, fallback: { durationMs: number; stalledIntervalMs: number }): { durationMs: number; stalledIntervalMs: number } {
-  const declared = jobsOfQueue(queue).flatMap((name) => {
-    const definition: JobDefinition = jobCatalog[name];
-    return definition.lock ? [definition.lock] : [];
-  });
-  if (declared.length === 0) return fallback;
-  return { durationMs: Math.max(...declared.map((lock) => lock.durationMs)), stalledIntervalMs: Math.max(...declared.map((lock) => lock.stalledIntervalMs)) };
 }

@@ -7,7 +7,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { jobCatalog, lockOfQueue } from './catalog.ts';
+import { jobCatalog } from './catalog.ts';
 import { createJobQueues, type JobQueues } from './job-queues.ts';
 import { JobLockLostError, MissingHandlerError, RunLater, startWorkers, type JobHandler, type WorkerEvents, type WorkerPool } from './job-workers.ts';
 import { createRedis } from './redis.ts';
@@ -367,11 +367,6 @@ describe('a lost lock', () => {
     expect(runs).toBe(2);
     expect((await job(id)).attemptsMade).toBe(1);
     expect(outcomes.map((event) => event.outcome)).toEqual(['run-later', 'completed']);
-  });
-
-  it('takes the lock settings of a queue from the longest its job types declare', () => {
-    expect(lockOfQueue('applications.apply', { durationMs: 10_000, stalledIntervalMs: 4_000 })).toEqual({ durationMs: 30_000, stalledIntervalMs: 10_000 });
-    expect(lockOfQueue('system', { durationMs: 10_000, stalledIntervalMs: 4_000 })).toEqual({ durationMs: 10_000, stalledIntervalMs: 4_000 });
   });
 });
 

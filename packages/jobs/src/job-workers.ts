@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { describeIssues } from '@quarry/contracts';
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobCatalog, jobsOfQueue, lockOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
+import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { JobEnvelope, openEnvelope } from './envelope.ts';
 import { isStoreOutage } from './store-outage.ts';
 
@@ -180,14 +180,13 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
 
   const workers = options.queues.map((queue) => {
     const queueName = options.key ? `${queue}.${options.key}` : queue;
-    const lock = lockOfQueue(queue, { durationMs: options.lockDurationMs, stalledIntervalMs: options.stalledIntervalMs });
     const worker = new Worker(queueName, process, {
       ...(options.limiter ? { limiter: { max: options.limiter.max, duration: options.limiter.durationMs } } : {}),
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
-      lockDuration: lock.durationMs,
-      stalledInterval: lock.stalledIntervalMs,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.stalledIntervalMs,
       // A job interrupted by two crashes or rollouts in a row is still re-run, not failed.
       maxStalledCount: 3,
     });
