@@ -155,6 +155,15 @@ describe('createBrowserApplier', () => {
     expect(receivedAt('/captcha/submit')).toHaveLength(1);
   });
 
+  it("waits for a slow site's answer up to the application's own timeout, and reads it, instead of calling it unknown", async () => {
+    const questions = await mine('/slow');
+    // No outcome wait of its own: the site answers 16 s after the post, past any fixed wait after the click.
+    const patient = createBrowserApplier({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 40_000 });
+    const outcome = await patient({ url: `${sites.origin}/slow`, questions, answers: answersFor(questions, {}), candidate }, { beforeSubmit: async () => {} }, new AbortController().signal);
+    expect(outcome, JSON.stringify({ ...outcome, screenshot: undefined })).toMatchObject({ status: 'success' });
+    expect(receivedAt('/slow/submit')).toHaveLength(1);
+  });
+
   it('reports an "already applied" answer as AlreadyApplied', async () => {
     const questions = await mine('/duplicate');
     const { outcome } = await apply('/duplicate', questions, answersFor(questions, {}));

@@ -18,7 +18,11 @@ export type BrowserApplierOptions = {
   allowPrivate: string[];
   /** The whole application, from a free browser context to the outcome. */
   timeoutMs: number;
-  /** How long the page may take to show what followed the final click before the outcome is `unknown`. */
+  /**
+   * How long the page may take to show what followed the final click before the outcome is
+   * `unknown`; by default, the rest of `timeoutMs`: a site slow to answer is waited for, since
+   * "unknown" is only for when nobody could read the answer.
+   */
   outcomeWaitMs?: number;
   /** Steps of a multi-step form to walk through (the first included). */
   maxSteps?: number;
@@ -189,9 +193,11 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       });
       // A form post navigates; a script-sent form changes the page in place once its request is done.
       const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 5_000 }).catch(() => null);
-      await submit.click({ timeout: 10_000 });
+      // Not waiting for the navigation the click starts: a site that takes longer than the click's
+      // own limit to answer the post would make the click throw, and the answer would be lost.
+      await submit.click({ timeout: 10_000, noWaitAfter: true });
       await Promise.race([navigated, settleAfterInput(page.mainFrame(), 100, 5_000)]);
-      return readOutcome(page, before, () => navigationStatus, Math.min(deadline, Date.now() + (options.outcomeWaitMs ?? 15_000)), recipe);
+      return readOutcome(page, before, () => navigationStatus, options.outcomeWaitMs === undefined ? deadline : Math.min(deadline, Date.now() + options.outcomeWaitMs), recipe);
     }
   };
 }

@@ -171,9 +171,10 @@ const html = (response: ServerResponse, status: number, body: string, headers: R
  * Local application sites on loopback, one per behaviour the applier must read: a one-page form,
  * a three-step wizard, a react-select style list sent with fetch, a repeatable group with two
  * uploads, a server that rejects a missing answer, a captcha after the submit, a closed posting, a
- * 404, an "already applied" answer and a confirmation with a reference number.
+ * 404, an "already applied" answer, a confirmation with a reference number, and a slow site that
+ * records the submission at once and answers `slowAnswerMs` later (the default 16 s).
  */
-export async function startApplicationSites(): Promise<ApplicationSites> {
+export async function startApplicationSites(options: { slowAnswerMs?: number } = {}): Promise<ApplicationSites> {
   const received: ReceivedApplication[] = [];
   const events: string[] = [];
   let sequence = 0;
@@ -203,6 +204,9 @@ export async function startApplicationSites(): Promise<ApplicationSites> {
             return html(response, 200, page('Product Designer', '<p>You have already applied for this position. We will be in touch.</p>'));
           case '/reference/submit':
             return html(response, 303, '', { location: '/reference/thanks' });
+          case '/slow/submit':
+            await new Promise((resolve) => setTimeout(resolve, options.slowAnswerMs ?? 16_000));
+            return html(response, 200, page('Application received', '<p>Thank you for applying! Your application has been received.</p>'));
           default:
             return html(response, 404, page('Not found', '<p>Not found</p>'));
         }
@@ -226,6 +230,8 @@ export async function startApplicationSites(): Promise<ApplicationSites> {
           return html(response, 200, simpleForm('Product Designer', '/duplicate/submit'));
         case '/reference':
           return html(response, 200, simpleForm('Solutions Architect', '/reference/submit'));
+        case '/slow':
+          return html(response, 200, simpleForm('Technical Writer', '/slow/submit'));
         case '/reference/thanks':
           return html(response, 200, page('Application received', `<p>Thank you for your application.</p><p>Your reference number is APP-${20930 + sequence}.</p>`));
         default:
