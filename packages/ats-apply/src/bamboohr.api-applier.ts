@@ -3,16 +3,19 @@ import { detectAts } from '@quarry/miner';
 import { z } from 'zod';
 import type { VendorRateLimit } from './lever.api-applier.ts';
 import { MultipartBody } from './multipart-body.ts';
-import { callVendor, expandEndpoint } from './vendor-request.ts';
+import { callVendor, expandEndpoint, type VendorAnswer } from './vendor-request.ts';
 import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
-import { answeredValues, failedBeforeSending, isFile, isoDate, type VendorApplier } from './vendor-transport.ts';
+import { answeredValues, failedBeforeSending, isFile, isoDate, type TransportCoverage, type VendorApplier } from './vendor-transport.ts';
 
 const StandardField = z.object({ isRequired: z.boolean().optional(), options: z.array(z.object({ id: z.union([z.string(), z.number()]), text: z.string() })).optional() });
 const Detail = z.object({ result: z.object({ jobOpening: z.object({ jobOpeningStatus: z.string().optional() }).optional(), formFields: z.record(z.string(), z.unknown()) }) });
 
+const addNewCandidate = 'https://documentation.bamboohr.com/reference/add-new-candidate-1';
+
 /**
- * The careers page's standard fields (the miner's ids) and the API's name for each. Selects go as
- * the chosen option's text; the date as YYYY-MM-DD; the two files as file parts.
+ * The careers page's standard fields (the miner's ids) and the Add New Candidate parameter each
+ * goes to. Selects go as the chosen option's text (the API takes state and country by name or
+ * abbreviation); the date as YYYY-MM-DD; the two files as file parts.
  */
 const apiNames: Record<string, string> = {
   firstName: 'firstName',
@@ -35,6 +38,51 @@ const apiNames: Record<string, string> = {
   resumeFileId: 'resumeFile',
   coverLetterFileId: 'coverLetterFile',
 };
+
+/** What the transport fills (every parameter of Add New Candidate an answer can give) and what the careers page takes instead. */
+export const bambooApiCoverage: TransportCoverage = {
+  vendor: 'bamboohr',
+  endpoint: 'POST https://api.bamboohr.com/api/gateway.php/{companyDomain}/v1/applicant_tracking/application (multipart, HTTP Basic with the API key)',
+  fields: [
+    { field: 'firstName', carries: 'first name', source: addNewCandidate },
+    { field: 'lastName', carries: 'last name', source: addNewCandidate },
+    { field: 'email', carries: 'email', source: addNewCandidate },
+    { field: 'phoneNumber', carries: 'phone', source: addNewCandidate },
+    { field: 'jobId', carries: 'the job opening (from the posting URL)', source: addNewCandidate },
+    { field: 'address', carries: 'street address', source: addNewCandidate },
+    { field: 'city', carries: 'city', source: addNewCandidate },
+    { field: 'state', carries: 'state or province (the option text)', source: addNewCandidate },
+    { field: 'zip', carries: 'zip or postal code', source: addNewCandidate },
+    { field: 'country', carries: 'country (the option text)', source: addNewCandidate },
+    { field: 'linkedinUrl', carries: 'LinkedIn profile URL', source: addNewCandidate },
+    { field: 'dateAvailable', carries: 'date available, YYYY-MM-DD', source: addNewCandidate },
+    { field: 'desiredSalary', carries: 'desired pay', source: addNewCandidate },
+    { field: 'referredBy', carries: 'who referred the candidate', source: addNewCandidate },
+    { field: 'websiteUrl', carries: 'website, blog or portfolio', source: addNewCandidate },
+    { field: 'highestEducation', carries: 'highest education obtained (the option text)', source: addNewCandidate },
+    { field: 'collegeName', carries: 'college or university', source: addNewCandidate },
+    { field: 'references', carries: 'references', source: addNewCandidate },
+    { field: 'resumeFile', carries: 'résumé file', source: addNewCandidate },
+    { field: 'coverLetterFile', carries: 'cover letter file', source: addNewCandidate },
+  ],
+  hostedFormOnly: [
+    { what: "the employer's custom questions (customQuestionAnswers.*: short, long, yes_no, multi, file)", why: 'Add New Candidate documents no parameter for them' },
+    { what: 'EEO answers (genderId, ethnicityId, veteranStatusId, disabilityId)', why: 'Add New Candidate documents no parameter for them' },
+  ],
+};
+
+/**
+ * BambooHR's refusals: the reference documents the statuses (400 bad parameters, 401, 403, 404 a
+ * request URL naming nothing) but no error body or codes, so the message is read for what it names:
+ * an unknown job opening, a parameter in the wrong format; the rest as every vendor's.
+ */
+function bambooRefusal(answer: VendorAnswer): SubmitOutcome {
+  const message = vendorMessage(answer.json, answer.text);
+  if (answer.status === 404) return { status: 'failed', errorCode: 'JobNotFound', message: `BambooHR: ${message || 'HTTP 404'} (the request names no company or job opening this key reaches)`, submitted: false };
+  if (answer.status === 400 && /job ?(opening|id)[^.]*not found|not found[^.]*job/i.test(message)) return { status: 'failed', errorCode: 'JobNotFound', message: `BambooHR: ${message}`, submitted: false };
+  if (answer.status === 400 && /must (have|be in) the format|invalid format|format YYYY-MM-DD/i.test(message)) return { status: 'failed', errorCode: 'ApplicantDetailsInvalid', message: `BambooHR: ${message}`, submitted: false };
+  return refusal('BambooHR', answer, message);
+}
 
 /**
  * BambooHR's applicant-tracking API: `POST /api/gateway.php/{company}/v1/applicant_tracking/application`
@@ -107,10 +155,12 @@ export function bambooApiApplier(options: { careersBaseUrl: string; apiBaseUrl: 
           () => callVendor(url, { method: 'POST', headers: { authorization, accept: 'application/json' }, body }, options.timeoutMs, signal),
           (answer): SubmitOutcome => {
             if (answer.status === 200 || answer.status === 201) {
-              const id = (answer.json as { result?: { candidateId?: unknown } } | undefined)?.result?.candidateId;
+              // The reference shows no success body: the candidate's id is read where it is, if anywhere.
+              const body = answer.json as { candidateId?: unknown; result?: { candidateId?: unknown } } | undefined;
+              const id = body?.candidateId ?? body?.result?.candidateId;
               return { status: 'success', confirmation: { text: "Submitted through BambooHR's applicant-tracking API", ...(id !== undefined ? { reference: String(id) } : {}) } };
             }
-            return refusal('BambooHR', answer, vendorMessage(answer.json, answer.text));
+            return bambooRefusal(answer);
           },
         ),
       signal,

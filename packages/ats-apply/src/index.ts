@@ -1,3 +1,5 @@
 export { createAtsApplier, defaultAtsApiEndpoints } from './transport-router.applier.ts';
 export type { AtsApiEndpoints, AtsApplierOptions } from './transport-router.applier.ts';
 export type { VendorRateLimit } from './lever.api-applier.ts';
+export { bambooApiCoverage } from './bamboohr.api-applier.ts';
+export { smartRecruitersApiCoverage } from './smartrecruiters.api-applier.ts';

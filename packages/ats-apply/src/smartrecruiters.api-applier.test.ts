@@ -3,29 +3,47 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from '@quarry/testing';
 import type { VendorApiDouble } from '@quarry/testing';
+import { smartRecruitersApiCoverage } from './smartrecruiters.api-applier.ts';
 import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'sr-token-1';
-const postingUrl = (id: string) => `https://jobs.smartrecruiters.com/acme/${id}-example-job`;
+const postingUrl = (id: string) => `https://jobs.smartrecruiters.com/acme/${id}-data-analyst`;
 let double: VendorApiDouble;
 let questions: Question[];
 const endpoints = () => double.endpoints;
 const credential = { ats: 'smartrecruiters', board: 'acme', key };
+const q = (n: number) => `0b6f2d8e-1a4c-4e3b-9f10-2c5d7e8a9b0${n}`;
+const f = (n: number) => `a8e1c2d3-000${n}-4a00-8000-00000000000${n}`;
 
-const answers = (without: string[] = []): ResolvedAnswer[] =>
-  [
-    { id: 'firstName', value: 'Ada' },
-    { id: 'lastName', value: 'Lovelace' },
-    { id: 'email', value: candidate.email },
-    { id: 'confirmEmail', value: candidate.email },
-    { id: 'placeOfResidence', value: 'London' },
-    { id: 'phoneNumber', value: candidate.phone },
-    { id: 'education', value: [[{ id: 'education.institution', value: 'University of London' }, { id: 'education.startDate', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.endDate', value: '1835-06-30' }]] },
-    { id: 'socialProfiles.linkedIn', value: 'https://linkedin.example/in/ada' },
-    { id: 'socialProfiles.website', value: 'https://ada.example' },
-    { id: 'resume', value: cvFile() },
-    { id: 'messageToHiringManager', value: 'Dear team,\nI write programs.' },
-  ].filter((answer) => !without.includes(answer.id));
+const pageAnswers = (): ResolvedAnswer[] => [
+  { id: 'firstName', value: 'Ada' },
+  { id: 'lastName', value: 'Lovelace' },
+  { id: 'email', value: candidate.email },
+  { id: 'confirmEmail', value: candidate.email },
+  { id: 'placeOfResidence', value: 'London' },
+  { id: 'phoneNumber', value: candidate.phone },
+  { id: 'experience', value: [[{ id: 'experience.title', value: 'Analyst' }, { id: 'experience.company', value: 'Analytical Engine Co' }, { id: 'experience.current', value: true }, { id: 'experience.startDate', value: '1843-01-01T00:00:00.000Z' }, { id: 'experience.location', value: 'London' }, { id: 'experience.description', value: 'Notes on the engine' }]] },
+  { id: 'education', value: [[{ id: 'education.institution', value: 'University of London' }, { id: 'education.degree', value: 'Mathematics (private tuition)' }, { id: 'education.major', value: 'Mathematics' }, { id: 'education.startDate', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.endDate', value: '1835-06-30' }, { id: 'education.description', value: 'With Augustus De Morgan' }]] },
+  { id: 'socialProfiles.linkedIn', value: 'https://linkedin.example/in/ada' },
+  { id: 'socialProfiles.website', value: 'https://ada.example' },
+  { id: 'socialProfiles.facebook', value: 'https://facebook.example/ada' },
+  { id: 'socialProfiles.x', value: 'https://x.example/ada' },
+  { id: 'resume', value: cvFile() },
+  { id: 'messageToHiringManager', value: 'Dear team,\nI write programs.' },
+];
+/** An answer to every screening question of the configuration, by field type. */
+const screeningAnswers = (): ResolvedAnswer[] => [
+  { id: `screening.${q(1)}`, value: true },
+  { id: `screening.${q(2)}`, value: 'One month' },
+  { id: `screening.${q(3)}`, value: 'A weekly sales dashboard\nfor the board.' },
+  { id: `screening.${q(4)}`, value: 'Remote (UK)' },
+  { id: `screening.${q(5)}`, value: ['SQL', 'dbt'] },
+  { id: `screening.${q(6)}`, value: ['Early', 'Weekend'] },
+  { id: 'screening.languages', value: [[{ id: 'screening.languages.language', value: 'English' }, { id: 'screening.languages.level', value: 'Native' }], [{ id: 'screening.languages.language', value: 'French' }, { id: 'screening.languages.level', value: 'Fluent' }]] },
+  { id: 'screening.ethnicGroupsDescriptions', value: 'Prefer not to say' },
+  { id: 'consent.SINGLE', value: true },
+];
+const answers = (without: string[] = []): ResolvedAnswer[] => [...pageAnswers(), ...screeningAnswers()].filter((answer) => !without.includes(answer.id));
 
 const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url: postingUrl(smartRecruitersDoublePostings.captured), questions, answers: answers(), candidate, credential, ...overrides });
 
@@ -36,8 +54,8 @@ beforeAll(async () => {
 afterAll(async () => double.close());
 
 describe("SmartRecruiters' Application API transport", () => {
-  it("sends every answer of the captured form under the API's attribute (city, web profiles, education dates, base64 résumé), after beforeSubmit", async () => {
-    expect(questions.map((question) => question.id)).toEqual(expect.arrayContaining(answers().map((answer) => answer.id)));
+  it('sends every page answer and every screening answer under the attribute the Application API documents, after beforeSubmit', async () => {
+    expect(questions.map((question) => question.id).sort()).toEqual(pageAnswers().map((answer) => answer.id).sort());
     const limited: string[] = [];
     const { applier, hostedForm } = routerWith(endpoints(), limited);
     const hooks = hooksOn(double);
@@ -49,7 +67,7 @@ describe("SmartRecruiters' Application API transport", () => {
     expect(limited).toEqual(['smartrecruiters:acme']);
     expect(hooks.submissionsBefore).toEqual([before]);
     const [sent] = double.submissions().slice(before);
-    expect(sent?.path).toBe('/postings/00000000-0000-4000-a000-000000000001/candidates');
+    expect(sent?.path).toBe('/postings/7c1e4a2b-5d3f-4e8a-9b61-0f2d3c4b5a01/candidates');
     expect(sent?.headers['x-smarttoken']).toBe(key);
     const { resume, ...rest } = sent?.json as { resume: { fileContent: string } };
     expect(rest).toEqual({
@@ -58,54 +76,84 @@ describe("SmartRecruiters' Application API transport", () => {
       email: candidate.email,
       phoneNumber: candidate.phone,
       location: { city: 'London' },
-      education: [{ institution: 'University of London', startDate: '1832-09-01', endDate: '1835-06-30' }],
-      web: { linkedin: 'https://linkedin.example/in/ada', website: 'https://ada.example' },
+      experience: [{ title: 'Analyst', company: 'Analytical Engine Co', current: true, startDate: '1843-01-01', location: 'London', description: 'Notes on the engine' }],
+      education: [{ institution: 'University of London', degree: 'Mathematics (private tuition)', major: 'Mathematics', startDate: '1832-09-01', endDate: '1835-06-30', description: 'With Augustus De Morgan' }],
+      web: { linkedIn: 'https://linkedin.example/in/ada', website: 'https://ada.example', facebook: 'https://facebook.example/ada', twitter: 'https://x.example/ada' },
       messageToHiringManager: 'Dear team,\nI write programs.',
+      answers: [
+        { id: q(1), records: [{ fields: { [f(1)]: ['1'] } }] },
+        { id: q(2), records: [{ fields: { [f(2)]: ['One month'] } }] },
+        { id: q(3), records: [{ fields: { [f(3)]: ['A weekly sales dashboard\nfor the board.'] } }] },
+        { id: q(4), records: [{ fields: { [f(4)]: ['rem'] } }] },
+        { id: q(5), records: [{ fields: { [f(5)]: ['sql', 'dbt'] } }] },
+        { id: q(6), records: [{ fields: { [f(6)]: ['early', 'weekend'] } }] },
+        { id: 'languages', records: [{ fields: { language: ['en'], level: ['native'] } }, { fields: { language: ['fr'], level: ['fluent'] } }] },
+        { id: 'ethnicGroupsDescriptions', records: [{ fields: { ethnicity: ['decline'] } }] },
+      ],
+      consentDecisions: { SINGLE: true },
     });
     expect(jsonAt(sent, 'resume.fileName')).toBe('Ada Lovelace CV.pdf');
     expect(jsonAt(sent, 'resume.mimeType')).toBe('application/pdf');
     expect(Buffer.from(resume.fileContent, 'base64')).toEqual(cvFile().bytes);
   });
 
-  it('stops before sending when the API requires a screening answer the posting page does not show, or the posting is inactive', async () => {
+  it('sends only attributes its coverage lists, and the coverage lists every attribute it sent', async () => {
+    const before = double.submissions().length;
+    await apply(routerWith(endpoints()).applier, application(), hooksOn(double));
+    const [sent] = double.submissions().slice(before);
+    const json = sent?.json as Record<string, unknown>;
+    const sentNames = Object.entries(json).flatMap(([name, value]) => (name === 'location' || name === 'web' ? Object.keys(value as object).map((inner) => `${name}.${inner}`) : [name]));
+    const listed = smartRecruitersApiCoverage.fields.map((field) => field.field);
+    expect(sentNames.filter((name) => !listed.includes(name))).toEqual([]);
+    expect(listed.filter((name) => !sentNames.includes(name))).toEqual([]);
+  });
+
+  it('stops before sending when a required screening question has no answer, an answer is not one of its values, or the posting is inactive or unknown', async () => {
     const { applier } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
-    const screened = await apply(applier, application({ url: postingUrl(smartRecruitersDoublePostings.screened) }), hooks);
-    expect(screened).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
-    expect(screened.status === 'failed' && screened.message).toMatch(/UK driving licence/);
-    const inactive = await apply(applier, application({ url: postingUrl(smartRecruitersDoublePostings.inactive) }), hooks);
-    expect(inactive).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
-    const unknown = await apply(applier, application({ url: postingUrl('744000000000999') }), hooks);
-    expect(unknown).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
+    const unanswered = await apply(applier, application({ answers: answers([`screening.${q(4)}`]) }), hooks);
+    expect(unanswered).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect(unanswered.status === 'failed' && unanswered.message).toMatch(/Which office/);
+    const misfit = await apply(applier, application({ answers: [...answers([`screening.${q(4)}`]), { id: `screening.${q(4)}`, value: 'Paris' }] }), hooks);
+    expect(misfit).toMatchObject({ status: 'failed', errorCode: 'ApplicantDetailsInvalid', submitted: false });
+    expect(await apply(applier, application({ url: postingUrl(smartRecruitersDoublePostings.inactive) }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
+    expect(await apply(applier, application({ url: postingUrl('744000000000999') }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
     expect(hooks.calls).toBe(0);
     expect(double.submissions().length).toBe(before);
   });
 
-  it("maps SmartRecruiters' refusals (required field, invalid résumé, closed, duplicate, bad key) to the interface's codes; a 5xx is unknown", async () => {
+  it("answers the double's own validation: an education entry without the degree the API requires is a required answer missing", async () => {
     const { applier } = routerWith(endpoints());
-    const before = double.submissions().length;
-    // Without a résumé (not required by our checks here), the double itself refuses it.
-    const blank = await apply(applier, application({ answers: answers(['resume']) }), hooksOn(double));
-    expect(blank).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
-    expect(blank.status === 'failed' && blank.message).toMatch(/resume is required/);
-    expect(double.submissions().length).toBe(before + 1);
+    const withoutDegree = answers(['education']).concat({ id: 'education', value: [[{ id: 'education.institution', value: 'University of London' }]] });
+    const outcome = await apply(applier, application({ answers: withoutDegree }), hooksOn(double));
+    expect(outcome).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect(outcome.status === 'failed' && outcome.message).toMatch(/degree are required/);
+  });
+
+  it("maps the Application API's error codes and messages to the interface's codes; a 5xx is unknown", async () => {
+    const { applier } = routerWith(endpoints());
+    const error = (code: string, message: string) => ({ errors: [{ id: 'e1', code, message }] });
     await expectRefusals(double, applier, {
       cases: [
-        [400, { message: 'Validation failed', errors: [{ code: 'INVALID_FILE', message: 'resume: file type not supported' }] }, 'FileTypeNotSupported', /file type not supported/],
-        [404, { message: 'Posting not found or no longer active' }, 'JobExpired', /no longer active/],
-        [409, { message: 'Candidate already applied to this posting' }, 'AlreadyApplied', /already applied/],
+        [400, error('DATA_VALIDATION_ERROR', `The following screening questions are required: ${q(1)}.`), 'MandatoryQuestionsNotAnswered', /screening questions are required/],
+        [400, error('DATA_VALIDATION_ERROR', `Values for the following screening questions' answers are incorrect: ${q(4)}.`), 'ApplicantDetailsInvalid', /answers are incorrect/],
+        [400, error('FILE_UPLOAD_ERROR', 'resume: file type application/zip is not supported'), 'FileTypeNotSupported', /not supported/],
+        [400, error('FILE_UPLOAD_ERROR', 'resume: the file exceeds 2 MB'), 'FileFailedToUpload', /2 MB/],
+        [404, error('RESOURCE_NOT_FOUND_ERROR', 'Posting 7c1e not found or not active'), 'JobExpired', /not active/],
+        [404, error('COMPANY_NOT_FOUND_ERROR', 'Company acme not found'), 'JobNotFound', /Company acme not found/],
+        [400, error('APPLY_API_ERROR', 'Application could not be created'), 'ApplicationFailed', /could not be created/],
       ],
       application: () => application(),
-      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /SmartRecruiters refused the registered API key \(HTTP 401: Authentication data missing/ },
+      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /SmartRecruiters refused the registered API key \(HTTP 401: INVALID_API_KEY_ERROR: Invalid API key/ },
       serverError: { status: 503, body: 'unavailable' },
     });
   });
 
-  it('hands experience entries (no measured sub-fields) to the hosted form, without the key', async () => {
+  it('hands an answer the request has no attribute for to the hosted form, without the key', async () => {
     const { applier, hostedForm } = routerWith(endpoints());
     const before = double.submissions().length;
-    await apply(applier, application({ answers: [...answers(), { id: 'experience', value: [[{ id: 'experience.title', value: 'Analyst' }]] }] }), hooksOn(double));
+    await apply(applier, application({ answers: [...answers(['experience']), { id: 'experience', value: [[{ id: 'experience.salary', value: '100' }]] }] }), hooksOn(double));
     expect(hostedForm.calls).toHaveLength(1);
     expect(hostedForm.calls[0]?.credential).toBeUndefined();
     expect(double.submissions().length).toBe(before);

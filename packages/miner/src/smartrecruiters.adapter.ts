@@ -37,17 +37,36 @@ function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Que
   const phone = sets.phoneNumber;
   if (visible(phone)) add({ id: 'phoneNumber', question: 'Phone number', inputType: 'Text', mandatory: required(phone), category: 'phone' });
   const experience = sets.experience;
-  if (visible(experience)) add({ id: 'experience', question: 'Experience', inputType: 'ArrayOfObjects', mandatory: required(experience), category: 'experience', options: [] });
+  if (visible(experience)) {
+    // The page's toggles name no part of an entry; the parts are the Application API's Experience
+    // attributes (open_api_smart_recruiters_sdk Experience: title, company, current, startDate,
+    // endDate, location, description), so each answer has the field it goes to.
+    const entry = (key: string, question: string, inputType: 'Text' | 'TextArea' | 'Date' | 'Boolean') =>
+      buildQuestion({ id: `experience.${key}`, question, inputType, label: 'Experience', mandatory: false, category: null });
+    add({
+      id: 'experience',
+      question: 'Experience',
+      inputType: 'ArrayOfObjects',
+      mandatory: required(experience),
+      category: 'experience',
+      options: [entry('title', 'Title', 'Text'), entry('company', 'Company', 'Text'), entry('current', 'I currently work here', 'Boolean'), entry('startDate', 'From', 'Date'), entry('endDate', 'To', 'Date'), entry('location', 'Office location', 'Text'), entry('description', 'Description', 'TextArea')],
+    });
+  }
   const education = sets.education;
   if (visible(education)) {
     const institution = part(education, 'institution');
     const dates = part(education, 'educationDates');
     const subs: Question[] = [];
     if (visible(institution)) subs.push(buildQuestion({ id: 'education.institution', question: 'Institution', inputType: 'Text', label: 'Education', mandatory: required(institution), category: null }));
+    // The Application API's Education requires a degree and takes a major and a description
+    // (open_api_smart_recruiters_sdk Education), which the page's toggles do not list.
+    subs.push(buildQuestion({ id: 'education.degree', question: 'Degree', inputType: 'Text', label: 'Education', mandatory: true, category: null }));
+    subs.push(buildQuestion({ id: 'education.major', question: 'Major', inputType: 'Text', label: 'Education', mandatory: false, category: null }));
     if (visible(dates)) {
       subs.push(buildQuestion({ id: 'education.startDate', question: 'Start date', inputType: 'Date', label: 'Education', mandatory: required(dates), category: null }));
       subs.push(buildQuestion({ id: 'education.endDate', question: 'End date', inputType: 'Date', label: 'Education', mandatory: required(dates), category: null }));
     }
+    subs.push(buildQuestion({ id: 'education.description', question: 'Description', inputType: 'TextArea', label: 'Education', mandatory: false, category: null }));
     add({ id: 'education', question: 'Education', inputType: 'ArrayOfObjects', mandatory: required(education), category: 'education', options: subs });
   }
   const social = sets.socialProfiles;
