@@ -61,10 +61,10 @@ function invalidValue(entry: FieldEntry, value: unknown, files: Set<string>): st
       return isObject(value) && value['type'] === 'PlainText' && typeof value['value'] === 'string' ? null : `${title} must be { type: "PlainText", value }`;
     case 'Score':
       return isObject(value) && Number.isInteger(value['score']) && Number(value['score']) >= 1 && Number(value['score']) <= 4 ? null : `${title} must be { score: 1-4 }`;
-    case 'Phone':
-    case 'String':
     // LongText and Url are on hosted forms (CEZ-ASHBY) but not in ASHBY-OAS's list: the reference is
     // silent on them; the double takes a string, as for String.
+    case 'Phone':
+    case 'String':
     case 'LongText':
     case 'Url':
       return typeof value === 'string' ? null : `${title} must be a string`;
