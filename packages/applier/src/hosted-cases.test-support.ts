@@ -1,4 +1,4 @@
-import { greenhouseDoubleJob, startGreenhouseApiDouble, startLeverApiDouble } from '@quarry/testing';
+import { greenhouseDoubleJob, startGreenhouseApiDouble } from '@quarry/testing';
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -218,9 +218,8 @@ export const leverHostedCase: ApplyCase = {
   ats: 'lever',
   transport: 'hostedForm',
   start: async (pool) => {
-    const api = await startLeverApiDouble({ key: 'unused' });
     const double = await startHostedAtsDouble(leverHostedVendor());
-    const questions = await mineQuestions(`https://jobs.lever.co/acme/${leverPostingId}/apply`, api.endpoints);
+    const questions = await mineQuestions(`https://jobs.lever.co/acme/${leverPostingId}/apply`, { lever: double.origin });
     const cv = cvFile();
     const salary = 'cards[a68e123b-787e-5753-8d5a-f092c824b9c4][field0]';
     const authorised = 'cards[f7b4a887-2455-52b8-ad87-67c9a6897383][field0]';
@@ -262,7 +261,6 @@ export const leverHostedCase: ApplyCase = {
       }),
       close: async () => {
         await double.close();
-        await api.close();
       },
     };
   },

@@ -3,3 +3,5 @@ export type { AtsApiEndpoints, AtsApplierOptions } from './transport-router.appl
 export type { VendorRateLimit } from './lever.api-applier.ts';
 export { bambooApiCoverage } from './bamboohr.api-applier.ts';
 export { smartRecruitersApiCoverage } from './smartrecruiters.api-applier.ts';
+export { leverApiCoverage } from './lever.api-applier.ts';
+export { ashbyApiCoverage } from './ashby.api-applier.ts';

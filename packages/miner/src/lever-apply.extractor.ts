@@ -47,6 +47,7 @@ const standardCategories: Record<string, Category | null> = {
   'urls[Twitter]': null,
   pronouns: 'pronouns',
   'consent[marketing]': 'consent',
+  'consent[store]': 'consent',
   'eeo[gender]': 'gender',
   'eeo[race]': 'race',
   'eeo[veteran]': 'veteran',

@@ -6,7 +6,7 @@ export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
 export { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
 export { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
 export { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
-export { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
+export { leverDoublePosting, leverDoublePostings, startLeverApiDouble } from './lever.double.ts';
 export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
 export { startRecruiteeApiDouble } from './recruitee.double.ts';
 export { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
