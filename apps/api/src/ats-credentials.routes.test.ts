@@ -237,7 +237,7 @@ describe('a key for one of the other vendors', () => {
     }
     const workable = await startWorkableApiDouble({ key: 'workable-key' });
     try {
-      const url = `https://apply.workable.com/acme/j/${workableDoubleJobs.tenantB}/`;
+      const url = `https://apply.workable.com/acme/j/${workableDoubleJobs.paragraphs}/`;
       const applied = await call(tenant, 'POST', '/v1/recruitment/job-posts/apply/', {
         jobPostId: 'workable-post',
         url,

@@ -1,7 +1,6 @@
-import type { ResolvedAnswer } from '@quarry/applier';
 import { candidate } from '@quarry/applier/hosted-cases';
 import { startWorkableApiDouble, workableDoubleJobs } from '@quarry/testing';
-import { apiCase, cv, listedFields, requestFields } from './api-case.ts';
+import { apiCase, cv, listedFields, requestFields, type DeliveredAnswer } from './api-case.ts';
 
 /** Workable's employer questions travel as `candidate.answers`, each entry keyed by `question_key`. */
 const workableFields = listedFields(
@@ -11,53 +10,58 @@ const workableFields = listedFields(
   (entry) => entry,
 );
 
-export const workableApiCase = apiCase('workable', startWorkableApiDouble, () => {
-  const url = `https://apply.workable.com/acme/j/${workableDoubleJobs.tenantA}/`;
-  const text = (id: string) => `Answer to ${id}\non two lines`;
-  const employerAnswer = (key: string, answer: Record<string, unknown>) => ({ name: `candidate.answers ${key}`, value: { question_key: key, ...answer } });
-  return {
-    url,
-    // An answer to every mined question, by its kind (a choice by its label, as clients answer); the run places the candidate's details on the questions they answer.
-    answers: (email, questions) => {
-      const details: Record<string, string> = { firstname: candidate.firstName, lastname: candidate.lastName, email, phone: candidate.phone };
-      return questions.map((question): ResolvedAnswer => {
-        if (details[question.id]) return { id: question.id, value: details[question.id] };
-        const labels = (question.options ?? []).flatMap((option) => ('answer' in option ? [option.answer] : []));
-        if (question.inputType === 'Boolean') return { id: question.id, value: question.id.endsWith('05') };
-        if (question.inputType === 'SelectOne') return { id: question.id, value: labels[1] };
-        if (question.inputType === 'SelectMultiple') return { id: question.id, value: labels.slice(0, 2) };
-        if (question.inputType === 'File') return { id: question.id, value: cv };
-        if (question.id === 'education') return { id: 'education', value: [[{ id: 'education.school', value: 'University of London' }, { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.end_date', value: '1835-06-30' }]] };
-        if (question.id === 'experience') return { id: 'experience', value: [[{ id: 'experience.title', value: 'Analyst' }, { id: 'experience.current', value: true }, { id: 'experience.start_date', value: '1842-01-01' }]] };
-        return { id: question.id, value: text(question.id) };
-      });
-    },
-    fields: (email) => [
-      { name: 'sourced', value: false },
-      { name: 'candidate.firstname', value: 'Ada' },
-      { name: 'candidate.lastname', value: 'Lovelace' },
-      { name: 'candidate.email', value: email },
-      { name: 'candidate.phone', value: candidate.phone },
-      ...['headline', 'address', 'cover_letter', 'summary'].map((name) => ({ name: `candidate.${name}`, value: text(name) })),
-      { name: 'candidate.resume.name', value: cv.filename },
-      { name: 'candidate.resume.data', value: cv.bytes.toString('base64') },
-      { name: 'candidate.education_entries', value: [{ school: 'University of London', start_date: '1832-09-01', end_date: '1835-06-30' }] },
-      { name: 'candidate.experience_entries', value: [{ title: 'Analyst', current: true, start_date: '1842-01-01' }] },
-      // Each employer question of the captured form (its option ids as the form lists them): yes/no checked, a choice by its id, text as the body.
-      ...['03', '04', '05', '06', '07', '15', '16', '17', '18', '19'].map((suffix) => employerAnswer(`QA_95308${suffix}`, { checked: suffix === '05' })),
-      employerAnswer('QA_9530809', { choices: ['5094527'] }),
-      employerAnswer('QA_9530811', { choices: ['5094541'] }),
-      employerAnswer('QA_9831316', { choices: ['5249623', '5249624'] }),
-      employerAnswer('QA_9530820', { choices: ['5094557', '5094558'] }),
-      employerAnswer('QA_9831317', { body: text('QA_9831317') }),
-      employerAnswer('QA_11529563', { body: text('QA_11529563') }),
-    ],
-    refusals: [
-      [[{ status: 422, body: { error: "Validation failed: QA_9530805 can't be blank" } }], 'MandatoryQuestionsNotAnswered'],
-      [[{ status: 422, body: { error: 'Validation failed: resume file type is not supported' } }], 'FileTypeNotSupported'],
-      [[{ status: 404, body: { error: 'Not found' } }], 'JobExpired'],
-      [[{ status: 422, body: { error: 'Validation failed: candidate already exists for this job' } }], 'AlreadyApplied'],
-      [[{ status: 429, body: { error: 'Too many requests' } }], 'ApplicationFailed'],
-    ],
-  };
-}, { received: workableFields });
+const permit = { ...cv, filename: 'Work permit.pdf' };
+
+/**
+ * The job with every form field and question type Workable documents: each answer with the
+ * attribute it must arrive as (job-candidates-create; the application form's question ids and
+ * choice ids; answers by type as a public client types them: body, checked, choices, value, date,
+ * file {name, data}).
+ */
+export const workableApiCase = apiCase(
+  'workable',
+  startWorkableApiDouble,
+  () => {
+    const question = (key: string, value: DeliveredAnswer['value'], answer: Record<string, unknown>): DeliveredAnswer => ({ id: key, value, fields: [{ name: `candidate.answers ${key}`, value: { question_key: key, ...answer } }] });
+    const own = (id: string, value: DeliveredAnswer['value'], attribute = `candidate.${id}`, sent: unknown = value): DeliveredAnswer => ({ id, value, fields: [{ name: attribute, value: sent }] });
+    return {
+      url: `https://apply.workable.com/acme/j/${workableDoubleJobs.everyKind}/`,
+      delivered: (email) => [
+        own('firstname', candidate.firstName),
+        own('lastname', candidate.lastName),
+        own('email', email),
+        own('headline', 'Analyst of engines'),
+        own('phone', candidate.phone),
+        own('address', 'London, United Kingdom'),
+        own('education', [[{ id: 'education.school', value: 'University of London' }, { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.end_date', value: '1835-06-30' }]], 'candidate.education_entries', [
+          { school: 'University of London', start_date: '1832-09-01', end_date: '1835-06-30' },
+        ]),
+        own('experience', [[{ id: 'experience.title', value: 'Analyst' }, { id: 'experience.current', value: true }, { id: 'experience.start_date', value: '1842-01-01' }]], 'candidate.experience_entries', [
+          { title: 'Analyst', current: true, start_date: '1842-01-01' },
+        ]),
+        own('summary', 'I wrote the first program.\nFor an engine.'),
+        { id: 'resume', value: cv, fields: [{ name: 'candidate.resume.name', value: cv.filename }, { name: 'candidate.resume.data', value: cv.bytes.toString('base64') }] },
+        own('cover_letter', 'Dear Acme,\nI write programs.'),
+        question('QA_9530805', true, { checked: true }),
+        question('QA_9530809', 'Female', { choices: ['5094526'] }),
+        question('QA_9831316', ['English', 'French'], { choices: ['5249620', '5249622'] }),
+        question('QA_9530830', 'Over 5 years', { choices: ['5094563'] }),
+        question('QA_9831317', 'Italian', { body: 'Italian' }),
+        question('QA_9530840', 'A weaver\nwith a loom.', { body: 'A weaver\nwith a loom.' }),
+        question('QA_9530850', '45', { value: 45 }),
+        question('QA_9530860', '2027-01-04T00:00:00.000Z', { date: '2027-01-04' }),
+        question('QA_9530870', permit, { file: { name: permit.filename, data: permit.bytes.toString('base64') } }),
+      ],
+      fixed: () => [{ name: 'sourced', value: false }],
+      // Workable's error body is not documented (`{error}` here); 404 for a job no longer open; 429 past the documented rate limit.
+      refusals: [
+        [[{ status: 422, body: { error: "Validation failed: answer to QA_9530805 can't be blank" } }], 'MandatoryQuestionsNotAnswered'],
+        [[{ status: 422, body: { error: 'Validation failed: resume file type is not supported' } }], 'FileTypeNotSupported'],
+        [[{ status: 422, body: { error: 'Validation failed: email is invalid' } }], 'ApplicantDetailsInvalid'],
+        [[{ status: 404, body: { error: 'Not found' } }], 'JobExpired'],
+        [[{ status: 429, body: { error: 'Too many requests' }, headers: { 'x-rate-limit-limit': '10', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': '1795000000' } }], 'ApplicationFailed'],
+      ],
+    };
+  },
+  { received: workableFields },
+);

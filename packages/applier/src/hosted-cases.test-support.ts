@@ -819,8 +819,8 @@ export const recruiteeHostedCase: ApplyCase = {
       { id: 'open_question_506', value: 'Hybrid' },
     ];
     // One multipart post to the careers-site API: the candidate's parts, then each open question
-    // as an entry of its id and its answer (`flag` for yes/no, `multi_content[]` for choices by
-    // their words, `content` for text and ISO dates).
+    // as an entry of its id and its answer (`flag` for yes/no, `multi_content[]` for several choices
+    // by their words, `content` for text, ISO dates and a single choice).
     const fields: ExpectedField[] = [
       { name: 'candidate[name]', value: 'Ada Lovelace' },
       { name: 'candidate[email]', value: 'ada@example.com' },
@@ -832,7 +832,7 @@ export const recruiteeHostedCase: ApplyCase = {
       { name: choices(1), value: ['Elixir', 'Ruby'] },
       { name: entry(2, 'content'), value: 'One month' },
       { name: entry(3, 'content'), value: '2027-01-15' },
-      { name: choices(4), value: ['Hybrid'] },
+      { name: entry(4, 'content'), value: 'Hybrid' },
     ];
     return {
       applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {

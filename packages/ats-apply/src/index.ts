@@ -5,3 +5,5 @@ export { bambooApiCoverage } from './bamboohr.api-applier.ts';
 export { smartRecruitersApiCoverage } from './smartrecruiters.api-applier.ts';
 export { leverApiCoverage } from './lever.api-applier.ts';
 export { ashbyApiCoverage } from './ashby.api-applier.ts';
+export { recruiteeApiCoverage } from './recruitee.api-applier.ts';
+export { workableApiCoverage } from './workable.api-applier.ts';

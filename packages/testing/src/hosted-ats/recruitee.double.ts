@@ -32,8 +32,11 @@ function openQuestion(question: OpenQuestion, index: number): string {
   const prefix = `candidate[open_question_answers_attributes][${index}]`;
   const title = `<span class="title">${escapeHtml(question.body)}${star(question.required)}</span>`;
   const id = `<input type="hidden" name="${prefix}[open_question_id]" value="${question.id}">`;
+  // The careers-site API reads a single choice from `content`, several from `multi_content[]` (docs.recruitee.com/reference/offersoffer_idcandidates).
   const choices = (type: string) =>
-    question.open_question_options.map((option) => `<label><input type="${type}" name="${prefix}[multi_content][]" value="${escapeHtml(option.body)}"> ${escapeHtml(option.body)}</label>`).join('');
+    question.open_question_options
+      .map((option) => `<label><input type="${type}" name="${prefix}${type === 'radio' ? '[content]' : '[multi_content][]'}" value="${escapeHtml(option.body)}"> ${escapeHtml(option.body)}</label>`)
+      .join('');
   switch (question.kind) {
     case 'boolean':
     case 'legal':
@@ -70,8 +73,8 @@ ${questions.join('\n')}
  * The careers page's behaviour: nothing leaves before Submit, which posts the form as one
  * multipart request to the careers-site API `POST /api/offers/{slug}/candidates` (the payload a
  * working client sends: `candidate[name]`, …, open questions as
- * `candidate[open_question_answers_attributes][i][open_question_id]` and `[content]`, `[flag]` or
- * `[multi_content][]`). 201 shows the thanks; 422 `{error, error_fields}` shows each field's words.
+ * `candidate[open_question_answers_attributes][i][open_question_id]` and `[content]` (a single choice too), `[flag]`
+ * or `[multi_content][]`). 201 shows the thanks; 422 `{error, error_fields}` shows each field's words.
  */
 const script = (slug: string) => `
 const form = document.getElementById('apply-form');

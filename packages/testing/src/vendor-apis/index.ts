@@ -8,6 +8,6 @@ export { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.doub
 export { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
 export { leverDoublePosting, leverDoublePostings, startLeverApiDouble } from './lever.double.ts';
 export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
-export { startRecruiteeApiDouble } from './recruitee.double.ts';
+export { recruiteeDoubleOffers, startRecruiteeApiDouble } from './recruitee.double.ts';
 export { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
 export { startTeamtailorApiDouble, teamtailorDoubleJobs } from './teamtailor.double.ts';
