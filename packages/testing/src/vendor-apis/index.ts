@@ -5,7 +5,7 @@ export { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
 export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
 export { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
 export { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
-export { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
+export { jazzApplicantParameters, jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
 export { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
 export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
 export { startRecruiteeApiDouble } from './recruitee.double.ts';
