@@ -2,3 +2,4 @@ export { createAtsApplier, defaultAtsApiEndpoints } from './transport-router.app
 export type { AtsApiEndpoints, AtsApplierOptions } from './transport-router.applier.ts';
 export type { VendorRateLimit } from './lever.api-applier.ts';
 export { jazzApiCoverage } from './jazzhr.api-applier.ts';
+export { breezyApiCoverage } from './breezy.api-applier.ts';

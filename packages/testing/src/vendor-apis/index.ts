@@ -3,7 +3,7 @@ export type { DoubleReply, ReceivedPart, ReceivedRequest, VendorApiDouble } from
 export { minerFixture } from './vendor-api.double.ts';
 export { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
 export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
-export { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
+export { breezyCandidateFields, breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
 export { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
 export { jazzApplicantParameters, jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
 export { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
