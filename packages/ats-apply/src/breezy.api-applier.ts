@@ -28,7 +28,7 @@ const attributes: Record<string, [field: string, carries: string]> = {
 /** What Breezy's v3 API carries, and what only its apply page takes. */
 export const breezyApiCoverage: TransportCoverage = {
   vendor: 'Breezy HR',
-  endpoint: "POST https://api.breezy.hr/v3/company/{company_id}/position/{position_id}/candidates (JSON, token in Authorization), then POST …/candidate/{candidate_id}/resume (multipart)",
+  endpoint: `POST https://api.breezy.hr/v3/company/{company_id}/position/{position_id}/candidates (JSON, token in Authorization; ${addDocs}), then POST …/candidate/{candidate_id}/resume (multipart)`,
   fields: [
     ...Object.values(attributes).map(([field, carries]) => ({ field, carries, source: bodyDocs })),
     { field: 'file', carries: 'the résumé file (multipart, second request)', source: resumeDocs },
