@@ -3,3 +3,4 @@ export type { AtsApiEndpoints, AtsApplierOptions } from './transport-router.appl
 export type { VendorRateLimit } from './lever.api-applier.ts';
 export { jazzApiCoverage } from './jazzhr.api-applier.ts';
 export { breezyApiCoverage } from './breezy.api-applier.ts';
+export { teamtailorApiCoverage } from './teamtailor.api-applier.ts';

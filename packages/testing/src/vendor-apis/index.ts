@@ -10,4 +10,4 @@ export { leverDoublePosting, startLeverApiDouble } from './lever.double.ts';
 export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
 export { startRecruiteeApiDouble } from './recruitee.double.ts';
 export { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
-export { startTeamtailorApiDouble, teamtailorDoubleJobs } from './teamtailor.double.ts';
+export { startTeamtailorApiDouble, teamtailorAnswerAttribute, teamtailorCandidateAttributes, teamtailorDoubleJobs } from './teamtailor.double.ts';
