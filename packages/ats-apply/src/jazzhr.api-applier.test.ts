@@ -121,6 +121,11 @@ describe("JazzHR's applicants API transport", () => {
   });
 
   it('hands questionnaire, canned yes/no, education and EEO answers (no documented value) to the hosted form, naming each, without the key', async () => {
+    // The EEO status radios are one choice each (the miner once read every radio as its own text box).
+    const veteran = withQuestionnaire.filter((question) => question.id === 'resumator-eeoc_veteran-value');
+    expect(veteran).toHaveLength(1);
+    expect(veteran[0]).toMatchObject({ inputType: 'SelectOne', category: 'veteran' });
+    expect(veteran[0]?.options).toHaveLength(3);
     const pageOnly = withQuestionnaire.filter((question) => /questionnaire|eeo|over18|weekends|evenings|license|education/.test(question.id));
     expect(new Set(pageOnly.map((question) => question.inputType))).toEqual(new Set(['SelectOne', 'SelectMultiple', 'Text', 'TextArea', 'Date']));
     for (const question of pageOnly) {
