@@ -1,29 +1,37 @@
 import { candidate } from '@quarry/applier/hosted-cases';
+import type { Question } from '@quarry/contracts';
 import { breezyDoublePositions, startBreezyApiDouble } from '@quarry/testing';
-import { apiCase, cv } from './api-case.ts';
+import { apiCase, cv, type DeliveredAnswer } from './api-case.ts';
 
-export const breezyApiCase = apiCase('breezy', startBreezyApiDouble, () => {
-  const url = `https://acme.breezy.hr/p/${breezyDoublePositions.captured}`;
-  const standard = new Set(['cResume', 'cName', 'cEmail', 'cPhoneNumber', 'cAddress', 'cSummary', 'cCoverLetter']);
-  return {
-    url,
-    carried: (id) => standard.has(id),
-    // The candidate (JSON), then its résumé (multipart): two writes, both after the intent.
-    unchanged: (email) => [
-      ['cName', 'name', 'Ada Lovelace'],
-      ['cEmail', 'email_address', email],
-      ['cPhoneNumber', 'phone_number', candidate.phone],
-      ['cAddress', 'address', '12 St James’s Square, London'],
-      ['cSummary', 'summary', 'Analyst.\nProgrammer.'],
-      ['cCoverLetter', 'cover_letter', 'Dear Acme,\nI write programs.'],
-    ],
-    answers: () => [{ id: 'cResume', value: cv }],
-    fields: () => [{ name: 'file', value: { bytes: cv.bytes } }],
-    refusals: [
-      [[{ status: 400, body: { error: 'Position is closed' } }], 'JobExpired'],
-      [[{ status: 400, body: { error: 'email_address is required' } }], 'MandatoryQuestionsNotAnswered'],
-      [[{ status: 409, body: { error: 'Candidate already exists in this position' } }], 'AlreadyApplied'],
-      [[{ status: 201, body: { _id: 'breezy-candidate-scripted' } }, { status: 415, body: { error: 'Unsupported file type' } }], 'FileFailedToUpload'],
-    ],
-  };
+/**
+ * The apply page's boxes and the candidate field each must arrive as (developer.breezy.hr candidate
+ * body; the résumé as the multipart `file` of the second request), with the candidate's answer.
+ */
+const boxes = (email: string): Record<string, [field: string, value: unknown]> => ({
+  cResume: ['file', cv],
+  cName: ['name', 'Ada Lovelace'],
+  cEmail: ['email_address', email],
+  cPhoneNumber: ['phone_number', candidate.phone],
+  cAddress: ['address', '12 St James’s Square, London'],
+  cSummary: ['summary', 'Analyst.\nProgrammer.'],
+  cCoverLetter: ['cover_letter', 'Dear Acme,\nI write programs.'],
 });
+
+export const breezyApiCase = apiCase('breezy', startBreezyApiDouble, () => ({
+  url: `https://acme.breezy.hr/p/${breezyDoublePositions.carried}`,
+  // The candidate (JSON), then its résumé (multipart): two writes, both after the intent.
+  delivered: (email: string, questions: Question[]): DeliveredAnswer[] =>
+    questions.map((question): DeliveredAnswer => {
+      const box = boxes(email)[question.id];
+      if (!box) return { id: question.id, value: 'an answer with no documented field', fields: [] };
+      const [field, value] = box;
+      return { id: question.id, value: value as DeliveredAnswer['value'], fields: [{ name: field, value: field === 'file' ? { bytes: cv.bytes } : value }] };
+    }),
+  refusals: [
+    [[{ status: 400, body: { error: { type: 'missingAccessToken', message: 'access token is null or empty' } } }], 'ApiKeyRejected'],
+    [[{ status: 401, body: { error: { type: 'invalidAccessToken', message: 'access token is invalid' } } }], 'ApiKeyRejected'],
+    [[{ status: 400, body: { error: { type: 'invalidCandidate', message: 'email_address is required' } } }], 'MandatoryQuestionsNotAnswered'],
+    [[{ status: 400, body: { error: { type: 'positionNotPublished', message: 'position is not published' } } }], 'JobExpired'],
+    [[{ status: 200, body: { _id: 'c00000000099' } }, { status: 400, body: { error: { type: 'invalidFile', message: 'Unsupported file type' } } }], 'FileFailedToUpload'],
+  ],
+}));

@@ -7,3 +7,6 @@ export { leverApiCoverage } from './lever.api-applier.ts';
 export { ashbyApiCoverage } from './ashby.api-applier.ts';
 export { recruiteeApiCoverage } from './recruitee.api-applier.ts';
 export { workableApiCoverage } from './workable.api-applier.ts';
+export { jazzApiCoverage } from './jazzhr.api-applier.ts';
+export { breezyApiCoverage } from './breezy.api-applier.ts';
+export { teamtailorApiCoverage } from './teamtailor.api-applier.ts';

@@ -1,16 +1,17 @@
 import type { ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jazzDoubleJobs, startJazzApiDouble } from '@quarry/testing';
-import type { VendorApiDouble } from '@quarry/testing';
+import { jazzApplicantParameters, jazzDoubleJobs, startJazzApiDouble } from '@quarry/testing';
+import { jazzApiCoverage } from './jazzhr.api-applier.ts';
 import { apply, candidate, cvFile, hooksOn, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
 
 const key = 'jazz-key-1';
 const jobUrl = (code: string) => `https://acme.applytojob.com/apply/${code}/Example-Job`;
-let double: VendorApiDouble;
-let captured: Question[];
-/** The captured page without its questionnaire and EEO block: what the API can carry whole. */
-let questions: Question[];
+let double: Awaited<ReturnType<typeof startJazzApiDouble>>;
+/** The posting whose every box has an applicant parameter. */
+let carried: Question[];
+/** The posting with a questionnaire, canned yes/no questions, education and EEO. */
+let withQuestionnaire: Question[];
 const endpoints = () => double.endpoints;
 const credential = { ats: 'jazzhr', board: 'acme', key };
 
@@ -25,19 +26,24 @@ const answers = (without: string[] = []): ResolvedAnswer[] =>
     { id: 'resumator-state-value', value: 'Greater London' },
     { id: 'resumator-postal-value', value: 'SW1Y 4JH' },
     { id: 'resumator-resume-value', value: cvFile() },
+    { id: 'resumator-coverletter-value', value: 'Dear Acme,\nI write programs.' },
+    { id: 'resumator-start-value', value: '2027-01-04T00:00:00.000Z' },
+    { id: 'resumator-salary-value', value: '£85,000' },
+    { id: 'resumator-linkedin-value', value: 'https://www.linkedin.com/in/ada' },
+    { id: 'resumator-references-value', value: 'Charles Babbage, +44 20 7946 0001' },
   ].filter((answer) => !without.includes(answer.id));
 
-const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url: jobUrl(jazzDoubleJobs.tenantB), questions, answers: answers(), candidate, credential, ...overrides });
+const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url: jobUrl(jazzDoubleJobs.carried), questions: carried, answers: answers(), candidate, credential, ...overrides });
 
 beforeAll(async () => {
   double = await startJazzApiDouble({ key });
-  captured = await mineWith(endpoints(), jobUrl(jazzDoubleJobs.tenantB));
-  questions = captured.filter((question) => !question.id.startsWith('resumator-questionnaire') && !question.id.startsWith('resumator-eeo'));
+  carried = await mineWith(endpoints(), jobUrl(jazzDoubleJobs.carried));
+  withQuestionnaire = await mineWith(endpoints(), jobUrl(jazzDoubleJobs.withQuestionnaire));
 });
 afterAll(async () => double.close());
 
 describe("JazzHR's applicants API transport", () => {
-  it("sends each field of the apply page under the API's attribute, the job by its API id and the résumé byte for byte in base64, after beforeSubmit", async () => {
+  it("sends each answered box under its documented applicant parameter, the job by its API id and the résumé in base64, after beforeSubmit; JazzHR keeps every one", async () => {
     const limited: string[] = [];
     const { applier, hostedForm } = routerWith(endpoints(), limited);
     const hooks = hooksOn(double);
@@ -60,12 +66,26 @@ describe("JazzHR's applicants API transport", () => {
       city: 'London',
       state: 'Greater London',
       postal: 'SW1Y 4JH',
-      job: 'job_20261101090000_TENANTB',
+      coverletter: 'Dear Acme,\nI write programs.',
+      start: '2027-01-04',
+      salary: '£85,000',
+      linkedin: 'https://www.linkedin.com/in/ada',
+      references: 'Charles Babbage, +44 20 7946 0001',
+      job: 'job_20261101090000_PLATFORMENG',
     });
     expect(Buffer.from(resume ?? '', 'base64')).toEqual(cvFile().bytes);
+    // Every parameter sent is one the coverage lists and JazzHR documents, so JazzHR kept it.
+    const listed = new Set(jazzApiCoverage.fields.map((field) => field.field));
+    const documented = new Set<string>(jazzApplicantParameters);
+    for (const name of Object.keys(sent?.json as object)) {
+      expect(listed, name).toContain(name);
+      expect(documented, name).toContain(name);
+    }
+    const { apikey: _key, ...keptAsSent } = sent?.json as Record<string, unknown>;
+    expect(double.applicants().at(-1)).toEqual(keptAsSent);
   });
 
-  it('refuses a field the page requires and JazzHR does not (the address) before anything is sent', async () => {
+  it('refuses a box the page requires and JazzHR does not (the city) before anything is sent', async () => {
     const { applier } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
@@ -76,12 +96,12 @@ describe("JazzHR's applicants API transport", () => {
     expect(double.submissions().length).toBe(before);
   });
 
-  it('reports a job the API lists as Closed, or does not list, as JobExpired without submitting', async () => {
+  it('reports a job the API lists as Closed as JobExpired, and one it does not list as JobNotFound, without submitting', async () => {
     const { applier } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
     expect(await apply(applier, application({ url: jobUrl(jazzDoubleJobs.closed) }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
-    expect(await apply(applier, application({ url: jobUrl('ZzZzZ99999') }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
+    expect(await apply(applier, application({ url: jobUrl('ZzZzZ99999') }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobNotFound', submitted: false });
     expect(hooks.calls).toBe(0);
     expect(double.submissions().length).toBe(before);
   });
@@ -100,15 +120,23 @@ describe("JazzHR's applicants API transport", () => {
     });
   });
 
-  it('hands the captured questionnaire answers (no API field) to the hosted form, without the key', async () => {
-    const { applier, hostedForm } = routerWith(endpoints());
-    const before = double.submissions().length;
-    const questionnaire = captured.filter((question) => question.id.startsWith('resumator-questionnaire'));
-    expect(questionnaire.length).toBeGreaterThan(0);
-    const answered = questionnaire.map((question) => ({ id: question.id, value: question.inputType === 'SelectMultiple' ? ['YES'] : question.inputType === 'SelectOne' ? 'YES' : 'Ten years' }));
-    await apply(applier, application({ questions: captured, answers: [...answers(), ...answered] }), hooksOn(double));
-    expect(hostedForm.calls).toHaveLength(1);
-    expect(hostedForm.calls[0]?.credential).toBeUndefined();
-    expect(double.submissions().length).toBe(before);
+  it('hands questionnaire, canned yes/no, education and EEO answers (no documented value) to the hosted form, naming each, without the key', async () => {
+    // The EEO status radios are one choice each (the miner once read every radio as its own text box).
+    const veteran = withQuestionnaire.filter((question) => question.id === 'resumator-eeoc_veteran-value');
+    expect(veteran).toHaveLength(1);
+    expect(veteran[0]).toMatchObject({ inputType: 'SelectOne', category: 'veteran' });
+    expect(veteran[0]?.options).toHaveLength(3);
+    const pageOnly = withQuestionnaire.filter((question) => /questionnaire|eeo|over18|weekends|evenings|license|education/.test(question.id));
+    expect(new Set(pageOnly.map((question) => question.inputType))).toEqual(new Set(['SelectOne', 'SelectMultiple', 'Text', 'TextArea', 'Date']));
+    for (const question of pageOnly) {
+      const { applier, hostedForm } = routerWith(endpoints());
+      const before = double.submissions().length;
+      const value = question.inputType === 'SelectMultiple' ? [question.options?.[0] && 'answer' in question.options[0] ? question.options[0].answer : ''] : question.inputType === 'SelectOne' ? (question.options?.[0] && 'answer' in question.options[0] ? question.options[0].answer : '') : question.inputType === 'Date' ? '2026-11-28' : 'Four years';
+      const outcome = await apply(applier, application({ url: jobUrl(jazzDoubleJobs.withQuestionnaire), questions: withQuestionnaire, answers: [...answers(), { id: question.id, value }] }), hooksOn(double));
+      expect(hostedForm.calls, question.id).toHaveLength(1);
+      expect(hostedForm.calls[0]?.credential).toBeUndefined();
+      expect(outcome.transport).toMatchObject({ kind: 'hostedForm' });
+      expect(double.submissions().length).toBe(before);
+    }
   });
 });

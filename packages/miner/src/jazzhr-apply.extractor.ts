@@ -22,6 +22,16 @@ const categories: Record<string, Category | null> = {
   'resumator-eeo_race-value': 'race',
   'resumator-eeo_veteran-value': 'veteran',
   'resumator-eeo_disability-value': 'disability',
+  'resumator-eeoc_veteran-value': 'veteran',
+  'resumator-eeoc_disability-value': 'disability',
+  'resumator-coverletter-value': 'coverLetter',
+  'resumator-linkedin-value': 'linkedin',
+  'resumator-website-value': 'website',
+  'resumator-start-value': 'startDate',
+  'resumator-referral-value': 'referral',
+  'resumator-relocate-value': 'relocation',
+  'resumator-citizen-value': 'workAuthorization',
+  'resumator-education-value': 'education',
 };
 // The paste-text alternative to the resume file and JazzHR's own parser scratch box are not questions.
 const skippedNames = new Set(['resumator-resumetext-value', 'resumator-xml-value']);
@@ -90,6 +100,23 @@ export function extractJazzForm(html: string, label: string): Question[] {
         label,
         mandatory: hasAsterisk(questionLabel),
         options: choices(boxes.map((box) => visibleLabel($(box).closest('label')) || $(box).attr('value'))),
+      }));
+      return;
+    }
+
+    if (control.attr('type') === 'radio') {
+      // EEO status radios (`resumator-eeoc_veteran-value`, `…eeoc_disability-value`): one question per name.
+      const group = form.find(`input[type="radio"][name="${name}"]`).toArray();
+      group.forEach((radio) => done.add(radio));
+      const groupLabel = control.closest('.form-group').find('label.control-label').first();
+      questions.push(buildQuestion({
+        id: name,
+        question: visibleLabel(groupLabel) || name,
+        inputType: 'SelectOne',
+        label,
+        mandatory: hasAsterisk(groupLabel),
+        category: categories[name],
+        options: choices(group.map((radio) => visibleLabel($(radio).closest('label')) || $(radio).attr('value'))),
       }));
       return;
     }

@@ -3,11 +3,11 @@ export type { DoubleReply, ReceivedPart, ReceivedRequest, VendorApiDouble } from
 export { minerFixture } from './vendor-api.double.ts';
 export { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
 export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
-export { breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
+export { breezyCandidateFields, breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';
 export { greenhouseDoubleJob, startGreenhouseApiDouble } from './greenhouse.double.ts';
-export { jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
+export { jazzApplicantParameters, jazzDoubleJobs, startJazzApiDouble } from './jazzhr.double.ts';
 export { leverDoublePosting, leverDoublePostings, startLeverApiDouble } from './lever.double.ts';
 export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
 export { recruiteeDoubleOffers, startRecruiteeApiDouble } from './recruitee.double.ts';
 export { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
-export { startTeamtailorApiDouble, teamtailorDoubleJobs } from './teamtailor.double.ts';
+export { startTeamtailorApiDouble, teamtailorAnswerAttribute, teamtailorCandidateAttributes, teamtailorDoubleJobs } from './teamtailor.double.ts';
