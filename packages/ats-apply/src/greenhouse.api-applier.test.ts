@@ -16,7 +16,7 @@ const sample: FileToUpload = { type: 'File', filename: 'Sample.docx', contentTyp
 
 /** Every mined question of the US post answered, each field kind: file-or-text both ways, a custom file, selects, EEOC, demographic with a free-form text, located place. */
 const usAnswers = (extra: ResolvedAnswer[] = [], without: string[] = []): ResolvedAnswer[] =>
-  [
+  ([
     { id: 'first_name', value: 'Ada' },
     { id: 'last_name', value: 'Lovelace' },
     { id: 'email', value: candidate.email },
@@ -40,7 +40,7 @@ const usAnswers = (extra: ResolvedAnswer[] = [], without: string[] = []): Resolv
     { id: 'demographic_7001_83_text', value: 'Countess' },
     { id: 'demographic_7002', value: ['East Asian', 'Prefer to type my own'] },
     { id: 'demographic_7002_93_text', value: 'Mixed' },
-  ]
+  ] as ResolvedAnswer[])
     .filter((answer) => !without.includes(answer.id))
     .concat(extra);
 

@@ -108,6 +108,7 @@ function demographicAnswers(job: GhJob, answers: Array<{ id: string; value: unkn
 const demographicId = /^demographic_(\d+)(?:_(\d+)_text)?$/;
 const consentId = /^data_compliance\[(gdpr_(?:processing_|retention_|demographic_data_)?consent_given)\]$/;
 const candidateFields = new Set(['first_name', 'last_name', 'email', 'phone']);
+const placeFields = new Set(['location', 'latitude', 'longitude']);
 
 /**
  * The JSON body for one application, or what keeps it from the API: answers with no documented
@@ -123,6 +124,7 @@ export function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { 
     question?.inputType === 'FragmentedQuestion' && Array.isArray(value) ? (value as Array<{ id: string; value: unknown }>).map((part) => ({ id: part.id, value: part.value })) : [{ id, value }],
   );
   const consents: Body = {};
+  const place: Body = {};
   for (const { id, value } of given) {
     if (candidateFields.has(id) && body[id] !== undefined) continue;
     const consent = consentId.exec(id);
@@ -130,7 +132,7 @@ export function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { 
     if (consent?.[1]) consents[consent[1]] = value === true;
     else {
       const field = fields.get(id);
-      if (field) putField(body, field.field, id, value, problems);
+      if (field) putField(placeFields.has(id) ? place : body, field.field, id, value, problems);
       else problems.notCarried.push(id);
     }
   }
@@ -141,11 +143,9 @@ export function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { 
     else problems.notCarried.push(...Object.keys(consents).map((key) => `data_compliance[${key}]`));
   }
   // Greenhouse ignores a location without both coordinates, and coordinates without a location are no answer.
-  const located = ['location', 'latitude', 'longitude'].filter((name) => body[name] !== undefined);
-  if (located.length > 0 && located.length < 3) {
-    for (const name of located) delete body[name];
-    problems.notCarried.push(...located);
-  }
+  const located = Object.keys(place);
+  if (located.length === placeFields.size) Object.assign(body, place);
+  else problems.notCarried.push(...located);
   return { body, notCarried: problems.notCarried, invalid: problems.invalid, missing: missingRequired(job, body) };
 }
 
