@@ -190,7 +190,10 @@ describe('an application to a board the client holds a key for', () => {
       files: { cv: { type: 'File', url: `${filesOrigin}/cv.pdf`, filename: 'grace-cv.pdf' } },
       answers: [
         { id: 'question_30000002', value: 'Yes' },
-        { id: 'location', value: 'Arlington' },
+        // Greenhouse ignores a location without its coordinates: the client gives them for the API to carry it.
+        { id: 'location', value: 'Arlington, VA' },
+        { id: 'latitude', value: '38.8816' },
+        { id: 'longitude', value: '-77.0910' },
       ],
     });
     expect(applied.status).toBe(200);
@@ -218,12 +221,17 @@ describe('an application to a board the client holds a key for', () => {
 
     const [received] = greenhouse.submissions();
     expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${greenhouseKey}:`).toString('base64')}`);
-    const part = (name: string) => received?.parts.filter(([key]) => key === name).map(([, value]) => value);
-    expect(part('first_name')).toEqual(['Grace']);
-    expect(part('email')).toEqual(['grace@example.com']);
-    expect(part('question_30000002')).toEqual(['1']);
-    expect(part('location')).toEqual(['Arlington']);
-    expect(part('resume')).toEqual([{ filename: 'grace-cv.pdf', type: 'application/pdf', bytes: cvBytes }]);
+    expect(received?.json).toMatchObject({
+      first_name: 'Grace',
+      email: 'grace@example.com',
+      question_30000002: 1,
+      location: 'Arlington, VA',
+      latitude: '38.8816',
+      longitude: '-77.0910',
+      // files.cv placed on the résumé's file part, sent as the documented JSON upload.
+      resume_content: cvBytes.toString('base64'),
+      resume_content_filename: 'grace-cv.pdf',
+    });
 
     const status = (await (await call(tenant, 'GET', `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as { status: string; confirmation: { text: string } };
     expect(status).toMatchObject({ status: 'success', confirmation: { text: expect.stringContaining("Greenhouse's Job Board API") } });

@@ -156,6 +156,22 @@ describe('validateAnswers: the form as a whole', () => {
     expect(ids(check(questions, [], { files: { cv: file('cv.docx') as typeof files.cv } }))).toEqual(['cv:file-type']);
   });
 
+  it('places files.cv and files.coverLetter on the file part of a file-or-text question, which either part answers', () => {
+    const either = (id: string, category: Question['category'], mandatory: boolean) =>
+      q(`${id}_or_text`, 'FragmentedQuestion', { category, mandatory, options: [q(id, 'File', { mandatory: false }), q(`${id}_text`, 'TextArea', { mandatory: false })] });
+    const questions = [either('resume', 'resume', true), either('cover_letter', 'coverLetter', false)];
+    const placed = check(questions, [], { files: { ...files, coverLetter: file('letter.pdf') as typeof files.cv } });
+    expect(placed.problems).toEqual([]);
+    expect(placed.answers).toEqual([
+      { id: 'resume_or_text', value: [{ id: 'resume', value: file('cv.pdf') }] },
+      { id: 'cover_letter_or_text', value: [{ id: 'cover_letter', value: file('letter.pdf') }] },
+    ]);
+    const asText = check(questions, [{ id: 'resume_or_text', value: [{ id: 'resume_text', value: 'Analyst, 1842.' }] }]);
+    expect(asText.problems).toEqual([]);
+    expect(asText.answers).toEqual([{ id: 'resume_or_text', value: [{ id: 'resume_text', value: 'Analyst, 1842.' }] }]);
+    expect(ids(check(questions, [{ id: 'resume_or_text', value: [] }]))).toEqual(['resume_or_text:missing']);
+  });
+
   it('refuses an answer id given twice', () => {
     expect(ids(check([q('t', 'Text')], [{ id: 't', value: 'a' }, { id: 't', value: 'b' }]))).toEqual(['t:invalid']);
   });

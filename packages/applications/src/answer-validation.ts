@@ -165,6 +165,16 @@ function pairs(value: unknown, name: string, questionId: string, problems: Answe
 }
 
 /**
+ * A request file on the question that asks for it: the question itself when it is a File, or
+ * the File part of a file-or-text question (Greenhouse's résumé: a file, or the same as text).
+ */
+function placedFile(question: Question, file: unknown): unknown {
+  if (file === undefined || question.inputType === 'File') return file;
+  const filePart = question.inputType === 'FragmentedQuestion' ? partsOf(question).find((part) => part.inputType === 'File') : undefined;
+  return filePart ? [{ id: filePart.id, value: file }] : undefined;
+}
+
+/**
  * What the candidate and files of the request answer when the client did not: questions whose
  * category says they ask for a name, email or phone, the résumé or the cover letter.
  */
@@ -183,9 +193,9 @@ function derivedFrom(application: Pick<ApplyBody, 'candidate' | 'files'>): Deriv
       case 'phone':
         return candidate.phone;
       case 'resume':
-        return question.inputType === 'File' ? files.cv : undefined;
+        return placedFile(question, files.cv);
       case 'coverLetter':
-        return question.inputType === 'File' ? files.coverLetter : undefined;
+        return placedFile(question, files.coverLetter);
       default:
         return undefined;
     }

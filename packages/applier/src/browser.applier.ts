@@ -240,7 +240,11 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  */
 async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>, current: FormSnapshot | null, plan: FillPlan): Promise<string | null> {
   const { recipe } = plan;
-  const isFile = (id: string) => plan.questions.get(id)?.inputType === 'File';
+  // A file-or-text question (Greenhouse's résumé) counts as a file: its file part uploads on choose.
+  const isFile = (id: string) => {
+    const question = plan.questions.get(id);
+    return question?.inputType === 'File' || (question?.inputType === 'FragmentedQuestion' && (question.options ?? []).some((part) => 'inputType' in part && part.inputType === 'File'));
+  };
   // A write the vendor keeps comes after the at-most-once record: every answer on a page that saves
   // answers as given, a file on a page that uploads on choose.
   const writes = (id: string) => recipe?.earlyWrites === 'answers' || (recipe?.earlyWrites === 'files' && isFile(id));
@@ -304,6 +308,7 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       const parts = Array.isArray(answers.get(id)) ? (answers.get(id) as Array<{ id: string; value: unknown }>) : [];
       if (parts.length === 0 || !parts.every((part) => loose.has(part.id))) continue;
       const problem = await attempt(id, async () => {
+        if (writes(id)) await plan.recordIntent();
         for (const part of parts) await fillQuestion(context, loose.get(part.id) as LocatedQuestion, part.value);
         return true;
       });

@@ -145,15 +145,14 @@ export const greenhouseHostedCase: ApplyCase = {
       { id: 'last_name', value: 'Lovelace' },
       { id: 'email', value: 'ada@example.com' },
       { id: 'phone', value: '+44 20 7946 0001' },
-      { id: 'resume', value: cv },
-      { id: 'cover_letter', value: letter },
+      { id: 'resume_or_text', value: [{ id: 'resume', value: cv }] },
+      { id: 'cover_letter_or_text', value: [{ id: 'cover_letter', value: letter }] },
       { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada' },
       { id: 'question_30000002', value: 'No' },
       { id: 'question_30000003', value: ['English', 'Spanish'] },
       { id: 'question_30000004', value: 'Engines.\nAnd analysis.' },
       { id: 'location', value: 'London, United Kingdom' },
       { id: 'gender', value: 'Female' },
-      { id: 'hispanic_ethnicity', value: 'No' },
       { id: 'race', value: 'White' },
     ];
     const fields: ExpectedField[] = [
@@ -169,9 +168,7 @@ export const greenhouseHostedCase: ApplyCase = {
       { name: 'question_30000004', value: 'Engines.\r\nAnd analysis.' },
       { name: 'location', value: 'London, United Kingdom' },
       { name: 'gender', value: '2' },
-      { name: 'hispanic_ethnicity', value: 'No' },
-      // Shown once "No" is chosen, as Greenhouse does.
-      { name: 'race', value: '5' },
+      { name: 'race', value: '2' },
       // Files are stored on choose; the form carries the stored key.
       { name: 'upload resume', value: { bytes: cv.bytes } },
       { name: 'upload cover_letter', value: { bytes: letter.bytes } },

@@ -10,3 +10,4 @@ export { workableApiCoverage } from './workable.api-applier.ts';
 export { jazzApiCoverage } from './jazzhr.api-applier.ts';
 export { breezyApiCoverage } from './breezy.api-applier.ts';
 export { teamtailorApiCoverage } from './teamtailor.api-applier.ts';
+export { greenhouseApiCoverage } from './greenhouse.api-applier.ts';

@@ -181,29 +181,69 @@ describe('createMiner: routing', () => {
   });
 });
 
-describe('Greenhouse board API mapping (hand-written payload)', () => {
-  it('maps questions, location, education, EEOC with the Race reveal, and demographic self-describe boxes', async () => {
+const greenhouseDocumented = (name: string) => readFileSync(new URL(`../../testing/fixtures/vendor-apis/greenhouse/${name}`, import.meta.url), 'utf8');
+const choiceTree = (question: Question) => question.options?.map((option) => ('answer' in option ? [option.answer, option.conditionalQuestions.map((conditional) => conditional.id)] : option.id));
+
+describe('Greenhouse board API mapping', () => {
+  it('maps questions, location, education, EEOC as the API takes it, and demographic self-describe boxes (hand-written payload)', async () => {
     server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000001?questions=true', json(handwritten('greenhouse-job.json')));
     const questions = questionsOf(await mine('https://job-boards.greenhouse.io/acme/jobs/4000000001'));
     expect(questions.map((question) => question.id)).not.toContain('question_30000005');
     expect(byId(questions, 'first_name')).toEqual({ id: 'first_name', question: 'First Name', inputType: 'Text', label: 'Backend Engineer', mandatory: true, category: 'firstName' });
-    expect(byId(questions, 'resume')).toMatchObject({ inputType: 'File', mandatory: true, category: 'resume' });
-    expect(questions.map((question) => question.id)).not.toContain('resume_text');
     expect(byId(questions, 'question_30000002')).toMatchObject({ inputType: 'SelectOne', mandatory: true, category: 'sponsorship', options: [{ answer: 'Yes' }, { answer: 'No' }] });
     expect(byId(questions, 'question_30000003')).toMatchObject({ inputType: 'SelectMultiple', options: [{ answer: 'English' }, { answer: 'Spanish' }] });
-    expect(byId(questions, 'location')).toMatchObject({ inputType: 'Text', mandatory: true, category: 'city' });
     expect(byId(questions, 'education')).toMatchObject({ inputType: 'ArrayOfObjects', mandatory: false, category: 'education' });
     expect(byId(questions, 'compliance_0_eeoc')).toMatchObject({ inputType: 'TextLiteral', value: '<p>PUBLIC BURDEN STATEMENT: This survey should take about 5 minutes.</p>' });
-    const hispanic = byId(questions, 'hispanic_ethnicity');
-    expect(hispanic.options?.map((option) => ('answer' in option ? [option.answer, option.conditionalQuestions.map((question) => question.id)] : []))).toEqual([
-      ['Yes', []],
-      ['No', ['race']],
-      ['Decline To Self Identify', []],
-    ]);
-    expect(questions.map((question) => question.id)).not.toContain('race');
+    // The Job Board API has no field for a Hispanic/Latino question: Race is asked as the block lists it.
+    expect(questions.map((question) => question.id)).not.toContain('hispanic_ethnicity');
+    expect(byId(questions, 'race')).toMatchObject({ inputType: 'SelectOne', category: 'race', options: [{ answer: 'Asian' }, { answer: 'White' }, { answer: 'Decline To Self Identify' }] });
     expect(byId(questions, 'veteran_status')).toMatchObject({ category: 'veteran' });
     const gender = byId(questions, 'demographic_7001');
     expect(gender.options?.[1]).toMatchObject({ answer: 'I prefer to self-describe', conditionalQuestions: [{ id: 'demographic_7001_82_text', inputType: 'Text' }] });
+  });
+
+  it('mines a file-or-text field (résumé, cover letter) as one question whose parts are the file and the text, required as the post says', async () => {
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000001?questions=true', json(handwritten('greenhouse-job.json')));
+    const questions = questionsOf(await mine('https://job-boards.greenhouse.io/acme/jobs/4000000001'));
+    const accept = ['.pdf', '.doc', '.docx', '.txt', '.rtf'];
+    expect(byId(questions, 'resume_or_text')).toEqual({
+      id: 'resume_or_text', question: 'Resume/CV', inputType: 'FragmentedQuestion', label: 'Backend Engineer', mandatory: true, category: 'resume',
+      options: [
+        { id: 'resume', question: 'Resume/CV (file)', inputType: 'File', label: 'Backend Engineer', mandatory: false, accept },
+        { id: 'resume_text', question: 'Resume/CV (text)', inputType: 'TextArea', label: 'Backend Engineer', mandatory: false },
+      ],
+    });
+    expect(byId(questions, 'cover_letter_or_text')).toMatchObject({ mandatory: false, category: 'coverLetter', options: [{ id: 'cover_letter', inputType: 'File' }, { id: 'cover_letter_text', inputType: 'TextArea' }] });
+    expect(questions.map((question) => question.id)).not.toContain('resume');
+  });
+
+  it("mines the location's hidden coordinates as optional questions, in both shapes a post gives them", async () => {
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000001?questions=true', json(handwritten('greenhouse-job.json')));
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000011?questions=true', json(greenhouseDocumented('backend-engineer.json')));
+    for (const id of ['4000000001', '4000000011']) {
+      const questions = questionsOf(await mine(`https://job-boards.greenhouse.io/acme/jobs/${id}`));
+      expect(byId(questions, 'location')).toMatchObject({ inputType: 'Text', mandatory: true, category: 'city' });
+      expect(byId(questions, 'latitude')).toMatchObject({ inputType: 'Text', mandatory: false });
+      expect(byId(questions, 'longitude')).toMatchObject({ inputType: 'Text', mandatory: false });
+    }
+  });
+
+  it('mines the GDPR consents a post requires: single-purpose (processing, retention), or the one general consent and the demographic-data consent', async () => {
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000002?questions=true', json(greenhouseDocumented('data-analyst-eu.json')));
+    server.route('GET /greenhouse-api/v1/boards/acme/jobs/4000000003?questions=true', json(greenhouseDocumented('support-agent-eu.json')));
+    const singlePurpose = questionsOf(await mine('https://job-boards.greenhouse.io/acme/jobs/4000000002')).filter((question) => question.category === 'consent');
+    expect(singlePurpose.map((question) => [question.id, question.inputType, question.mandatory])).toEqual([
+      ['data_compliance[gdpr_processing_consent_given]', 'Boolean', true],
+      ['data_compliance[gdpr_retention_consent_given]', 'Boolean', true],
+    ]);
+    const general = questionsOf(await mine('https://job-boards.greenhouse.io/acme/jobs/4000000003')).filter((question) => question.category === 'consent');
+    expect(general.map((question) => [question.id, question.mandatory])).toEqual([
+      ['data_compliance[gdpr_consent_given]', true],
+      ['data_compliance[gdpr_demographic_data_consent_given]', false],
+    ]);
+    const questions = questionsOf(await mine('https://job-boards.greenhouse.io/acme/jobs/4000000002'));
+    expect(byId(questions, 'question_40000004')).toMatchObject({ inputType: 'File', mandatory: true });
+    expect(choiceTree(byId(questions, 'question_40000001'))).toEqual([['No', []], ['Yes', []]]);
   });
 });
 

@@ -31,6 +31,8 @@ const GhJob = z.object({
   location_questions: z.array(GhQuestion).nullish(),
   compliance: z.array(z.object({ type: z.string().nullish(), description: z.string().nullish(), questions: z.array(GhQuestion).nullish() })).nullish(),
   demographic_questions: GhDemographic.nullish(),
+  data_compliance: z.array(z.object({ type: z.string().nullish(), requires_consent: z.boolean().nullish(), requires_processing_consent: z.boolean().nullish(), requires_retention_consent: z.boolean().nullish() })).nullish(),
+  // Not in the Job Board documentation: the boards' own key saying whether the form asks education.
   education: z.string().nullish(),
 });
 
@@ -44,7 +46,6 @@ const nameCategories: Record<string, Category> = {
   location: 'city',
   gender: 'gender',
   race: 'race',
-  hispanic_ethnicity: 'ethnicity',
   veteran_status: 'veteran',
   disability_status: 'disability',
 };
@@ -61,7 +62,10 @@ const fieldTypes: Record<string, Question['inputType']> = {
 
 const fieldId = (name: string) => name.replace(/\[\]$/, '');
 
-function fieldQuestion(field: z.infer<typeof GhField>, text: string, label: string, mandatory: boolean): Question {
+/** Greenhouse's attachment types (Job Board API, "Validations on POST Requests": pdf, doc, docx, txt, rtf). */
+const attachmentTypes = ['.pdf', '.doc', '.docx', '.txt', '.rtf'];
+
+function fieldQuestion(field: z.infer<typeof GhField>, text: string, label: string, mandatory: boolean, category?: Category | null): Question {
   const inputType = fieldTypes[field.type] ?? 'Text';
   return buildQuestion({
     id: fieldId(field.name),
@@ -69,20 +73,36 @@ function fieldQuestion(field: z.infer<typeof GhField>, text: string, label: stri
     inputType,
     label,
     mandatory,
-    category: nameCategories[fieldId(field.name)],
+    category: category === undefined ? nameCategories[fieldId(field.name)] : category,
     options: inputType === 'SelectOne' || inputType === 'SelectMultiple' ? choices((field.values ?? []).map((value) => value.label)) : undefined,
+    accept: inputType === 'File' ? attachmentTypes : undefined,
   });
 }
+
+/** The id a client answers a file-or-text question by: its parts keep the field names the page and the API use. */
+export const fileOrTextId = (fileField: string): string => `${fileField}_or_text`;
 
 function mapQuestion(entry: z.infer<typeof GhQuestion>, label: string): Question | null {
   const fields = entry.fields.filter((field) => field.type !== 'input_hidden');
   const mandatory = entry.required === true;
   const [first] = fields;
   if (!first) return null;
-  // "Resume/CV" is a file with a paste-text alternative: one File question (ADR 0018).
+  if (fields.length === 1) return fieldQuestion(first, entry.label, label, mandatory);
+  // "Resume/CV", "Cover Letter": a file or its text (the API's `resume` / `resume_text`). One
+  // question whose parts are the two fields, so a client gives either; a required one is
+  // answered by either (the parts themselves are optional).
   const file = fields.find((field) => field.type === 'input_file');
-  if (fields.length === 1 || (file && fields.every((field) => field === file || field.type === 'textarea'))) {
-    return fieldQuestion(file ?? first, entry.label, label, mandatory);
+  const text = fields.find((field) => field.type === 'textarea');
+  if (file && text && fields.length === 2) {
+    return buildQuestion({
+      id: fileOrTextId(fieldId(file.name)),
+      question: entry.label,
+      inputType: 'FragmentedQuestion',
+      label,
+      mandatory,
+      category: nameCategories[fieldId(file.name)] ?? null,
+      options: [fieldQuestion(file, `${entry.label} (file)`, label, false, null), fieldQuestion(text, `${entry.label} (text)`, label, false, null)],
+    });
   }
   return buildQuestion({
     id: fieldId(first.name),
@@ -94,36 +114,64 @@ function mapQuestion(entry: z.infer<typeof GhQuestion>, label: string): Question
   });
 }
 
+/**
+ * The location: the `location` text and, when the post has them, its hidden `latitude` and
+ * `longitude` (one question of three fields, or three questions as the Job Board docs show).
+ * Greenhouse ignores a location sent without both, and nothing documented turns a place name into
+ * coordinates offline, so they are questions of their own: the client may give them (the API
+ * then carries the location), or leave them and the hosted form's own place search fills them.
+ */
+function locationQuestions(entries: Array<z.infer<typeof GhQuestion>>, label: string): Question[] {
+  const fields = entries.flatMap((entry) => entry.fields.map((field) => ({ field, entry })));
+  const location = fields.find(({ field }) => field.name === 'location');
+  if (!location) return entries.flatMap((entry) => mapQuestion(entry, label) ?? []);
+  const questions = [fieldQuestion(location.field, location.entry.label, label, location.entry.required === true)];
+  for (const name of ['latitude', 'longitude']) {
+    if (!fields.some(({ field }) => field.name === name)) continue;
+    questions.push(buildQuestion({ id: name, question: `${name === 'latitude' ? 'Latitude' : 'Longitude'} of the location (decimal degrees)`, inputType: 'Text', label, mandatory: false, category: null }));
+  }
+  return questions;
+}
+
 /** Entity-escaped HTML in compliance descriptions ("&lt;p&gt;…") back to HTML. */
 function unescapeHtml(html: string): string {
   return /&lt;/.test(html) ? load(`<div>${html}</div>`)('div').first().text() : html;
 }
 
-const hispanicOptions = ['Yes', 'No', 'Decline To Self Identify'];
-
-/** EEOC block: Race shows on the page only once Hispanic/Latino = No, a question the API omits. */
-function complianceQuestions(questions: Question[], label: string): Question[] {
-  const race = questions.find((question) => question.id === 'race');
-  if (!race) return questions;
-  const hispanic = buildQuestion({
-    id: 'hispanic_ethnicity',
-    question: 'Are you Hispanic/Latino?',
-    inputType: 'SelectOne',
-    label,
-    mandatory: race.mandatory,
-    category: 'ethnicity',
-    options: hispanicOptions.map((answer) => ({ answer, conditionalQuestions: answer === 'No' ? [race] : [] })),
-  });
-  return questions.flatMap((question) => (question === race ? [hispanic] : [question]));
+/**
+ * GDPR consents (Job Board docs, "Data Compliance" and the POST's `data_compliance`): the job says
+ * which it requires. `requires_consent` is the one general consent, "to be deprecated" for
+ * organisations with single-purpose consent, which ask processing and retention separately; a
+ * post asks the ones it sets. The demographic-data consent has no flag on the job: it is offered
+ * (optional) beside demographic questions on a post with a GDPR block.
+ */
+function consentQuestions(job: z.infer<typeof GhJob>, employer: string): Question[] {
+  const blocks = (job.data_compliance ?? []).filter((block) => !block.type || block.type === 'gdpr');
+  if (blocks.length === 0) return [];
+  const consent = (key: string, text: string, mandatory: boolean) =>
+    buildQuestion({ id: `data_compliance[${key}]`, question: text, inputType: 'Boolean', label: 'Data privacy', mandatory, category: 'consent' });
+  const any = (flag: 'requires_consent' | 'requires_processing_consent' | 'requires_retention_consent') => blocks.some((block) => block[flag] === true);
+  const questions: Question[] = [];
+  if (any('requires_processing_consent') || any('requires_retention_consent')) {
+    if (any('requires_processing_consent')) questions.push(consent('gdpr_processing_consent_given', `I consent to ${employer} processing my data to consider me for employment.`, true));
+    if (any('requires_retention_consent')) questions.push(consent('gdpr_retention_consent_given', `I consent to ${employer} keeping my data for future opportunities.`, true));
+  } else if (any('requires_consent')) {
+    questions.push(consent('gdpr_consent_given', `I consent to ${employer} collecting, storing and processing my data to consider me for employment.`, true));
+  }
+  if ((job.demographic_questions?.questions.length ?? 0) > 0) {
+    questions.push(consent('gdpr_demographic_data_consent_given', `I consent to ${employer} collecting, storing and processing my answers to the demographic questions.`, false));
+  }
+  return questions;
 }
 
-function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string): Question[] {
+function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string, employer: string): Question[] {
   const label = job.title?.trim() || fallbackLabel;
   const questions: Question[] = [];
-  for (const entry of [...(job.questions ?? []), ...(job.location_questions ?? [])]) {
+  for (const entry of job.questions ?? []) {
     const question = mapQuestion(entry, label);
     if (question) questions.push(question);
   }
+  questions.push(...locationQuestions(job.location_questions ?? [], label));
   if (job.education === 'education_required' || job.education === 'education_optional') {
     const mandatory = job.education === 'education_required';
     const part = (id: string, text: string, inputType: Question['inputType']) => buildQuestion({ id: `education.${id}`, question: text, inputType, label: 'Education', mandatory, category: null });
@@ -138,8 +186,8 @@ function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string): Qu
     if (description && htmlToText(description)) {
       questions.push(buildQuestion({ id: `compliance_${index}_${block.type ?? 'text'}`, question: htmlToText(description), inputType: 'TextLiteral', label: blockLabel, mandatory: false, category: null, value: description }));
     }
-    const mapped = (block.questions ?? []).flatMap((entry) => mapQuestion(entry, blockLabel) ?? []);
-    questions.push(...complianceQuestions(mapped, blockLabel));
+    // The API's EEOC fields are the block's own (`gender`, `race`, …): nothing more is asked of it.
+    questions.push(...(block.questions ?? []).flatMap((entry) => mapQuestion(entry, blockLabel) ?? []));
   });
   const demographic = job.demographic_questions;
   if (demographic && demographic.questions.length > 0) {
@@ -166,6 +214,7 @@ function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string): Qu
       }));
     }
   }
+  questions.push(...consentQuestions(job, employer));
   return questions;
 }
 
@@ -188,5 +237,5 @@ export const greenhouseAdapter =
     const board = target.board ?? (await resolveBoard(options.boardsBaseUrl, target.jobId, context));
     const url = `${expandBase(options.apiBaseUrl, {})}/v1/boards/${encodeURIComponent(board)}/jobs/${encodeURIComponent(target.jobId)}?questions=true`;
     const response = await request(context, url, { headers: { accept: 'application/json' } });
-    return mapGreenhouseJob(parsePayload(GhJob, await readJson(response), 'Greenhouse job'), context.jobPost.jobTitle);
+    return mapGreenhouseJob(parsePayload(GhJob, await readJson(response), 'Greenhouse job'), context.jobPost.jobTitle, context.jobPost.employer);
   };

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedVendor } from './hosted-ats.double.ts';
 
-/** Greenhouse has no real capture yet: its definition is the miner's hand-written payload. */
-const greenhouseJobFixture = (): unknown => JSON.parse(readFileSync(new URL('../../../miner/fixtures/handwritten/greenhouse-job.json', import.meta.url), 'utf8'));
+/** Greenhouse has no real capture yet: the page is built from the API double's post (the Job Board API's documented shape). */
+const greenhouseJobFixture = (): unknown => JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/greenhouse/backend-engineer.json', import.meta.url), 'utf8'));
 
 type GreenhouseField = { name: string; type: string; values: Array<{ label: string; value: number }> };
 type GreenhouseQuestion = { label: string; required: boolean; fields: GreenhouseField[] };
@@ -18,32 +18,23 @@ const reactSelect = (question: GreenhouseQuestion, field: GreenhouseField) => `
   <input type="hidden" name="${field.name}" value=""></div>`;
 
 /**
- * Greenhouse asks "Are you Hispanic/Latino?" before Race and shows Race only after "No" (the
- * board's definition lists Race alone). Its values on the page are unmeasured: the label is sent.
+ * A question's controls: each field's, a hidden field as a hidden input (the location's
+ * coordinates, which the page's place search fills), a file-or-text question as its upload and
+ * its "enter manually" box.
  */
-const hispanicQuestion: GreenhouseQuestion = {
-  label: 'Are you Hispanic/Latino?',
-  required: false,
-  fields: [{ name: 'hispanic_ethnicity', type: 'multi_value_single_select', values: [] }],
-};
-const hispanicOptions = ['Yes', 'No', 'Decline To Self Identify'];
-
 function control(question: GreenhouseQuestion): string {
-  const field = question.fields[0];
-  if (!field) return '';
-  if (field.name === 'race') {
-    const hispanic = reactSelect(hispanicQuestion, hispanicQuestion.fields[0] as GreenhouseField).replace(
-      /data-options="[^"]*"/,
-      `data-options="${escapeHtml(JSON.stringify(hispanicOptions.map((label) => ({ value: label, label }))))}"`,
-    );
-    return `${hispanic}<div id="race-block" hidden>${reactSelect(question, field)}</div>`;
-  }
+  return question.fields.map((field) => fieldControl(question, field)).join('\n');
+}
+
+function fieldControl(question: GreenhouseQuestion, field: GreenhouseField): string {
   const star = question.required ? ' *' : '';
   switch (field.type) {
     case 'input_text':
       return `<div class="field"><label for="${field.name}">${escapeHtml(question.label)}${star}</label><input type="text" id="${field.name}" name="${field.name}"${question.required ? ' aria-required="true"' : ''}></div>`;
     case 'textarea':
-      return `<div class="field"><label for="${field.name}">${escapeHtml(question.label)}${star}</label><textarea id="${field.name}" name="${field.name}"></textarea></div>`;
+      return `<div class="field"><label for="${field.name}">${escapeHtml(question.label)}${question.fields.length > 1 ? ' (enter manually)' : star}</label><textarea id="${field.name}" name="${field.name}"></textarea></div>`;
+    case 'input_hidden':
+      return `<input type="hidden" id="${field.name}" name="${field.name}" value="">`;
     case 'input_file':
       // The file goes to storage on choose; the form carries only the stored key.
       return `<div class="field upload"><div id="upload-label-${field.name}">${escapeHtml(question.label)}${star}</div>
@@ -79,7 +70,6 @@ for (const input of document.querySelectorAll('input[role=combobox]')) {
         const shown = document.createElement('div'); shown.className = 'select__single-value'; shown.textContent = option.label;
         container.querySelector('.select__value-container').prepend(shown);
         hidden.value = option.value; input.value = ''; close();
-        if (input.id === 'hispanic_ethnicity') document.getElementById('race-block').hidden = option.value !== 'No';
       });
       menu.append(item);
     }
