@@ -128,6 +128,3 @@ export function apiCase(
 
 /** The résumé every API case sends: bytes that must arrive unchanged. */
 export const cv = cvFile();
-
-/** Answers the vendor receives under the question's own id. */
-export const underOwnName = (answers: Array<[id: string, value: ResolvedAnswer['value']]>): Array<[string, string, ResolvedAnswer['value']]> => answers.map(([id, value]) => [id, id, value]);

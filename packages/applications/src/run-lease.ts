@@ -2,7 +2,7 @@ import type { Queryable } from '@quarry/db';
 import { renewApplicationLease } from './applications.queries.ts';
 
 /** Why a run stopped before its irreversible step: its lease on the application went to another run. */
-export class LeaseLost extends Error {
+class LeaseLost extends Error {
   override readonly name = 'LeaseLost';
 }
 

@@ -114,7 +114,7 @@ const placeFields = new Set(['location', 'latitude', 'longitude']);
  * The JSON body for one application, or what keeps it from the API: answers with no documented
  * field (for the hosted form), answers that do not fit their field, required questions left empty.
  */
-export function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { body: Body; notCarried: string[]; invalid: string[]; missing: string[] } {
+function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { body: Body; notCarried: string[]; invalid: string[]; missing: string[] } {
   const { candidate } = application;
   const body: Body = { first_name: candidate.firstName, last_name: candidate.lastName, email: candidate.email, ...(candidate.phone ? { phone: candidate.phone } : {}) };
   const problems: Problems = { notCarried: [], invalid: [] };

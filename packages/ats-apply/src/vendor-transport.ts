@@ -13,7 +13,7 @@ type NotCarried = { status: 'not-carried'; reason: string; answers: string[] };
  * it carries, and the public page (or SDK, or OpenAPI file) that documents it. A transport sends
  * nothing that is not listed here, and the README's ATS table is read from these lists.
  */
-export type DocumentedField = { field: string; carries: string; source: string };
+type DocumentedField = { field: string; carries: string; source: string };
 
 /**
  * What one vendor API transport carries, and what goes to the hosted form instead (with why):

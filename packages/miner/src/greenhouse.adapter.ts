@@ -80,7 +80,7 @@ function fieldQuestion(field: z.infer<typeof GhField>, text: string, label: stri
 }
 
 /** The id a client answers a file-or-text question by: its parts keep the field names the page and the API use. */
-export const fileOrTextId = (fileField: string): string => `${fileField}_or_text`;
+const fileOrTextId = (fileField: string): string => `${fileField}_or_text`;
 
 function mapQuestion(entry: z.infer<typeof GhQuestion>, label: string): Question | null {
   const fields = entry.fields.filter((field) => field.type !== 'input_hidden');

@@ -1,6 +1,5 @@
 // The vendors' API doubles on loopback, for the API transports' tests and the apply-accuracy bench.
 export type { DoubleReply, ReceivedPart, ReceivedRequest, VendorApiDouble } from './vendor-api.double.ts';
-export { minerFixture } from './vendor-api.double.ts';
 export { ashbyDoublePostings, startAshbyApiDouble } from './ashby.double.ts';
 export { bambooDoubleJobs, startBambooApiDouble } from './bamboohr.double.ts';
 export { breezyCandidateFields, breezyDoublePositions, startBreezyApiDouble } from './breezy.double.ts';

@@ -48,7 +48,7 @@ export const recruiteeDoubleOffers = {
   closed: 'closed-role',
 } as const;
 
-export const recruiteeDoubleListing = (): { offers: Offer[] } =>
+const recruiteeDoubleListing = (): { offers: Offer[] } =>
   JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/recruitee/offers.json', import.meta.url), 'utf8')) as { offers: Offer[] };
 
 /** DOCS: the value field of each kind's answer. */

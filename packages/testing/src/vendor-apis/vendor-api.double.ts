@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AtsEndpointName } from '@quarry/contracts';
@@ -41,8 +40,6 @@ export type VendorApiDouble = {
  */
 type Route = (request: ReceivedRequest) => { reply: DoubleReply } | { accept: () => DoubleReply } | null;
 
-/** A fixture of the miner's captured (or hand-written) vendor forms, as text. */
-export const minerFixture = (path: string): string => readFileSync(new URL(`../../../miner/fixtures/${path}`, import.meta.url), 'utf8');
 
 async function readRequest(request: IncomingMessage): Promise<ReceivedRequest> {
   const chunks: Buffer[] = [];

@@ -55,7 +55,7 @@ export const workableDoubleJobs = {
   closed: 'C3D4E5F6A7',
 } as const;
 
-export const workableDoubleDefinitions = (): Record<string, WorkableJob> =>
+const workableDoubleDefinitions = (): Record<string, WorkableJob> =>
   JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/workable/jobs.json', import.meta.url), 'utf8')) as Record<string, WorkableJob>;
 
 /** The candidate attributes the create call takes (CREATE, HRFLOW), beside the form's answers. */
