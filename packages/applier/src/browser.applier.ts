@@ -1,5 +1,5 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { type ChromiumPool, createHostGuard, httpUrlOf, createSignInMemory, followToForm, locateQuestions, nextButton, settle, settleAfterInput, showsWall, signInOnce, snapshotPage, type Lookup, type SignInMemory } from '@quarry/miner';
+import { type ChromiumPool, closeWithin, createHostGuard, httpUrlOf, createSignInMemory, followToForm, locateQuestions, nextButton, settle, settleAfterInput, showsWall, signInOnce, snapshotPage, type Lookup, type SignInMemory } from '@quarry/miner';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
 import type { LocatedQuestion, RawField } from '@quarry/miner';
 import type { Question } from '@quarry/contracts';
@@ -81,7 +81,7 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
         throw error;
       } finally {
         signal.removeEventListener('abort', abort);
-        await page.close().catch(() => {});
+        await closeWithin(page);
       }
     });
 

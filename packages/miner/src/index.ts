@@ -9,7 +9,7 @@ export { detectAts } from './ats-detect.ts';
 export type { AtsName, AtsTarget } from './ats-detect.ts';
 export { createBrowserFormMiner } from './browser/browser-form.miner.ts';
 export type { BrowserMinerOptions } from './browser/browser-form.miner.ts';
-export { createChromiumPool } from './browser/chromium-pool.ts';
+export { closeWithin, createChromiumPool } from './browser/chromium-pool.ts';
 export type { ChromiumPool } from './browser/chromium-pool.ts';
 // What the applier shares with the browser miner: the page script, the snapshot, the ids.
 export { locateQuestions } from './browser/form-fields.ts';

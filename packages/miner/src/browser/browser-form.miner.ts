@@ -2,7 +2,7 @@ import { MinedForm } from '@quarry/contracts';
 import { errors as playwrightErrors } from 'playwright-core';
 import type { Miner, MineOutcome } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
-import type { ChromiumPool } from './chromium-pool.ts';
+import { closeWithin, type ChromiumPool } from './chromium-pool.ts';
 import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions, type FormSnapshot } from './form-fields.ts';
 import { minerPageScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
@@ -108,7 +108,7 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
         throw error;
       } finally {
         signal.removeEventListener('abort', abort);
-        await page.close().catch(() => {});
+        await closeWithin(page);
       }
     });
   };

@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext } from 'playwright-core';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createChromiumPool, type ChromiumPool, type ChromiumPoolOptions, type RecycleEvent } from './chromium-pool.ts';
 
@@ -286,4 +287,41 @@ describe('chromium pool', () => {
       }
     }, 40_000);
   });
+
+  it('a browser paused mid-job (SIGSTOP) cannot hold the job: its context close is given up on, the browser retired, the next job gets a new one', async () => {
+    const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100, closeLimitMs: 500 });
+    const stopped: number[] = [];
+    try {
+      const first = await pool.withContext(async (context) => {
+        const page = await context.newPage();
+        await page.setContent('<p>about to be paused</p>');
+        // Every process this test process started, to any depth: the launcher script, the browser and its renderers.
+        const childrenOf = (pid: number): number[] => {
+          // ps exits 1 when a process has no children.
+          const found = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.trim();
+          return found ? found.split(/\s+/).map(Number).flatMap((child) => [child, ...childrenOf(child)]) : [];
+        };
+        for (const pid of childrenOf(process.pid)) {
+          try {
+            process.kill(pid, 'SIGSTOP');
+            stopped.push(pid);
+          } catch {
+            // the listing's own ps, gone already
+          }
+        }
+        return context.browser() as Browser;
+      });
+      const second = await pool.withContext(async (context) => context.browser() as Browser);
+      expect(second).not.toBe(first);
+    } finally {
+      for (const pid of stopped) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await pool.close();
+    }
+  }, 30_000);
 });

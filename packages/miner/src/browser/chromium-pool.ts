@@ -19,6 +19,8 @@ export type ChromiumPoolOptions = {
    * tests reach a vendor's double under the vendor's host name. Requests still pass the SSRF guard.
    */
   hostResolverRules?: string;
+  /** How long closing a context or a browser may take before it is taken as wedged: the context's browser is retired, the browser counted as gone (default 10 s). */
+  closeLimitMs?: number;
 };
 
 export type RecycleEvent = { reason: 'jobs' | 'memory'; jobs: number; memoryMb?: number };
@@ -76,6 +78,27 @@ const drainLimitMs = 30_000;
  * browser closes when its running jobs finish, so no job is cut short, and its replacement starts
  * only then: two browsers side by side were the worker's peak memory (bench mining-throughput).
  */
+/** How long closing a page or context may take before it is given up on. */
+const closeLimitMs = 10_000;
+
+/**
+ * Closes a page or a context, giving up after `timeoutMs`: a browser that was paused (a frozen VM,
+ * a stopped process) can leave a close unanswered for good, and a job must not hold its slot
+ * waiting for it. Resolves whether it closed.
+ */
+export async function closeWithin(target: { close(): Promise<unknown> }, timeoutMs = closeLimitMs): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([target.close().then(() => true, () => true), gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number; closed: Promise<void>; markClosed: () => void; retiring: AbortController };
   let current: Entry | null = null;
@@ -83,8 +106,10 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   let closed = false;
 
   /** Closes an entry's browser; a replacement waiting for it may then start. */
+  // A paused browser may never answer its close: after the limit it counts as closed (its close
+  // stays asked, and it goes once the process runs again), so no replacement waits on it.
   const closeBrowser = (entry: Entry): Promise<void> =>
-    entry.browser.then((browser) => browser.close()).catch(() => {}).finally(() => {
+    entry.browser.then(async (browser) => void (await closeWithin(browser, options.closeLimitMs))).catch(() => {}).finally(() => {
       retired.delete(entry);
       entry.markClosed();
     });
@@ -167,7 +192,11 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       context = await (await entry.browser).newContext({ acceptDownloads: false, serviceWorkers: 'block', locale: 'en-GB' });
       return await work(context, entry.retiring.signal);
     } finally {
-      await context?.close().catch(() => {});
+      // A context that will not close belongs to a browser that stopped answering: retire it.
+      if (context && !(await closeWithin(context, options.closeLimitMs)) && !retired.has(entry)) {
+        retire(entry);
+        if (current === entry) current = null;
+      }
       entry.active -= 1;
       if (retired.has(entry)) {
         if (entry.active === 0) void closeBrowser(entry);

@@ -4,7 +4,7 @@ import { errors as playwrightErrors, type Page } from 'playwright-core';
 import type { MineOutcome, Miner, TenantAccount } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
 import { createSignInMemory, followToForm, showsWall, signInOnce, type AccountWall, type SignInMemory } from './account-wall.ts';
-import type { ChromiumPool } from './chromium-pool.ts';
+import { closeWithin, type ChromiumPool } from './chromium-pool.ts';
 import { settle } from './page-snapshot.ts';
 import { createHostGuard, httpUrlOf } from './request-guard.ts';
 import { workdayBoardOfPage } from '../workday-board.ts';
@@ -97,7 +97,7 @@ export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
         throw error;
       } finally {
         signal.removeEventListener('abort', abort);
-        await page.close().catch(() => {});
+        await closeWithin(page);
       }
     });
   };
