@@ -2,7 +2,7 @@ import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { findAtsAccount } from '@quarry/applications';
+import { findAtsAccount, findAtsCredential } from '@quarry/applications';
 import { createSealer } from '@quarry/auth';
 import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
@@ -50,7 +50,12 @@ export async function startMiningRole(runtime: {
     settings: config.batches,
     miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, runtime.shared('tenant-sign-ins', createProcessSignIns)),
     // The sealed account is read and opened here, at mining time, for the submission's client.
-    ...(sealer ? { findAccount: (clientId: string, url: string) => findAtsAccount({ pool: db, sealer }, clientId, url) } : {}),
+    ...(sealer
+      ? {
+          findAccount: (clientId: string, url: string) => findAtsAccount({ pool: db, sealer }, clientId, url),
+          findCredential: (clientId: string, url: string) => findAtsCredential({ pool: db, sealer }, clientId, url),
+        }
+      : {}),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
   };
   const canaries = runtime.runsCanary

@@ -144,13 +144,16 @@ async function submit(
 
   // The client's account on the posting's tenant lets the miner and the hosted form past its sign-in wall (Workday).
   const account = await findAtsAccount(ports, application.clientId, application.url);
+  // The client's key for this posting's ATS board decides the transport (the vendor's API), and
+  // lets the miner read what the vendor serves only to it (SmartRecruiters' screening questions).
+  const credential = await findAtsCredential(ports, application.clientId, application.url);
   let questions: Question[];
   if (application.questions) {
     questions = z.array(Question).parse(JSON.parse(application.questions));
   } else {
     const post = { url: application.url, employer: application.employer ?? '', jobTitle: application.jobTitle ?? '', country: 'gb' };
     const started = performance.now();
-    const mined = await ports.miner(post, signal, { account: account ?? undefined });
+    const mined = await ports.miner(post, signal, { account: account ?? undefined, credential: credential ?? undefined });
     signal.throwIfAborted();
     // The client sees this mining like one it asked for (`/questions/:id`), success or failure.
     await ports.recordMining({ ...post, clientId: application.clientId, jobPostId: application.jobPostId }, mined, Math.round(performance.now() - started));
@@ -174,8 +177,6 @@ async function submit(
     throw error;
   }
 
-  // The client's key for this posting's ATS board decides the transport (the vendor's API).
-  const credential = await findAtsCredential(ports, application.clientId, application.url);
   const outcome: SubmitOutcome = await ports.limitHost(
     application.host,
     () =>

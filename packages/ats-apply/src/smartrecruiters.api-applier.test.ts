@@ -54,6 +54,35 @@ beforeAll(async () => {
 afterAll(async () => double.close());
 
 describe("SmartRecruiters' Application API transport", () => {
+  it("mines the screening questions with the employer's key (the page shows them only after Next), and carries an answer to each", async () => {
+    const keyed = await mineWith(endpoints(), postingUrl(smartRecruitersDoublePostings.captured), { credential });
+    const screening = keyed.filter((question) => question.id.startsWith('screening.'));
+    // Every screening question of the configuration, under the id the transport answers it by.
+    expect(screening.filter((question) => question.inputType !== 'TextLiteral').map((question) => question.id).sort()).toEqual(screeningAnswers().map((answer) => answer.id).filter((id) => id.startsWith('screening.')).sort());
+    // An information field takes no answer: shown as text.
+    expect(screening.find((question) => question.id === `screening.${q(7)}`)).toMatchObject({ inputType: 'TextLiteral' });
+    expect(screening.find((question) => question.id === `screening.${q(4)}`)).toMatchObject({ inputType: 'SelectOne', mandatory: true });
+    expect(screening.find((question) => question.id === 'screening.languages')).toMatchObject({ inputType: 'ArrayOfObjects' });
+    // Another company's key is not this posting's: its screening questions are not asked for.
+    const otherKey = await mineWith(endpoints(), postingUrl(smartRecruitersDoublePostings.captured), { credential: { ...credential, board: 'other' } });
+    expect(otherKey.some((question) => question.id.startsWith('screening.'))).toBe(false);
+
+    // The client answers them by the mined kinds (a choice by its label); every one reaches the API.
+    const byKind = (question: Question): ResolvedAnswer['value'] => {
+      const labels = (question.options ?? []).flatMap((option) => ('answer' in option ? [option.answer] : []));
+      if (question.inputType === 'SelectOne') return labels[0];
+      if (question.inputType === 'SelectMultiple') return labels.slice(0, 2);
+      if (question.inputType === 'ArrayOfObjects') return [(question.options ?? []).flatMap((part) => ('id' in part ? [{ id: part.id, value: byKind(part) }] : []))];
+      return `Answer to ${question.id}`;
+    };
+    const given = screening.filter((question) => question.inputType !== 'TextLiteral').map((question) => ({ id: question.id, value: byKind(question) }));
+    const before = double.submissions().length;
+    const outcome = await apply(routerWith(endpoints()).applier, application({ questions: keyed, answers: [...pageAnswers(), ...given] }), hooksOn(double));
+    expect(outcome).toMatchObject({ status: 'success' });
+    const sent = (jsonAt(double.submissions()[before], 'answers') as Array<{ id: string }>).map((answer) => answer.id).sort();
+    expect(sent).toEqual(given.map((answer) => answer.id.slice('screening.'.length)).sort());
+  });
+
   it('sends every page answer and every screening answer under the attribute the Application API documents, after beforeSubmit', async () => {
     expect(questions.map((question) => question.id).sort()).toEqual(pageAnswers().map((answer) => answer.id).sort());
     const limited: string[] = [];

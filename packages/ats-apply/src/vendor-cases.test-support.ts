@@ -1,6 +1,6 @@
 import type { Applier, ApplicationToSubmit, FileToUpload, SubmitHooks } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
-import { createMiner, type MinerEndpoints } from '@quarry/miner';
+import { createMiner, type MinerEndpoints, type MiningAccess } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
 import { createAtsApplier, type AtsApiEndpoints } from './transport-router.applier.ts';
@@ -23,9 +23,9 @@ export const apply = (applier: Applier, application: ApplicationToSubmit, hooks:
 export const partsNamed = (parts: Array<[string, ReceivedPart]>, name: string): ReceivedPart[] => parts.filter(([key]) => key === name).map(([, value]) => value);
 
 /** Mines a posting with the real miner, its endpoints pointed at one vendor's double (as MINING_ATS_ENDPOINTS would). */
-export async function mineWith(endpoints: Partial<MinerEndpoints>, url: string): Promise<Question[]> {
+export async function mineWith(endpoints: Partial<MinerEndpoints>, url: string, access?: MiningAccess): Promise<Question[]> {
   const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints });
-  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+  const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal, access);
   if (!mined.ok) throw new Error(`the double's form did not mine: ${mined.errorCode} ${mined.detail}`);
   return mined.form.questions;
 }

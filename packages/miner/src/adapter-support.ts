@@ -1,7 +1,7 @@
 import type { MiningErrorCode, Question } from '@quarry/contracts';
 import { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError, type SafeFetch, type SafeFetchInit, type SafeResponse } from '@quarry/safe-fetch';
 import type { z } from 'zod';
-import type { JobPostToMine } from './miner-port.ts';
+import type { BoardCredential, JobPostToMine } from './miner-port.ts';
 
 /**
  * A known reason the form cannot be mined. Adapters throw it from deep inside parsing; the router
@@ -27,6 +27,8 @@ export type AdapterContext = {
   timeoutMs: number;
   signal: AbortSignal;
   jobPost: JobPostToMine;
+  /** The employer's key for the posting's board, when the client registered one (never logged). */
+  credential?: BoardCredential | undefined;
 };
 
 /** What an adapter returns: the questions in form order (the router validates and adds answers). */

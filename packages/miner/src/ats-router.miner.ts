@@ -11,7 +11,7 @@ import { createHtmlPageMiner } from './html-page.miner.ts';
 import { jazzAdapter } from './jazzhr.adapter.ts';
 import { leverAdapter } from './lever.adapter.ts';
 import { manatalAdapter } from './manatal.adapter.ts';
-import type { JobPostToMine, Miner, MineOutcome } from './miner-port.ts';
+import type { JobPostToMine, Miner, MineOutcome, MiningAccess } from './miner-port.ts';
 import { recruiteeAdapter } from './recruitee.adapter.ts';
 import { smartRecruitersAdapter } from './smartrecruiters.adapter.ts';
 import { syntheticAnswers } from './synthetic-answers.ts';
@@ -97,9 +97,11 @@ export function createMiner(options: CreateMinerOptions): Miner {
     manatal: manatalAdapter(endpoints.manatal),
   };
 
-  const mineWithAdapter = async (target: AtsTarget, jobPost: JobPostToMine, signal: AbortSignal): Promise<MineOutcome> => {
+  const mineWithAdapter = async (target: AtsTarget, jobPost: JobPostToMine, signal: AbortSignal, access?: MiningAccess): Promise<MineOutcome> => {
     const adapter = adapters[target.ats] as AtsAdapter<AtsTarget>;
-    const context: AdapterContext = { fetch: options.fetch, timeoutMs: options.timeoutMs, signal, jobPost };
+    // The key goes only to the adapter of its own vendor.
+    const credential = access?.credential?.ats === target.ats ? access.credential : undefined;
+    const context: AdapterContext = { fetch: options.fetch, timeoutMs: options.timeoutMs, signal, jobPost, ...(credential ? { credential } : {}) };
     let questions: Question[];
     try {
       questions = await adapter(target, context);
@@ -133,7 +135,7 @@ export function createMiner(options: CreateMinerOptions): Miner {
 
   return async (jobPost, signal, access): Promise<MineOutcome> => {
     const target = detectAts(jobPost.url);
-    if (target) return mineWithAdapter(target, jobPost, signal);
+    if (target) return mineWithAdapter(target, jobPost, signal, access);
     // The account goes to the Workday miner only, and only for a Workday tenant's posting
     // (its own host, or a myworkdaysite.com path naming it).
     if (workdayBoardOf(jobPost.url)) {

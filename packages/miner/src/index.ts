@@ -1,6 +1,6 @@
 export { extractHtmlForm } from './html-form.extractor.ts';
 export { createHtmlPageMiner } from './html-page.miner.ts';
-export type { JobPostToMine, Miner, MineOutcome, MiningAccess, TenantAccount } from './miner-port.ts';
+export type { BoardCredential, JobPostToMine, Miner, MineOutcome, MiningAccess, TenantAccount } from './miner-port.ts';
 export { categorize } from './question-categories.ts';
 export { syntheticAnswers } from './synthetic-answers.ts';
 export { createMiner, defaultMinerEndpoints } from './ats-router.miner.ts';

@@ -13,10 +13,17 @@ export type MineOutcome =
 export type TenantAccount = { ats: string; board: string; email: string; password: string };
 
 /**
- * What a mining may use beyond the post: the client's account on the posting's tenant. Kept apart
- * from the post, which is logged and stored, and never copied into an outcome or its detail.
+ * The employer's API key the client registered for the posting's board: some vendors serve part
+ * of an application form only to it (SmartRecruiters' screening questions). Never logged.
  */
-export type MiningAccess = { account?: TenantAccount | undefined };
+export type BoardCredential = { ats: string; board: string; key: string };
+
+/**
+ * What a mining may use beyond the post: the client's account on the posting's tenant, and the
+ * employer's key for its board. Kept apart from the post, which is logged and stored, and never
+ * copied into an outcome or its detail.
+ */
+export type MiningAccess = { account?: TenantAccount | undefined; credential?: BoardCredential | undefined };
 
 /**
  * The one function mining workers call. Implementations never throw for a website's behaviour:

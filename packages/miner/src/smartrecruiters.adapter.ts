@@ -9,6 +9,56 @@ type Toggle = z.infer<typeof Toggle>;
 const SmartPosting = z.object({ uuid: z.string(), name: z.string().optional(), active: z.boolean().optional() });
 const SmartConfig = z.object({ fieldSets: z.record(z.string(), Toggle.nullable()) });
 
+/**
+ * The Application API's configuration of a posting, served only with the employer's key
+ * (https://developers.smartrecruiters.com/docs/partners-get-application-screening-questions-and-privacy-policies):
+ * screening and diversity questions, each a set of fields of a type.
+ */
+const ScreeningConfiguration = z.object({
+  questions: z.array(
+    z.object({
+      id: z.string(),
+      label: z.string().optional(),
+      repeatable: z.boolean().optional(),
+      fields: z.array(z.object({ id: z.string(), label: z.string().optional(), type: z.string(), required: z.boolean().optional(), values: z.array(z.object({ id: z.string(), label: z.string() })).optional() })),
+    }),
+  ),
+});
+type ScreeningField = z.infer<typeof ScreeningConfiguration>['questions'][number]['fields'][number];
+
+const fieldKinds: Record<string, Question['inputType']> = { INPUT_TEXT: 'Text', TEXTAREA: 'TextArea', SINGLE_SELECT: 'SelectOne', RADIO: 'SelectOne', MULTI_SELECT: 'SelectMultiple', CHECKBOX: 'SelectMultiple', INFORMATION: 'TextLiteral' };
+
+/**
+ * The screening questions under the ids the Application API transport answers them by:
+ * `screening.<questionId>` for a question of one field, an entry of parts
+ * `screening.<questionId>.<fieldId>` for one of several fields or a repeatable one. A field of a
+ * type the configuration documents no answer for is mined as text, which the transport refuses to
+ * send (the application then goes through the page).
+ */
+function mapScreening(configuration: z.infer<typeof ScreeningConfiguration>, label: string): Question[] {
+  const questionOf = (id: string, field: ScreeningField, text: string, mandatory: boolean): Question => {
+    const inputType = fieldKinds[field.type] ?? 'Text';
+    const options = inputType === 'SelectOne' || inputType === 'SelectMultiple' ? (field.values ?? []).map((value) => ({ answer: value.label, conditionalQuestions: [] })) : undefined;
+    return buildQuestion({ id, question: text, inputType, label: 'Screening questions', mandatory: inputType === 'TextLiteral' ? false : mandatory, category: null, ...(options ? { options } : {}), ...(inputType === 'TextLiteral' ? { value: text } : {}) });
+  };
+  return configuration.questions.map((question) => {
+    const text = question.label ?? question.fields[0]?.label ?? question.id;
+    const answerable = question.fields.filter((field) => field.type !== 'INFORMATION');
+    const [only] = answerable;
+    if (only && answerable.length === 1 && !question.repeatable) return questionOf(`screening.${question.id}`, only, text, only.required === true);
+    if (answerable.length === 0 && question.fields[0]) return questionOf(`screening.${question.id}`, question.fields[0], text, false);
+    return buildQuestion({
+      id: `screening.${question.id}`,
+      question: text,
+      inputType: 'ArrayOfObjects',
+      label,
+      mandatory: answerable.some((field) => field.required === true),
+      category: null,
+      options: answerable.map((field) => questionOf(`screening.${question.id}.${field.id}`, field, field.label ?? field.id, field.required === true)),
+    });
+  });
+}
+
 const visible = (toggle: Toggle | null | undefined): toggle is Toggle => toggle?.visible === true;
 const required = (toggle: Toggle | null | undefined) => toggle?.required === true;
 const part = (toggle: Toggle, key: string) => Toggle.nullish().catch(null).parse(toggle[key]);
@@ -103,5 +153,12 @@ export const smartRecruitersAdapter =
       headers: { accept: 'application/json' },
     });
     const config = parsePayload(SmartConfig, await readJson(configResponse), 'SmartRecruiters application configuration');
-    return mapSmartConfig(config, posting.name ?? context.jobPost.jobTitle);
+    const label = posting.name ?? context.jobPost.jobTitle;
+    const questions = mapSmartConfig(config, label);
+    // Screening questions come after Next on the page and, through the API, only with the employer's key.
+    if (!context.credential || context.credential.board.toLowerCase() !== target.company.toLowerCase()) return questions;
+    const screeningResponse = await request(context, `${expandBase(options.apiBaseUrl, {})}/postings/${encodeURIComponent(posting.uuid)}/configuration`, {
+      headers: { accept: 'application/json', 'x-smarttoken': context.credential.key },
+    });
+    return [...questions, ...mapScreening(parsePayload(ScreeningConfiguration, await readJson(screeningResponse), 'SmartRecruiters screening configuration'), label)];
   };

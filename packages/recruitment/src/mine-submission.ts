@@ -23,7 +23,8 @@ export async function mineSubmission(
   try {
     // Mining jobs are per client: the submission names the client whose account the posting may need.
     const account = (await ports.findAccount?.(submission.clientId, submission.url)) ?? undefined;
-    const mined = await ports.miner(submission, context.signal, { account });
+    const credential = (await ports.findCredential?.(submission.clientId, submission.url)) ?? undefined;
+    const mined = await ports.miner(submission, context.signal, { account, credential });
     // An abort (shutdown hand-back, timeout) is not the website's doing: never record it.
     if (context.signal.aborted) throw context.signal.reason;
     outcome = miningOutcomeOf(submission.jobPostId, mined, Math.round(performance.now() - started), (ports.now ?? (() => new Date()))());

@@ -1,6 +1,6 @@
 import type { BatchSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import type { Miner, TenantAccount } from '@quarry/miner';
+import type { Miner, BoardCredential, TenantAccount } from '@quarry/miner';
 
 /** The queue operations the recruitment use cases need (`createMiningQueuePort` builds them from the jobs). */
 export type MiningQueuePort = {
@@ -35,6 +35,8 @@ export type MiningPorts = RecruitmentPorts & {
    * Absent where this process holds no key to open accounts.
    */
   findAccount?: (clientId: string, url: string) => Promise<TenantAccount | null>;
+  /** The employer's key the client registered for the posting's board, opened the same way (SmartRecruiters' screening questions are served only to it). */
+  findCredential?: (clientId: string, url: string) => Promise<BoardCredential | null>;
   now?: () => Date;
   /** Tells API processes a post's answer changed (they drop what they cached); never throws. */
   announceOutcome?: (clientId: string, jobPostId: string) => Promise<void>;
