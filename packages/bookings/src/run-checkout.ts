@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
 import type { HotelRow } from '@quarry/rates';
+import { isStoreOutage } from '@quarry/jobs';
 import { CvvUnavailableError, PanTokenInvalidError } from '@quarry/vault';
 import type { BookingEngine, CheckoutEngine, HeldCheckout, OrderOutcome } from './booking-engine.ts';
 import { applyMove, flushOutbox } from './booking-moves.ts';
@@ -119,14 +120,22 @@ const announcedConsentCheckMs = 5_000;
 /**
  * The page stays open while the client decides: the consent (or a cancel, or a timeout of the
  * sweep) is a change of the row, announced by Postgres; without announcements the row is polled.
+ * Postgres unreachable for a while is waited out with the page open: the checkout's lease
+ * (`BOOKING_CHECKOUT_LEASE_MS`) outlasts such an outage, so nobody else takes the booking meanwhile.
  */
 async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: AbortSignal): Promise<BookingRow | null> {
   for (;;) {
     // Taken before the read: a change committed after it wakes the wait, one before it is read.
     const change = ports.bookingChanges?.next(shown.bookingId);
     try {
-      const current = await findBooking(ports.pool, shown.bookingId);
-      if (!current || current.stage !== 'finalPriceConsent') return current;
+      let current: BookingRow | null | undefined;
+      try {
+        current = await findBooking(ports.pool, shown.bookingId);
+      } catch (error) {
+        if (!isStoreOutage(error)) throw error;
+        current = undefined;
+      }
+      if (current !== undefined && (!current || current.stage !== 'finalPriceConsent')) return current;
       const pollMs = change && ports.bookingChanges?.listening() ? announcedConsentCheckMs : (ports.consentPollMs ?? 250);
       const timer = new AbortController();
       try {
