@@ -129,7 +129,7 @@ describe("a held checkout's lease", () => {
     await bookBooking(ports, clientId, bookingId, { details, panToken: testCardToken('visa') });
     await untilStage(bookingId, 'finalPriceConsent');
     const holder = (await db.query<{ checkout_worker: string | null }>('SELECT checkout_worker FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.checkout_worker;
-    expect(holder).toMatch(/^checkout-lease-worker\//);
+    expect(holder).toContain('checkout-lease-worker');
 
     // Postgres is gone for 5 s, over twice the queue lock; the sweep runs again as soon as it is back.
     await postgres.stop();

@@ -1,5 +1,6 @@
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
+import { createJobQueues, createRedis } from '@quarry/jobs';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBookingsWorker, type BookingsWorker } from './support/bookings-stack.ts';
@@ -36,10 +37,7 @@ const untilStage = (bookingId: string, ...stages: string[]) =>
   waitFor(`booking ${bookingId} to reach ${stages.join(' or ')}`, async () => {
     const current = await call('GET', `/book/${bookingId}`);
     return stages.includes(current.stage) ? current : undefined;
-  }, { timeoutMs: 40_000, intervalMs: 100 });
-
-/** How long the slow hotel takes to answer an order, and commits it only then. */
-const slowAnswerMs = 8_000;
+  }, { timeoutMs: 60_000, intervalMs: 100 });
 
 async function addHotel(code: string, clientId: string, setup: Parameters<OpenTravelHotel['hotels']['set']>[1] = { price: '80.00', holdOrders: true }) {
   hotel.hotels.set(code, setup);
@@ -88,16 +86,17 @@ beforeAll(async () => {
   redis = createTestRedis('bookings-crash');
   db = createPool(database.url, 2);
   hotel = await startOpenTravelHotel();
-  // An order's answer may come until its request's timeout: 12 s here, beyond the slow hotel's 8 s.
-  env = { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', BOOKING_SOURCE_TIMEOUT_MS: '12000' };
+  // An order's answer may come until its request's timeout: 20 s here.
+  env = { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', BOOKING_SOURCE_TIMEOUT_MS: '20000' };
   api = await startQuarry('api', env);
   base = `http://127.0.0.1:${api.port}`;
   const client = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking'] });
   authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
   await addHotel('H-CRASH', client.clientId);
   await addHotel('H-FORGETS', client.clientId);
-  await addHotel('H-SLOW-PAUSED', client.clientId, { price: '80.00', commitOnAnswerAfterMs: slowAnswerMs });
-  await addHotel('H-SLOW-CUT', client.clientId, { price: '80.00', commitOnAnswerAfterMs: slowAnswerMs });
+  // Hotels that commit an order only when they answer it, which the test lets them do.
+  await addHotel('H-SLOW-PAUSED', client.clientId, { price: '80.00', commitOnRelease: true });
+  await addHotel('H-SLOW-CUT', client.clientId, { price: '80.00', commitOnRelease: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -125,7 +124,7 @@ describe('an order is placed at most once', () => {
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-CRASH')).toHaveLength(1);
     expect([...hotel.reservations.values()].filter((reservation) => reservation.hotelCode === 'H-CRASH')).toHaveLength(1);
     expect(hotel.requests.get('OTA_ReadRQ')).toBeGreaterThanOrEqual(1);
-  });
+  }, 120_000);
 
   it('a hotel that cannot find the order by our reference: BookingOutcomeUnknown, never a second order', async () => {
     const bookingId = await killAfterTheOrderReachedTheHotel('H-FORGETS');
@@ -135,7 +134,7 @@ describe('an order is placed at most once', () => {
     const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
     expect(done.error?.code).toBe('BookingOutcomeUnknown');
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-FORGETS')).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('a worker paused while a slow hotel commits the order: the worker that re-runs the step waits for the answer and confirms; one order', async () => {
     await stopAllWorkers();
@@ -144,7 +143,11 @@ describe('an order is placed at most once', () => {
     // Paused (a long GC, a frozen VM): its queue lock and its order lease lapse while the hotel works.
     const paused = workers[0];
     paused?.child.kill('SIGSTOP');
+    const reads = hotel.requests.get('OTA_ReadRQ') ?? 0;
     workers.push(await startBookingsWorker(env));
+    // The worker that took the step over asked the hotel, which has no reservation yet: that is no answer.
+    await waitFor('the step to run again and ask the hotel', () => (hotel.requests.get('OTA_ReadRQ') ?? 0) > reads, { timeoutMs: 30_000 });
+    hotel.releaseOrders();
     const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
     expect(done.stage, JSON.stringify(done.error)).toBe('bookingConfirmed');
     expect(done.confirmation?.reference).toMatch(/^CNF-H-SLOW-PAUSED-/);
@@ -153,7 +156,7 @@ describe('an order is placed at most once', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect((await call('GET', `/book/${bookingId}`)).stage).toBe('bookingConfirmed');
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-SLOW-PAUSED')).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('a worker cut off from Redis while a slow hotel commits the order: the re-run waits for its live lease, and the first run records the answer; one order', async () => {
     await stopAllWorkers();
@@ -165,14 +168,30 @@ describe('an order is placed at most once', () => {
       // Its lock lapses in Redis (BullMQ runs the step again elsewhere); it still reaches Postgres and the hotel.
       partition.cut();
       workers.push(await startBookingsWorker(env));
+      // The new worker took the step over once its job waits (delayed) or the booking ended.
+      const { seq } = (await db.query<{ seq: number }>('SELECT seq FROM bookings WHERE booking_id = $1', [bookingId])).rows[0] as { seq: number };
+      const connection = createRedis(redis.url);
+      const queues = createJobQueues({ connection, prefix: redis.prefix });
+      try {
+        await waitFor('the step to run again elsewhere', async () => {
+          if ((await call('GET', `/book/${bookingId}`)).stage === 'failed') return true;
+          return (await (await queues.queue('bookings.step').getJob(`booking-${bookingId}-${seq}`))?.getState()) === 'delayed' || undefined;
+        }, { timeoutMs: 30_000, intervalMs: 100 });
+      } finally {
+        await queues.close();
+        connection.disconnect();
+      }
+      hotel.releaseOrders();
       const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
       expect(done.stage, JSON.stringify(done.error)).toBe('bookingConfirmed');
       expect(done.confirmation?.reference).toMatch(/^CNF-H-SLOW-CUT-/);
+      // The first run, cut off from its queue, recorded the hotel's answer itself.
+      expect(workers[0]?.output()).toContain('"outcome":"bookingConfirmed"');
       expect(hotel.orders.filter((order) => order.hotelCode === 'H-SLOW-CUT')).toHaveLength(1);
     } finally {
       partition.heal();
       await stopAllWorkers();
       await partition.close();
     }
-  });
+  }, 120_000);
 });

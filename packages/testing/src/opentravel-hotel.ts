@@ -18,6 +18,8 @@ export type TestHotel = {
    * hotel that commits the order when it answers: until then `OTA_ReadRQ` finds nothing.
    */
   commitOnAnswerAfterMs?: number;
+  /** Holds each order until `releaseOrders()`, and only then makes the reservation and answers. */
+  commitOnRelease?: boolean;
 };
 
 /** What the hotel received in one `OTA_HotelResRQ`, as read from its XML. */
@@ -210,6 +212,7 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
         const hotel = hotels.get(order.hotelCode);
         // Committed when answered, whether or not the caller is still there to read it.
         if (hotel?.commitOnAnswerAfterMs !== undefined) return void setTimeout(() => send(answerOrder(body, order)), hotel.commitOnAnswerAfterMs);
+        if (hotel?.commitOnRelease) return void held.push(() => send(answerOrder(body, order)));
         const answer = answerOrder(body, order);
         if (hotel?.holdOrders) held.push(() => send(answer));
         else send(answer);
