@@ -351,11 +351,11 @@ export async function claimOrder(db: Queryable, bookingId: string, owner: string
   return { kind: 'held', until: current.order_lease_until };
 }
 
-/** The holder renews its order lease while the hotel is asked; false once another run holds it. */
+/** The holder renews its order lease while the hotel is asked; false once another run holds it, or the booking ended. */
 export async function renewOrderLease(db: Queryable, bookingId: string, owner: string, leaseMs: number): Promise<boolean> {
   const result = await db.query({
     name: 'renew-booking-order',
-    text: `UPDATE bookings SET order_lease_until = now() + $3::int * interval '1 millisecond' WHERE booking_id = $1 AND order_owner = $2`,
+    text: `UPDATE bookings SET order_lease_until = now() + $3::int * interval '1 millisecond' WHERE booking_id = $1 AND order_owner = $2 AND state <> 'finished'`,
     values: [bookingId, owner, leaseMs],
   });
   return (result.rowCount ?? 0) > 0;

@@ -178,6 +178,8 @@ async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
   try {
     const held = claim.row;
     if (held.orderState === 'placing') return await recoverOrder(ports, engine, hotel, held, context);
+    // A booking page's order is placed from its checkout, never here.
+    if (engine.checkout || held.orderState !== null) return 'superseded';
     return await sendOrder(ports, engine, hotel, held, context, owner, lease.lost);
   } finally {
     lease.stop();
@@ -199,8 +201,10 @@ async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
     if (error instanceof CvvUnavailableError) return failFrom(ports, row, 'CvvUnavailable', `${error.message}; nothing was sent to the hotel`);
     throw error;
   }
-  // Lost while the card was opened: the run that holds the order now decides.
+  // Lost while the card was opened: the run that holds the order now decides. A job stopped (its
+  // queue lock lost, a timeout, a shutdown) stops here too: nothing was sent.
   if (leaseLost.aborted) return 'superseded (another run holds the order)';
+  context.signal.throwIfAborted();
   // Its own committed statement, before the irreversible step, and only while this run holds the
   // order: a crash after this line, or a run that lost the order, can never lead to a second order.
   if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq, { order: owner }))) return 'superseded';
@@ -214,8 +218,9 @@ async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
   };
   context.signal.addEventListener('abort', stop, { once: true });
   if (context.signal.aborted) stop();
-  // One order per CVV: removed now the order that carries it is recorded (a failure is logged; the booking's end removes it too).
-  const spent = ports.vault.spendCvv(panToken, { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
+  // One order per CVV: removed now the order that carries it is recorded, beside the request (a
+  // failure is logged; the booking's end removes it too).
+  void ports.vault.spendCvv(panToken, { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
   const placing: BookingRow = { ...row, orderState: 'placing', placingOrderAt: new Date() };
   try {
     let outcome: OrderOutcome;
@@ -233,7 +238,6 @@ async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
     return await recordOutcome(ports, placing, outcome, 'placing');
   } finally {
     context.signal.removeEventListener('abort', stop);
-    await spent;
   }
 }
 
