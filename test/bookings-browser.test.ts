@@ -131,6 +131,8 @@ beforeAll(async () => {
     BOOKING_SOURCE_TIMEOUT_MS: '20000',
     JOB_LOCK_MS: '2000',
     JOB_STALLED_INTERVAL_MS: '1000',
+    // A killed holder's checkout is handed on once its lease lapsed (60 s by default).
+    BOOKING_CHECKOUT_LEASE_MS: '3000',
   };
   api = await startQuarry('api', env);
   base = `http://127.0.0.1:${api.port}`;

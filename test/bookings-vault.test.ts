@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
+import { createRedis } from '@quarry/jobs';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -61,20 +62,49 @@ async function storeCard(): Promise<string> {
   return stored.json?.panToken as string;
 }
 
-/** Creates, books with the token and consents to the exact final price; resolves at the booking's last stage. */
-async function bookWith(code: string, panToken: string): Promise<Status> {
+/** Creates a booking and waits for its confirmed price; resolves with its id. */
+async function priceConfirmed(code: string): Promise<string> {
   const created = await call('POST', '/v1/bookings', { hotelId: code, checkIn, nights: 2, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
   expect(created.status, created.text).toBe(201);
   const bookingId = created.json?.bookingId as string;
   await untilStage(bookingId, 'priceConfirmed');
+  return bookingId;
+}
+
+/** Books with the token until the final price is shown. */
+async function quoted(bookingId: string, panToken: string): Promise<Status> {
   const booked = await call('POST', `/book/${bookingId}`, { details, panToken });
   expect(booked.status, booked.text).toBe(200);
-  const quoted = await untilStage(bookingId, 'finalPriceConsent', 'failed');
-  expect(quoted.stage, JSON.stringify(quoted.error)).toBe('finalPriceConsent');
-  const consent = await call('POST', `/book/${bookingId}/consent`, { finalPrice: quoted.finalPrice });
+  const shown = await untilStage(bookingId, 'finalPriceConsent', 'failed');
+  expect(shown.stage, JSON.stringify(shown.error)).toBe('finalPriceConsent');
+  return shown;
+}
+
+/** Consents to the exact final price; resolves at the booking's last stage. */
+async function consented(bookingId: string, shown: Status): Promise<Status> {
+  const consent = await call('POST', `/book/${bookingId}/consent`, { finalPrice: shown.finalPrice });
   expect(consent.status, consent.text).toBe(200);
   return untilStage(bookingId, 'bookingConfirmed', 'failed');
 }
+
+/** Creates, books with the token and consents to the exact final price; resolves at the booking's last stage. */
+async function bookWith(code: string, panToken: string): Promise<Status> {
+  const bookingId = await priceConfirmed(code);
+  return consented(bookingId, await quoted(bookingId, panToken));
+}
+
+/** One command on this file's Redis, as an operator's redis-cli would. */
+async function redisDo<T>(work: (connection: ReturnType<typeof createRedis>) => Promise<T>): Promise<T> {
+  const connection = createRedis(redis.url);
+  try {
+    return await work(connection);
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/** The vault's CVV keys in this file's Redis prefix. */
+const cvvKeys = () => redisDo((connection) => connection.keys(`${redis.prefix}:vault:cvv:*`));
 
 /** Every text, json and bytea value of every table, as text and as bytes. */
 async function everyStoredValue(): Promise<Array<{ where: string; value: Buffer }>> {
@@ -107,7 +137,15 @@ beforeAll(async () => {
   redis = createTestRedis('bookings-vault');
   db = createPool(database.url, 2);
   hotel = await startOpenTravelHotel();
-  env = { ...quarryEnv({ database, redis, secretKey }), VAULT_KEY: vaultKey.toString('base64'), ALLOW_PRIVATE_URLS: '127.0.0.1', RATES_SOURCE_PER_SECOND: '0', AUTH_CACHE_MS: '0' };
+  // A CVV waits a minute for its booking here: the booking must keep it far longer.
+  env = {
+    ...quarryEnv({ database, redis, secretKey }),
+    VAULT_KEY: vaultKey.toString('base64'),
+    VAULT_CVV_TTL_SECONDS: '60',
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    RATES_SOURCE_PER_SECOND: '0',
+    AUTH_CACHE_MS: '0',
+  };
   api = await startQuarry('api', env);
   booker = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking', 'hotels'] });
   worker = await startQuarry('bookings-worker', env);
@@ -147,6 +185,39 @@ describe('a booking paid with a card of the real vault', () => {
     expect(worker.output()).toContain('vault: card opened');
     expect(worker.output()).toContain('vault: card purged');
     await expectInNoColumn(panToken, ['bookings.reference', 'vault_otps.otp_hash']);
+  });
+
+  it("the CVV's clock restarts at POST /book: kept as long as the booking may still order (BOOKING_JOB_TIMEOUT_MS), not the vault's minute", async () => {
+    await addHotel('H-CVV-HOLD');
+    const before = new Set(await cvvKeys());
+    const panToken = await storeCard();
+    const key = (await cvvKeys()).find((candidate) => !before.has(candidate));
+    expect(key).toBeDefined();
+    expect(await redisDo((connection) => connection.pttl(key as string))).toBeLessThanOrEqual(60_000);
+    const bookingId = await priceConfirmed('H-CVV-HOLD');
+    const shown = await quoted(bookingId, panToken);
+    // An hour (the default job timeout) from POST /book, less the seconds the test took.
+    expect(await redisDo((connection) => connection.pttl(key as string))).toBeGreaterThan(3_500_000);
+    const done = await consented(bookingId, shown);
+    expect(done).toMatchObject({ stage: 'bookingConfirmed' });
+    expect(hotel.orders.find((order) => order.hotelCode === 'H-CVV-HOLD')?.cvv).toBe(card.cvv);
+    // Spent by the order that carried it, then the card purged.
+    expect(await redisDo((connection) => connection.exists(key as string))).toBe(0);
+  });
+
+  it('a CVV that Redis no longer holds fails the booking CvvUnavailable before anything is sent, never an order without it', async () => {
+    await addHotel('H-CVV-GONE');
+    const panToken = await storeCard();
+    const bookingId = await priceConfirmed('H-CVV-GONE');
+    const shown = await quoted(bookingId, panToken);
+    // Redis forgot it (restarted empty, or its time ran out) while the client decided.
+    await redisDo(async (connection) => {
+      for (const key of await cvvKeys()) await connection.del(key);
+    });
+    const done = await consented(bookingId, shown);
+    expect(done).toMatchObject({ stage: 'failed', error: { code: 'CvvUnavailable' } });
+    expect(hotel.orders.filter((order) => order.hotelCode === 'H-CVV-GONE')).toHaveLength(0);
+    expect((await db.query('SELECT order_state FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]).toEqual({ order_state: null });
   });
 
   it('a bookings-worker without VAULT_KEY opens no card: PanTokenInvalid, nothing sent to the hotel', async () => {

@@ -31,6 +31,8 @@ const role = await startBookingsRole({
   vault: {
     isPanTokenShaped: (token) => token.startsWith('v2:') && token.length === 299,
     openCard: async () => ({ pan: '4111111111111111', expiryMonth: 12, expiryYear: 2030, name: 'Bench Card', cvv: '123' }),
+    holdCvv: async () => {},
+    spendCvv: async () => {},
     purgeCard: async () => {},
   },
 });

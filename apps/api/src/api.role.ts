@@ -120,6 +120,8 @@ export async function startApiRole(runtime: {
       checkCallbackUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)),
       onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
       statusCache: bookingStatusCache,
+      // From POST /book the card's CVV is kept as long as the booking may still order.
+      cvvHoldMs: config.vault.cvvBookingHoldMs,
     },
     applications: {
       pool: db,

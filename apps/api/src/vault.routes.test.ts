@@ -115,7 +115,7 @@ describe('POST /vault/otp and POST /vault/pan', () => {
     expect(await bodyOf(wrongScope)).toMatchObject({ object: 'error', name: 'Forbidden' });
   });
 
-  it('issues an OTP, stores a card with it and answers a v2 token; the card opens for its client with the CVV once', async () => {
+  it('issues an OTP, stores a card with it and answers a v2 token; the card opens for its client with the CVV until an order spends it', async () => {
     const otpResponse = await post(base, '/vault/otp', booker);
     expect(otpResponse.status).toBe(200);
     expect(otpResponse.headers.get('cache-control')).toBe('no-store');
@@ -129,7 +129,8 @@ describe('POST /vault/otp and POST /vault/pan', () => {
     expect(panToken).toMatch(/^v2:[A-Za-z0-9_-]{296}$/);
     tokens.push(panToken);
     expect(await vault.openCard(panToken, { bookingId: 'bk_1', clientId: booker.clientId })).toEqual({ pan: panDigits, expiryMonth: 11, expiryYear: 2034, name: holder, cvv });
-    expect((await vault.openCard(panToken, { bookingId: 'bk_1', clientId: booker.clientId })).cvv).toBeUndefined();
+    await vault.spendCvv(panToken, { clientId: booker.clientId });
+    await expect(vault.openCard(panToken, { bookingId: 'bk_1', clientId: booker.clientId })).rejects.toThrow('CVV');
     await expect(vault.openCard(panToken, { bookingId: 'bk_2', clientId: other.clientId })).rejects.toThrow('panToken is not usable');
   });
 

@@ -1,15 +1,29 @@
 import { createSealer } from '@quarry/auth';
-import { createBrowserBookingEngine, createOpenTravelBookingEngine, followBookingChangesForWaits, notifyBooking, runBookingStep, runCheckout, sweepBookings, type BookingEngines, type WorkerPorts } from '@quarry/bookings';
+import {
+  createBrowserBookingEngine,
+  createOpenTravelBookingEngine,
+  followBookingChangesForWaits,
+  notifyBooking,
+  relayBookingOutbox,
+  runBookingStep,
+  runCheckout,
+  sweepBookings,
+  type BookingEngines,
+  type WorkerPorts,
+} from '@quarry/bookings';
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { enqueuer, isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
 import { createHostGuard, createProcessChromium } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
 import type { Redis } from 'ioredis';
+
+/** How often the outbox is read for jobs a committed change could not enqueue. */
+const outboxRelayEveryMs = 1_000;
 
 /** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
 type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
@@ -77,8 +91,10 @@ export async function startBookingsRole(runtime: {
     },
     enqueueCheckout: enqueuer(queues, 'bookings.checkout'),
     workerId: runtime.workerId,
-    // A dead holder's checkout is handed on within a lock period, as its jobs are.
-    checkoutLeaseMs: config.jobLockMs,
+    // Its own setting: longer than a store outage a held page should outlive (ADR 0048).
+    checkoutLeaseMs: config.bookings.checkoutLeaseMs,
+    // A step's hold on the order lasts as long as its queue lock: a dead worker's order is taken over as fast as its job.
+    orderLeaseMs: config.jobLockMs,
     bookingChanges,
     timers: config.bookings,
     fetchCallback,
@@ -99,8 +115,8 @@ export async function startBookingsRole(runtime: {
     queues: ['bookings.step'],
     concurrency: config.bookings.concurrency,
     handlers: {
-      'bookings.step': async (payload, { job, signal }) => {
-        const summary = await runBookingStep(ports, payload.bookingId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      'bookings.step': async (payload, { job, signal, lockLost }) => {
+        const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
         // Ids, stages and codes only: guests and cards are never logged.
         logger.info(summary, 'booking step');
         return summary;
@@ -148,8 +164,30 @@ export async function startBookingsRole(runtime: {
     },
   });
   await queues.schedule('bookings.sweep', {}, { schedulerId: 'bookings-sweep', everyMs: config.bookings.sweepEveryMs });
+  // The outbox relay: jobs of committed changes that their caller could not enqueue (Redis away
+  // between the commit and the enqueue), enqueued once Redis is back (ADR 0048).
+  let relaying = false;
+  const relay = setInterval(() => {
+    // One pass at a time: while Redis is away a pass waits for it, and the next starts after.
+    if (relaying) return;
+    relaying = true;
+    relayBookingOutbox(ports)
+      .then(
+        (sent) => {
+          if (sent > 0) logger.info({ sent }, 'booking jobs enqueued from the outbox');
+        },
+        (error: unknown) => {
+          if (!isStoreOutage(error)) logger.warn({ err: error }, 'booking outbox relay failed; it runs again in a second');
+        },
+      )
+      .finally(() => {
+        relaying = false;
+      });
+  }, outboxRelayEveryMs);
+  relay.unref();
   return {
     async stop(graceMs) {
+      clearInterval(relay);
       await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
       await Promise.race([Promise.allSettled([...runningCheckouts]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await sourceFetch.close();

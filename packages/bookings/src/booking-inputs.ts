@@ -58,6 +58,10 @@ export async function bookBooking(ports: BookingsPorts, clientId: string, bookin
   else if (!ports.vault.isPanTokenShaped(request.panToken)) problems.push('panToken: not a card token (v1: 164 characters; v2: "v2:" and 296 more)');
   if (problems.length > 0 || !request.details || !request.panToken) throw validationError(problems);
   if (row.stage !== 'priceConfirmed') throw notInStage(row, 'priceConfirmed (confirm a priceId first)');
+  // The CVV's clock restarts when a booking takes the card: kept as long as the booking may still
+  // order, not the vault's 15 minutes from the store (the quote and the consent come first). Before
+  // the commit: a store that cannot be reached answers 503 with nothing changed.
+  if (ports.cvvHoldMs !== undefined) await ports.vault.holdCvv(request.panToken, { clientId }, ports.cvvHoldMs);
   const result = await applyMove(ports, row.bookingId, {
     from: ['priceConfirmed'],
     to: 'processingBooking',

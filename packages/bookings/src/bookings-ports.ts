@@ -27,6 +27,11 @@ export type BookingsPorts = {
   now?: () => Date;
   /** Statuses this API process serves without a query (createBookingStatusCache); its own changes drop them at once. */
   statusCache?: BookingStatusCache;
+  /**
+   * How long the card's CVV is kept from `POST /book` on (its clock restarts there): the longest the
+   * booking may still send its order (`BOOKING_JOB_TIMEOUT_MS`). Without it the CVV keeps the vault's own TTL.
+   */
+  cvvHoldMs?: number;
 };
 
 export type BookingTimers = {
@@ -40,6 +45,11 @@ export type BookingTimers = {
   tdsTimeoutMs: number;
   /** How often the hotel is asked whether a challenged reservation went through. */
   tdsPollMs: number;
+  /**
+   * One request to a hotel: an order sent this long ago may still be answered, so a run that finds
+   * no reservation under our reference before then reads again instead of calling it unknown.
+   */
+  sourceTimeoutMs: number;
 };
 
 /** What the worker needs on top: the hotel's engine, the hotel by id, the stored rates, the timers. */
@@ -55,8 +65,14 @@ export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl'> & {
   enqueueCheckout: Enqueue<'bookings.checkout'>;
   /** This process, as the holder of the checkouts it runs. */
   workerId: string;
-  /** A held checkout's lease: renewed while its page is open; once it lapses another worker takes the booking on. */
+  /**
+   * A held checkout's lease (`BOOKING_CHECKOUT_LEASE_MS`): renewed every third of it while its page
+   * is open; once it lapses the sweep hands the booking on. Longer than a store outage a checkout
+   * should outlive, since the page itself cannot move to another worker.
+   */
   checkoutLeaseMs: number;
+  /** The order lease of a `bookings.step` run (as long as the queue lock): renewed while the hotel is asked. */
+  orderLeaseMs: number;
   /** How often a held checkout looks whether the client consented, when no announcement wakes it. */
   consentPollMs?: number;
   /** Announced changes of bookings (a held checkout waits on them for the consent instead of polling). */

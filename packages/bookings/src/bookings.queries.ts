@@ -18,6 +18,8 @@ export type BookingRow = {
   seq: number;
   reference: string;
   orderState: 'placing' | 'placed' | null;
+  /** When the intent was recorded (`placing`): the first order's answer may come until its request's timeout after it. */
+  placingOrderAt: Date | null;
   priceConfirmedUntil: Date | null;
   availableRooms: unknown;
   priceBreakdown: unknown;
@@ -42,7 +44,7 @@ export type BookingRow = {
 };
 
 const columns = `booking_id, client_id, hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, room_id, rate_id, state, stage, work, seq,
-  reference, order_state, price_confirmed_until, available_rooms, price_breakdown, final_price, confirmation, tds_challenge, tds_expires_at,
+  reference, order_state, placing_order_at, price_confirmed_until, available_rooms, price_breakdown, final_price, confirmation, tds_challenge, tds_expires_at,
   error_code, error_message, details_sealed, pan_token_sealed, skip_confirmation, callback_url, webhook_secret_sealed, awaiting_since,
   created_at, updated_at, succeeded_at, failed_at, (checkout_until IS NOT NULL AND checkout_until > now()) AS checkout_held`;
 
@@ -57,6 +59,37 @@ const movedColumns = columns.replace(/\b(booking_id|pan_token_sealed|checkout_un
 const statementName = (prefix: string, text: string) => `${prefix}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 
 type RawRow = Record<string, unknown>;
+
+/** A job that must follow a committed change of a booking, written in the change's own statement (ADR 0048). */
+export type OutboxJob =
+  | { jobId: string; job: 'bookings.step'; payload: { bookingId: string }; delayMs: number }
+  | { jobId: string; job: 'bookings.notify'; payload: { bookingId: string; seq: number }; delayMs: number };
+
+/**
+ * The outbox rows of the bookings a statement's CTE `source` changed (its columns booking_id, seq,
+ * work, callback_url): the next step when there is work (due after `delayParam` ms), the callback
+ * when `notify` and the booking has a callback URL. Job ids are `stepJobId` / `notifyJobId`'s.
+ */
+function queueAfter(source: string, delayParam: string, notify: boolean): string {
+  const notifyRows = notify
+    ? `UNION ALL
+       SELECT 'booking-notify-' || booking_id || '-' || seq, booking_id, 'bookings.notify', jsonb_build_object('bookingId', booking_id, 'seq', seq), now()
+       FROM ${source} WHERE callback_url IS NOT NULL`
+    : '';
+  return `queued AS (
+    INSERT INTO booking_outbox (job_id, booking_id, job, payload, run_at)
+    SELECT 'booking-' || booking_id || '-' || seq, booking_id, 'bookings.step', jsonb_build_object('bookingId', booking_id), now() + ${delayParam}::int * interval '1 millisecond'
+    FROM ${source} WHERE work IS NOT NULL
+    ${notifyRows}
+    ON CONFLICT (job_id) DO NOTHING
+    RETURNING job_id, booking_id, job, payload, (extract(epoch FROM run_at - created_at) * 1000)::int AS delay_ms)`;
+}
+
+/** The outbox jobs of one booking, as the main query of a `queueAfter` statement returns them. */
+const outboxColumn = (source: string) =>
+  `(SELECT coalesce(jsonb_agg(jsonb_build_object('jobId', job_id, 'job', job, 'payload', payload, 'delayMs', delay_ms)), '[]'::jsonb) FROM queued WHERE queued.booking_id = ${source}.booking_id) AS outbox`;
+
+const toOutbox = (value: unknown): OutboxJob[] => (Array.isArray(value) ? (value as OutboxJob[]) : []);
 
 const toRow = (row: RawRow): BookingRow => ({
   bookingId: row.booking_id as string,
@@ -73,6 +106,7 @@ const toRow = (row: RawRow): BookingRow => ({
   seq: row.seq as number,
   reference: row.reference as string,
   orderState: row.order_state as BookingRow['orderState'],
+  placingOrderAt: row.placing_order_at as Date | null,
   priceConfirmedUntil: row.price_confirmed_until as Date | null,
   availableRooms: row.available_rooms,
   priceBreakdown: row.price_breakdown,
@@ -109,15 +143,19 @@ export type NewBooking = {
   webhookSecretSealed: Buffer | null;
 };
 
-/** A new booking in `priceCheck`, its first work the price check. */
-export async function insertBooking(db: Queryable, booking: NewBooking): Promise<BookingRow> {
+/** A new booking in `priceCheck`, its first work the price check, and that step in the outbox (same statement). */
+export async function insertBooking(db: Queryable, booking: NewBooking): Promise<{ row: BookingRow; outbox: OutboxJob[] }> {
   const result = await db.query<RawRow>({
     name: 'insert-booking',
-    text: `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference, callback_url, webhook_secret_sealed, work)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'reprice') RETURNING ${columns}`,
+    text: `WITH inserted AS (
+       INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference, callback_url, webhook_secret_sealed, work)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'reprice') RETURNING ${columns}),
+     ${queueAfter('inserted', '0', false)}
+     SELECT inserted.*, ${outboxColumn('inserted')} FROM inserted`,
     values: [booking.bookingId, booking.clientId, booking.hotelId, booking.checkIn, booking.nights, booking.guests, booking.roomId, booking.rateId, booking.reference, booking.callbackUrl, booking.webhookSecretSealed],
   });
-  return toRow(result.rows[0] as RawRow);
+  const row = result.rows[0] as RawRow;
+  return { row: toRow(row), outbox: toOutbox(row.outbox) };
 }
 
 /** Tenant-scoped: another client's booking is the same as a missing one. */
@@ -215,18 +253,31 @@ const fieldColumns: Record<keyof TransitionFields, { column: string; json?: true
  * Moves a booking from one of `from` (and, when given, only at `seq`, the version its caller read)
  * to `to` in one conditional statement: of two racing changes (the client cancelling, the worker
  * finishing, the sweep timing out) exactly one wins; the loser gets null. A finished booking's
- * sealed token is cleared in the same statement and returned for the vault's purge.
+ * sealed token is cleared in the same statement and returned for the vault's purge. What must
+ * follow the change (its next step, its callback) is written to the outbox in the same statement
+ * and returned. With `replacesUnknown`, a booking that ended `BookingOutcomeUnknown` is moved too:
+ * the hotel's late, definite answer about the order replaces what no run could know (ADR 0048).
  */
 export async function moveBooking(
   db: Queryable,
   bookingId: string,
-  change: { from: readonly BookingStage[]; to: BookingStage; state: BookingState; seq?: number; orderState?: 'none' | 'placing'; fields?: TransitionFields },
-): Promise<{ row: BookingRow; previousPanToken: Buffer | null } | null> {
-  const values: unknown[] = [bookingId, change.from, change.to, change.state];
+  change: {
+    from: readonly BookingStage[];
+    to: BookingStage;
+    state: BookingState;
+    seq?: number;
+    orderState?: 'none' | 'placing';
+    fields?: TransitionFields;
+    delayMs?: number;
+    replacesUnknown?: boolean;
+  },
+): Promise<{ row: BookingRow; previousPanToken: Buffer | null; outbox: OutboxJob[] } | null> {
+  const values: unknown[] = [bookingId, change.from, change.to, change.state, change.delayMs ?? 0];
   const sets: string[] = ['stage = $3', 'state = $4', 'seq = b.seq + 1', 'updated_at = now()'];
   sets.push(change.state === 'pending' ? 'awaiting_since = now()' : 'awaiting_since = NULL');
   if (change.to === 'bookingConfirmed') sets.push('succeeded_at = now()');
   if (change.to === 'failed' || change.to === 'cancelled') sets.push('failed_at = now()');
+  else if (change.replacesUnknown) sets.push('failed_at = NULL', 'error_code = NULL', 'error_message = NULL');
   if (change.state === 'finished') sets.push('pan_token_sealed = NULL', 'work = NULL');
   for (const [key, value] of Object.entries(change.fields ?? {}) as Array<[keyof TransitionFields, unknown]>) {
     const field = fieldColumns[key];
@@ -241,43 +292,123 @@ export async function moveBooking(
   }
   if (change.orderState === 'none') guard += ' AND b.order_state IS NULL';
   if (change.orderState === 'placing') guard += " AND b.order_state = 'placing'";
-  const text = `UPDATE bookings AS b SET ${sets.join(', ')}
-     FROM (SELECT booking_id, pan_token_sealed FROM bookings WHERE booking_id = $1 FOR UPDATE) AS before
-     WHERE b.booking_id = before.booking_id AND b.stage = ANY($2::text[])${guard}
-     RETURNING ${movedColumns}, before.pan_token_sealed AS previous_pan_token`;
+  const where = change.replacesUnknown
+    ? `((b.stage = ANY($2::text[])${guard}) OR (b.stage = 'failed' AND b.error_code = 'BookingOutcomeUnknown'))`
+    : `b.stage = ANY($2::text[])${guard}`;
+  const text = `WITH moved AS (
+       UPDATE bookings AS b SET ${sets.join(', ')}
+       FROM (SELECT booking_id, pan_token_sealed FROM bookings WHERE booking_id = $1 FOR UPDATE) AS before
+       WHERE b.booking_id = before.booking_id AND ${where}
+       RETURNING ${movedColumns}, before.pan_token_sealed AS previous_pan_token),
+     ${queueAfter('moved', '$5', true)}
+     SELECT moved.*, ${outboxColumn('moved')} FROM moved`;
   const result = await db.query<RawRow & { previous_pan_token: Buffer | null }>({ name: statementName('move-booking', text), text, values });
   const row = result.rows[0];
-  return row ? { row: toRow(row), previousPanToken: row.previous_pan_token } : null;
+  return row ? { row: toRow(row), previousPanToken: row.previous_pan_token, outbox: toOutbox(row.outbox) } : null;
 }
 
 /**
- * Records, in its own committed statement before `OTA_HotelResRQ` leaves, that the order is about
- * to be placed: from here on no run places it again (ADR: bookings are placed at most once).
+ * Records, in its own committed statement before the order leaves (`OTA_HotelResRQ`, or the
+ * booking page's order button), that the order is about to be placed: from here on no run places it
+ * again. Only the run that holds the booking's order lease (or its checkout's lease), live, at the
+ * version it read: a run that lost the booking (paused, cut off) never orders.
  */
-export async function markPlacingOrder(db: Queryable, bookingId: string, seq: number): Promise<boolean> {
+export async function markPlacingOrder(db: Queryable, bookingId: string, seq: number, holder: { order: string } | { checkout: string }): Promise<boolean> {
+  const held = 'order' in holder ? 'order_owner = $3 AND order_lease_until > now()' : 'checkout_worker = $3 AND checkout_until > now()';
+  const text = `UPDATE bookings SET order_state = 'placing', placing_order_at = now(), updated_at = now()
+     WHERE booking_id = $1 AND seq = $2 AND stage = 'processingBooking' AND work = 'placeOrder' AND order_state IS NULL AND ${held}`;
+  const result = await db.query({ name: statementName('mark-placing-order', text), text, values: [bookingId, seq, 'order' in holder ? holder.order : holder.checkout] });
+  return (result.rowCount ?? 0) > 0;
+}
+
+/**
+ * What `claimOrder` found: the booking, its order now this run's to place or to recover; another
+ * run's live lease (until when); or no order to work on (the booking moved on or ended).
+ */
+export type OrderClaim = { kind: 'claimed'; row: BookingRow } | { kind: 'held'; until: Date } | { kind: 'gone' };
+
+/**
+ * Takes the booking's order lease for `owner` for `leaseMs`: when no run holds it, when its holder
+ * let it lapse, or when `owner` holds it already. Does not change the booking's version: the holder
+ * moves it at the version it read.
+ */
+export async function claimOrder(db: Queryable, bookingId: string, owner: string, leaseMs: number): Promise<OrderClaim> {
+  const result = await db.query<RawRow>({
+    name: 'claim-booking-order',
+    text: `UPDATE bookings SET order_owner = $2, order_lease_until = now() + $3::int * interval '1 millisecond'
+     WHERE booking_id = $1 AND state <> 'finished' AND work = 'placeOrder' AND (order_owner IS NULL OR order_owner = $2 OR order_lease_until <= now())
+     RETURNING ${columns}`,
+    values: [bookingId, owner, leaseMs],
+  });
+  const claimed = result.rows[0];
+  if (claimed) return { kind: 'claimed', row: toRow(claimed) };
+  const found = await db.query<{ state: BookingState; work: BookingWork | null; order_lease_until: Date | null }>(
+    'SELECT state, work, order_lease_until FROM bookings WHERE booking_id = $1',
+    [bookingId],
+  );
+  const current = found.rows[0];
+  if (!current || current.state === 'finished' || current.work !== 'placeOrder' || !current.order_lease_until) return { kind: 'gone' };
+  return { kind: 'held', until: current.order_lease_until };
+}
+
+/** The holder renews its order lease while the hotel is asked; false once another run holds it, or the booking ended. */
+export async function renewOrderLease(db: Queryable, bookingId: string, owner: string, leaseMs: number): Promise<boolean> {
   const result = await db.query({
-    name: 'mark-placing-order',
-    text: `UPDATE bookings SET order_state = 'placing', placing_order_at = now(), updated_at = now()
-     WHERE booking_id = $1 AND seq = $2 AND stage = 'processingBooking' AND work = 'placeOrder' AND order_state IS NULL`,
-    values: [bookingId, seq],
+    name: 'renew-booking-order',
+    text: `UPDATE bookings SET order_lease_until = now() + $3::int * interval '1 millisecond' WHERE booking_id = $1 AND order_owner = $2 AND state <> 'finished'`,
+    values: [bookingId, owner, leaseMs],
   });
   return (result.rowCount ?? 0) > 0;
 }
 
-/** A new version of a booking that stays where it is (the next 3-D Secure poll gets its own job id). */
-export async function touchBooking(db: Queryable, bookingId: string, seq: number): Promise<number | null> {
-  const result = await db.query<{ seq: number }>('UPDATE bookings SET seq = seq + 1, updated_at = now() WHERE booking_id = $1 AND seq = $2 RETURNING seq', [bookingId, seq]);
-  return result.rows[0]?.seq ?? null;
+/** A run that stops (done, handed back, waiting) lets the next one take the order at once instead of waiting out its lease. */
+export async function releaseOrderLease(db: Queryable, bookingId: string, owner: string): Promise<void> {
+  await db.query('UPDATE bookings SET order_owner = NULL, order_lease_until = NULL WHERE booking_id = $1 AND order_owner = $2', [bookingId, owner]);
 }
 
-/** The hotel holds the order undecided (no challenge to show): the worker reads it again until `expiresAt`. */
-export async function keepReadingOrder(db: Queryable, bookingId: string, seq: number, expiresAt: Date): Promise<number | null> {
-  const result = await db.query<{ seq: number }>(
-    `UPDATE bookings SET seq = seq + 1, updated_at = now(), order_state = 'placed', work = 'readOrder', tds_expires_at = coalesce(tds_expires_at, $3)
-     WHERE booking_id = $1 AND seq = $2 RETURNING seq`,
-    [bookingId, seq, expiresAt],
+/**
+ * A new version of a booking that stays where it is, its next step (when it has work) due after
+ * `delayMs` and in the outbox with the change (the next 3-D Secure poll gets its own job id).
+ */
+export async function touchBooking(db: Queryable, bookingId: string, seq: number, delayMs = 0): Promise<{ seq: number; outbox: OutboxJob[] } | null> {
+  const result = await db.query<{ seq: number; outbox: unknown }>(
+    `WITH moved AS (UPDATE bookings SET seq = seq + 1, updated_at = now() WHERE booking_id = $1 AND seq = $2 RETURNING booking_id, seq, work, callback_url),
+     ${queueAfter('moved', '$3', false)}
+     SELECT moved.seq, ${outboxColumn('moved')} FROM moved`,
+    [bookingId, seq, delayMs],
   );
-  return result.rows[0]?.seq ?? null;
+  const row = result.rows[0];
+  return row ? { seq: row.seq, outbox: toOutbox(row.outbox) } : null;
+}
+
+/** The hotel holds the order undecided (no challenge to show): the worker reads it again (after `delayMs`) until `expiresAt`. */
+export async function keepReadingOrder(db: Queryable, bookingId: string, seq: number, expiresAt: Date, delayMs: number): Promise<{ seq: number; outbox: OutboxJob[] } | null> {
+  const result = await db.query<{ seq: number; outbox: unknown }>(
+    `WITH moved AS (
+       UPDATE bookings SET seq = seq + 1, updated_at = now(), order_state = 'placed', work = 'readOrder', tds_expires_at = coalesce(tds_expires_at, $3)
+       WHERE booking_id = $1 AND seq = $2 RETURNING booking_id, seq, work, callback_url),
+     ${queueAfter('moved', '$4', false)}
+     SELECT moved.seq, ${outboxColumn('moved')} FROM moved`,
+    [bookingId, seq, expiresAt, delayMs],
+  );
+  const row = result.rows[0];
+  return row ? { seq: row.seq, outbox: toOutbox(row.outbox) } : null;
+}
+
+/** Outbox jobs not yet in Redis, written before `olderThanMs` ago (the change's caller had its chance first). */
+export async function listOutbox(db: Queryable, olderThanMs: number, limit: number): Promise<OutboxJob[]> {
+  const result = await db.query<{ job_id: string; job: OutboxJob['job']; payload: OutboxJob['payload']; delay_ms: number }>(
+    `SELECT job_id, job, payload, greatest(0, (extract(epoch FROM run_at - now()) * 1000)::int) AS delay_ms
+     FROM booking_outbox WHERE created_at < now() - $1::int * interval '1 millisecond' ORDER BY created_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return result.rows.map((row) => ({ jobId: row.job_id, job: row.job, payload: row.payload, delayMs: row.delay_ms }) as OutboxJob);
+}
+
+/** Jobs now in Redis. */
+export async function deleteOutbox(db: Queryable, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await db.query('DELETE FROM booking_outbox WHERE job_id = ANY($1::text[])', [jobIds]);
 }
 
 /** Bookings awaiting a client input since before `since`. */
@@ -334,12 +465,15 @@ export async function releaseCheckout(db: Queryable, bookingId: string, worker: 
  * Checkouts whose holder stopped renewing (it died): the lease is cleared and the booking gets a
  * new version, so that its next step (enqueued by the caller when it has work) runs without it.
  */
-export async function takeLostCheckouts(db: Queryable, limit: number): Promise<Array<{ bookingId: string; seq: number; work: BookingWork | null }>> {
-  const result = await db.query<{ booking_id: string; seq: number; work: BookingWork | null }>(
-    `UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL, seq = seq + 1, updated_at = now()
-     WHERE booking_id IN (SELECT booking_id FROM bookings WHERE checkout_until <= now() ORDER BY checkout_until LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING booking_id, seq, work`,
+export async function takeLostCheckouts(db: Queryable, limit: number): Promise<Array<{ bookingId: string; seq: number; outbox: OutboxJob[] }>> {
+  const result = await db.query<{ booking_id: string; seq: number; outbox: unknown }>(
+    `WITH moved AS (
+       UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL, seq = seq + 1, updated_at = now()
+       WHERE booking_id IN (SELECT booking_id FROM bookings WHERE checkout_until <= now() ORDER BY checkout_until LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING booking_id, seq, work, callback_url),
+     ${queueAfter('moved', '0', false)}
+     SELECT moved.booking_id, moved.seq, ${outboxColumn('moved')} FROM moved`,
     [limit],
   );
-  return result.rows.map((row) => ({ bookingId: row.booking_id, seq: row.seq, work: row.work }));
+  return result.rows.map((row) => ({ bookingId: row.booking_id, seq: row.seq, outbox: toOutbox(row.outbox) }));
 }

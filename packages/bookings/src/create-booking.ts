@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, CreateBookingBody, describeIssues, validationError, type CreatedBooking } from '@quarry/contracts';
 import type { BookingsPorts } from './bookings-ports.ts';
 import { insertBooking } from './bookings.queries.ts';
-import { stepJobId } from './booking-moves.ts';
+import { flushOutbox } from './booking-moves.ts';
 
 /** Our reference at the hotel: short enough for any OpenTravel UniqueID (ID is at most 32 characters). */
 const newReference = () => `QB${randomBytes(12).toString('hex').toUpperCase()}`;
@@ -27,7 +27,7 @@ export async function createBooking(ports: BookingsPorts, clientId: string, body
   if (!hotel) throw new AppError('NotFound', `hotel ${request.hotelId} does not exist`);
   const webhookSecret = request.callbackUrl ? `whsec_${randomBytes(32).toString('base64')}` : undefined;
   const bookingId = randomUUID();
-  const row = await insertBooking(ports.pool, {
+  const { row, outbox } = await insertBooking(ports.pool, {
     bookingId,
     clientId,
     hotelId: hotel.hotelId,
@@ -40,7 +40,7 @@ export async function createBooking(ports: BookingsPorts, clientId: string, body
     callbackUrl: request.callbackUrl ?? null,
     webhookSecretSealed: webhookSecret ? ports.sealer.seal(webhookSecret) : null,
   });
-  // Lost between the insert and here (a crash, Redis away), the step is enqueued again by the sweep.
-  await ports.enqueueStep({ bookingId }, { jobId: stepJobId(bookingId, row.seq) });
+  // The step is in the outbox with the booking: Redis away here, the relay enqueues it once it is back.
+  await flushOutbox(ports, outbox);
   return { bookingId, state: row.state, stage: row.stage, ...(webhookSecret ? { webhookSecret } : {}) };
 }

@@ -6,6 +6,7 @@ export type { BookingChangeWaits } from './booking-change-waits.ts';
 export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from './booking-inputs.ts';
 export { canMove, stateOf } from './booking-stages.ts';
 export type { BookingsPorts, BookingTimers, Sealer, WorkerPorts } from './bookings-ports.ts';
+export { relayBookingOutbox } from './booking-outbox.ts';
 export { createBooking } from './create-booking.ts';
 export { createBookingStatusCache, followBookingChanges } from './booking-status-cache.ts';
 export type { BookingStatusCache, BookingStatusCacheSettings } from './booking-status-cache.ts';

@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
+import { RunLater } from '@quarry/jobs';
 import type { HotelRow } from '@quarry/rates';
-import { PanTokenInvalidError } from '@quarry/vault';
+import { CvvUnavailableError, PanTokenInvalidError, type CardDetails } from '@quarry/vault';
 import type { BookingEngine, CancelOutcome, OrderOutcome, Stay } from './booking-engine.ts';
-import { applyMove, stepJobId } from './booking-moves.ts';
+import { applyMove, flushOutbox } from './booking-moves.ts';
 import { availableRoomsOf, findRate, priceOf, samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
-import { findBooking, keepReadingOrder, markPlacingOrder, touchBooking, type BookingRow } from './bookings.queries.ts';
+import { claimOrder, findBooking, keepReadingOrder, markPlacingOrder, releaseOrderLease, touchBooking, type BookingRow } from './bookings.queries.ts';
+import { keepOrderLease } from './order-lease.ts';
 
 /** What the job reports to its log: ids, stages and codes only, never guests or cards. */
 export type StepSummary = { bookingId: string; work: string | null; outcome: string };
@@ -24,7 +27,17 @@ class TransientSourceFailure extends Error {
   }
 }
 
-export type Context = { signal: AbortSignal; finalAttempt: boolean };
+export type Context = {
+  signal: AbortSignal;
+  finalAttempt: boolean;
+  /** Aborted (with `signal`) when the queue's lock on the job was lost: a run past its intent goes on to record the hotel's answer. */
+  lockLost?: AbortSignal;
+};
+
+/** A run that finds another's live hold waits until it could lapse, with jitter, without spending an attempt. */
+const waitFor = (until: number) => Math.max(1_000, until - Date.now() + 500 + Math.round(Math.random() * 1_000));
+/** Time for an order's answer past its request's own timeout (the hotel's clock, the network). */
+const answerGraceMs = 5_000;
 
 /**
  * The `bookings.step` job: does the booking's current work (re-price, survey, quote, place the
@@ -149,39 +162,91 @@ async function quoteFinalPrice(ports: WorkerPorts, engine: BookingEngine, hotel:
 }
 
 /**
- * Places the order at most once: the intent is committed (`placing`) before the request leaves; a
- * run that finds it, or whose request ended without an answer, asks the hotel by our reference.
+ * Places the order at most once (ADR 0039, 0048). The run first takes the booking's order lease
+ * (owner and expiry, renewed while the hotel is asked); a run that finds another's live lease
+ * waits for it (`RunLater`). Only the holder opens the card with its CVV and commits the intent
+ * (`placing`) before the request leaves; a run that finds the intent, or whose request ended
+ * without an answer, asks the hotel by our reference.
  */
 async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
-  if (row.orderState === 'placing') return recoverOrder(ports, engine, hotel, row, context);
+  const owner = randomUUID();
+  const claim = await claimOrder(ports.pool, row.bookingId, owner, ports.orderLeaseMs);
+  if (claim.kind === 'gone') return 'superseded';
+  // A paused or cut-off worker's run still holds it (BullMQ ran the job again): its answer is coming.
+  if (claim.kind === 'held') throw new RunLater(waitFor(claim.until.getTime()), `booking ${row.bookingId}: its order is held by another run`);
+  const lease = keepOrderLease(ports.pool, row.bookingId, owner, ports.orderLeaseMs);
+  try {
+    const held = claim.row;
+    if (held.orderState === 'placing') return await recoverOrder(ports, engine, hotel, held, context);
+    // A booking page's order is placed from its checkout, never here.
+    if (engine.checkout || held.orderState !== null) return 'superseded';
+    return await sendOrder(ports, engine, hotel, held, context, owner, lease.lost);
+  } finally {
+    lease.stop();
+    // Done, handed back or waiting: the next run takes the order at once instead of waiting out the lease.
+    await releaseOrderLease(ports.pool, row.bookingId, owner).catch(() => undefined);
+  }
+}
+
+async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context, owner: string, leaseLost: AbortSignal): Promise<string> {
   if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
   const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
   const total = BookingPrice.parse(row.finalPrice).total;
-  let card;
+  const panToken = ports.sealer.open(row.panTokenSealed);
+  let card: CardDetails;
   try {
-    card = await ports.vault.openCard(ports.sealer.open(row.panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId });
+    card = await ports.vault.openCard(panToken, { bookingId: row.bookingId, clientId: row.clientId });
   } catch (error) {
     if (error instanceof PanTokenInvalidError) return failFrom(ports, row, 'PanTokenInvalid', error.message);
+    if (error instanceof CvvUnavailableError) return failFrom(ports, row, 'CvvUnavailable', `${error.message}; nothing was sent to the hotel`);
     throw error;
   }
-  // Its own committed statement, before the irreversible step: a crash after this line can never
-  // lead to a second order.
-  if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq))) return 'superseded';
-  let outcome: OrderOutcome;
+  // Lost while the card was opened: the run that holds the order now decides. A job stopped (its
+  // queue lock lost, a timeout, a shutdown) stops here too: nothing was sent.
+  if (leaseLost.aborted) return 'superseded (another run holds the order)';
+  context.signal.throwIfAborted();
+  // Its own committed statement, before the irreversible step, and only while this run holds the
+  // order: a crash after this line, or a run that lost the order, can never lead to a second order.
+  if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq, { order: owner }))) return 'superseded';
+  // From here the hotel may hold the order: the run stops for a timeout or a shutdown (the next run
+  // asks the hotel), but not for a lost lock or lease, which only say that another run may start:
+  // this run's answer is the one thing that run cannot learn in time.
+  const requests = new AbortController();
+  const stop = () => {
+    if (context.lockLost?.aborted) return;
+    requests.abort(context.signal.reason);
+  };
+  context.signal.addEventListener('abort', stop, { once: true });
+  if (context.signal.aborted) stop();
+  // One order per CVV: removed now the order that carries it is recorded, beside the request (a
+  // failure is logged; the booking's end removes it too).
+  void ports.vault.spendCvv(panToken, { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
+  const placing: BookingRow = { ...row, orderState: 'placing', placingOrderAt: new Date() };
   try {
-    outcome = await engine.placeOrder(
-      hotel,
-      { reference: row.reference, stay: stayOf(row), roomId: row.roomId, rateId: row.rateId, total, mainGuest: details.mainGuest, otherGuests: details.otherGuests, contact: details.contact, card },
-      context.signal,
-    );
-  } catch (error) {
-    // At shutdown the job is handed back and its next run asks the hotel; here, ask now.
-    if (context.signal.aborted) throw error;
-    return recoverOrder(ports, engine, hotel, { ...row, orderState: 'placing' }, context);
+    let outcome: OrderOutcome;
+    try {
+      outcome = await engine.placeOrder(
+        hotel,
+        { reference: row.reference, stay: stayOf(row), roomId: row.roomId, rateId: row.rateId, total, mainGuest: details.mainGuest, otherGuests: details.otherGuests, contact: details.contact, card },
+        requests.signal,
+      );
+    } catch (error) {
+      // At shutdown the job is handed back and its next run asks the hotel; here, ask now.
+      if (requests.signal.aborted) throw error;
+      return await recoverOrder(ports, engine, hotel, placing, { ...context, signal: requests.signal });
+    }
+    return await recordOutcome(ports, placing, outcome, 'placing');
+  } finally {
+    context.signal.removeEventListener('abort', stop);
   }
-  return recordOutcome(ports, row, outcome, 'placing');
 }
 
+/**
+ * Asks the hotel for the order by our reference, never placing it again. No reservation under it
+ * is not yet an answer while the first request may still be with the hotel (a hotel that commits
+ * the order only when it answers): the run reads again once that request's time is up, and only
+ * then ends the booking `BookingOutcomeUnknown`.
+ */
 export async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
   let found: OrderOutcome | { status: 'notFound' };
   try {
@@ -190,7 +255,11 @@ export async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, ho
     if (!context.finalAttempt || context.signal.aborted) throw error;
     return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (${(error as Error).message})`, 'placing');
   }
-  if (found.status === 'notFound') return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel reports no reservation under it)`, 'placing');
+  if (found.status === 'notFound') {
+    const answerBy = (row.placingOrderAt?.getTime() ?? 0) + ports.timers.sourceTimeoutMs + answerGraceMs;
+    if (nowOf(ports).getTime() < answerBy) throw new RunLater(waitFor(answerBy), `booking ${row.bookingId}: the order may still be with the hotel; reading it again when its request's time is up`);
+    return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel reports no reservation under it)`, 'placing');
+  }
   return recordOutcome(ports, row, found, 'placing');
 }
 
@@ -203,9 +272,9 @@ async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
   if (found.status === 'notFound') return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel no longer reports the reservation)`);
   if (found.status === 'confirmed' || found.status === 'failed') return recordOutcome(ports, row, found);
   if (row.tdsExpiresAt && nowOf(ports) >= row.tdsExpiresAt) return endExpiredChallenge(ports, engine, hotel, row, context);
-  const seq = await touchBooking(ports.pool, row.bookingId, row.seq);
-  if (seq === null) return 'superseded';
-  await ports.enqueueStep({ bookingId: row.bookingId }, { jobId: stepJobId(row.bookingId, seq), delayMs: ports.timers.tdsPollMs });
+  const touched = await touchBooking(ports.pool, row.bookingId, row.seq, ports.timers.tdsPollMs);
+  if (touched === null) return 'superseded';
+  await flushOutbox(ports, touched.outbox);
   return 'awaiting the challenge';
 }
 
@@ -232,19 +301,25 @@ async function endExpiredChallenge(ports: WorkerPorts, engine: BookingEngine, ho
   return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel did not cancel the reservation it holds pending the challenge (${cancel.message}): check with the hotel`);
 }
 
-export async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing'): Promise<string> {
+export async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing', replacesUnknown = false): Promise<string> {
   const moved = await applyMove(ports, row.bookingId, {
     from: [row.stage],
     to: 'failed',
     seq: row.seq,
     ...(orderState ? { orderState } : {}),
+    ...(replacesUnknown ? { replacesUnknown } : {}),
     fields: { errorCode: code, errorMessage: message, ...(orderState ? { orderState: 'placed' as const } : {}) },
   });
   return moved ? `failed ${code}` : 'superseded';
 }
 
+/**
+ * Records what the hotel said of the order. Said of an order being placed (`orderState`), a
+ * confirmation, a refusal or a challenge is definite: it also replaces the `BookingOutcomeUnknown`
+ * another run recorded while this run's request was still with the hotel (ADR 0048).
+ */
 export async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome: OrderOutcome, orderState?: 'placing'): Promise<string> {
-  const guard = orderState ? { orderState } : {};
+  const guard = orderState ? { orderState, replacesUnknown: true } : {};
   const placed = { orderState: 'placed' as const };
   switch (outcome.status) {
     case 'confirmed': {
@@ -252,7 +327,7 @@ export async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome
       return moved ? 'bookingConfirmed' : 'superseded';
     }
     case 'failed':
-      return failFrom(ports, row, outcome.code, outcome.message, orderState);
+      return failFrom(ports, row, outcome.code, outcome.message, orderState, orderState !== undefined);
     case 'challenge':
     case 'pending': {
       const limit = nowOf(ports).getTime() + ports.timers.tdsTimeoutMs;
@@ -261,9 +336,9 @@ export async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome
       const challenge = outcome.status === 'challenge' ? { ...outcome.challenge, expiresAt: expiresAt.toISOString() } : undefined;
       if (!challenge) {
         // The hotel holds the order but has not decided: keep reading it, without a challenge to show.
-        const seq = await keepReadingOrder(ports.pool, row.bookingId, row.seq, expiresAt);
-        if (seq === null) return 'superseded';
-        await ports.enqueueStep({ bookingId: row.bookingId }, { jobId: stepJobId(row.bookingId, seq), delayMs: ports.timers.tdsPollMs });
+        const kept = await keepReadingOrder(ports.pool, row.bookingId, row.seq, expiresAt, ports.timers.tdsPollMs);
+        if (kept === null) return 'superseded';
+        await flushOutbox(ports, kept.outbox);
         return 'pending at the hotel';
       }
       const moved = await applyMove(ports, row.bookingId, {

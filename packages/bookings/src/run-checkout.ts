@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
 import type { HotelRow } from '@quarry/rates';
-import { PanTokenInvalidError } from '@quarry/vault';
+import { isStoreOutage } from '@quarry/jobs';
+import { CvvUnavailableError, PanTokenInvalidError } from '@quarry/vault';
 import type { BookingEngine, CheckoutEngine, HeldCheckout, OrderOutcome } from './booking-engine.ts';
-import { applyMove, stepJobId } from './booking-moves.ts';
+import { applyMove, flushOutbox } from './booking-moves.ts';
 import { samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
 import { findBooking, markPlacingOrder, releaseCheckout, renewCheckout, takeCheckout, touchBooking, type BookingRow } from './bookings.queries.ts';
@@ -28,22 +30,24 @@ export async function runCheckout(ports: WorkerPorts, bookingId: string, context
   const hotel = await ports.findHotel(row.hotelId);
   const engine = hotel ? ports.engines[hotel.source.kind] : undefined;
   if (!hotel || !engine?.checkout) return summary(await failFrom(ports, row, 'GenericWebsiteError', 'the hotel can no longer be booked in a browser by this deployment'));
-  if (!(await takeCheckout(ports.pool, bookingId, row.seq, ports.workerId, ports.checkoutLeaseMs))) return summary('held elsewhere');
-  const renewal = setInterval(() => void renewCheckout(ports.pool, bookingId, ports.workerId, ports.checkoutLeaseMs).catch((error: unknown) => ports.onError?.(error, 'checkout lease')), Math.max(100, Math.floor(ports.checkoutLeaseMs / 3)));
+  // This run, not only this process: a booking handed on may come back to the same process.
+  const holder = `${ports.workerId}/${randomUUID()}`;
+  if (!(await takeCheckout(ports.pool, bookingId, row.seq, holder, ports.checkoutLeaseMs))) return summary('held elsewhere');
+  const renewal = setInterval(() => void renewCheckout(ports.pool, bookingId, holder, ports.checkoutLeaseMs).catch((error: unknown) => ports.onError?.(error, 'checkout lease')), Math.max(100, Math.floor(ports.checkoutLeaseMs / 3)));
   let handedOver = false;
   const progress = { started: false };
   try {
-    return summary(await checkOut(ports, engine, engine.checkout, hotel, row, entry, context, progress));
+    return summary(await checkOut(ports, engine, engine.checkout, hotel, row, entry, context, progress, holder));
   } catch (error) {
     const current = await findBooking(ports.pool, bookingId);
     if (!current || current.state === 'finished') throw error;
     const failure = engine.checkout.failureOf(error);
     if (context.signal.aborted && !progress.started && current.orderState === null) {
       // Stopped while it waited for a browser context: nothing was started, the booking goes back to the queue.
-      await releaseCheckout(ports.pool, bookingId, ports.workerId);
+      await releaseCheckout(ports.pool, bookingId, holder);
       handedOver = true;
-      const seq = await touchBooking(ports.pool, bookingId, current.seq);
-      if (seq !== null && current.work !== null) await ports.enqueueStep({ bookingId }, { jobId: stepJobId(bookingId, seq) });
+      const touched = await touchBooking(ports.pool, bookingId, current.seq);
+      if (touched) await flushOutbox(ports, touched.outbox);
       return summary('handed back before its checkout started');
     }
     if (current.orderState === null) {
@@ -53,14 +57,14 @@ export async function runCheckout(ports: WorkerPorts, bookingId: string, context
       return summary(await failFrom(ports, current, code, failure && !context.signal.aborted ? failure.reason : stoppedMessage));
     }
     // The order was clicked: the reservation lookup says what became of it, from any worker.
-    await releaseCheckout(ports.pool, bookingId, ports.workerId);
+    await releaseCheckout(ports.pool, bookingId, holder);
     handedOver = true;
-    const seq = await touchBooking(ports.pool, bookingId, current.seq);
-    if (seq !== null && current.work !== null) await ports.enqueueStep({ bookingId }, { jobId: stepJobId(bookingId, seq) });
+    const touched = await touchBooking(ports.pool, bookingId, current.seq);
+    if (touched) await flushOutbox(ports, touched.outbox);
     return summary('handed over to the reservation lookup');
   } finally {
     clearInterval(renewal);
-    if (!handedOver) await releaseCheckout(ports.pool, bookingId, ports.workerId).catch((error: unknown) => ports.onError?.(error, 'checkout release'));
+    if (!handedOver) await releaseCheckout(ports.pool, bookingId, holder).catch((error: unknown) => ports.onError?.(error, 'checkout release'));
   }
 }
 
@@ -73,6 +77,7 @@ async function checkOut(
   entry: 'quote' | 'order',
   context: Context,
   progress: { started: boolean },
+  holder: string,
 ): Promise<string> {
   if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
   const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
@@ -95,15 +100,17 @@ async function checkOut(
       current = await awaitConsent(ports, moved, context.signal);
       if (!current || current.stage !== 'processingBooking' || current.work !== 'placeOrder') return `ended in ${current?.stage ?? 'nothing'} while the page waited`;
     }
-    return placeFromPage(ports, engine, hotel, held, current, context);
+    return placeFromPage(ports, engine, hotel, held, current, context, holder);
   };
   try {
     return await checkout.withCheckout(hotel, request, context.signal, onThePage, () => {
       progress.started = true;
     });
   } catch (error) {
-    if (!(error instanceof PanTokenInvalidError)) throw error;
-    return failFrom(ports, (await findBooking(ports.pool, row.bookingId)) ?? row, 'PanTokenInvalid', error.message);
+    const current = (await findBooking(ports.pool, row.bookingId)) ?? row;
+    if (error instanceof PanTokenInvalidError) return failFrom(ports, current, 'PanTokenInvalid', error.message);
+    if (error instanceof CvvUnavailableError && current.orderState === null) return failFrom(ports, current, 'CvvUnavailable', `${error.message}; nothing was ordered`);
+    throw error;
   }
 }
 
@@ -113,14 +120,22 @@ const announcedConsentCheckMs = 5_000;
 /**
  * The page stays open while the client decides: the consent (or a cancel, or a timeout of the
  * sweep) is a change of the row, announced by Postgres; without announcements the row is polled.
+ * Postgres unreachable for a while is waited out with the page open: the checkout's lease
+ * (`BOOKING_CHECKOUT_LEASE_MS`) outlasts such an outage, so nobody else takes the booking meanwhile.
  */
 async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: AbortSignal): Promise<BookingRow | null> {
   for (;;) {
     // Taken before the read: a change committed after it wakes the wait, one before it is read.
     const change = ports.bookingChanges?.next(shown.bookingId);
     try {
-      const current = await findBooking(ports.pool, shown.bookingId);
-      if (!current || current.stage !== 'finalPriceConsent') return current;
+      let current: BookingRow | null | undefined;
+      try {
+        current = await findBooking(ports.pool, shown.bookingId);
+      } catch (error) {
+        if (!isStoreOutage(error)) throw error;
+        current = undefined;
+      }
+      if (current !== undefined && (!current || current.stage !== 'finalPriceConsent')) return current;
       const pollMs = change && ports.bookingChanges?.listening() ? announcedConsentCheckMs : (ports.consentPollMs ?? 250);
       const timer = new AbortController();
       try {
@@ -135,15 +150,18 @@ async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: Abort
   }
 }
 
-async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, held: HeldCheckout, row: BookingRow, context: Context): Promise<string> {
+async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, held: HeldCheckout, row: BookingRow, context: Context, holder: string): Promise<string> {
   const consented = BookingPrice.parse(row.finalPrice);
   const shownNow = await held.reloadFinalPrice();
   if (!samePrice(shownNow, consented)) {
     return failFrom(ports, row, 'PriceChangedAfterConsent', `The hotel's page now asks ${shownNow.total.value} ${shownNow.total.currencyCode} instead of the consented ${consented.total.value}; nothing was ordered`);
   }
-  // Its own committed statement, before the click: a crash after this line never orders twice.
-  if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq))) return 'superseded';
-  const placing: BookingRow = { ...row, orderState: 'placing' };
+  // Its own committed statement, before the click, by the checkout's live holder only: a crash
+  // after this line never orders twice, and a holder whose lease went to another never clicks.
+  if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq, { checkout: holder }))) return 'superseded';
+  const placing: BookingRow = { ...row, orderState: 'placing', placingOrderAt: new Date() };
+  // The page holds the CVV it was typed with; the vault's copy goes now the order is recorded.
+  if (row.panTokenSealed) void ports.vault.spendCvv(ports.sealer.open(row.panTokenSealed), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
   let outcome: OrderOutcome;
   try {
     outcome = await held.placeOrder(consented.total);

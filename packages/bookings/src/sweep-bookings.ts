@@ -1,4 +1,4 @@
-import { applyMove, stepJobId } from './booking-moves.ts';
+import { applyMove, flushOutbox, stepJobId } from './booking-moves.ts';
 import { awaitsClientInput } from './booking-stages.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
 import { listAwaitingSince, listCreatedBefore, listStalledWork, takeLostCheckouts } from './bookings.queries.ts';
@@ -44,8 +44,8 @@ export async function sweepBookings(ports: WorkerPorts): Promise<SweepSummary> {
   // A browser checkout whose holder died: its next step runs without it (a new checkout before the
   // order, the reservation lookup after the click).
   for (const booking of await takeLostCheckouts(ports.pool, batch)) {
-    if (booking.work === null) continue;
-    await ports.enqueueStep({ bookingId: booking.bookingId }, { jobId: stepJobId(booking.bookingId, booking.seq) });
+    if (booking.outbox.length === 0) continue;
+    await flushOutbox(ports, booking.outbox);
     requeued += 1;
   }
   for (const booking of await listStalledWork(ports.pool, new Date(now - requeueAfterMs), batch)) {

@@ -68,7 +68,7 @@ describe('loadConfig', () => {
 
   it('reads VAULT_KEY only in the roles that use the vault, as a key of its own', () => {
     const vaultKey = Buffer.alloc(32, 8).toString('base64');
-    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }, 'api').vault).toEqual({ key: Buffer.alloc(32, 8), cvvTtlMs: 900_000, cardRetentionMs: 86_400_000 });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }, 'api').vault).toEqual({ key: Buffer.alloc(32, 8), cvvTtlMs: 900_000, cvvBookingHoldMs: 3_600_000, cardRetentionMs: 86_400_000 });
     expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').vault.key).toBeUndefined();
     expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }).vault.key).toEqual(Buffer.alloc(32, 8));
     // The workers that never open a card do not read it: a bad value there does not stop them.

@@ -26,6 +26,9 @@ const secretKey = z
   .string({ error: 'is required: 32 random bytes, base64 (openssl rand -base64 32)' })
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
 
+/** A booking unfinished this long after its creation fails `JobTimeout` unless its order is with the hotel: the longest it may still order. */
+const bookingJobTimeout = positiveMs.default(60 * 60_000);
+
 const sectionShapes = {
   database: {
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/quarry'),
@@ -70,8 +73,11 @@ const sectionShapes = {
       .string()
       .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
       .optional(),
-    // A CVV waits for its one use at most this long, in Redis only (PCI DSS 3.3.1).
+    // A CVV waits at most this long, in Redis only (PCI DSS 3.3.1), for the booking that takes its
+    // card (POST /book); from there it is kept as long as that booking may still order
+    // (BOOKING_JOB_TIMEOUT_MS), and removed once the order that carries it is recorded.
     VAULT_CVV_TTL_SECONDS: z.coerce.number().int().min(60).max(3_600).default(900),
+    BOOKING_JOB_TIMEOUT_MS: bookingJobTimeout,
     // A card no booking purged is refused, then deleted, after this (and at the end of its expiry month).
     VAULT_CARD_RETENTION_HOURS: z.coerce.number().int().min(1).max(720).default(24),
   },
@@ -159,10 +165,14 @@ const sectionShapes = {
     BOOKING_SOURCE_TIMEOUT_MS: positiveMs.default(60_000),
     BOOKING_PRICE_HOLD_MS: positiveMs.default(15 * 60_000),
     BOOKING_INPUT_TIMEOUT_MS: positiveMs.default(15 * 60_000),
-    BOOKING_JOB_TIMEOUT_MS: positiveMs.default(60 * 60_000),
+    BOOKING_JOB_TIMEOUT_MS: bookingJobTimeout,
     BOOKING_TDS_TIMEOUT_MS: positiveMs.default(10 * 60_000),
     BOOKING_TDS_POLL_MS: positiveMs.default(3_000),
     BOOKING_SWEEP_EVERY_MS: positiveMs.default(30_000),
+    // A browser checkout's lease, renewed every third of it while its page is open: a store outage
+    // shorter than it never hands a held checkout to another run (the page cannot follow), and a
+    // dead holder's booking is handed on within it and a sweep.
+    BOOKING_CHECKOUT_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
     // Checkouts on hotels' own booking pages held open at once per process, each a browser context
     // for up to the input and 3-D Secure waits; counted apart from mining's contexts.
     BOOKING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
@@ -304,8 +314,11 @@ export type ApplicationsSettings = {
   timeoutMs: number;
 };
 
-/** The card vault: its key (absent: no vault on this deployment) and how long a CVV and a card are kept. */
-export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cardRetentionMs: number };
+/**
+ * The card vault: its key (absent: no vault on this deployment) and how long a CVV and a card are
+ * kept (a CVV `cvvTtlMs` until a booking takes the card, then `cvvBookingHoldMs`).
+ */
+export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cvvBookingHoldMs: number; cardRetentionMs: number };
 
 export type BookingsSettings = {
   concurrency: number;
@@ -316,6 +329,7 @@ export type BookingsSettings = {
   tdsTimeoutMs: number;
   tdsPollMs: number;
   sweepEveryMs: number;
+  checkoutLeaseMs: number;
   browserContexts: number;
   searchPages: number;
 };
@@ -410,7 +424,9 @@ const readers = {
     if (key && vars.QUARRY_SECRET_KEY !== undefined && key.equals(Buffer.from(vars.QUARRY_SECRET_KEY, 'base64'))) {
       throw new ConfigError(['VAULT_KEY must differ from QUARRY_SECRET_KEY']);
     }
-    return { vault: { key, cvvTtlMs: vars.VAULT_CVV_TTL_SECONDS * 1000, cardRetentionMs: vars.VAULT_CARD_RETENTION_HOURS * 3600_000 } as VaultSettings };
+    return {
+      vault: { key, cvvTtlMs: vars.VAULT_CVV_TTL_SECONDS * 1000, cvvBookingHoldMs: vars.BOOKING_JOB_TIMEOUT_MS, cardRetentionMs: vars.VAULT_CARD_RETENTION_HOURS * 3600_000 } as VaultSettings,
+    };
   },
   auth: (vars: Vars) => ({
     jwt: { jwksUrl: vars.JWT_JWKS_URL as string | undefined, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
@@ -491,6 +507,7 @@ const readers = {
       tdsTimeoutMs: vars.BOOKING_TDS_TIMEOUT_MS,
       tdsPollMs: vars.BOOKING_TDS_POLL_MS,
       sweepEveryMs: vars.BOOKING_SWEEP_EVERY_MS,
+      checkoutLeaseMs: vars.BOOKING_CHECKOUT_LEASE_MS,
       browserContexts: vars.BOOKING_BROWSER_CONTEXTS,
       searchPages: vars.BOOKING_SEARCH_PAGES,
     } as BookingsSettings,

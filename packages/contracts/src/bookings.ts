@@ -34,6 +34,8 @@ export const bookingErrorCodes = [
   'PaymentRejected',
   'CardDetailsInvalid',
   'PanTokenInvalid',
+  // The card was stored with a CVV that is no longer kept: nothing was sent (ADR 0048).
+  'CvvUnavailable',
   'TdsTimeout',
   'InputTimeout',
   'JobTimeout',

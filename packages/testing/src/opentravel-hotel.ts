@@ -13,6 +13,13 @@ export type TestHotel = {
   order?: OrderBehaviour;
   /** Holds the answer to each order until `releaseOrders()` (the reservation is made first). */
   holdOrders?: boolean;
+  /**
+   * Answers each order this many ms after it arrived, and only then makes the reservation, as a
+   * hotel that commits the order when it answers: until then `OTA_ReadRQ` finds nothing.
+   */
+  commitOnAnswerAfterMs?: number;
+  /** Holds each order until `releaseOrders()`, and only then makes the reservation and answers. */
+  commitOnRelease?: boolean;
 };
 
 /** What the hotel received in one `OTA_HotelResRQ`, as read from its XML. */
@@ -154,12 +161,10 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
   let origin = '';
   let confirmations = 0;
 
-  const answerOrder = (body: string): string => {
+  const answerOrder = (body: string, order: ReceivedOrder): string => {
     const echo = value(body, /EchoToken="([^"]*)"/);
     const ota = (inner: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_HotelResRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}">${inner}</OTA_HotelResRS>`;
     const error = (code: string, text: string) => ota(`<Errors><Error Type="3" Code="${code}" ShortText="${text}"/></Errors>`);
-    const order = readOrder(body);
-    orders.push(order);
     const hotel = hotels.get(order.hotelCode);
     if (!hotel) return error('392', 'Invalid hotel code');
     if (reservations.has(order.reference) || hotel.order === 'duplicate') return error('87', 'Booking reference not unique');
@@ -202,8 +207,13 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
         return send(availRS(body, code, hotel));
       }
       if (message === 'OTA_HotelResRQ') {
-        const answer = answerOrder(body);
-        const hotel = hotels.get(readOrder(body).hotelCode);
+        const order = readOrder(body);
+        orders.push(order);
+        const hotel = hotels.get(order.hotelCode);
+        // Committed when answered, whether or not the caller is still there to read it.
+        if (hotel?.commitOnAnswerAfterMs !== undefined) return void setTimeout(() => send(answerOrder(body, order)), hotel.commitOnAnswerAfterMs);
+        if (hotel?.commitOnRelease) return void held.push(() => send(answerOrder(body, order)));
+        const answer = answerOrder(body, order);
         if (hotel?.holdOrders) held.push(() => send(answer));
         else send(answer);
         return;

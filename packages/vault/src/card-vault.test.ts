@@ -5,7 +5,7 @@ import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis 
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCardVault, type CardVaultService } from './card-vault.ts';
-import { PanTokenInvalidError } from './vault-port.ts';
+import { CvvUnavailableError, PanTokenInvalidError } from './vault-port.ts';
 
 const vaultKey = Buffer.alloc(32, 7);
 const pan = '4242 4242 4242 4242';
@@ -126,10 +126,45 @@ describe('POST /vault/otp and /vault/pan use cases', () => {
 });
 
 describe('openCard and purgeCard (the port bookings use)', () => {
-  it('returns the card and consumes the CVV: a second open has none', async () => {
+  it('returns the card with its CVV until the order spends it; then the card no longer opens without it (CvvUnavailable)', async () => {
     const token = await stored();
-    expect(await vault.openCard(token, { bookingId: 'bk_3', clientId: 'cl_a' })).toEqual({ pan: panDigits, expiryMonth: 12, expiryYear: 2031, name: 'Ada Lovelace', cvv: '737' });
-    expect(await vault.openCard(token, { bookingId: 'bk_3', clientId: 'cl_a' })).toEqual({ pan: panDigits, expiryMonth: 12, expiryYear: 2031, name: 'Ada Lovelace' });
+    const withCvv = { pan: panDigits, expiryMonth: 12, expiryYear: 2031, name: 'Ada Lovelace', cvv: '737' };
+    // Read, not removed: a run that stops before recording the order leaves it for the next holder.
+    expect(await vault.openCard(token, { bookingId: 'bk_3', clientId: 'cl_a' })).toEqual(withCvv);
+    expect(await vault.openCard(token, { bookingId: 'bk_3', clientId: 'cl_a' })).toEqual(withCvv);
+    await vault.spendCvv(token, { clientId: 'cl_b' });
+    expect(await vault.openCard(token, { bookingId: 'bk_3', clientId: 'cl_a' })).toEqual(withCvv);
+    await vault.spendCvv(token, { clientId: 'cl_a' });
+    await expect(vault.openCard(token, { bookingId: 'bk_3', clientId: 'cl_a' })).rejects.toThrow(CvvUnavailableError);
+  });
+
+  it('opens a card stored without a CVV as it is, and fails one whose CVV Redis no longer holds', async () => {
+    const without = await stored('cl_a', { cvv: undefined });
+    expect(await vault.openCard(without, { bookingId: 'bk_9', clientId: 'cl_a' })).toEqual({ pan: panDigits, expiryMonth: 12, expiryYear: 2031, name: 'Ada Lovelace' });
+    const token = await stored('cl_a', { cvv: '4321' });
+    const keys = await redis.keys(`${testRedis.prefix}:vault:cvv:*`);
+    for (const key of keys) await redis.del(key);
+    await expect(vault.openCard(token, { bookingId: 'bk_9', clientId: 'cl_a' })).rejects.toThrow(CvvUnavailableError);
+  });
+
+  it('restarts the CVV clock when a booking takes the card (holdCvv), for the card owner only, and never brings a CVV back', async () => {
+    const short = createCardVault({ db, redis, vaultKey, prefix: testRedis.prefix, now: () => clock, cvvTtlMs: 60_000 });
+    const otp = await short.issueOtp('cl_a');
+    const token = (await short.storePan('cl_a', { otp: otp.id, ...card({ cvv: '2468' }) })).panToken;
+    const key = async () => {
+      for (const candidate of await redis.keys(`${testRedis.prefix}:vault:cvv:*`)) {
+        if ((await redis.pttl(candidate)) <= 60_000) return candidate;
+      }
+      throw new Error('no CVV stored with the short TTL');
+    };
+    const cvvKey = await key();
+    await short.holdCvv(token, { clientId: 'cl_b' }, 3_600_000);
+    expect(await redis.pttl(cvvKey)).toBeLessThanOrEqual(60_000);
+    await short.holdCvv(token, { clientId: 'cl_a' }, 3_600_000);
+    expect(await redis.pttl(cvvKey)).toBeGreaterThan(3_500_000);
+    await redis.del(cvvKey);
+    await short.holdCvv(token, { clientId: 'cl_a' }, 3_600_000);
+    expect(await redis.exists(cvvKey)).toBe(0);
   });
 
   it('keeps the CVV in Redis only, sealed, with a TTL of at most 15 minutes', async () => {

@@ -5,8 +5,8 @@ import type { Logger } from '@quarry/observability';
 import type { Redis } from 'ioredis';
 import { cardIdOf, cardUuid, makeToken } from './pan-token.ts';
 import { deriveVaultKeys, open, seal } from './vault-keys.ts';
-import { PanTokenInvalidError, type CardDetails, type CardVault } from './vault-port.ts';
-import { deleteCard, deleteExpired, insertCard, insertOtp, lockOtp, markOtpUsed, openStoredCard } from './vault.queries.ts';
+import { CvvUnavailableError, PanTokenInvalidError, type CardDetails, type CardVault } from './vault-port.ts';
+import { deleteCard, deleteExpired, insertCard, insertOtp, isCardKept, lockOtp, markOtpUsed, openStoredCard } from './vault.queries.ts';
 
 /** The vault as the API uses it: the port bookings use, and the two use cases behind POST /vault/otp and /vault/pan. */
 export type CardVaultService = CardVault & {
@@ -26,7 +26,7 @@ export type CardVaultOptions = {
   now?: () => Date;
   /** How long an OTP authorises a store. */
   otpTtlMs?: number;
-  /** How long a CVV waits for its one use in Redis (PCI DSS 3.3.1: never in Postgres). */
+  /** How long a CVV waits in Redis for the booking that takes the card (PCI DSS 3.3.1: never in Postgres). */
   cvvTtlMs?: number;
   /** How long a card is kept when no booking purges it first (at most until its expiry month ends). */
   cardRetentionMs?: number;
@@ -81,6 +81,7 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
         sealed: seal(keys.card, card, boundTo(cardId, clientId)),
         createdAt: at,
         expiresAt: new Date(Math.min(at.getTime() + cardRetentionMs, endOfExpiryMonth(input.expiryMonth, input.expiryYear).getTime())),
+        withCvv: input.cvv !== undefined,
       });
       // Before the commit: a commit that fails leaves at most a CVV naming no card, gone at its TTL;
       // the other order could leave a card whose CVV was never kept.
@@ -114,21 +115,44 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
 
     async openCard(panToken, use) {
       const cardId = cardOf(panToken);
-      const sealed = await openStoredCard(db, cardId, use.clientId, { bookingId: use.bookingId, at: now() });
+      const stored = await openStoredCard(db, cardId, use.clientId, { bookingId: use.bookingId, at: now() });
       // Another client's card reads as unknown: the answer tells nothing of other tenants' cards.
-      if (!sealed) throw new PanTokenInvalidError('unknown, purged or expired card');
+      if (!stored) throw new PanTokenInvalidError('unknown, purged or expired card');
       let card: Omit<CardDetails, 'cvv'>;
       try {
-        card = JSON.parse(open(keys.card, sealed, boundTo(cardId, use.clientId))) as Omit<CardDetails, 'cvv'>;
+        card = JSON.parse(open(keys.card, stored.sealed, boundTo(cardId, use.clientId))) as Omit<CardDetails, 'cvv'>;
       } catch {
         // Sealed under another VAULT_KEY (the key was replaced) or altered: unusable, never half-read.
         throw new PanTokenInvalidError('the card cannot be opened with this VAULT_KEY');
       }
-      // GETDEL: the CVV is read once, by whichever booking opens the card first (PCI DSS 3.3.1).
-      const sealedCvv = await redis.getdel(cvvKey(cardId));
+      // Read, not removed: the run that holds the booking's order reads it, and removes it once the
+      // order that carries it is recorded (spendCvv); a run that stops before that leaves it for the
+      // next holder, which would otherwise order without it (PCI DSS 3.3.1: gone after the order).
+      const sealedCvv = await redis.get(cvvKey(cardId));
       const cvv = sealedCvv ? open(keys.cvv, Buffer.from(sealedCvv, 'base64'), boundTo(cardId, use.clientId)) : undefined;
       options.logger?.info({ clientId: use.clientId, bookingId: use.bookingId, vaultCard: cardId, withCvv: cvv !== undefined }, 'vault: card opened');
+      // A card stored with a CVV is never paid with without it: the hotel would be sent an order the
+      // card holder's bank may refuse, or that skips a check the client asked for.
+      if (stored.withCvv && cvv === undefined) throw new CvvUnavailableError();
       return { ...card, ...(cvv !== undefined ? { cvv } : {}) };
+    },
+
+    async holdCvv(panToken, owner, ttlMs) {
+      const named = isPanTokenShaped(panToken) ? cardIdOf(keys.token, panToken) : null;
+      if (!named) return;
+      const cardId = cardUuid(named.cardId);
+      if (!(await isCardKept(db, cardId, owner.clientId, now()))) return;
+      // PEXPIRE on a key that is gone does nothing: a CVV is never brought back.
+      await redis.pexpire(cvvKey(cardId), ttlMs);
+    },
+
+    async spendCvv(panToken, owner) {
+      const named = isPanTokenShaped(panToken) ? cardIdOf(keys.token, panToken) : null;
+      if (!named) return;
+      const cardId = cardUuid(named.cardId);
+      if (!(await isCardKept(db, cardId, owner.clientId, new Date(0)))) return;
+      await redis.del(cvvKey(cardId));
+      options.logger?.info({ clientId: owner.clientId, vaultCard: cardId }, 'vault: CVV spent');
     },
 
     async purgeCard(panToken, owner) {

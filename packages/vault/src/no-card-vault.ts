@@ -8,5 +8,7 @@ import { isPanTokenShaped } from '@quarry/contracts';
 export const noCardVault: CardVault = {
   isPanTokenShaped,
   openCard: () => Promise.reject(new PanTokenInvalidError('this deployment has no card vault (VAULT_KEY)')),
+  holdCvv: () => Promise.resolve(),
+  spendCvv: () => Promise.resolve(),
   purgeCard: () => Promise.resolve(),
 };

@@ -22,23 +22,33 @@ export async function markOtpUsed(db: Queryable, otpHash: Buffer, usedAt: Date):
 
 export async function insertCard(
   db: Queryable,
-  card: { cardId: string; clientId: string; tokenVersion: 1 | 2; sealed: Buffer; createdAt: Date; expiresAt: Date },
+  card: { cardId: string; clientId: string; tokenVersion: 1 | 2; sealed: Buffer; createdAt: Date; expiresAt: Date; withCvv: boolean },
 ): Promise<void> {
   await db.query(
-    'INSERT INTO vault_cards (card_id, client_id, token_version, card_sealed, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-    [card.cardId, card.clientId, card.tokenVersion, card.sealed, card.createdAt, card.expiresAt],
+    'INSERT INTO vault_cards (card_id, client_id, token_version, card_sealed, created_at, expires_at, with_cvv) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [card.cardId, card.clientId, card.tokenVersion, card.sealed, card.createdAt, card.expiresAt, card.withCvv],
   );
 }
 
-/** The sealed card of this client that is still kept at `now`, recording the booking that opens it. */
-export async function openStoredCard(db: Queryable, cardId: string, clientId: string, use: { bookingId: string; at: Date }): Promise<Buffer | null> {
-  const result = await db.query<{ card_sealed: Buffer }>(
+/**
+ * The sealed card of this client that is still kept at `now`, recording the booking that opens it,
+ * and whether it was stored with a CVV.
+ */
+export async function openStoredCard(db: Queryable, cardId: string, clientId: string, use: { bookingId: string; at: Date }): Promise<{ sealed: Buffer; withCvv: boolean } | null> {
+  const result = await db.query<{ card_sealed: Buffer; with_cvv: boolean }>(
     `UPDATE vault_cards SET opened_at = $3, opened_by_booking = $4
       WHERE card_id = $1 AND client_id = $2 AND expires_at > $3
-      RETURNING card_sealed`,
+      RETURNING card_sealed, with_cvv`,
     [cardId, clientId, use.at, use.bookingId],
   );
-  return result.rows[0]?.card_sealed ?? null;
+  const row = result.rows[0];
+  return row ? { sealed: row.card_sealed, withCvv: row.with_cvv } : null;
+}
+
+/** Whether this client keeps this card at `now` (another client's card reads as not kept). */
+export async function isCardKept(db: Queryable, cardId: string, clientId: string, at: Date): Promise<boolean> {
+  const result = await db.query('SELECT 1 FROM vault_cards WHERE card_id = $1 AND client_id = $2 AND expires_at > $3', [cardId, clientId, at]);
+  return (result.rowCount ?? 0) > 0;
 }
 
 export async function deleteCard(db: Queryable, cardId: string, clientId: string): Promise<boolean> {
