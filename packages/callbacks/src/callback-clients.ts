@@ -7,7 +7,7 @@ export type CallbackSealer = { seal(plaintext: string): Buffer; open(sealed: Buf
 
 export type CallbackClientPorts = {
   pool: Queryable;
-  sealer: CallbackSealer;
+  sealer: Pick<CallbackSealer, 'seal'>;
   /** The SSRF policy deliveries follow: throws for a URL whose host is (or resolves to) an address it refuses. */
   checkUrl: (url: string) => Promise<void>;
 };

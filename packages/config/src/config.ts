@@ -153,6 +153,17 @@ const sectionShapes = {
     // One application in the browser, from a free context to the outcome (the job's own limit is 10 minutes).
     APPLY_TIMEOUT_MS: positiveMs.default(180_000),
   },
+  callbacks: {
+    // Recruitment's callbacks (ADR 0053); README "Callbacks" documents each.
+    CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+    CALLBACK_CLIENT_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(20),
+    CALLBACK_TIMEOUT_MS: positiveMs.default(15_000),
+    CALLBACK_RETRY_BASE_MS: positiveMs.default(5_000),
+    CALLBACK_RETRY_MAX_MS: positiveMs.default(3_600_000),
+    CALLBACK_GIVE_UP_AFTER_MS: positiveMs.default(86_400_000),
+    CALLBACK_RELAY_POLL_MS: positiveMs.default(1_000),
+    CALLBACK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
+  },
   bookings: {
     // Hotel bookings; README "Hotel bookings" documents each.
     BOOKING_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
@@ -306,6 +317,21 @@ export type ApplicationsSettings = {
 
 /** The card vault: its key (absent: no vault on this deployment) and how long a CVV and a card are kept. */
 export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cardRetentionMs: number };
+
+/** Recruitment's callbacks: their delivery (the `callbacks.deliver` job) and their relay. */
+export type CallbackSettings = {
+  /** `callbacks.deliver` jobs at once per process (each up to `eventsPerJob` POSTs of one client). */
+  concurrency: number;
+  /** Events of one client in flight at once, across every process. */
+  clientConcurrency: number;
+  eventsPerJob: number;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  giveUpAfterMs: number;
+  relayPollMs: number;
+  retentionMs: number;
+};
 
 export type BookingsSettings = {
   concurrency: number;
@@ -481,6 +507,19 @@ const readers = {
       timeoutMs: vars.APPLY_TIMEOUT_MS,
     } as ApplicationsSettings,
   }),
+  callbacks: (vars: Vars) => ({
+    callbacks: {
+      concurrency: vars.CALLBACK_CONCURRENCY,
+      clientConcurrency: vars.CALLBACK_CLIENT_CONCURRENCY,
+      eventsPerJob: 25,
+      timeoutMs: vars.CALLBACK_TIMEOUT_MS,
+      retryBaseMs: vars.CALLBACK_RETRY_BASE_MS,
+      retryMaxMs: vars.CALLBACK_RETRY_MAX_MS,
+      giveUpAfterMs: vars.CALLBACK_GIVE_UP_AFTER_MS,
+      relayPollMs: vars.CALLBACK_RELAY_POLL_MS,
+      retentionMs: vars.CALLBACK_RETENTION_DAYS * 86_400_000,
+    } as CallbackSettings,
+  }),
   bookings: (vars: Vars) => ({
     bookings: {
       concurrency: vars.BOOKING_CONCURRENCY,
@@ -574,12 +613,13 @@ const sectionsOf = {
   'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
-  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
+  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications', 'callbacks'],
   'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'mining', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'bookings', 'demo'],
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
+  callbacks: ['database', 'secret', 'outbound'],
   hotels: ['database'],
   accounts: ['database', 'secret', 'mailDomains'],
 } as const satisfies Record<string, readonly Section[]>;

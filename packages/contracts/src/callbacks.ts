@@ -99,6 +99,10 @@ export type CallbacksDeliverJobPayload = z.infer<typeof CallbacksDeliverJobPaylo
 
 // --- Operators (admin API, CLI, dashboard) ---
 
+export const CallbackClientQuery = z.object({
+  state: z.enum(['pending', 'sending', 'delivered', 'failed']).optional().describe('only the events in this state'),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
 export const CallbackClientParams = z.object({ clientId: z.string().regex(/^cl_[a-z0-9]{20}$/, 'must be a client id (cl_…)') });
 export const SetCallbackDefaultBody = z.object({ url: CallbackUrl.nullable().describe('The default URL; null removes it (events of requests that named no URL are then not sent)') });
 

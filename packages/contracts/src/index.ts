@@ -147,6 +147,7 @@ export {
   ApplicationEndedEvent,
   BatchFinishedEvent,
   CallbackClientParams,
+  CallbackClientQuery,
   CallbackClientView,
   CallbackEventType,
   callbackEventTypes,
