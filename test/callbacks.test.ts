@@ -6,7 +6,7 @@ import { waitFor } from '@quarry/testing';
 // Receivers verify with the Standard Webhooks reference library from npm, not with our code.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
+import { runQuarry, startQuarry, type QuarryProcess } from './support/quarry-process.ts';
 import { csvOf, startRecruitmentStack, type RecruitmentStack } from './support/recruitment-stack.ts';
 
 /**
@@ -141,6 +141,25 @@ describe('callbacks end to end', () => {
     expect(view.recent[0]).toMatchObject({ state: 'delivered', url: `${hooks}/default` });
     const overview = (await (await stack.call('/v1/admin/callbacks')).json()) as { clients: Array<{ clientId: string; counts: Record<string, number> }> };
     expect(overview.clients.find((client) => client.clientId === stack.tenant.clientId)?.counts.waiting).toBe(0);
+  });
+
+  it('rotates the secret from the CLI: the next events are signed with the new one and the old one for the overlap', async () => {
+    const refused = await runQuarry(['callbacks', 'set', stack.tenant.clientId, '--url', 'http://169.254.169.254/latest'], stack.env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('refused');
+    const rotated = await runQuarry(['callbacks', 'rotate', stack.tenant.clientId, '--overlap-hours', '1'], stack.env);
+    expect(rotated.code).toBe(0);
+    const answer = JSON.parse(rotated.stdout) as { webhookSecret: string; previousSecretValidUntil: string | null; defaultUrl: string | null };
+    expect(answer.webhookSecret).toMatch(/^whsec_/);
+    expect(answer.defaultUrl).toBe(`${hooks}/default`);
+    expect(Date.parse(answer.previousSecretValidUntil ?? '') - Date.now()).toBeGreaterThan(50 * 60_000);
+    await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'rotated-1', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: `${hooks}/rotated` });
+    const [request] = await waitFor('the rotated event', () => received.filter((item) => item.path === '/rotated').length >= 1 && received.filter((item) => item.path === '/rotated'), { timeoutMs: 30_000 });
+    expect(verified(request as Received).data).toMatchObject({ jobPostId: 'rotated-1' });
+    secret = answer.webhookSecret;
+    expect(verified(request as Received).data).toMatchObject({ jobPostId: 'rotated-1' });
+    const shown = await runQuarry(['callbacks', 'show', stack.tenant.clientId], stack.env);
+    expect(shown.stdout).not.toContain('whsec_');
   });
 
   it('loses no event when the processes are killed right after the outcome commits', async () => {

@@ -72,10 +72,13 @@ export async function finishSubmission(
   submissionId: string,
   outcome: SubmissionOutcome,
 ): Promise<{ batchId: string | null; finishedBatch: boolean } | null> {
+  // The batch's URL is read here, not from the batch row's update below: the row's event is owed
+  // before that update takes the batch row's lock, which every row of the batch waits for.
   const updated = await client.query<{ client_id: string; job_post_id: string; batch_id: string | null; callback_url: string | null }>(
     `UPDATE submissions SET state = $2, error_code = $3, finished_at = now(), adapter = $4, duration_ms = $5
      WHERE submission_id = $1 AND state NOT IN ('completed', 'failed')
-     RETURNING client_id, job_post_id, batch_id, callback_url`,
+     RETURNING client_id, job_post_id, batch_id,
+       coalesce(callback_url, (SELECT b.callback_url FROM batches AS b WHERE b.batch_id = submissions.batch_id)) AS callback_url`,
     [
       submissionId,
       outcome.kind,
@@ -106,10 +109,8 @@ export async function finishSubmission(
     errorCode: outcome.kind === 'failed' ? outcome.errorCode : null,
     succeededAt: outcome.kind === 'completed' ? outcome.succeededAt : null,
   });
-  if (!row.batch_id) {
-    await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: row.job_post_id, at, ...event });
-    return { batchId: null, finishedBatch: false };
-  }
+  await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: row.job_post_id, at, ...event });
+  if (!row.batch_id) return { batchId: null, finishedBatch: false };
   const batch = await client.query<{ state: string; just_finished: boolean; callback_url: string | null; jobs_count: number; succeeded_count: number; failed_count: number }>(
     `UPDATE batches SET
        processed_count = processed_count + 1,
@@ -121,7 +122,6 @@ export async function finishSubmission(
     [row.batch_id, outcome.kind === 'completed' ? 1 : 0, outcome.kind === 'failed' ? 1 : 0],
   );
   const counted = batch.rows[0];
-  await oweCallback(client, { clientId: row.client_id, url: row.callback_url ?? counted?.callback_url ?? null, subjectId: row.job_post_id, at, ...event });
   if (counted?.just_finished && (await callbackTarget(client, row.client_id, counted.callback_url))) {
     // Every other row's outcome committed before this transaction took the batch row's lock.
     const failures = await client.query<{ error_code: string; count: string }>(
