@@ -1,5 +1,5 @@
 import type { CallbackEventData, CallbackEventType } from '@quarry/contracts';
-import type { Queryable } from '@quarry/db';
+import { withTransaction, type Pool, type Queryable } from '@quarry/db';
 
 /** One event owed to a client: what `oweCallback` writes in the outcome's own transaction. */
 export type OwedCallback<T extends CallbackEventType = CallbackEventType> = {
@@ -125,9 +125,20 @@ export async function findCallbacksToSend(
 /** What one attempt came to: delivered (a 2xx), or the next attempt (`retryAt`) or giving up (`retryAt` null). */
 export type AttemptResult = { eventId: string; seq: number; delivered: boolean; status: number | null; error: string | null; retryAt: Date | null; at: Date };
 
-/** Records a job's attempts in one statement, each only while its event is still in that dispatch. */
-export async function recordAttempts(db: Queryable, results: AttemptResult[]): Promise<number> {
+/**
+ * Records a job's attempts in one statement, each only while its event is still in that dispatch.
+ * Committed without waiting for the WAL's flush: an answer lost with a crash of Postgres only sends
+ * its event again (same webhook-id), never loses it.
+ */
+export async function recordAttempts(db: Pool, results: AttemptResult[]): Promise<number> {
   if (results.length === 0) return 0;
+  return withTransaction(db, async (client) => {
+    await client.query('SET LOCAL synchronous_commit = off');
+    return recordAttemptsOn(client, results);
+  });
+}
+
+async function recordAttemptsOn(db: Queryable, results: AttemptResult[]): Promise<number> {
   const result = await db.query(
     `UPDATE callback_outbox AS o SET
        attempts = o.attempts + 1, last_attempt_at = r.at, last_status = r.status, last_error = r.error, lease_until = NULL,

@@ -63,6 +63,9 @@ export function startCallbackRelay(options: {
 
   const claimAndEnqueue = async (): Promise<number> => {
     const claimed = await withTransaction(options.pool, async (client) => {
+      // A claim lost in a crash of Postgres only sends its events again (same webhook-id): it need
+      // not wait for the WAL to reach the disk. The events themselves were owed synchronously.
+      await client.query('SET LOCAL synchronous_commit = off');
       await client.query('SELECT pg_advisory_xact_lock($1)', [relayLockKey]);
       return claimDueCallbacks(client, settings);
     });

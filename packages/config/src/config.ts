@@ -155,8 +155,8 @@ const sectionShapes = {
   },
   callbacks: {
     // Recruitment's callbacks (ADR 0053); README "Callbacks" documents each.
-    CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
-    CALLBACK_CLIENT_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(20),
+    CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(100),
+    CALLBACK_CLIENT_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
     CALLBACK_TIMEOUT_MS: positiveMs.default(15_000),
     CALLBACK_RETRY_BASE_MS: positiveMs.default(5_000),
     CALLBACK_RETRY_MAX_MS: positiveMs.default(3_600_000),
@@ -507,8 +507,13 @@ const readers = {
       timeoutMs: vars.APPLY_TIMEOUT_MS,
     } as ApplicationsSettings,
   }),
-  callbacks: (vars: Vars) => ({
-    callbacks: {
+  callbacks: (vars: Vars) => {
+    // One client's events in flight may be one per job: were its cap near the process's job slots, one
+    // slow receiver would hold every slot of a process and the other clients' callbacks would wait.
+    if (vars.CALLBACK_CONCURRENCY < 2 * vars.CALLBACK_CLIENT_CONCURRENCY) {
+      throw new ConfigError(['CALLBACK_CONCURRENCY must be at least twice CALLBACK_CLIENT_CONCURRENCY, so that one slow receiver holds at most half of a process\'s deliveries']);
+    }
+    return { callbacks: {
       concurrency: vars.CALLBACK_CONCURRENCY,
       clientConcurrency: vars.CALLBACK_CLIENT_CONCURRENCY,
       eventsPerJob: 25,
@@ -518,8 +523,8 @@ const readers = {
       giveUpAfterMs: vars.CALLBACK_GIVE_UP_AFTER_MS,
       relayPollMs: vars.CALLBACK_RELAY_POLL_MS,
       retentionMs: vars.CALLBACK_RETENTION_DAYS * 86_400_000,
-    } as CallbackSettings,
-  }),
+    } as CallbackSettings };
+  },
   bookings: (vars: Vars) => ({
     bookings: {
       concurrency: vars.BOOKING_CONCURRENCY,
