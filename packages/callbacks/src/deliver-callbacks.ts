@@ -52,7 +52,7 @@ function describeFailure(error: unknown): string {
 }
 
 /** When the next attempt is due, or null to give up: the day is over. */
-export function nextAttemptAt(settings: DeliverySettings, event: { attempts: number; createdAt: Date }, now: Date): Date | null {
+function nextAttemptAt(settings: DeliverySettings, event: { attempts: number; createdAt: Date }, now: Date): Date | null {
   const deadline = event.createdAt.getTime() + settings.giveUpAfterMs;
   if (now.getTime() >= deadline) return null;
   const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(event.attempts, 30));

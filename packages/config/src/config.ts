@@ -319,7 +319,7 @@ export type ApplicationsSettings = {
 export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cardRetentionMs: number };
 
 /** Recruitment's callbacks: their delivery (the `callbacks.deliver` job) and their relay. */
-export type CallbackSettings = {
+type CallbackSettings = {
   /** `callbacks.deliver` jobs at once per process (each up to `eventsPerJob` POSTs of one client). */
   concurrency: number;
   /** Events of one client in flight at once, across every process. */

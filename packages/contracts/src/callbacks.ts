@@ -28,14 +28,14 @@ export const miningErrorMessages: Record<MiningErrorCodeType, string> = {
 
 const links = (shape: Record<string, z.ZodString>) => z.object(shape).describe('Paths on this API (same credentials) to fetch the full result');
 
-export const JobPostMinedData = z.object({
+const JobPostMinedData = z.object({
   jobPostId: z.string(),
   batchId: z.uuid().nullable(),
   status: z.literal('completed'),
   succeededAt: z.string().describe('ISO 8601'),
   links: links({ questions: z.string(), find: z.string() }),
 });
-export const JobPostFailedData = z.object({
+const JobPostFailedData = z.object({
   jobPostId: z.string(),
   batchId: z.uuid().nullable(),
   status: z.literal('failed'),
@@ -43,7 +43,7 @@ export const JobPostFailedData = z.object({
   message: z.string(),
   links: links({ find: z.string() }),
 });
-export const BatchFinishedData = z.object({
+const BatchFinishedData = z.object({
   batchId: z.uuid(),
   jobsCount: z.number().int(),
   counts: z.object({
@@ -54,7 +54,7 @@ export const BatchFinishedData = z.object({
   finishedAt: z.string().describe('ISO 8601'),
   links: links({ status: z.string() }),
 });
-export const ApplicationEndedData = z.object({
+const ApplicationEndedData = z.object({
   applicationId: z.uuid(),
   jobPostId: z.string(),
   status: ApplicationStatus.exclude(['processing']),
@@ -122,7 +122,7 @@ export const CallbackEventView = z.object({
 });
 export type CallbackEventView = z.infer<typeof CallbackEventView>;
 
-export const CallbackCounts = z.object({ waiting: z.number().int(), sending: z.number().int(), delivered: z.number().int(), failed: z.number().int() });
+const CallbackCounts = z.object({ waiting: z.number().int(), sending: z.number().int(), delivered: z.number().int(), failed: z.number().int() });
 
 export const CallbackClientView = z.object({
   clientId: z.string(),
@@ -136,7 +136,7 @@ export const CallbackClientView = z.object({
 });
 export type CallbackClientView = z.infer<typeof CallbackClientView>;
 
-export const CallbackClientSummary = z.object({
+const CallbackClientSummary = z.object({
   clientId: z.string(),
   name: z.string(),
   defaultUrl: z.string().nullable(),
