@@ -152,4 +152,17 @@ describe('npm run demo', () => {
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toMatch(/pushUrl/);
   });
+  it("lists the demo client's callbacks at its receiver, each signature verified", async () => {
+    await fetch(`${apiBase}/v1/recruitment/job-posts/mine/`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ jobPostId: 'demo-callbacks', url: `${demoOrigin}/jobs/backend-engineer`, employer: 'Demo Robotics', jobTitle: 'Backend Engineer' }),
+    });
+    const callbacks = await waitFor('the mined post at the demo callback receiver', async () => {
+      const received = (await (await fetch(`${demoOrigin}/callbacks`)).json()) as Array<{ type: string; verified: boolean; data: { jobPostId?: string } }>;
+      return received.some((callback) => callback.data.jobPostId === 'demo-callbacks') ? received : undefined;
+    }, { timeoutMs: 30_000 });
+    expect(callbacks.find((callback) => callback.data.jobPostId === 'demo-callbacks')).toMatchObject({ type: 'jobPost.mined', verified: true });
+    expect(callbacks.every((callback) => callback.verified)).toBe(true);
+  });
 });

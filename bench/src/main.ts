@@ -5,6 +5,7 @@ import { benchApplyAccuracy } from './apply-accuracy.bench.ts';
 import { benchBatchIntake } from './batch-intake.bench.ts';
 import { benchBookings } from './bookings.bench.ts';
 import { benchBrowserThroughput } from './browser-throughput.bench.ts';
+import { benchCallbacks } from './callbacks.bench.ts';
 import { benchHttp } from './http.bench.ts';
 import { benchMailboxes } from './mailboxes.bench.ts';
 import { benchMiningAccuracy } from './mining-accuracy.bench.ts';
@@ -35,6 +36,8 @@ const benches: Record<string, () => Promise<void>> = {
   apply: () => benchApply({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 }),
   http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
+  // 20,000 events for throughput; 500 events/s for 20 s for latency (the target's rate).
+  callbacks: () => benchCallbacks({ events: 20_000, rate: 500, seconds: Math.max(20, Number(values.seconds)) }),
   bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
   // One mail process watching every account; APPEND paced above the 200 messages/s target.
   mailboxes: () => benchMailboxes({ accounts: Number(values.accounts), messages: Number(values.messages), rate: Number(values.rate), appenders: 25 }),

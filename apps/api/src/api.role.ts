@@ -63,7 +63,7 @@ export async function startApiRole(runtime: {
   // Completed answers served without a database round trip, dropped when a worker announces a change.
   const retrievalCache = createRetrievalCache(config.retrievalCache);
   const outcomes = await followOutcomes(redis, config.queuePrefix, retrievalCache, logger);
-  // Callback URLs are refused at creation by the policy the bookings-worker's deliveries follow.
+  // Callback URLs are refused at creation by the policy the workers' deliveries follow.
   const callbackGuard = createAddressGuard(config.allowPrivateUrls);
   // Bookings' statuses served without a query, dropped by Postgres' announcement of every change.
   const bookingStatusCache = createBookingStatusCache(config.bookingStatusCache);
@@ -96,6 +96,8 @@ export async function startApiRole(runtime: {
       pool: db,
       queue: createMiningQueuePort(miningJobsOf(queues)),
       settings: config.batches,
+      // A request's callbackUrl is refused by the policy the deliveries follow, before anything is stored.
+      callbacks: { sealer: createSealer(config.secretKey), checkUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)) },
     },
     retrievalCache,
     fetchClientUrl: runtime.shared('client-url-fetch', () => clientUrlFetch(config)),
@@ -128,6 +130,7 @@ export async function startApiRole(runtime: {
       sealer: createSealer(config.secretKey),
       findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
       enqueueApply: enqueuer(queues, 'applications.apply'),
+      checkCallbackUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)),
     },
     authenticator: createAuthenticator({
       db,

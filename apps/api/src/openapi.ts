@@ -5,6 +5,7 @@ import { describeApplicationsRoutes } from './routes/applications.routes.ts';
 import { describeAtsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeBookingsRoutes } from './routes/bookings.routes.ts';
+import { describeCallbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
 import { describeMailAdminRoutes } from './routes/mail-admin.routes.ts';
@@ -46,6 +47,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describePushSubscriptionsRoutes(registry);
   describeVaultRoutes(registry);
   describeBookingsRoutes(registry);
+  describeCallbacksAdminRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

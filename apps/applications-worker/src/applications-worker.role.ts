@@ -2,11 +2,12 @@ import { purgeApplications, reconcileApplications, runApplication, type RunPorts
 import { createBrowserApplier, type Applier } from '@quarry/applier';
 import { createAtsApplier } from '@quarry/ats-apply';
 import { createSealer } from '@quarry/auth';
+import { deliverCallbacks, startCallbackRelay } from '@quarry/callbacks';
 import { runCanary } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
@@ -30,8 +31,9 @@ const noEngine: Applier = async () => ({
 /**
  * The `applications-worker` role: runs `applications.apply` (one application at most once, the
  * employer's host within its cluster-wide politeness budget) and the recurring purge of
- * candidates' data. Applications are mined first when their post was not. With `runsCanary`, it
- * also takes the operator canary.
+ * candidates' data. Applications are mined first when their post was not. It also delivers
+ * recruitment's callbacks (mining outcomes, batches' ends, applications' ends, ADR 0053): the
+ * outbox's relay and the `callbacks.deliver` queue. With `runsCanary`, it also takes the operator canary.
  */
 export async function startApplicationsRole(runtime: {
   config: ConfigFor<'applications-worker'>;
@@ -137,11 +139,37 @@ export async function startApplicationsRole(runtime: {
       },
     },
   });
+  // Recruitment's callbacks: the relay claims what the outbox owes (each client under its cap) and
+  // enqueues it; the deliveries POST it through the SSRF guard, signed with the client's secrets.
+  const relay = startCallbackRelay({
+    pool: db,
+    databaseUrl: config.databaseUrl,
+    enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
+    settings: { ...config.callbacks, pollMs: config.callbacks.relayPollMs, leaseMs: config.callbacks.timeoutMs * 2 + 60_000 },
+    onError: (error, where) => logger.warn({ err: error, where }, 'callback relay'),
+  });
+  const callbackPorts = { pool: db, sealer: ports.sealer, fetchCallback: fetchClientUrl, settings: config.callbacks };
+  const callbacks = startWorkers({
+    ...worker,
+    queues: ['callbacks.deliver'],
+    concurrency: config.callbacks.concurrency,
+    handlers: {
+      'callbacks.deliver': async (payload, { signal }) => {
+        try {
+          return await deliverCallbacks(callbackPorts, payload, signal);
+        } finally {
+          // The client's room under its cap changed: the next of its events need not wait for a poll.
+          relay.wake();
+        }
+      },
+    },
+  });
   await queues.schedule('applications.purge', {}, { schedulerId: 'applications-purge', everyMs: config.applications.purgeEveryMs });
   await queues.schedule('applications.reconcile', {}, { schedulerId: 'applications-reconcile', everyMs: config.applications.reconcileEveryMs });
   return {
     async stop(graceMs) {
-      await Promise.all([applications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await relay.stop();
+      await Promise.all([applications.close(graceMs), control.close(graceMs), callbacks.close(graceMs), canaries?.close(graceMs)]);
     },
   };
 }

@@ -13,8 +13,8 @@ const demoScopes = ['recruitment', 'forwarding', 'hotels', 'booking', 'admin'] a
 /**
  * `quarry start --demo` (`npm run demo`): every role, plus the demo sites (two OpenTravel hotels
  * and a booking-page hotel, a careers page that takes applications, a push receiver, a mailbox) on
- * DEMO_HOST, a new `demo` client, the demo hotels registered and granted to it, and a push
- * subscription to the receiver.
+ * DEMO_HOST, a new `demo` client, the demo hotels registered and granted to it, a push
+ * subscription to the receiver, and its default callback URL at the demo's callback receiver.
  * The SSRF guard lets through DEMO_HOST and nothing more; forwarded mail goes to the demo mailbox
  * unless MAIL_RELAY_URL says otherwise.
  */
@@ -74,6 +74,9 @@ async function registerDemo(config: Config, apiBase: string, sites: DemoSites): 
       hotelIds: hotels.map((hotel) => hotel.hotelId),
       searches: { daysAhead: 7, nights: [1], guests: [2] },
     });
+    // Recruitment's callbacks: every mined post, batch and application of the demo client is POSTed to the receiver.
+    const callbacks = (await call(apiBase, client.secret, 'PUT', `/v1/admin/callbacks/${client.clientId}`, { url: `${sites.origin}/callbacks` })) as { webhookSecret?: string };
+    if (callbacks.webhookSecret) sites.expectCallbackSecret(callbacks.webhookSecret);
     return { clientId: client.clientId, secret: client.secret };
   } finally {
     await db.end();
@@ -92,6 +95,7 @@ Demo sites on ${sites.origin} (the only private address client URLs may reach):
   hotels      demo-harbour, demo-sakura (OpenTravel at ${sites.origin}/ota), demo-riverside (booking page, Chromium)
   careers     ${sites.origin}/jobs/backend-engineer   (applications it received: ${sites.origin}/applications; a CV to apply with: ${sites.origin}/files/jane-doe-cv.pdf)
   pushes      ${sites.origin}/push   (what the demo subscription received)
+  callbacks   ${sites.origin}/callbacks   (the demo client's mining and application callbacks, each signature verified)
   mailbox     ${sites.smtpUrl}, received mail at ${sites.origin}/mail${config.mail.relayUrl ? ` (not used: MAIL_RELAY_URL is set)` : ''}
 
 Try:

@@ -18,7 +18,8 @@ const usage = `Usage:
   quarry hotels add --json '{"hotelId":"…","name":"…","ibe":"…","address":"…","countryCode":"gb","bookingPageUrl":"https://…","source":{…}}'
   quarry hotels list | remove HOTEL_ID | grant CLIENT_ID HOTEL_ID… | revoke CLIENT_ID HOTEL_ID…
   quarry accounts load --json '{"accounts":[{"email":"…","password":"…","imap":{"host":"…","port":993,"secure":true}}]}' | --file accounts.json
-  quarry accounts list`;
+  quarry accounts list
+  quarry callbacks list | show CLIENT_ID | set CLIENT_ID --url URL | clear CLIENT_ID | rotate CLIENT_ID [--overlap-hours 24]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -59,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' } },
+    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' }, 'overlap-hours': { type: 'string' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -83,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
     await startRoles(config, role, tracing);
     return;
   }
-  if (!['migrate', 'clients', 'hotels', 'accounts'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
   await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit('migrate');
@@ -110,6 +111,12 @@ async function main(argv: string[]): Promise<void> {
     const config = configOrExit('accounts');
     const { runAccountsCommand } = await import('./accounts.command.ts');
     await runAccountsCommand(config, subcommand, { json: values.json, file: values.file }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    return;
+  }
+  if (command === 'callbacks') {
+    const config = configOrExit('callbacks');
+    const { runCallbacksCommand } = await import('./callbacks.command.ts');
+    await runCallbacksCommand(config, subcommand, rest, { url: values.url, overlapHours: values['overlap-hours'] }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;
   }
   fail(`quarry: unknown command "${command}"\n${usage}`);

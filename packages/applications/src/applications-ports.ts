@@ -27,6 +27,8 @@ export type ApplicationsPorts = {
   sealer: Sealer;
   findMinedPost: FindMinedPost;
   enqueueApply: Enqueue<'applications.apply'>;
+  /** The SSRF policy callback deliveries follow (a request's callbackUrl is checked before anything is stored); absent: callbackUrl is refused. */
+  checkCallbackUrl?: (url: string) => Promise<void>;
 };
 
 /** Runs `work` within the employer host's share of the cluster-wide politeness budget. */

@@ -1,5 +1,6 @@
+import { applicationEndedEvent, oweCallback } from '@quarry/callbacks';
 import type { ApplicationTransport } from '@quarry/contracts';
-import type { Queryable } from '@quarry/db';
+import { withTransaction, type Pool, type Queryable } from '@quarry/db';
 
 type ApplicationState = 'queued' | 'processing' | 'submitting' | 'success' | 'failed';
 
@@ -17,6 +18,8 @@ export type NewApplication = {
   jobTitle: string | null;
   questions: string | null;
   sealed: Buffer;
+  /** Where `application.ended` is POSTed; null: the client's default callback URL, if any. */
+  callbackUrl?: string | null;
 };
 
 /**
@@ -25,11 +28,11 @@ export type NewApplication = {
  */
 export async function insertApplication(db: Queryable, row: NewApplication): Promise<{ applicationId: string; created: boolean }> {
   const inserted = await db.query<{ application_id: string }>(
-    `INSERT INTO applications (application_id, client_id, job_post_id, email_hash, idempotency_key, url, host, employer, job_title, questions, sealed, ats_job)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO applications (application_id, client_id, job_post_id, email_hash, idempotency_key, url, host, employer, job_title, questions, sealed, ats_job, callback_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING application_id`,
-    [row.applicationId, row.clientId, row.jobPostId, row.emailHash, row.idempotencyKey, row.url, row.host, row.employer, row.jobTitle, row.questions, row.sealed, row.atsJob],
+    [row.applicationId, row.clientId, row.jobPostId, row.emailHash, row.idempotencyKey, row.url, row.host, row.employer, row.jobTitle, row.questions, row.sealed, row.atsJob, row.callbackUrl ?? null],
   );
   if (inserted.rows[0]) return { applicationId: inserted.rows[0].application_id, created: true };
   const first = await db.query<{ application_id: string }>(
@@ -222,29 +225,47 @@ export type ApplicationOutcome = (
  * Records the final outcome once, by the run that holds the application (`owner`; null where no
  * run ever did, at intake): a second outcome changes nothing. The one exception is a definite
  * outcome (`definite`: what the site or vendor answered) over `SubmissionOutcomeUnknown`, which
- * another run recorded without knowing: that late answer replaces it, whoever sends it.
+ * another run recorded without knowing: that late answer replaces it, whoever sends it. Every
+ * outcome recorded owes an `application.ended` callback, in the same transaction (ADR 0053): a
+ * replaced one owes a new one, which says what it replaces.
  */
-export async function finishApplication(db: Queryable, applicationId: string, outcome: ApplicationOutcome, owner: string | null = null, definite = false): Promise<boolean> {
-  const result = await db.query(
-    `UPDATE applications SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
-       screenshot_sealed = $7, transport = $8, finished_at = now(), run_owner = NULL, run_expires_at = NULL
-     WHERE application_id = $1 AND (
-       (state NOT IN ('success', 'failed') AND ($9::text IS NULL OR run_owner = $9 OR run_owner IS NULL))
-       OR ($10 AND state = 'failed' AND error_code = 'SubmissionOutcomeUnknown' AND purged_at IS NULL))`,
-    [
+export async function finishApplication(db: Pool, applicationId: string, outcome: ApplicationOutcome, owner: string | null = null, definite = false): Promise<boolean> {
+  return withTransaction(db, async (client) => {
+    const result = await client.query<{ client_id: string; job_post_id: string; callback_url: string | null; replaced: boolean }>(
+      `UPDATE applications AS a SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
+         screenshot_sealed = $7, transport = $8, finished_at = now(), run_owner = NULL, run_expires_at = NULL
+       FROM (SELECT application_id, state AS state_before FROM applications WHERE application_id = $1 FOR UPDATE) AS before
+       WHERE a.application_id = before.application_id AND (
+         (a.state NOT IN ('success', 'failed') AND ($9::text IS NULL OR a.run_owner = $9 OR a.run_owner IS NULL))
+         OR ($10 AND a.state = 'failed' AND a.error_code = 'SubmissionOutcomeUnknown' AND a.purged_at IS NULL))
+       RETURNING a.client_id, a.job_post_id, a.callback_url, before.state_before = 'failed' AS replaced`,
+      [
+        applicationId,
+        outcome.status,
+        outcome.status === 'failed' ? outcome.errorCode : null,
+        outcome.status === 'failed' ? outcome.message : null,
+        outcome.submittedAt,
+        outcome.status === 'success' ? outcome.confirmationSealed : null,
+        outcome.screenshotSealed,
+        outcome.transport ? JSON.stringify(outcome.transport) : null,
+        owner,
+        definite,
+      ],
+    );
+    const row = result.rows[0];
+    if (!row) return false;
+    const event = applicationEndedEvent({
       applicationId,
-      outcome.status,
-      outcome.status === 'failed' ? outcome.errorCode : null,
-      outcome.status === 'failed' ? outcome.message : null,
-      outcome.submittedAt,
-      outcome.status === 'success' ? outcome.confirmationSealed : null,
-      outcome.screenshotSealed,
-      outcome.transport ? JSON.stringify(outcome.transport) : null,
-      owner,
-      definite,
-    ],
-  );
-  return (result.rowCount ?? 0) > 0;
+      jobPostId: row.job_post_id,
+      status: outcome.status,
+      errorCode: outcome.status === 'failed' ? outcome.errorCode : null,
+      transport: outcome.transport ?? null,
+      submittedAt: outcome.submittedAt,
+      replacedUnknown: row.replaced,
+    });
+    await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: applicationId, at: new Date(), ...event });
+    return true;
+  });
 }
 
 export async function findScreenshot(db: Queryable, applicationId: string, clientId: string | null): Promise<Buffer | null> {
@@ -273,23 +294,34 @@ export async function findStrandedApplications(db: Queryable, before: Date, limi
 
 /**
  * Ends applications created before `createdBefore` that never ended, and removes what identifies
- * the candidate at once (the email hash too: they did not succeed). Returns how many.
+ * the candidate at once (the email hash too: they did not succeed). Each owes its
+ * `application.ended`, in the same transaction. Returns how many.
  */
-export async function endAbandonedApplications(db: Queryable, createdBefore: Date): Promise<number> {
-  const result = await db.query(
-    `UPDATE applications SET
-       state = 'failed',
-       error_code = CASE WHEN state = 'submitting' THEN 'SubmissionOutcomeUnknown' ELSE 'ApplicationFailed' END,
-       message = CASE WHEN state = 'submitting'
-         THEN 'The form may have been submitted, but no run could confirm it before the retention period ended; check with the employer before applying again.'
-         ELSE 'The application never ran before the retention period ended; nothing was submitted.' END,
-       finished_at = now(), run_owner = NULL, run_expires_at = NULL,
-       sealed = NULL, confirmation_sealed = NULL, screenshot_sealed = NULL, questions = NULL, idempotency_key = NULL,
-       email_hash = '\\x'::bytea, purged_at = now()
-     WHERE state IN ('queued', 'processing', 'submitting') AND created_at < $1 AND (run_expires_at IS NULL OR run_expires_at < now())`,
-    [createdBefore],
-  );
-  return result.rowCount ?? 0;
+export async function endAbandonedApplications(db: Pool, createdBefore: Date): Promise<number> {
+  return withTransaction(db, async (client) => {
+    const result = await client.query<{ application_id: string; client_id: string; job_post_id: string; callback_url: string | null; error_code: string }>(
+      `UPDATE applications SET
+         state = 'failed',
+         error_code = CASE WHEN state = 'submitting' THEN 'SubmissionOutcomeUnknown' ELSE 'ApplicationFailed' END,
+         message = CASE WHEN state = 'submitting'
+           THEN 'The form may have been submitted, but no run could confirm it before the retention period ended; check with the employer before applying again.'
+           ELSE 'The application never ran before the retention period ended; nothing was submitted.' END,
+         finished_at = now(), run_owner = NULL, run_expires_at = NULL,
+         sealed = NULL, confirmation_sealed = NULL, screenshot_sealed = NULL, questions = NULL, idempotency_key = NULL,
+         email_hash = '\\x'::bytea, purged_at = now()
+       WHERE state IN ('queued', 'processing', 'submitting') AND created_at < $1 AND (run_expires_at IS NULL OR run_expires_at < now())
+       RETURNING application_id, client_id, job_post_id, callback_url, error_code`,
+      [createdBefore],
+    );
+    const at = new Date();
+    for (const row of result.rows) {
+      const event = applicationEndedEvent({
+        applicationId: row.application_id, jobPostId: row.job_post_id, status: 'failed', errorCode: row.error_code, transport: null, submittedAt: null, replacedUnknown: false,
+      });
+      await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: row.application_id, at, ...event });
+    }
+    return result.rows.length;
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Queryable } from '@quarry/db';
+import type { Pool } from '@quarry/db';
 import type { Enqueue } from '@quarry/jobs';
 import { endAbandonedApplications, findStrandedApplications } from './applications.queries.ts';
 
@@ -12,7 +12,7 @@ import { endAbandonedApplications, findStrandedApplications } from './applicatio
  * `ApplicationFailed` otherwise) and their candidate data purged at once.
  */
 export async function reconcileApplications(
-  ports: { pool: Queryable; enqueueApply: Enqueue<'applications.apply'> },
+  ports: { pool: Pool; enqueueApply: Enqueue<'applications.apply'> },
   options: { strandedAfterMs: number; retentionDays: number; now?: Date; limit?: number },
 ): Promise<{ requeued: number; abandoned: number }> {
   const now = options.now ?? new Date();

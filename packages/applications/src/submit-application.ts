@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { ensureCallbackSecret, vetCallbackUrl } from '@quarry/callbacks';
+import { withTransaction } from '@quarry/db';
 import { AppError, ApplyBody, describeIssues, validationError, type ApplyResponse } from '@quarry/contracts';
 import { validateAnswers } from './answer-validation.ts';
 import type { ApplicationsPorts } from './applications-ports.ts';
@@ -14,6 +16,8 @@ const idempotencyKeyPattern = /^[\x21-\x7e]{1,200}$/;
  * questions (every problem named by question id), stores it sealed, then queues it. A post not
  * mined yet needs `url`: it is mined by the job first, and its answers are checked then.
  * An `Idempotency-Key` already used by this client returns the first application unchanged.
+ * With `callbackUrl` (checked against the SSRF policy first) `application.ended` is POSTed there;
+ * the client's first one creates its callback secret in the same transaction, shown once.
  */
 export async function submitApplication(
   ports: ApplicationsPorts,
@@ -27,6 +31,10 @@ export async function submitApplication(
   const parsed = ApplyBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   const application = parsed.data;
+  if (application.callbackUrl) {
+    if (!ports.checkCallbackUrl) throw validationError(['callbackUrl: callbacks are not taken here']);
+    await vetCallbackUrl(ports.checkCallbackUrl, application.callbackUrl);
+  }
 
   const mined = await ports.findMinedPost(clientId, application.jobPostId);
   if (mined) {
@@ -40,20 +48,26 @@ export async function submitApplication(
   const url = mined?.url ?? application.url ?? null;
   const emailHash = ports.sealer.hashEmail(application.candidate.email);
   const atsJob = atsJobKey(url, application.jobPostId);
-  const { applicationId, created } = await insertApplication(ports.pool, {
-    applicationId: randomUUID(),
-    clientId,
-    jobPostId: application.jobPostId,
-    atsJob,
-    emailHash,
-    idempotencyKey: idempotencyKey ?? null,
-    url,
-    host: url ? new URL(url).hostname.toLowerCase() : null,
-    employer: mined?.employer ?? application.employer ?? null,
-    jobTitle: mined?.jobTitle ?? application.jobTitle ?? null,
-    questions: mined ? JSON.stringify(mined.questions) : null,
-    sealed: sealApplication(ports.sealer, { candidate: application.candidate, files: application.files, answers: application.answers }),
+  let webhookSecret: string | undefined;
+  const { applicationId, created } = await withTransaction(ports.pool, async (client) => {
+    if (application.callbackUrl) webhookSecret = await ensureCallbackSecret(client, ports.sealer, clientId);
+    return insertApplication(client, {
+      applicationId: randomUUID(),
+      clientId,
+      jobPostId: application.jobPostId,
+      atsJob,
+      emailHash,
+      idempotencyKey: idempotencyKey ?? null,
+      url,
+      host: url ? new URL(url).hostname.toLowerCase() : null,
+      employer: mined?.employer ?? application.employer ?? null,
+      jobTitle: mined?.jobTitle ?? application.jobTitle ?? null,
+      questions: mined ? JSON.stringify(mined.questions) : null,
+      sealed: sealApplication(ports.sealer, { candidate: application.candidate, files: application.files, answers: application.answers }),
+      callbackUrl: application.callbackUrl ?? null,
+    });
   });
+  const shown = webhookSecret ? { webhookSecret } : {};
   if (created && (await hasEarlierSuccess(ports.pool, { clientId, atsJob, jobPostId: application.jobPostId, emailHash }, applicationId))) {
     // Never touches the employer's site: answered at once (the job would find the same).
     await finishApplication(ports.pool, applicationId, {
@@ -63,10 +77,10 @@ export async function submitApplication(
       submittedAt: null,
       screenshotSealed: null,
     });
-    return { applicationId, status: 'processing' };
+    return { applicationId, status: 'processing', ...shown };
   }
   // The job id is the application's: a repeated request (same key) re-queues nothing that exists,
   // and re-queues one whose first enqueue was lost (the job skips a finished application).
   await ports.enqueueApply({ applicationId }, { jobId: `apply-${applicationId}` });
-  return { applicationId, status: 'processing' };
+  return { applicationId, status: 'processing', ...shown };
 }

@@ -159,6 +159,17 @@ const sectionShapes = {
     // One application in the browser, from a free context to the outcome (the job's own limit is 10 minutes).
     APPLY_TIMEOUT_MS: positiveMs.default(180_000),
   },
+  callbacks: {
+    // Recruitment's callbacks (ADR 0053); README "Callbacks" documents each.
+    CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(100),
+    CALLBACK_CLIENT_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
+    CALLBACK_TIMEOUT_MS: positiveMs.default(15_000),
+    CALLBACK_RETRY_BASE_MS: positiveMs.default(5_000),
+    CALLBACK_RETRY_MAX_MS: positiveMs.default(3_600_000),
+    CALLBACK_GIVE_UP_AFTER_MS: positiveMs.default(86_400_000),
+    CALLBACK_RELAY_POLL_MS: positiveMs.default(1_000),
+    CALLBACK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
+  },
   bookings: {
     // Hotel bookings; README "Hotel bookings" documents each.
     BOOKING_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
@@ -319,6 +330,21 @@ export type ApplicationsSettings = {
  * kept (a CVV `cvvTtlMs` until a booking takes the card, then `cvvBookingHoldMs`).
  */
 export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cvvBookingHoldMs: number; cardRetentionMs: number };
+
+/** Recruitment's callbacks: their delivery (the `callbacks.deliver` job) and their relay. */
+type CallbackSettings = {
+  /** `callbacks.deliver` jobs at once per process (each up to `eventsPerJob` POSTs of one client). */
+  concurrency: number;
+  /** Events of one client in flight at once, across every process. */
+  clientConcurrency: number;
+  eventsPerJob: number;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  giveUpAfterMs: number;
+  relayPollMs: number;
+  retentionMs: number;
+};
 
 export type BookingsSettings = {
   concurrency: number;
@@ -497,6 +523,24 @@ const readers = {
       timeoutMs: vars.APPLY_TIMEOUT_MS,
     } as ApplicationsSettings,
   }),
+  callbacks: (vars: Vars) => {
+    // One client's events in flight may be one per job: were its cap near the process's job slots, one
+    // slow receiver would hold every slot of a process and the other clients' callbacks would wait.
+    if (vars.CALLBACK_CONCURRENCY < 2 * vars.CALLBACK_CLIENT_CONCURRENCY) {
+      throw new ConfigError(['CALLBACK_CONCURRENCY must be at least twice CALLBACK_CLIENT_CONCURRENCY, so that one slow receiver holds at most half of a process\'s deliveries']);
+    }
+    return { callbacks: {
+      concurrency: vars.CALLBACK_CONCURRENCY,
+      clientConcurrency: vars.CALLBACK_CLIENT_CONCURRENCY,
+      eventsPerJob: 25,
+      timeoutMs: vars.CALLBACK_TIMEOUT_MS,
+      retryBaseMs: vars.CALLBACK_RETRY_BASE_MS,
+      retryMaxMs: vars.CALLBACK_RETRY_MAX_MS,
+      giveUpAfterMs: vars.CALLBACK_GIVE_UP_AFTER_MS,
+      relayPollMs: vars.CALLBACK_RELAY_POLL_MS,
+      retentionMs: vars.CALLBACK_RETENTION_DAYS * 86_400_000,
+    } as CallbackSettings };
+  },
   bookings: (vars: Vars) => ({
     bookings: {
       concurrency: vars.BOOKING_CONCURRENCY,
@@ -591,12 +635,13 @@ const sectionsOf = {
   'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
-  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications'],
+  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications', 'callbacks'],
   'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'mining', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'bookings', 'demo'],
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
+  callbacks: ['database', 'secret', 'outbound'],
   hotels: ['database'],
   accounts: ['database', 'secret', 'mailDomains'],
 } as const satisfies Record<string, readonly Section[]>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CallbackUrl } from './callback-url.ts';
 
 /**
  * Why an application failed. The first eight are the published interface's codes;
@@ -63,10 +64,19 @@ export const ApplyBody = z.object({
   url: httpUrl.optional(),
   employer: z.string().trim().min(1).max(500).optional(),
   jobTitle: z.string().trim().min(1).max(500).optional(),
+  /** Where `application.ended` is POSTed (ADR 0053); without it, the client's default callback URL, if any. */
+  callbackUrl: CallbackUrl.optional(),
 });
 export type ApplyBody = z.infer<typeof ApplyBody>;
 
-export const ApplyResponse = z.object({ applicationId: z.uuid(), status: z.literal('processing') });
+export const ApplyResponse = z.object({
+  applicationId: z.uuid(),
+  status: z.literal('processing'),
+  webhookSecret: z
+    .string()
+    .optional()
+    .describe("Present only on the request that created the client's callback secret (its first callbackUrl): the Standard Webhooks secret (whsec_…); shown once"),
+});
 export type ApplyResponse = z.infer<typeof ApplyResponse>;
 
 /** GET /v1/recruitment/job-posts/find/application/: by id, or the newest for a post and a candidate email. */

@@ -11,6 +11,7 @@ export {
   AdmitBatchJob,
   atsEndpointNames,
   BatchAccepted,
+  BatchCallbackQuery,
   BatchCsvBody,
   BatchFileUrlBody,
   BatchIdQuery,
@@ -25,6 +26,7 @@ export {
   JobPostInput,
   quickJobPostInput,
   MinedForm,
+  MineJobPostBody,
   MineJobPostResponse,
   MineSubmissionJob,
   MiningErrorCode,
@@ -140,3 +142,24 @@ export {
   CreatedBooking,
   TdsChallenge,
 } from './bookings.ts';
+export { CallbackUrl } from './callback-url.ts';
+export {
+  ApplicationEndedEvent,
+  BatchFinishedEvent,
+  CallbackClientParams,
+  CallbackClientQuery,
+  CallbackClientView,
+  CallbackEventType,
+  callbackEventTypes,
+  CallbackEventView,
+  CallbackHeaders,
+  CallbackOverview,
+  CallbacksDeliverJobPayload,
+  CallbackSecretView,
+  JobPostFailedEvent,
+  JobPostMinedEvent,
+  miningErrorMessages,
+  RotateCallbackSecretBody,
+  SetCallbackDefaultBody,
+} from './callbacks.ts';
+export type { CallbackEventData } from './callbacks.ts';

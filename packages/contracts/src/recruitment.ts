@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CallbackUrl } from './callback-url.ts';
 import { hasNul, nulMessage } from './nul-bytes.ts';
 
 const inputTypes = [
@@ -133,11 +134,21 @@ export function quickJobPostInput(row: { jobPostId?: string; url?: string; emplo
 export const csvColumns = ['jobPostId', 'url', 'employer', 'jobTitle'] as const;
 export const optionalCsvColumns = ['country'] as const;
 
-export const MineJobPostResponse = z.object({ jobPostId: z.string(), status: z.literal('queued') });
+/** POST /v1/recruitment/job-posts/mine/: one post, and where its outcome is announced (optional). */
+export const MineJobPostBody = JobPostInput.extend({ callbackUrl: CallbackUrl.optional() });
 
-export const BatchFileUrlBody = z.object({ fileUrl: httpUrl });
+const webhookSecret = z
+  .string()
+  .optional()
+  .describe("Present only on the request that created the client's callback secret (its first callbackUrl): the Standard Webhooks secret (whsec_…) that signs every callback; shown once");
 
-export const BatchAccepted = z.object({ batchId: z.uuid(), jobsCount: z.number().int() });
+export const MineJobPostResponse = z.object({ jobPostId: z.string(), status: z.literal('queued'), webhookSecret });
+
+export const BatchFileUrlBody = z.object({ fileUrl: httpUrl, callbackUrl: CallbackUrl.optional() });
+/** The batch's callback URL as a query parameter: how a CSV body (text/csv, application/octet-stream) names it; JSON may use either. */
+export const BatchCallbackQuery = z.object({ callbackUrl: CallbackUrl.optional() });
+
+export const BatchAccepted = z.object({ batchId: z.uuid(), jobsCount: z.number().int(), webhookSecret });
 export type BatchAccepted = z.infer<typeof BatchAccepted>;
 
 const batchStates = ['created', 'processing', 'paused', 'resumed', 'finished'] as const;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { answerAvailability, bookingPages } from './demo-booking-page.ts';
 import { startDemoCheckoutSites, type EngineAvailability } from './demo-checkout.ts';
+import { createCallbackReceiver, type ReceivedCallback } from './demo-callback-receiver.ts';
 import { createApplicationReceiver, demoCv, demoCvPath, type ReceivedApplication } from './demo-careers.ts';
 import { demoJobPostPage, demoJobPostPaths } from './demo-job-post.ts';
 import { startDemoMailbox, type ReceivedMail } from './demo-mailbox.ts';
@@ -15,7 +16,8 @@ import { createPushReceiver, type ReceivedPush } from './demo-push-receiver.ts';
  * Secure issuer on two more), a careers page (`/jobs/…`, taking
  * applications; what arrived at `GET /applications`) with a candidate's CV to apply with
  * (`GET /files/jane-doe-cv.pdf`), a client's push endpoint (`PUT /push`, what arrived at
- * `GET /push`) and a mailbox (SMTP; what arrived at `GET /mail`).
+ * `GET /push`), a platform's callback endpoint (`POST /callbacks`, what arrived at `GET /callbacks`)
+ * and a mailbox (SMTP; what arrived at `GET /mail`).
  */
 export type DemoSites = {
   /** `http://host:port` of the web side. */
@@ -26,6 +28,8 @@ export type DemoSites = {
   mails: ReceivedMail[];
   applications: ReceivedApplication[];
   expectPushKey: (apiKey: string) => void;
+  callbacks: ReceivedCallback[];
+  expectCallbackSecret: (secret: string) => void;
   close: () => Promise<void>;
 };
 
@@ -48,6 +52,7 @@ export async function startDemoSites(options: { host: string; port: number; smtp
   const mailbox = await startDemoMailbox(options.host, options.smtpPort);
   const receiver = createPushReceiver();
   const careers = createApplicationReceiver();
+  const callbackReceiver = createCallbackReceiver();
   const cv = demoCv();
   // The hotel's checkout runs on its booking engine's origin, as with most hosted engines.
   const checkout = await startDemoCheckoutSites((_hotel, query) => {
@@ -81,6 +86,11 @@ export async function startDemoSites(options: { host: string; port: number; smtp
       }
       if (route === 'GET /push') return json(response, 200, receiver.pushes);
       if (route === 'GET /mail') return json(response, 200, mailbox.messages);
+      if (route === 'POST /callbacks') {
+        const answer = await callbackReceiver.receive(request);
+        return answer.body === null ? void response.writeHead(answer.status).end() : json(response, answer.status, answer.body);
+      }
+      if (route === 'GET /callbacks') return json(response, 200, callbackReceiver.callbacks);
       return json(response, 404, { error: `nothing at ${route}` });
     };
     handle().catch((error: unknown) => json(response, 400, { error: (error as Error).message }));
@@ -97,6 +107,8 @@ export async function startDemoSites(options: { host: string; port: number; smtp
     mails: mailbox.messages,
     applications: careers.applications,
     expectPushKey: (apiKey) => receiver.expectApiKey(apiKey),
+    callbacks: callbackReceiver.callbacks,
+    expectCallbackSecret: (secret) => callbackReceiver.expectSecret(secret),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

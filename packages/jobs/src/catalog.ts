@@ -2,13 +2,14 @@ import { AdmitBatchJob, CanaryJobPayload, MineSubmissionJob, DeliverMailJobPaylo
 import { RatesPushJobPayload, RatesRefreshJobPayload, RatesScheduleJobPayload } from '@quarry/contracts';
 import { ApplyJobPayload, PurgeApplicationsJobPayload, ReconcileApplicationsJobPayload } from '@quarry/contracts';
 import { BookingNotifyJobPayload, BookingStepJobPayload, BookingSweepJobPayload } from '@quarry/contracts';
+import { CallbacksDeliverJobPayload } from '@quarry/contracts';
 import type { z } from 'zod';
 
 /**
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
  * running jobs: they change only by addition.
  */
-export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control', 'bookings.step', 'bookings.notify', 'bookings.control', 'bookings.checkout'] as const;
+export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control', 'bookings.step', 'bookings.notify', 'bookings.control', 'bookings.checkout', 'callbacks.deliver'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /**
@@ -172,6 +173,16 @@ export const jobCatalog = {
     attempts: 1,
     backoff: { type: 'fixed', delay: 1_000 },
     timeoutMs: 5 * 60_000,
+  },
+  // Recruitment's callbacks (ADR 0053): up to a few dozen events of one client, each POSTed once per
+  // job. A receiver's refusal is recorded in the outbox and retried by the relay with its own backoff
+  // for a day; these attempts only cover our stores failing while the answers are recorded.
+  'callbacks.deliver': {
+    queue: 'callbacks.deliver',
+    payload: CallbacksDeliverJobPayload,
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 1_000 },
+    timeoutMs: 2 * 60_000,
   },
 } as const satisfies Record<string, JobDefinition>;
 

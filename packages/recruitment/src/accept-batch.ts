@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, csvColumns, JobPostInput, optionalCsvColumns, quickJobPostInput, type BatchAccepted } from '@quarry/contracts';
+import { ensureCallbackSecret, vetCallbackUrl } from '@quarry/callbacks';
 import { withTransaction } from '@quarry/db';
 import { insertBatch, openSubmissionCopy, setBatchJobsCount } from './batches.queries.ts';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { isStoreOutage } from '@quarry/jobs';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
+import { callbackPortsFor } from './submit-job-post.ts';
 
 const knownColumns = new Set<string>([...csvColumns, ...optionalCsvColumns]);
 
@@ -63,15 +65,20 @@ type NumberedRecord = { ordinal: number; cells: string[] };
  * one transaction. Any bad row rolls the whole batch back and the answer lists every bad row
  * (data rows numbered from 1 after the header, malformed quoting included: a row whose quote is
  * never closed is named where it starts); nothing is enqueued. Memory holds only the jobPostIds
- * seen so far (for duplicates) and the problems found, whatever the file size.
+ * seen so far (for duplicates) and the problems found, whatever the file size. With `callbackUrl`
+ * (checked against the SSRF policy before the body is read) every row's outcome and the batch's end
+ * are POSTed there; the client's first one creates its callback secret in the batch's transaction.
  */
 export async function acceptBatch(
-  ports: Pick<RecruitmentPorts, 'pool' | 'queue' | 'settings'>,
+  ports: Pick<RecruitmentPorts, 'pool' | 'queue' | 'settings' | 'callbacks'>,
   clientId: string,
   csv: Readable,
-  limits: { maxRows: number; source: string },
+  limits: { maxRows: number; source: string; callbackUrl?: string | undefined },
 ): Promise<BatchAccepted> {
   const batchId = randomUUID();
+  const callbacks = limits.callbackUrl ? callbackPortsFor(ports) : null;
+  if (callbacks && limits.callbackUrl) await vetCallbackUrl(callbacks.checkUrl, limits.callbackUrl);
+  let webhookSecret: string | undefined;
   // Problems in the order of their rows: a malformed record is reported by the parser before the
   // records it already emitted are validated here, so each problem carries its row to sort by.
   const problems: Array<{ rowNo: number; message: string }> = [];
@@ -80,7 +87,8 @@ export async function acceptBatch(
   let jobsCount = 0;
   try {
     await withTransaction(ports.pool, async (client) => {
-      await insertBatch(client, { batchId, clientId, ...ports.settings.batch });
+      await insertBatch(client, { batchId, clientId, ...ports.settings.batch, callbackUrl: limits.callbackUrl ?? null });
+      if (callbacks) webhookSecret = await ensureCallbackSecret(client, callbacks.sealer, clientId);
       const copy = openSubmissionCopy(client, { clientId, batchId });
       // Both callbacks run in the parser's order, so the ordinal counts every record, including
       // the ones skipped for broken quoting: the numbers match the rows the client sees.
@@ -209,5 +217,5 @@ export async function acceptBatch(
     // starts it once Redis is back. Accepted, rather than held open for the outage or refused.
     if (!isStoreOutage(error)) throw error;
   }
-  return { batchId, jobsCount };
+  return { batchId, jobsCount, ...(webhookSecret ? { webhookSecret } : {}) };
 }

@@ -47,12 +47,12 @@ function toBatchRow(row: DbBatchRow): BatchRow {
 /** Inserted first (rows reference it) with a provisional count, fixed by `setBatchJobsCount`. */
 export async function insertBatch(
   client: PoolClient,
-  batch: { batchId: string; clientId: string; concurrency: number; ratePerMinute: number },
+  batch: { batchId: string; clientId: string; concurrency: number; ratePerMinute: number; callbackUrl?: string | null },
 ): Promise<void> {
   await client.query(
-    `INSERT INTO batches (batch_id, client_id, state, jobs_count, concurrency, rate_per_minute)
-     VALUES ($1, $2, 'created', 1, $3, $4)`,
-    [batch.batchId, batch.clientId, batch.concurrency, batch.ratePerMinute],
+    `INSERT INTO batches (batch_id, client_id, state, jobs_count, concurrency, rate_per_minute, callback_url)
+     VALUES ($1, $2, 'created', 1, $3, $4, $5)`,
+    [batch.batchId, batch.clientId, batch.concurrency, batch.ratePerMinute, batch.callbackUrl ?? null],
   );
 }
 
@@ -234,13 +234,14 @@ export async function listBatchJobPosts(
 
 /** Copies a batch's failed rows into a new batch of the same client (renumbered in file order). */
 export async function copyFailedRowsToBatch(client: PoolClient, fromBatchId: string, newBatchId: string): Promise<number> {
-  const source = await client.query<{ client_id: string; concurrency: number; rate_per_minute: number; employer: string | null }>(
-    'SELECT client_id, concurrency, rate_per_minute, employer FROM batches WHERE batch_id = $1',
+  const source = await client.query<{ client_id: string; concurrency: number; rate_per_minute: number; employer: string | null; callback_url: string | null }>(
+    'SELECT client_id, concurrency, rate_per_minute, employer, callback_url FROM batches WHERE batch_id = $1',
     [fromBatchId],
   );
   const batch = source.rows[0];
   if (!batch) return 0;
-  await insertBatch(client, { batchId: newBatchId, clientId: batch.client_id, concurrency: batch.concurrency, ratePerMinute: batch.rate_per_minute });
+  // The new batch announces its rows and its end where the first one did.
+  await insertBatch(client, { batchId: newBatchId, clientId: batch.client_id, concurrency: batch.concurrency, ratePerMinute: batch.rate_per_minute, callbackUrl: batch.callback_url });
   const copied = await client.query(
     `INSERT INTO submissions (client_id, job_post_id, batch_id, row_no, url, employer, job_title, country)
      SELECT client_id, job_post_id, $2, row_number() OVER (ORDER BY row_no), url, employer, job_title, country

@@ -1,3 +1,4 @@
+import type { CallbackSealer } from '@quarry/callbacks';
 import type { BatchSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import type { Miner, BoardCredential, TenantAccount } from '@quarry/miner';
@@ -25,7 +26,16 @@ export type BatchLimits = BatchSettings['batch'];
 /** The batch settings of `packages/config` (`MINING_BATCH_*`, `MINING_AUTOPAUSE_*`, `MINING_CSV_MAX_BYTES`). */
 export type RecruitmentSettings = BatchSettings;
 
-export type RecruitmentPorts = { pool: Pool; queue: MiningQueuePort; settings: RecruitmentSettings };
+/** What intake needs for a request's `callbackUrl`: the SSRF policy deliveries follow, and the sealer of the client's secret. */
+export type CallbackIntakePorts = { sealer: Pick<CallbackSealer, 'seal'>; checkUrl: (url: string) => Promise<void> };
+
+export type RecruitmentPorts = {
+  pool: Pool;
+  queue: MiningQueuePort;
+  settings: RecruitmentSettings;
+  /** Absent where no request is taken (the mining worker): a callbackUrl is then refused. */
+  callbacks?: CallbackIntakePorts;
+};
 
 export type MiningPorts = RecruitmentPorts & {
   miner: Miner;

@@ -1,3 +1,4 @@
+import { batchFinishedEvent, callbackTarget, jobPostEvent, oweCallback } from '@quarry/callbacks';
 import type { PoolClient, Queryable } from '@quarry/db';
 
 type SubmissionState = 'queued' | 'admitted' | 'processing' | 'completed' | 'failed';
@@ -15,12 +16,12 @@ export type SubmissionToMine = {
 
 export async function insertSingleSubmission(
   db: Queryable,
-  submission: { clientId: string; jobPostId: string; url: string; employer: string; jobTitle: string; country: string },
+  submission: { clientId: string; jobPostId: string; url: string; employer: string; jobTitle: string; country: string; callbackUrl?: string | undefined },
 ): Promise<string> {
   const result = await db.query<{ submission_id: string }>(
-    `INSERT INTO submissions (client_id, job_post_id, url, employer, job_title, country)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING submission_id`,
-    [submission.clientId, submission.jobPostId, submission.url, submission.employer, submission.jobTitle, submission.country],
+    `INSERT INTO submissions (client_id, job_post_id, url, employer, job_title, country, callback_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING submission_id`,
+    [submission.clientId, submission.jobPostId, submission.url, submission.employer, submission.jobTitle, submission.country, submission.callbackUrl ?? null],
   );
   return String(result.rows[0]?.submission_id);
 }
@@ -60,7 +61,10 @@ export type SubmissionOutcome =
 
 /**
  * Records the outcome once. Counters of the batch move in the same transaction and only when the
- * submission really changes to a final state, so they stay exact when a job runs twice.
+ * submission really changes to a final state, so they stay exact when a job runs twice. The
+ * callbacks it owes are recorded in the same transaction (ADR 0053): `jobPost.mined` or
+ * `jobPost.failed` to the post's URL (a batch row: the batch's), and `batch.finished` from the one
+ * transaction whose row brings the batch's count to its end (the batch row's lock orders them).
  * Returns the batch state after the update (null for single submissions or a repeated outcome).
  */
 export async function finishSubmission(
@@ -68,10 +72,13 @@ export async function finishSubmission(
   submissionId: string,
   outcome: SubmissionOutcome,
 ): Promise<{ batchId: string | null; finishedBatch: boolean } | null> {
-  const updated = await client.query<{ client_id: string; job_post_id: string; batch_id: string | null }>(
+  // The batch's URL is read here, not from the batch row's update below: the row's event is owed
+  // before that update takes the batch row's lock, which every row of the batch waits for.
+  const updated = await client.query<{ client_id: string; job_post_id: string; batch_id: string | null; callback_url: string | null }>(
     `UPDATE submissions SET state = $2, error_code = $3, finished_at = now(), adapter = $4, duration_ms = $5
      WHERE submission_id = $1 AND state NOT IN ('completed', 'failed')
-     RETURNING client_id, job_post_id, batch_id`,
+     RETURNING client_id, job_post_id, batch_id,
+       coalesce(callback_url, (SELECT b.callback_url FROM batches AS b WHERE b.batch_id = submissions.batch_id)) AS callback_url`,
     [
       submissionId,
       outcome.kind,
@@ -94,18 +101,44 @@ export async function finishSubmission(
       [row.client_id, row.job_post_id, submissionId, outcome.body, outcome.bodyV1, outcome.succeededAt, outcome.adapter, outcome.durationMs],
     );
   }
+  const at = new Date();
+  const event = jobPostEvent({
+    jobPostId: row.job_post_id,
+    batchId: row.batch_id,
+    kind: outcome.kind,
+    errorCode: outcome.kind === 'failed' ? outcome.errorCode : null,
+    succeededAt: outcome.kind === 'completed' ? outcome.succeededAt : null,
+  });
+  await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: row.job_post_id, at, ...event });
   if (!row.batch_id) return { batchId: null, finishedBatch: false };
-  const batch = await client.query<{ state: string }>(
+  const batch = await client.query<{ state: string; just_finished: boolean; callback_url: string | null; jobs_count: number; succeeded_count: number; failed_count: number }>(
     `UPDATE batches SET
        processed_count = processed_count + 1,
        succeeded_count = succeeded_count + $2,
        failed_count = failed_count + $3,
        state = CASE WHEN processed_count + 1 >= jobs_count THEN 'finished' ELSE state END,
        finished_at = CASE WHEN processed_count + 1 >= jobs_count THEN now() ELSE finished_at END
-     WHERE batch_id = $1 RETURNING state`,
+     WHERE batch_id = $1 RETURNING state, processed_count = jobs_count AS just_finished, callback_url, jobs_count, succeeded_count, failed_count`,
     [row.batch_id, outcome.kind === 'completed' ? 1 : 0, outcome.kind === 'failed' ? 1 : 0],
   );
-  return { batchId: row.batch_id, finishedBatch: batch.rows[0]?.state === 'finished' };
+  const counted = batch.rows[0];
+  if (counted?.just_finished && (await callbackTarget(client, row.client_id, counted.callback_url))) {
+    // Every other row's outcome committed before this transaction took the batch row's lock.
+    const failures = await client.query<{ error_code: string; count: string }>(
+      `SELECT error_code, count(*) FROM submissions WHERE batch_id = $1 AND state = 'failed' GROUP BY error_code`,
+      [row.batch_id],
+    );
+    const finished = batchFinishedEvent({
+      batchId: row.batch_id,
+      jobsCount: counted.jobs_count,
+      completed: counted.succeeded_count,
+      failed: counted.failed_count,
+      failedByErrorCode: Object.fromEntries(failures.rows.map((failure) => [failure.error_code, Number(failure.count)])),
+      finishedAt: at,
+    });
+    await oweCallback(client, { clientId: row.client_id, url: counted.callback_url, subjectId: row.batch_id, at, ...finished });
+  }
+  return { batchId: row.batch_id, finishedBatch: counted?.state === 'finished' };
 }
 
 export type RetrievalRow = {

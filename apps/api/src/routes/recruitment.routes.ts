@@ -4,6 +4,7 @@ import type { Authenticator } from '@quarry/auth';
 import {
   AppError,
   BatchAccepted,
+  BatchCallbackQuery,
   BatchCsvBody,
   BatchFileUrlBody,
   BatchIdQuery,
@@ -11,7 +12,7 @@ import {
   describeIssues,
   JobPostIdParams,
   JobPostIdQuery,
-  JobPostInput,
+  MineJobPostBody,
   MineJobPostResponse,
   MiningRetrievalBody,
   validationError,
@@ -68,7 +69,19 @@ function mediaType(request: Request): string {
   return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: number): Promise<Readable> {
+/** The batch's callback URL: the query parameter, or (JSON) the body's field; both must agree. */
+function batchCallbackUrl(request: Request, type: string): string | undefined {
+  const query = BatchCallbackQuery.safeParse({ callbackUrl: request.query.callbackUrl });
+  if (!query.success) throw validationError(describeIssues(query.error));
+  if (type !== 'application/json') return query.data.callbackUrl;
+  const field = (request.body as { callbackUrl?: unknown } | undefined)?.callbackUrl;
+  if (query.data.callbackUrl !== undefined && field !== undefined && field !== query.data.callbackUrl) {
+    throw validationError(['callbackUrl: given as a query parameter and in the body with different values']);
+  }
+  return query.data.callbackUrl;
+}
+
+async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: number): Promise<{ csv: Readable; callbackUrl: string | undefined }> {
   const parsed = BatchFileUrlBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   let response;
@@ -82,7 +95,7 @@ async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: n
     response.body.resume();
     throw validationError([`fileUrl: the server answered HTTP ${response.status}`]);
   }
-  return response.body;
+  return { csv: response.body, callbackUrl: parsed.data.callbackUrl };
 }
 
 /** Recruitment: mining submission, batches and the three retrieval routes (tenant-scoped). */
@@ -105,14 +118,23 @@ export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitm
       throw tooLarge(maxBytes);
     }
     let csv: Readable;
-    let source: { maxRows: number; source: string };
+    let source: { maxRows: number; source: string; callbackUrl: string | undefined };
     if (type === 'application/json') {
-      csv = await openFileUrl(deps.fetchClientUrl, request.body, maxBytes);
-      source = { maxRows: limits.fileUrl, source: 'application/json with fileUrl' };
+      const callbackUrl = batchCallbackUrl(request, type);
+      const opened = await openFileUrl(deps.fetchClientUrl, request.body, maxBytes);
+      csv = opened.csv;
+      source = { maxRows: limits.fileUrl, source: 'application/json with fileUrl', callbackUrl: callbackUrl ?? opened.callbackUrl };
     } else if (type === 'text/csv' || type === 'application/octet-stream') {
+      let callbackUrl: string | undefined;
+      try {
+        callbackUrl = batchCallbackUrl(request, type);
+      } catch (error) {
+        await drain(request, response);
+        throw error;
+      }
       csv = request.pipe(capBytes(maxBytes));
       request.on('error', (error) => csv.destroy(error));
-      source = { maxRows: limits.csv, source: type };
+      source = { maxRows: limits.csv, source: type, callbackUrl };
     } else {
       throw new AppError('UnsupportedMediaType', `Content-Type: must be application/json (with fileUrl), text/csv or application/octet-stream, not "${type || 'none'}"`);
     }
@@ -157,17 +179,20 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
     summary: 'Mine one job post (the path also works without the trailing slash)',
     tags,
     security: securedBy,
-    request: { body: { content: { 'application/json': { schema: JobPostInput } } } },
+    request: { body: { content: { 'application/json': { schema: MineJobPostBody } } } },
     responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: MineJobPostResponse } } }, ...errorResponses([400, 401, 403, 500]) },
   });
   registry.registerPath({
     method: 'post',
     path: '/v1/recruitment/job-posts/batch/mine/',
     summary: 'Submit a batch: JSON {fileUrl} (≤ 70,000 rows), or a CSV body as text/csv or application/octet-stream (≤ 30,000 rows)',
-    description: 'CSV columns jobPostId, url, employer, jobTitle (optional country). Every row is validated first; any bad row rejects the whole batch with 400 and details.messages listing every bad row as "row N: …" (data rows numbered from 1 after the header; a quote never closed is named at the row where it opens). A CSV body over the byte limit is a 413 naming the limit.',
+    description:
+      'CSV columns jobPostId, url, employer, jobTitle (optional country). Every row is validated first; any bad row rejects the whole batch with 400 and details.messages listing every bad row as "row N: …" (data rows numbered from 1 after the header; a quote never closed is named at the row where it opens). A CSV body over the byte limit is a 413 naming the limit. ' +
+      'With callbackUrl (the query parameter; JSON bodies may give it as a field instead) every row\'s jobPost.mined or jobPost.failed and the batch\'s one batch.finished are POSTed there.',
     tags,
     security: securedBy,
     request: {
+      query: BatchCallbackQuery,
       body: {
         content: {
           'application/json': { schema: BatchFileUrlBody },

@@ -236,7 +236,9 @@ async function render() {
   const [, section, id] = (window.location.hash || '#/batches').split('/');
   for (const link of document.querySelectorAll('[data-nav]')) link.classList.toggle('active', link.dataset.nav === (section || 'batches'));
   try {
-    const page = section === 'batches' && id ? await batchPage(id) : section === 'queues' ? await queuesPage() : section === 'feeds' ? await feedsPage() : await batchesPage();
+    // Pages of their own scripts (dashboard-callbacks.js) register in window.quarryPages.
+    const extra = (window.quarryPages || {})[section];
+    const page = extra ? await extra(id) : section === 'batches' && id ? await batchPage(id) : section === 'queues' ? await queuesPage() : section === 'feeds' ? await feedsPage() : await batchesPage();
     if (ticket === latestRender) view.innerHTML = page;
   } catch (error) {
     if (ticket === latestRender && error.message !== 'signed out') view.insertAdjacentHTML('afterbegin', `<p class="error" role="alert">${escapeHtml(error.message)}</p>`);

@@ -1,0 +1,125 @@
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import type { CallbacksDeliverJobPayload } from '@quarry/contracts';
+import type { Pool } from '@quarry/db';
+import { FetchTimeoutError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
+import type { CallbackSealer } from './callback-clients.ts';
+import { findCallbacksToSend, recordAttempts, type AttemptResult, type CallbackToSend, type ClientSecrets } from './callback-outbox.queries.ts';
+
+export type DeliverySettings = {
+  /** One POST, from the request to the end of the answer. */
+  timeoutMs: number;
+  /** Backoff after a failed attempt: `retryBaseMs` doubling per attempt, at most `retryMaxMs`, with jitter. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** An event not delivered this long after it was recorded is given up (`failed`). */
+  giveUpAfterMs: number;
+};
+
+export type DeliveryPorts = {
+  pool: Pool;
+  sealer: Pick<CallbackSealer, 'open'>;
+  /** The SSRF-guarded fetch (the address is vetted again at each delivery, at connect time). */
+  fetchCallback: SafeFetch;
+  settings: DeliverySettings;
+  now?: () => Date;
+};
+
+/** A Standard Webhooks secret's key: the bytes after `whsec_`, base64 (one key object per job, not per HMAC). */
+const keyOf = (secret: string) => createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
+
+/** The keys in force: the current secret's, and the previous one's during a rotation's overlap. */
+function keysOf(sealer: Pick<CallbackSealer, 'open'>, secrets: ClientSecrets, now: Date): KeyObject[] {
+  const keys = [keyOf(sealer.open(secrets.current))];
+  if (secrets.previous && secrets.previousValidUntil && secrets.previousValidUntil > now) keys.push(keyOf(sealer.open(secrets.previous)));
+  return keys;
+}
+
+/**
+ * `webhook-signature` per Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`,
+ * one per key, space-separated. Node's own HMAC: the reference library's is plain JavaScript, many
+ * times slower; the tests check every signature with that library.
+ */
+function signatureOf(keys: KeyObject[], webhookId: string, timestampSeconds: number, body: string): string {
+  return keys.map((key) => `v1,${createHmac('sha256', key).update(`${webhookId}.${timestampSeconds}.${body}`).digest('base64')}`).join(' ');
+}
+
+/** What an attempt's failure is called in the outbox (never a secret: URLs and bodies are not part of it). */
+function describeFailure(error: unknown): string {
+  if (error instanceof UnsafeUrlError) return `refused by the SSRF policy: ${error.message}`;
+  if (error instanceof FetchTimeoutError) return error.message;
+  const cause = (error as { cause?: { code?: string } }).cause;
+  return `${(error as Error).message ?? String(error)}${cause?.code ? ` (${cause.code})` : ''}`.slice(0, 500);
+}
+
+/** When the next attempt is due, or null to give up: the day is over. */
+function nextAttemptAt(settings: DeliverySettings, event: { attempts: number; createdAt: Date }, now: Date): Date | null {
+  const deadline = event.createdAt.getTime() + settings.giveUpAfterMs;
+  if (now.getTime() >= deadline) return null;
+  const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(event.attempts, 30));
+  // Equal jitter: half fixed, half random, so receivers that fail together are not retried together.
+  const delay = ceiling / 2 + Math.random() * (ceiling / 2);
+  // The last attempt is made at the deadline itself.
+  return new Date(Math.min(now.getTime() + delay, deadline));
+}
+
+async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObject[], signal: AbortSignal): Promise<Omit<AttemptResult, 'retryAt'>> {
+  const at = (ports.now ?? (() => new Date()))();
+  const base = { eventId: event.eventId, seq: event.seq, at };
+  try {
+    // One signature per secret in force (Standard Webhooks): a receiver that knows either verifies.
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const signature = signatureOf(keys, event.webhookId, timestamp, event.body);
+    const response = await ports.fetchCallback(event.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': event.webhookId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      },
+      body: event.body,
+      signal,
+      timeoutMs: ports.settings.timeoutMs,
+      maxBytes: 64 * 1024,
+      // A redirect is not a delivery: the receiver's URL is the one registered.
+      redirect: 'manual',
+    });
+    await response.text().catch(() => '');
+    const delivered = response.status >= 200 && response.status < 300;
+    return { ...base, delivered, status: response.status, error: delivered ? null : `HTTP ${response.status}` };
+  } catch (error) {
+    return { ...base, delivered: false, status: null, error: describeFailure(error) };
+  }
+}
+
+/**
+ * The `callbacks.deliver` job: POSTs each of its events still in this dispatch to its URL, signed
+ * with the client's secrets, and records every answer in one statement: a 2xx is `delivered`;
+ * anything else waits for the relay to send it again after a backoff, until the day is over
+ * (`failed`). A receiver sees the same `webhook-id` on every attempt of one event. An event the job
+ * finds in another dispatch (its lease lapsed and the relay sent it again) is not sent twice by it.
+ */
+export async function deliverCallbacks(
+  ports: DeliveryPorts,
+  payload: CallbacksDeliverJobPayload,
+  signal: AbortSignal,
+): Promise<{ delivered: number; retrying: number; failed: number; skipped: number }> {
+  const { events, secrets } = await findCallbacksToSend(ports.pool, payload.clientId, payload.events);
+  const skipped = payload.events.length - events.length;
+  if (events.length === 0 || !secrets) return { delivered: 0, retrying: 0, failed: 0, skipped };
+  const now = (ports.now ?? (() => new Date()))();
+  const keys = keysOf(ports.sealer, secrets, now);
+  const attempts = await Promise.all(events.map((event) => attempt(ports, event, keys, signal)));
+  // Stopped mid-way (shutdown, timeout): what was not answered stays in its dispatch and is sent by the job's next run.
+  const settled = signal.aborted ? attempts.filter((result) => result.delivered) : attempts;
+  const byId = new Map(events.map((event) => [event.eventId, event]));
+  const results: AttemptResult[] = settled.map((result) => {
+    const event = byId.get(result.eventId) as CallbackToSend;
+    return { ...result, retryAt: result.delivered ? null : nextAttemptAt(ports.settings, event, result.at) };
+  });
+  await recordAttempts(ports.pool, results);
+  if (signal.aborted) throw signal.reason;
+  const delivered = results.filter((result) => result.delivered).length;
+  const failed = results.filter((result) => !result.delivered && result.retryAt === null).length;
+  return { delivered, retrying: results.length - delivered - failed, failed, skipped };
+}

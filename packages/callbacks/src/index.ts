@@ -1,0 +1,10 @@
+export { jobPostEvent, batchFinishedEvent, applicationEndedEvent } from './callback-events.ts';
+export { oweCallback, callbackTarget } from './callback-outbox.queries.ts';
+export type { OwedCallback } from './callback-outbox.queries.ts';
+export { ensureCallbackSecret, rotateCallbackSecret, setDefaultCallbackUrl, vetCallbackUrl } from './callback-clients.ts';
+export type { CallbackClientPorts, CallbackSealer } from './callback-clients.ts';
+export { deliverCallbacks } from './deliver-callbacks.ts';
+export type { DeliveryPorts, DeliverySettings } from './deliver-callbacks.ts';
+export { startCallbackRelay } from './relay-callbacks.ts';
+export type { CallbackRelay, RelaySettings } from './relay-callbacks.ts';
+export { callbackClientView, callbackOverview } from './callbacks-overview.ts';
