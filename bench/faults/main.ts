@@ -50,11 +50,13 @@ async function runScenario(scenario: Scenario): Promise<ScenarioRow> {
   await sleep(WARMUP_MS);
   const rowsInFlight = await workload.rowsInFlight();
   console.log(`${scenario.name}: fault`);
+  const readsBefore = cluster.hotel.requests.get('OTA_ReadRQ') ?? 0;
   const window = await scenario.inject(cluster, workload);
   await sleep(LOAD_AFTER_MS);
   await workload.stop();
   // An unknown outcome of a run that lived on (paused, cut off) is replaced by its late answer: waited for a while.
   await workload.drain(window.end + DRAIN_MS, window.end + UNKNOWN_SETTLE_MS);
+  window.readsByReference = (cluster.hotel.requests.get('OTA_ReadRQ') ?? 0) - readsBefore;
   const row = await scenarioRow(scenario.name, workload, window, rowsInFlight, cluster.exits.slice(exitsBefore), settings);
   console.log(`${scenario.name}: ${row.missed.length === 0 ? 'every target met' : `MISSED ${row.missed.join('; ')}`}`);
   return row;

@@ -103,6 +103,27 @@ export async function scenarioRow(
   if (mailDuplicates > TARGETS.mailConcurrency * window.mailKillsAt.length) missed.push(`mail duplicates ${mailDuplicates} above MAIL_DELIVERY_CONCURRENCY per kill`);
 
   const kinds: Kind[] = ['job-post', 'batch-row', 'mail', 'push', 'application', 'booking'];
+  // What the fault did, to read the row by: each kind's slowest recovery, the API's refusals during
+  // the fault, unknown outcomes a late answer replaced, orders the hotel was asked to read back.
+  const recoveryByKind = kinds
+    .map((kind) => {
+      const held = pending.filter((unit) => unit.kind === kind && unit.completedAt !== undefined);
+      return held.length ? `${kind} ${Math.max(...held.map((unit) => ((unit.completedAt ?? window.end) - window.end) / 1000)).toFixed(1)} s` : '';
+    })
+    .filter(Boolean);
+  const refusals = new Map<string, number>();
+  for (const call of during) {
+    if (call.status !== null && call.status < 400) continue;
+    const key = `${call.method} ${call.path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id').replace(/\?.*$/, '')} ${call.status ?? 'no answer'}`;
+    refusals.set(key, (refusals.get(key) ?? 0) + 1);
+  }
+  const replaced = units.filter((unit) => unit.unknownReplaced).length;
+  const extraNotes = [
+    ...(recoveryByKind.length ? [`recovery by kind: ${recoveryByKind.join(', ')}`] : []),
+    ...(refusals.size ? [`API answers during the fault that were not 2xx/3xx: ${[...refusals].map(([key, count]) => `${key} ×${count}`).join(', ')}`] : []),
+    ...(replaced ? [`unknown outcomes replaced by a late definite answer: ${replaced}`] : []),
+    ...(window.readsByReference ? [`orders read back by reference (OTA_ReadRQ): ${window.readsByReference}`] : []),
+  ];
   const perKind = kinds
     .map((kind) => {
       const ofKind = units.filter((unit) => unit.kind === kind);
@@ -125,7 +146,7 @@ export async function scenarioRow(
     manual: stuck > 0 || lost > 0 || untruthful.length > 0 ? 'needed' : unknown.length > 0 ? `check ${unknown.length} unknown` : 'none',
     settings,
     perKind,
-    notes: [...window.notes, ...(unknown.length ? [`unknown outcomes: ${unknown.map((unit) => `${unit.kind} ${unit.key}`).join(', ')}`] : []), ...(workload.smtpFailures.length ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`] : [])],
+    notes: [...window.notes, ...extraNotes, ...(unknown.length ? [`unknown outcomes: ${unknown.map((unit) => `${unit.kind} ${unit.key}`).join(', ')}`] : []), ...(workload.smtpFailures.length ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`] : [])],
     missed,
   };
 }

@@ -13,7 +13,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * duplicates; `unknownAllowed`: a process died after recording its intent, so an unknown outcome
  * is the promise (anywhere else the run lives on and its answer must replace it).
  */
-export type FaultWindow = { start: number; end: number; mailKillsAt: number[]; notes: string[]; unknownAllowed?: boolean };
+export type FaultWindow = { start: number; end: number; mailKillsAt: number[]; notes: string[]; unknownAllowed?: boolean; readsByReference?: number };
 
 export type Scenario = {
   name: string;

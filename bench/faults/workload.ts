@@ -9,10 +9,21 @@ export type Kind = 'job-post' | 'batch-row' | 'mail' | 'push' | 'application' | 
  * bookings also carry whether their final status ended unknown, and whether it is untruthful
  * (it disagrees with what the site or the hotel received).
  */
-export type Unit = { kind: Kind; key: string; acceptedAt: number; completedAt?: number; copies: number; failed?: string; unknown?: boolean; untruthful?: string };
+export type Unit = {
+  kind: Kind;
+  key: string;
+  acceptedAt: number;
+  completedAt?: number;
+  copies: number;
+  failed?: string;
+  unknown?: boolean;
+  /** Seen ended unknown once, then replaced by the definite answer of a run that lived on. */
+  unknownReplaced?: boolean;
+  untruthful?: string;
+};
 
 /** One HTTP answer of the API during the run (`ms` is null when no answer came: the process died). */
-type ApiCall = { startedAt: number; ms: number | null; status: number | null; path: string };
+type ApiCall = { startedAt: number; ms: number | null; status: number | null; path: string; method: string };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const API_TIMEOUT_MS = 30_000;
@@ -64,11 +75,11 @@ export function createWorkload(cluster: FaultCluster, label: string) {
           signal: AbortSignal.timeout(API_TIMEOUT_MS),
         });
         const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-        calls.push({ startedAt, ms: Date.now() - startedAt, status: response.status, path });
+        calls.push({ startedAt, ms: Date.now() - startedAt, status: response.status, path, method });
         return { status: response.status, json };
       } catch (error) {
         const timedOut = (error as Error).name === 'TimeoutError';
-        calls.push({ startedAt, ms: timedOut ? API_TIMEOUT_MS : null, status: null, path });
+        calls.push({ startedAt, ms: timedOut ? API_TIMEOUT_MS : null, status: null, path, method });
         if (timedOut) return { status: 0, json: {} };
       }
     }
@@ -256,6 +267,7 @@ export function createWorkload(cluster: FaultCluster, label: string) {
       if (!verdict.final) return;
       // A late definite answer replaces an unknown outcome: the time of the last record counts.
       unit.completedAt = finishedAt ?? unit.completedAt ?? Date.now();
+      if (unit.unknown && !verdict.unknown) unit.unknownReplaced = true;
       unit.unknown = verdict.unknown;
       if (verdict.failed !== undefined) unit.failed = verdict.failed;
       else delete unit.failed;
@@ -356,6 +368,13 @@ export function createWorkload(cluster: FaultCluster, label: string) {
       if (kinds.pushes !== false) loops.push(pushes());
       if (kinds.applications !== false) loops.push(applications());
       if (kinds.bookings !== false) loops.push(bookings());
+      // Statuses read every second while the work flows: an unknown outcome a late answer replaces shows.
+      loops.push((async () => {
+        while (running) {
+          await refresh().catch(() => {});
+          await sleep(1_000);
+        }
+      })());
     },
     async stop() {
       running = false;
