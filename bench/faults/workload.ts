@@ -76,14 +76,14 @@ export function createWorkload(cluster: FaultCluster, label: string) {
         });
         const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
         calls.push({ startedAt, ms: Date.now() - startedAt, status: response.status, path, method });
-        return { status: response.status, json };
+        return { status: response.status, json, retryAfterS: Number(response.headers.get('retry-after') ?? 0) };
       } catch (error) {
         const timedOut = (error as Error).name === 'TimeoutError';
         calls.push({ startedAt, ms: timedOut ? API_TIMEOUT_MS : null, status: null, path, method });
-        if (timedOut) return { status: 0, json: {} };
+        if (timedOut) return { status: 0, json: {}, retryAfterS: 0 };
       }
     }
-    return { status: 0, json: {} };
+    return { status: 0, json: {}, retryAfterS: 0 };
   }
 
   async function jobPosts() {
@@ -164,12 +164,15 @@ export function createWorkload(cluster: FaultCluster, label: string) {
     }
   }
 
-  /** Sends until answered with `ok` (a 503 or no answer is sent again, as a client would), or the driver gives up. */
+  /**
+   * Sends until answered with `ok` (a 503 or no answer is sent again, after its `Retry-After` as a
+   * client would), or the driver gives up.
+   */
   async function until(ok: number, method: string, path: string, body: unknown) {
     for (;;) {
       const answer = await api(method, path, cluster.booker, body === undefined ? undefined : JSON.stringify(body));
       if (answer.status === ok || (answer.status >= 400 && answer.status < 500) || Date.now() > driveUntil) return answer;
-      await sleep(1_000);
+      await sleep(Math.max(1, answer.retryAfterS) * 1_000);
     }
   }
 
