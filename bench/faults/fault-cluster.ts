@@ -28,7 +28,7 @@ export const mailDestination = 'dest@dest.test';
 const hotelIds = ['F1', 'F2'];
 export const bookingHotelId = 'B1';
 /** How long the careers sites take to answer a submitted form, and the hotel an order: work is mid-call for that long. */
-export const slowAnswerMs = 4_000;
+const slowAnswerMs = 4_000;
 /** Careers sites, each on an address (a host) of its own: politeness allows one application per host at a time. */
 const careerSites = 4;
 

@@ -54,7 +54,7 @@ function parents(): Map<number, number> {
 }
 
 /** `pid` and every process below it, parents before children. */
-export function processTree(pid: number): number[] {
+function processTree(pid: number): number[] {
   const parentOf = parents();
   const tree = [pid];
   for (let index = 0; index < tree.length; index += 1) {
