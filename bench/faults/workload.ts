@@ -265,22 +265,23 @@ export function createWorkload(cluster: FaultCluster, label: string) {
 
   /** Applications and bookings: their status in Postgres, held against what the sites and the hotel received. */
   async function refreshApplicationsAndBookings(): Promise<void> {
-    const settle = (unit: Unit, verdict: Verdict, finishedAt: number | null) => {
+    // The failure's message is ours (what the run knew), never the candidate's or guest's data.
+    const settle = (unit: Unit, verdict: Verdict, finishedAt: number | null, message?: string | null) => {
       unit.copies = verdict.copies;
       if (!verdict.final) return;
       // A late definite answer replaces an unknown outcome: the time of the last record counts.
       unit.completedAt = finishedAt ?? unit.completedAt ?? Date.now();
       if (unit.unknown && !verdict.unknown) unit.unknownReplaced = true;
       unit.unknown = verdict.unknown;
-      if (verdict.failed !== undefined) unit.failed = verdict.failed;
+      if (verdict.failed !== undefined) unit.failed = message ? `${verdict.failed} (${message.slice(0, 160)})` : verdict.failed;
       else delete unit.failed;
       if (verdict.untruthful) unit.untruthful = verdict.untruthful;
       else delete unit.untruthful;
     };
     const ids = [...applicationIds.values()];
     if (ids.length > 0) {
-      const rows = await cluster.db.query<{ application_id: string; state: string; error_code: string | null; finished: number | null }>(
-        `SELECT application_id, state, error_code, (extract(epoch FROM finished_at) * 1000)::float8 AS finished FROM applications WHERE application_id = ANY($1::uuid[])`,
+      const rows = await cluster.db.query<{ application_id: string; state: string; error_code: string | null; message: string | null; finished: number | null }>(
+        `SELECT application_id, state, error_code, message, (extract(epoch FROM finished_at) * 1000)::float8 AS finished FROM applications WHERE application_id = ANY($1::uuid[])`,
         [ids],
       );
       const byId = new Map(rows.rows.map((row) => [row.application_id, row]));
@@ -292,13 +293,13 @@ export function createWorkload(cluster: FaultCluster, label: string) {
       for (const [email, applicationId] of applicationIds) {
         const unit = units.get(`application:${email}`);
         const row = byId.get(applicationId);
-        if (unit) settle(unit, judgeApplication(row && { state: row.state, errorCode: row.error_code }, atSites.get(email) ?? 0), row?.finished ?? null);
+        if (unit) settle(unit, judgeApplication(row && { state: row.state, errorCode: row.error_code }, atSites.get(email) ?? 0), row?.finished ?? null, row?.message);
       }
     }
     const bookingIds = [...units.values()].filter((unit) => unit.kind === 'booking').map((unit) => unit.key);
     if (bookingIds.length > 0) {
-      const rows = await cluster.db.query<{ booking_id: string; stage: string; state: string; error_code: string | null; reference: string; confirmation: string | null; finished: number | null }>(
-        `SELECT booking_id, stage, state, error_code, reference, confirmation->>'reference' AS confirmation,
+      const rows = await cluster.db.query<{ booking_id: string; stage: string; state: string; error_code: string | null; error_message: string | null; reference: string; confirmation: string | null; finished: number | null }>(
+        `SELECT booking_id, stage, state, error_code, error_message, reference, confirmation->>'reference' AS confirmation,
            (extract(epoch FROM coalesce(succeeded_at, failed_at, updated_at)) * 1000)::float8 AS finished
          FROM bookings WHERE booking_id = ANY($1::uuid[])`,
         [bookingIds],
@@ -308,7 +309,7 @@ export function createWorkload(cluster: FaultCluster, label: string) {
         if (!unit) continue;
         const orders = cluster.hotel.orders.filter((order) => order.reference === row.reference).length;
         const reservation = cluster.hotel.reservations.get(row.reference);
-        settle(unit, judgeBooking({ stage: row.stage, errorCode: row.error_code, confirmationReference: row.confirmation }, orders, reservation), row.state === 'finished' ? row.finished : null);
+        settle(unit, judgeBooking({ stage: row.stage, errorCode: row.error_code, confirmationReference: row.confirmation }, orders, reservation), row.state === 'finished' ? row.finished : null, row.error_message);
       }
     }
   }
