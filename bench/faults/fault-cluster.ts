@@ -3,17 +3,22 @@ import { createPool, type Pool } from '@quarry/db';
 import {
   createTestDatabase,
   quarryEnv,
+  startApplicationSites,
   startFixtureWeb,
+  startOpenTravelHotel,
   startPrivatePostgres,
   startPrivateRedis,
   startSmtpSink,
+  type ApplicationSites,
   type FixtureWeb,
+  type OpenTravelHotel,
   type PrivatePostgres,
   type PrivateRedis,
   type SmtpSink,
 } from '@quarry/testing';
 import { startDnsServer, type DnsServer } from '../../test/support/dns-server.ts';
 import { startFakeOtaSource, type FakeOtaSource } from '../../test/support/fake-ota-source.ts';
+import { createFaultNetwork, type FaultNetwork, type WorkerNamespace } from './network.ts';
 import { startPushSink, type PushSink } from './push-sink.ts';
 import { superviseRole, type RoleProcess, type UnexpectedExit } from './role-processes.ts';
 
@@ -21,6 +26,11 @@ const mailDomain = 'fwd.test';
 export const mailRecipient = `inbox@${mailDomain}`;
 export const mailDestination = 'dest@dest.test';
 const hotelIds = ['F1', 'F2'];
+export const bookingHotelId = 'B1';
+/** How long the careers sites take to answer a submitted form, and the hotel an order: work is mid-call for that long. */
+const slowAnswerMs = 4_000;
+/** Careers sites, each on an address (a host) of its own: politeness allows one application per host at a time. */
+const careerSites = 4;
 
 type Client = { clientId: string; secret: string };
 
@@ -34,11 +44,19 @@ export type FaultCluster = {
   pushSink: PushSink;
   /** The SMTP destination answers 451 to RCPT while this is true. */
   smtpRefusing: { on: boolean };
-  roles: Record<'api' | 'mining-worker' | 'rates-worker' | 'mail', [RoleProcess, RoleProcess]>;
+  roles: Record<'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'applications-worker' | 'bookings-worker', [RoleProcess, RoleProcess]>;
   exits: UnexpectedExit[];
   recruiter: Client;
   forwarder: Client;
   partner: Client;
+  booker: Client;
+  /** Careers sites (the slow form at `/slow`), each on its own host. */
+  sites: ApplicationSites[];
+  /** The hotel bookings order from (OpenTravel), answering orders `slowAnswerMs` after they arrive. */
+  hotel: OpenTravelHotel;
+  network: FaultNetwork;
+  /** Every process the namespaces and the machine show, to find who holds a connection. */
+  namespaces: WorkerNamespace[];
   /** Push subscription ids, created at start. */
   subscriptions: string[];
   allReady(): Promise<void>;
@@ -63,10 +81,21 @@ async function post(port: number, client: Client, method: string, path: string, 
 /**
  * Private PostgreSQL and Redis (append-only file, as an operator runs it) on free ports, the
  * outside world on loopback (a careers site, an SMTP destination, an OpenTravel source, a push
- * receiver, a DNS server), and every role twice at default settings.
+ * receiver, a DNS server) and on the suite's own veth addresses (careers sites with a slow form,
+ * a hotel that books over OpenTravel), and every role twice at default settings: the second
+ * applications-worker and bookings-worker each in a network namespace of its own.
  */
 export async function startFaultCluster(): Promise<FaultCluster> {
-  const [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis({ appendOnly: true })]);
+  // The second applications-worker and the second bookings-worker each run in a network namespace
+  // of their own, which the partition scenarios cut off; the stores listen on the namespaces' veth
+  // ends too, and the doubles those two roles talk to listen on the machine's end of the first.
+  const network = await createFaultNetwork(2, careerSites);
+  const [applyNamespace, bookNamespace] = network.namespaces as [WorkerNamespace, WorkerNamespace];
+  const listen = network.namespaces.map((namespace) => namespace.hostAddress);
+  const [postgres, redis] = await Promise.all([
+    startPrivatePostgres({ listen, trust: network.namespaces.map((namespace) => `${namespace.address}/32`) }),
+    startPrivateRedis({ appendOnly: true, listen }),
+  ]);
   const database = await createTestDatabase('faults', postgres.url);
   const db = createPool(database.url, 4);
   const [web, sink, ota, pushSink, dns]: [FixtureWeb, SmtpSink, FakeOtaSource, PushSink, DnsServer] = await Promise.all([
@@ -76,17 +105,21 @@ export async function startFaultCluster(): Promise<FaultCluster> {
     startPushSink(),
     startDnsServer(),
   ]);
+  const sites = await Promise.all(network.worldAddresses.map((host) => startApplicationSites({ host, slowAnswerMs })));
+  const hotel = await startOpenTravelHotel({ host: network.worldAddresses[0] });
+  hotel.hotels.set(bookingHotelId, { price: '150.00', currency: 'EUR', answerOrdersAfterMs: slowAnswerMs });
   const smtpRefusing = { on: false };
   sink.onRcpt(mailDestination, () => (smtpRefusing.on ? { code: 451, message: '4.3.2 Try again later' } : null));
   const secretKey = Buffer.alloc(32, 9);
   const recruiter = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment', 'admin'] });
   const forwarder = await createClient({ db, secretKey }, { name: 'forwarder', scopes: ['forwarding'] });
   const partner = await createClient({ db, secretKey }, { name: 'partner', scopes: ['hotels'] });
+  const booker = await createClient({ db, secretKey }, { name: 'booker', scopes: ['booking'] });
   // Only what must point at this machine's private stores and loopback fixtures; every tuning
   // setting stays at its default.
   const env: Record<string, string> = {
     ...quarryEnv({ database, redis: { url: redis.url, prefix: 'quarry' }, secretKey }),
-    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    ALLOW_PRIVATE_URLS: ['127.0.0.1', ...network.worldAddresses].join(','),
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '0',
     MAIL_DOMAINS: mailDomain,
@@ -96,14 +129,28 @@ export async function startFaultCluster(): Promise<FaultCluster> {
   };
   const exits: UnexpectedExit[] = [];
   const onExit = (exit: UnexpectedExit) => exits.push(exit);
-  const pair = (role: string, extra: Record<string, string> = {}): [RoleProcess, RoleProcess] => [
+  const pair = (role: string, extra: Record<string, string> = {}, namespace?: WorkerNamespace): [RoleProcess, RoleProcess] => [
     superviseRole(`${role}#1`, role, { ...env, ...extra }, onExit),
-    superviseRole(`${role}#2`, role, { ...env, ...extra }, onExit),
+    superviseRole(`${role}#2`, role, { ...env, ...extra, ...(namespace ? storesThrough(namespace) : {}) }, onExit, namespace ? { namespace } : {}),
   ];
+  // A worker in a namespace reaches the stores at the machine's end of its pair.
+  const storesThrough = (namespace: WorkerNamespace) => ({
+    DATABASE_URL: env.DATABASE_URL!.replace('@127.0.0.1:', `@${namespace.hostAddress}:`),
+    REDIS_URL: env.REDIS_URL!.replace('//127.0.0.1:', `//${namespace.hostAddress}:`),
+  });
+  // Only the roles that store or open cards get the vault's key (ADR 0046).
+  const vault = { VAULT_KEY: Buffer.alloc(32, 4).toString('base64') };
   // The API first: it runs the migrations once, the others then find them done.
-  const api = pair('api');
+  const api = pair('api', vault);
   await api[0].ready();
-  const roles = { api, 'mining-worker': pair('mining-worker'), 'rates-worker': pair('rates-worker'), mail: pair('mail') };
+  const roles = {
+    api,
+    'mining-worker': pair('mining-worker'),
+    'rates-worker': pair('rates-worker'),
+    mail: pair('mail'),
+    'applications-worker': pair('applications-worker', {}, applyNamespace),
+    'bookings-worker': pair('bookings-worker', vault, bookNamespace),
+  };
   const all = () => Object.values(roles).flat();
   const allReady = async () => {
     await Promise.all(all().map((role) => role.ready()));
@@ -120,6 +167,11 @@ export async function startFaultCluster(): Promise<FaultCluster> {
     });
   }
   await post(apiPort, admin, 'POST', '/v1/admin/hotel-grants', { clientId: partner.clientId, hotelIds });
+  await post(apiPort, admin, 'PUT', `/v1/admin/hotels/${bookingHotelId}`, {
+    name: bookingHotelId, ibe: 'opentravel', address: '', countryCode: 'gb', guests: [2], bookingPageUrl: 'https://book.example.com/',
+    source: { kind: 'opentravel', endpointUrl: hotel.url, hotelCode: bookingHotelId },
+  });
+  await post(apiPort, admin, 'POST', '/v1/admin/hotel-grants', { clientId: booker.clientId, hotelIds: [bookingHotelId] });
   const subscriptions: string[] = [];
   for (let index = 0; index < 6; index += 1) {
     const created = await post(apiPort, partner, 'POST', '/v1/hotels/push-subscriptions', {
@@ -130,7 +182,8 @@ export async function startFaultCluster(): Promise<FaultCluster> {
   await post(apiPort, forwarder, 'POST', '/Forwarding/bind', { recipient: mailRecipient, forwardsTo: mailDestination, keepSender: false });
 
   return {
-    postgres, redis, db, web, sink, pushSink, smtpRefusing, roles, exits, recruiter, forwarder, partner, subscriptions, allReady,
+    postgres, redis, db, web, sink, pushSink, smtpRefusing, roles, exits, recruiter, forwarder, partner, booker, sites, hotel, network,
+    namespaces: network.namespaces, subscriptions, allReady,
     async restartMail(extra) {
       await Promise.all(roles.mail.map((role) => role.stop()));
       roles.mail = pair('mail', extra);
@@ -139,9 +192,10 @@ export async function startFaultCluster(): Promise<FaultCluster> {
     async stop() {
       await Promise.all(all().map((role) => role.stop()));
       await db.end();
-      await Promise.all([web.close(), sink.close(), ota.close(), pushSink.close(), dns.close()]);
+      await Promise.all([web.close(), sink.close(), ota.close(), pushSink.close(), dns.close(), hotel.close(), ...sites.map((site) => site.close())]);
       await redis.remove();
       await postgres.remove();
+      await network.remove();
     },
   };
 }

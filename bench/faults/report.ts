@@ -11,6 +11,10 @@ export type ScenarioRow = {
   /** Extra copies at a destination (mail) and rows a batch counted twice. */
   duplicated: number;
   stuck: number;
+  /** Final statuses of applications and bookings that disagree with what the site or hotel holds. */
+  untruthful: number;
+  /** Applications and bookings that ended with an unknown outcome (truthful, but a client must check by hand). */
+  unknown: number;
   exits: number;
   /** Seconds from the fault's end until the work it held up was done; null: some never was. */
   recoveryS: number | null;
@@ -51,6 +55,11 @@ export async function scenarioRow(
   const units = [...workload.units.values()];
   const open = units.filter((unit) => unit.completedAt === undefined);
   const failed = units.filter((unit) => unit.failed !== undefined);
+  const untruthful = units.filter((unit) => unit.untruthful !== undefined);
+  const unknown = units.filter((unit) => unit.unknown === true);
+  // Extra submissions at a careers site, extra orders at the hotel: the outside world written twice.
+  const writtenTwice = units.filter((unit) => (unit.kind === 'application' || unit.kind === 'booking') && unit.copies > 1);
+  const extraWrites = writtenTwice.reduce((sum, unit) => sum + unit.copies - 1, 0);
   // Mail not at its destination: still queued in Postgres is stuck, anything else is lost.
   const openMail = open.filter((unit) => unit.kind === 'mail').length;
   const pendingMail = openMail > 0 ? await workload.pendingMailDeliveries() : 0;
@@ -83,12 +92,38 @@ export async function scenarioRow(
   if (slowestApiMs > TARGETS.apiMs) missed.push(`slowest API answer ${slowestApiMs} ms (target ≤ ${TARGETS.apiMs} ms): ${slowestCall?.path ?? ''}`);
   if (unanswered > 0 && !name.startsWith('api-')) missed.push(`${unanswered} API requests got no answer`);
   if (doubleCounted > 0) missed.push(`batch rows counted twice: ${doubleCounted} (target 0)`);
+  if (extraWrites > 0) missed.push(`written to the outside world more than once: ${extraWrites} (target 0): ${writtenTwice.map((unit) => `${unit.kind} ${unit.key} ×${unit.copies}`).slice(0, 3).join(', ')}`);
+  if (untruthful.length > 0) missed.push(`untruthful statuses ${untruthful.length} (target 0): ${untruthful.map((unit) => `${unit.kind} ${unit.key}: ${unit.untruthful}`).slice(0, 3).join('; ')}`);
+  // An unknown outcome is the promise only for a process killed after its intent: a paused,
+  // partitioned or stopped one lives on to read the answer, which must replace it.
+  if (unknown.length > 0 && !window.unknownAllowed) missed.push(`unknown outcomes ${unknown.length} (target 0 when no process died after its intent): ${unknown.map((unit) => `${unit.kind} ${unit.key}`).slice(0, 3).join(', ')}`);
   // Mail duplicates are allowed only inside the RFC 1047 window of a killed mail process.
   const outsideWindow = mailCopies.filter((unit) => !window.mailKillsAt.some((kill) => unit.completedAt !== undefined && unit.completedAt <= kill && kill - unit.completedAt <= TARGETS.windowMs));
   if (outsideWindow.length > 0) missed.push(`mail duplicates outside the duplicate window: ${outsideWindow.length} (${outsideWindow.map((unit) => unit.key).slice(0, 3).join(', ')})`);
   if (mailDuplicates > TARGETS.mailConcurrency * window.mailKillsAt.length) missed.push(`mail duplicates ${mailDuplicates} above MAIL_DELIVERY_CONCURRENCY per kill`);
 
-  const kinds: Kind[] = ['job-post', 'batch-row', 'mail', 'push'];
+  const kinds: Kind[] = ['job-post', 'batch-row', 'mail', 'push', 'application', 'booking'];
+  // What the fault did, to read the row by: each kind's slowest recovery, the API's refusals during
+  // the fault, unknown outcomes a late answer replaced, orders the hotel was asked to read back.
+  const recoveryByKind = kinds
+    .map((kind) => {
+      const held = pending.filter((unit) => unit.kind === kind && unit.completedAt !== undefined);
+      return held.length ? `${kind} ${Math.max(...held.map((unit) => ((unit.completedAt ?? window.end) - window.end) / 1000)).toFixed(1)} s` : '';
+    })
+    .filter(Boolean);
+  const refusals = new Map<string, number>();
+  for (const call of during) {
+    if (call.status !== null && call.status < 400) continue;
+    const key = `${call.method} ${call.path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id').replace(/\?.*$/, '')} ${call.status ?? 'no answer'}`;
+    refusals.set(key, (refusals.get(key) ?? 0) + 1);
+  }
+  const replaced = units.filter((unit) => unit.unknownReplaced).length;
+  const extraNotes = [
+    ...(recoveryByKind.length ? [`recovery by kind: ${recoveryByKind.join(', ')}`] : []),
+    ...(refusals.size ? [`API answers during the fault that were not 2xx/3xx: ${[...refusals].map(([key, count]) => `${key} ×${count}`).join(', ')}`] : []),
+    ...(replaced ? [`unknown outcomes replaced by a late definite answer: ${replaced}`] : []),
+    ...(window.readsByReference ? [`orders read back by reference (OTA_ReadRQ): ${window.readsByReference}`] : []),
+  ];
   const perKind = kinds
     .map((kind) => {
       const ofKind = units.filter((unit) => unit.kind === kind);
@@ -98,18 +133,20 @@ export async function scenarioRow(
   return {
     name,
     accepted: units.length,
-    completed: units.length - open.length - failed.length,
+    completed: units.length - open.length - failed.length - unknown.length,
     lost,
-    duplicated: mailDuplicates + doubleCounted,
+    duplicated: mailDuplicates + doubleCounted + extraWrites,
     stuck,
+    untruthful: untruthful.length,
+    unknown: unknown.length,
     exits: exits.length,
     recoveryS,
     slowestApiMs,
     unanswered,
-    manual: stuck > 0 || lost > 0 ? 'needed' : 'none',
+    manual: stuck > 0 || lost > 0 || untruthful.length > 0 ? 'needed' : unknown.length > 0 ? `check ${unknown.length} unknown` : 'none',
     settings,
     perKind,
-    notes: [...window.notes, ...(workload.smtpFailures.length ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`] : [])],
+    notes: [...window.notes, ...extraNotes, ...(unknown.length ? [`unknown outcomes: ${unknown.map((unit) => `${unit.kind} ${unit.key}`).join(', ')}`] : []), ...(workload.smtpFailures.length ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`] : [])],
     missed,
   };
 }
@@ -120,7 +157,7 @@ function describeSlowest(pending: Unit[], window: FaultWindow): string {
 }
 
 export function printTable(rows: ScenarioRow[]): void {
-  const header = ['scenario', 'accepted', 'completed', 'lost', 'duplicated', 'stuck', 'exits', 'recovery', 'slowest API', 'manual', 'settings changed'];
+  const header = ['scenario', 'accepted', 'completed', 'lost', 'duplicated', 'stuck', 'untruthful', 'exits', 'recovery', 'slowest API', 'manual', 'settings changed'];
   const lines = rows.map((row) => [
     row.name,
     String(row.accepted),
@@ -128,6 +165,7 @@ export function printTable(rows: ScenarioRow[]): void {
     String(row.lost),
     String(row.duplicated),
     String(row.stuck),
+    String(row.untruthful),
     String(row.exits),
     row.recoveryS === null ? 'never' : `${row.recoveryS.toFixed(1)} s`,
     `${row.slowestApiMs} ms${row.unanswered ? ` (${row.unanswered} cut)` : ''}`,

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { WorkerNamespace } from './network.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const mainScript = fileURLToPath(new URL('../../apps/quarry/src/main.ts', import.meta.url));
@@ -20,6 +22,12 @@ export type RoleProcess = {
   pid: () => number;
   /** Sends the signal as a fault (the exit that follows is expected); resolves once it exited. */
   signal(signal: 'SIGKILL' | 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGSTOP of the process and every process it started (its Chromium): frozen, connections open. */
+  pause(): Promise<void>;
+  /** SIGCONT of the same processes, the children first. */
+  resume(): Promise<void>;
+  /** The network namespace it runs in, when not the machine's. */
+  namespace?: WorkerNamespace;
   /** Resolves once the process (restarted if need be) logged that it is up. */
   ready(): Promise<void>;
   alive(): boolean;
@@ -28,13 +36,52 @@ export type RoleProcess = {
 
 type Started = { child: ChildProcess; port: number; smtpPort: number; output: string[] };
 
+/** Parent pid of every process of the machine, read from /proc. */
+function parents(): Map<number, number> {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name may hold spaces and parentheses: the fields after the last ')' are fixed.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parentOf.set(Number(entry), parent);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return parentOf;
+}
+
+/** `pid` and every process below it, parents before children. */
+function processTree(pid: number): number[] {
+  const parentOf = parents();
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index += 1) {
+    for (const [child, parent] of parentOf) if (parent === tree[index]) tree.push(child);
+  }
+  return tree;
+}
+
+/** The process among `roots` that `pid` is, or descends from (a role's Chromium belongs to its role). */
+export function ancestorAmong<T extends { pid: () => number }>(pid: number, roots: T[]): T | undefined {
+  const parentOf = parents();
+  for (let current: number | undefined = pid; current !== undefined && current > 1; current = parentOf.get(current)) {
+    const found = roots.find((root) => root.pid() === current);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 export function superviseRole(
   name: string,
   role: string,
   env: Record<string, string>,
   onUnexpectedExit: (exit: UnexpectedExit) => void,
-  restartDelayMs = 1_000,
+  options: { restartDelayMs?: number; namespace?: WorkerNamespace } = {},
 ): RoleProcess {
+  const restartDelayMs = options.restartDelayMs ?? 1_000;
+  let paused: number[] = [];
   let current: Started | null = null;
   let starting: Promise<Started> | null = null;
   let expectingExit = false;
@@ -42,7 +89,10 @@ export function superviseRole(
 
   const launch = (): Promise<Started> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [mainScript, 'start', '--role', role], {
+      const args = [mainScript, 'start', '--role', role];
+      // `ip netns exec` replaces itself with the command: the child's pid is the role's.
+      const [command, commandArgs] = options.namespace ? options.namespace.exec(process.execPath, args) : [process.execPath, args];
+      const child = spawn(command, commandArgs, {
         cwd: repoRoot,
         env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,6 +145,28 @@ export function superviseRole(
     smtpPort: () => current?.smtpPort ?? 0,
     pid: () => current?.child.pid ?? 0,
     alive: () => current !== null && current.child.exitCode === null && current.child.signalCode === null,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    async pause() {
+      const running = await ensure();
+      paused = processTree(running.child.pid ?? 0);
+      for (const pid of paused) {
+        try {
+          process.kill(pid, 'SIGSTOP');
+        } catch {
+          // Ended meanwhile.
+        }
+      }
+    },
+    async resume() {
+      for (const pid of [...paused].reverse()) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // Ended meanwhile.
+        }
+      }
+      paused = [];
+    },
     async signal(signal) {
       const running = await ensure();
       expectingExit = true;
@@ -112,6 +184,14 @@ export function superviseRole(
       const running = current;
       if (!running) return;
       const exited = new Promise((resolve) => running.child.once('exit', resolve));
+      // A paused process ends on SIGKILL too, but its Chromium would stay stopped: wake them first.
+      for (const pid of paused) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // Ended meanwhile.
+        }
+      }
       running.child.kill('SIGKILL');
       await exited;
     },

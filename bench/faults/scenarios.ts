@@ -2,14 +2,18 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@quarry/testing';
 import { mailDestination, type FaultCluster } from './fault-cluster.ts';
-import type { RoleProcess } from './role-processes.ts';
+import { ancestorAmong, type RoleProcess } from './role-processes.ts';
 import type { Workload } from './workload.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** When the fault began and ended (equal for a kill); `mailKills` bounds the allowed mail duplicates. */
-export type FaultWindow = { start: number; end: number; mailKillsAt: number[]; notes: string[] };
+/**
+ * When the fault began and ended (equal for a kill); `mailKills` bounds the allowed mail
+ * duplicates; `unknownAllowed`: a process died after recording its intent, so an unknown outcome
+ * is the promise (anywhere else the run lives on and its answer must replace it).
+ */
+export type FaultWindow = { start: number; end: number; mailKillsAt: number[]; notes: string[]; unknownAllowed?: boolean; readsByReference?: number };
 
 export type Scenario = {
   name: string;
@@ -35,6 +39,93 @@ async function roleBusyWith(pair: RoleProcess[], port: number, what: string): Pr
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
+
+/** The pid holding the client end of a TCP connection (as the server saw it), in the machine's or a worker's namespace. */
+async function ownerOf(cluster: FaultCluster, end: { remoteAddress: string; remotePort: number }): Promise<number | undefined> {
+  const filter = ['-tnpH', 'state', 'established', 'src', `${end.remoteAddress.replace(/^::ffff:/, '')}:${end.remotePort}`];
+  const lookups = [run('ss', filter), ...cluster.namespaces.map((namespace) => run('ip', ['netns', 'exec', namespace.name, 'ss', ...filter]))];
+  for (const lookup of await Promise.allSettled(lookups)) {
+    if (lookup.status !== 'fulfilled') continue;
+    const pid = /pid=(\d+)/.exec(lookup.value.stdout)?.[1];
+    if (pid) return Number(pid);
+  }
+  return undefined;
+}
+
+type CallingRole = 'applications-worker' | 'bookings-worker';
+
+/**
+ * The process of the role that is waiting for a careers site's answer to a submitted form (its
+ * Chromium holds the connection) or for the hotel's answer to an order, waiting for one.
+ */
+async function roleMidCall(cluster: FaultCluster, role: CallingRole, which: (process: RoleProcess) => boolean = () => true): Promise<RoleProcess> {
+  const pair = cluster.roles[role].filter(which);
+  return waitFor(`a ${role} waiting for the outside world's answer`, async () => {
+    const waiting = role === 'applications-worker' ? cluster.sites.flatMap((site) => [...site.inFlight]) : [...cluster.hotel.ordersInFlight];
+    for (const end of waiting) {
+      const pid = await ownerOf(cluster, end);
+      const owner = pid === undefined ? undefined : ancestorAmong(pid, pair);
+      if (owner) return owner;
+    }
+    return undefined;
+  }, { timeoutMs: 90_000, intervalMs: 100 });
+}
+
+const what = (role: CallingRole) => (role === 'applications-worker' ? 'a submitted form at the careers site' : 'an order at the hotel');
+
+/** SIGKILL or SIGTERM of the applications or bookings worker while the site or hotel has not answered yet. */
+function midCallKill(role: CallingRole, signal: 'SIGKILL' | 'SIGTERM'): Scenario {
+  return {
+    name: `${role}-${signal.toLowerCase()}`,
+    async inject(cluster) {
+      const victim = await roleMidCall(cluster, role);
+      const at = Date.now();
+      const exit = await victim.signal(signal);
+      return {
+        start: at,
+        end: at,
+        mailKillsAt: [],
+        // The killed run had recorded its intent: its application may end unknown (ADR 0035).
+        unknownAllowed: signal === 'SIGKILL' && role === 'applications-worker',
+        notes: [`${victim.name} ${signal} with ${what(role)} unanswered, exit ${exit.code ?? exit.signal} after ${Date.now() - at} ms`],
+      };
+    },
+  };
+}
+
+/** SIGSTOP of a worker and its Chromium for `ms` while its call to the outside world is in flight, then SIGCONT. */
+function pauseScenario(role: 'mining-worker' | CallingRole, ms: number): Scenario {
+  return {
+    name: `${role}-pause-${ms / 1000}s`,
+    async inject(cluster) {
+      const victim = role === 'mining-worker' ? await roleBusyWith(cluster.roles[role], portOf(cluster.web.origin), 'mining a row') : await roleMidCall(cluster, role);
+      const start = Date.now();
+      await victim.pause();
+      await sleep(ms);
+      await victim.resume();
+      return { start, end: Date.now(), mailKillsAt: [], notes: [`${victim.name} and its children stopped ${role === 'mining-worker' ? 'mid-row' : `with ${what(role)} unanswered`}`] };
+    },
+  };
+}
+
+/**
+ * The worker in its own network namespace cut off, mid-call, for `ms`: from the stores only (it
+ * still reaches the site or hotel), or from everything; then healed.
+ */
+function partitionScenario(role: CallingRole, from: 'stores' | 'all', ms: number): Scenario {
+  return {
+    name: `${role}-partition-${from}-${ms / 1000}s`,
+    async inject(cluster) {
+      const victim = await roleMidCall(cluster, role, (process) => process.namespace !== undefined);
+      const namespace = victim.namespace!;
+      const start = Date.now();
+      await namespace.cut(from === 'stores' ? { ports: [cluster.postgres.port, cluster.redis.port] } : 'all');
+      await sleep(ms);
+      await namespace.heal();
+      return { start, end: Date.now(), mailKillsAt: [], notes: [`${victim.name} cut off from ${from === 'stores' ? 'PostgreSQL and Redis (the outside world still reachable)' : 'everything'} with ${what(role)} unanswered`] };
+    },
+  };
+}
 
 function killScenario(role: 'mining-worker' | 'rates-worker' | 'mail' | 'api', signal: 'SIGKILL' | 'SIGTERM', quick = false): Scenario {
   const name = `${role}-${signal.toLowerCase()}`;
@@ -161,14 +252,33 @@ export const scenarios: Scenario[] = [
   {
     name: 'redis-restarted-empty',
     quick: true,
-    async inject(cluster) {
+    async inject(cluster, workload) {
+      // Bookings wait for their clients' inputs, and applications queue behind one site's
+      // politeness limit (one at a time per host), when every key is lost.
+      const release = workload.holdInputs();
+      await waitFor('bookings waiting for their clients', () => workload.parkedAtInput() >= 3, { timeoutMs: 60_000, intervalMs: 200 });
+      const queued = await Promise.all([1, 2, 3, 4].map((index) => workload.apply(0, `q${index}`)));
       const start = Date.now();
       await cluster.redis.kill();
       cluster.redis.wipe();
       await cluster.redis.start();
-      return { start, end: Date.now(), mailKillsAt: [], notes: ['every key lost (append-only file deleted)'] };
+      const end = Date.now();
+      const parked = workload.parkedAtInput();
+      release();
+      return { start, end, mailKillsAt: [], notes: [`every key lost (append-only file deleted) with ${parked} bookings waiting for input and ${queued.filter((status) => status === 200).length} applications queued at one site`] };
     },
   },
+  midCallKill('applications-worker', 'SIGKILL'),
+  midCallKill('applications-worker', 'SIGTERM'),
+  midCallKill('bookings-worker', 'SIGKILL'),
+  midCallKill('bookings-worker', 'SIGTERM'),
+  pauseScenario('mining-worker', 30_000),
+  pauseScenario('applications-worker', 30_000),
+  pauseScenario('bookings-worker', 30_000),
+  partitionScenario('applications-worker', 'stores', 30_000),
+  partitionScenario('bookings-worker', 'stores', 30_000),
+  partitionScenario('applications-worker', 'all', 30_000),
+  partitionScenario('bookings-worker', 'all', 30_000),
   postgresDown('postgres-stop-10s', 10_000, true),
   postgresDown('postgres-stop-60s', 60_000),
   {

@@ -14,6 +14,8 @@ export type ApplicationSites = {
   received: ReceivedApplication[];
   /** What happened in order: `GET /path`, `POST /path`; a test appends its own marks (the hook). */
   events: string[];
+  /** Submissions received and not answered yet, with the sender's end of the connection (who is waiting). */
+  inFlight: Set<{ path: string; remoteAddress: string; remotePort: number }>;
   close(): Promise<void>;
 };
 
@@ -172,17 +174,22 @@ const html = (response: ServerResponse, status: number, body: string, headers: R
  * a three-step wizard, a react-select style list sent with fetch, a repeatable group with two
  * uploads, a server that rejects a missing answer, a captcha after the submit, a closed posting, a
  * 404, an "already applied" answer, a confirmation with a reference number, and a slow site that
- * records the submission at once and answers `slowAnswerMs` later (the default 16 s).
+ * records the submission at once and answers `slowAnswerMs` later (the default 16 s). `host` is
+ * the address it listens on (loopback 127.0.0.1 unless a test gives one of its own).
  */
-export async function startApplicationSites(options: { slowAnswerMs?: number } = {}): Promise<ApplicationSites> {
+export async function startApplicationSites(options: { slowAnswerMs?: number; host?: string } = {}): Promise<ApplicationSites> {
   const received: ReceivedApplication[] = [];
   const events: string[] = [];
+  const inFlight: ApplicationSites['inFlight'] = new Set();
   let sequence = 0;
   const server: Server = createServer((request, response) => {
     void (async () => {
       const path = new URL(request.url ?? '/', 'http://x').pathname;
       events.push(`${request.method} ${path}`);
       if (request.method === 'POST') {
+        const waiting = { path, remoteAddress: request.socket.remoteAddress ?? '', remotePort: request.socket.remotePort ?? 0 };
+        inFlight.add(waiting);
+        response.once('close', () => inFlight.delete(waiting));
         const submission = await parseSubmission(path, request);
         received.push(submission);
         sequence += 1;
@@ -241,12 +248,14 @@ export async function startApplicationSites(options: { slowAnswerMs?: number } =
       if (!response.headersSent) response.writeHead(500).end(String(error));
     });
   });
-  server.listen(0, '127.0.0.1');
+  const host = options.host ?? '127.0.0.1';
+  server.listen(0, host);
   await new Promise((resolve) => server.once('listening', resolve));
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: `http://${host}:${(server.address() as AddressInfo).port}`,
     received,
     events,
+    inFlight,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -20,6 +20,8 @@ export type TestHotel = {
   commitOnAnswerAfterMs?: number;
   /** Holds each order until `releaseOrders()`, and only then makes the reservation and answers. */
   commitOnRelease?: boolean;
+  /** Answers each order this long after it arrived (the reservation is made at once): a slow hotel. */
+  answerOrdersAfterMs?: number;
 };
 
 /** What the hotel received in one `OTA_HotelResRQ`, as read from its XML. */
@@ -67,6 +69,8 @@ export type OpenTravelHotel = {
   reservations: Map<string, Reservation>;
   /** Counts by message name (OTA_HotelAvailRQ, OTA_HotelResRQ, OTA_ReadRQ, OTA_CancelRQ). */
   requests: Map<string, number>;
+  /** Orders received and not answered yet, with the sender's end of the connection (who is waiting). */
+  ordersInFlight: Set<{ reference: string; remoteAddress: string; remotePort: number }>;
   releaseOrders(): void;
   /** The card holder completes (or fails) the challenge of a reservation, as the issuer's page would tell the hotel. */
   completeChallenge(reference: string, passed: boolean): void;
@@ -152,7 +156,9 @@ const bodyOf = (request: IncomingMessage) =>
     request.on('end', () => resolve(body));
   });
 
-export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
+/** `host`: the address it listens on (loopback 127.0.0.1 unless a test gives one of its own). */
+export async function startOpenTravelHotel(options: { host?: string } = {}): Promise<OpenTravelHotel> {
+  const ordersInFlight: OpenTravelHotel['ordersInFlight'] = new Set();
   const hotels = new Map<string, TestHotel>();
   const orders: ReceivedOrder[] = [];
   const reservations = new Map<string, Reservation>();
@@ -210,11 +216,15 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
         const order = readOrder(body);
         orders.push(order);
         const hotel = hotels.get(order.hotelCode);
+        const waiting = { reference: order.reference, remoteAddress: request.socket.remoteAddress ?? '', remotePort: request.socket.remotePort ?? 0 };
+        ordersInFlight.add(waiting);
+        response.once('close', () => ordersInFlight.delete(waiting));
         // Committed when answered, whether or not the caller is still there to read it.
         if (hotel?.commitOnAnswerAfterMs !== undefined) return void setTimeout(() => send(answerOrder(body, order)), hotel.commitOnAnswerAfterMs);
         if (hotel?.commitOnRelease) return void held.push(() => send(answerOrder(body, order)));
         const answer = answerOrder(body, order);
         if (hotel?.holdOrders) held.push(() => send(answer));
+        else if (hotel?.answerOrdersAfterMs) setTimeout(() => send(answer), hotel.answerOrdersAfterMs);
         else send(answer);
         return;
       }
@@ -238,9 +248,10 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
       response.writeHead(400).end('unknown message');
     });
   });
-  server.listen(0, '127.0.0.1');
+  const host = options.host ?? '127.0.0.1';
+  server.listen(0, host);
   await new Promise((resolve) => server.once('listening', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: `${origin}/ota`,
     origin,
@@ -248,6 +259,7 @@ export async function startOpenTravelHotel(): Promise<OpenTravelHotel> {
     orders,
     reservations,
     requests,
+    ordersInFlight,
     releaseOrders() {
       const waiting = held;
       held = [];

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,9 +28,11 @@ function postgresBin(): string {
 /**
  * A PostgreSQL server of this test's own, on a free port, which the test may stop and start:
  * outage tests must never stop the machine's shared server. pg_ctl refuses to run as root, so
- * when the tests run as root the server runs as the `postgres` user in a folder it owns.
+ * when the tests run as root the server runs as the `postgres` user in a folder it owns. `listen`
+ * adds addresses of the test's own (a veth end that a network namespace reaches it through), and
+ * `trust` the client ranges (CIDR) allowed in without a password besides loopback.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(options: { listen?: string[]; trust?: string[] } = {}): Promise<PrivatePostgres> {
   const bin = postgresBin();
   const folder = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
   const data = join(folder, 'data');
@@ -43,10 +45,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const as = (command: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
   await as(`${bin}/initdb`, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  if (options.trust?.length) appendFileSync(join(data, 'pg_hba.conf'), options.trust.map((range) => `host all all ${range} trust\n`).join(''));
   const port = await freePort();
-  const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const settings = `-p ${port} -k ${folder} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c max_connections=200`;
   const start = async () => {
-    await as(`${bin}/pg_ctl`, ['-D', data, '-o', options, '-l', join(folder, 'log'), '-w', 'start']);
+    await as(`${bin}/pg_ctl`, ['-D', data, '-o', settings, '-l', join(folder, 'log'), '-w', 'start']);
   };
   const stop = async () => {
     await as(`${bin}/pg_ctl`, ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => {});

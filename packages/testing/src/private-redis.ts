@@ -21,8 +21,10 @@ export type PrivateRedis = {
  * A redis-server of this test's own, on a free port, which the test may kill and start again:
  * outage tests must never stop the machine's shared Redis. Without persistence by default; with
  * `appendOnly` it keeps an append-only file (fsync every second) as an operator's Redis does.
+ * `listen` adds addresses of the test's own (a veth end that a network namespace reaches it
+ * through), with protected mode off so that the namespace's address may connect.
  */
-export async function startPrivateRedis(options: { appendOnly?: boolean } = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: { appendOnly?: boolean; listen?: string[] } = {}): Promise<PrivateRedis> {
   const port = await freePort();
   const folder = mkdtempSync(join(tmpdir(), 'quarry-redis-'));
   const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
@@ -31,7 +33,7 @@ export async function startPrivateRedis(options: { appendOnly?: boolean } = {}):
     // Already running: a second redis-server could not bind the port, and would replace the
     // running one as the process `kill` stops (so a kill would then leave Redis up).
     if (server && server.exitCode === null && server.signalCode === null) return;
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', folder, '--save', '', ...persistence], { stdio: 'ignore' });
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', ...(options.listen ?? []), ...(options.listen?.length ? ['--protected-mode', 'no'] : []), '--dir', folder, '--save', '', ...persistence], { stdio: 'ignore' });
     await waitUntilAccepting(port, 'redis-server');
   };
   const kill = async () => {

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { judgeApplication, judgeBooking } from '../bench/faults/verdicts.ts';
+
+// The fault suite's `untruthful` column (`npm run faults`): a final status held against what the
+// careers site or the hotel received. The suite itself is not part of `npm test`.
+describe('the fault suite judges a final status against the outside world', () => {
+  it('an application: success needs a submission at the site, a definite failure needs none, an unknown outcome is never untruthful', () => {
+    expect(judgeApplication({ state: 'success', errorCode: null }, 1)).toMatchObject({ final: true, untruthful: null, copies: 1 });
+    expect(judgeApplication({ state: 'success', errorCode: null }, 0).untruthful).toMatch(/no submission/);
+    expect(judgeApplication({ state: 'failed', errorCode: 'ApplicationFailed' }, 1)).toMatchObject({ final: true, failed: 'ApplicationFailed', untruthful: expect.stringMatching(/holds the submission/) });
+    expect(judgeApplication({ state: 'failed', errorCode: 'ApplicationFailed' }, 0)).toMatchObject({ failed: 'ApplicationFailed', untruthful: null });
+    for (const atSite of [0, 1]) expect(judgeApplication({ state: 'failed', errorCode: 'SubmissionOutcomeUnknown' }, atSite)).toMatchObject({ final: true, unknown: true, untruthful: null });
+    for (const state of ['queued', 'processing', 'submitting']) expect(judgeApplication({ state, errorCode: null }, 1)).toMatchObject({ final: false, untruthful: null });
+    expect(judgeApplication(undefined, 0).final).toBe(false);
+    expect(judgeApplication({ state: 'success', errorCode: null }, 2).copies).toBe(2);
+  });
+
+  it('a booking: confirmed needs the committed reservation with its confirmation, a definite failure needs none held, unknown is never untruthful', () => {
+    const committed = { status: 'Committed', confirmation: 'CNF-B1-3' };
+    expect(judgeBooking({ stage: 'bookingConfirmed', errorCode: null, confirmationReference: 'CNF-B1-3' }, 1, committed)).toMatchObject({ final: true, untruthful: null, copies: 1 });
+    expect(judgeBooking({ stage: 'bookingConfirmed', errorCode: null, confirmationReference: 'CNF-B1-3' }, 0, undefined).untruthful).toMatch(/no reservation/);
+    expect(judgeBooking({ stage: 'bookingConfirmed', errorCode: null, confirmationReference: 'CNF-B1-4' }, 1, committed).untruthful).toMatch(/CNF-B1-3/);
+    expect(judgeBooking({ stage: 'failed', errorCode: 'SystemUnavailable', confirmationReference: null }, 1, committed)).toMatchObject({ failed: 'SystemUnavailable', untruthful: expect.stringMatching(/holds a Committed reservation/) });
+    expect(judgeBooking({ stage: 'failed', errorCode: 'PaymentRejected', confirmationReference: null }, 1, { status: 'Cancelled', confirmation: 'CNF-B1-5' }).untruthful).toBeNull();
+    expect(judgeBooking({ stage: 'failed', errorCode: 'BookingOutcomeUnknown', confirmationReference: null }, 1, committed)).toMatchObject({ final: true, unknown: true, untruthful: null });
+    for (const stage of ['priceCheck', 'finalPriceConsent', 'processingBooking']) expect(judgeBooking({ stage, errorCode: null, confirmationReference: null }, 0, undefined).final).toBe(false);
+    expect(judgeBooking({ stage: 'bookingConfirmed', errorCode: null, confirmationReference: 'CNF-B1-3' }, 2, committed).copies).toBe(2);
+  });
+});
