@@ -5,7 +5,7 @@ import { createClient, encryptSecret } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis } from '@quarry/jobs';
 import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
-import { load, printTable, repoRoot, spawnServer } from './harness.ts';
+import { load, printTable, repoRoot, spawnServer, type LoadResult, type Server } from './harness.ts';
 import { sampleRss } from './rss-sampler.ts';
 
 const quarryMain = `${repoRoot}apps/quarry/src/main.ts`;
@@ -63,7 +63,8 @@ async function startCountingReceiver(): Promise<{ port: number; done: Map<string
  * `npm run bench -- rates`: pull req/s and p99 for 50-hotel requests served from the store; one
  * 50 MB push (worker RSS growth, MB/s); 200 subscriptions × 2 MB pushed at once (aggregate MB/s).
  */
-export async function benchRates(options: { seconds: number; connections: number }): Promise<void> {
+export async function benchRates(options: { seconds: number; connections: number; parts?: string[] }): Promise<void> {
+  const parts = new Set(options.parts && options.parts.length > 0 ? options.parts : ['pull', 'push', 'cold']);
   const database = await createTestDatabase('bench_rates');
   const redis = createTestRedis('bench-rates');
   const secretKey = Buffer.alloc(32, 4);
@@ -77,28 +78,44 @@ export async function benchRates(options: { seconds: number; connections: number
   const redisClient = createRedis(redis.url);
   const queues = createJobQueues({ connection: redisClient, prefix: redis.prefix });
   try {
-    // 1. Pull: 50 hotels per request, all answered from stored results.
+    // 1. Pull: 50 hotels per request, all answered from stored results; beside it, in the same run,
+    // express + pg serving the same stored rows (the floor).
     const pullHotels = await seedHotels(db, [client.clientId], 50, 2_500, 'PULL');
-    const api = await spawnServer(quarryMain, ['start', '--role', 'api'], { ...env, LOG_LEVEL: 'info' });
-    try {
-      const query = `${pullHotels.map((hotelId) => `hotelIds=${hotelId}`).join('&')}&checkIn=${today}&nights=1`;
-      const probe = await fetch(`http://127.0.0.1:${api.port}/Pull/RatesFeed?${query}`, { headers: { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` } });
+    const query = `${pullHotels.map((hotelId) => `hotelIds=${hotelId}`).join('&')}&checkIn=${today}&nights=1`;
+    const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
+    const pullRuns = async (server: Server, headers: Record<string, string>) => {
+      const probe = await fetch(`http://127.0.0.1:${server.port}/Pull/RatesFeed?${query}`, { headers });
       const probeBody = (await probe.json()) as unknown[];
       if (probe.status !== 200 || probeBody.length !== 50) throw new Error(`pull probe answered ${probe.status} with ${probeBody.length} hotels`);
+      const results: LoadResult[] = [];
       for (const connections of [10, options.connections]) {
-        const result = await load(`http://127.0.0.1:${api.port}/Pull/RatesFeed?${query}`, {
-          connections, seconds: options.seconds, headers: { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` },
-        });
-        rows.push([`pull: 50 hotels/request from the store (${connections} conn, ${options.seconds} s)`, `${Math.round(result.requestsPerSecond)} req/s`, `p99 ${result.p99Ms} ms, p50 ${result.p50Ms} ms, errors ${result.errors + result.non2xx}`, '≥ 1,000 req/s, p99 < 50 ms']);
+        results.push(await load(`http://127.0.0.1:${server.port}/Pull/RatesFeed?${query}`, { connections, seconds: options.seconds, headers }));
       }
-    } finally {
-      await api.stop();
+      return results;
+    };
+    if (parts.has('pull')) {
+      const floorServer = await spawnServer(fileURLToPath(new URL('./rates-floor.server.ts', import.meta.url)), [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
+      const floor = await pullRuns(floorServer, {}).finally(() => floorServer.stop());
+      const api = await spawnServer(quarryMain, ['start', '--role', 'api'], { ...env, LOG_LEVEL: 'info' });
+      const ours = await pullRuns(api, { authorization }).finally(() => api.stop());
+      [10, options.connections].forEach((connections, index) => {
+        const floorResult = floor[index];
+        const result = ours[index];
+        if (!floorResult || !result) return;
+        rows.push([`pull floor: express + pg, the same stored rows, no auth (${connections} conn, ${options.seconds} s)`, `${Math.round(floorResult.requestsPerSecond)} req/s`, `p99 ${floorResult.p99Ms} ms, p50 ${floorResult.p50Ms} ms, errors ${floorResult.errors + floorResult.non2xx}`, '']);
+        rows.push([
+          `pull: 50 hotels/request from the store (${connections} conn, ${options.seconds} s)`,
+          `${Math.round(result.requestsPerSecond)} req/s (${(result.requestsPerSecond / floorResult.requestsPerSecond).toFixed(2)}× the floor)`,
+          `p99 ${result.p99Ms} ms, p50 ${result.p50Ms} ms, errors ${result.errors + result.non2xx}`,
+          '≥ 2× the floor, p99 < 20 ms',
+        ]);
+      });
     }
 
-    // 2 and 3. Push, from a rates-worker process.
-    const bigHotels = await seedHotels(db, [client.clientId], 500, 100 * 1024, 'BIG');
-    const smallHotels = await seedHotels(db, [client.clientId], 20, 100 * 1024, 'TWO');
-    const worker = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], { ...env, LOG_LEVEL: 'info', WORKER_CONCURRENCY: '200', DATABASE_POOL_SIZE: '40' });
+    // 2 and 3. Push, from rates-worker processes.
+    const pushing = parts.has('push') || parts.has('cold');
+    const bigHotels = pushing ? await seedHotels(db, [client.clientId], 500, 100 * 1024, 'BIG') : [];
+    const smallHotels = pushing ? await seedHotels(db, [client.clientId], 20, 100 * 1024, 'TWO') : [];
     const subscribe = async (path: string, hotelIds: string[]) => {
       const subscriptionId = randomUUID();
       await db.query(
@@ -136,20 +153,10 @@ export async function benchRates(options: { seconds: number; connections: number
       const sorted = [...rates].sort((a, b) => a - b);
       return { bytes, all: rates, medianMbPerSecond: sorted[1] ?? 0, ...memory };
     };
-    try {
-      const big = await subscribe('/big', bigHotels);
-      // Warm-up push (JIT, connections), then three measured ones: the median is reported, since
-      // one 50 MB push lasts a tenth of a second and a single sample on two cores is mostly noise.
-      const bigRuns = await measureBigPush(big, '/big', worker.child.pid ?? 0);
-      rows.push([
-        `push: one ${(bigRuns.bytes / MB).toFixed(1)} MB state streamed to a local receiver (median of 3)`,
-        `${bigRuns.medianMbPerSecond} MB/s`,
-        `runs ${bigRuns.all.join(', ')} MB/s; worker RSS ${Math.round(bigRuns.baselineMb)} → peak ${Math.round(bigRuns.peakMb)} MB (growth ${Math.round(bigRuns.peakMb - bigRuns.baselineMb)} MB)`,
-        '≥ 500 MB/s, RSS growth < 100 MB',
-      ]);
-
-      const subscriptions = await Promise.all(Array.from({ length: 200 }, (_, index) => subscribe(`/many/${index}`, smallHotels)));
-      const paths = subscriptions.map((_, index) => `/many/${index}`);
+    /** 200 subscriptions of 20 hotels × 100 KB each, a warm-up round, then one measured at once: aggregate MB/s. */
+    const measureFanOut = async (tag: string) => {
+      const subscriptions = await Promise.all(Array.from({ length: 200 }, (_, index) => subscribe(`/${tag}/${index}`, smallHotels)));
+      const paths = subscriptions.map((_, index) => `/${tag}/${index}`);
       let since = epochNow();
       await Promise.all(subscriptions.map((id) => push(id, 'warm')));
       await waitDone(paths, since);
@@ -159,24 +166,45 @@ export async function benchRates(options: { seconds: number; connections: number
       const runs = paths.map((path) => receiver.done.get(path)).filter((run) => run !== undefined);
       const totalBytes = runs.reduce((sum, run) => sum + run.bytes, 0);
       const span = (Math.max(...runs.map((run) => run.endedAt)) - Math.min(...runs.map((run) => run.startedAt))) / 1000;
-      rows.push([`push: 200 subscriptions × ${(totalBytes / runs.length / MB).toFixed(1)} MB at once`, `${Math.round(totalBytes / MB / span)} MB/s aggregate`, `${(totalBytes / MB).toFixed(0)} MB in ${span.toFixed(2)} s (first byte → last byte at the receiver)`, '≥ 500 MB/s']);
-    } finally {
-      await worker.stop();
+      return { totalBytes, eachMb: totalBytes / runs.length / MB, span, mbPerSecond: Math.round(totalBytes / MB / span) };
+    };
+    const bigRow = (label: string, runs: Awaited<ReturnType<typeof measureBigPush>>) => [
+      label,
+      `${runs.medianMbPerSecond} MB/s`,
+      `runs ${runs.all.join(', ')} MB/s; worker RSS ${Math.round(runs.baselineMb)} → peak ${Math.round(runs.peakMb)} MB (growth ${Math.round(runs.peakMb - runs.baselineMb)} MB)`,
+      '≥ 500 MB/s, RSS growth < 100 MB',
+    ];
+    const fanOutRow = (label: string, run: Awaited<ReturnType<typeof measureFanOut>>) => [
+      `${label}: 200 subscriptions × ${run.eachMb.toFixed(1)} MB at once`,
+      `${run.mbPerSecond} MB/s aggregate`,
+      `${(run.totalBytes / MB).toFixed(0)} MB in ${run.span.toFixed(2)} s (first byte → last byte at the receiver)`,
+      '≥ 500 MB/s',
+    ];
+    // The worker as deployed for fan-out: 200 jobs at once, a pool of 40.
+    const workerEnv = { ...env, LOG_LEVEL: 'info', WORKER_CONCURRENCY: '200', DATABASE_POOL_SIZE: '40' };
+    if (parts.has('push')) {
+      const worker = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], workerEnv);
+      try {
+        // Warm-up push (JIT, connections), then three measured ones: the median is reported, since
+        // one 50 MB push lasts a tenth of a second and a single sample on two cores is mostly noise.
+        const bigRuns = await measureBigPush(await subscribe('/big', bigHotels), '/big', worker.child.pid ?? 0);
+        rows.push(bigRow(`push: one ${(bigRuns.bytes / MB).toFixed(1)} MB state streamed to a local receiver (median of 3)`, bigRuns));
+        rows.push(fanOutRow('push', await measureFanOut('many')));
+      } finally {
+        await worker.stop();
+      }
     }
 
-    // The same 50 MB push from a worker without the body cache: every byte read from Postgres.
-    const cold = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], { ...env, LOG_LEVEL: 'info', RATES_PUSH_CACHE_MB: '0' });
-    try {
-      const big = await subscribe('/cold', bigHotels);
-      const coldRuns = await measureBigPush(big, '/cold', cold.child.pid ?? 0);
-      rows.push([
-        `push: the same ${(coldRuns.bytes / MB).toFixed(1)} MB, no body cache (all from Postgres; median of 3)`,
-        `${coldRuns.medianMbPerSecond} MB/s`,
-        `runs ${coldRuns.all.join(', ')} MB/s; worker RSS ${Math.round(coldRuns.baselineMb)} → peak ${Math.round(coldRuns.peakMb)} MB (growth ${Math.round(coldRuns.peakMb - coldRuns.baselineMb)} MB)`,
-        '≥ 500 MB/s, RSS growth < 100 MB',
-      ]);
-    } finally {
-      await cold.stop();
+    // The same pushes from a worker without the body cache: every byte read from Postgres.
+    if (parts.has('cold')) {
+      const cold = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], { ...workerEnv, RATES_PUSH_CACHE_MB: '0' });
+      try {
+        const coldRuns = await measureBigPush(await subscribe('/cold', bigHotels), '/cold', cold.child.pid ?? 0);
+        rows.push(bigRow(`push: the same ${(coldRuns.bytes / MB).toFixed(1)} MB, no body cache (all from Postgres; median of 3)`, coldRuns));
+        rows.push(fanOutRow('push, no body cache', await measureFanOut('cold-many')));
+      } finally {
+        await cold.stop();
+      }
     }
   } finally {
     receiver.stop();
