@@ -35,7 +35,7 @@ const { positionals, values } = parseArgs({
 const benches: Record<string, () => Promise<void>> = {
   // As many applications in flight as a browser pool of five contexts allows.
   apply: () => benchApply({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 }),
-  http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
+  http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections), runs: Number(values.runs ?? 3) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
   bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
   // One mail process watching every account; APPEND paced above the 200 messages/s target.

@@ -51,7 +51,7 @@ describe('maskingSpanExporter', () => {
     const [first, second] = memory.getFinishedSpans();
     expect(first?.attributes['db.args']).toEqual(['card', '[Redacted]']);
     expect(second?.events[0]?.attributes?.['exception.message']).toBe('Authorization: [Redacted] refused');
-    expect(listed.attributes['db.args']).toEqual(['card', pan]);
+    expect((listed as unknown as { attributes: Record<string, unknown> }).attributes['db.args']).toEqual(['card', pan]);
     await provider.shutdown();
   });
 });
