@@ -59,6 +59,24 @@ async function startCountingReceiver(): Promise<{ port: number; done: Map<string
   return { port, done, stop: () => child.disconnect() };
 }
 
+/** The push floor (push-floor.server.ts) in its own process; `push` resolves once every receiver answered. */
+async function startPushFloor(databaseUrl: string): Promise<{ pid: number; push: (pushes: Array<{ url: string; hotelIds: string[] }>, checkIn: string) => Promise<void>; stop: () => void }> {
+  const child = fork(fileURLToPath(new URL('./push-floor.server.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, DATABASE_URL: databaseUrl } });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`push floor exited with ${code}`)));
+  });
+  return {
+    pid: child.pid ?? 0,
+    push: (pushes, checkIn) =>
+      new Promise<void>((resolve, reject) => {
+        child.once('message', (message: { error?: string }) => (message.error ? reject(new Error(message.error)) : resolve()));
+        child.send({ pushes, checkIn });
+      }),
+    stop: () => child.disconnect(),
+  };
+}
+
 /**
  * `npm run bench -- rates`: pull req/s and p99 for 50-hotel requests served from the store; one
  * 50 MB push (worker RSS growth, MB/s); 200 subscriptions × 2 MB pushed at once (aggregate MB/s).
@@ -132,9 +150,9 @@ export async function benchRates(options: { seconds: number; connections: number
       while (!paths.every((path) => (receiver.done.get(path)?.endedAt ?? 0) > since)) await new Promise((resolve) => setTimeout(resolve, 20));
     };
     /** A warm-up push, then three measured ones of the same subscription: MB/s at the receiver. */
-    const measureBigPush = async (subscriptionId: string, path: string, pid: number) => {
+    const measureBigPush = async (trigger: (tag: string) => Promise<unknown>, path: string, pid: number) => {
       let since = epochNow();
-      await push(subscriptionId, 'warm');
+      await trigger('warm');
       await waitDone([path], since);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const rss = sampleRss(pid);
@@ -142,7 +160,7 @@ export async function benchRates(options: { seconds: number; connections: number
       let bytes = 0;
       for (let run = 0; run < 3; run++) {
         since = epochNow();
-        await push(subscriptionId, `measured${run}`);
+        await trigger(`measured${run}`);
         await waitDone([path], since);
         const done = receiver.done.get(path);
         bytes = done?.bytes ?? 0;
@@ -154,14 +172,15 @@ export async function benchRates(options: { seconds: number; connections: number
       return { bytes, all: rates, medianMbPerSecond: sorted[1] ?? 0, ...memory };
     };
     /** 200 subscriptions of 20 hotels × 100 KB each, a warm-up round, then one measured at once: aggregate MB/s. */
-    const measureFanOut = async (tag: string) => {
-      const subscriptions = await Promise.all(Array.from({ length: 200 }, (_, index) => subscribe(`/${tag}/${index}`, smallHotels)));
-      const paths = subscriptions.map((_, index) => `/${tag}/${index}`);
+    const measureFanOut = async (tag: string, trigger?: (paths: string[], round: string) => Promise<unknown>) => {
+      const paths = Array.from({ length: 200 }, (_, index) => `/${tag}/${index}`);
+      const subscriptions = trigger ? [] : await Promise.all(paths.map((path) => subscribe(path, smallHotels)));
+      const pushAll = trigger ?? ((_: string[], round: string) => Promise.all(subscriptions.map((id) => push(id, round))));
       let since = epochNow();
-      await Promise.all(subscriptions.map((id) => push(id, 'warm')));
+      await pushAll(paths, 'warm');
       await waitDone(paths, since);
       since = epochNow();
-      await Promise.all(subscriptions.map((id) => push(id, 'measured')));
+      await pushAll(paths, 'measured');
       await waitDone(paths, since);
       const runs = paths.map((path) => receiver.done.get(path)).filter((run) => run !== undefined);
       const totalBytes = runs.reduce((sum, run) => sum + run.bytes, 0);
@@ -187,7 +206,8 @@ export async function benchRates(options: { seconds: number; connections: number
       try {
         // Warm-up push (JIT, connections), then three measured ones: the median is reported, since
         // one 50 MB push lasts a tenth of a second and a single sample on two cores is mostly noise.
-        const bigRuns = await measureBigPush(await subscribe('/big', bigHotels), '/big', worker.child.pid ?? 0);
+        const big = await subscribe('/big', bigHotels);
+        const bigRuns = await measureBigPush((tag) => push(big, tag), '/big', worker.child.pid ?? 0);
         rows.push(bigRow(`push: one ${(bigRuns.bytes / MB).toFixed(1)} MB state streamed to a local receiver (median of 3)`, bigRuns));
         rows.push(fanOutRow('push', await measureFanOut('many')));
       } finally {
@@ -195,15 +215,29 @@ export async function benchRates(options: { seconds: number; connections: number
       }
     }
 
-    // The same pushes from a worker without the body cache: every byte read from Postgres.
+    // The same pushes from a worker without the body cache: every byte read from Postgres. Beside
+    // them, the floor: a process piping a binary COPY of the same bodies into a PUT, nothing else.
     if (parts.has('cold')) {
       const cold = await spawnServer(quarryMain, ['start', '--role', 'rates-worker'], { ...workerEnv, RATES_PUSH_CACHE_MB: '0' });
+      let coldRuns: Awaited<ReturnType<typeof measureBigPush>>;
+      let coldFanOut: Awaited<ReturnType<typeof measureFanOut>>;
       try {
-        const coldRuns = await measureBigPush(await subscribe('/cold', bigHotels), '/cold', cold.child.pid ?? 0);
-        rows.push(bigRow(`push: the same ${(coldRuns.bytes / MB).toFixed(1)} MB, no body cache (all from Postgres; median of 3)`, coldRuns));
-        rows.push(fanOutRow('push, no body cache', await measureFanOut('cold-many')));
+        const coldBig = await subscribe('/cold', bigHotels);
+        coldRuns = await measureBigPush((tag) => push(coldBig, tag), '/cold', cold.child.pid ?? 0);
+        coldFanOut = await measureFanOut('cold-many');
       } finally {
         await cold.stop();
+      }
+      const floor = await startPushFloor(database.url);
+      try {
+        const floorRuns = await measureBigPush(() => floor.push([{ url: `http://127.0.0.1:${receiver.port}/floor-big`, hotelIds: bigHotels }], today), '/floor-big', floor.pid);
+        const floorFanOut = await measureFanOut('floor-many', (paths) => floor.push(paths.map((path) => ({ url: `http://127.0.0.1:${receiver.port}${path}`, hotelIds: smallHotels })), today));
+        rows.push(bigRow(`push floor: binary COPY of the same ${(floorRuns.bytes / MB).toFixed(1)} MB piped into a PUT (median of 3)`, floorRuns).with(3, ''));
+        rows.push([...bigRow(`push: the same ${(coldRuns.bytes / MB).toFixed(1)} MB, no body cache (all from Postgres; median of 3)`, coldRuns).with(1, `${coldRuns.medianMbPerSecond} MB/s (${Math.round((coldRuns.medianMbPerSecond / floorRuns.medianMbPerSecond) * 100)}% of the floor)`)]);
+        rows.push(fanOutRow('push floor', floorFanOut).with(3, ''));
+        rows.push(fanOutRow('push, no body cache', coldFanOut).with(1, `${coldFanOut.mbPerSecond} MB/s aggregate (${Math.round((coldFanOut.mbPerSecond / floorFanOut.mbPerSecond) * 100)}% of the floor)`));
+      } finally {
+        floor.stop();
       }
     }
   } finally {
