@@ -38,7 +38,11 @@ export async function spawnServer(script: string, args: string[], env: Record<st
   };
 }
 
-export type LoadResult = { requestsPerSecond: number; p99Ms: number; p50Ms: number; errors: number; non2xx: number };
+export type LoadResult = {
+  requestsPerSecond: number; p99Ms: number; p50Ms: number; errors: number; non2xx: number;
+  /** Responses received, the warm-up's included. */
+  totalRequests: number;
+};
 
 /** autocannon against one URL: a warm-up, then the measured run. */
 export async function load(
@@ -47,9 +51,10 @@ export async function load(
 ): Promise<LoadResult> {
   const run = (duration: number) =>
     autocannon({ url, connections: options.connections, duration, headers: options.headers ?? {}, pipelining: 1, ...(options.requests ? { requests: options.requests } : {}) });
-  await run(2);
+  const warmUp = await run(2);
   const result = await run(options.seconds);
   return {
+    totalRequests: warmUp.requests.total + result.requests.total,
     requestsPerSecond: result.requests.average,
     p99Ms: result.latency.p99,
     p50Ms: result.latency.p50,

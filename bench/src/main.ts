@@ -29,12 +29,14 @@ const { positionals, values } = parseArgs({
     // apply-accuracy: only the rows of these ATSs (repeatable), and of this transport.
     ats: { type: 'string', multiple: true, default: [] },
     transport: { type: 'string' },
+    // rates: only these parts (pull, push, cold), repeatable; all by default.
+    only: { type: 'string', multiple: true, default: [] },
   },
 });
 const benches: Record<string, () => Promise<void>> = {
   // As many applications in flight as a browser pool of five contexts allows.
   apply: () => benchApply({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 }),
-  http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections) }),
+  http: () => benchHttp({ seconds: Number(values.seconds), connections: Number(values.connections), runs: Number(values.runs ?? 3) }),
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
   // 20,000 events for throughput; 500 events/s for 20 s for latency (the target's rate).
   callbacks: () => benchCallbacks({ events: 20_000, rate: 500, seconds: Math.max(20, Number(values.seconds)) }),
@@ -42,7 +44,7 @@ const benches: Record<string, () => Promise<void>> = {
   // One mail process watching every account; APPEND paced above the 200 messages/s target.
   mailboxes: () => benchMailboxes({ accounts: Number(values.accounts), messages: Number(values.messages), rate: Number(values.rate), appenders: 25 }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
-  rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections) }),
+  rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections), parts: values.only }),
   // One run by default: each takes about a minute (Quarry, then Postfix, in both modes).
   smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1, runs: Number(values.runs ?? 1), postfixSettings: postfixSettings(values['postfix-setting']) }),
   'apply-accuracy': () => benchApplyAccuracy({ ats: values.ats, ...(values.transport ? { transport: values.transport } : {}) }),

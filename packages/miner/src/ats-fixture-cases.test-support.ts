@@ -178,6 +178,8 @@ export type AtsFixtureServer = {
   /** Adds or replaces routes ("METHOD /path?query" → reply), e.g. failure cases in tests. */
   route: (key: string, reply: Reply | Route) => void;
   requests: string[];
+  /** The same requests with their bodies, in order (what a plain client must send to get the same answers). */
+  received: Array<{ key: string; body: string }>;
   close: () => Promise<void>;
 };
 
@@ -195,9 +197,11 @@ export async function startAtsFixtureServer(cases: readonly FixtureCase[] = fixt
   const routes = new Map<string, Route>();
   for (const fixtureCase of cases) for (const [key, route] of Object.entries(fixtureCase.routes(read))) routes.set(key, route);
   const requests: string[] = [];
+  const received: Array<{ key: string; body: string }> = [];
   const handle = (request: IncomingMessage, response: ServerResponse, body: string) => {
     const key = `${request.method ?? 'GET'} ${request.url ?? '/'}`;
     requests.push(key);
+    received.push({ key, body });
     const route = routes.get(key);
     const reply: Reply = route ? route({ body }) : { status: 404, contentType: 'text/html', body: '<h1>Not found</h1>' };
     const send = () => {
@@ -218,6 +222,7 @@ export async function startAtsFixtureServer(cases: readonly FixtureCase[] = fixt
     origin: `http://127.0.0.1:${port}`,
     route: (key, reply) => routes.set(key, typeof reply === 'function' ? reply : () => reply),
     requests,
+    received,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

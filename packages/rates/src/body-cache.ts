@@ -1,5 +1,5 @@
-import type { Queryable } from '@quarry/db';
-import { findBodies, searchKeyString, type SearchKey } from './rate-results.queries.ts';
+import type { Pool, Queryable } from '@quarry/db';
+import { copyBodies, findBodies, searchKeyString, type SearchKey } from './rate-results.queries.ts';
 
 /**
  * Serialized results this worker sent lately, keyed by search and checked against the content hash
@@ -65,4 +65,39 @@ export async function readBodies(
     options.cache?.set(searchKeyString(row), row.sha256, bytes);
   }
   return bodies;
+}
+
+const comma = Buffer.from(',');
+
+/**
+ * What a push sends of each of `keys` (keyed by `searchKeyString`): `,` and the body, as pieces to
+ * write in turn. From the cache while the stored hash still matches; the rest in one binary COPY,
+ * the bytes as Postgres sent them (`copyBodies`). Without a cache nothing is joined or copied; with
+ * one, each body read is joined once behind its comma, cached, and sent from that copy.
+ */
+export async function readBodyPieces(
+  pool: Pool,
+  keys: Array<SearchKey & { sha256: Buffer }>,
+  cache: BodyCache | undefined,
+): Promise<Map<string, Buffer[]>> {
+  const pieces = new Map<string, Buffer[]>();
+  const missing = keys.filter((key) => {
+    const cached = cache?.get(searchKeyString(key), key.sha256);
+    if (cached) pieces.set(searchKeyString(key), [cached]);
+    return !cached;
+  });
+  for (const row of await copyBodies(pool, missing)) {
+    const key = searchKeyString(row);
+    if (!cache) {
+      pieces.set(key, [comma, ...row.parts]);
+      continue;
+    }
+    const bytes = Buffer.allocUnsafe(1 + row.bytes);
+    bytes[0] = 0x2c;
+    let at = 1;
+    for (const part of row.parts) at += part.copy(bytes, at);
+    cache.set(key, row.sha256, bytes);
+    pieces.set(key, [bytes]);
+  }
+  return pieces;
 }

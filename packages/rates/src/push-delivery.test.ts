@@ -3,7 +3,7 @@ import { createPool, type Pool } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryDelayMs, stateBytesOf, streamSubscriptionState } from './push-delivery.ts';
-import { pageSubscriptionHashes, subscriptionStateBytes } from './rate-results.queries.ts';
+import { copyBodies, pageSubscriptionHashes, subscriptionStateBytes } from './rate-results.queries.ts';
 import type { SubscriptionRow } from './push.queries.ts';
 import { createBodyCache, type BodyCache } from './body-cache.ts';
 
@@ -89,6 +89,31 @@ describe('streamed push body', () => {
 
   it('is an empty array when nothing is stored', async () => {
     expect((await collect(['NONE'], 10)).text).toBe('[]');
+  });
+});
+
+describe('bodies by binary COPY', () => {
+  it('are the stored bytes, in the order asked, multi-byte text and bodies larger than a socket read included; a missing search is absent', async () => {
+    const large = JSON.stringify({ hotelId: 'H2', checkIn: day(9), name: 'Hôtel 日本 Zürich', rooms: [{ description: 'é'.repeat(200_000) }] });
+    await db.query(
+      `INSERT INTO rate_results (hotel_id, check_in, nights, guests, body, body_sha256, fetched_at, expires_at, changed_at)
+       VALUES ('H2', $1, 1, 2, $2, $3, now(), now() + interval '1 hour', now())`,
+      [day(9), large, createHash('sha256').update(large).digest()],
+    );
+    const keys = [
+      { hotelId: 'H2', checkIn: day(9), nights: 1, guests: 2 },
+      { hotelId: "H1' OR true --", checkIn: day(0), nights: 1, guests: 2 },
+      { hotelId: 'H1', checkIn: day(0), nights: 1, guests: 2 },
+    ];
+    const rows = await copyBodies(db, keys);
+    expect(rows.map((row) => row.hotelId)).toEqual(['H2', 'H1']);
+    expect(Buffer.concat(rows[0]?.parts ?? []).equals(Buffer.from(large))).toBe(true);
+    expect(rows[0]?.bytes).toBe(Buffer.byteLength(large));
+    expect(rows[0]?.sha256.equals(createHash('sha256').update(large).digest())).toBe(true);
+    const stored = await db.query<{ body: string }>(`SELECT body FROM rate_results WHERE hotel_id = 'H1' AND check_in = $1`, [day(0)]);
+    expect(Buffer.concat(rows[1]?.parts ?? []).toString()).toBe(stored.rows[0]?.body);
+    await expect(copyBodies(db, [{ hotelId: 'H1', checkIn: "2026-01-01'; --", nights: 1, guests: 2 }])).rejects.toThrow(/not a yyyy-MM-dd date/);
+    expect((await db.query('SELECT 1')).rowCount).toBe(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '@quarry/db';
+import type { Pool } from '@quarry/db';
 import {
   acquirePushLease,
   completePushFailure,
@@ -10,7 +10,7 @@ import {
   renewPushLease,
   type SubscriptionRow,
 } from './push.queries.ts';
-import { readBodies, type BodyCache } from './body-cache.ts';
+import { readBodyPieces, type BodyCache } from './body-cache.ts';
 import { pageSubscriptionHashes, searchKeyString, subscriptionStateBytes, type SearchKey, type StateKey } from './rate-results.queries.ts';
 import type { PushSender } from './push-sender.ts';
 
@@ -38,7 +38,8 @@ export type PushPolicy = {
 };
 
 export type DeliveryPorts = {
-  db: Queryable;
+  /** A pool, not one connection: bodies are read by COPY on connections of their own. */
+  db: Pool;
   sender: PushSender;
   decrypt: (sealed: Buffer) => string;
   /** Schedules a later attempt (the retry carries no state: it sends whatever is current then). */
@@ -73,20 +74,20 @@ function gridOf(subscription: SubscriptionRow, today: Date) {
 /**
  * The complete current state of a subscription, as stored bytes: `[` + each stored hotel object
  * joined by `,` + `]`. Keys and hashes come a few thousand per query (they are small); bodies are
- * read in groups of about GROUP_BYTES, the next group while the current one is on the wire, so
- * memory stays flat whatever the size. A body this process sent lately with the same hash is
- * taken from the cache and costs no query at all.
+ * read in groups of about GROUP_BYTES by binary COPY (`readBodyPieces`), the next group while the
+ * current one is on the wire, so memory stays flat whatever the size and a connection is held
+ * only while a group is read, never while a slow receiver takes it. A body this process sent
+ * lately with the same hash is taken from the cache and costs no query at all.
  */
 export async function* streamSubscriptionState(
-  db: Queryable,
+  db: Pool,
   subscription: SubscriptionRow,
   today: Date,
   options: { keysPerQuery?: number; groupBytes?: number; cache?: BodyCache; maxBytes?: number; firstKeys?: StateKey[] } = {},
 ): AsyncGenerator<Buffer | Buffer[]> {
   const grid = gridOf(subscription, today);
   const keysPerQuery = options.keysPerQuery ?? KEYS_PER_QUERY;
-  // Bodies are held with their leading comma (see below), also in the cache.
-  const readGroup = (keys: StateKey[]) => readBodies(db, keys, { cache: options.cache, encode: withLeadingComma });
+  const readGroup = (keys: StateKey[]) => readBodyPieces(db, keys, options.cache);
   let sent = 0;
   let first = true;
   yield open;
@@ -99,20 +100,23 @@ export async function* streamSubscriptionState(
     let reading = groups[0] ? readGroup(groups[0]) : null;
     for (let index = 0; index < groups.length; index++) {
       const group = groups[index] ?? [];
-      const bodies = await (reading ?? new Map<string, Buffer>());
+      const bodies = await (reading ?? new Map<string, Buffer[]>());
       const nextGroup = groups[index + 1];
       reading = nextGroup ? readGroup(nextGroup) : null;
       reading?.catch(() => {});
-      // Each body is held with its leading comma, so the first is sent as a view without it and
-      // nothing is copied per push; the group goes out as one corked write (see PushSender).
+      // Each body comes behind its comma; the first goes without it (a view, nothing copied), and
+      // the group goes out as one corked write (see PushSender).
       const pieces: Buffer[] = [];
       for (const key of group) {
         const body = bodies.get(searchKeyString(key));
         if (!body) continue;
-        const piece = first ? body.subarray(1) : body;
+        for (const [at, piece] of body.entries()) {
+          const part = first && at === 0 ? piece.subarray(1) : piece;
+          if (part.length === 0) continue;
+          sent += part.length;
+          pieces.push(part);
+        }
         first = false;
-        sent += piece.length;
-        pieces.push(piece);
       }
       // The state grew past the cap while streaming: abort (the receiver sees a broken request,
       // never a truncated array taken for the whole state).
@@ -129,14 +133,6 @@ export async function* streamSubscriptionState(
 /** Bytes of `[` + bodies joined by `,` + `]` (what subscriptionStateBytes sums in SQL). */
 export function stateBytesOf(keys: StateKey[]): number {
   return 2 + keys.reduce((sum, key) => sum + key.bytes, 0) + Math.max(0, keys.length - 1);
-}
-
-/** `,` + the body as UTF-8, written straight into one allocation. */
-function withLeadingComma(body: string): Buffer {
-  const bytes = Buffer.allocUnsafe(1 + Buffer.byteLength(body));
-  bytes[0] = 0x2c;
-  bytes.write(body, 1);
-  return bytes;
 }
 
 /** Consecutive runs of keys whose bodies add up to about `maxBytes` (at least one key each). */

@@ -1,5 +1,7 @@
 import type { Room } from '@quarry/contracts';
-import type { Queryable } from '@quarry/db';
+import type { Pool, Queryable } from '@quarry/db';
+import copyStreams from 'pg-copy-streams';
+import { binaryCopyRows, type CopiedField } from './binary-copy.ts';
 
 export type SearchKey = { hotelId: string; checkIn: string; nights: number; guests: number };
 
@@ -117,6 +119,58 @@ export async function findBodies(db: Queryable, keys: SearchKey[]): Promise<Arra
     [keys.map((key) => key.hotelId), keys.map((key) => key.checkIn), keys.map((key) => key.nights), keys.map((key) => key.guests)],
   );
   return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body, sha256: row.body_sha256 }));
+}
+
+/** A stored body as it came over a binary COPY: its bytes in the pieces they arrived in. */
+export type CopiedBody = SearchKey & { sha256: Buffer; parts: Buffer[]; bytes: number };
+
+const isoDate = /^\d{4}-\d{2}-\d{2}$/;
+const joined = (field: CopiedField): Buffer => (field === null ? Buffer.alloc(0) : field.length === 1 ? (field[0] as Buffer) : Buffer.concat(field));
+
+/**
+ * The same rows as `findBodies`, read by a binary COPY on a connection of its own: each body is
+ * the bytes Postgres stores, never decoded into a string and encoded back (which was most of an
+ * uncached push's time, and its memory). COPY takes no parameters, so the keys are written into
+ * the statement as escaped literals (and numbers checked to be integers).
+ */
+export async function copyBodies(pool: Pool, keys: SearchKey[]): Promise<CopiedBody[]> {
+  if (keys.length === 0) return [];
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    const integer = (value: number) => {
+      if (!Number.isSafeInteger(value)) throw new TypeError(`a search key holds ${value}, not an integer`);
+      return String(value);
+    };
+    const date = (value: string) => {
+      if (!isoDate.test(value)) throw new TypeError(`a search key holds ${JSON.stringify(value)}, not a yyyy-MM-dd date`);
+      return client.escapeLiteral(value);
+    };
+    const array = (values: string[], type: string) => `ARRAY[${values.join(',')}]::${type}[]`;
+    const stream = client.query(
+      copyStreams.to(
+        `COPY (SELECT k.ord::int4, r.body_sha256, r.body
+           FROM unnest(${array(keys.map((key) => client.escapeLiteral(key.hotelId)), 'text')}, ${array(keys.map((key) => date(key.checkIn)), 'date')},
+                       ${array(keys.map((key) => integer(key.nights)), 'int4')}, ${array(keys.map((key) => integer(key.guests)), 'int4')})
+                WITH ORDINALITY AS k (hotel_id, check_in, nights, guests, ord)
+           JOIN rate_results r ON r.hotel_id = k.hotel_id AND r.check_in = k.check_in AND r.nights = k.nights AND r.guests = k.guests
+           ORDER BY k.ord) TO STDOUT (FORMAT binary)`,
+      ),
+    );
+    const rows: CopiedBody[] = [];
+    for await (const [ord, sha256, body] of binaryCopyRows(stream)) {
+      const key = keys[joined(ord ?? null).readInt32BE(0) - 1];
+      if (!key || !body) continue;
+      rows.push({ ...key, sha256: Buffer.from(joined(sha256 ?? null)), parts: body, bytes: body.reduce((sum, part) => sum + part.length, 0) });
+    }
+    return rows;
+  } catch (error) {
+    failure = error as Error;
+    throw error;
+  } finally {
+    // A COPY that failed half-way leaves the connection in an unknown state: it is closed, not reused.
+    client.release(failure);
+  }
 }
 
 /** Size of a subscription's current state in bytes (bodies plus separators), to enforce the push cap. */
