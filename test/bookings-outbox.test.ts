@@ -155,20 +155,25 @@ describe('a booking change and its jobs', () => {
     await redis.start();
     // Well inside the sweep's minute: the relay, not the sweep, enqueued it.
     await untilStage(bookingId, 'priceConfirmed');
+    const calledBack = (...stages: string[]) =>
+      waitFor(`callbacks of ${stages.join(', ')}`, () => stages.every((wanted) => received.some((callback) => callback.stage === wanted)) || undefined, { timeoutMs: 20_000, intervalMs: 200 });
+    // Delivered before Redis goes again: a job Redis itself loses (its last second unsynced) is another matter.
+    await calledBack('priceConfirmed');
 
     await redis.kill();
     const booked = await call('POST', `/book/${bookingId}`, { details, panToken: testCardToken('visa') });
     expect(booked.status, booked.text).toBe(200);
     expect(booked.json).toMatchObject({ stage: 'processingBooking' });
+    // That change's callback is signed with the booking's version (webhook-id `<booking>:<seq>`).
+    const { seq } = (await db.query<{ seq: number }>('SELECT seq FROM bookings WHERE booking_id = $1', [bookingId])).rows[0] as { seq: number };
     // A retry of an answered change is refused as such: the change is committed.
     expect((await call('POST', `/book/${bookingId}`, { details, panToken: testCardToken('visa') })).status).toBe(409);
     await redis.start();
     await untilStage(bookingId, 'finalPriceConsent');
-    // The callback of the change made while Redis was down reached the client too.
-    await waitFor('the callbacks of every change', () => ['priceConfirmed', 'processingBooking', 'finalPriceConsent'].every((wanted) => received.some((callback) => callback.stage === wanted)) || undefined, {
-      timeoutMs: 20_000,
-      intervalMs: 200,
-    });
+    // The callback of the change made while Redis was down reached the client too (its body is the
+    // booking as it is when sent, so it may already show the next stage).
+    await waitFor(`the callback of change ${seq}`, () => received.some((callback) => callback.id === `${bookingId}:${seq}`) || undefined, { timeoutMs: 20_000, intervalMs: 200 });
+    await calledBack('finalPriceConsent');
     expect(await outbox(bookingId)).toEqual([]);
   });
 });
