@@ -261,6 +261,39 @@ describe('the run lease', () => {
   });
 });
 
+describe('application.ended callbacks', () => {
+  it('owes one in the transaction of each outcome, and a new one saying what it replaces when a late definite answer replaces SubmissionOutcomeUnknown', async () => {
+    await db.query(`INSERT INTO callback_clients (client_id, default_url, secret_sealed) VALUES ('cl_test', 'https://hooks.example/quarry', '\\x00') ON CONFLICT (client_id) DO UPDATE SET default_url = EXCLUDED.default_url`);
+    let second: (() => Promise<unknown>) | null = null;
+    const paused: FakeApplier = Object.assign(
+      async (_application: Parameters<FakeApplier>[0], hooks: Parameters<FakeApplier>[1]) => {
+        await hooks.beforeSubmit();
+        await db.query(`UPDATE applications SET run_expires_at = now() - interval '1 second' WHERE state = 'submitting' AND run_owner IS NOT NULL`);
+        expect(await second?.()).toMatchObject({ status: 'failed', errorCode: 'SubmissionOutcomeUnknown' });
+        return { status: 'success' as const, confirmation: { text: 'Thank you for applying', reference: 'late-43' } };
+      },
+      { calls: [], script: [] },
+    );
+    const email = `owed${Math.random()}@example.com`;
+    const { applicationId, run } = await apply('/cv.pdf', paused, email, { jobPostId: 'post-owed', url: `${origin}/apply-owed` });
+    second = run;
+    expect(await run()).toMatchObject({ status: 'success' });
+    const owed = await db.query<{ event_type: string; url: string; body: string }>('SELECT event_type, url, body FROM callback_outbox WHERE subject_id = $1 ORDER BY event_id', [applicationId]);
+    const events = owed.rows.map((row) => JSON.parse(row.body) as { type: string; data: Record<string, unknown> });
+    expect(owed.rows.map((row) => [row.event_type, row.url])).toEqual([['application.ended', 'https://hooks.example/quarry'], ['application.ended', 'https://hooks.example/quarry']]);
+    expect(events[0]?.data).toMatchObject({ applicationId, status: 'failed', errorCode: 'SubmissionOutcomeUnknown' });
+    expect(events[0]?.data.replaces).toBeUndefined();
+    expect(events[1]?.data).toMatchObject({ applicationId, status: 'success', replaces: { status: 'failed', errorCode: 'SubmissionOutcomeUnknown' } });
+    // Never the candidate's data, nor the site's words.
+    expect(owed.rows.map((row) => row.body).join()).not.toMatch(/owed0|Ada|Lovelace|Thank you|late-43/);
+    // A repeated outcome owes nothing more.
+    expect(await run()).toMatchObject({ status: 'skipped' });
+    expect((await db.query('SELECT 1 FROM callback_outbox WHERE subject_id = $1', [applicationId])).rows).toHaveLength(2);
+    await db.query(`DELETE FROM callback_clients WHERE client_id = 'cl_test'`);
+    await db.query('DELETE FROM callback_outbox');
+  });
+});
+
 describe('reconcileApplications', () => {
   it('enqueues again an application whose job was lost, and ends and purges one abandoned past the retention period', async () => {
     const stranded = await apply('/cv.pdf', createFakeApplier());

@@ -27,6 +27,7 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
       pool: db,
       queue: createMiningQueuePort(miningJobsOf(queues)),
       settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: options.maxCsvBytes ?? 1_000_000 },
+      callbacks: { sealer: createSealer(secretKey), checkUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)) },
     },
     fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
     sessions,
@@ -46,6 +47,7 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
       sealer: createSealer(secretKey),
       findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
       enqueueApply: enqueuer(queues, 'applications.apply'),
+      checkCallbackUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)),
     },
     hotels: {
       pull: {
