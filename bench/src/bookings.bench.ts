@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 import { createClient } from '@quarry/auth';
 import { createPool, migrateToLatest } from '@quarry/db';
 import { startDemoCheckoutSites } from '@quarry/demo';
 import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel } from '@quarry/testing';
+import { createBookingDriver } from './booking-driver.ts';
 import { load, printTable, repoRoot, runFor, spawnServer } from './harness.ts';
 import { databaseCpuSeconds, measureMachineCpu, processCpuSeconds, sampleTreeCpu } from './machine-cpu.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
@@ -56,45 +56,9 @@ export async function benchBookings(options: { seconds: number; connections: num
   const worker = await spawnServer(workerScript, [], env);
   const base = `http://127.0.0.1:${api.port}`;
   const authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
-  // undici's own request, not fetch: the clients share the machine with what is measured, and
-  // fetch spends more of the CPU they share per request.
-  const connections = new Pool(base, { connections: options.concurrency });
-  let statusReads = 0;
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    if (method === 'GET') statusReads += 1;
-    const response = await connections.request({ method, path, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return (await response.body.json()) as { bookingId: string; stage: string; finalPrice?: unknown; error?: { code: string } | null };
-  };
-  const until = async (bookingId: string, stages: string[]) => {
-    for (;;) {
-      const status = await call('GET', `/book/${bookingId}`);
-      if (stages.includes(status.stage)) return status;
-      await new Promise((resolve) => setTimeout(resolve, statusPollMs));
-    }
-  };
   const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
-  const details = { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, otherGuests: [], contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } };
-  let lastBookingId = '';
-  /** Failed bookings by error code, for the table: a failure is named, not only counted. */
-  const failureCodes = new Map<string, number>();
-  const failed = (status: { error?: { code: string } | null }) => {
-    const code = status.error?.code ?? 'unknown';
-    failureCodes.set(code, (failureCodes.get(code) ?? 0) + 1);
-    return false;
-  };
-  const book = (hotelId: string, roomId: string, rateId: string) => async (): Promise<boolean> => {
-    const { bookingId } = await call('POST', '/v1/bookings', { hotelId, checkIn, nights: 1, guests: 2, roomId, rateId });
-    const priced = await until(bookingId, ['priceConfirmed', 'failed']);
-    if (priced.stage !== 'priceConfirmed') return failed(priced);
-    await call('POST', `/book/${bookingId}`, { details, panToken: 'v2:'.padEnd(299, 'B') });
-    const quoted = await until(bookingId, ['finalPriceConsent', 'failed']);
-    if (quoted.stage !== 'finalPriceConsent') return failed(quoted);
-    await call('POST', `/book/${bookingId}/consent`, { finalPrice: quoted.finalPrice });
-    const done = await until(bookingId, ['bookingConfirmed', 'failed']);
-    lastBookingId = bookingId;
-    return done.stage === 'bookingConfirmed' || failed(done);
-  };
-  const codes = () => [...failureCodes].map(([code, count]) => `${code} ×${count}`).join(', ');
+  const driver = createBookingDriver({ base, authorization, connections: options.concurrency, statusPollMs, checkIn });
+  const { book, failureCodes, codes } = driver;
   const bookOpenTravel = book('BENCH', 'STD', 'STD:FLEX');
   const bookPage = book('BENCH-PAGE', 'DBL', 'DBL:FLEX');
   const inFlight = 5;
@@ -104,7 +68,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     // CPU per booking of each process says what the rate would be where the worker has a core of its
     // own: on this 2-core machine it shares them with the API, the clients, the hotel and Postgres.
     const cpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0), bench: processCpuSeconds(process.pid), postgres: databaseCpuSeconds(database.name) };
-    const readsBefore = statusReads;
+    const readsBefore = driver.statusReads();
     const machine = measureMachineCpu();
     const result = await runFor(options.seconds, options.concurrency, bookOpenTravel);
     const machineBusy = machine.stop();
@@ -114,7 +78,7 @@ export async function benchBookings(options: { seconds: number; connections: num
     const apiMs = (1000 * (processCpuSeconds(api.child.pid ?? 0) - cpuBefore.api)) / confirmed;
     const benchMs = (1000 * (processCpuSeconds(process.pid) - cpuBefore.bench)) / confirmed;
     const postgresMs = (1000 * (databaseCpuSeconds(database.name) - cpuBefore.postgres)) / confirmed;
-    const readsPerBooking = (statusReads - readsBefore) / confirmed;
+    const readsPerBooking = (driver.statusReads() - readsBefore) / confirmed;
     // The browser engine: a warm-up (Chromium starts on the first booking), then the measured run.
     await runFor(5, inFlight, bookPage);
     failureCodes.clear();
@@ -134,9 +98,9 @@ export async function benchBookings(options: { seconds: number; connections: num
     const pageApiSeconds = (processCpuSeconds(api.child.pid ?? 0) - pageCpuBefore.api) / pageBooked;
     const { peakPssMb } = memory.stop();
     const pagePerSecond = (browser.runs - browser.failures) / browser.seconds;
-    const reads = await load(`${base}/book/${lastBookingId}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
+    const reads = await load(`${base}/book/${driver.lastBookingId()}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
     const floor = await spawnServer(floorScript, [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
-    const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${lastBookingId}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
+    const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${driver.lastBookingId()}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
     printTable(
       `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight, each client reading its status every ${statusPollMs} ms while it waits (${repoRoot})`,
       ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
@@ -160,7 +124,7 @@ export async function benchBookings(options: { seconds: number; connections: num
       ],
     );
   } finally {
-    await connections.close();
+    await driver.close();
     await worker.stop();
     await api.stop();
     await hotel.close();

@@ -12,6 +12,7 @@ import { benchMiningAccuracy } from './mining-accuracy.bench.ts';
 import { benchMiningThroughput } from './mining-throughput.bench.ts';
 import { benchQuestions } from './questions.bench.ts';
 import { benchRates } from './rates.bench.ts';
+import { benchScaleOut } from './scale-out.bench.ts';
 import { benchSmtp } from './smtp.bench.ts';
 
 const { positionals, values } = parseArgs({
@@ -29,6 +30,10 @@ const { positionals, values } = parseArgs({
     // apply-accuracy: only the rows of these ATSs (repeatable), and of this transport.
     ats: { type: 'string', multiple: true, default: [] },
     transport: { type: 'string' },
+    // scale-out: the CPU each host may use, the most hosts, and the roles (repeatable).
+    quota: { type: 'string', default: '0.4' },
+    hosts: { type: 'string', default: '4' },
+    roles: { type: 'string', multiple: true, default: [] },
     // rates: only these parts (pull, push, cold), repeatable; all by default.
     only: { type: 'string', multiple: true, default: [] },
   },
@@ -49,6 +54,11 @@ const benches: Record<string, () => Promise<void>> = {
   smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1, runs: Number(values.runs ?? 1), postfixSettings: postfixSettings(values['postfix-setting']) }),
   'apply-accuracy': () => benchApplyAccuracy({ ats: values.ats, ...(values.transport ? { transport: values.transport } : {}) }),
   'mining-accuracy': () => benchMiningAccuracy(),
+  'scale-out': () =>
+    benchScaleOut({
+      seconds: Math.max(10, Number(values.seconds)), quota: Number(values.quota), maxHosts: Number(values.hosts),
+      roles: values.roles.length > 0 ? values.roles : ['mining', 'bookings', 'mail'],
+    }),
   'mining-throughput': async () => {
     await benchMiningThroughput({ seconds: Number(values.seconds) });
     // As many forms in flight as production's MINING_BROWSER_CONTEXTS allows by default.
