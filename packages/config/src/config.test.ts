@@ -17,6 +17,14 @@ describe('loadConfig', () => {
     expect(config.jobLockMs + config.jobStalledIntervalMs).toBeLessThanOrEqual(15_000);
   });
 
+  it("gives a browser checkout a lease of its own, longer than the job lock, so a store outage of the lock's length does not hand it on", () => {
+    const config = loadConfig({ QUARRY_SECRET_KEY: secret }, 'bookings-worker');
+    expect(config.bookings.checkoutLeaseMs).toBe(60_000);
+    expect(config.bookings.checkoutLeaseMs).toBeGreaterThan(config.jobLockMs);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, BOOKING_CHECKOUT_LEASE_MS: '3000' }, 'bookings-worker').bookings.checkoutLeaseMs).toBe(3_000);
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, BOOKING_CHECKOUT_LEASE_MS: '500' }, 'bookings-worker')).toThrow(/BOOKING_CHECKOUT_LEASE_MS/);
+  });
+
   it('names every bad variable at once', () => {
     let thrown: unknown;
     try {
