@@ -1,6 +1,6 @@
 import { applicationEndedEvent, oweCallback } from '@quarry/callbacks';
 import type { ApplicationTransport } from '@quarry/contracts';
-import { withTransaction, type Pool, type Queryable } from '@quarry/db';
+import { withTransaction, withTransactionWithin, type Pool, type PoolClient, type Queryable } from '@quarry/db';
 
 type ApplicationState = 'queued' | 'processing' | 'submitting' | 'success' | 'failed';
 
@@ -229,15 +229,33 @@ export type ApplicationOutcome = (
  * outcome recorded owes an `application.ended` callback, in the same transaction (ADR 0053): a
  * replaced one owes a new one, which says what it replaces.
  */
-export async function finishApplication(db: Pool, applicationId: string, outcome: ApplicationOutcome, owner: string | null = null, definite = false): Promise<boolean> {
-  return withTransaction(db, async (client) => {
+export type FinishOptions = {
+  /** The run that holds the application; null where no run ever did (at intake). */
+  owner?: string | null;
+  /** What the site or vendor answered: it replaces a `SubmissionOutcomeUnknown`. */
+  definite?: boolean;
+  /**
+   * The run that sends this outcome recorded the intent (`submitting`) itself. Only the lease's
+   * holder ever records it, once per application, so that run's definite answer is the truth even
+   * when its lease lapsed meanwhile and another run holds the application now.
+   */
+  afterOwnIntent?: boolean;
+  /** Ends the transaction within this many ms (a record retried until it is in). */
+  withinMs?: number;
+};
+
+export async function finishApplication(db: Pool, applicationId: string, outcome: ApplicationOutcome, options: FinishOptions = {}): Promise<boolean> {
+  const { owner = null, definite = false, afterOwnIntent = false, withinMs } = options;
+  const inTransaction = <T>(work: (client: PoolClient) => Promise<T>) => (withinMs === undefined ? withTransaction(db, work) : withTransactionWithin(db, withinMs, work));
+  return inTransaction(async (client) => {
     const result = await client.query<{ client_id: string; job_post_id: string; callback_url: string | null; replaced: boolean }>(
       `UPDATE applications AS a SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
          screenshot_sealed = $7, transport = $8, finished_at = now(), run_owner = NULL, run_expires_at = NULL
        FROM (SELECT application_id, state AS state_before FROM applications WHERE application_id = $1 FOR UPDATE) AS before
        WHERE a.application_id = before.application_id AND (
          (a.state NOT IN ('success', 'failed') AND ($9::text IS NULL OR a.run_owner = $9 OR a.run_owner IS NULL))
-         OR ($10 AND a.state = 'failed' AND a.error_code = 'SubmissionOutcomeUnknown' AND a.purged_at IS NULL))
+         OR ($10 AND a.state = 'failed' AND a.error_code = 'SubmissionOutcomeUnknown' AND a.purged_at IS NULL)
+         OR ($10 AND $11 AND a.state = 'submitting'))
        RETURNING a.client_id, a.job_post_id, a.callback_url, before.state_before = 'failed' AS replaced`,
       [
         applicationId,
@@ -250,6 +268,7 @@ export async function finishApplication(db: Pool, applicationId: string, outcome
         outcome.transport ? JSON.stringify(outcome.transport) : null,
         owner,
         definite,
+        afterOwnIntent,
       ],
     );
     const row = result.rows[0];

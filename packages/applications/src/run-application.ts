@@ -6,7 +6,7 @@ import { validateAnswers, type AnswerProblem } from './answer-validation.ts';
 import { findAtsAccount, findAtsCredential } from './ats-credentials.ts';
 import type { RunPorts } from './applications-ports.ts';
 import { randomUUID } from 'node:crypto';
-import { RunLater } from '@quarry/jobs';
+import { isStoreOutage, RunLater } from '@quarry/jobs';
 import { claimApplication, finishApplication, hasEarlierSuccess, markSubmitting, releaseApplicationLease, storeMinedQuestions, type ApplicationOutcome, type ApplicationToRun } from './applications.queries.ts';
 import { keepApplicationLease } from './run-lease.ts';
 import { FileProblem, resolveFiles } from './fetch-files.ts';
@@ -46,6 +46,23 @@ const failed = (errorCode: ApplicationErrorCode, message: string, submittedAt: D
   submittedAt,
   screenshotSealed: screenshot && seal ? seal(screenshot) : null,
 });
+
+/** How long a definite outcome is kept trying while the database is unreachable (as a mail delivery's 250, ADR 0011). */
+const outcomePatienceMs = 2 * 60_000;
+/** One attempt to record it; past this its connection is dropped and a new one tried. */
+const outcomeAttemptMs = 5_000;
+
+async function recordDefinitely(record: () => Promise<boolean>): Promise<boolean> {
+  const giveUpAt = Date.now() + outcomePatienceMs;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await record();
+    } catch (error) {
+      if (!isStoreOutage(error) || Date.now() >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
+    }
+  }
+}
 
 /** How long a run's lease on an application lasts without renewal (renewed every third of it). */
 const defaultLeaseMs = 30_000;
@@ -95,7 +112,11 @@ export async function runApplication(
 
   let finished = false;
   const finish = async (outcome: ApplicationOutcome, definite = false): Promise<RunSummary> => {
-    const recorded = await finishApplication(ports.pool, applicationId, outcome, owner, definite);
+    const options = { owner, definite, afterOwnIntent: definite && intentRecorded };
+    // A definite answer read from the site exists nowhere else: while the database cannot take it
+    // (stopped, or this worker cut off from it), it is kept trying, each attempt on a fresh
+    // connection, rather than left for a next run that could only say "unknown".
+    const recorded = definite ? await recordDefinitely(() => finishApplication(ports.pool, applicationId, outcome, { ...options, withinMs: outcomeAttemptMs })) : await finishApplication(ports.pool, applicationId, outcome, options);
     finished = true;
     if (!recorded) return { applicationId, status: 'skipped' };
     return { applicationId, status: outcome.status, ...(outcome.status === 'failed' ? { errorCode: outcome.errorCode } : {}) };

@@ -1,4 +1,4 @@
-export { createClient, createPool, withTransaction } from './pool.ts';
+export { createClient, createPool, StatementTimedOut, withTransaction, withTransactionWithin } from './pool.ts';
 export type { Pool, PoolClient, PoolEvents, Queryable } from './pool.ts';
 export { ensureDatabase, migrateToLatest } from './migrate.ts';
 export { listenOnChannel } from './listen.ts';

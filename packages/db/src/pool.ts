@@ -11,8 +11,14 @@ export type PoolEvents = {
   onConnected?: () => void;
 };
 
+/** How long a pool waits for a new connection before it fails the request (a store outage). */
+const connectLimitMs = 10_000;
+
 export function createPool(databaseUrl: string, max = 10, events: PoolEvents = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+  // A connection attempt to a server cut off by the network gets no answer at all: without a limit
+  // it waits out TCP's SYN retries (about two minutes) while a new attempt would get through at once
+  // after the heal. pg-pool destroys the attempt's socket when the limit passes.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: connectLimitMs });
   const lost = (error: Error) => events.onConnectionError?.(error);
   // An idle client losing its connection (Postgres restart): the pool drops it and replaces it on
   // next use.
@@ -49,5 +55,68 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
     throw error;
   } finally {
     client.release();
+  }
+}
+
+/** The error of a statement that did not end in time: a store outage, like a refused connection. */
+export class StatementTimedOut extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(limitMs: number) {
+    super(`the database did not answer within ${limitMs} ms; the connection was dropped`);
+    this.name = 'StatementTimedOut';
+  }
+}
+
+/**
+ * A transaction that must end within `limitMs`, for a record that is retried until it is in (a
+ * definite outcome read from the outside world). After a network cut, a connection whose packets
+ * went unanswered is in TCP's retransmission backoff and may stay silent for tens of seconds after
+ * the network is back; waiting on it would hold the record that long. Past the limit the connection
+ * is destroyed, not returned to the pool, and the error is a store outage: the caller's next
+ * attempt opens a new connection, which gets through as soon as the server can be reached. A
+ * transaction cut off that way either never reached COMMIT (the server rolls it back when the
+ * connection closes) or committed without our knowing, so the work must be safe to run again.
+ */
+export async function withTransactionWithin<T>(pool: pg.Pool, limitMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient | undefined;
+  let settled = false;
+  const drop = () => {
+    if (client && !settled) client.release(true);
+    settled = true;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      drop();
+      reject(new StatementTimedOut(limitMs));
+    }, limitMs);
+  });
+  const run = (async () => {
+    const connected = await pool.connect();
+    if (settled) {
+      connected.release(true);
+      throw new StatementTimedOut(limitMs);
+    }
+    client = connected;
+    try {
+      await connected.query('BEGIN');
+      const result = await work(connected);
+      await connected.query('COMMIT');
+      if (!settled) connected.release();
+      settled = true;
+      return result;
+    } catch (error) {
+      // A failed statement may have left the connection in any state: it is not reused.
+      if (!settled) await connected.query('ROLLBACK').catch(() => {});
+      drop();
+      throw error;
+    }
+  })();
+  // The losing side of the race must not end as an unhandled rejection.
+  run.catch(() => {});
+  try {
+    return await Promise.race([run, timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
