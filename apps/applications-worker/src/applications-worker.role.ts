@@ -7,7 +7,7 @@ import { runCanary } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { bulkEnqueuer, enqueuer, isStoreOutage, queuedJobFinder, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
@@ -119,6 +119,22 @@ export async function startApplicationsRole(runtime: {
       },
     },
   });
+  const reconcile = async () => {
+    const reconciled = await reconcileApplications(
+      { pool: db, enqueueApply: enqueuer(queues, 'applications.apply'), findApplyJob: queuedJobFinder(queues, 'applications.apply') },
+      { strandedAfterMs: config.applications.strandedAfterMs, retentionDays: config.applications.retentionDays },
+    );
+    if (reconciled.requeued > 0 || reconciled.abandoned > 0) logger.warn(reconciled, 'applications whose job was lost were enqueued again, or abandoned ones ended');
+    return reconciled;
+  };
+  // A Redis restarted empty lost every queued application's job, and the scheduled reconcile with
+  // them: put them back as soon as Redis is back instead of at the next round.
+  const stopReconcilingOnReconnect = whenRedisIsBack(runtime.redis, async () => void (await reconcile()), {
+    followUpMs: config.applications.strandedAfterMs + 1_000,
+    onError: (error) => {
+      if (!isStoreOutage(error)) logger.error({ err: error }, 'reconciling applications after Redis came back failed');
+    },
+  });
   const control = startWorkers({
     ...worker,
     queues: ['applications.control'],
@@ -129,14 +145,7 @@ export async function startApplicationsRole(runtime: {
         if (purged > 0) logger.info({ purged }, 'purged candidates\' data of ended applications');
         return { purged };
       },
-      'applications.reconcile': async () => {
-        const reconciled = await reconcileApplications(
-          { pool: db, enqueueApply: enqueuer(queues, 'applications.apply') },
-          { strandedAfterMs: config.applications.strandedAfterMs, retentionDays: config.applications.retentionDays },
-        );
-        if (reconciled.requeued > 0 || reconciled.abandoned > 0) logger.warn(reconciled, 'applications whose job was lost were enqueued again, or abandoned ones ended');
-        return reconciled;
-      },
+      'applications.reconcile': () => reconcile(),
     },
   });
   // Recruitment's callbacks: the relay claims what the outbox owes (each client under its cap) and
@@ -168,6 +177,7 @@ export async function startApplicationsRole(runtime: {
   await queues.schedule('applications.reconcile', {}, { schedulerId: 'applications-reconcile', everyMs: config.applications.reconcileEveryMs });
   return {
     async stop(graceMs) {
+      stopReconcilingOnReconnect();
       await relay.stop();
       await Promise.all([applications.close(graceMs), control.close(graceMs), callbacks.close(graceMs), canaries?.close(graceMs)]);
     },

@@ -7,6 +7,7 @@ import {
   relayBookingOutbox,
   runBookingStep,
   runCheckout,
+  stalledStepAfterMs,
   sweepBookings,
   type BookingEngines,
   type WorkerPorts,
@@ -14,7 +15,7 @@ import {
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { enqueuer, isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { enqueuer, isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
 import { createHostGuard, createProcessChromium } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
@@ -151,16 +152,25 @@ export async function startBookingsRole(runtime: {
     concurrency: config.workerConcurrency,
     handlers: { 'bookings.notify': (payload, { signal }) => notifyBooking(ports, payload, signal) },
   });
+  const sweep = async () => {
+    const summary = await sweepBookings(ports);
+    if (summary.inputTimeouts + summary.jobTimeouts + summary.requeued > 0) logger.info(summary, 'bookings swept');
+    return summary;
+  };
+  // A Redis restarted empty lost the steps queued in it, and the scheduled sweep with them: put
+  // them back as soon as Redis is back instead of at the next round.
+  const stopSweepingOnReconnect = whenRedisIsBack(runtime.redis, async () => void (await sweep()), {
+    followUpMs: stalledStepAfterMs + 1_000,
+    onError: (error) => {
+      if (!isStoreOutage(error)) logger.error({ err: error }, 'sweeping bookings after Redis came back failed');
+    },
+  });
   const control = startWorkers({
     ...worker,
     queues: ['bookings.control'],
     concurrency: 1,
     handlers: {
-      'bookings.sweep': async () => {
-        const summary = await sweepBookings(ports);
-        if (summary.inputTimeouts + summary.jobTimeouts + summary.requeued > 0) logger.info(summary, 'bookings swept');
-        return summary;
-      },
+      'bookings.sweep': () => sweep(),
     },
   });
   await queues.schedule('bookings.sweep', {}, { schedulerId: 'bookings-sweep', everyMs: config.bookings.sweepEveryMs });
@@ -188,6 +198,7 @@ export async function startBookingsRole(runtime: {
   return {
     async stop(graceMs) {
       clearInterval(relay);
+      stopSweepingOnReconnect();
       await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
       await Promise.race([Promise.allSettled([...runningCheckouts]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await sourceFetch.close();

@@ -137,6 +137,9 @@ export async function runApplication(
       }
       // A run that lost the application writes nothing: the run that holds it now decides.
       if (lease.lost.aborted && !intentRecorded) throw lease.lost.reason;
+      // Our stores away before the intent is nobody's failure: nothing was sent, and the job waits
+      // for them (or, its attempts spent on them, the reconciler starts it afresh).
+      if (isStoreOutage(error)) throw error;
       if (!context.finalAttempt || engine.signal.aborted) throw error;
       return await finish(failed('ApplicationFailed', 'The service could not run this application; nothing was submitted'));
     }

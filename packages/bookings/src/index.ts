@@ -16,6 +16,6 @@ export { createOpenTravelBookingEngine } from './opentravel/opentravel-booking.e
 export { runBookingStep } from './run-booking-step.ts';
 export { runCheckout } from './run-checkout.ts';
 export type { StepSummary } from './run-booking-step.ts';
-export { sweepBookings } from './sweep-bookings.ts';
+export { stalledStepAfterMs, sweepBookings } from './sweep-bookings.ts';
 export type { SweepSummary } from './sweep-bookings.ts';
 export { renderTdsPage } from './tds-page.ts';

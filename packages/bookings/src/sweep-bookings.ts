@@ -5,8 +5,12 @@ import { listAwaitingSince, listCreatedBefore, listStalledWork, takeLostCheckout
 
 export type SweepSummary = { inputTimeouts: number; jobTimeouts: number; requeued: number };
 
-/** A step not changed for this long had its job lost (Redis lost it, a crash between commit and enqueue). */
-const requeueAfterMs = 60_000;
+/**
+ * A step not changed for this long may have had its job lost (Redis lost it, a crash between
+ * commit and enqueue): it is enqueued again under its own job id, a no-op while the job exists,
+ * so the wait only spares steps whose enqueue is still on its way.
+ */
+export const stalledStepAfterMs = 5_000;
 const batch = 500;
 
 /**
@@ -48,7 +52,7 @@ export async function sweepBookings(ports: WorkerPorts): Promise<SweepSummary> {
     await flushOutbox(ports, booking.outbox);
     requeued += 1;
   }
-  for (const booking of await listStalledWork(ports.pool, new Date(now - requeueAfterMs), batch)) {
+  for (const booking of await listStalledWork(ports.pool, new Date(now - stalledStepAfterMs), batch)) {
     await ports.enqueueStep({ bookingId: booking.bookingId }, { jobId: stepJobId(booking.bookingId, booking.seq) });
     requeued += 1;
   }

@@ -10,3 +10,4 @@ export { listQueueJobs, listQueues, pauseQueue, resumeQueue } from './queue-admi
 export type { QueueAdminPorts } from './queue-admin.ts';
 export { bulkEnqueuer, enqueuer, familyQueueControl, queuedJobFinder } from './enqueue-ports.ts';
 export type { Enqueue, EnqueueMany, FamilyQueueControl, FindQueuedJob, QueuedJob } from './enqueue-ports.ts';
+export { whenRedisIsBack } from './when-redis-is-back.ts';
