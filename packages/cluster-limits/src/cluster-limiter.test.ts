@@ -1,4 +1,4 @@
-import { createTestRedis, waitFor } from '@quarry/testing';
+import { createTestRedis, startPrivateRedis, waitFor } from '@quarry/testing';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClusterLimiter } from './cluster-limiter.ts';
@@ -34,6 +34,27 @@ describe('cluster limiter', () => {
     expect(await Promise.all(runs)).toHaveLength(12);
     expect(peak.get('engine.example')).toBe(2);
     expect(peak.get('other.example')).toBe(2);
+  });
+
+  it("returns the work's result when Redis is gone by the time the slot is given back (the slot's lease runs out by itself)", async () => {
+    const server = await startPrivateRedis();
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 250 });
+    redis.on('error', () => {});
+    await waitFor('connected', async () => (redis.status === 'ready' ? true : undefined), { timeoutMs: 5_000 });
+    const lost: string[] = [];
+    try {
+      const limiter = createClusterLimiter({ redis, prefix: 'gone', concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10, onLeaseLost: (key) => lost.push(key) });
+      // The work read an answer nobody else knows (a site's confirmation) while Redis went away.
+      const answer = await limiter('careers.example', async () => {
+        await server.kill();
+        return 'Thank you for applying';
+      }, forever());
+      expect(answer).toBe('Thank you for applying');
+      expect(lost).toContain('careers.example');
+    } finally {
+      redis.disconnect();
+      await server.remove();
+    }
   });
 
   it('frees the slot when the work fails', async () => {

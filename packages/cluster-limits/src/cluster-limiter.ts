@@ -118,7 +118,9 @@ export function createClusterLimiter(options: ClusterLimiterOptions): ClusterLim
       return await work();
     } finally {
       if (registered) await options.redis.zrem(waitersKey(key), waiterId).catch(() => 0);
-      await held?.release();
+      // Redis gone by now must not cost the work's result (a site's answer that exists nowhere
+      // else): the slot's lease (`leaseMs`) runs out by itself.
+      await held?.release().catch((error: unknown) => options.onLeaseLost?.(key, error instanceof Error ? error : new Error(String(error))));
     }
   };
 }

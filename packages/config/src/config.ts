@@ -154,7 +154,7 @@ const sectionShapes = {
     APPLY_HOST_PER_SECOND: z.coerce.number().int().min(0).max(1_000).default(1),
     APPLY_PURGE_EVERY_MS: positiveMs.default(3_600_000),
     // How often lost application jobs are looked for, and how long an application must be untouched to count as lost.
-    APPLY_RECONCILE_EVERY_MS: positiveMs.default(30_000),
+    APPLY_RECONCILE_EVERY_MS: positiveMs.default(5_000),
     APPLY_STRANDED_AFTER_MS: positiveMs.default(5_000),
     // One application in the browser, from a free context to the outcome (the job's own limit is 10 minutes).
     APPLY_TIMEOUT_MS: positiveMs.default(180_000),
