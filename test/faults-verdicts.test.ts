@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeApplication, judgeBooking } from '../bench/faults/verdicts.ts';
+import { scenarioRow } from '../bench/faults/report.ts';
+import type { Unit, Workload } from '../bench/faults/workload.ts';
 
 // The fault suite's `untruthful` column (`npm run faults`): a final status held against what the
 // careers site or the hotel received. The suite itself is not part of `npm test`.
@@ -25,5 +27,30 @@ describe('the fault suite judges a final status against the outside world', () =
     expect(judgeBooking({ stage: 'failed', errorCode: 'BookingOutcomeUnknown', confirmationReference: null }, 1, committed)).toMatchObject({ final: true, unknown: true, untruthful: null });
     for (const stage of ['priceCheck', 'finalPriceConsent', 'processingBooking']) expect(judgeBooking({ stage, errorCode: null, confirmationReference: null }, 0, undefined).final).toBe(false);
     expect(judgeBooking({ stage: 'bookingConfirmed', errorCode: null, confirmationReference: 'CNF-B1-3' }, 2, committed).copies).toBe(2);
+  });
+});
+
+describe('a scenario row', () => {
+  const workloadOf = (units: Unit[]) =>
+    ({
+      units: new Map(units.map((unit) => [`${unit.kind}:${unit.key}`, unit])),
+      calls: [],
+      smtpFailures: [],
+      refresh: async () => undefined,
+      regressions: () => 0,
+      doubleCounted: async () => 0,
+      pendingMailDeliveries: async () => 0,
+    }) as unknown as Workload;
+  const cvvGone: Unit = { kind: 'booking', key: 'b1', acceptedAt: 0, completedAt: 10, copies: 0, failed: 'CvvUnavailable' };
+  const window = { start: 0, end: 5, mailKillsAt: [], notes: [] };
+
+  it("counts a booking that ended CvvUnavailable, nothing sent, apart from the lost only when Redis' data was lost with its CVV", async () => {
+    const lostData = await scenarioRow('redis-restarted-empty', workloadOf([{ ...cvvGone }]), { ...window, cvvsLost: true }, new Set(), [], 'none');
+    expect(lostData).toMatchObject({ lost: 0, completed: 0, manual: 'store 1 cards again', missed: [] });
+    const otherwise = await scenarioRow('postgres-stop-10s', workloadOf([{ ...cvvGone }]), window, new Set(), [], 'none');
+    expect(otherwise).toMatchObject({ lost: 1, manual: 'needed' });
+    // An order that reached the hotel is never excused.
+    const sent = await scenarioRow('redis-restarted-empty', workloadOf([{ ...cvvGone, copies: 1 }]), { ...window, cvvsLost: true }, new Set(), [], 'none');
+    expect(sent.lost).toBe(1);
   });
 });

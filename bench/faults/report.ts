@@ -54,7 +54,10 @@ export async function scenarioRow(
   await workload.refresh();
   const units = [...workload.units.values()];
   const open = units.filter((unit) => unit.completedAt === undefined);
-  const failed = units.filter((unit) => unit.failed !== undefined);
+  // With Redis' data lost, a booking whose card's CVV went with it ends CvvUnavailable before
+  // anything is sent: a named, truthful refusal its client answers by storing the card again.
+  const cardsToStoreAgain = window.cvvsLost ? units.filter((unit) => unit.kind === 'booking' && unit.failed === 'CvvUnavailable' && unit.copies === 0) : [];
+  const failed = units.filter((unit) => unit.failed !== undefined && !cardsToStoreAgain.includes(unit));
   const untruthful = units.filter((unit) => unit.untruthful !== undefined);
   const unknown = units.filter((unit) => unit.unknown === true);
   // Extra submissions at a careers site, extra orders at the hotel: the outside world written twice.
@@ -123,6 +126,7 @@ export async function scenarioRow(
     ...(refusals.size ? [`API answers during the fault that were not 2xx/3xx: ${[...refusals].map(([key, count]) => `${key} ×${count}`).join(', ')}`] : []),
     ...(replaced ? [`unknown outcomes replaced by a late definite answer: ${replaced}`] : []),
     ...(window.readsByReference ? [`orders read back by reference (OTA_ReadRQ): ${window.readsByReference}`] : []),
+    ...(cardsToStoreAgain.length ? [`bookings ended CvvUnavailable, nothing sent, their CVV lost with Redis' data (the client stores the card again): ${cardsToStoreAgain.length}`] : []),
   ];
   const perKind = kinds
     .map((kind) => {
@@ -133,7 +137,7 @@ export async function scenarioRow(
   return {
     name,
     accepted: units.length,
-    completed: units.length - open.length - failed.length - unknown.length,
+    completed: units.length - open.length - failed.length - unknown.length - cardsToStoreAgain.length,
     lost,
     duplicated: mailDuplicates + doubleCounted + extraWrites,
     stuck,
@@ -143,7 +147,10 @@ export async function scenarioRow(
     recoveryS,
     slowestApiMs,
     unanswered,
-    manual: stuck > 0 || lost > 0 || untruthful.length > 0 ? 'needed' : unknown.length > 0 ? `check ${unknown.length} unknown` : 'none',
+    manual:
+      stuck > 0 || lost > 0 || untruthful.length > 0
+        ? 'needed'
+        : [...(unknown.length > 0 ? [`check ${unknown.length} unknown`] : []), ...(cardsToStoreAgain.length > 0 ? [`store ${cardsToStoreAgain.length} cards again`] : [])].join(', ') || 'none',
     settings,
     perKind,
     notes: [...window.notes, ...extraNotes, ...(unknown.length ? [`unknown outcomes: ${unknown.map((unit) => `${unit.kind} ${unit.key}`).join(', ')}`] : []), ...(workload.smtpFailures.length ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`] : [])],
