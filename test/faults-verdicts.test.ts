@@ -41,7 +41,7 @@ describe('a scenario row', () => {
       doubleCounted: async () => 0,
       pendingMailDeliveries: async () => 0,
     }) as unknown as Workload;
-  const cvvGone: Unit = { kind: 'booking', key: 'b1', acceptedAt: 0, completedAt: 10, copies: 0, failed: 'CvvUnavailable' };
+  const cvvGone: Unit = { kind: 'booking', key: 'b1', acceptedAt: 0, completedAt: 10, copies: 0, failed: 'CvvUnavailable (the card\'s security code (CVV) is no longer kept)' };
   const window = { start: 0, end: 5, mailKillsAt: [], notes: [] };
 
   it("counts a booking that ended CvvUnavailable, nothing sent, apart from the lost only when Redis' data was lost with its CVV", async () => {

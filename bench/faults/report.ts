@@ -56,7 +56,7 @@ export async function scenarioRow(
   const open = units.filter((unit) => unit.completedAt === undefined);
   // With Redis' data lost, a booking whose card's CVV went with it ends CvvUnavailable before
   // anything is sent: a named, truthful refusal its client answers by storing the card again.
-  const cardsToStoreAgain = window.cvvsLost ? units.filter((unit) => unit.kind === 'booking' && unit.failed === 'CvvUnavailable' && unit.copies === 0) : [];
+  const cardsToStoreAgain = window.cvvsLost ? units.filter((unit) => unit.kind === 'booking' && /^CvvUnavailable\b/.test(unit.failed ?? '') && unit.copies === 0) : [];
   const failed = units.filter((unit) => unit.failed !== undefined && !cardsToStoreAgain.includes(unit));
   const untruthful = units.filter((unit) => unit.untruthful !== undefined);
   const unknown = units.filter((unit) => unit.unknown === true);

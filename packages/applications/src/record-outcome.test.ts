@@ -73,7 +73,10 @@ async function apply(applier: FakeApplier) {
     limitHost: (_host, work) => work(),
     maxFileBytes: 1024,
   };
-  return { applicationId, run: () => runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt: false }) };
+  return {
+    applicationId,
+    run: (context: Partial<Parameters<typeof runApplication>[2]> = {}) => runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt: false, ...context }),
+  };
 }
 
 const answered = (during: () => Promise<void>): FakeApplier =>
@@ -109,5 +112,24 @@ describe('a definite answer read from the site', () => {
     );
     expect(await run()).toEqual({ applicationId, status: 'success' });
     expect(await findApplication({ pool: db, sealer }, 'cl_test', { applicationId })).toMatchObject({ status: 'success' });
+  });
+
+  it('is not what an engine pulled away before the intent reports: the run records nothing and the application waits for the run that holds it', async () => {
+    const job = new AbortController();
+    const lockLost = new AbortController();
+    const pulledAway: FakeApplier = Object.assign(
+      async (_application: Parameters<FakeApplier>[0], _hooks: Parameters<FakeApplier>[1], signal: AbortSignal) => {
+        // The queue's lock is lost while the page loads (Redis restarted, the worker cut off).
+        lockLost.abort(new Error('lock lost'));
+        job.abort(new Error('lock lost'));
+        expect(signal.aborted).toBe(true);
+        return { status: 'failed' as const, errorCode: 'ApplicationFailed' as const, message: 'no application form on the page', submitted: false };
+      },
+      { calls: [], script: [] },
+    );
+    const { applicationId, run } = await apply(pulledAway);
+    await expect(run({ signal: job.signal, lockLost: lockLost.signal, finalAttempt: true })).rejects.toThrow('lock lost');
+    const row = (await db.query<{ state: string; run_owner: string | null }>('SELECT state, run_owner FROM applications WHERE application_id = $1', [applicationId])).rows[0];
+    expect(row).toEqual({ state: 'processing', run_owner: null });
   });
 });

@@ -161,6 +161,7 @@ async function submit(
   onIntentRecorded: () => void,
 ): Promise<RunSummary> {
   const seal = (bytes: Buffer) => ports.sealer.seal(bytes.toString('base64'));
+  let intended = false;
   if (await hasEarlierSuccess(ports.pool, application, application.applicationId)) {
     return finish(failed('AlreadyApplied', alreadyAppliedMessage));
   }
@@ -212,6 +213,7 @@ async function submit(
             // can never lead to a second submission.
             const intent = await markSubmitting(ports.pool, application.applicationId, owner);
             if (intent !== 'recorded') throw new IntentNotRecorded(application.applicationId, intent === 'other-submission');
+            intended = true;
             onIntentRecorded();
           },
         },
@@ -219,6 +221,10 @@ async function submit(
       ),
     signal,
   );
+  // An engine told to stop before the intent (the job's lock lost, the run's lease lost, shutdown)
+  // reports what it saw of a page it was pulled away from: not the site's answer. Nothing was
+  // sent; the run that holds the application now decides.
+  if (signal.aborted && !intended) throw signal.reason;
   const now = (ports.now ?? (() => new Date()))();
   const transport = outcome.transport;
   // What the site or vendor said is definite: it replaces an unknown outcome another run recorded meanwhile.
