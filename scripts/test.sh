@@ -7,6 +7,7 @@ bash "$here/install-deps.sh"
 bash "$here/ensure-services.sh"
 bash "$here/ensure-chromium.sh"
 bash "$here/ensure-dovecot.sh"
+bash "$here/ensure-kubectl.sh"
 source "$here/env.sh"
 cd "$QUARRY_ROOT"
 npm run -s guardrails

@@ -3,6 +3,7 @@ import type { ConfigFor } from '@quarry/config';
 import { createPool, migrateToLatest } from '@quarry/db';
 import { createJobQueues, createRedis, isStoreOutage } from '@quarry/jobs';
 import { createLogger, createMetrics, createStoreHealth, type Tracing } from '@quarry/observability';
+import { listUnfinishedBatchIds } from '@quarry/recruitment';
 import { listenForMetrics } from './metrics-listener.ts';
 
 type Role = 'api' | 'mining-worker' | 'rates-worker' | 'mail' | 'applications-worker' | 'bookings-worker' | 'all';
@@ -57,7 +58,10 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   const redis = createRedis(config.redisUrl, { health: storeHealth.redis });
   const onQueueError = (error: unknown, where: string) => logger.error({ err: error, where }, 'queue error');
   const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix, onError: onQueueError });
-  const metrics = createMetrics({ collectQueueDepth: () => queues.jobCounts() });
+  const metrics = createMetrics({
+    collectQueueDepth: () => queues.jobCounts(),
+    collectQueueBacklog: async () => queues.backlog({ 'mining.batch': await listUnfinishedBatchIds(db) }),
+  });
   const workerId = `${hostname()}:${process.pid}`;
   const shared = sharedObjects();
   const events = {

@@ -28,6 +28,13 @@ export type JobQueues = {
   /** Creates again every scheduler of this process that Redis no longer has; returns their ids. */
   restoreSchedules(): Promise<string[]>;
   jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
+  /**
+   * Jobs that want a worker now (waiting, prioritized, active) per queue of the catalog, a family's
+   * queues summed under the family's name (`familyKeys`: the keys whose queues exist, e.g. the
+   * running batches): what an autoscaler reads. Delayed jobs (backoff, politeness, a lease held
+   * elsewhere) and paused queues' jobs are not counted: more workers would not run them sooner.
+   */
+  backlog(familyKeys: Partial<Record<QueueFamily, string[]>>): Promise<Array<{ queue: string; count: number }>>;
   queue(name: QueueName): Queue;
   /** The queue `<family>.<key>`, opened on first use. */
   familyQueue(family: QueueFamily, key: string): Queue;
@@ -173,6 +180,36 @@ export function createJobQueues(options: {
         }),
       );
       return counts.flat();
+    },
+    async backlog(familyKeys) {
+      const wanting = async (queue: Queue) => {
+        if (await queue.isPaused()) return 0;
+        const counts = await queue.getJobCounts('wait', 'prioritized', 'active');
+        return Object.values(counts).reduce((sum, count) => sum + count, 0);
+      };
+      const single = await Promise.all(queueNames.map(async (name) => ({ queue: name as string, count: await wanting(queueOf(name)) })));
+      const families = await Promise.all(
+        queueFamilies.map(async (family) => {
+          const keys = familyKeys[family] ?? [];
+          // Opened for the count only: a queue this process does not otherwise use is closed again.
+          const counts = await Promise.all(
+            keys.map(async (key) => {
+              const known = familyQueues.has(`${family}.${key}`);
+              const queue = familyQueue(family, key);
+              try {
+                return await wanting(queue);
+              } finally {
+                if (!known) {
+                  familyQueues.delete(`${family}.${key}`);
+                  await queue.close();
+                }
+              }
+            }),
+          );
+          return { queue: family as string, count: counts.reduce((sum, count) => sum + count, 0) };
+        }),
+      );
+      return [...single, ...families];
     },
     queue: queueOf,
     familyQueue,

@@ -5,6 +5,7 @@ export type Metrics = {
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
   jobDuration: Histogram<'queue' | 'job' | 'outcome'>;
   queueJobs: Gauge<'queue' | 'state'>;
+  queueBacklog: Gauge<'queue'>;
   mailDeliveryLatency: Histogram;
 };
 
@@ -12,7 +13,12 @@ export type Metrics = {
  * One registry per process. Queue depth is read from Redis at scrape time through `collectQueueDepth`,
  * so an idle process costs nothing between scrapes.
  */
-export function createMetrics(options: { collectQueueDepth?: () => Promise<Array<{ queue: string; state: string; count: number }>> } = {}): Metrics {
+export function createMetrics(
+  options: {
+    collectQueueDepth?: () => Promise<Array<{ queue: string; state: string; count: number }>>;
+    collectQueueBacklog?: () => Promise<Array<{ queue: string; count: number }>>;
+  } = {},
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const httpRequestDuration = new Histogram({
@@ -41,11 +47,25 @@ export function createMetrics(options: { collectQueueDepth?: () => Promise<Array
       for (const { queue, state, count } of await collectQueueDepth()) this.set({ queue, state }, count);
     },
   });
+  const collectQueueBacklog = options.collectQueueBacklog;
+  // What KEDA's ScaledObjects read (infra/k8s/keda): jobs that want a worker now, per queue, a
+  // family's queues (every running batch's) summed under the family's name.
+  const queueBacklog = new Gauge({
+    name: 'quarry_queue_backlog',
+    help: 'Jobs that want a worker now (waiting, prioritized, active) per queue; mining.batch sums every running batch',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      if (!collectQueueBacklog) return;
+      this.reset();
+      for (const { queue, count } of await collectQueueBacklog()) this.set({ queue }, count);
+    },
+  });
   const mailDeliveryLatency = new Histogram({
     name: 'quarry_mail_delivery_latency_seconds',
     help: 'From accepting a message over SMTP to its delivery to the destination (retries included)',
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21_600, 86_400, 432_000],
     registers: [registry],
   });
-  return { registry, httpRequestDuration, jobDuration, queueJobs, mailDeliveryLatency };
+  return { registry, httpRequestDuration, jobDuration, queueJobs, queueBacklog, mailDeliveryLatency };
 }

@@ -252,3 +252,9 @@ export async function copyFailedRowsToBatch(client: PoolClient, fromBatchId: str
   if (count > 0) await setBatchJobsCount(client, newBatchId, count, batch.employer);
   return count;
 }
+
+/** The ids of batches whose rows may still be queued (each has a queue of its own, `mining.batch.<id>`). */
+export async function listUnfinishedBatchIds(db: Queryable): Promise<string[]> {
+  const result = await db.query<{ batch_id: string }>(`SELECT batch_id FROM batches WHERE state <> 'finished'`);
+  return result.rows.map((row) => row.batch_id);
+}

@@ -11,7 +11,7 @@ export { retrieveMining } from './retrieve-mining.ts';
 export { submitJobPost } from './submit-job-post.ts';
 export { createMiningQueuePort, miningJobsOf } from './mining-queue.adapter.ts';
 export type { MiningJobs } from './mining-queue.adapter.ts';
-export { listBatches } from './batches.queries.ts';
+export { listBatches, listUnfinishedBatchIds } from './batches.queries.ts';
 export { createOutcomeAnnouncer, followOutcomes } from './result-announcements.ts';
 export { reviveStrandedRows } from './revive-stranded-rows.ts';
 export { findMinedPost } from './find-mined-form.ts';
