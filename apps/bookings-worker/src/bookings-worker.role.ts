@@ -7,6 +7,7 @@ import {
   relayBookingOutbox,
   runBookingStep,
   runCheckout,
+  stepLogLevel,
   sweepBookings,
   type BookingEngines,
   type WorkerPorts,
@@ -118,7 +119,7 @@ export async function startBookingsRole(runtime: {
       'bookings.step': async (payload, { job, signal, lockLost }) => {
         const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
         // Ids, stages and codes only: guests and cards are never logged.
-        logger.info(summary, 'booking step');
+        logger[stepLogLevel(summary)](summary, 'booking step');
         return summary;
       },
     },
@@ -137,7 +138,7 @@ export async function startBookingsRole(runtime: {
         runningCheckouts.add(run);
         try {
           const summary = await run;
-          logger.info(summary, 'booking checkout');
+          logger[stepLogLevel(summary)](summary, 'booking checkout');
           return summary;
         } finally {
           runningCheckouts.delete(run);
