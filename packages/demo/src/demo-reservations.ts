@@ -10,7 +10,7 @@ import { demoProperties } from './demo-properties.ts';
  * page (`/acs/challenge`) for the demo card that is challenged. It keeps what it received, for
  * `GET /reservations`: never a card number, only its last four digits.
  */
-export type DemoReservation = {
+type DemoReservation = {
   /** The booker's reference (UniqueID Type 14): how OTA_ReadRQ and OTA_CancelRQ name it. */
   reference: string;
   hotelCode: string;
