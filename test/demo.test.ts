@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 import { createTestDatabase, createTestRedis, freePort, quarryEnv, sendSmtp, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellEnv, startUntil, type StartedProcess } from './support/npm-scripts.ts';
@@ -218,5 +219,28 @@ describe("the README's booking walkthrough, after npm run demo", () => {
     expect(output).toMatch(/^awaitingTdsChallenge$/m);
     expect(output).toContain('Payment confirmed');
     expect(await bookingOf(output)).toMatchObject({ stage: 'bookingConfirmed', error: null });
+  }, 180_000);
+
+  it('at demo-riverside, the challenged card is completed in a browser at /book/{id}/tds, signed in with the secret, with the demo code', async () => {
+    const output = await runReadme([withCard('demo-riverside', '4000000000003220')]);
+    expect(output).toMatch(/^awaitingTdsChallenge$/m);
+    const bookingId = /^BOOKING=(\S+)$/m.exec(output)?.[1] ?? '';
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      // The user name is the secret, the password empty: what the browser's sign-in prompt is given.
+      const context = await browser.newContext({ httpCredentials: { username: secret, password: '' } });
+      const page = await context.newPage();
+      expect((await page.goto(`${apiBase}/book/${bookingId}/tds`))?.status()).toBe(200);
+      const challenge = page.frameLocator('#tds-challenge');
+      await challenge.locator('#otp').fill('123456');
+      await challenge.locator('#otp-submit').click();
+      const done = await waitFor('the booking to leave awaitingTdsChallenge', async () => {
+        const booking = await bookingOf(output);
+        return booking.stage === 'awaitingTdsChallenge' ? undefined : booking;
+      }, { timeoutMs: 60_000 });
+      expect(done).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^DH-/) } });
+    } finally {
+      await browser.close();
+    }
   }, 180_000);
 });
