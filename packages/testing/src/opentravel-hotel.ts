@@ -178,6 +178,8 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
     const error = (code: string, text: string) => ota(`<Errors><Error Type="3" Code="${code}" ShortText="${text}"/></Errors>`);
     const hotel = hotels.get(order.hotelCode);
     if (!hotel) return error('392', 'Invalid hotel code');
+    // ERR 127 "Reservation already exists" (OpenTravel code list ERR, as published at
+    // https://app-smart-mgt-specifications-prd.azurewebsites.net/generic/code-lists/error-and-warning-code).
     if (reservations.has(order.reference) || hotel.order === 'duplicate') return error('127', 'Reservation already exists');
     if (hotel.soldOut || hotel.order === 'sold-out') return error('322', 'No availability');
     const current = order.roomTypeCode === 'DLX' ? units(deluxe(hotel.price)).total : units(hotel.price).total;
