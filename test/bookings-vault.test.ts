@@ -171,10 +171,14 @@ describe('a booking paid with a card of the real vault', () => {
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ cardNumber: card.pan, expireDate: '0931', cardHolderName: card.name, cvv: card.cvv, guests: [{ firstName: 'Ada', lastName: 'Lovelace' }] });
 
-    // Purged when the booking ended: the same token books nothing more.
+    // Purged when the booking ended: the same token books nothing more. It is refused at POST /book,
+    // naming panToken, and the booking waits for a good token.
     await addHotel('H-VAULT-AGAIN');
-    const again = await bookWith('H-VAULT-AGAIN', panToken);
-    expect(again).toMatchObject({ stage: 'failed', error: { code: 'PanTokenInvalid' } });
+    const again = await priceConfirmed('H-VAULT-AGAIN');
+    const refused = await call('POST', `/book/${again}`, { details, panToken });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('panToken: not usable (unknown, purged or expired card)');
+    expect(((await call('GET', `/book/${again}`)).json as unknown as Status).stage).toBe('priceConfirmed');
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-VAULT-AGAIN')).toHaveLength(0);
     expect(hotel.orders.filter((order) => order.cvv !== null)).toHaveLength(1);
     expect((await db.query('SELECT count(*)::int AS cards FROM vault_cards')).rows[0]).toEqual({ cards: 0 });

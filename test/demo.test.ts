@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 import { createTestDatabase, createTestRedis, freePort, quarryEnv, sendSmtp, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellEnv, startUntil, type StartedProcess } from './support/npm-scripts.ts';
@@ -34,6 +38,8 @@ beforeAll(async () => {
       DEMO_SMTP_PORT: '0',
       // A short grid: the first pass over the demo hotels is quick and the pushes come early.
       RATES_HORIZON_DAYS: '3',
+      // npm run demo makes one in .data/vault-key: the README's booking walkthrough stores a card.
+      VAULT_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
     }),
     'demo ready',
@@ -165,4 +171,76 @@ describe('npm run demo', () => {
     expect(callbacks.find((callback) => callback.data.jobPostId === 'demo-callbacks')).toMatchObject({ type: 'jobPost.mined', verified: true });
     expect(callbacks.every((callback) => callback.verified)).toBe(true);
   });
+});
+
+// The README's booking walkthrough, run as written with bash: its shell blocks in order, after the
+// line of the rates block that sets CHECKIN; only the demo's address is this run's.
+const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+const walkthrough = readme.slice(readme.indexOf('**A booking**'), readme.indexOf('A recipient is bound once'));
+const [helpers, booking, challenge] = [...walkthrough.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+const checkInLine = /^CHECKIN=.*$/m.exec(readme)?.[0] ?? '';
+
+function runReadme(steps: string[]): Promise<string> {
+  const script = ['set -e', checkInLine, helpers!, ...steps, 'echo "BOOKING=$BOOKING"'].join('\n').replaceAll('http://127.0.0.77:8090', demoOrigin);
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { env: shellEnv({ QUARRY_SECRET: secret, API: apiBase }), timeout: 150_000 });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`the README's steps exited ${code}:\n${output}`))));
+  });
+}
+
+const withCard = (hotel: string, pan: string) => booking!.replace(/^HOTEL=\S+ PAN=\S+$/m, `HOTEL=${hotel} PAN=${pan}`);
+const bookingOf = async (output: string) => {
+  const bookingId = /^BOOKING=(\S+)$/m.exec(output)?.[1] ?? '';
+  return (await (await fetch(`${apiBase}/book/${bookingId}`, { headers: auth() })).json()) as { stage: string; orderReference: string; confirmation: { reference: string } | null; error: unknown };
+};
+
+describe("the README's booking walkthrough, after npm run demo", () => {
+  it('books demo-harbour through its OpenTravel server, which lists the reservation at /reservations', async () => {
+    expect([helpers, booking, challenge].every(Boolean)).toBe(true);
+    const output = await runReadme([withCard('demo-harbour', '4111111111111111')]);
+    expect(output.match(/^(priceConfirmed|finalPriceConsent|bookingConfirmed)$/gm)).toEqual(['priceConfirmed', 'finalPriceConsent', 'bookingConfirmed']);
+    const done = await bookingOf(output);
+    expect(done).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^HA-/) } });
+    const reservations = (await (await fetch(`${demoOrigin}/reservations`)).json()) as Array<{ reference: string; confirmation: string; status: string; cardLast4: string }>;
+    expect(reservations.find((reservation) => reservation.reference === done.orderReference)).toMatchObject({ status: 'Committed', confirmation: done.confirmation!.reference, cardLast4: '1111' });
+  }, 180_000);
+
+  it('books demo-riverside on its booking page, in Chromium', async () => {
+    const output = await runReadme([withCard('demo-riverside', '4111111111111111')]);
+    expect(await bookingOf(output)).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^DH-/) } });
+  }, 180_000);
+
+  it('completes 3-D Secure with the challenged demo card: awaitingTdsChallenge, the issuer page, bookingConfirmed', async () => {
+    const output = await runReadme([withCard('demo-harbour', '4000000000003220'), challenge!]);
+    expect(output).toMatch(/^awaitingTdsChallenge$/m);
+    expect(output).toContain('Payment confirmed');
+    expect(await bookingOf(output)).toMatchObject({ stage: 'bookingConfirmed', error: null });
+  }, 180_000);
+
+  it('at demo-riverside, the challenged card is completed in a browser at /book/{id}/tds, signed in with the secret, with the demo code', async () => {
+    const output = await runReadme([withCard('demo-riverside', '4000000000003220')]);
+    expect(output).toMatch(/^awaitingTdsChallenge$/m);
+    const bookingId = /^BOOKING=(\S+)$/m.exec(output)?.[1] ?? '';
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      // The user name is the secret, the password empty: what the browser's sign-in prompt is given.
+      const context = await browser.newContext({ httpCredentials: { username: secret, password: '' } });
+      const page = await context.newPage();
+      expect((await page.goto(`${apiBase}/book/${bookingId}/tds`))?.status()).toBe(200);
+      const challenge = page.frameLocator('#tds-challenge');
+      await challenge.locator('#otp').fill('123456');
+      await challenge.locator('#otp-submit').click();
+      const done = await waitFor('the booking to leave awaitingTdsChallenge', async () => {
+        const booking = await bookingOf(output);
+        return booking.stage === 'awaitingTdsChallenge' ? undefined : booking;
+      }, { timeoutMs: 60_000 });
+      expect(done).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^DH-/) } });
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });

@@ -30,6 +30,7 @@ const role = await startBookingsRole({
   },
   vault: {
     isPanTokenShaped: (token) => token.startsWith('v2:') && token.length === 299,
+    checkCard: () => Promise.resolve(),
     openCard: async () => ({ pan: '4111111111111111', expiryMonth: 12, expiryYear: 2030, name: 'Bench Card', cvv: '123' }),
     holdCvv: async () => {},
     spendCvv: async () => {},

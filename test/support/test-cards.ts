@@ -22,6 +22,9 @@ export function createTestCardVault(): CardVault & { purged: string[] } {
   return {
     purged,
     isPanTokenShaped: (token) => /^v2:[A-Za-z0-9_-]{296}$/.test(token),
+    async checkCard(token) {
+      if (!cards[/^v2:([a-z]+)-/.exec(token)?.[1] ?? ''] || purged.includes(token)) throw new PanTokenInvalidError('unknown token');
+    },
     async openCard(token) {
       const name = /^v2:([a-z]+)-/.exec(token)?.[1] ?? '';
       const card = cards[name];

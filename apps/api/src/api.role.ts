@@ -124,6 +124,7 @@ export async function startApiRole(runtime: {
       statusCache: bookingStatusCache,
       // From POST /book the card's CVV is kept as long as the booking may still order.
       cvvHoldMs: config.vault.cvvBookingHoldMs,
+      horizonDays: config.rates.horizonDays,
     },
     applications: {
       pool: db,

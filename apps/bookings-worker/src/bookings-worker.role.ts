@@ -8,6 +8,7 @@ import {
   runBookingStep,
   runCheckout,
   stalledStepAfterMs,
+  stepLogLevel,
   sweepBookings,
   type BookingEngines,
   type WorkerPorts,
@@ -119,7 +120,7 @@ export async function startBookingsRole(runtime: {
       'bookings.step': async (payload, { job, signal, lockLost }) => {
         const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
         // Ids, stages and codes only: guests and cards are never logged.
-        logger.info(summary, 'booking step');
+        logger[stepLogLevel(summary)](summary, 'booking step');
         return summary;
       },
     },
@@ -138,7 +139,7 @@ export async function startBookingsRole(runtime: {
         runningCheckouts.add(run);
         try {
           const summary = await run;
-          logger.info(summary, 'booking checkout');
+          logger[stepLogLevel(summary)](summary, 'booking checkout');
           return summary;
         } finally {
           runningCheckouts.delete(run);

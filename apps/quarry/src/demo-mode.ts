@@ -93,6 +93,7 @@ Demo ready. Client "${demoClientName}" (scopes ${demoScopes.join(', ')}):
 
 Demo sites on ${sites.origin} (the only private address client URLs may reach):
   hotels      demo-harbour, demo-sakura (OpenTravel at ${sites.origin}/ota), demo-riverside (booking page, Chromium)
+  reservations ${sites.origin}/reservations   (what the OpenTravel hotels received; card 4000000000003220 is challenged with 3-D Secure, code 123456)
   careers     ${sites.origin}/jobs/backend-engineer   (applications it received: ${sites.origin}/applications; a CV to apply with: ${sites.origin}/files/jane-doe-cv.pdf)
   pushes      ${sites.origin}/push   (what the demo subscription received)
   callbacks   ${sites.origin}/callbacks   (the demo client's mining and application callbacks, each signature verified)

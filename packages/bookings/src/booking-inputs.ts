@@ -1,4 +1,5 @@
 import { AppError, AvailableRooms, BookBody, ConfirmPriceBody, ConsentBody, describeIssues, validationError, type BookingStage, type BookingStatus } from '@quarry/contracts';
+import { PanTokenInvalidError } from '@quarry/vault';
 import { applyMove } from './booking-moves.ts';
 import { canonical } from './booking-prices.ts';
 import { cancellable } from './booking-stages.ts';
@@ -58,6 +59,14 @@ export async function bookBooking(ports: BookingsPorts, clientId: string, bookin
   else if (!ports.vault.isPanTokenShaped(request.panToken)) problems.push('panToken: not a card token (v1: 164 characters; v2: "v2:" and 296 more)');
   if (problems.length > 0 || !request.details || !request.panToken) throw validationError(problems);
   if (row.stage !== 'priceConfirmed') throw notInStage(row, 'priceConfirmed (confirm a priceId first)');
+  // A token that cannot pay is refused now, the booking left waiting for a good one: found only at
+  // the order, it would end the booking and the client would start over.
+  await ports.vault.checkCard(request.panToken, { clientId }).catch((error: unknown) => {
+    if (!(error instanceof PanTokenInvalidError)) throw error;
+    throw validationError([
+      `panToken: not usable (${error.reason}): store the card again (POST /vault/otp, then POST /vault/pan) and send its new token; booking ${row.bookingId} stays in priceConfirmed`,
+    ]);
+  });
   // The CVV's clock restarts when a booking takes the card: kept as long as the booking may still
   // order, not the vault's 15 minutes from the store (the quote and the consent come first). Before
   // the commit: a store that cannot be reached answers 503 with nothing changed.

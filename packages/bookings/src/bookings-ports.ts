@@ -32,6 +32,8 @@ export type BookingsPorts = {
    * booking may still send its order (`BOOKING_JOB_TIMEOUT_MS`). Without it the CVV keeps the vault's own TTL.
    */
   cvvHoldMs?: number;
+  /** The rates feed's horizon (`RATES_HORIZON_DAYS`): a check-in past it is a stay the feed cannot price, refused at creation. */
+  horizonDays?: number;
 };
 
 export type BookingTimers = {

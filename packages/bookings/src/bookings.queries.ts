@@ -20,6 +20,8 @@ export type BookingRow = {
   orderState: 'placing' | 'placed' | null;
   /** When the intent was recorded (`placing`): the first order's answer may come until its request's timeout after it. */
   placingOrderAt: Date | null;
+  /** Why the order's answer is not known, as the run that sent it saw it (its request's failure). */
+  orderCause: string | null;
   priceConfirmedUntil: Date | null;
   availableRooms: unknown;
   priceBreakdown: unknown;
@@ -44,7 +46,7 @@ export type BookingRow = {
 };
 
 const columns = `booking_id, client_id, hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, room_id, rate_id, state, stage, work, seq,
-  reference, order_state, placing_order_at, price_confirmed_until, available_rooms, price_breakdown, final_price, confirmation, tds_challenge, tds_expires_at,
+  reference, order_state, placing_order_at, order_cause, price_confirmed_until, available_rooms, price_breakdown, final_price, confirmation, tds_challenge, tds_expires_at,
   error_code, error_message, details_sealed, pan_token_sealed, skip_confirmation, callback_url, webhook_secret_sealed, awaiting_since,
   created_at, updated_at, succeeded_at, failed_at, (checkout_until IS NOT NULL AND checkout_until > now()) AS checkout_held`;
 
@@ -107,6 +109,7 @@ const toRow = (row: RawRow): BookingRow => ({
   reference: row.reference as string,
   orderState: row.order_state as BookingRow['orderState'],
   placingOrderAt: row.placing_order_at as Date | null,
+  orderCause: (row.order_cause as string | null | undefined) ?? null,
   priceConfirmedUntil: row.price_confirmed_until as Date | null,
   availableRooms: row.available_rooms,
   priceBreakdown: row.price_breakdown,
@@ -167,7 +170,7 @@ export async function findClientBooking(db: Queryable, clientId: string, booking
 /** What the client's view of a booking shows (`renderBooking`): no sealed data. */
 export type BookingViewRow = Pick<
   BookingRow,
-  'bookingId' | 'clientId' | 'state' | 'stage' | 'createdAt' | 'succeededAt' | 'failedAt' | 'errorCode' | 'errorMessage' | 'priceConfirmedUntil' | 'availableRooms' | 'priceBreakdown' | 'finalPrice' | 'confirmation' | 'tdsChallenge'
+  'bookingId' | 'clientId' | 'state' | 'stage' | 'createdAt' | 'succeededAt' | 'failedAt' | 'errorCode' | 'errorMessage' | 'priceConfirmedUntil' | 'availableRooms' | 'priceBreakdown' | 'finalPrice' | 'confirmation' | 'tdsChallenge' | 'reference'
 >;
 
 /**
@@ -178,7 +181,7 @@ export async function findClientBookingView(db: Queryable, clientId: string, boo
   const result = await db.query<RawRow>({
     name: 'find-client-booking-view',
     text: `SELECT booking_id, client_id, state, stage, created_at, succeeded_at, failed_at, error_code, error_message, price_confirmed_until,
-             available_rooms, price_breakdown, final_price, confirmation, tds_challenge
+             available_rooms, price_breakdown, final_price, confirmation, tds_challenge, reference
            FROM bookings WHERE booking_id = $1 AND client_id = $2`,
     values: [bookingId, clientId],
   });
@@ -200,6 +203,7 @@ export async function findClientBookingView(db: Queryable, clientId: string, boo
     finalPrice: row.final_price,
     confirmation: row.confirmation,
     tdsChallenge: row.tds_challenge,
+    reference: row.reference as string,
   };
 }
 
@@ -326,6 +330,18 @@ export async function markPlacingOrder(db: Queryable, bookingId: string, seq: nu
  * run's live lease (until when); or no order to work on (the booking moved on or ended).
  */
 export type OrderClaim = { kind: 'claimed'; row: BookingRow } | { kind: 'held'; until: Date } | { kind: 'gone' };
+
+/**
+ * Keeps why an order's answer is not known (its first cause) for the run that may end the booking
+ * `BookingOutcomeUnknown`; the first cause recorded stays.
+ */
+export async function recordOrderCause(db: Queryable, bookingId: string, cause: string): Promise<void> {
+  await db.query({
+    name: 'record-booking-order-cause',
+    text: `UPDATE bookings SET order_cause = $2 WHERE booking_id = $1 AND order_state = 'placing' AND order_cause IS NULL`,
+    values: [bookingId, cause.slice(0, 500)],
+  });
+}
 
 /**
  * Takes the booking's order lease for `owner` for `leaseMs`: when no run holds it, when its holder

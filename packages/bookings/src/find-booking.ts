@@ -29,6 +29,7 @@ export function renderBooking(row: BookingViewRow): BookingStatus {
     finalPrice: (row.finalPrice as BookingStatus['finalPrice']) ?? null,
     confirmation: (row.confirmation as BookingStatus['confirmation']) ?? null,
     tdsChallenge: row.stage === 'awaitingTdsChallenge' ? (row.tdsChallenge as BookingStatus['tdsChallenge']) : null,
+    orderReference: row.reference,
   };
 }
 

@@ -13,7 +13,7 @@ export type { BookingStatusCache, BookingStatusCacheSettings } from './booking-s
 export { findBookingStatusText } from './find-booking.ts';
 export { notifyBooking } from './notify-booking.ts';
 export { createOpenTravelBookingEngine } from './opentravel/opentravel-booking.engine.ts';
-export { runBookingStep } from './run-booking-step.ts';
+export { runBookingStep, stepLogLevel } from './run-booking-step.ts';
 export { runCheckout } from './run-checkout.ts';
 export type { StepSummary } from './run-booking-step.ts';
 export { stalledStepAfterMs, sweepBookings } from './sweep-bookings.ts';

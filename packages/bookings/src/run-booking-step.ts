@@ -7,15 +7,29 @@ import type { BookingEngine, CancelOutcome, OrderOutcome, Stay } from './booking
 import { applyMove, flushOutbox } from './booking-moves.ts';
 import { availableRoomsOf, findRate, priceOf, samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
-import { claimOrder, findBooking, keepReadingOrder, markPlacingOrder, releaseOrderLease, touchBooking, type BookingRow } from './bookings.queries.ts';
+import { claimOrder, findBooking, keepReadingOrder, markPlacingOrder, recordOrderCause, releaseOrderLease, touchBooking, type BookingRow } from './bookings.queries.ts';
 import { keepOrderLease } from './order-lease.ts';
 
 /** What the job reports to its log: ids, stages and codes only, never guests or cards. */
 export type StepSummary = { bookingId: string; work: string | null; outcome: string };
 
-const outcomeUnknownMessage =
-  'The order may have reached the hotel: the run stopped after it began placing it and the hotel could not say whether it holds a reservation ' +
-  'under our reference. It is not placed again; check with the hotel before booking again.';
+/**
+ * The level a step's summary is logged at: a booking that ended `BookingOutcomeUnknown` may hold a
+ * room the client was told nothing certain of, and needs someone to ask the hotel (warn).
+ */
+export const stepLogLevel = (summary: StepSummary): 'warn' | 'info' => (summary.outcome === 'failed BookingOutcomeUnknown' ? 'warn' : 'info');
+
+/**
+ * The message of a `BookingOutcomeUnknown`: what happened first (`cause`: the order's request, or
+ * the run that sent it), then what the hotel said when asked (`asked`), and the reference to quote.
+ */
+function outcomeUnknownMessage(reference: string, cause: string, asked: string): string {
+  return `The order may have reached the hotel: ${cause}, and ${asked}. It is not placed again: check with the hotel for a reservation under our reference ${reference} (orderReference) before booking again.`;
+}
+
+/** The first cause when the run that sent the order recorded none: it stopped before it could. */
+const stoppedCause = 'the run that sent the order stopped before it recorded the hotel\'s answer';
+const causeOf = (row: BookingRow) => row.orderCause ?? stoppedCause;
 
 /** A source failure worth another attempt of the job (the hotel unreachable, a timeout). */
 class TransientSourceFailure extends Error {
@@ -60,7 +74,7 @@ export async function runBookingStep(ports: WorkerPorts, bookingId: string, cont
   const hotel = await ports.findHotel(row.hotelId);
   const engine = hotel ? ports.engines[hotel.source.kind] : undefined;
   if (!hotel || !engine) {
-    if (row.orderState === 'placing') return fail('BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel is no longer configured)`);
+    if (row.orderState === 'placing') return fail('BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, causeOf(row), 'the hotel is no longer configured here to be asked'));
     return fail('GenericWebsiteError', hotel ? `hotels of source ${hotel.source.kind} cannot be booked by this deployment` : `hotel ${row.hotelId} is no longer configured`);
   }
   // A browser checkout holds this booking's page: its holder does the work (ADR 0040).
@@ -231,14 +245,25 @@ async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
         requests.signal,
       );
     } catch (error) {
-      // At shutdown the job is handed back and its next run asks the hotel; here, ask now.
+      // At shutdown the job is handed back and its next run asks the hotel; here, ask now. The
+      // first cause is kept first: a later run that ends the booking unknown names it.
       if (requests.signal.aborted) throw error;
-      return await recoverOrder(ports, engine, hotel, placing, { ...context, signal: requests.signal });
+      return await recoverOrder(ports, engine, hotel, await keepOrderCause(ports, placing, error), { ...context, signal: requests.signal });
     }
     return await recordOutcome(ports, placing, outcome, 'placing');
   } finally {
     context.signal.removeEventListener('abort', stop);
   }
+}
+
+/**
+ * The order's request ended without an answer that could be read: that first cause is recorded
+ * before the hotel is asked, for whichever run ends the booking `BookingOutcomeUnknown`.
+ */
+export async function keepOrderCause(ports: Pick<WorkerPorts, 'pool'>, row: BookingRow, error: unknown): Promise<BookingRow> {
+  const cause = `the order's request ended without an answer that could be read (${error instanceof Error ? error.message : String(error)})`;
+  await recordOrderCause(ports.pool, row.bookingId, cause);
+  return { ...row, orderCause: row.orderCause ?? cause };
 }
 
 /**
@@ -253,12 +278,12 @@ export async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, ho
     found = await engine.findOrderByReference(hotel, row.reference, context.signal);
   } catch (error) {
     if (!context.finalAttempt || context.signal.aborted) throw error;
-    return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (${(error as Error).message})`, 'placing');
+    return failFrom(ports, row, 'BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, causeOf(row), `asking the hotel for it by our reference failed too (${(error as Error).message})`), 'placing');
   }
   if (found.status === 'notFound') {
     const answerBy = (row.placingOrderAt?.getTime() ?? 0) + ports.timers.sourceTimeoutMs + answerGraceMs;
     if (nowOf(ports).getTime() < answerBy) throw new RunLater(waitFor(answerBy), `booking ${row.bookingId}: the order may still be with the hotel; reading it again when its request's time is up`);
-    return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel reports no reservation under it)`, 'placing');
+    return failFrom(ports, row, 'BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, causeOf(row), 'the hotel reports no reservation under our reference'), 'placing');
   }
   return recordOutcome(ports, row, found, 'placing');
 }
@@ -269,7 +294,9 @@ async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
     if (context.signal.aborted) throw error;
     return { status: 'pending' as const };
   });
-  if (found.status === 'notFound') return failFrom(ports, row, 'BookingOutcomeUnknown', `${outcomeUnknownMessage} (the hotel no longer reports the reservation)`);
+  if (found.status === 'notFound') {
+    return failFrom(ports, row, 'BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, 'the hotel held it pending the card holder\'s 3-D Secure challenge', 'it no longer reports a reservation under our reference'));
+  }
   if (found.status === 'confirmed' || found.status === 'failed') return recordOutcome(ports, row, found);
   if (row.tdsExpiresAt && nowOf(ports) >= row.tdsExpiresAt) return endExpiredChallenge(ports, engine, hotel, row, context);
   const touched = await touchBooking(ports.pool, row.bookingId, row.seq, ports.timers.tdsPollMs);

@@ -9,7 +9,7 @@ import { applyMove, flushOutbox } from './booking-moves.ts';
 import { samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
 import { findBooking, markPlacingOrder, releaseCheckout, renewCheckout, takeCheckout, touchBooking, type BookingRow } from './bookings.queries.ts';
-import { failFrom, recordOutcome, recoverOrder, type Context, type StepSummary } from './run-booking-step.ts';
+import { failFrom, keepOrderCause, recordOutcome, recoverOrder, type Context, type StepSummary } from './run-booking-step.ts';
 
 const stoppedMessage = 'The worker stopped during the checkout, before the order button; nothing was ordered';
 
@@ -167,7 +167,7 @@ async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: H
     outcome = await held.placeOrder(consented.total);
   } catch (error) {
     if (context.signal.aborted) throw error;
-    return recoverOrder(ports, engine, hotel, placing, context);
+    return recoverOrder(ports, engine, hotel, await keepOrderCause(ports, placing, error), context);
   }
   if (outcome.status !== 'challenge') return recordOutcome(ports, placing, outcome, 'placing');
   const relayed = await recordOutcome(ports, placing, outcome, 'placing');

@@ -24,9 +24,10 @@ export const BookingState = z.enum(bookingStates);
 export type BookingState = z.infer<typeof BookingState>;
 
 /**
- * Why a booking failed. `BookingOutcomeUnknown` is ours: the order may have reached the hotel (the
- * run stopped after recording that it was about to place it, and the hotel could not say), so the
- * booking is never retried; the client checks with the hotel.
+ * Why a booking failed. `BookingOutcomeUnknown` is ours: the order may have reached the hotel (its
+ * answer never came or could not be read, and the hotel could not say whether it holds a
+ * reservation under `orderReference`), so the booking is never retried; the client checks with the
+ * hotel, quoting `orderReference`.
  */
 export const bookingErrorCodes = [
   'RoomNotAvailable',
@@ -160,6 +161,12 @@ export const BookingStatus = z.object({
   finalPrice: BookingPrice.nullable(),
   confirmation: BookingConfirmation.nullable(),
   tdsChallenge: TdsChallenge.nullable(),
+  orderReference: z
+    .string()
+    .describe(
+      'Our reference of the booking at the hotel: the order is sent under it (the OpenTravel UniqueID, the "your reference" field of a booking page). ' +
+        'Quote it to the hotel to ask about a booking that ended BookingOutcomeUnknown.',
+    ),
 });
 export type BookingStatus = z.infer<typeof BookingStatus>;
 

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bookingPages } from './demo-booking-page.ts';
+import { demoCards, demoOtp } from './demo-cards.ts';
 
 /** What the engine's availability endpoint answers (the results page renders it; the review page shows one rate of it). */
 export type EngineAvailability = {
@@ -50,7 +51,7 @@ export type DemoCheckoutSites = {
   orders: DemoOrder[];
   /** Searches (the results page's availability requests) per hotel: what a checkout costs the engine. */
   searches: Map<string, number>;
-  /** Hotels whose cards are challenged with 3-D Secure. */
+  /** Hotels whose cards are challenged with 3-D Secure (the demo's challenged card is, at every hotel). */
   challengeHotels: Set<string>;
   /** The one-time code the demo issuer accepts. */
   otp: string;
@@ -109,7 +110,7 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
   const orders: DemoOrder[] = [];
   const searches = new Map<string, number>();
   const challengeHotels = new Set<string>();
-  const otp = '123456';
+  const otp = demoOtp;
   let engineUrl: (path: string) => string = () => '';
   let cardUrl: (path: string) => string = () => '';
   let acsUrl: (path: string) => string = () => '';
@@ -226,7 +227,7 @@ export async function startDemoCheckoutSites(availability: (hotel: string, query
           return send(response, 200, 'text/html; charset=utf-8', html('Card refused', '<div class="card"><p id="card-invalid">Please check your card details.</p></div>'));
         }
         const orderId = randomUUID();
-        const challenged = challengeHotels.has(cart.hotel);
+        const challenged = challengeHotels.has(cart.hotel) || card.number === demoCards.challenged;
         const order: DemoOrder = {
           orderId, hotel: cart.hotel, room: cart.room, rate: cart.rate, reference: cart.reference, mainGuest: cart.mainGuest, otherGuests: cart.otherGuests, email: cart.email, phone: cart.phone,
           total: priceText(found.rate), cardLast4: card.number.slice(-4), status: challenged ? 'pending' : 'confirmed', confirmationNumber: `DH-${randomBytes(4).toString('hex').toUpperCase()}`,

@@ -8,10 +8,12 @@ import { demoJobPostPage, demoJobPostPaths } from './demo-job-post.ts';
 import { startDemoMailbox, type ReceivedMail } from './demo-mailbox.ts';
 import { answerAvailRequest } from './demo-opentravel.ts';
 import { createPushReceiver, type ReceivedPush } from './demo-push-receiver.ts';
+import { createDemoReservations } from './demo-reservations.ts';
 
 /**
  * Everything outside Quarry that the demo needs, on one loopback address: a hotel's OpenTravel
- * endpoint (`POST /ota`), its booking page (`/booking/…`, whose checkout and reservation lookup
+ * endpoint (`POST /ota`: availability, reservations, reads and cancellations; what it received at
+ * `GET /reservations`, and its card issuer's 3-D Secure page at `/acs/challenge`), its booking page (`/booking/…`, whose checkout and reservation lookup
  * are on the booking engine's own origin, with the card in a payment provider's iframe and a 3-D
  * Secure issuer on two more), a careers page (`/jobs/…`, taking
  * applications; what arrived at `GET /applications`) with a candidate's CV to apply with
@@ -54,6 +56,8 @@ export async function startDemoSites(options: { host: string; port: number; smtp
   const careers = createApplicationReceiver();
   const callbackReceiver = createCallbackReceiver();
   const cv = demoCv();
+  let origin = '';
+  const reservations = createDemoReservations(() => origin);
   // The hotel's checkout runs on its booking engine's origin, as with most hosted engines.
   const checkout = await startDemoCheckoutSites((_hotel, query) => {
     const answer = answerAvailability(query);
@@ -63,7 +67,13 @@ export async function startDemoSites(options: { host: string; port: number; smtp
     const url = new URL(request.url ?? '/', 'http://demo.invalid');
     const route = `${request.method ?? 'GET'} ${url.pathname}`;
     const handle = async () => {
-      if (route === 'POST /ota') return send(response, 200, 'text/xml; charset=utf-8', answerAvailRequest(await readBody(request, 1_000_000)));
+      if (route === 'POST /ota') {
+        const body = await readBody(request, 1_000_000);
+        return send(response, 200, 'text/xml; charset=utf-8', reservations.answer(body) ?? answerAvailRequest(body));
+      }
+      if (route === 'GET /reservations') return json(response, 200, reservations.reservations);
+      if (route === 'POST /acs/challenge') return send(response, 200, 'text/html; charset=utf-8', reservations.challengePage(new URLSearchParams(await readBody(request, 100_000))));
+      if (route === 'POST /acs/verify') return send(response, 200, 'text/html; charset=utf-8', reservations.verify(new URLSearchParams(await readBody(request, 100_000))));
       const bookingPage = request.method === 'GET' ? bookingPages[url.pathname] : undefined;
       if (bookingPage) return send(response, 200, 'text/html; charset=utf-8', bookingPage);
       if (route === 'GET /booking/checkout' || route === 'GET /booking/manage') {
@@ -100,8 +110,9 @@ export async function startDemoSites(options: { host: string; port: number; smtp
     server.listen(options.port, options.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  origin = `http://${options.host}:${port}`;
   return {
-    origin: `http://${options.host}:${port}`,
+    origin,
     smtpUrl: `smtp://${options.host}:${mailbox.port}`,
     pushes: receiver.pushes,
     mails: mailbox.messages,

@@ -1,8 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** How the hotel answers an order (`OTA_HotelResRQ`). */
-export type OrderBehaviour = 'confirm' | 'sold-out' | 'decline' | 'card-invalid' | 'tds' | 'duplicate';
+/**
+ * How the hotel answers an order (`OTA_HotelResRQ`). `unreadable`: an endpoint that answers every
+ * message as an availability request (an `OTA_HotelAvailRS` with Errors), as a hotel's endpoint that
+ * implements only `OTA_HotelAvailRQ` does (the demo's did): the order's answer, and every read
+ * (`OTA_ReadRQ`), cannot be read.
+ */
+export type OrderBehaviour = 'confirm' | 'sold-out' | 'decline' | 'card-invalid' | 'tds' | 'duplicate' | 'unreadable';
 
 export type TestHotel = {
   /** The stay total before tax (e.g. "180.00"); VAT of 10 % is added. Change it to change the price. */
@@ -173,7 +178,9 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
     const error = (code: string, text: string) => ota(`<Errors><Error Type="3" Code="${code}" ShortText="${text}"/></Errors>`);
     const hotel = hotels.get(order.hotelCode);
     if (!hotel) return error('392', 'Invalid hotel code');
-    if (reservations.has(order.reference) || hotel.order === 'duplicate') return error('87', 'Booking reference not unique');
+    // ERR 127 "Reservation already exists" (OpenTravel code list ERR, as published at
+    // https://app-smart-mgt-specifications-prd.azurewebsites.net/generic/code-lists/error-and-warning-code).
+    if (reservations.has(order.reference) || hotel.order === 'duplicate') return error('127', 'Reservation already exists');
     if (hotel.soldOut || hotel.order === 'sold-out') return error('322', 'No availability');
     const current = order.roomTypeCode === 'DLX' ? units(deluxe(hotel.price)).total : units(hotel.price).total;
     if (order.total !== current) return error('450', `Price changed: the stay now costs ${current}`);
@@ -211,6 +218,15 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
         const hotel = hotels.get(code);
         if (!hotel) return send(`<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="${value(body, /EchoToken="([^"]*)"/)}"><Errors><Error Type="3" Code="392" ShortText="Invalid hotel code"/></Errors></OTA_HotelAvailRS>`);
         return send(availRS(body, code, hotel));
+      }
+      const availOnly = (rq: string) =>
+        send(`<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken=""><Errors><Error Type="10" Code="321" ShortText="request is not an OTA_HotelAvailRQ (${rq})"/></Errors></OTA_HotelAvailRS>`);
+      if (message === 'OTA_HotelResRQ' && hotels.get(value(body, /HotelCode="([^"]+)"/))?.order === 'unreadable') {
+        orders.push(readOrder(body));
+        return availOnly(message);
+      }
+      if (message === 'OTA_ReadRQ' && orders.some((order) => hotels.get(order.hotelCode)?.order === 'unreadable' && order.reference === value(body, /<UniqueID [^>]*ID="([^"]+)"/))) {
+        return availOnly(message);
       }
       if (message === 'OTA_HotelResRQ') {
         const order = readOrder(body);

@@ -113,6 +113,11 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
     issueOtp,
     storePan,
 
+    async checkCard(panToken, owner) {
+      const cardId = cardOf(panToken);
+      if (!(await isCardKept(db, cardId, owner.clientId, now()))) throw new PanTokenInvalidError('unknown, purged or expired card');
+    },
+
     async openCard(panToken, use) {
       const cardId = cardOf(panToken);
       const stored = await openStoredCard(db, cardId, use.clientId, { bookingId: use.bookingId, at: now() });

@@ -10,9 +10,12 @@ export type CardDetails = {
 
 /** Why the vault refused a token: the booking ends `failed` with `PanTokenInvalid`. */
 export class PanTokenInvalidError extends Error {
+  /** Why, without the token: "not issued by this vault", "unknown, purged or expired card". */
+  readonly reason: string;
   constructor(reason: string) {
     super(`panToken is not usable: ${reason}`);
     this.name = 'PanTokenInvalidError';
+    this.reason = reason;
   }
 }
 
@@ -35,6 +38,12 @@ export class CvvUnavailableError extends Error {
 export type CardVault = {
   /** Whether a string has the shape of a token (v1 or v2): checked at the API before anything is queued. */
   isPanTokenShaped(token: string): boolean;
+  /**
+   * Whether a booking may take the card (`POST /book`): the token was issued by this vault, for
+   * `clientId`, and its card is still kept. Throws `PanTokenInvalidError` otherwise (another
+   * client's card reads as unknown). Opens nothing and reads no CVV.
+   */
+  checkCard(panToken: string, owner: { clientId: string }): Promise<void>;
   /**
    * The card behind a token, for the booking about to pay with it, with its CVV while it is kept
    * (read, not removed: the run that records the order removes it with `spendCvv`). Only the run

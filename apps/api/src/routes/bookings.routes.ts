@@ -48,7 +48,8 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
     description:
       'Stages: priceCheck → priceConfirmed (the price holds until priceConfirmedUntil) or roomSelection (changed or gone: availableRooms with a priceId per rate) → ' +
       'POST /book/{bookingId} → processingBooking → finalPriceConsent → (awaitingTdsChallenge) → bookingConfirmed; or failed with error.code, or cancelled. ' +
-      'With callbackUrl, every stage change is POSTed there signed per Standard Webhooks with webhookSecret (retried with backoff).',
+      'With callbackUrl, every stage change is POSTed there signed per Standard Webhooks with webhookSecret (retried with backoff). ' +
+      'A stay the rates feed cannot price is a 400 naming its field: checkIn before today (UTC) or past RATES_HORIZON_DAYS, guests not among the hotel\'s guest counts.',
     tags,
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: CreateBookingBody } } } },
@@ -90,7 +91,8 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
     path: '/book/{bookingId}',
     summary: 'Book the confirmed price with the guests and a card token (→ processingBooking → finalPriceConsent)',
     description:
-      'panToken is a token of the card vault (v1: 164 characters, v2: "v2:" and 296 more). skipConfirmation: true only asks the hotel for its current prices of every ' +
+      'panToken is a token of the card vault (v1: 164 characters, v2: "v2:" and 296 more); one this vault did not issue, another client\'s, or one whose card is no ' +
+      'longer kept is a 400 naming panToken, and the booking stays in priceConfirmed. skipConfirmation: true only asks the hotel for its current prices of every ' +
       'room (→ roomSelection); nothing is held or booked, and details and panToken may be left out.',
     tags,
     security: securedBy,

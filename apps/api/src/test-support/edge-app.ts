@@ -7,14 +7,24 @@ import { createLogger, createMetrics } from '@quarry/observability';
 import { createMiningQueuePort, findMinedPost, miningJobsOf } from '@quarry/recruitment';
 import { createAddressGuard, createSafeFetch } from '@quarry/safe-fetch';
 import { findGrantedHotelRow } from '@quarry/rates';
-import { noCardVault } from '@quarry/vault';
+import { noCardVault, type CardVaultService } from '@quarry/vault';
 import { createApiApp } from '../app.ts';
 
 /**
  * The whole API (hotel routes included) on a loopback port, as one process of a deployment.
  * The rate source is our own port and answers nothing: these tests are about the edge.
  */
-export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secretKey: Buffer; failedAttempts?: FailedAttempts; maxCsvBytes?: number }) {
+export async function startEdgeApp(options: {
+  db: Pool;
+  queues: JobQueues;
+  secretKey: Buffer;
+  failedAttempts?: FailedAttempts;
+  maxCsvBytes?: number;
+  /** A real card vault (POST /vault/otp, /vault/pan, and the tokens POST /book checks); none by default. */
+  vault?: CardVaultService;
+  /** The rates feed's horizon bookings are checked against (RATES_HORIZON_DAYS). */
+  horizonDays?: number;
+}) {
   const { db, queues, secretKey } = options;
   const sessions = createSessionCodec(secretKey, { ttlMs: 60_000 });
   const app = createApiApp({
@@ -33,10 +43,12 @@ export async function startEdgeApp(options: { db: Pool; queues: JobQueues; secre
     sessions,
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0, sessions, failedAttempts: options.failedAttempts }),
     secretKey,
+    ...(options.vault ? { vault: options.vault } : {}),
     bookings: {
       pool: db,
       sealer: createSealer(secretKey),
-      vault: noCardVault,
+      vault: options.vault ?? noCardVault,
+      ...(options.horizonDays !== undefined ? { horizonDays: options.horizonDays } : {}),
       findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
       enqueueStep: enqueuer(queues, 'bookings.step'),
       enqueueNotify: enqueuer(queues, 'bookings.notify'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCancelRQ, buildHotelResRQ, codeOfErrors, readCancelRS, readHotelResRS, readResRetrieveRS, splitRateId } from './ota-reservation.ts';
+import { buildCancelRQ, buildHotelResRQ, readCancelRS, readHotelResRS, readResRetrieveRS, splitRateId } from './ota-reservation.ts';
 
 const source = { kind: 'opentravel' as const, endpointUrl: 'https://hotel.example/ota', hotelCode: 'H1' };
 const rs = (inner: string, root = 'OTA_HotelResRS') => `<${root} xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="e1">${inner}</${root}>`;
@@ -61,15 +61,10 @@ describe('OTA_HotelResRS', () => {
     expect(outcome).toEqual({ status: 'challenge', challenge: { version: '2.2.0', acsUrl: 'https://acs.example/c', creq: 'eyJ9', threeDSSessionData: 'abc', windowSize: '02', expiresAt: '2030-01-01T00:10:00Z' } });
   });
 
-  it('errors map to the booking codes', () => {
-    const code = (shortText: string, otaCode = '450') => codeOfErrors([{ '@Code': otaCode, '@ShortText': shortText }]).code;
-    expect(code('No availability', '322')).toBe('RoomNotAvailable');
-    expect(code('Price changed: the stay now costs 210.00')).toBe('PriceChangedAfterConsent');
-    expect(code('Card declined by the issuer')).toBe('PaymentRejected');
-    expect(code('Invalid card number or expiry date', '320')).toBe('CardDetailsInvalid');
-    expect(code('Booking reference not unique', '87')).toBe('DuplicateBooking');
-    expect(code('System currently unavailable', '187')).toBe('SystemUnavailable');
-    expect(code('Something odd', '999')).toBe('GenericWebsiteError');
+  it('an Error is read by its code first: 450 with the words of a refusal is a refused payment, not a card to correct', () => {
+    const outcome = readHotelResRS(rs('<Errors><Error Type="3" Code="450" ShortText="Unable to authorize – please enter alternate credit card"/></Errors>'), 'e1', 'QB1', total);
+    expect(outcome).toEqual({ status: 'failed', code: 'PaymentRejected', message: '450 Unable to authorize – please enter alternate credit card' });
+    expect(readHotelResRS(rs('<Errors><Error Type="3" Code="242" ShortText="Card declined"/></Errors>'), 'e1', 'QB1', total)).toMatchObject({ code: 'CardDetailsInvalid' });
   });
 
   it('an answer to another request is not read', () => {

@@ -1,7 +1,8 @@
-import { currencyExponent, type BookingErrorCode, type HotelSource, type Price } from '@quarry/contracts';
+import { currencyExponent, type HotelSource, type Price } from '@quarry/contracts';
 import { asNode, attr, checkOutOf, list, text, toPrice, type OtaNode } from '@quarry/rates';
 import { XMLParser } from 'fast-xml-parser';
 import type { CancelOutcome, Order, OrderOutcome } from '../booking-engine.ts';
+import { codeOfErrors, saysNotFound } from './ota-error-codes.ts';
 
 type OpenTravelSource = Extract<HotelSource, { kind: 'opentravel' }>;
 
@@ -123,26 +124,6 @@ class UnreadableAnswer extends Error {
   }
 }
 
-/**
- * OpenTravel errors of a reservation → our codes. Codes from the OpenTravel list ERR where they are
- * unambiguous (322 No availability, 9 fully booked, 28 no more accommodation, 87 booking reference
- * not unique, 187 system unavailable, 448 system error, 450 unable to process), the rest by wording.
- */
-export function codeOfErrors(errors: OtaNode[]): { code: BookingErrorCode; message: string } {
-  const message = errors.map((error) => `${attr(error, 'Code') ?? '?'} ${attr(error, 'ShortText') ?? text(error) ?? ''}`.trim()).join('; ');
-  const codes = new Set(errors.map((error) => attr(error, 'Code')));
-  const words = message.toLowerCase();
-  const has = (...wanted: string[]) => wanted.some((code) => codes.has(code));
-  let code: BookingErrorCode = 'GenericWebsiteError';
-  if (/price|rate (has )?changed|amount mismatch/.test(words)) code = 'PriceChangedAfterConsent';
-  else if (has('322', '9', '28') || /no availability|sold out|fully booked|not available/.test(words)) code = 'RoomNotAvailable';
-  else if (has('87') || /duplicate|already exists|not unique/.test(words)) code = 'DuplicateBooking';
-  else if (/declin|refused|rejected|insufficient funds|do not honou?r|authori[sz]ation failed/.test(words)) code = 'PaymentRejected';
-  else if (/card|cvv|cvc|security code|expir/.test(words)) code = 'CardDetailsInvalid';
-  else if (has('187', '448', '450') || /unavailable|system error|try again/.test(words)) code = 'SystemUnavailable';
-  return { code, message: message.slice(0, 500) };
-}
-
 function priceOfTotal(total: OtaNode | undefined): Price | undefined {
   const amount = attr(total, 'AmountAfterTax') ?? attr(total, 'AmountBeforeTax');
   const currency = attr(total, 'CurrencyCode');
@@ -234,7 +215,7 @@ export function readResRetrieveRS(xml: string, echoToken: string, reference: str
   const reservations = [...list(asNode(root.ReservationsList)?.HotelReservation), ...list(asNode(root.HotelReservations)?.HotelReservation)];
   if (errors.length > 0 && reservations.length === 0) {
     const { message } = codeOfErrors(errors);
-    if (/not found|no reservation|unknown reservation|does not exist/i.test(message)) return { status: 'notFound' };
+    if (saysNotFound(errors)) return { status: 'notFound' };
     throw new UnreadableAnswer(`the hotel could not read the reservation: ${message}`);
   }
   const ours = reservations.find((reservation) => list(reservation.UniqueID).some((id) => attr(id, 'ID') === reference));
@@ -249,9 +230,8 @@ export function readCancelRS(xml: string, echoToken: string): CancelOutcome {
   checkEcho(root, echoToken);
   const errors = list(asNode(root.Errors)?.Error);
   if (errors.length > 0) {
-    const { message } = codeOfErrors(errors);
-    if (/not found|no reservation|unknown reservation|does not exist/i.test(message)) return { status: 'notFound' };
-    return { status: 'refused', message };
+    if (saysNotFound(errors)) return { status: 'notFound' };
+    return { status: 'refused', message: codeOfErrors(errors).message };
   }
   if (root.Success === undefined) throw new UnreadableAnswer('OTA_CancelRS has neither Errors nor Success');
   const status = attr(root, 'Status');
