@@ -73,6 +73,8 @@ export const miningErrorCodes = [
   'UnsupportedWebsite',
   'NavigationTimeout',
   'UrlInvalid',
+  'HostNotFound',
+  'AddressRefused',
 ] as const;
 export const MiningErrorCode = z.enum(miningErrorCodes);
 export type MiningErrorCode = z.infer<typeof MiningErrorCode>;
