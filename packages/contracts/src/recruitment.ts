@@ -172,7 +172,7 @@ export const JobPostIdQuery = z.object({ jobPostId: z.string().trim().min(1).max
 
 export const MiningStatusBody = z.union([
   z.object({ status: z.enum(['queued', 'processing']) }),
-  z.object({ status: z.literal('failed'), errorCode: MiningErrorCode }),
+  z.object({ status: z.literal('failed'), errorCode: MiningErrorCode, message: z.string().describe('what happened and what to do') }),
 ]);
 
 export const CompletedMiningBody = z.object({
