@@ -2,6 +2,9 @@
 # `npm start`: everything one machine needs, then every role in one process.
 set -euo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
+# A taken port (PORT, METRICS_PORT, SMTP_PORT, DEMO_PORT…) is named now, not after the installs.
+source "$here/env.sh"
+node "$QUARRY_ROOT/apps/quarry/src/port-check.ts" --role "${QUARRY_ROLE:-all}" "$@"
 bash "$here/install-deps.sh"
 bash "$here/ensure-services.sh"
 bash "$here/ensure-chromium.sh" || echo "quarry: continuing without Chromium; browser-driven mining will fail" >&2
