@@ -11,7 +11,7 @@ bash "$here/ensure-chromium.sh" || echo "quarry: continuing without Chromium; br
 source "$here/env.sh"
 source "$here/local-secret.sh"
 # What this start uses is recorded there, so `npm run quarry -- …` beside it uses the same settings.
-export QUARRY_LOCAL_CONFIG="${QUARRY_LOCAL_CONFIG:-$QUARRY_ROOT/.data/quarry.json}"
+export QUARRY_LOCAL_CONFIG="${QUARRY_LOCAL_CONFIG:-$QUARRY_ROOT/.data/quarry.json}" QUARRY_RECORDS_SETTINGS=1
 mkdir -p "$(dirname "$QUARRY_LOCAL_CONFIG")"
 cd "$QUARRY_ROOT"
 # The mail role's young generation is capped as where it runs alone (mailProcessNodeOptions, ADR 0037).
