@@ -118,7 +118,7 @@ export const CallbackEventView = z.object({
   url: z.string(),
   state: z.enum(['pending', 'sending', 'delivered', 'failed']).describe('pending: waiting for its first or next attempt; sending: in flight; delivered: a 2xx answered; failed: given up after CALLBACK_GIVE_UP_AFTER_MS'),
   attempts: z.number().int(),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   nextAttemptAt: z.string().nullable(),
   lastAttemptAt: z.string().nullable(),
   lastStatus: z.number().int().nullable(),

@@ -7,7 +7,7 @@ export const ClientSummary = z.object({
   clientId: ClientId,
   name: z.string(),
   scopes: z.array(Scope),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   revokedAt: z.string().nullable(),
 });
 export type ClientSummary = z.infer<typeof ClientSummary>;

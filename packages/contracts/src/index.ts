@@ -138,6 +138,7 @@ export {
   BookingSweepJobPayload,
   ConfirmPriceBody,
   ConsentBody,
+  ConsentBodyDocument,
   CreateBookingBody,
   CreatedBooking,
   TdsChallenge,
