@@ -143,6 +143,7 @@ export {
   CreatedBooking,
   TdsChallenge,
 } from './bookings.ts';
+export { BookingsOverview, BookingsOverviewQuery } from './bookings-admin.ts';
 export { CallbackUrl } from './callback-url.ts';
 export {
   ApplicationEndedEvent,

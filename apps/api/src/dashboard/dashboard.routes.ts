@@ -15,6 +15,7 @@ import { sessionChallenge } from './session-challenge.ts';
 const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
   'dashboard-callbacks.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard-callbacks.js', import.meta.url), 'utf8') },
+  'dashboard-bookings.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard-bookings.js', import.meta.url), 'utf8') },
   'dashboard.css': { type: 'text/css', body: readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8') },
 };
 const favicon = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
