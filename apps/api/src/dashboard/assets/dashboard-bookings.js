@@ -5,7 +5,8 @@
 /* global api, escapeHtml, age */
 (() => {
   const when = (iso) => (iso ? `${age(Date.parse(iso))} ago` : '—');
-  const hotel = (row) => `${escapeHtml(row.hotelName ?? row.hotelId)}${row.hotelName ? `<div class="muted">${escapeHtml(row.hotelId)}</div>` : ''}`;
+  // One block, so a phone's label-and-value row keeps the id under the name.
+  const hotel = (row) => `<div>${escapeHtml(row.hotelName ?? row.hotelId)}${row.hotelName ? `<div class="muted">${escapeHtml(row.hotelId)}</div>` : ''}</div>`;
 
   const problems = (rows, testId, empty) => `<table data-testid="${testId}"><thead><tr><th>Reference</th><th>Hotel</th><th>Client</th><th>Error code</th><th>Message</th><th>Failed</th></tr></thead><tbody>
     ${rows.map((row) => `<tr data-booking="${escapeHtml(row.bookingId)}"><td data-label="Reference"><code>${escapeHtml(row.reference)}</code></td>
