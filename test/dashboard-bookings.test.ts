@@ -159,6 +159,25 @@ describe("the operators' bookings view", () => {
     await page.context().close();
   });
 
+  it('opens the raw queue view without anything its page policy refuses, and nothing from another origin', async () => {
+    const page = await signedIn(viewports.laptop);
+    const refused: string[] = [];
+    const elsewhere: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
+    page.on('request', (request) => {
+      if (new URL(request.url()).origin !== base) elsewhere.push(request.url());
+    });
+    await page.goto(`${base}/dashboard/queues/raw`);
+    await page.getByText('bookings.step').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(refused).toEqual([]);
+    expect(elsewhere).toEqual([]);
+    await page.screenshot({ path: `${screenshots}dashboard-queues-raw-laptop.png`, fullPage: true });
+    await page.context().close();
+  });
+
   it('says so on the Batches page when there are no batches', async () => {
     const page = await signedIn(viewports.laptop);
     await page.locator('[data-testid=no-batches]').waitFor();

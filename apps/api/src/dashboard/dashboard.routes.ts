@@ -151,7 +151,15 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     response.set('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
     next();
   };
-  router.use('/dashboard/queues/raw', requireSession, boardPolicy, refreshBoard, serverAdapter.getRouter() as express.Router);
+  // Its page links a Google Fonts stylesheet, which that policy refuses (and which would tell
+  // Google of every operator's visit): the link is cut from the page; its own fonts fall back.
+  const withoutRemoteFonts = (_request: Request, response: Response, next: NextFunction) => {
+    const render = response.render.bind(response) as (view: string, options: object, callback: (error: Error | null, html: string) => void) => void;
+    (response as { render: unknown }).render = (view: string, options: object = {}) =>
+      render(view, options, (error, html) => (error ? next(error) : response.send(html.replace(/<link\b[^>]*\bhref="https:\/\/fonts\.(?:googleapis|gstatic)\.com[^>]*>\s*/g, ''))));
+    next();
+  };
+  router.use('/dashboard/queues/raw', requireSession, boardPolicy, withoutRemoteFonts, refreshBoard, serverAdapter.getRouter() as express.Router);
 
   router.get(['/dashboard', '/dashboard/'], requireSession, (_request, response) => {
     const { session, clientName } = response.locals as SessionLocals;
