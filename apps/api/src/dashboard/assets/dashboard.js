@@ -159,7 +159,7 @@ async function queuesPage() {
   ${queues.map((queue) => `<tr><td data-label="Queue">${escapeHtml(queue.name)}</td>
     <td data-label="Waiting" class="num">${(queue.counts.wait ?? 0) + (queue.counts.prioritized ?? 0)}</td><td data-label="Active" class="num">${queue.counts.active ?? 0}</td>
     <td data-label="Delayed" class="num">${queue.counts.delayed ?? 0}</td><td data-label="Failed" class="num">${queue.counts.failed ?? 0}</td>
-    <td data-label="Workers" class="num">${queue.workers}</td><td data-label="State">${queue.paused ? '<span class="state paused">paused</span>' : '<span class="state processing">running</span>'}</td>
+    <td data-label="Workers" class="num" title="${escapeHtml((queue.workerProcesses || []).join(', '))}">${queue.workers}</td><td data-label="State">${queue.paused ? '<span class="state paused">paused</span>' : '<span class="state processing">running</span>'}</td>
     <td data-label=""><button data-action="${queue.paused ? 'queue-resume' : 'queue-pause'}" data-queue="${escapeHtml(queue.name)}">${queue.paused ? 'Resume' : 'Pause'}</button></td></tr>`).join('')}
   </tbody></table>${applications ? applicationsSection(applications) : ''}`;
 }
