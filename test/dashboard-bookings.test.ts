@@ -178,11 +178,22 @@ describe("the operators' bookings view", () => {
     await page.context().close();
   });
 
-  it('says so on the Batches page when there are no batches', async () => {
+  it('says so on the Batches page when there are no batches, and names the client of each batch', async () => {
     const page = await signedIn(viewports.laptop);
     await page.locator('[data-testid=no-batches]').waitFor();
     expect(await page.locator('[data-testid=no-batches]').innerText()).toMatch(/^No batches yet/);
     await page.screenshot({ path: `${screenshots}dashboard-batches-empty-laptop.png`, fullPage: true });
+
+    // A batch appears at the next refresh, its client named, its id on hover only.
+    await db.query(
+      `INSERT INTO batches (batch_id, client_id, state, jobs_count, processed_count, succeeded_count, employer, concurrency, rate_per_minute, finished_at)
+       VALUES ($1, $2, 'finished', 3, 3, 3, 'Acme', 2, 60, now())`,
+      [randomUUID(), travel.clientId],
+    );
+    const client = page.locator('td[data-label=Client]').first();
+    await client.waitFor();
+    expect(await client.innerText()).toBe('Northwind Travel');
+    expect(await client.locator('span').getAttribute('title')).toBe(travel.clientId);
     await page.context().close();
   });
 });
