@@ -12,6 +12,9 @@ export const ClientSummary = z.object({
 });
 export type ClientSummary = z.infer<typeof ClientSummary>;
 
+/** GET /v1/admin/clients: every client, revoked ones included. */
+export const ClientSummaries = z.array(ClientSummary);
+
 /** Shown exactly once, when the client is created; only hashes and ciphertext are kept. */
 export const CreatedClient = z.object({
   clientId: ClientId,

@@ -1,9 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { listClients, type Authenticator } from '@quarry/auth';
-import { ClientSummary } from '@quarry/contracts';
+import { ClientSummaries } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import { Router } from 'express';
-import { z } from 'zod';
 import { requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
@@ -23,6 +22,6 @@ export function describeClientsAdminRoutes(registry: OpenAPIRegistry): void {
     summary: 'Operators: every client, revoked ones included, with its name and scopes (no secrets)',
     tags: ['Admin'],
     security: securedBy,
-    responses: { 200: { description: 'The clients', content: { 'application/json': { schema: z.array(ClientSummary) } } }, ...errorResponses([401, 403, 500]) },
+    responses: { 200: { description: 'The clients', content: { 'application/json': { schema: ClientSummaries } } }, ...errorResponses([401, 403, 500]) },
   });
 }
