@@ -56,7 +56,8 @@ describe('a port another process holds', () => {
     expect(result.stderr).toContain(`quarry: METRICS_PORT=${metricsPort} (on HOST=127.0.0.1) is in use by another process: stop it, or set METRICS_PORT to a free port`);
     expect(result.stderr).toContain(`quarry: SMTP_PORT=${smtpPort} (on SMTP_HOST=127.0.0.1) is in use by another process`);
     expect(result.stderr).not.toContain('EADDRINUSE');
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // Well before the slow steps would have run (the newcomer waited 94 s), even on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(30_000);
     // Migrations create the database: it was never reached.
     expect(await databaseExists(database)).toBe(false);
   });

@@ -68,17 +68,21 @@ function tryListen(listener: Listener): Promise<string | null> {
   });
 }
 
+/** What a failed listen means, naming the setting that chose the port and what to do. */
+export function describeListenFailure(listener: Listener, code: string): string {
+  const where = `${listener.setting}=${listener.port} (on ${listener.hostSetting}=${listener.host})`;
+  if (code === 'EADDRINUSE') return `${where} is in use by another process: stop it, or set ${listener.setting} to a free port`;
+  if (code === 'EACCES') return `${where} may not be listened on by this user: set ${listener.setting} to a port above 1023`;
+  if (code === 'EADDRNOTAVAIL') return `${where}: ${listener.host} is not an address of this machine: set ${listener.hostSetting}`;
+  return `${where} cannot be listened on (${code}): set ${listener.setting}`;
+}
+
 /** One line per listener that cannot be had, naming its setting and what to do. */
 export async function unavailablePorts(listeners: Listener[]): Promise<string[]> {
   const problems: string[] = [];
   for (const listener of listeners) {
     const code = await tryListen(listener);
-    if (code === null) continue;
-    const where = `${listener.setting}=${listener.port} (on ${listener.hostSetting}=${listener.host})`;
-    if (code === 'EADDRINUSE') problems.push(`${where} is in use by another process: stop it, or set ${listener.setting} to a free port`);
-    else if (code === 'EACCES') problems.push(`${where} may not be listened on by this user: set ${listener.setting} to a port above 1023`);
-    else if (code === 'EADDRNOTAVAIL') problems.push(`${where}: ${listener.host} is not an address of this machine: set ${listener.hostSetting}`);
-    else problems.push(`${where} cannot be listened on (${code}): set ${listener.setting}`);
+    if (code !== null) problems.push(describeListenFailure(listener, code));
   }
   return problems;
 }
