@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
@@ -12,6 +12,7 @@ let other: TestDatabase;
 let redis: TestRedis;
 let folder: string;
 let server: Awaited<ReturnType<typeof startScript>> | undefined;
+let beside: Awaited<ReturnType<typeof startScript>> | undefined;
 
 const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
 const where = (url: string) => {
@@ -27,6 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await beside?.stop();
   await server?.stop();
   rmSync(folder, { recursive: true, force: true });
   await redis.cleanup();
@@ -67,5 +69,21 @@ describe('npm start and npm run quarry share one configuration', () => {
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stderr).toContain(`database ${where(other.url)}`);
     expect(JSON.parse(elsewhere.stdout)).toEqual([]);
+  });
+
+  it('npm run quarry -- start --role … beside it runs with its settings, and leaves them as they were', async () => {
+    const recorded = join(folder, 'quarry.json');
+    const before = readFileSync(recorded, 'utf8');
+    expect(server).toBeDefined();
+    // Another shell again: no DATABASE_URL, no secret key; the recorded ones are used.
+    beside = await startScript('quarry.sh', ['start', '--role', 'api'], shellEnv({ QUARRY_LOCAL_CONFIG: recorded }));
+    expect(beside.output()).toContain(`database ${where(database.url)}`);
+    const created = await runScript('quarry.sh', ['clients', 'create', '--name', 'second', '--scopes', 'admin'], shellEnv({ QUARRY_LOCAL_CONFIG: recorded }));
+    const client = JSON.parse(created.stdout) as { secret: string };
+    // Both APIs know the client: one database and one secret key.
+    for (const port of [server?.port, beside.port]) {
+      expect((await fetch(`http://127.0.0.1:${port}/v1/whoami`, { headers: { authorization: basic(client.secret) } })).status).toBe(200);
+    }
+    expect(readFileSync(recorded, 'utf8')).toBe(before);
   });
 });

@@ -80,4 +80,35 @@ describe("the dashboard's pool mailboxes", () => {
     await page.screenshot({ path: `${screenshots}feeds-pool-mailboxes-laptop.png`, fullPage: true });
     await context.close();
   });
+
+  it('fits every line of the pool mailboxes on a 390 px phone: nothing cut, nothing scrolled sideways', async () => {
+    // Addresses as long as real pool mailboxes and their forwarding have.
+    await db.query(
+      `INSERT INTO mail_outlook_accounts (email, sealed_secret, imap_host, imap_port, imap_secure, client_id, alias, forwards_to, keep_sender, assigned_at, state, last_error, last_error_at)
+       VALUES ('recruiting-pool-mailbox-0042@outlook-accounts.example.com', '\\x00', 'imap.pool.test', 993, true, $1,
+               'candidate-replies-7f3a9c21@fwd.test', 'talent.acquisition.team@destination-company.example.com', false, now(), 'failing',
+               'IMAP connection to outlook.office365.com:993 timed out after 30000 ms while waiting for the greeting', now())`,
+      [admin.clientId],
+    );
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/dashboard`);
+    await page.fill('#secret', admin.secret);
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/dashboard$/);
+    await page.goto(`${base}/dashboard#/feeds`);
+    await page.locator('[data-testid=pool-mailboxes]').waitFor();
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))).toBeLessThanOrEqual(0);
+    // Every cell's text lies inside the page and inside its cell (a cell clips what overflows it).
+    const cut = (await page.evaluate(`Array.from(document.querySelectorAll('[data-testid=pool-mailboxes] td, [data-testid=pool-mailboxes] td *'), (element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      const box = range.getBoundingClientRect();
+      const cell = element.closest('td').getBoundingClientRect();
+      return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.left < -0.5 || box.right > cell.right + 0.5) ? element.textContent.trim() : null;
+    }).filter(Boolean)`)) as string[];
+    expect(cut).toEqual([]);
+    await page.screenshot({ path: `${screenshots}feeds-pool-mailboxes-phone.png`, fullPage: true });
+    await context.close();
+  });
 });

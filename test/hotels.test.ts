@@ -282,6 +282,30 @@ describe('GET /Pull/RatesFeed', () => {
     expect((await pull(partner, `hotelIds=H-LIVE&checkIn=${day(-1)}&nights=1`)).json).toEqual([]);
   });
 
+  it('names the hotelIds unknown to the client in a header, the body keeping its shape', async () => {
+    const response = await pull(partner, `hotelIds=H-NONE&hotelIds=NO-SUCH%2C1&hotelIds=H-OTHER&checkIn=${checkIn}&nights=1`);
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual([{ hotelId: 'H-NONE', checkIn, nights: 1, guests: 2, rooms: [] }]);
+    // Another client's hotel is unknown to this one, like one never registered.
+    expect(response.headers.get('quarry-unknown-hotel-ids')).toBe('NO-SUCH%2C1,H-OTHER');
+    expect(response.headers.get('quarry-unknown-hotel-count')).toBe('2');
+    // Known hotels without coverage are not unknown: no header.
+    const uncovered = await pull(partner, `hotelIds=H-LIVE&checkIn=${day(61)}&nights=1`);
+    expect(uncovered.json).toEqual([]);
+    expect(uncovered.headers.get('quarry-unknown-hotel-ids')).toBeNull();
+  });
+
+  it('answers 404 naming them when none of the hotelIds is known to the client', async () => {
+    const response = await pull(partner, `hotelIds=NO-SUCH&hotelIds=H-OTHER&checkIn=${day(61)}&nights=1`);
+    expect(response.status).toBe(404);
+    expect(response.json).toEqual({
+      object: 'error',
+      name: 'NotFound',
+      message: 'No hotel of hotelIds is known to this client: NO-SUCH, H-OTHER (GET /Pull/Hotels lists the hotels it may pull)',
+      details: { unknownHotelIds: ['NO-SUCH', 'H-OTHER'], unknownHotelCount: 2 },
+    });
+  });
+
   it('never serves an invalid source result: it is a logged source failure', async () => {
     const response = await pull(partner, `hotelIds=H-BAD&hotelIds=H-DUP&hotelIds=H-LIVE&checkIn=${checkIn}&nights=2`);
     expect((response.json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-LIVE']);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configVariableNames } from '@quarry/config';
+import { miningErrorCodes } from '@quarry/contracts';
 import { describe, expect, it } from 'vitest';
 
 // Claims README.md makes about the code, checked against the code itself.
@@ -46,5 +47,18 @@ describe('README.md commands', () => {
     const mentioned = [...new Set([...readme.matchAll(/npm run ([A-Za-z][\w:-]*)/g)].map((match) => match[1]!))];
     expect(mentioned.length).toBeGreaterThan(0);
     expect(mentioned.filter((name) => !scripts.includes(name))).toEqual([]);
+  });
+});
+
+describe('README.md mining error codes', () => {
+  const lines = readme.split('\n');
+  const header = lines.findIndex((line) => /^\|\s*mining errorCode\s*\|/.test(line));
+  const rows = lines.slice(header + 2).filter((_line, index, rest) => rest.slice(0, index + 1).every((row) => row.startsWith('|')));
+
+  it('has a row, with a meaning and what to do, for every code the miner reports', () => {
+    expect(header).toBeGreaterThan(0);
+    const documented = rows.map((row) => codeOf(row.split('|')[1] ?? '')[0]);
+    expect(documented).toEqual([...miningErrorCodes]);
+    expect(rows.filter((row) => row.split('|').filter((cell) => cell.trim()).length !== 3)).toEqual([]);
   });
 });

@@ -78,7 +78,26 @@ describe('single job posts', () => {
       const result = await json<{ status: string; errorCode?: string }>(await stack.call(`/questions/${jobPostId}`));
       return result.status === 'failed' ? result : undefined;
     });
-    expect(body).toEqual({ status: 'failed', errorCode });
+    expect(body).toEqual({ status: 'failed', errorCode, message: expect.stringMatching(/\. .+\.$/) as unknown });
+  });
+
+  it.each([
+    ['a host name that does not resolve', 'no-such-host', 'http://careers.quarry-test.invalid/jobs/1', 'HostNotFound', /does not resolve/, /careers\.quarry-test\.invalid.*DNS lookup failed/],
+    ['a link-local (cloud metadata) address', 'metadata', 'http://169.254.169.254/latest/meta-data', 'AddressRefused', /private, loopback/, /169\.254\.169\.254 is a linkLocal address/],
+    ['a URL with a password in it', 'with-password', 'http://user:pw@example.com/jobs/1', 'UrlInvalid', /plain http\(s\) URL/, /credentials/],
+  ])('reports %s with its own code, a message saying what to do, and a log line', async (_kind, jobPostId, url, errorCode, message, logged) => {
+    const submitted = await stack.call('/v1/recruitment/job-posts/mine', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jobPostId, url, employer: 'Acme', jobTitle: 'Engineer' }),
+    });
+    expect(submitted.status).toBe(200);
+    const body = await waitFor(`failure of ${jobPostId}`, async () => {
+      const result = await json<{ status: string; errorCode?: string; message?: string }>(await stack.call(`/questions/${jobPostId}`));
+      return result.status === 'failed' ? result : undefined;
+    });
+    expect(body).toEqual({ status: 'failed', errorCode, message: expect.stringMatching(message) as unknown });
+    const line = await waitFor('the failure logged', async () => stack.workers[0]?.output().split('\n').find((entry) => entry.includes('mining failed') && entry.includes(`"jobPostId":"${jobPostId}"`)));
+    expect(JSON.parse(line)).toMatchObject({ errorCode, detail: expect.stringMatching(logged) as unknown });
   });
 
   it('keeps the old result readable until a re-submission completes', async () => {
@@ -131,7 +150,7 @@ describe('single job posts', () => {
     expect(await missing.json()).toEqual({ error: 'NotFound', message: 'jobPostId never-submitted does not exist' });
     const anonymous = await fetch(`${stack.base}/questions/single-1`);
     expect(anonymous.status).toBe(401);
-    expect(await anonymous.json()).toEqual({ error: 'AuthenticationRequired', message: 'Invalid or missing API key' });
+    expect(await anonymous.json()).toEqual({ error: 'AuthenticationRequired', message: expect.stringMatching(/^Invalid or missing secret: /) as unknown });
     const noId = await stack.call('/v2/recruitment/job-posts/find');
     expect(noId.status).toBe(400);
     expect(await noId.json()).toMatchObject({ error: 'RequestParametersValidationError' });

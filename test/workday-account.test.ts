@@ -8,6 +8,7 @@ import { createBrowserApplier } from '@quarry/applier';
 import { startApplicationsRole } from '@quarry/applications-worker';
 import { createClient } from '@quarry/auth';
 import { loadConfig } from '@quarry/config';
+import { miningErrorMessages } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
 import { createChromiumPool, createMiner, createProcessSignIns, createWorkdayMiner, type ChromiumPool, type Lookup, type Miner } from '@quarry/miner';
@@ -266,7 +267,7 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
     const rows = ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4'].map((id) => `${id},${postingUrl},Acme,Software Developer`);
     const batch = await call('/v1/recruitment/job-posts/batch/mine/', { method: 'POST', body: ['jobPostId,url,employer,jobTitle', ...rows].join('\r\n'), headers: { 'content-type': 'text/csv' } });
     expect(batch.status).toBe(200);
-    for (const id of ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4']) expect(await minedOf(id)).toEqual({ status: 'failed', errorCode: 'LoginRequired' });
+    for (const id of ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4']) expect(await minedOf(id)).toEqual({ status: 'failed', errorCode: 'LoginRequired', message: miningErrorMessages.LoginRequired });
     // An application to another posting of the tenant, never mined: its mining meets the refusal, and says so.
     const applied = await post('/v1/recruitment/job-posts/apply/', {
       jobPostId: 'wd-b5', url: postingUrl, employer: 'Acme', jobTitle: 'Software Developer', candidate: { ...candidate, email: 'augusta.ada@example.com' },

@@ -73,7 +73,12 @@ afterAll(async () => {
 });
 
 describe('authentication', () => {
-  const unauthorized = { object: 'error', name: 'AuthenticationRequired', message: 'Invalid or missing API key', details: {} };
+  const unauthorized = {
+    object: 'error',
+    name: 'AuthenticationRequired',
+    message: "Invalid or missing secret: send the client's secret as the Basic user name with an empty password, or a Bearer JWT signed with its jwtSecret",
+    details: {},
+  };
 
   it('accepts Basic with the secret as user name and an empty password', async () => {
     const response = await fetch(`${base}/v1/whoami`, { headers: { authorization: basic(admin.secret) } });
@@ -114,7 +119,12 @@ describe('authentication', () => {
   it('answers 403 when the credential lacks the scope', async () => {
     const response = await fetch(`${base}/v1/admin/canaries`, { method: 'POST', headers: { authorization: basic(hotelsOnly.secret) } });
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ object: 'error', name: 'Forbidden' });
+    expect(await response.json()).toEqual({
+      object: 'error',
+      name: 'Forbidden',
+      message: 'This endpoint needs the "admin" scope, which this client does not have (it has: hotels); use a client created with it',
+      details: { missingScope: 'admin' },
+    });
   });
 });
 
@@ -139,6 +149,20 @@ describe('errors and documents', () => {
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ name: 'RequestParametersValidationError' });
+  });
+
+  it.each([
+    ['a body that ends early', '{"holdMs":', 'body: not valid JSON at position 10 (line 1, column 11): Unexpected end of JSON input'],
+    ['a trailing comma on the second line', '{\n  "holdMs": 5,\n}', 'body: not valid JSON at position 17 (line 3, column 1): Expected double-quoted property name'],
+    ['a stray word, never quoted back', '{"holdMs": qs_secret}', "body: not valid JSON at position 11 (line 1, column 12): Unexpected token 'q'"],
+  ])('says where malformed JSON breaks: %s', async (_label, body, message) => {
+    const response = await fetch(`${base}/v1/admin/canaries`, {
+      method: 'POST',
+      headers: { authorization: basic(admin.secret), 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ object: 'error', name: 'RequestParametersValidationError', message, details: { messages: [message] } });
   });
 
   it('hides another tenant’s resources behind a 404', async () => {

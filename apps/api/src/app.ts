@@ -18,6 +18,8 @@ import { applicationsRoutes } from './routes/applications.routes.ts';
 import { atsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { bookingsRoutes } from './routes/bookings.routes.ts';
+import { bookingsAdminRoutes } from './routes/bookings-admin.routes.ts';
+import { clientsAdminRoutes } from './routes/clients-admin.routes.ts';
 import { callbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
@@ -95,6 +97,8 @@ export function createApiApp(deps: ApiDeps): Express {
     app.use(atsCredentialsRoutes({ authenticator: deps.authenticator, applications: deps.applications }));
   }
   if (deps.bookings) app.use(bookingsRoutes({ authenticator: deps.authenticator, bookings: deps.bookings }));
+  app.use(bookingsAdminRoutes({ authenticator: deps.authenticator, pool: deps.db }));
+  app.use(clientsAdminRoutes(deps));
   app.use(batchAdminRoutes(deps));
   if (deps.recruitment.callbacks) app.use(callbacksAdminRoutes({ authenticator: deps.authenticator, callbacks: { pool: deps.recruitment.pool, ...deps.recruitment.callbacks } }));
   app.use(miningActivityRoutes(deps));

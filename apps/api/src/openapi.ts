@@ -5,6 +5,8 @@ import { describeApplicationsRoutes } from './routes/applications.routes.ts';
 import { describeAtsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeBookingsRoutes } from './routes/bookings.routes.ts';
+import { describeBookingsAdminRoutes } from './routes/bookings-admin.routes.ts';
+import { describeClientsAdminRoutes } from './routes/clients-admin.routes.ts';
 import { describeCallbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
@@ -47,6 +49,8 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describePushSubscriptionsRoutes(registry);
   describeVaultRoutes(registry);
   describeBookingsRoutes(registry);
+  describeBookingsAdminRoutes(registry);
+  describeClientsAdminRoutes(registry);
   describeCallbacksAdminRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

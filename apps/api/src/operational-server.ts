@@ -25,7 +25,14 @@ export type HttpRole = { port: number; stop(): Promise<void> };
 /** The HTTP side of a process: listens, and at shutdown stops taking requests, letting open ones finish (at most 2 s). */
 export async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host'>, onStop: () => Promise<void> | void = () => {}): Promise<HttpRole> {
   const server: Server = app.listen(config.port, config.host);
-  await once(server, 'listening');
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    // Taken since the start tried it (apps/quarry/src/port-check.ts): still named by its setting.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE') throw error;
+    throw new Error(`PORT=${config.port} (on HOST=${config.host}) is in use by another process: stop it, or set PORT to a free port`, { cause: error });
+  }
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : config.port,

@@ -57,6 +57,7 @@ export async function startMiningRole(runtime: {
         }
       : {}),
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
+    logFailure: (failure) => logger.info(failure, 'mining failed'),
   };
   const canaries = runtime.runsCanary
     ? startWorkers({

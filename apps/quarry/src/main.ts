@@ -40,7 +40,7 @@ function configOrExit<Scope extends ConfigScope>(scope: Scope): ConfigFor<Scope>
 }
 
 /**
- * Commands other than `start` use the configuration the last `npm start` recorded (explicit
+ * Commands other than `npm start` use the configuration the last `npm start` recorded (explicit
  * environment wins), and say which database they work on.
  */
 async function useRecordedConfig(): Promise<void> {
@@ -56,6 +56,18 @@ async function useRecordedConfig(): Promise<void> {
   process.stderr.write(`quarry: database ${describeDatabase(configOrExit('migrate').databaseUrl)} (settings from ${source})\n`);
 }
 
+/** Exits naming each port of this start that another process holds (or that cannot be listened on). */
+async function exitIfPortsTaken(config: ConfigFor<Role>, demo: boolean): Promise<void> {
+  const { listenersOf, unavailablePorts } = await import('./port-check.ts');
+  const smtp = 'smtp' in config && 'smtpPort' in config ? { host: config.smtp.host, port: config.smtpPort, reusePort: config.smtp.reusePort } : undefined;
+  const demoSites = demo && 'demo' in config ? config.demo : undefined;
+  const problems = await unavailablePorts(listenersOf({ host: config.host, port: config.port, metricsPort: config.metricsPort, smtp, demo: demoSites }));
+  if (problems.length > 0) {
+    process.stderr.write(problems.map((problem) => `quarry: ${problem}\n`).join(''));
+    process.exit(1);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -68,8 +80,14 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'start') {
     const role = values.role as Role;
     if (!roles.includes(role)) fail(`quarry: unknown role "${values.role}"\n${usage}`);
+    // `npm start` records its settings; any other start (`npm run quarry -- start --role …` beside
+    // it) runs with them, so the roles of one machine share one database, Redis and secret key.
+    const records = process.env.QUARRY_RECORDS_SETTINGS === '1';
+    if (!records && process.env.QUARRY_LOCAL_CONFIG) await useRecordedConfig();
     const config = configOrExit(role);
-    if (process.env.QUARRY_LOCAL_CONFIG) (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
+    // Before anything slow (migrations, the demo's sites, Chromium): a taken port names its setting.
+    await exitIfPortsTaken(config, values.demo === true);
+    if (records && process.env.QUARRY_LOCAL_CONFIG) (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
     const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
     if (values.demo) {
       if (role !== 'all' && role !== 'api') fail('quarry: --demo runs with --role all (or api)');

@@ -4,6 +4,7 @@ export type { BookingBrowser } from './browser/browser-booking.engine.ts';
 export { followBookingChangesForWaits } from './booking-change-waits.ts';
 export type { BookingChangeWaits } from './booking-change-waits.ts';
 export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from './booking-inputs.ts';
+export { bookingsOverview } from './bookings-overview.ts';
 export { canMove, stateOf } from './booking-stages.ts';
 export type { BookingsPorts, BookingTimers, Sealer, WorkerPorts } from './bookings-ports.ts';
 export { relayBookingOutbox } from './booking-outbox.ts';

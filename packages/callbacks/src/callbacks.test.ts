@@ -156,7 +156,7 @@ describe('recruitment callbacks', () => {
       jobPostId: 'acme 1/2', batchId: null, status: 'completed', succeededAt: '2027-03-01T10:00:00.000Z',
       links: { questions: '/questions/acme%201%2F2', find: '/v2/recruitment/job-posts/find?jobPostId=acme%201%2F2' },
     });
-    expect(byType['jobPost.failed']?.data).toMatchObject({ jobPostId: 'acme-3', status: 'failed', errorCode: 'JobExpired', message: 'The job post is closed.' });
+    expect(byType['jobPost.failed']?.data).toMatchObject({ jobPostId: 'acme-3', status: 'failed', errorCode: 'JobExpired', message: 'The job post is closed. Drop the post.' });
     expect(byType['batch.finished']?.data).toMatchObject({ jobsCount: 3, counts: { completed: 2, failed: 1, failedByErrorCode: { JobExpired: 1 } }, links: { status: '/v1/recruitment/job-posts/batch/status/?batchId=6f1c2d1e-8a57-4a52-9f0e-0c3cf0f7a001' } });
     expect(byType['application.ended']?.data).toEqual({
       applicationId: '9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f', jobPostId: 'acme 1/2', status: 'success', transport: { kind: 'vendorApi', vendor: 'greenhouse' },

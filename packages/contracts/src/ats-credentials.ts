@@ -76,7 +76,7 @@ export const AtsAccountSecret = z.object({ email: z.string(), password: z.string
 export const AtsCredentialSummary = z.object({
   ats: AtsCredentialVendor,
   board: z.string(),
-  createdAt: z.string().describe('ISO 8601: when the key was registered (or last replaced)'),
+  createdAt: z.iso.datetime().describe('ISO 8601: when the key was registered (or last replaced)'),
 });
 export type AtsCredentialSummary = z.infer<typeof AtsCredentialSummary>;
 

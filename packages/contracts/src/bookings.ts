@@ -123,6 +123,15 @@ export type BookingPrice = z.infer<typeof BookingPrice>;
 /** POST /book/{bookingId}/consent: an exact copy of the `finalPrice` the booking shows. */
 export const ConsentBody = z.strictObject({ finalPrice: z.unknown() });
 
+/**
+ * The consent's body as the OpenAPI document shows it: `finalPrice` is required and is a price.
+ * It is read as any JSON value because whatever is not an exact copy, a missing one included,
+ * is refused the same way (409 FinalPriceNotFound), never as a validation error.
+ */
+export const ConsentBodyDocument = z.strictObject({
+  finalPrice: BookingPrice.describe('Required: an exact copy of finalPrice of GET /book/{bookingId}; anything else (or nothing) is 409 FinalPriceNotFound'),
+});
+
 export const AvailableRooms = z.array(
   z.object({
     roomId: z.string(),
@@ -151,7 +160,7 @@ export const BookingStatus = z.object({
   clientId: z.string(),
   state: BookingState,
   stage: BookingStage,
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   succeededAt: z.string().nullable(),
   failedAt: z.string().nullable(),
   error: z.object({ code: BookingErrorCode, message: z.string() }).nullable(),

@@ -13,17 +13,22 @@ export const callbackEventTypes = ['jobPost.mined', 'jobPost.failed', 'batch.fin
 export const CallbackEventType = z.enum(callbackEventTypes);
 export type CallbackEventType = z.infer<typeof CallbackEventType>;
 
-/** What a failed mining's code means, in the words `jobPost.failed` carries. */
+/**
+ * What a failed mining's code means and what the client does about it, in the words retrieval
+ * (`message` beside `errorCode`) and `jobPost.failed` carry.
+ */
 export const miningErrorMessages: Record<MiningErrorCodeType, string> = {
-  GenericWebsiteError: 'The page could not be read as a job application form.',
-  JobNotFound: 'The job post was not found (404, 410 or removed).',
-  JobExpired: 'The job post is closed.',
-  FormNotFound: 'The page has no application form.',
-  LoginRequired: 'The application form is behind a sign-in the client has no account registered for.',
-  BotDetection: 'The site blocked automation (a captcha or a bot wall).',
-  UnsupportedWebsite: 'The site is not supported.',
-  NavigationTimeout: 'The page did not load in time.',
-  UrlInvalid: 'The job post URL is not valid.',
+  GenericWebsiteError: 'The page could not be read as a job application form (the site answered with an error or an unreadable page). Mine the post again later; if it keeps failing, check the URL in a browser.',
+  JobNotFound: 'The job post was not found (the site answered 404 or 410, or says it was removed). Drop the post, or send its current URL.',
+  JobExpired: 'The job post is closed. Drop the post.',
+  FormNotFound: 'The page has no application form. Send the URL of the page that holds the form (often an "Apply" link).',
+  LoginRequired: 'The application form is behind a sign-in the client has no account registered for. Register the account for this site, then mine again.',
+  BotDetection: 'The site blocked automation (a captcha or a bot wall). Mine again later, or read the form by hand.',
+  UnsupportedWebsite: 'The site is not supported (it serves no HTML page, or its forms need a sign-in no account can be registered for). Read the form by hand.',
+  NavigationTimeout: 'The page did not load in time. Mine again later.',
+  UrlInvalid: 'The job post URL cannot be fetched as given (not http(s), user name or password in it, or too many redirects). Send a plain http(s) URL of the post.',
+  HostNotFound: "The URL's host name does not resolve (DNS). Check the host name's spelling, or mine again once the site is back.",
+  AddressRefused: "The URL's host is a private, loopback or otherwise non-public address, which the service does not fetch. Send the post's public URL.",
 };
 
 const links = (shape: Record<string, z.ZodString>) => z.object(shape).describe('Paths on this API (same credentials) to fetch the full result');
@@ -113,7 +118,7 @@ export const CallbackEventView = z.object({
   url: z.string(),
   state: z.enum(['pending', 'sending', 'delivered', 'failed']).describe('pending: waiting for its first or next attempt; sending: in flight; delivered: a 2xx answered; failed: given up after CALLBACK_GIVE_UP_AFTER_MS'),
   attempts: z.number().int(),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   nextAttemptAt: z.string().nullable(),
   lastAttemptAt: z.string().nullable(),
   lastStatus: z.number().int().nullable(),

@@ -16,7 +16,7 @@ export const CanaryView = z.object({
   state: CanaryState,
   holdMs: z.number().int(),
   runs: z.number().int().describe('How many times a worker started this canary (crash recovery re-runs it)'),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   completedAt: z.string().nullable(),
   completedBy: z.string().nullable().describe('Worker process that completed it'),
 });

@@ -7,10 +7,13 @@ export const ClientSummary = z.object({
   clientId: ClientId,
   name: z.string(),
   scopes: z.array(Scope),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   revokedAt: z.string().nullable(),
 });
 export type ClientSummary = z.infer<typeof ClientSummary>;
+
+/** GET /v1/admin/clients: every client, revoked ones included. */
+export const ClientSummaries = z.array(ClientSummary);
 
 /** Shown exactly once, when the client is created; only hashes and ciphertext are kept. */
 export const CreatedClient = z.object({

@@ -4,7 +4,11 @@
  */
 export const errorCatalog = {
   RequestParametersValidationError: { status: 400, message: 'Invalid request parameters' },
-  AuthenticationRequired: { status: 401, message: 'Invalid or missing API key', challenge: true },
+  AuthenticationRequired: {
+    status: 401,
+    message: "Invalid or missing secret: send the client's secret as the Basic user name with an empty password, or a Bearer JWT signed with its jwtSecret",
+    challenge: true,
+  },
   EndpointAccessAuthorizationError: { status: 401, message: 'The authenticated user has no access to the endpoint', challenge: true },
   Forbidden: { status: 403, message: 'The credential does not grant access to this endpoint' },
   NotFound: { status: 404, message: 'Resource not found' },

@@ -46,7 +46,7 @@ export const BindingView = z.object({
   forwardsTo: z.string(),
   keepSender: z.boolean(),
   expiresAt: z.string().describe('ISO 8601'),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   counters: z.object({
     received: z.number().int().describe('Messages accepted for this recipient'),
     delivered: z.number().int().describe('Messages delivered to forwardsTo'),

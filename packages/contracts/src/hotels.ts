@@ -213,7 +213,7 @@ export const PushSubscriptionView = z.object({
   failingSince: z.string().nullable(),
   suspendedAt: z.string().nullable(),
   nextAttemptAt: z.string().nullable(),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
 });
 export type PushSubscriptionView = z.infer<typeof PushSubscriptionView>;
 

@@ -4,7 +4,7 @@ export { QuestionsErrorBodySchema, StandardErrorBodySchema } from './error-bodie
 export { Scope, scopes } from './scopes.ts';
 export { describeIssues } from './zod-messages.ts';
 export { findNul, hasNul, nulMessage } from './nul-bytes.ts';
-export { ClientId, ClientSummary, CreateClientInput, CreatedClient, WhoAmI } from './clients.ts';
+export { ClientId, ClientSummaries, ClientSummary, CreateClientInput, CreatedClient, WhoAmI } from './clients.ts';
 export { CanaryIdParams, CanaryJobPayload, CanaryState, CanaryView, RequestCanaryBody } from './canary.ts';
 export {
   Answer,
@@ -138,10 +138,12 @@ export {
   BookingSweepJobPayload,
   ConfirmPriceBody,
   ConsentBody,
+  ConsentBodyDocument,
   CreateBookingBody,
   CreatedBooking,
   TdsChallenge,
 } from './bookings.ts';
+export { BookingsOverview, BookingsOverviewQuery } from './bookings-admin.ts';
 export { CallbackUrl } from './callback-url.ts';
 export {
   ApplicationEndedEvent,

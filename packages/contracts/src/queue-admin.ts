@@ -8,7 +8,13 @@ export const QueueJobsQuery = z.object({ state: z.enum(queueJobStates).default('
 
 export const QueueNameParams = z.object({ name: z.string().describe('a catalog queue (e.g. mining.single) or mining.batch.<batchId>') });
 
-export const QueueView = z.object({ name: z.string(), paused: z.boolean(), workers: z.number().int(), counts: z.record(z.string(), z.number()) });
+export const QueueView = z.object({
+  name: z.string(),
+  paused: z.boolean(),
+  workers: z.number().int().describe('Processes taking this queue\'s jobs (one per process, however many connections it holds)'),
+  workerProcesses: z.array(z.string()).describe('Those processes, as the worker id each logs at start (host:pid)'),
+  counts: z.record(z.string(), z.number()),
+});
 export type QueueView = z.infer<typeof QueueView>;
 
 export const QueueJobView = z.object({

@@ -73,6 +73,8 @@ export const miningErrorCodes = [
   'UnsupportedWebsite',
   'NavigationTimeout',
   'UrlInvalid',
+  'HostNotFound',
+  'AddressRefused',
 ] as const;
 export const MiningErrorCode = z.enum(miningErrorCodes);
 export type MiningErrorCode = z.infer<typeof MiningErrorCode>;
@@ -170,7 +172,7 @@ export const JobPostIdQuery = z.object({ jobPostId: z.string().trim().min(1).max
 
 export const MiningStatusBody = z.union([
   z.object({ status: z.enum(['queued', 'processing']) }),
-  z.object({ status: z.literal('failed'), errorCode: MiningErrorCode }),
+  z.object({ status: z.literal('failed'), errorCode: MiningErrorCode, message: z.string().describe('what happened and what to do') }),
 ]);
 
 export const CompletedMiningBody = z.object({

@@ -2,9 +2,13 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { describeIssues } from '@quarry/contracts';
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { hostname } from 'node:os';
 import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueFamily, type QueueName } from './catalog.ts';
 import { JobEnvelope, openEnvelope } from './envelope.ts';
 import { isStoreOutage } from './store-outage.ts';
+
+/** `host:pid`, the worker id `quarry start` logs for its process. */
+const workerProcessName = (): string => `${hostname()}:${process.pid}`;
 
 const tracer = trace.getTracer('@quarry/jobs');
 
@@ -181,6 +185,9 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
   const workers = options.queues.map((queue) => {
     const queueName = options.key ? `${queue}.${options.key}` : queue;
     const worker = new Worker(queueName, process, {
+      // The process's worker id (as `quarry start` logs it) names its connection: the operators'
+      // queue view counts processes by it, not connections, and says which processes they are.
+      name: workerProcessName(),
       ...(options.limiter ? { limiter: { max: options.limiter.max, duration: options.limiter.durationMs } } : {}),
       connection: options.connection,
       prefix: options.prefix,

@@ -36,13 +36,26 @@ async function queueOr404(ports: QueueAdminPorts, name: string): Promise<Queue> 
   return queue;
 }
 
+/**
+ * The processes taking the queue's jobs: each names its worker's connection `…:w:<host:pid>`, so
+ * a process is counted once however many connections it holds; an unnamed one counts alone.
+ */
+async function workerProcesses(queue: Queue): Promise<string[]> {
+  const clients = (await queue.getWorkers()) as Array<{ rawname?: string; id?: string }>;
+  const names = clients.map((client) => {
+    const marker = client.rawname?.indexOf(':w:') ?? -1;
+    return marker >= 0 ? (client.rawname as string).slice(marker + 3) : `connection ${client.id ?? '?'}`;
+  });
+  return [...new Set(names)].sort();
+}
+
 async function viewQueue(queue: Queue): Promise<QueueView> {
-  const [counts, paused, workers] = await Promise.all([
+  const [counts, paused, processes] = await Promise.all([
     queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
     queue.isPaused(),
-    queue.getWorkersCount(),
+    workerProcesses(queue),
   ]);
-  return { name: queue.name, paused, workers, counts };
+  return { name: queue.name, paused, workers: processes.length, workerProcesses: processes, counts };
 }
 
 /** Every queue of the catalog, then each live family queue, with counts, pause state and workers. */

@@ -2,6 +2,7 @@ import type { MiningErrorCode, Question } from '@quarry/contracts';
 import { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError, type SafeFetch, type SafeFetchInit, type SafeResponse } from '@quarry/safe-fetch';
 import type { z } from 'zod';
 import type { BoardCredential, JobPostToMine } from './miner-port.ts';
+import { codeOfUnsafeUrl } from './unsafe-url-failure.ts';
 
 /**
  * A known reason the form cannot be mined. Adapters throw it from deep inside parsing; the router
@@ -54,7 +55,7 @@ function failureForStatus(status: number): MiningFailure | null {
 function failureForFetchError(error: unknown): MiningFailure {
   if (error instanceof MiningFailure) return error;
   if (error instanceof FetchTimeoutError) return new MiningFailure('NavigationTimeout', error.message);
-  if (error instanceof UnsafeUrlError) return new MiningFailure('UrlInvalid', error.message);
+  if (error instanceof UnsafeUrlError) return new MiningFailure(codeOfUnsafeUrl(error), error.message);
   if (error instanceof ResponseTooLargeError) return new MiningFailure('GenericWebsiteError', error.message);
   return new MiningFailure('GenericWebsiteError', error instanceof Error ? error.message : String(error));
 }

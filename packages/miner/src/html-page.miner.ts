@@ -3,6 +3,7 @@ import { FetchTimeoutError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-
 import { extractHtmlForm } from './html-form.extractor.ts';
 import type { Miner, MineOutcome } from './miner-port.ts';
 import { syntheticAnswers } from './synthetic-answers.ts';
+import { codeOfUnsafeUrl } from './unsafe-url-failure.ts';
 
 const adapter = 'html-form';
 
@@ -22,7 +23,7 @@ export function createHtmlPageMiner(options: { fetch: SafeFetch; timeoutMs: numb
       });
     } catch (error) {
       if (error instanceof FetchTimeoutError) return failed('NavigationTimeout', error.message);
-      if (error instanceof UnsafeUrlError) return failed('UrlInvalid', error.message);
+      if (error instanceof UnsafeUrlError) return failed(codeOfUnsafeUrl(error), error.message);
       return failed('GenericWebsiteError', (error as Error).message);
     }
     if (response.status === 404 || response.status === 410) return failed('JobNotFound', `HTTP ${response.status}`);

@@ -81,13 +81,27 @@ const close = Buffer.from(']');
  * hash is taken from the cache, so a hot pull moves 32 bytes per hotel out of Postgres, not the
  * result, and no text is decoded and re-encoded.
  */
-export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<Buffer[]> {
+export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<{ parts: Buffer[]; unknownHotelIds: string[] }> {
   const now = ports.now();
   const today = now.toISOString().slice(0, 10);
   const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);
-  if (offsetDays < 0 || offsetDays >= ports.horizonDays) return [open, close];
   const search = { checkIn: query.checkIn, nights: query.nights, guests: query.guests };
-  const hotels = (await findPullRows(ports.db, clientId, query.hotelIds, search, now)).filter((hotel) => hotel.guests.includes(query.guests));
+  // Every hotel granted to the client comes back, stored result or not: the rest are unknown to
+  // it (not registered, or another client's, which is not told apart so as not to reveal it).
+  const granted = await findPullRows(ports.db, clientId, query.hotelIds, search, now);
+  const known = new Set(granted.map((hotel) => hotel.hotelId));
+  const unknownHotelIds = query.hotelIds.filter((hotelId) => !known.has(hotelId));
+  const parts = await pullParts(ports, query, search, offsetDays < 0 || offsetDays >= ports.horizonDays ? [] : granted);
+  return { parts, unknownHotelIds };
+}
+
+async function pullParts(
+  ports: PullPorts,
+  query: PullQuery,
+  search: { checkIn: string; nights: number; guests: number },
+  granted: Array<{ hotelId: string; guests: number[]; sha256: Buffer | null }>,
+): Promise<Buffer[]> {
+  const hotels = granted.filter((hotel) => hotel.guests.includes(query.guests));
   if (hotels.length === 0) return [open, close];
   const stored = await readBodies(
     ports.db,

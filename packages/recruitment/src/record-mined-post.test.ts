@@ -1,3 +1,4 @@
+import { miningErrorMessages } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import type { MineOutcome } from '@quarry/miner';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
@@ -37,6 +38,6 @@ describe('recordMinedPost', () => {
 
   it('records a failed mining as the post\'s failure', async () => {
     await recordMinedPost({ pool }, post('p-2'), { ok: false, adapter: null, errorCode: 'JobExpired', detail: 'closed' }, 10);
-    expect(JSON.parse(await retrieveMining(pool, clientId, 'p-2', 'v2'))).toEqual({ status: 'failed', errorCode: 'JobExpired' });
+    expect(JSON.parse(await retrieveMining(pool, clientId, 'p-2', 'v2'))).toEqual({ status: 'failed', errorCode: 'JobExpired', message: miningErrorMessages.JobExpired });
   });
 });

@@ -48,6 +48,8 @@ export type MiningPorts = RecruitmentPorts & {
   /** The employer's key the client registered for the posting's board, opened the same way (SmartRecruiters' screening questions are served only to it). */
   findCredential?: (clientId: string, url: string) => Promise<BoardCredential | null>;
   now?: () => Date;
+  /** Logs a failed mining with what the miner saw (the host, the refused address); the client is given only the code and its message. */
+  logFailure?: (failure: { jobPostId: string; submissionId: string; errorCode: string; adapter: string | null; detail: string }) => void;
   /** Tells API processes a post's answer changed (they drop what they cached); never throws. */
   announceOutcome?: (clientId: string, jobPostId: string) => Promise<void>;
 };

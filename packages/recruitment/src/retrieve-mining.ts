@@ -1,4 +1,4 @@
-import { AppError, describeIssues, JobPostIdQuery } from '@quarry/contracts';
+import { AppError, describeIssues, JobPostIdQuery, MiningErrorCode, miningErrorMessages } from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
 import { findRetrieval } from './submissions.queries.ts';
 import type { RetrievalCache, RetrievalShape } from './retrieval-cache.ts';
@@ -24,8 +24,11 @@ export async function retrieveMining(db: Queryable, clientId: string, jobPostId:
         return stored;
       }
       break;
-    case 'failed':
-      return JSON.stringify({ status: 'failed', errorCode: row.errorCode ?? 'GenericWebsiteError' });
+    case 'failed': {
+      const errorCode = row.errorCode ?? 'GenericWebsiteError';
+      const known = MiningErrorCode.safeParse(errorCode);
+      return JSON.stringify({ status: 'failed', errorCode, message: miningErrorMessages[known.success ? known.data : 'GenericWebsiteError'] });
+    }
     case 'processing':
       return stored ?? '{"status":"processing"}';
     case 'queued':

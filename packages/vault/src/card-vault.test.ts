@@ -91,6 +91,17 @@ describe('POST /vault/otp and /vault/pan use cases', () => {
     expect((await vault.storePan('cl_a', { otp: otp.id, ...card() })).panToken).toHaveLength(299);
   });
 
+  it('names every bad field in one refusal, an expired card beside the others', async () => {
+    const otp = await vault.issueOtp('cl_a');
+    const messages = await refusal(vault.storePan('cl_a', { otp: otp.id, ...card({ pan: '4242 4242 4242 4241', expiryMonth: 1, expiryYear: 2024, name: '', cvv: '1' }) }));
+    expect(messages).toEqual([
+      expect.stringMatching(/^pan: is not a card number/),
+      expect.stringMatching(/^name: is required/),
+      expect.stringMatching(/^cvv: must be 3 or 4 digits/),
+      'expiryYear: the card expired (01/2024 is before this month)',
+    ]);
+  });
+
   it('accepts a card expiring this month, and expiry given as digit strings', async () => {
     const otp = await vault.issueOtp('cl_a');
     const { panToken } = await vault.storePan('cl_a', { otp: otp.id, ...card({ expiryMonth: '03', expiryYear: '2026' }) });

@@ -40,11 +40,18 @@ const otpHash = (otp: string) => createHash('sha256').update(otp, 'utf8').digest
 /** The first instant after the card's expiry month (UTC): a card is valid through its last day. */
 const endOfExpiryMonth = (month: number, year: number) => new Date(Date.UTC(year, month, 1));
 
-function refuseExpiredCard(card: { expiryMonth: number; expiryYear: number }, now: Date): void {
-  if (endOfExpiryMonth(card.expiryMonth, card.expiryYear) > now) return;
-  const written = `${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}`;
-  const field = card.expiryYear < now.getUTCFullYear() ? 'expiryYear' : 'expiryMonth';
-  throw validationError([`${field}: the card expired (${written} is before this month)`]);
+/**
+ * The expiry's problem, judged from the body as sent: a month and year that each parse are checked
+ * whatever else is wrong, so one 400 names an expired card beside the other bad fields.
+ */
+function expiryProblem(body: unknown, now: Date): string | null {
+  const fields = (body ?? {}) as { expiryMonth?: unknown; expiryYear?: unknown };
+  const month = StorePanBody.shape.expiryMonth.safeParse(fields.expiryMonth);
+  const year = StorePanBody.shape.expiryYear.safeParse(fields.expiryYear);
+  if (!month.success || !year.success || endOfExpiryMonth(month.data, year.data) > now) return null;
+  const written = `${String(month.data).padStart(2, '0')}/${year.data}`;
+  const field = year.data < now.getUTCFullYear() ? 'expiryYear' : 'expiryMonth';
+  return `${field}: the card expired (${written} is before this month)`;
 }
 
 export function createCardVault(options: CardVaultOptions): CardVaultService {
@@ -60,10 +67,10 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
 
   async function storePan(clientId: string, body: unknown): Promise<PanTokenView> {
     const parsed = StorePanBody.safeParse(body ?? {});
-    if (!parsed.success) throw validationError(describeIssues(parsed.error));
-    const input = parsed.data;
     const at = now();
-    refuseExpiredCard(input, at);
+    const expired = typeof body === 'object' && body !== null ? expiryProblem(body, at) : null;
+    if (!parsed.success || expired) throw validationError([...(parsed.success ? [] : describeIssues(parsed.error)), ...(expired ? [expired] : [])]);
+    const input = parsed.data;
     const cardId = cardUuid(randomBytes(16));
     const tokenVersion = input.tokenVersion === 'v1' ? 1 : 2;
     const card = JSON.stringify({ pan: input.pan, expiryMonth: input.expiryMonth, expiryYear: input.expiryYear, name: input.name });

@@ -25,12 +25,13 @@ export function appShell(options: { csrf: string; clientName: string }): string 
 <meta name="csrf-token" content="${escapeHtml(options.csrf)}">
 <header class="top">
   <strong class="brand">Quarry</strong>
-  <nav><a href="#/batches" data-nav="batches">Batches</a><a href="#/queues" data-nav="queues">Queues</a><a href="#/feeds" data-nav="feeds">Feeds &amp; mail</a><a href="#/callbacks" data-nav="callbacks">Callbacks</a></nav>
+  <nav><a href="#/batches" data-nav="batches">Batches</a><a href="#/queues" data-nav="queues">Queues</a><a href="#/feeds" data-nav="feeds">Feeds &amp; mail</a><a href="#/bookings" data-nav="bookings">Bookings</a><a href="#/callbacks" data-nav="callbacks">Callbacks</a></nav>
   <form method="post" action="/dashboard/logout" class="signout"><input type="hidden" name="csrf" value="${escapeHtml(options.csrf)}">
     <span class="muted">${escapeHtml(options.clientName)}</span><button type="submit" class="link">Sign out</button></form>
 </header>
 <main id="view" aria-live="polite"><p class="muted">Loading…</p></main>
 <script src="/dashboard/assets/dashboard-callbacks.js" defer></script>
+<script src="/dashboard/assets/dashboard-bookings.js" defer></script>
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </body></html>`;
 }

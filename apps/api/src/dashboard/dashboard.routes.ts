@@ -15,6 +15,7 @@ import { sessionChallenge } from './session-challenge.ts';
 const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
   'dashboard-callbacks.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard-callbacks.js', import.meta.url), 'utf8') },
+  'dashboard-bookings.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard-bookings.js', import.meta.url), 'utf8') },
   'dashboard.css': { type: 'text/css', body: readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8') },
 };
 const favicon = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
@@ -150,7 +151,15 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     response.set('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
     next();
   };
-  router.use('/dashboard/queues/raw', requireSession, boardPolicy, refreshBoard, serverAdapter.getRouter() as express.Router);
+  // Its page links a Google Fonts stylesheet, which that policy refuses (and which would tell
+  // Google of every operator's visit): the link is cut from the page; its own fonts fall back.
+  const withoutRemoteFonts = (_request: Request, response: Response, next: NextFunction) => {
+    const render = response.render.bind(response) as (view: string, options: object, callback: (error: Error | null, html: string) => void) => void;
+    (response as { render: unknown }).render = (view: string, options: object = {}) =>
+      render(view, options, (error, html) => (error ? next(error) : response.send(html.replace(/<link\b[^>]*\bhref="https:\/\/fonts\.(?:googleapis|gstatic)\.com[^>]*>\s*/g, ''))));
+    next();
+  };
+  router.use('/dashboard/queues/raw', requireSession, boardPolicy, withoutRemoteFonts, refreshBoard, serverAdapter.getRouter() as express.Router);
 
   router.get(['/dashboard', '/dashboard/'], requireSession, (_request, response) => {
     const { session, clientName } = response.locals as SessionLocals;

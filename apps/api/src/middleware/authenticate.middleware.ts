@@ -49,7 +49,11 @@ export function requireClient(
         return;
       }
       if (options.scope !== 'any' && !client.scopes.includes(options.scope)) {
-        next(new AppError(options.hotelSurface ? 'EndpointAccessAuthorizationError' : 'Forbidden'));
+        next(
+          options.hotelSurface
+            ? new AppError('EndpointAccessAuthorizationError')
+            : new AppError('Forbidden', `This endpoint needs the "${options.scope}" scope, which this client does not have (it has: ${client.scopes.join(', ') || 'none'}); use a client created with it`, { missingScope: options.scope }),
+        );
         return;
       }
       response.locals.client = client;

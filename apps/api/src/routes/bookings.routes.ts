@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
 import { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice, createBooking, findBookingStatusText, renderTdsPage, type BookingsPorts } from '@quarry/bookings';
-import { BookBody, BookingIdParams, BookingStatus, ConfirmPriceBody, ConsentBody, CreateBookingBody, CreatedBooking } from '@quarry/contracts';
+import { BookBody, BookingIdParams, BookingStatus, ConfirmPriceBody, ConsentBodyDocument, CreateBookingBody, CreatedBooking } from '@quarry/contracts';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
@@ -105,7 +105,7 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
     summary: 'Consent to the final price: an exact copy of finalPrice sends the order to the hotel; anything else is FinalPriceNotFound',
     tags,
     security: securedBy,
-    request: { params: BookingIdParams, body: { content: { 'application/json': { schema: ConsentBody } } } },
+    request: { params: BookingIdParams, body: { required: true, content: { 'application/json': { schema: ConsentBodyDocument } } } },
     responses: { 200: status, ...errorResponses([400, 401, 403, 404, 409, 500]) },
   });
   registry.registerPath({

@@ -329,7 +329,7 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
 
   it('refuses private job URLs and blocks the page’s requests to refused hosts', async () => {
     const refused: MineOutcome = await miner()({ url: `${refusedOrigin}/apply`, employer: 'Acme', jobTitle: 'x', country: 'gb' }, new AbortController().signal);
-    expect(refused).toMatchObject({ ok: false, errorCode: 'UrlInvalid' });
+    expect(refused).toMatchObject({ ok: false, errorCode: 'AddressRefused' });
     requested.length = 0;
     refusedHits.length = 0;
     const outcome = await mine(`/browser/tracker.html?beacon=${encodeURIComponent(`${refusedOrigin}/beacon.gif`)}`);

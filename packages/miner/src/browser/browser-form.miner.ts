@@ -7,6 +7,7 @@ import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions, type FormSnapshot } from './form-fields.ts';
 import { minerPageScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
 import { createHostGuard, httpUrlOf } from './request-guard.ts';
+import { codeOfUnsafeUrl } from '../unsafe-url-failure.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 
 const adapter = 'browser';
@@ -46,7 +47,8 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
     const url = httpUrlOf(jobPost.url);
     if (!url) return failed('UrlInvalid', 'not an absolute http(s) URL');
     const allowed = createHostGuard(options.allowPrivate);
-    if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
+    const refusal = await allowed.refusalOf(url);
+    if (refusal) return failed(codeOfUnsafeUrl(refusal), refusal.message);
     return options.pool.withContext(async (context) => {
       // From the moment a context is free: a job that waited for a slot still gets its full time.
       const deadline = Date.now() + options.timeoutMs;

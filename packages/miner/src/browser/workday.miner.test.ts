@@ -161,9 +161,9 @@ describe('the account wall, without getting through it', () => {
     expect(vendor.signIns.length).toBe(before);
   }, 60_000);
 
-  it('a posting on an address the allow-list does not name: UrlInvalid, nothing fetched', async () => {
+  it('a posting on an address the allow-list does not name: AddressRefused, nothing fetched', async () => {
     const outcome = await miner(double.url.replace('127.0.0.1', '127.0.0.2'), { ...account, board: account.board.replace('127.0.0.1', '127.0.0.2') });
-    expect(outcome).toMatchObject({ ok: false, errorCode: 'UrlInvalid' });
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'AddressRefused' });
   });
 });
 

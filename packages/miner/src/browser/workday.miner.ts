@@ -7,6 +7,7 @@ import { createSignInMemory, followToForm, showsWall, signInOnce, type AccountWa
 import { closeWithin, type ChromiumPool } from './chromium-pool.ts';
 import { settle } from './page-snapshot.ts';
 import { createHostGuard, httpUrlOf } from './request-guard.ts';
+import { codeOfUnsafeUrl } from '../unsafe-url-failure.ts';
 import { workdayBoardOfPage } from '../workday-board.ts';
 import { fillPlaceholders, hasNextStep, readStep, saveStep, StepRefused, stepQuestions } from './workday-steps.ts';
 
@@ -80,7 +81,8 @@ export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
     const account = access?.account;
     if (!account) return workdayWithoutAccount(url.href);
     const allowed = createHostGuard(options.allowPrivate, options.lookup);
-    if (!(await allowed(url.href))) return failed('UrlInvalid', `refused: ${url.hostname} is not a public address`);
+    const refusal = await allowed.refusalOf(url);
+    if (refusal) return failed(codeOfUnsafeUrl(refusal), refusal.message);
     return options.pool.withContext(async (context) => {
       const deadline = Date.now() + options.timeoutMs;
       await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));

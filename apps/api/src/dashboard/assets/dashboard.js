@@ -12,6 +12,19 @@ const age = (epochMs) => {
   return minutes < 60 ? `${minutes} min` : minutes < 2880 ? `${Math.floor(minutes / 60)} h` : `${Math.floor(minutes / 1440)} d`;
 };
 
+// Client names for views that carry client ids: read with each render, at most every 30 s.
+let clientNames = { at: 0, byId: new Map() };
+async function loadClientNames() {
+  if (Date.now() - clientNames.at < 30000) return;
+  const clients = await api('/v1/admin/clients').catch(() => null);
+  if (clients) clientNames = { at: Date.now(), byId: new Map(clients.map((client) => [client.clientId, client.name])) };
+}
+// The name, with the id on hover; the id itself when the client is not known (yet).
+const clientLabel = (clientId) => {
+  const name = clientNames.byId.get(clientId);
+  return name ? `<span title="${escapeHtml(clientId)}">${escapeHtml(name)}</span>` : escapeHtml(clientId);
+};
+
 async function api(path, init = {}) {
   const response = await fetch(path, {
     ...init,
@@ -91,7 +104,7 @@ async function batchesPage() {
   <table><thead><tr><th>Batch</th><th>Client</th><th>Employer</th><th>State</th><th>Jobs</th><th>Processed</th><th>Success</th><th>Rows/min</th><th>Age</th><th></th></tr></thead><tbody>
   ${batches.map((batch) => `<tr data-batch="${batch.batchId}">
     <td data-label="Batch"><a href="#/batches/${batch.batchId}">${batch.batchId.slice(0, 8)}</a></td>
-    <td data-label="Client">${escapeHtml(batch.clientId)}</td>
+    <td data-label="Client">${clientLabel(batch.clientId)}</td>
     <td data-label="Employer">${escapeHtml(batch.employer ?? '—')}</td>
     <td data-label="State"><span class="state ${batch.state}" data-testid="state">${batch.state}</span></td>
     <td data-label="Jobs" class="num">${batch.jobsCount}</td>
@@ -99,7 +112,7 @@ async function batchesPage() {
     <td data-label="Success" class="num">${percent(batch.successRate)}</td>
     <td data-label="Rows/min" class="num">${throughput.get(batch.batchId) ?? '—'}</td>
     <td data-label="Age">${age(batch.createdAt)}</td>
-    <td data-label="">${actionButton(batch)}</td></tr>`).join('')}
+    <td data-label="">${actionButton(batch)}</td></tr>`).join('') || '<tr><td colspan="10" class="muted" data-testid="no-batches">No batches yet: a client sends one to POST /v1/recruitment/job-posts/batch/mine/</td></tr>'}
   </tbody></table>`;
 }
 
@@ -146,7 +159,7 @@ async function queuesPage() {
   ${queues.map((queue) => `<tr><td data-label="Queue">${escapeHtml(queue.name)}</td>
     <td data-label="Waiting" class="num">${(queue.counts.wait ?? 0) + (queue.counts.prioritized ?? 0)}</td><td data-label="Active" class="num">${queue.counts.active ?? 0}</td>
     <td data-label="Delayed" class="num">${queue.counts.delayed ?? 0}</td><td data-label="Failed" class="num">${queue.counts.failed ?? 0}</td>
-    <td data-label="Workers" class="num">${queue.workers}</td><td data-label="State">${queue.paused ? '<span class="state paused">paused</span>' : '<span class="state processing">running</span>'}</td>
+    <td data-label="Workers" class="num" title="${escapeHtml((queue.workerProcesses || []).join(', '))}">${queue.workers}</td><td data-label="State">${queue.paused ? '<span class="state paused">paused</span>' : '<span class="state processing">running</span>'}</td>
     <td data-label=""><button data-action="${queue.paused ? 'queue-resume' : 'queue-pause'}" data-queue="${escapeHtml(queue.name)}">${queue.paused ? 'Resume' : 'Pause'}</button></td></tr>`).join('')}
   </tbody></table>${applications ? applicationsSection(applications) : ''}`;
 }
@@ -159,7 +172,7 @@ function applicationsSection(overview) {
   </tbody></table>
   <h2>Recent failed applications</h2>
   <table data-testid="application-failures"><thead><tr><th>Application</th><th>Client</th><th>Job post</th><th>Host</th><th>Error code</th><th>Message</th><th>Ended</th><th></th></tr></thead><tbody>
-  ${overview.recentFailures.map((row) => `<tr><td data-label="Application">${escapeHtml(row.applicationId.slice(0, 8))}</td><td data-label="Client">${escapeHtml(row.clientId)}</td>
+  ${overview.recentFailures.map((row) => `<tr><td data-label="Application">${escapeHtml(row.applicationId.slice(0, 8))}</td><td data-label="Client">${clientLabel(row.clientId)}</td>
     <td data-label="Job post">${escapeHtml(row.jobPostId)}</td><td data-label="Host">${escapeHtml(row.host ?? '—')}</td><td data-label="Error code">${escapeHtml(row.errorCode ?? '—')}</td>
     <td data-label="Message">${escapeHtml(row.message ?? '')}</td><td data-label="Ended">${row.finishedAt ? `${age(Date.parse(row.finishedAt))} ago` : '—'}</td>
     <td data-label="">${row.screenshot ? `<a href="${escapeHtml(row.screenshot)}" target="_blank" rel="noopener">Screenshot</a>` : ''}</td></tr>`).join('') || '<tr><td colspan="8" class="muted">None</td></tr>'}
@@ -185,7 +198,7 @@ async function feedsPage() {
   const pushes = list(subscriptions);
   return `<h1>Feeds &amp; mail</h1><h2>Push subscriptions</h2>
   ${pushes ? `<table data-testid="push-subscriptions"><thead><tr><th>Subscription</th><th>Client</th><th>Push URL</th><th>State</th><th>Lag</th><th>Failures</th><th>Last push</th><th></th></tr></thead><tbody>
-    ${pushes.map((item) => `<tr><td data-label="Subscription">${escapeHtml(item.subscriptionId.slice(0, 8))}</td><td data-label="Client">${escapeHtml(item.clientId)}</td>
+    ${pushes.map((item) => `<tr><td data-label="Subscription">${escapeHtml(item.subscriptionId.slice(0, 8))}</td><td data-label="Client">${clientLabel(item.clientId)}</td>
       <td data-label="Push URL" class="url">${escapeHtml(item.pushUrl)}</td>
       <td data-label="State">${item.suspendedAt ? '<span class="state paused">suspended</span>' : item.failingSince ? '<span class="state paused">failing</span>' : '<span class="state processing">ok</span>'}</td>
       <td data-label="Lag" class="num">${item.lagVersions} version(s)</td><td data-label="Failures" class="num">${item.failures}</td>
@@ -219,7 +232,7 @@ function poolMailboxesSection(pool) {
     <div class="card"><div class="muted">Broken</div><div class="value">${pool.counts.broken}</div></div>
   </div>
   <table data-testid="pool-mailboxes"><thead><tr><th>Account</th><th>State</th><th>Read by</th><th>Forwarded</th><th>Last message</th><th>Last error</th></tr></thead><tbody>
-  ${pool.accounts.map((account) => `<tr><td data-label="Account">${escapeHtml(account.email)}${account.alias ? `<div class="muted">${escapeHtml(account.alias)} → ${escapeHtml(account.forwardsTo)}</div>` : ''}</td>
+  ${pool.accounts.map((account) => `<tr><td data-label="Account"><div>${escapeHtml(account.email)}${account.alias ? `<div class="muted">${escapeHtml(account.alias)} → ${escapeHtml(account.forwardsTo)}</div>` : ''}</div></td>
     <td data-label="State">${state(account)}</td>
     <td data-label="Read by">${account.watcher ? ({ idle: 'IDLE', poll: 'polling' }[account.mode] ?? 'logging in') : account.assigned ? 'not watched' : 'not handed out'}</td>
     <td data-label="Forwarded" class="num">${account.forwarded}</td><td data-label="Last message">${when(account.lastMessageAt)}</td>
@@ -237,6 +250,7 @@ async function render() {
   for (const link of document.querySelectorAll('[data-nav]')) link.classList.toggle('active', link.dataset.nav === (section || 'batches'));
   try {
     // Pages of their own scripts (dashboard-callbacks.js) register in window.quarryPages.
+    await loadClientNames();
     const extra = (window.quarryPages || {})[section];
     const page = extra ? await extra(id) : section === 'batches' && id ? await batchPage(id) : section === 'queues' ? await queuesPage() : section === 'feeds' ? await feedsPage() : await batchesPage();
     if (ticket === latestRender) view.innerHTML = page;
