@@ -56,6 +56,9 @@ export async function startApiRole(runtime: {
   onQueueError: (error: unknown, where: string) => void;
 }): Promise<HttpRole> {
   const { config, db, redis, logger } = runtime;
+  if (config.allowLoopbackHttpHotels) {
+    logger.warn('ALLOW_LOOPBACK_HTTP_HOTELS=true: hotels on a loopback address may take card data over plain http: (tests and the demo only; never in production)');
+  }
   // The API's producers fail fast while Redis is away (503, or accepted from Postgres and
   // enqueued later), while the workers' connection waits for Redis to come back.
   const producerRedis = createProducerRedis(config.redisUrl, { health: runtime.storeHealth.redis });
@@ -109,7 +112,11 @@ export async function startApiRole(runtime: {
     // A subscription's change is committed first, then its push is enqueued on the producer
     // connection like every API write: while Redis is away the request answers 503 at once (the
     // rates scheduler's safety net pushes the committed state) instead of waiting for Redis.
-    hotels: { pull: ratesPorts.pull, push: { ...ratesPorts.push, enqueuePush: pushEnqueuer({ push: enqueuer(queues, 'rates.push') }) } },
+    hotels: {
+      pull: ratesPorts.pull,
+      push: { ...ratesPorts.push, enqueuePush: pushEnqueuer({ push: enqueuer(queues, 'rates.push') }) },
+      cardTransport: { allowLoopbackHttp: config.allowLoopbackHttpHotels, warn: (fields, message) => logger.warn(fields, message) },
+    },
     vault,
     bookings: {
       pool: db,

@@ -31,7 +31,7 @@ import { whoamiRoutes } from './routes/whoami.routes.ts';
 import { hotelsRoutes } from './routes/hotels.routes.ts';
 import { pullRatesRoutes } from './routes/pull-rates.routes.ts';
 import { pushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
-import type { PullPorts, SubscriptionPorts } from '@quarry/rates';
+import type { CardTransportPolicy, PullPorts, SubscriptionPorts } from '@quarry/rates';
 import type { CardVaultService } from '@quarry/vault';
 import { vaultRoutes } from './routes/vault.routes.ts';
 
@@ -61,7 +61,7 @@ export type ApiDeps = {
   /** Hotel bookings (guests and card tokens sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
   bookings?: BookingsPorts;
   /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
-  hotels?: { pull: PullPorts; push: SubscriptionPorts };
+  hotels?: { pull: PullPorts; push: SubscriptionPorts; cardTransport?: CardTransportPolicy };
   /** The card vault (VAULT_KEY); without it, POST /vault/* answer 503 VaultNotConfigured. */
   vault?: Pick<CardVaultService, 'issueOtp' | 'storePan'>;
 };
@@ -101,7 +101,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(queueAdminRoutes(deps));
   app.use(mailAdminRoutes(deps));
   if (deps.hotels) {
-    app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush } }));
+    app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush, ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}) } }));
     app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));
     app.use(pushSubscriptionsRoutes({ authenticator: deps.authenticator, push: deps.hotels.push }));
   }

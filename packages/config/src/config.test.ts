@@ -12,6 +12,14 @@ describe('loadConfig', () => {
     expect(config.allowPrivateUrls).toEqual([]);
   });
 
+  it('sends card data over plain http: to no hotel unless ALLOW_LOOPBACK_HTTP_HOTELS says true', () => {
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }).allowLoopbackHttpHotels).toBe(false);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').allowLoopbackHttpHotels).toBe(false);
+    expect(loadConfig({}, 'hotels').allowLoopbackHttpHotels).toBe(false);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_LOOPBACK_HTTP_HOTELS: 'true' }, 'api').allowLoopbackHttpHotels).toBe(true);
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_LOOPBACK_HTTP_HOTELS: 'yes' }, 'api')).toThrow(/ALLOW_LOOPBACK_HTTP_HOTELS must be true or false/);
+  });
+
   it('recovers a crashed process\'s jobs within 15 s by default (lock expiry, then the next stalled check)', () => {
     const config = loadConfig({ QUARRY_SECRET_KEY: secret });
     expect(config.jobLockMs + config.jobStalledIntervalMs).toBeLessThanOrEqual(15_000);

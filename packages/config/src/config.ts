@@ -66,6 +66,11 @@ const sectionShapes = {
   outbound: {
     ALLOW_PRIVATE_URLS: z.string().default(''),
   },
+  cardTransport: {
+    // Card data goes to hotels over https: only. This development allowance lets a hotel on a
+    // loopback address (the tests', the demo's) take it over plain http:, and each such hotel is logged.
+    ALLOW_LOOPBACK_HTTP_HOTELS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  },
   vault: {
     // The card vault's own key (ADR 0036), read only by the roles that store or open cards; never
     // QUARRY_SECRET_KEY. Without it, POST /vault/* answer 503 VaultNotConfigured.
@@ -444,6 +449,7 @@ const readers = {
   secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY as string, 'base64') }),
   accountsKey: (vars: Vars) => ({ accountsKey: vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
   outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
+  cardTransport: (vars: Vars) => ({ allowLoopbackHttpHotels: vars.ALLOW_LOOPBACK_HTTP_HOTELS === 'true' }),
   vault: (vars: Vars) => {
     const key = vars.VAULT_KEY === undefined ? undefined : Buffer.from(vars.VAULT_KEY, 'base64');
     // The point of a key of its own: a leak of the general key must not open cards.
@@ -631,18 +637,18 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
  * mining worker needs no secret key (with one, it opens clients' Workday accounts). `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  api: ['database', 'process', 'secret', 'outbound', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
   'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications', 'callbacks'],
   'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'mining', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   callbacks: ['database', 'secret', 'outbound'],
-  hotels: ['database'],
+  hotels: ['database', 'cardTransport'],
   accounts: ['database', 'secret', 'mailDomains'],
 } as const satisfies Record<string, readonly Section[]>;
 export type ConfigScope = keyof typeof sectionsOf;
