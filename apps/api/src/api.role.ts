@@ -1,4 +1,4 @@
-import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret, clientFrameOrigins } from '@quarry/auth';
 import { createBookingStatusCache, followBookingChanges } from '@quarry/bookings';
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
@@ -127,6 +127,12 @@ export async function startApiRole(runtime: {
       enqueueStep: enqueuer(queues, 'bookings.step'),
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
       checkCallbackUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)),
+      // The ACS the card holder's browser is sent to passes the policy of every client URL.
+      tdsPage: {
+        frameOriginsOf: (clientId) => clientFrameOrigins({ db }, clientId),
+        vetAcsHost: (hostname) => callbackGuard.vet(hostname),
+        allowLoopbackHttp: config.allowLoopbackHttpHotels,
+      },
       onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
       statusCache: bookingStatusCache,
       // From POST /book the card's CVV is kept as long as the booking may still order.

@@ -19,6 +19,7 @@ import { atsCredentialsRoutes } from './routes/ats-credentials.routes.ts';
 import { batchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { bookingsRoutes } from './routes/bookings.routes.ts';
 import { callbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
+import { clientAdminRoutes } from './routes/client-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { baseApp } from './operational-server.ts';
@@ -96,6 +97,7 @@ export function createApiApp(deps: ApiDeps): Express {
   }
   if (deps.bookings) app.use(bookingsRoutes({ authenticator: deps.authenticator, bookings: deps.bookings }));
   app.use(batchAdminRoutes(deps));
+  app.use(clientAdminRoutes(deps));
   if (deps.recruitment.callbacks) app.use(callbacksAdminRoutes({ authenticator: deps.authenticator, callbacks: { pool: deps.recruitment.pool, ...deps.recruitment.callbacks } }));
   app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));

@@ -6,6 +6,7 @@ import { describeAtsCredentialsRoutes } from './routes/ats-credentials.routes.ts
 import { describeBatchAdminRoutes } from './routes/batch-admin.routes.ts';
 import { describeBookingsRoutes } from './routes/bookings.routes.ts';
 import { describeCallbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
+import { describeClientAdminRoutes } from './routes/client-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
 import { describeMailAdminRoutes } from './routes/mail-admin.routes.ts';
@@ -48,6 +49,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeVaultRoutes(registry);
   describeBookingsRoutes(registry);
   describeCallbacksAdminRoutes(registry);
+  describeClientAdminRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

@@ -7,6 +7,7 @@ import type { CardVault } from '@quarry/vault';
 import type { BookingChangeWaits } from './booking-change-waits.ts';
 import type { BookingEngines } from './booking-engine.ts';
 import type { BookingStatusCache } from './booking-status-cache.ts';
+import type { TdsPagePorts } from './tds-page.ts';
 
 /** Seals guests' details, the card's token and webhook secrets at rest (AES-256-GCM, QUARRY_SECRET_KEY). */
 export type Sealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
@@ -22,6 +23,8 @@ export type BookingsPorts = {
   enqueueNotify: Enqueue<'bookings.notify'>;
   /** The SSRF policy for a client's `callbackUrl` (a private address is refused before anything is stored). */
   checkCallbackUrl: (url: string) => Promise<void>;
+  /** The 3-D Secure page: who may frame it, and the policy of the hotel's ACS URL (without: no frame, public https: only). */
+  tdsPage?: TdsPagePorts;
   /** Failures that must not fail the request (a card purge); logged by the caller's logger. */
   onError?: (error: unknown, where: string) => void;
   now?: () => Date;
@@ -53,7 +56,7 @@ export type BookingTimers = {
 };
 
 /** What the worker needs on top: the hotel's engine, the hotel by id, the stored rates, the timers. */
-export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl'> & {
+export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl' | 'tdsPage'> & {
   engines: BookingEngines;
   findHotel: (hotelId: string) => Promise<HotelRow | null>;
   /** The rooms the feed stored (and served) for this search, to tell whether a price still holds. */
