@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { startDemoCheckoutSites, type DemoCheckoutSites, type EngineAvailability } from '@quarry/demo';
-import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import { chromiumProcessesUnder, createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBookingsWorker, type BookingsWorker } from './support/bookings-stack.ts';
@@ -162,6 +162,16 @@ describe('booking on a hotel’s own booking page', () => {
   it('without 3-D Secure: the final price from the page, consent, one order at the hotel, confirmed with its number', async () => {
     const { bookingId, quoted } = await bookToFinalPrice('PLAIN');
     expect(quoted.finalPrice?.total).toEqual({ currencyCode: 'eur', value: 13_200 });
+    // While the checkout holds its page (the card typed in the provider's frame): the worker's
+    // Chromium has its sandbox on, runs as no root, and keeps each site in a renderer of its own.
+    const processes = chromiumProcessesUnder(workers[0]?.child.pid);
+    expect(processes.length).toBeGreaterThan(0);
+    expect(processes.filter((process) => process.commandLine.includes('--no-sandbox'))).toEqual([]);
+    expect(processes.filter((process) => process.uid === 0)).toEqual([]);
+    expect(processes.some((process) => process.commandLine.includes('--site-per-process'))).toBe(true);
+    const renderers = processes.filter((process) => process.type === 'renderer');
+    expect(renderers.length).toBeGreaterThanOrEqual(2);
+    expect(renderers.filter((renderer) => renderer.seccomp !== 2)).toEqual([]);
     await consent(bookingId, quoted);
     const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
     expect(done.stage, JSON.stringify(done.error)).toBe('bookingConfirmed');

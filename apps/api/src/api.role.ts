@@ -22,10 +22,11 @@ const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): Saf
 
 /** Everything the hotel rates feed needs in one process; the API and the rates-worker share one per process. */
 const sharedRatesPorts = (
-  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
+  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'chromiumRunAs' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
 ): RatesPorts =>
   createRatesPorts({
     rates: runtime.config.rates,
+    chromiumRunAs: runtime.config.chromiumRunAs,
     allowPrivateUrls: runtime.config.allowPrivateUrls,
     limitsPrefix: `${runtime.config.queuePrefix}:source-limits`,
     db: runtime.db,
