@@ -40,7 +40,7 @@ export type CardTransportPolicy = {
 };
 
 /** 127.0.0.0/8, ::1 and `localhost`: the card data never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
