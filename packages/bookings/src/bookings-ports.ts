@@ -7,10 +7,21 @@ import type { CardVault } from '@quarry/vault';
 import type { BookingChangeWaits } from './booking-change-waits.ts';
 import type { BookingEngines } from './booking-engine.ts';
 import type { BookingStatusCache } from './booking-status-cache.ts';
-import type { TdsPagePorts } from './tds-page.ts';
 
 /** Seals guests' details, the card's token and webhook secrets at rest (AES-256-GCM, QUARRY_SECRET_KEY). */
 export type Sealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
+
+/**
+ * What the page may show and to whom: the origins of the client's own pages (its only parents and
+ * the only receivers of its completion message), and the check of the hotel's ACS URL (its host
+ * vetted by the SSRF policy: a public address unless ALLOW_PRIVATE_URLS lists it).
+ */
+export type TdsPagePorts = {
+  frameOriginsOf: (clientId: string) => Promise<readonly string[]>;
+  vetAcsHost: (hostname: string) => Promise<unknown>;
+  /** ALLOW_LOOPBACK_HTTP_HOTELS: an ACS on loopback may be http: (tests and the demo). */
+  allowLoopbackHttp: boolean;
+};
 
 /** What the API side needs: store, change, enqueue. */
 export type BookingsPorts = {

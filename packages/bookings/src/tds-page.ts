@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@quarry/contracts';
 import { createAddressGuard } from '@quarry/safe-fetch';
-import type { BookingsPorts } from './bookings-ports.ts';
+import type { BookingsPorts, TdsPagePorts } from './bookings-ports.ts';
 import { findBooking } from './find-booking.ts';
 
 /** EMV 3DS challenge window sizes (width × height; 05 fills its frame). */
@@ -20,17 +20,6 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 /** 127.0.0.0/8, ::1 and `localhost`: a hotel (and its ACS) on this machine. */
 const isLoopbackHost = (hostname: string) => /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i.test(hostname);
 
-/**
- * What the page may show and to whom: the origins of the client's own pages (its only parents and
- * the only receivers of its completion message), and the check of the hotel's ACS URL (its host
- * vetted by the SSRF policy: a public address unless ALLOW_PRIVATE_URLS lists it).
- */
-export type TdsPagePorts = {
-  frameOriginsOf: (clientId: string) => Promise<readonly string[]>;
-  vetAcsHost: (hostname: string) => Promise<unknown>;
-  /** ALLOW_LOOPBACK_HTTP_HOTELS: an ACS on loopback may be http: (tests and the demo). */
-  allowLoopbackHttp: boolean;
-};
 
 /** Without a deployment's policy: no page may frame it, and the ACS must be public and https:. */
 const strictest: TdsPagePorts = { frameOriginsOf: async () => [], vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname), allowLoopbackHttp: false };
