@@ -47,7 +47,7 @@ beforeAll(async () => {
   database = await createTestDatabase('faults_processes', postgres.url);
   db = createPool(database.url, 2);
   // Private URLs only so that a push subscription may name a loopback receiver.
-  env = { ...quarryEnv({ database, redis: { url: redis.url, prefix: 'qf' }, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1' };
+  env = { ...quarryEnv({ database, redis: { url: redis.url, prefix: 'qf' }, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1', ALLOW_LOOPBACK_HTTP_HOTELS: 'true' };
   operator = await createClient({ db, secretKey }, { name: 'ops', scopes: ['recruitment', 'admin'] });
 });
 

@@ -66,6 +66,7 @@ beforeAll(async () => {
     ...quarryEnv({ database, redis, secretKey }),
     AUTH_CACHE_MS: '0',
     ALLOW_PRIVATE_URLS: '127.0.0.1',
+    ALLOW_LOOPBACK_HTTP_HOTELS: 'true',
     RATES_HORIZON_DAYS: '60',
     RATES_PULL_DEADLINE_MS: '1500',
     RATES_SOURCE_TIMEOUT_MS: '8000',
@@ -109,6 +110,17 @@ describe('hotel registry (operators)', () => {
     expect(body.details.messages.map((message) => message.split(':')[0])).toEqual(expect.arrayContaining(['countryCode', 'guests', 'source.kind']));
   });
 
+  it('refuses an http: booking page or OpenTravel endpoint off loopback with a 400 naming the field, allowance or not', async () => {
+    const response = await call('PUT', '/v1/admin/hotels/H-PLAIN-API', admin, hotelBody('H-PLAIN-API', {
+      bookingPageUrl: 'http://book.example.com/', source: { kind: 'opentravel', endpointUrl: 'http://ota.example.com/ota', hotelCode: 'H-PLAIN-API' },
+    }));
+    expect(response.status).toBe(400);
+    const body = response.json as { name: string; details: { messages: string[] } };
+    expect(body.name).toBe('RequestParametersValidationError');
+    expect(body.details.messages.map((message) => message.split(':')[0])).toEqual(['bookingPageUrl', 'source.endpointUrl']);
+    expect((await call('GET', '/v1/admin/hotels/H-PLAIN-API', admin)).status).toBe(404);
+  });
+
   it('is for operators only, and grants name existing hotels and clients', async () => {
     expect((await call('PUT', '/v1/admin/hotels/H-X', partner, hotelBody('H-X'))).status).toBe(403);
     const unknown = await call('POST', '/v1/admin/hotel-grants', admin, { clientId: partner.clientId, hotelIds: ['NOPE'] });
@@ -132,6 +144,16 @@ describe('hotel registry (CLI)', () => {
     expect(bad.stderr).toContain('hotels grant: hotelIds: no hotel NOPE');
     await runQuarry(['hotels', 'revoke', other.clientId, 'H-CLI'], env);
     expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-OTHER']);
+  });
+
+  it('refuses plain http: for card data unless the development allowance is on, and logs each hotel it lets through', async () => {
+    const { ALLOW_LOOPBACK_HTTP_HOTELS: _allowance, ...production } = env;
+    const refused = await runQuarry(['hotels', 'add', '--json', JSON.stringify({ hotelId: 'H-PLAIN', ...hotelBody('H-PLAIN') })], production);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('hotels add: source.endpointUrl: must be an https: URL');
+    const allowed = await runQuarry(['hotels', 'add', '--json', JSON.stringify({ hotelId: 'H-PLAIN', ...hotelBody('H-PLAIN') })], env);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stderr).toMatch(/"field":"source\.endpointUrl".*ALLOW_LOOPBACK_HTTP_HOTELS/);
   });
 });
 

@@ -33,6 +33,7 @@ beforeAll(async () => {
     ...quarryEnv({ database, redis, secretKey }),
     AUTH_CACHE_MS: '0',
     ALLOW_PRIVATE_URLS: '127.0.0.1',
+    ALLOW_LOOPBACK_HTTP_HOTELS: 'true',
     RATES_HORIZON_DAYS: '30',
     RATES_NIGHTS: '1',
     RATES_SCHEDULE_EVERY_MS: '1000',

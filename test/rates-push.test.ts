@@ -84,6 +84,7 @@ beforeAll(async () => {
     ...quarryEnv({ database, redis: testRedis, secretKey }),
     AUTH_CACHE_MS: '0',
     ALLOW_PRIVATE_URLS: '127.0.0.1',
+    ALLOW_LOOPBACK_HTTP_HOTELS: 'true',
     SMTP_PORT: '0',
     RATES_HORIZON_DAYS: '3',
     // The scheduler's own refreshes (nights 7) stay outside the subscriptions' grids (nights 1),

@@ -1,4 +1,4 @@
-import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret } from '@quarry/auth';
+import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret, clientFrameOrigins } from '@quarry/auth';
 import { createBookingStatusCache, followBookingChanges } from '@quarry/bookings';
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
@@ -22,10 +22,11 @@ const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): Saf
 
 /** Everything the hotel rates feed needs in one process; the API and the rates-worker share one per process. */
 const sharedRatesPorts = (
-  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
+  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'chromiumRunAs' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
 ): RatesPorts =>
   createRatesPorts({
     rates: runtime.config.rates,
+    chromiumRunAs: runtime.config.chromiumRunAs,
     allowPrivateUrls: runtime.config.allowPrivateUrls,
     limitsPrefix: `${runtime.config.queuePrefix}:source-limits`,
     db: runtime.db,
@@ -56,6 +57,9 @@ export async function startApiRole(runtime: {
   onQueueError: (error: unknown, where: string) => void;
 }): Promise<HttpRole> {
   const { config, db, redis, logger } = runtime;
+  if (config.allowLoopbackHttpHotels) {
+    logger.warn('ALLOW_LOOPBACK_HTTP_HOTELS=true: hotels on a loopback address may take card data over plain http: (tests and the demo only; never in production)');
+  }
   // The API's producers fail fast while Redis is away (503, or accepted from Postgres and
   // enqueued later), while the workers' connection waits for Redis to come back.
   const producerRedis = createProducerRedis(config.redisUrl, { health: runtime.storeHealth.redis });
@@ -109,7 +113,11 @@ export async function startApiRole(runtime: {
     // A subscription's change is committed first, then its push is enqueued on the producer
     // connection like every API write: while Redis is away the request answers 503 at once (the
     // rates scheduler's safety net pushes the committed state) instead of waiting for Redis.
-    hotels: { pull: ratesPorts.pull, push: { ...ratesPorts.push, enqueuePush: pushEnqueuer({ push: enqueuer(queues, 'rates.push') }) } },
+    hotels: {
+      pull: ratesPorts.pull,
+      push: { ...ratesPorts.push, enqueuePush: pushEnqueuer({ push: enqueuer(queues, 'rates.push') }) },
+      cardTransport: { allowLoopbackHttp: config.allowLoopbackHttpHotels, warn: (fields, message) => logger.warn(fields, message) },
+    },
     vault,
     bookings: {
       pool: db,
@@ -120,6 +128,12 @@ export async function startApiRole(runtime: {
       enqueueStep: enqueuer(queues, 'bookings.step'),
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
       checkCallbackUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)),
+      // The ACS the card holder's browser is sent to passes the policy of every client URL.
+      tdsPage: {
+        frameOriginsOf: (clientId) => clientFrameOrigins({ db }, clientId),
+        vetAcsHost: (hostname) => callbackGuard.vet(hostname),
+        allowLoopbackHttp: config.allowLoopbackHttpHotels,
+      },
       onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
       statusCache: bookingStatusCache,
       // From POST /book the card's CVV is kept as long as the booking may still order.

@@ -21,6 +21,7 @@ import { bookingsRoutes } from './routes/bookings.routes.ts';
 import { bookingsAdminRoutes } from './routes/bookings-admin.routes.ts';
 import { clientsAdminRoutes } from './routes/clients-admin.routes.ts';
 import { callbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
+import { clientAdminRoutes } from './routes/client-admin.routes.ts';
 import { canaryRoutes } from './routes/canary.routes.ts';
 import { forwardingRoutes } from './routes/forwarding.routes.ts';
 import { baseApp } from './operational-server.ts';
@@ -33,7 +34,7 @@ import { whoamiRoutes } from './routes/whoami.routes.ts';
 import { hotelsRoutes } from './routes/hotels.routes.ts';
 import { pullRatesRoutes } from './routes/pull-rates.routes.ts';
 import { pushSubscriptionsRoutes } from './routes/push-subscriptions.routes.ts';
-import type { PullPorts, SubscriptionPorts } from '@quarry/rates';
+import type { CardTransportPolicy, PullPorts, SubscriptionPorts } from '@quarry/rates';
 import type { CardVaultService } from '@quarry/vault';
 import { vaultRoutes } from './routes/vault.routes.ts';
 
@@ -63,7 +64,7 @@ export type ApiDeps = {
   /** Hotel bookings (guests and card tokens sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
   bookings?: BookingsPorts;
   /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
-  hotels?: { pull: PullPorts; push: SubscriptionPorts };
+  hotels?: { pull: PullPorts; push: SubscriptionPorts; cardTransport?: CardTransportPolicy };
   /** The card vault (VAULT_KEY); without it, POST /vault/* answer 503 VaultNotConfigured. */
   vault?: Pick<CardVaultService, 'issueOtp' | 'storePan'>;
 };
@@ -100,12 +101,13 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(bookingsAdminRoutes({ authenticator: deps.authenticator, pool: deps.db }));
   app.use(clientsAdminRoutes(deps));
   app.use(batchAdminRoutes(deps));
+  app.use(clientAdminRoutes(deps));
   if (deps.recruitment.callbacks) app.use(callbacksAdminRoutes({ authenticator: deps.authenticator, callbacks: { pool: deps.recruitment.pool, ...deps.recruitment.callbacks } }));
   app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));
   app.use(mailAdminRoutes(deps));
   if (deps.hotels) {
-    app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush } }));
+    app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush, ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}) } }));
     app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));
     app.use(pushSubscriptionsRoutes({ authenticator: deps.authenticator, push: deps.hotels.push }));
   }

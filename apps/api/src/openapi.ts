@@ -8,6 +8,7 @@ import { describeBookingsRoutes } from './routes/bookings.routes.ts';
 import { describeBookingsAdminRoutes } from './routes/bookings-admin.routes.ts';
 import { describeClientsAdminRoutes } from './routes/clients-admin.routes.ts';
 import { describeCallbacksAdminRoutes } from './routes/callbacks-admin.routes.ts';
+import { describeClientAdminRoutes } from './routes/client-admin.routes.ts';
 import { describeCanaryRoutes } from './routes/canary.routes.ts';
 import { describeForwardingRoutes } from './routes/forwarding.routes.ts';
 import { describeMailAdminRoutes } from './routes/mail-admin.routes.ts';
@@ -52,6 +53,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   describeBookingsAdminRoutes(registry);
   describeClientsAdminRoutes(registry);
   describeCallbacksAdminRoutes(registry);
+  describeClientAdminRoutes(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

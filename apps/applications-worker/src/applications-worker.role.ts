@@ -52,7 +52,7 @@ export async function startApplicationsRole(runtime: {
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   if (!runtime.applier && !chromium) logger.warn('the browser is off (MINING_BROWSER=off): applications will fail with ApplicationFailed');
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),

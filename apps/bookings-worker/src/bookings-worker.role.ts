@@ -18,7 +18,7 @@ import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { enqueuer, isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
-import { createHostGuard, createProcessChromium } from '@quarry/miner';
+import { createCheckoutChromium, createHostGuard } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
@@ -56,9 +56,13 @@ export async function startBookingsRole(runtime: {
   const fetchCallback = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );
-  // The process's one Chromium (shared with mining and applying in one process), its booking
-  // contexts under their own limit: a checkout holds its context through the client's waits.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
+  // A Chromium of its own, never the one mining and applying share in one process (they render any
+  // URL a client submits): it renders only registered booking pages, every site in a renderer of
+  // its own, sandboxed (ADR 0056). Its booking contexts are under their own limit: a checkout holds
+  // its context through the client's waits.
+  const chromium = config.mining.browser.enabled
+    ? runtime.shared('checkout-chromium', () => createCheckoutChromium(config.mining, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')))
+    : null;
   const pageGuard = createHostGuard(config.allowPrivateUrls);
   const bookingPages = chromium
     ? createBrowserBookingEngine({

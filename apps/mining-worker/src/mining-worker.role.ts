@@ -40,7 +40,7 @@ export async function startMiningRole(runtime: {
   if (!accountsKey) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
   const sealer = accountsKey ? createSealer(accountsKey) : null;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );

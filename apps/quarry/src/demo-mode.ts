@@ -28,6 +28,8 @@ export async function startDemo(config: Config, role: 'all' | 'api', tracing: Tr
   const demoConfig: Config = {
     ...config,
     allowPrivateUrls: [...config.allowPrivateUrls, host],
+    // The demo hotels run on DEMO_HOST over plain http: (logged at start and at each registration).
+    allowLoopbackHttpHotels: true,
     mail: { ...config.mail, relayUrl: config.mail.relayUrl ?? sites.smtpUrl },
   };
   const { port } = await startRoles(demoConfig, role, tracing);

@@ -29,7 +29,11 @@ export async function runHotelsCommand(config: ConfigFor<'hotels'>, subcommand: 
       } catch {
         throw new Error('hotels add: give the hotel as --json \'{"hotelId": …}\'');
       }
-      const hotel = await upsertHotel({ db }, body).catch(explain);
+      const cardTransport = {
+        allowLoopbackHttp: config.allowLoopbackHttpHotels,
+        warn: (fields: Record<string, unknown>, message: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...fields, msg: message })}\n`),
+      };
+      const hotel = await upsertHotel({ db, cardTransport }, body).catch(explain);
       process.stdout.write(`${JSON.stringify({ ...toListing(hotel), bookingPageUrl: hotel.bookingPageUrl, source: hotel.source })}\n`);
     } else if (subcommand === 'list') {
       process.stdout.write(`${JSON.stringify(await listHotelsForOperator({ db }), null, 2)}\n`);

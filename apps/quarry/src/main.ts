@@ -15,6 +15,7 @@ const usage = `Usage:
   quarry clients create --name NAME --scopes recruitment,forwarding,hotels,booking,admin
   quarry clients list
   quarry clients revoke CLIENT_ID
+  quarry clients frame-origins CLIENT_ID [ORIGIN…] [--clear]   (origins that may frame the client's 3-D Secure pages)
   quarry hotels add --json '{"hotelId":"…","name":"…","ibe":"…","address":"…","countryCode":"gb","bookingPageUrl":"https://…","source":{…}}'
   quarry hotels list | remove HOTEL_ID | grant CLIENT_ID HOTEL_ID… | revoke CLIENT_ID HOTEL_ID…
   quarry accounts load --json '{"accounts":[{"email":"…","password":"…","imap":{"host":"…","port":993,"secure":true}}]}' | --file accounts.json
@@ -72,7 +73,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' }, 'overlap-hours': { type: 'string' } },
+    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' }, 'overlap-hours': { type: 'string' }, clear: { type: 'boolean' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -114,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'clients') {
     const config = configOrExit('clients');
     const { runClientsCommand } = await import('./clients.command.ts');
-    await runClientsCommand(config, subcommand, { name: values.name, scopes: values.scopes, clientId: rest[0] ?? undefined }).catch(
+    await runClientsCommand(config, subcommand, { name: values.name, scopes: values.scopes, clientId: rest[0] ?? undefined, origins: rest.slice(1), clear: values.clear === true }).catch(
       (error: unknown) => fail(`quarry: ${(error as Error).message}`),
     );
     return;

@@ -30,6 +30,7 @@ export async function startRatesRole(runtime: {
   const ports: RatesPorts = runtime.shared('rates', () =>
     createRatesPorts({
       rates: config.rates,
+      chromiumRunAs: config.chromiumRunAs,
       allowPrivateUrls: config.allowPrivateUrls,
       limitsPrefix: `${config.queuePrefix}:source-limits`,
       db,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { CreateClientInput, describeIssues, validationError, type ClientSummary, type CreatedClient } from '@quarry/contracts';
+import { AppError, ClientId, CreateClientInput, describeIssues, SetFrameOriginsBody, validationError, type ClientSummary, type CreatedClient, type FrameOriginsView } from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
-import { insertClient, listClients as listClientRows, revokeClient as revokeClientRow, type ClientRow } from './clients.queries.ts';
+import { findFrameOriginsRow, insertClient, listClients as listClientRows, revokeClient as revokeClientRow, updateFrameOriginsRow, type ClientRow } from './clients.queries.ts';
 import { encryptSecret, hashSecret, randomToken } from './secret-crypto.ts';
 
 export type ClientAdminPorts = { db: Queryable; secretKey: Buffer };
@@ -45,4 +45,36 @@ export async function listClients(ports: Pick<ClientAdminPorts, 'db'>): Promise<
 
 export async function revokeClient(ports: Pick<ClientAdminPorts, 'db'>, clientId: string): Promise<boolean> {
   return revokeClientRow(ports.db, clientId);
+}
+
+function parseClientId(clientId: unknown): string {
+  const parsed = ClientId.safeParse(clientId);
+  if (!parsed.success) throw validationError(describeIssues(parsed.error, 'clientId'));
+  return parsed.data;
+}
+
+/**
+ * The origins of the client's own pages that may frame its 3-D Secure pages (`frame-ancestors`)
+ * and receive their completion message; none: no page may frame them.
+ */
+export async function findFrameOrigins(ports: Pick<ClientAdminPorts, 'db'>, clientId: unknown): Promise<FrameOriginsView> {
+  const id = parseClientId(clientId);
+  const origins = await findFrameOriginsRow(ports.db, id);
+  if (origins === null) throw new AppError('NotFound', `no active client ${id}`);
+  return { clientId: id, origins };
+}
+
+/** The frame origins of the authenticated client (none when it was revoked meanwhile). */
+export async function clientFrameOrigins(ports: Pick<ClientAdminPorts, 'db'>, clientId: string): Promise<string[]> {
+  return (await findFrameOriginsRow(ports.db, clientId)) ?? [];
+}
+
+/** Operator: replaces the client's frame origins (`{"origins": []}` clears them). */
+export async function setFrameOrigins(ports: Pick<ClientAdminPorts, 'db'>, clientId: unknown, body: unknown): Promise<FrameOriginsView> {
+  const id = parseClientId(clientId);
+  const parsed = SetFrameOriginsBody.safeParse(body);
+  if (!parsed.success) throw validationError(describeIssues(parsed.error));
+  const origins = await updateFrameOriginsRow(ports.db, id, [...new Set(parsed.data.origins)]);
+  if (origins === null) throw new AppError('NotFound', `no active client ${id}`);
+  return { clientId: id, origins };
 }

@@ -75,3 +75,21 @@ export async function revokeClient(db: Queryable, clientId: string): Promise<boo
   );
   return result.rowCount === 1;
 }
+
+/** The origins that may frame an active client's 3-D Secure pages; null when no active client has the id. */
+export async function findFrameOriginsRow(db: Queryable, clientId: string): Promise<string[] | null> {
+  const result = await db.query<{ frame_origins: string[] }>({
+    name: 'find-client-frame-origins',
+    text: 'SELECT frame_origins FROM clients WHERE client_id = $1 AND revoked_at IS NULL',
+    values: [clientId],
+  });
+  return result.rows[0]?.frame_origins ?? null;
+}
+
+export async function updateFrameOriginsRow(db: Queryable, clientId: string, origins: string[]): Promise<string[] | null> {
+  const result = await db.query<{ frame_origins: string[] }>(
+    'UPDATE clients SET frame_origins = $2 WHERE client_id = $1 AND revoked_at IS NULL RETURNING frame_origins',
+    [clientId, origins],
+  );
+  return result.rows[0]?.frame_origins ?? null;
+}

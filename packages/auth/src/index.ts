@@ -1,6 +1,6 @@
 export { createAuthenticator } from './authenticator.ts';
 export type { AuthenticatedClient, Authenticator, AuthenticatorOptions, FailedAttempts } from './authenticator.ts';
-export { createClient, listClients, revokeClient } from './client-admin.ts';
+export { clientFrameOrigins, createClient, findFrameOrigins, listClients, revokeClient, setFrameOrigins } from './client-admin.ts';
 export type { ClientAdminPorts } from './client-admin.ts';
 export { createSealer, decryptSecret, encryptSecret } from './secret-crypto.ts';
 export { createSessionCodec, dashboardSessionCookie, sameToken } from './dashboard-session.ts';

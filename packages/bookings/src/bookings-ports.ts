@@ -11,6 +11,18 @@ import type { BookingStatusCache } from './booking-status-cache.ts';
 /** Seals guests' details, the card's token and webhook secrets at rest (AES-256-GCM, QUARRY_SECRET_KEY). */
 export type Sealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
 
+/**
+ * What the page may show and to whom: the origins of the client's own pages (its only parents and
+ * the only receivers of its completion message), and the check of the hotel's ACS URL (its host
+ * vetted by the SSRF policy: a public address unless ALLOW_PRIVATE_URLS lists it).
+ */
+export type TdsPagePorts = {
+  frameOriginsOf: (clientId: string) => Promise<readonly string[]>;
+  vetAcsHost: (hostname: string) => Promise<unknown>;
+  /** ALLOW_LOOPBACK_HTTP_HOTELS: an ACS on loopback may be http: (tests and the demo). */
+  allowLoopbackHttp: boolean;
+};
+
 /** What the API side needs: store, change, enqueue. */
 export type BookingsPorts = {
   pool: Pool;
@@ -22,6 +34,8 @@ export type BookingsPorts = {
   enqueueNotify: Enqueue<'bookings.notify'>;
   /** The SSRF policy for a client's `callbackUrl` (a private address is refused before anything is stored). */
   checkCallbackUrl: (url: string) => Promise<void>;
+  /** The 3-D Secure page: who may frame it, and the policy of the hotel's ACS URL (without: no frame, public https: only). */
+  tdsPage?: TdsPagePorts;
   /** Failures that must not fail the request (a card purge); logged by the caller's logger. */
   onError?: (error: unknown, where: string) => void;
   now?: () => Date;
@@ -55,7 +69,7 @@ export type BookingTimers = {
 };
 
 /** What the worker needs on top: the hotel's engine, the hotel by id, the stored rates, the timers. */
-export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl'> & {
+export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl' | 'tdsPage'> & {
   engines: BookingEngines;
   findHotel: (hotelId: string) => Promise<HotelRow | null>;
   /** The rooms the feed stored (and served) for this search, to tell whether a price still holds. */

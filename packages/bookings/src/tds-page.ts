@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@quarry/contracts';
-import type { BookingsPorts } from './bookings-ports.ts';
+import { createAddressGuard } from '@quarry/safe-fetch';
+import type { BookingsPorts, TdsPagePorts } from './bookings-ports.ts';
 import { findBooking } from './find-booking.ts';
 
 /** EMV 3DS challenge window sizes (width × height; 05 fills its frame). */
@@ -13,20 +14,59 @@ const windowSizes: Record<string, { width: string; height: string }> = {
 };
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+/** JSON inside a script element: `<` escaped, so no value can close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/** 127.0.0.0/8, ::1 and `localhost`: a hotel (and its ACS) on this machine. */
+const isLoopbackHost = (hostname: string) => /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i.test(hostname);
+
+
+/** Without a deployment's policy: no page may frame it, and the ACS must be public and https:. */
+const strictest: TdsPagePorts = { frameOriginsOf: async () => [], vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname), allowLoopbackHttp: false };
+
+/**
+ * The hotel's ACS URL, checked before the page posts the card holder there: an https: URL (http:
+ * only on loopback with the development allowance), no credentials in it, on an address the SSRF
+ * policy allows. Anything else answers a 409 naming the field, never a page.
+ */
+async function vetAcsUrl(ports: TdsPagePorts, bookingId: string, acsUrl: string): Promise<URL> {
+  const refuse = (why: string) =>
+    new AppError('Conflict', `tdsChallenge.acsUrl ${why}: the hotel's 3-D Secure page is not shown; cancel booking ${bookingId} (POST /book/${bookingId}/cancel) or let it end TdsTimeout`, { field: 'tdsChallenge.acsUrl' });
+  let url: URL;
+  try {
+    url = new URL(acsUrl);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  const plainOnLoopback = url.protocol === 'http:' && ports.allowLoopbackHttp && isLoopbackHost(url.hostname);
+  if (url.protocol !== 'https:' && !plainOnLoopback) throw refuse('is not an https: URL');
+  if (url.username !== '' || url.password !== '') throw refuse('carries credentials');
+  try {
+    await ports.vetAcsHost(url.hostname);
+  } catch {
+    throw refuse('is not on a public address');
+  }
+  return url;
+}
 
 /**
  * GET /book/{bookingId}/tds: the booking's 3-D Secure challenge as one page a client can put in an
  * iframe. It posts `creq` to the issuer's ACS in a frame of its own, follows the booking, and tells
  * the parent window `3dsecure-finished` (with the stage) once the booking left
- * `awaitingTdsChallenge`. The page's security policy lets it post to that ACS only.
+ * `awaitingTdsChallenge`. The page's security policy lets it post to that ACS only, and lets only
+ * the client's own origins frame it (none set: no page may); the message names those origins.
  */
-export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool'>, clientId: string, bookingId: unknown): Promise<{ html: string; contentSecurityPolicy: string }> {
+export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool' | 'tdsPage'>, clientId: string, bookingId: unknown): Promise<{ html: string; contentSecurityPolicy: string }> {
   const booking = await findBooking(ports, clientId, bookingId);
   const challenge = booking.tdsChallenge;
   if (booking.stage !== 'awaitingTdsChallenge' || !challenge) {
     throw new AppError('Conflict', `booking ${booking.bookingId} is in stage ${booking.stage}; a 3-D Secure challenge is shown in awaitingTdsChallenge only`, { stage: booking.stage });
   }
-  const acsOrigin = new URL(challenge.acsUrl).origin;
+  const policy = ports.tdsPage ?? strictest;
+  const acsOrigin = (await vetAcsUrl(policy, booking.bookingId, challenge.acsUrl)).origin;
+  // Browsers deliver a message only to a parent of the origin named: naming each of the client's
+  // origins reaches its page and no other (another page cannot frame this one anyway).
+  const parents = await policy.frameOriginsOf(clientId);
   const nonce = randomBytes(16).toString('base64');
   const size = windowSizes[challenge.windowSize] ?? { width: '100%', height: '100%' };
   const session = challenge.threeDSSessionData ? `<input type="hidden" name="threeDSSessionData" value="${escape(challenge.threeDSSessionData)}">` : '';
@@ -36,16 +76,18 @@ export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool'>, clientId
 <form id="tds-form" method="post" action="${escape(challenge.acsUrl)}" target="tds-challenge"><input type="hidden" name="creq" value="${escape(challenge.creq)}">${session}</form>
 <script nonce="${nonce}">
 document.getElementById('tds-form').submit();
-const status = ${JSON.stringify(`/book/${booking.bookingId}`)};
+const status = ${scriptJson(`/book/${booking.bookingId}`)};
+const parents = ${scriptJson(parents)};
 const follow = setInterval(async () => {
   const answer = await fetch(status, { credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
   if (!answer || !answer.ok) return;
   const booking = await answer.json();
   if (booking.stage === 'awaitingTdsChallenge') return;
   clearInterval(follow);
-  window.parent.postMessage({ type: '3dsecure-finished', bookingId: booking.bookingId, stage: booking.stage }, '*');
+  if (window.parent === window) return;
+  for (const origin of parents) window.parent.postMessage({ type: '3dsecure-finished', bookingId: booking.bookingId, stage: booking.stage }, origin);
 }, 1000);
 </script></body></html>`;
-  const contentSecurityPolicy = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; frame-src ${acsOrigin}; form-action ${acsOrigin}; base-uri 'none'`;
+  const contentSecurityPolicy = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; frame-src ${acsOrigin}; form-action ${acsOrigin}; base-uri 'none'; frame-ancestors ${parents.length > 0 ? parents.join(' ') : "'none'"}`;
   return { html, contentSecurityPolicy };
 }

@@ -12,6 +12,20 @@ describe('loadConfig', () => {
     expect(config.allowPrivateUrls).toEqual([]);
   });
 
+  it('starts Chromium as an unprivileged user when root (65534:65534 unless CHROMIUM_RUN_AS says), never as root', () => {
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'bookings-worker').chromiumRunAs).toEqual({ uid: 65534, gid: 65534 });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, CHROMIUM_RUN_AS: '1001:1002' }, 'mining-worker').chromiumRunAs).toEqual({ uid: 1001, gid: 1002 });
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, CHROMIUM_RUN_AS: '0:0' }, 'rates-worker')).toThrow(/CHROMIUM_RUN_AS must be uid:gid of an unprivileged user/);
+  });
+
+  it('sends card data over plain http: to no hotel unless ALLOW_LOOPBACK_HTTP_HOTELS says true', () => {
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }).allowLoopbackHttpHotels).toBe(false);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').allowLoopbackHttpHotels).toBe(false);
+    expect(loadConfig({}, 'hotels').allowLoopbackHttpHotels).toBe(false);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_LOOPBACK_HTTP_HOTELS: 'true' }, 'api').allowLoopbackHttpHotels).toBe(true);
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_LOOPBACK_HTTP_HOTELS: 'yes' }, 'api')).toThrow(/ALLOW_LOOPBACK_HTTP_HOTELS must be true or false/);
+  });
+
   it('recovers a crashed process\'s jobs within 15 s by default (lock expiry, then the next stalled check)', () => {
     const config = loadConfig({ QUARRY_SECRET_KEY: secret });
     expect(config.jobLockMs + config.jobStalledIntervalMs).toBeLessThanOrEqual(15_000);

@@ -66,6 +66,20 @@ const sectionShapes = {
   outbound: {
     ALLOW_PRIVATE_URLS: z.string().default(''),
   },
+  chromium: {
+    // Every Chromium runs with its sandbox on. Chromium refuses that sandbox to root, so a process
+    // running as root starts its browsers as this unprivileged user (uid:gid; ADR 0056). Unused
+    // when the process is not root (the image runs as 1000:1000).
+    CHROMIUM_RUN_AS: z
+      .string()
+      .regex(/^[1-9]\d*:[1-9]\d*$/, 'must be uid:gid of an unprivileged user (not root), e.g. 65534:65534')
+      .default('65534:65534'),
+  },
+  cardTransport: {
+    // Card data goes to hotels over https: only. This development allowance lets a hotel on a
+    // loopback address (the tests', the demo's) take it over plain http:, and each such hotel is logged.
+    ALLOW_LOOPBACK_HTTP_HOTELS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  },
   vault: {
     // The card vault's own key (ADR 0036), read only by the roles that store or open cards; never
     // QUARRY_SECRET_KEY. Without it, POST /vault/* answer 503 VaultNotConfigured.
@@ -444,6 +458,11 @@ const readers = {
   secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY as string, 'base64') }),
   accountsKey: (vars: Vars) => ({ accountsKey: vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
   outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
+  chromium: (vars: Vars) => {
+    const [uid, gid] = vars.CHROMIUM_RUN_AS.split(':').map(Number) as [number, number];
+    return { chromiumRunAs: { uid, gid } };
+  },
+  cardTransport: (vars: Vars) => ({ allowLoopbackHttpHotels: vars.ALLOW_LOOPBACK_HTTP_HOTELS === 'true' }),
   vault: (vars: Vars) => {
     const key = vars.VAULT_KEY === undefined ? undefined : Buffer.from(vars.VAULT_KEY, 'base64');
     // The point of a key of its own: a leak of the general key must not open cards.
@@ -631,18 +650,18 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
  * mining worker needs no secret key (with one, it opens clients' Workday accounts). `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
-  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'batches', 'mining'],
-  'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'rates'],
+  api: ['database', 'process', 'secret', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'chromium', 'batches', 'mining'],
+  'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'chromium', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
-  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'mining', 'applications', 'callbacks'],
-  'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'vault', 'mining', 'bookings'],
+  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'chromium', 'mining', 'applications', 'callbacks'],
+  'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'chromium', 'vault', 'mining', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret'],
   callbacks: ['database', 'secret', 'outbound'],
-  hotels: ['database'],
+  hotels: ['database', 'cardTransport'],
   accounts: ['database', 'secret', 'mailDomains'],
 } as const satisfies Record<string, readonly Section[]>;
 export type ConfigScope = keyof typeof sectionsOf;

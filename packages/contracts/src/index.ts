@@ -4,7 +4,7 @@ export { QuestionsErrorBodySchema, StandardErrorBodySchema } from './error-bodie
 export { Scope, scopes } from './scopes.ts';
 export { describeIssues } from './zod-messages.ts';
 export { findNul, hasNul, nulMessage } from './nul-bytes.ts';
-export { ClientId, ClientSummaries, ClientSummary, CreateClientInput, CreatedClient, WhoAmI } from './clients.ts';
+export { ClientId, ClientIdParams, ClientSummaries, ClientSummary, CreateClientInput, CreatedClient, FrameOriginsView, SetFrameOriginsBody, WhoAmI } from './clients.ts';
 export { CanaryIdParams, CanaryJobPayload, CanaryState, CanaryView, RequestCanaryBody } from './canary.ts';
 export {
   Answer,

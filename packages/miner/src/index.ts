@@ -25,4 +25,4 @@ export { workdayDraftMarks } from './browser/workday-steps.ts';
 export { workdayBoardOf, workdayBoardOfPage } from './workday-board.ts';
 export type { DraftMarks } from './browser/workday-steps.ts';
 export { nextButton } from './browser/wizard-steps.ts';
-export { createProcessChromium, createProcessMiner, createProcessSignIns } from './process-miner.ts';
+export { createCheckoutChromium, createProcessChromium, createProcessMiner, createProcessSignIns } from './process-miner.ts';

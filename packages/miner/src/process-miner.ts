@@ -1,3 +1,4 @@
+import type { ChromiumRunAs } from '@quarry/chromium';
 import type { MiningSettings } from '@quarry/config';
 import type { SafeFetch } from '@quarry/safe-fetch';
 import { createMiner } from './ats-router.miner.ts';
@@ -9,14 +10,32 @@ import { createWorkdayMiner } from './browser/workday.miner.ts';
 
 /**
  * The Chromium of a worker process, from its mining settings (`browser.enabled` is the caller's to
- * check). Started on the first job that needs it; one per process, whichever roles use it.
+ * check). Started on the first job that needs it; one per process for mining and applying, which
+ * render the pages clients submit. Checkouts never use it (`createCheckoutChromium`).
  */
-export function createProcessChromium(settings: MiningSettings, onRecycle: (event: RecycleEvent) => void): ChromiumPool {
+export function createProcessChromium(settings: MiningSettings, runAs: ChromiumRunAs, onRecycle: (event: RecycleEvent) => void): ChromiumPool {
   return createChromiumPool({
     executablePath: settings.browser.chromiumPath,
     recycleAfterJobs: settings.browser.recycleAfterJobs,
     recycleAboveMb: settings.browser.recycleAboveMb,
     maxContexts: settings.browser.maxContexts,
+    runAs,
+    onRecycle,
+  });
+}
+
+/**
+ * The Chromium of a process's checkouts and booking-page price checks: a browser of its own, which
+ * renders only the booking pages operators registered (never a URL a client submitted), every site
+ * in a renderer of its own. Its contexts are limited by the bookings' lane.
+ */
+export function createCheckoutChromium(settings: MiningSettings, runAs: ChromiumRunAs, onRecycle: (event: RecycleEvent) => void): ChromiumPool {
+  return createChromiumPool({
+    executablePath: settings.browser.chromiumPath,
+    recycleAfterJobs: settings.browser.recycleAfterJobs,
+    recycleAboveMb: settings.browser.recycleAboveMb,
+    siteIsolation: true,
+    runAs,
     onRecycle,
   });
 }

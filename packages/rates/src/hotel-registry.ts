@@ -29,10 +29,52 @@ export function toListing(row: HotelRow): HotelListing {
   };
 }
 
-/** Operator: add or replace a hotel of the registry. */
-export async function upsertHotel(ports: { db: Queryable }, body: unknown): Promise<HotelRow> {
+/**
+ * Plain HTTP for the URLs that receive card data: refused (PCI DSS 4.2.1), except, with the
+ * development allowance (`ALLOW_LOOPBACK_HTTP_HOTELS`), on a loopback address, where test and demo
+ * hotels run; each one taken that way is logged.
+ */
+export type CardTransportPolicy = {
+  allowLoopbackHttp: boolean;
+  warn?: (fields: Record<string, unknown>, message: string) => void;
+};
+
+/** 127.0.0.0/8, ::1 and `localhost`: the card data never leaves the machine. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The fields of a hotel whose URL receives the card: its booking page (typed into) and its OpenTravel endpoint (`OTA_HotelResRQ`). */
+function cardDataUrls(hotel: UpsertHotelBody): Array<{ field: string; url: string }> {
+  const urls = [{ field: 'bookingPageUrl', url: hotel.bookingPageUrl }];
+  if (hotel.source.kind === 'opentravel') urls.push({ field: 'source.endpointUrl', url: hotel.source.endpointUrl });
+  return urls;
+}
+
+function refuseCardDataOverHttp(hotel: UpsertHotelBody, policy: CardTransportPolicy): void {
+  const problems: string[] = [];
+  const allowed: Array<{ field: string; url: string }> = [];
+  for (const { field, url } of cardDataUrls(hotel)) {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'https:') continue;
+    if (policy.allowLoopbackHttp && isLoopbackHost(parsed.hostname)) {
+      allowed.push({ field, url });
+      continue;
+    }
+    problems.push(`${field}: must be an https: URL: it receives card numbers, which never travel over plain HTTP`);
+  }
+  if (problems.length > 0) throw validationError(problems);
+  for (const { field, url } of allowed) {
+    policy.warn?.({ hotelId: hotel.hotelId, field, url }, 'card data to a loopback hotel over plain HTTP (ALLOW_LOOPBACK_HTTP_HOTELS, for tests and the demo only)');
+  }
+}
+
+/** Operator: add or replace a hotel of the registry. Without a policy, plain HTTP is refused everywhere. */
+export async function upsertHotel(ports: { db: Queryable; cardTransport?: CardTransportPolicy }, body: unknown): Promise<HotelRow> {
   const parsed = UpsertHotelBody.safeParse(body);
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
+  refuseCardDataOverHttp(parsed.data, ports.cardTransport ?? { allowLoopbackHttp: false });
   return upsertHotelRow(ports.db, parsed.data);
 }
 

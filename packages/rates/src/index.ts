@@ -1,4 +1,5 @@
 export { changeGrants, getHotel, getHotelForOperator, listHotelSourceFailures, listHotels, listHotelsForOperator, redirectToBookingPage, removeHotel, toListing, upsertHotel } from './hotel-registry.ts';
+export type { CardTransportPolicy } from './hotel-registry.ts';
 export type { HotelRow } from './hotels.queries.ts';
 export { findGrantedHotelRow, findHotelRow } from './hotels.queries.ts';
 export { findStoredRooms } from './rate-results.queries.ts';

@@ -1,3 +1,4 @@
+import type { ChromiumRunAs } from '@quarry/chromium';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { RatesSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
@@ -40,6 +41,8 @@ export const refreshTiers = (rates: RatesSettings): RefreshTier[] => [
 /** Everything the hotel rates feed needs in one process, API or worker. */
 export function createRatesPorts(options: {
   rates: RatesSettings;
+  /** Who the booking-page searches' Chromium runs as when this process is root (ADR 0056). */
+  chromiumRunAs?: ChromiumRunAs;
   allowPrivateUrls: string[];
   /** Redis key prefix of the per-source limits shared by every process. */
   limitsPrefix: string;
@@ -53,7 +56,7 @@ export function createRatesPorts(options: {
   const { rates, db, logger } = options;
   const sourceFetch = createSafeFetch({ allowPrivate: options.allowPrivateUrls, timeoutMs: rates.sourceTimeoutMs, userAgent: 'Quarry/1.0 rates' });
   const sender = createPushSender({ allowPrivate: options.allowPrivateUrls });
-  const chromium = createChromiumLauncher(rates.chromiumPath);
+  const chromium = createChromiumLauncher(rates.chromiumPath, options.chromiumRunAs);
   const sources = createSourceRegistry(
     {
       opentravel: createOpenTravelSource({ fetch: sourceFetch, timeoutMs: rates.sourceTimeoutMs }),

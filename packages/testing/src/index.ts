@@ -41,3 +41,5 @@ export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruite
 export { smartRecruitersHostedVendor, smartRecruitersReceived } from './hosted-ats/smartrecruiters.double.ts';
 export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-ats/bamboohr.double.ts';
 export * from './vendor-apis/index.ts';
+export { chromiumProcessesUnder } from './chromium-processes.ts';
+export type { ChromiumProcess } from './chromium-processes.ts';

@@ -11,6 +11,7 @@ import {
   redirectToBookingPage,
   removeHotel,
   upsertHotel,
+  type CardTransportPolicy,
   type EnqueuePush,
 } from '@quarry/rates';
 import { Router } from 'express';
@@ -19,7 +20,7 @@ import { checkInput } from '../middleware/request-input.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 /** Hotel registry (operators), listing and detail (clients with the `hotels` scope), and the redirect link. */
-export function hotelsRoutes(deps: { authenticator: Authenticator; db: Queryable; hotels: { enqueuePush: EnqueuePush } }): Router {
+export function hotelsRoutes(deps: { authenticator: Authenticator; db: Queryable; hotels: { enqueuePush: EnqueuePush; cardTransport?: CardTransportPolicy } }): Router {
   const router = Router();
   const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
   const admin = requireClient(deps.authenticator, { scope: 'admin' });
@@ -39,7 +40,7 @@ export function hotelsRoutes(deps: { authenticator: Authenticator; db: Queryable
 
   router.put('/v1/admin/hotels/:hotelId', admin, async (request, response) => {
     const body = { ...(request.body as object), hotelId: request.params.hotelId };
-    response.json(await upsertHotel({ db: deps.db }, body));
+    response.json(await upsertHotel({ db: deps.db, ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}) }, body));
   });
   router.get('/v1/admin/hotels/:hotelId', admin, async (request, response) => {
     response.json(await getHotelForOperator({ db: deps.db }, String(request.params.hotelId)));

@@ -53,6 +53,7 @@ export async function startEdgeApp(options: {
       enqueueStep: enqueuer(queues, 'bookings.step'),
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
       checkCallbackUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)),
+      tdsPage: { frameOriginsOf: async () => [], vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname), allowLoopbackHttp: false },
     },
     applications: {
       pool: db,

@@ -1,3 +1,4 @@
+import { sandboxedLaunchOptions, type ChromiumRunAs } from '@quarry/chromium';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { browserMemoryMb } from './browser-memory.ts';
 
@@ -19,6 +20,13 @@ export type ChromiumPoolOptions = {
    * tests reach a vendor's double under the vendor's host name. Requests still pass the SSRF guard.
    */
   hostResolverRules?: string;
+  /** The unprivileged user Chromium runs as when this process is root (its sandbox refuses root; ADR 0056). */
+  runAs?: ChromiumRunAs | undefined;
+  /**
+   * Every site in a renderer of its own (`--site-per-process`), with no cap on renderers: a
+   * checkout's hotel page and its payment provider's card frame never share one.
+   */
+  siteIsolation?: boolean;
   /** How long closing a context or a browser may take before it is taken as wedged: the context's browser is retired, the browser counted as gone (default 10 s). */
   closeLimitMs?: number;
 };
@@ -57,17 +65,13 @@ type ChromiumLane = {
 };
 
 // Without the background-networking switches Chromium keeps trying Google's hosts (refused here,
-// and noise anywhere); --no-sandbox because containers and root seldom allow its sandbox. No
+// and noise anywhere). Chromium's sandbox stays on (sandboxedLaunchOptions, ADR 0056). No
 // --disable-features here: Playwright passes its own list (MediaRouter, PaintHolding, the redirect
 // fix its request interception needs, …) and Chromium honours only the last such switch.
-const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--renderer-process-limit=4'];
-
-/**
- * Playwright's own handlers would close every browser at the first SIGTERM/SIGINT/SIGHUP, under the
- * checkouts and jobs the process's graceful shutdown lets finish, and would swallow the signal in
- * a process without a handler of its own (it then never exits). The process closes the pool itself.
- */
-const processOwnsSignals = { handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } as const;
+const commonArgs = ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+// Mining's renderers are capped (memory); a checkout's are one per site, however many that takes.
+const miningArgs = [...commonArgs, '--renderer-process-limit=4'];
+const isolatedArgs = [...commonArgs, '--site-per-process'];
 
 /** How long a replacement browser waits for the retired one's jobs before starting anyway (a stuck job). */
 const drainLimitMs = 30_000;
@@ -125,8 +129,11 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       browser: draining.then(() => {
         // Closed while waiting for the old browser: nothing to start.
         if (closed) throw new Error('the browser pool is closed');
+        const launchArgs = options.siteIsolation ? isolatedArgs : miningArgs;
         const args = options.hostResolverRules ? [...launchArgs, `--host-resolver-rules=${options.hostResolverRules}`] : launchArgs;
-        return chromium.launch({ executablePath: options.executablePath, args, ...processOwnsSignals });
+        // Playwright's own signal handlers would close every browser at the first SIGTERM, under the
+        // checkouts and jobs the process's graceful shutdown lets finish: the process closes the pool itself.
+        return chromium.launch(sandboxedLaunchOptions({ executablePath: options.executablePath, args, runAs: options.runAs }));
       }),
       jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined), retiring: new AbortController(),
     };

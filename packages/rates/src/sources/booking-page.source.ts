@@ -1,4 +1,5 @@
 import { feeCodes, mealPlans, taxCodes, type FeeCode, type MealPlan, type Rate, type Room, type TaxCode } from '@quarry/contracts';
+import { sandboxedLaunchOptions, type ChromiumRunAs } from '@quarry/chromium';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HotelRow } from '../hotels.queries.ts';
 import type { BookingEngineRecipe, FieldRecipe, PageAddress } from './booking-engine-recipes.ts';
@@ -215,19 +216,20 @@ export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingE
 }
 
 /** A Chromium started on first use only (most processes never search a booking page), shared by searches. */
-export function createChromiumLauncher(executablePath: string): { browser: () => Promise<Browser>; close(): Promise<void> } {
+export function createChromiumLauncher(executablePath: string, runAs?: ChromiumRunAs): { browser: () => Promise<Browser>; close(): Promise<void> } {
   let launched: Promise<Browser> | null = null;
   return {
     browser: () => {
-      launched ??= chromium.launch({
-        executablePath,
-        // --disable-dev-shm-usage: a container's /dev/shm is 64 MB unless sized, too little for renderers.
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-        // The process's shutdown closes it (`close`), after the searches in flight: not Playwright at the first signal.
-        handleSIGTERM: false,
-        handleSIGINT: false,
-        handleSIGHUP: false,
-      });
+      // Chromium's sandbox on, as an unprivileged user when this process is root (ADR 0056); the
+      // process's shutdown closes it (`close`), after the searches in flight.
+      launched ??= chromium.launch(
+        sandboxedLaunchOptions({
+          executablePath,
+          // --disable-dev-shm-usage: a container's /dev/shm is 64 MB unless sized, too little for renderers.
+          args: ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+          runAs,
+        }),
+      );
       return launched;
     },
     async close() {

@@ -1,0 +1,2 @@
+export { createKeyring, KeyringError } from './keyring.ts';
+export type { Keyring, KeyringKey, SealedFor } from './keyring.ts';
