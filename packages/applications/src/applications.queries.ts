@@ -351,7 +351,8 @@ export async function endAbandonedApplications(db: Pool, createdBefore: Date): P
 export async function purgeEndedBefore(db: Queryable, endedBefore: Date, limit: number): Promise<number> {
   const result = await db.query(
     `UPDATE applications SET sealed = NULL, confirmation_sealed = NULL, screenshot_sealed = NULL, questions = NULL, idempotency_key = NULL,
-       message = CASE WHEN state = 'failed' THEN message END,
+       -- A failure's message may quote the vendor or the page, which can echo the candidate's answers.
+       message = CASE WHEN state = 'failed' THEN 'The details of this failure were removed with the candidate''s data after the retention period; the error code remains.' END,
        email_hash = CASE WHEN state = 'success' THEN email_hash ELSE '\\x'::bytea END, purged_at = now()
      WHERE application_id IN (
        SELECT application_id FROM applications

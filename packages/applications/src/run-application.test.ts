@@ -209,6 +209,19 @@ describe('purgeApplications', () => {
     expect(row).toMatchObject({ sealed: null, state: 'failed', error_code: 'FileTypeNotSupported' });
     expect(row.purged_at).not.toBeNull();
   });
+
+  it("removes a failed application's message with the candidate's data: a vendor's refusal can echo the candidate's answers", async () => {
+    const echoed = 'Field "salary_expectations" must be a number, got "about 85k, negotiable; my manager at Initech knows"';
+    const { applicationId, run } = await apply('/cv.pdf', createFakeApplier([{ status: 'failed', errorCode: 'ApplicationFailed', message: echoed, submitted: false }]));
+    await run();
+    const messageOf = async () => (await db.query<{ message: string | null; error_code: string }>('SELECT message, error_code FROM applications WHERE application_id = $1', [applicationId])).rows[0];
+    expect((await messageOf())?.message).toBe(echoed);
+    await purgeApplications(db, { retentionDays: 30, now: new Date(Date.now() + 31 * 86_400_000) });
+    const purged = await messageOf();
+    expect(purged?.error_code).toBe('ApplicationFailed');
+    expect(purged?.message).not.toContain('Initech');
+    expect(purged?.message).toMatch(/removed with the candidate's data/);
+  });
 });
 
 describe('the run lease', () => {
