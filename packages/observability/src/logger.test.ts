@@ -125,6 +125,44 @@ describe('redaction by path', () => {
   });
 });
 
+describe('redaction by name, at any depth', () => {
+  // Each kind of secret a log object can carry, under its own name, three levels down.
+  const secrets: Record<string, string> = {
+    key: 'lever-posting-key-31',
+    otp: '482915',
+    webhookSecret: 'whsec_MfKQ9r2GKadM',
+    refreshToken: 'rt-sh0rt-9',
+    accessToken: 'at-sh0rt-4',
+    clientSecret: 'cs-sh0rt-8',
+    password: 'correct horse',
+    apiKey: 'ak-sh0rt-2',
+    secret: 'plain-secret-5',
+    jwtSecret: 'jwt-sh0rt-6',
+    panToken: 'tok-sh0rt-7',
+    cvv: '123',
+    authorization: 'Token abc',
+    cookie: 'session=abc',
+  };
+
+  it('redacts every secret kind nested three deep, and leaves the fields beside them', () => {
+    const { logger, raw, lines } = capture();
+    logger.info({ job: { attempt: { request: { ...secrets, host: 'api.lever.co' } } } }, 'nested');
+    const line = only(lines()) as { job: { attempt: { request: Record<string, unknown> } } };
+    for (const name of Object.keys(secrets)) expect(line.job.attempt.request[name], name).toBe(redacted);
+    expect(line.job.attempt.request.host).toBe('api.lever.co');
+    for (const value of Object.values(secrets)) expect(raw()).not.toContain(value);
+  });
+
+  it('strips secrets from the query strings of logged URLs, in fields and messages', () => {
+    const { logger, raw, lines } = capture();
+    logger.info({ call: { url: 'https://api.lever.co/v0/postings/acme/0f3e?key=lever-posting-key-31&mode=json' } }, 'GET https://x.example/cb?token=t0k3n-22&api_key=ak-99#f');
+    const line = only(lines()) as { call: { url: string }; msg: string };
+    expect(line.call.url).toBe('https://api.lever.co/v0/postings/acme/0f3e?key=[Redacted]&mode=json');
+    expect(line.msg).toBe('GET https://x.example/cb?token=[Redacted]&api_key=[Redacted]#f');
+    for (const value of ['lever-posting-key-31', 't0k3n-22', 'ak-99']) expect(raw()).not.toContain(value);
+  });
+});
+
 describe('masking by shape', () => {
   it('uses tokens of the documented lengths', () => {
     expect(cardToken).toHaveLength(164);

@@ -63,24 +63,39 @@ function mayHoldSecret(text: string): boolean {
   return /basic|bearer/i.test(text);
 }
 
+// A secret in a URL's query string (Lever's posting key travels as `?key=`, a callback URL may
+// carry a token): the value is masked, the parameter's name and the rest of the URL kept.
+const querySecret = /([?&](?:key|api[_-]?key|apikey|token|access[_-]?token|refresh[_-]?token|secret|client[_-]?secret|password|passwd|otp|sig|signature|auth)=)[^&#\s"'<>]+/gi;
+
 export function maskSecretShapes(text: string): string {
-  if (!mayHoldSecret(text)) return text;
   let masked = text;
+  if (masked.includes('=') && (masked.includes('?') || masked.includes('&'))) masked = masked.replace(querySecret, '$1[Redacted]');
+  if (!mayHoldSecret(masked)) return masked;
   for (const [shape, replace] of secretShapes) masked = masked.replace(shape, replace);
   return masked;
 }
 
-/** Masks every string inside a value (objects and arrays, 7 levels deep): error bodies, span attributes. */
+/**
+ * Field names whose values are secrets wherever they appear, at any depth, compared without case
+ * and without `-` or `_` (`api_key`, `x-api-key` and `apiKey` alike).
+ */
+const secretNames = new Set(
+  ['authorization', 'proxyauthorization', 'cookie', 'cookies', 'setcookie', 'xapikey', 'apikey', 'key', 'secret', 'jwtsecret', 'clientsecret', 'webhooksecret', 'password', 'passwd',
+    'otp', 'token', 'accesstoken', 'refreshtoken', 'idtoken', 'pantoken', 'pan', 'cvv', 'cvc', 'privatekey'],
+);
+const isSecretName = (name: string) => secretNames.has(name.replace(/[-_]/g, '').toLowerCase());
+
+/** Masks every string inside a value (objects and arrays, 16 levels deep): error bodies, span attributes. */
 export function maskSecretsDeep<T>(value: T): T {
   return maskDeep(value, 0) as T;
 }
 
 function maskDeep(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return maskSecretShapes(value);
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (depth > 15 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) return value;
   if (Array.isArray(value)) return value.map((item) => maskDeep(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskDeep(item, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, item !== undefined && item !== null && isSecretName(key) ? '[Redacted]' : maskDeep(item, depth + 1)]));
 }
 
 export function createLogger(options: { level: string; name?: string; destination?: NodeJS.WritableStream }): Logger {
