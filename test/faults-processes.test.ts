@@ -72,14 +72,14 @@ describe('Redis down', () => {
     const worker = await start('mining-worker');
     await redis.kill();
     // Each answer arrives while Redis is still down: a request held for the outage never would.
-    const mined = await call(api, 'POST', '/v1/recruitment/job-posts/mine/', { jobPostId: 'redis-down', url: 'http://127.0.0.1:9/job', employer: 'Acme', jobTitle: 'Engineer' });
-    expect(mined).toMatchObject({ status: 200, json: { jobPostId: 'redis-down', status: 'queued' } });
+    const mined = await call(api, 'POST', '/v1/recruitment/job-posts/mine/', { jobPostId: 'accepted-while-away', url: 'http://127.0.0.1:9/job', employer: 'Acme', jobTitle: 'Engineer' });
+    expect(mined).toMatchObject({ status: 200, json: { jobPostId: 'accepted-while-away', status: 'queued' } });
     const canary = await call(api, 'POST', '/v1/admin/canaries', { holdMs: 0 });
     expect(canary).toMatchObject({ status: 503, retryAfter: '5', json: { object: 'error', name: 'ServiceUnavailable' } });
     await sleep(5_000);
     await redis.start();
     await waitFor('the accepted post mined after Redis came back', async () => {
-      const row = await db.query<{ state: string }>(`SELECT state FROM submissions WHERE job_post_id = 'redis-down'`);
+      const row = await db.query<{ state: string }>(`SELECT state FROM submissions WHERE job_post_id = 'accepted-while-away'`);
       return ['completed', 'failed'].includes(row.rows[0]?.state ?? '');
     }, { timeoutMs: 45_000, intervalMs: 500 });
     expect(alive(api) && alive(worker)).toBe(true);
