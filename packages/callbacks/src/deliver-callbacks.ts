@@ -1,12 +1,12 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { CallbacksDeliverJobPayload } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
-import { FetchTimeoutError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
+import { FetchTimeoutError, UnsafeUrlError, type SafePoster } from '@quarry/safe-fetch';
 import type { CallbackSealer } from './callback-clients.ts';
 import { findCallbacksToSend, recordAttempts, type AttemptResult, type CallbackToSend, type ClientSecrets } from './callback-outbox.queries.ts';
 
 export type DeliverySettings = {
-  /** One POST, from the request to the end of the answer. */
+  /** One POST: how long its answer may take once it is sent (a connection takes at most 10 s before it). */
   timeoutMs: number;
   /** Backoff after a failed attempt: `retryBaseMs` doubling per attempt, at most `retryMaxMs`, with jitter. */
   retryBaseMs: number;
@@ -18,8 +18,8 @@ export type DeliverySettings = {
 export type DeliveryPorts = {
   pool: Pool;
   sealer: Pick<CallbackSealer, 'open'>;
-  /** The SSRF-guarded fetch (the address is vetted again at each delivery, at connect time). */
-  fetchCallback: SafeFetch;
+  /** The SSRF-guarded fetch (the address is vetted again at each delivery, at connect time): its light POST. */
+  fetchCallback: SafePoster;
   settings: DeliverySettings;
   now?: () => Date;
 };
@@ -69,8 +69,9 @@ async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObj
     // One signature per secret in force (Standard Webhooks): a receiver that knows either verifies.
     const timestamp = Math.floor(at.getTime() / 1000);
     const signature = signatureOf(keys, event.webhookId, timestamp, event.body);
-    const response = await ports.fetchCallback(event.url, {
-      method: 'POST',
+    // The light POST of the same guard (the address vetted at connect time, the pooled connections
+    // reused): only the answer's status counts, and a redirect is not followed, so is not a delivery.
+    const response = await ports.fetchCallback.post(event.url, {
       headers: {
         'content-type': 'application/json',
         'webhook-id': event.webhookId,
@@ -81,10 +82,7 @@ async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObj
       signal,
       timeoutMs: ports.settings.timeoutMs,
       maxBytes: 64 * 1024,
-      // A redirect is not a delivery: the receiver's URL is the one registered.
-      redirect: 'manual',
     });
-    await response.text().catch(() => '');
     const delivered = response.status >= 200 && response.status < 300;
     return { ...base, delivered, status: response.status, error: delivered ? null : `HTTP ${response.status}` };
   } catch (error) {
