@@ -70,7 +70,7 @@ beforeAll(async () => {
     settings: { clientConcurrency: 20, eventsPerJob: 25, leaseMs: 90_000, pollMs: 1_000, retentionMs: 7 * 86_400_000 },
     onError: () => {},
   });
-  const ports = { pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings: { timeoutMs: 15_000, retryBaseMs: 1_000, retryMaxMs: 10_000, giveUpAfterMs: 86_400_000 } };
+  const ports = { pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings: { timeoutMs: 15_000, retryBaseMs: 1_000, retryMaxMs: 10_000, giveUpAfterMs: 86_400_000, lane: { clientConcurrency: 20, leaseMs: 90_000, eventsPerRound: 25, forMs: 10_000 } } };
   workers = startWorkers({
     connection: redis,
     prefix: testRedis.prefix,

@@ -38,11 +38,20 @@ const held: Array<() => void> = [];
 let openHeld = 0;
 let maxOpenHeld = 0;
 const sealer = { seal: (plaintext: string) => Buffer.from(`sealed:${plaintext}`), open: (sealed: Buffer) => sealed.toString().slice('sealed:'.length) };
-const settings: DeliverySettings = { timeoutMs: 3_000, retryBaseMs: 200, retryMaxMs: 800, giveUpAfterMs: 60_000 };
+const settings: DeliverySettings = {
+  timeoutMs: 3_000,
+  retryBaseMs: 200,
+  retryMaxMs: 800,
+  giveUpAfterMs: 60_000,
+  // The relay's cap and lease below: a job keeps its client's lane as the worker's do.
+  lane: { clientConcurrency: 3, leaseMs: 30_000, eventsPerRound: 25, forMs: 10_000 },
+};
 const secrets = new Map<string, string>();
 
-const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000'] as const;
-const [events, outage, slow, fast, rotate, ssrf, late] = clients;
+const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000'] as const;
+const [events, outage, slow, fast, rotate, ssrf, late, lane] = clients;
+/** `callbacks.deliver` jobs run, per client. */
+const jobsRun = new Map<string, number>();
 
 function startReceiver(): Server {
   return createServer((request, response) => {
@@ -117,7 +126,12 @@ beforeAll(async () => {
     concurrency: 10,
     lockDurationMs: 10_000,
     stalledIntervalMs: 4_000,
-    handlers: { 'callbacks.deliver': (payload, { signal }) => deliverCallbacks({ pool: db, sealer, fetchCallback, settings }, payload, signal).finally(() => relay.wake()) },
+    handlers: {
+      'callbacks.deliver': (payload, { signal }) => {
+        jobsRun.set(payload.clientId, (jobsRun.get(payload.clientId) ?? 0) + 1);
+        return deliverCallbacks({ pool: db, sealer, fetchCallback, settings }, payload, signal).finally(() => relay.wake());
+      },
+    },
   });
 }, 60_000);
 
@@ -226,6 +240,17 @@ describe('recruitment callbacks', () => {
     }
     expect(maxOpenHeld).toBe(3);
     expect(receivedAt('/slow')).toHaveLength(10);
+  });
+
+  it('keeps a client\'s lane in one job: its next events are claimed with the answers, under its cap, not by a job each', async () => {
+    await owe(lane, '/lane', 60, 'lane');
+    await waitFor('all delivered', async () => (await stateOf(lane)).every((row) => row.state === 'delivered'), { timeoutMs: 20_000 });
+    // Three at a time (the cap): twenty claims. The relay's first makes a job, which claims the other nineteen itself.
+    expect(jobsRun.get(lane)).toBeLessThanOrEqual(3);
+    const got = receivedAt('/lane');
+    expect(got).toHaveLength(60);
+    expect(new Set(got.map((request) => verify(lane, request).data.jobPostId)).size).toBe(60);
+    expect((await stateOf(lane)).every((row) => row.attempts === 1)).toBe(true);
   });
 
   it('signs with both secrets during a rotation\'s overlap, so a receiver with either verifies', async () => {

@@ -1,9 +1,6 @@
 import { listenOnChannel, withTransaction, type Pool } from '@quarry/db';
 import type { EnqueueMany } from '@quarry/jobs';
-import { claimDueCallbacks, purgeSettledCallbacks, type DispatchedCallback } from './callback-outbox.queries.ts';
-
-/** One advisory lock for every relay of the deployment: claims are made one relay at a time, so a client's cap holds across processes. */
-const relayLockKey = 5_301_053;
+import { callbackClaimLock, claimDueCallbacks, purgeSettledCallbacks, type DispatchedCallback } from './callback-outbox.queries.ts';
 
 export type RelaySettings = {
   /** Events of one client in flight at once, across the deployment. */
@@ -65,8 +62,7 @@ export function startCallbackRelay(options: {
     const claimed = await withTransaction(options.pool, async (client) => {
       // A claim lost in a crash of Postgres only sends its events again (same webhook-id): it need
       // not wait for the WAL to reach the disk. The events themselves were owed synchronously.
-      await client.query('SET LOCAL synchronous_commit = off');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [relayLockKey]);
+      await client.query(`SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock($1)`, [callbackClaimLock]);
       return claimDueCallbacks(client, settings);
     });
     if (claimed.length === 0) return 0;
