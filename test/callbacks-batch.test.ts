@@ -135,8 +135,13 @@ describe('a 30,000-row batch with a batch callback', () => {
     const event = new Webhook(secret).verify(finished[0]?.body ?? '', finished[0]?.headers ?? {}) as { data: Record<string, unknown> };
     expect(event.data).toMatchObject({ batchId: accepted.batchId, jobsCount: rows, counts: { completed: rows - Math.ceil(rows / 10), failed: Math.ceil(rows / 10), failedByErrorCode: { JobExpired: Math.ceil(rows / 10) } } });
     // Nothing left owed, and a second run of every row owes nothing more.
-    const left = await db.query(`SELECT state, count(*)::int AS count FROM callback_outbox GROUP BY state`);
-    expect(left.rows).toEqual([{ state: 'delivered', count: rows + 1 }]);
+    // A job records its answers after the receiver has read the last of them: wait for that record.
+    const settled = async () => (await db.query(`SELECT state, count(*)::int AS count FROM callback_outbox GROUP BY state`)).rows;
+    const left = await waitFor('every answer recorded', async () => {
+      const states = await settled();
+      return states.every((row) => row.state === 'delivered') && states;
+    }, { timeoutMs: 30_000 }).catch(settled);
+    expect(left).toEqual([{ state: 'delivered', count: rows + 1 }]);
     process.stdout.write(`callbacks-batch: ${rows} rows recorded in ${(recordedMs / 1000).toFixed(1)} s, ${requests} POSTs, all ${rows + 1} events delivered ${(deliveredMs / 1000).toFixed(1)} s after the batch was accepted\n`);
   }, 1_200_000);
 });
