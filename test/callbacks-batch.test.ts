@@ -65,7 +65,6 @@ beforeAll(async () => {
   const sealer = createSealer(secretKey);
   relay = startCallbackRelay({
     pool: db,
-    databaseUrl: database.url,
     enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
     settings: { clientConcurrency: 20, eventsPerJob: 25, leaseMs: 90_000, pollMs: 1_000, retentionMs: 7 * 86_400_000 },
     onError: () => {},

@@ -154,7 +154,6 @@ export async function startApplicationsRole(runtime: {
   const callbackLeaseMs = config.callbacks.timeoutMs * 2 + 60_000;
   const relay = startCallbackRelay({
     pool: db,
-    databaseUrl: config.databaseUrl,
     enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
     settings: { ...config.callbacks, pollMs: config.callbacks.relayPollMs, leaseMs: callbackLeaseMs },
     onError: (error, where) => logger.warn({ err: error, where }, 'callback relay'),

@@ -108,7 +108,7 @@ type SendableRow = {
 };
 
 /** What a job sends: its events and the client's secrets, read with them in one statement. */
-export type CallbacksToSend = { events: CallbackToSend[]; secrets: ClientSecrets | null };
+type CallbacksToSend = { events: CallbackToSend[]; secrets: ClientSecrets | null };
 
 function sendableOf(rows: SendableRow[]): CallbacksToSend {
   const first = rows[0];
@@ -141,7 +141,7 @@ export async function findCallbacksToSend(db: Queryable, clientId: string, event
 }
 
 /** A delivery lane's next claim: its client, the client's cap, the lease, and at most `limit` events. */
-export type LaneClaim = { clientId: string; clientConcurrency: number; leaseMs: number; limit: number };
+type LaneClaim = { clientId: string; clientConcurrency: number; leaseMs: number; limit: number };
 
 /**
  * A delivery lane (ADR 0053): records a job's answers and, in the same transaction under the claims'

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPool, migrateToLatest, withTransaction, type Pool } from '@quarry/db';
+import { createClient as createPgClient, createPool, migrateToLatest, withTransaction, type Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createRedis, startWorkers, type JobQueues, type WorkerPool } from '@quarry/jobs';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
@@ -48,8 +48,8 @@ const settings: DeliverySettings = {
 };
 const secrets = new Map<string, string>();
 
-const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000'] as const;
-const [events, outage, slow, fast, rotate, ssrf, late, lane] = clients;
+const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000', 'cl_quiet0000000000000'] as const;
+const [events, outage, slow, fast, rotate, ssrf, late, lane, quiet] = clients;
 /** `callbacks.deliver` jobs run, per client. */
 const jobsRun = new Map<string, number>();
 
@@ -112,7 +112,6 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   relay = startCallbackRelay({
     pool: db,
-    databaseUrl: database.url,
     enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
     settings: { clientConcurrency: 3, eventsPerJob: 25, leaseMs: 30_000, pollMs: 200, retentionMs: 7 * 86_400_000 },
     onError: () => {},
@@ -242,6 +241,24 @@ describe('recruitment callbacks', () => {
     expect(receivedAt('/slow')).toHaveLength(10);
   });
 
+  it('commits an owed event without a NOTIFY (which would serialize every outcome\'s commit), and the relay\'s poll delivers it', async () => {
+    const listener = createPgClient(database.url);
+    await listener.connect();
+    const notified: string[] = [];
+    listener.on('notification', (message) => notified.push(message.channel));
+    try {
+      // The channel the outbox's trigger used to notify, and the one a notification from any trigger would use.
+      await listener.query('LISTEN callback_outbox');
+      await owe(quiet, '/quiet');
+      await waitFor('delivered by the poll', async () => (await stateOf(quiet))[0]?.state === 'delivered', { timeoutMs: 5_000 });
+      const triggers = await db.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'callback_outbox'::regclass AND NOT tgisinternal`);
+      expect(triggers.rows).toEqual([]);
+      expect(notified).toEqual([]);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('keeps a client\'s lane in one job: its next events are claimed with the answers, under its cap, not by a job each', async () => {
     await owe(lane, '/lane', 60, 'lane');
     await waitFor('all delivered', async () => (await stateOf(lane)).every((row) => row.state === 'delivered'), { timeoutMs: 20_000 });
@@ -298,7 +315,6 @@ describe('recruitment callbacks', () => {
     expect(claimed.map((event) => event.clientId)).toEqual([late]);
     relay = startCallbackRelay({
       pool: db,
-      databaseUrl: database.url,
       enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
       settings: { clientConcurrency: 3, eventsPerJob: 25, leaseMs: 30_000, pollMs: 200, retentionMs: 7 * 86_400_000 },
       onError: () => {},

@@ -1,7 +1,7 @@
 import type { Agent } from 'undici';
 import { FetchTimeoutError } from './errors.ts';
 
-export type SafePostInit = {
+type SafePostInit = {
   headers: Record<string, string>;
   body: string;
   /** The caller's own abort (a job's shutdown): handed to undici as it is, no signal is derived per request. */
