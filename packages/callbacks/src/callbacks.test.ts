@@ -48,8 +48,8 @@ const settings: DeliverySettings = {
 };
 const secrets = new Map<string, string>();
 
-const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000', 'cl_quiet0000000000000'] as const;
-const [events, outage, slow, fast, rotate, ssrf, late, lane, quiet] = clients;
+const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000', 'cl_quiet0000000000000', 'cl_trickle00000000000'] as const;
+const [events, outage, slow, fast, rotate, ssrf, late, lane, quiet, trickle] = clients;
 /** `callbacks.deliver` jobs run, per client. */
 const jobsRun = new Map<string, number>();
 
@@ -268,6 +268,34 @@ describe('recruitment callbacks', () => {
     expect(got).toHaveLength(60);
     expect(new Set(got.map((request) => verify(lane, request).data.jobPostId)).size).toBe(60);
     expect((await stateOf(lane)).every((row) => row.attempts === 1)).toBe(true);
+  });
+
+  it('leaves events that trickle in to the relay: a job whose round was not full does not keep a lane', async () => {
+    // The relay stopped: this job's is the only claim that could take the second event.
+    await relay.stop();
+    try {
+      answers.set('/trickle', 'hold');
+      await owe(trickle, '/trickle', 1, 'first');
+      const claimed = await claimDueCallbacks(db, { clientConcurrency: 3, leaseMs: 30_000 });
+      expect(claimed.map((event) => event.clientId)).toEqual([trickle]);
+      const job = deliverCallbacks({ pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings }, { clientId: trickle, events: claimed.map(({ eventId, seq }) => ({ eventId, seq })) }, new AbortController().signal);
+      await waitFor('the first in flight', () => receivedAt('/trickle').length === 1);
+      // A second event comes due while the job's one-event round is in flight.
+      await owe(trickle, '/trickle', 1, 'second');
+      answers.set('/trickle', 204);
+      for (const release of held.splice(0)) release();
+      expect(await job).toMatchObject({ delivered: 1 });
+      expect(receivedAt('/trickle')).toHaveLength(1);
+      expect((await stateOf(trickle)).map((row) => row.state)).toEqual(['delivered', 'pending']);
+    } finally {
+      relay = startCallbackRelay({
+        pool: db,
+        enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
+        settings: { clientConcurrency: 3, eventsPerJob: 25, leaseMs: 30_000, pollMs: 200, retentionMs: 7 * 86_400_000 },
+        onError: () => {},
+      });
+    }
+    await waitFor('the second delivered by the relay', async () => (await stateOf(trickle)).every((row) => row.state === 'delivered'));
   });
 
   it('signs with both secrets during a rotation\'s overlap, so a receiver with either verifies', async () => {

@@ -142,7 +142,11 @@ export async function deliverCallbacks(ports: DeliveryPorts, payload: CallbacksD
     // Stopped mid-way: what was not answered stays in its dispatch (see above).
     const settled = signal.aborted ? attempts.filter((result) => result.delivered) : attempts;
     const results = resultsOf(ports, events, settled, tally);
-    if (signal.aborted || Date.now() - started >= lane.forMs) {
+    // A lane goes on only while its client has a backlog: after a full round. Events that trickle in are
+    // left to the relay, whose one claim takes them for every client at once; lanes of a few events
+    // each would take the claims' lock once per round each.
+    const full = events.length >= Math.min(lane.eventsPerRound, lane.clientConcurrency);
+    if (signal.aborted || !full || Date.now() - started >= lane.forMs) {
       await recordAttempts(ports.pool, results);
       break;
     }
