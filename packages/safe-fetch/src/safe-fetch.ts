@@ -46,7 +46,7 @@ export type SafeResponse = {
 };
 
 /** A POST whose caller needs only the answer's status: see `createSafePost`. */
-export type SafePostOptions = { headers: Record<string, string>; body: string; signal?: AbortSignal; timeoutMs?: number; maxBytes?: number };
+type SafePostOptions = { headers: Record<string, string>; body: string; signal?: AbortSignal; timeoutMs?: number; maxBytes?: number };
 
 export type SafeFetch = ((url: string | URL, init?: SafeFetchInit) => Promise<SafeResponse>) & {
   /** Closes the pooled keep-alive connections. */
