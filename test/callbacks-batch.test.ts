@@ -65,12 +65,11 @@ beforeAll(async () => {
   const sealer = createSealer(secretKey);
   relay = startCallbackRelay({
     pool: db,
-    databaseUrl: database.url,
     enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
     settings: { clientConcurrency: 20, eventsPerJob: 25, leaseMs: 90_000, pollMs: 1_000, retentionMs: 7 * 86_400_000 },
     onError: () => {},
   });
-  const ports = { pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings: { timeoutMs: 15_000, retryBaseMs: 1_000, retryMaxMs: 10_000, giveUpAfterMs: 86_400_000 } };
+  const ports = { pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings: { timeoutMs: 15_000, retryBaseMs: 1_000, retryMaxMs: 10_000, giveUpAfterMs: 86_400_000, lane: { clientConcurrency: 20, leaseMs: 90_000, eventsPerRound: 25, forMs: 10_000 } } };
   workers = startWorkers({
     connection: redis,
     prefix: testRedis.prefix,
@@ -135,8 +134,13 @@ describe('a 30,000-row batch with a batch callback', () => {
     const event = new Webhook(secret).verify(finished[0]?.body ?? '', finished[0]?.headers ?? {}) as { data: Record<string, unknown> };
     expect(event.data).toMatchObject({ batchId: accepted.batchId, jobsCount: rows, counts: { completed: rows - Math.ceil(rows / 10), failed: Math.ceil(rows / 10), failedByErrorCode: { JobExpired: Math.ceil(rows / 10) } } });
     // Nothing left owed, and a second run of every row owes nothing more.
-    const left = await db.query(`SELECT state, count(*)::int AS count FROM callback_outbox GROUP BY state`);
-    expect(left.rows).toEqual([{ state: 'delivered', count: rows + 1 }]);
+    // A job records its answers after the receiver has read the last of them: wait for that record.
+    const settled = async () => (await db.query(`SELECT state, count(*)::int AS count FROM callback_outbox GROUP BY state`)).rows;
+    const left = await waitFor('every answer recorded', async () => {
+      const states = await settled();
+      return states.every((row) => row.state === 'delivered') && states;
+    }, { timeoutMs: 30_000 }).catch(settled);
+    expect(left).toEqual([{ state: 'delivered', count: rows + 1 }]);
     process.stdout.write(`callbacks-batch: ${rows} rows recorded in ${(recordedMs / 1000).toFixed(1)} s, ${requests} POSTs, all ${rows + 1} events delivered ${(deliveredMs / 1000).toFixed(1)} s after the batch was accepted\n`);
   }, 1_200_000);
 });

@@ -150,14 +150,21 @@ export async function startApplicationsRole(runtime: {
   });
   // Recruitment's callbacks: the relay claims what the outbox owes (each client under its cap) and
   // enqueues it; the deliveries POST it through the SSRF guard, signed with the client's secrets.
+  // A dispatch's lease: a POST's answer (and its connection) twice over, and a minute for the rest.
+  const callbackLeaseMs = config.callbacks.timeoutMs * 2 + 60_000;
   const relay = startCallbackRelay({
     pool: db,
-    databaseUrl: config.databaseUrl,
     enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
-    settings: { ...config.callbacks, pollMs: config.callbacks.relayPollMs, leaseMs: config.callbacks.timeoutMs * 2 + 60_000 },
+    settings: { ...config.callbacks, pollMs: config.callbacks.relayPollMs, leaseMs: callbackLeaseMs },
     onError: (error, where) => logger.warn({ err: error, where }, 'callback relay'),
   });
-  const callbackPorts = { pool: db, sealer: ports.sealer, fetchCallback: fetchClientUrl, settings: config.callbacks };
+  const callbackPorts = {
+    pool: db,
+    sealer: ports.sealer,
+    fetchCallback: fetchClientUrl,
+    // Each job keeps its client's lane for up to 10 s of rounds (its last round well within the job's 2-min timeout).
+    settings: { ...config.callbacks, lane: { clientConcurrency: config.callbacks.clientConcurrency, leaseMs: callbackLeaseMs, eventsPerRound: config.callbacks.eventsPerJob, forMs: 10_000 } },
+  };
   const callbacks = startWorkers({
     ...worker,
     queues: ['callbacks.deliver'],

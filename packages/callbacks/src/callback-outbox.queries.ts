@@ -43,6 +43,12 @@ export async function callbackTarget(db: Queryable, clientId: string, url: strin
 export type DispatchedCallback = { eventId: string; clientId: string; seq: number };
 
 /**
+ * One advisory lock for every relay and delivery lane of the deployment: claims are made one at a
+ * time, so a client's count of events in flight, read by a claim, is never stale.
+ */
+export const callbackClaimLock = 5_301_053;
+
+/**
  * The relay's claim: for every client, the events due (pending and past their next attempt, or
  * sending under a lease that lapsed: a lost job) up to the room the client has under its cap of
  * events in flight, oldest first. Each claimed event becomes `sending` under a lease and a new
@@ -88,28 +94,26 @@ export type CallbackToSend = {
 
 export type ClientSecrets = { current: Buffer; previous: Buffer | null; previousValidUntil: Date | null };
 
-/** The events of one job still in its dispatch (sending, same number), and the client's secrets. */
-export async function findCallbacksToSend(
-  db: Queryable,
-  clientId: string,
-  events: Array<{ eventId: string; seq: number }>,
-): Promise<{ events: CallbackToSend[]; secrets: ClientSecrets | null }> {
-  const [found, secrets] = await Promise.all([
-    db.query<{ event_id: string; dispatch_seq: number; webhook_id: string; url: string; body: string; attempts: number; created_at: Date }>(
-      `SELECT o.event_id, o.dispatch_seq, o.webhook_id, o.url, o.body, o.attempts, o.created_at
-       FROM unnest($2::bigint[], $3::int[]) AS job (event_id, seq)
-       JOIN callback_outbox AS o ON o.event_id = job.event_id AND o.dispatch_seq = job.seq
-       WHERE o.client_id = $1 AND o.state = 'sending'`,
-      [clientId, events.map((event) => event.eventId), events.map((event) => event.seq)],
-    ),
-    db.query<{ secret_sealed: Buffer; previous_secret_sealed: Buffer | null; previous_valid_until: Date | null }>(
-      'SELECT secret_sealed, previous_secret_sealed, previous_valid_until FROM callback_clients WHERE client_id = $1',
-      [clientId],
-    ),
-  ]);
-  const row = secrets.rows[0];
+type SendableRow = {
+  event_id: string;
+  dispatch_seq: number;
+  webhook_id: string;
+  url: string;
+  body: string;
+  attempts: number;
+  created_at: Date;
+  secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
+  previous_valid_until: Date | null;
+};
+
+/** What a job sends: its events and the client's secrets, read with them in one statement. */
+type CallbacksToSend = { events: CallbackToSend[]; secrets: ClientSecrets | null };
+
+function sendableOf(rows: SendableRow[]): CallbacksToSend {
+  const first = rows[0];
   return {
-    events: found.rows.map((event) => ({
+    events: rows.map((event) => ({
       eventId: String(event.event_id),
       seq: event.dispatch_seq,
       webhookId: event.webhook_id,
@@ -118,8 +122,64 @@ export async function findCallbacksToSend(
       attempts: event.attempts,
       createdAt: event.created_at,
     })),
-    secrets: row ? { current: row.secret_sealed, previous: row.previous_secret_sealed, previousValidUntil: row.previous_valid_until } : null,
+    secrets: first ? { current: first.secret_sealed, previous: first.previous_secret_sealed, previousValidUntil: first.previous_valid_until } : null,
   };
+}
+
+/** The events of one job still in its dispatch (sending, same number), and the client's secrets. */
+export async function findCallbacksToSend(db: Queryable, clientId: string, events: Array<{ eventId: string; seq: number }>): Promise<CallbacksToSend> {
+  const found = await db.query<SendableRow>(
+    `SELECT o.event_id, o.dispatch_seq, o.webhook_id, o.url, o.body, o.attempts, o.created_at,
+       c.secret_sealed, c.previous_secret_sealed, c.previous_valid_until
+     FROM unnest($2::bigint[], $3::int[]) AS job (event_id, seq)
+     JOIN callback_outbox AS o ON o.event_id = job.event_id AND o.dispatch_seq = job.seq
+     JOIN callback_clients AS c ON c.client_id = o.client_id
+     WHERE o.client_id = $1 AND o.state = 'sending'`,
+    [clientId, events.map((event) => event.eventId), events.map((event) => event.seq)],
+  );
+  return sendableOf(found.rows);
+}
+
+/** A delivery lane's next claim: its client, the client's cap, the lease, and at most `limit` events. */
+type LaneClaim = { clientId: string; clientConcurrency: number; leaseMs: number; limit: number };
+
+/**
+ * A delivery lane (ADR 0053): records a job's answers and, in the same transaction under the claims'
+ * lock, claims the next due events of the same client up to its room under the cap (and `limit`),
+ * returning what is needed to send them. The job goes on sending them itself, without a claim by
+ * the relay, a job in the queue and a read of the events of its own: the events it claims are in a
+ * new dispatch and under a lease, as the relay's, so a job that dies leaves them to the relay once
+ * the lease lapses. Committed without waiting for the WAL's flush, as the relay's claims and the
+ * answers: one lost with a crash of Postgres only sends its events again (same webhook-id).
+ */
+export async function recordAndClaimNext(db: Pool, results: AttemptResult[], lane: LaneClaim): Promise<CallbacksToSend> {
+  return withTransaction(db, async (client) => {
+    await client.query(`SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock($1)`, [callbackClaimLock]);
+    if (results.length > 0) await recordAttemptsOn(client, results);
+    const claimed = await client.query<SendableRow>(
+      `WITH lane AS (
+         SELECT greatest(0, least($3::int, $2::int - (
+           SELECT count(*) FROM callback_outbox WHERE client_id = $1 AND state = 'sending' AND lease_until > now()
+         )::int)) AS room
+       ), picked AS (
+         SELECT event_id FROM (
+           (SELECT event_id, 0 AS lapsed, lease_until AS since FROM callback_outbox
+            WHERE client_id = $1 AND state = 'sending' AND lease_until <= now() ORDER BY lease_until LIMIT (SELECT room FROM lane))
+           UNION ALL
+           (SELECT event_id, 1, next_attempt_at FROM callback_outbox
+            WHERE client_id = $1 AND state = 'pending' AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT (SELECT room FROM lane))
+         ) AS candidates ORDER BY lapsed, since LIMIT (SELECT room FROM lane)
+       )
+       UPDATE callback_outbox AS o SET state = 'sending', dispatch_seq = o.dispatch_seq + 1,
+         lease_until = now() + make_interval(secs => $4::double precision / 1000)
+       FROM picked, callback_clients AS c
+       WHERE o.event_id = picked.event_id AND c.client_id = o.client_id
+       RETURNING o.event_id, o.dispatch_seq, o.webhook_id, o.url, o.body, o.attempts, o.created_at,
+         c.secret_sealed, c.previous_secret_sealed, c.previous_valid_until`,
+      [lane.clientId, lane.clientConcurrency, lane.limit, lane.leaseMs],
+    );
+    return sendableOf(claimed.rows);
+  });
 }
 
 /** What one attempt came to: delivered (a 2xx), or the next attempt (`retryAt`) or giving up (`retryAt` null). */

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPool, migrateToLatest, withTransaction, type Pool } from '@quarry/db';
+import { createClient as createPgClient, createPool, migrateToLatest, withTransaction, type Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createRedis, startWorkers, type JobQueues, type WorkerPool } from '@quarry/jobs';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
@@ -38,11 +38,20 @@ const held: Array<() => void> = [];
 let openHeld = 0;
 let maxOpenHeld = 0;
 const sealer = { seal: (plaintext: string) => Buffer.from(`sealed:${plaintext}`), open: (sealed: Buffer) => sealed.toString().slice('sealed:'.length) };
-const settings: DeliverySettings = { timeoutMs: 3_000, retryBaseMs: 200, retryMaxMs: 800, giveUpAfterMs: 60_000 };
+const settings: DeliverySettings = {
+  timeoutMs: 3_000,
+  retryBaseMs: 200,
+  retryMaxMs: 800,
+  giveUpAfterMs: 60_000,
+  // The relay's cap and lease below: a job keeps its client's lane as the worker's do.
+  lane: { clientConcurrency: 3, leaseMs: 30_000, eventsPerRound: 25, forMs: 10_000 },
+};
 const secrets = new Map<string, string>();
 
-const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000'] as const;
-const [events, outage, slow, fast, rotate, ssrf, late] = clients;
+const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000', 'cl_quiet0000000000000', 'cl_trickle00000000000'] as const;
+const [events, outage, slow, fast, rotate, ssrf, late, lane, quiet, trickle] = clients;
+/** `callbacks.deliver` jobs run, per client. */
+const jobsRun = new Map<string, number>();
 
 function startReceiver(): Server {
   return createServer((request, response) => {
@@ -103,7 +112,6 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   relay = startCallbackRelay({
     pool: db,
-    databaseUrl: database.url,
     enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
     settings: { clientConcurrency: 3, eventsPerJob: 25, leaseMs: 30_000, pollMs: 200, retentionMs: 7 * 86_400_000 },
     onError: () => {},
@@ -117,7 +125,12 @@ beforeAll(async () => {
     concurrency: 10,
     lockDurationMs: 10_000,
     stalledIntervalMs: 4_000,
-    handlers: { 'callbacks.deliver': (payload, { signal }) => deliverCallbacks({ pool: db, sealer, fetchCallback, settings }, payload, signal).finally(() => relay.wake()) },
+    handlers: {
+      'callbacks.deliver': (payload, { signal }) => {
+        jobsRun.set(payload.clientId, (jobsRun.get(payload.clientId) ?? 0) + 1);
+        return deliverCallbacks({ pool: db, sealer, fetchCallback, settings }, payload, signal).finally(() => relay.wake());
+      },
+    },
   });
 }, 60_000);
 
@@ -228,6 +241,63 @@ describe('recruitment callbacks', () => {
     expect(receivedAt('/slow')).toHaveLength(10);
   });
 
+  it('commits an owed event without a NOTIFY (which would serialize every outcome\'s commit), and the relay\'s poll delivers it', async () => {
+    const listener = createPgClient(database.url);
+    await listener.connect();
+    const notified: string[] = [];
+    listener.on('notification', (message) => notified.push(message.channel));
+    try {
+      // The channel the outbox's trigger used to notify, and the one a notification from any trigger would use.
+      await listener.query('LISTEN callback_outbox');
+      await owe(quiet, '/quiet');
+      await waitFor('delivered by the poll', async () => (await stateOf(quiet))[0]?.state === 'delivered', { timeoutMs: 5_000 });
+      const triggers = await db.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'callback_outbox'::regclass AND NOT tgisinternal`);
+      expect(triggers.rows).toEqual([]);
+      expect(notified).toEqual([]);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('keeps a client\'s lane in one job: its next events are claimed with the answers, under its cap, not by a job each', async () => {
+    await owe(lane, '/lane', 60, 'lane');
+    await waitFor('all delivered', async () => (await stateOf(lane)).every((row) => row.state === 'delivered'), { timeoutMs: 20_000 });
+    // Three at a time (the cap): twenty claims. The relay's first makes a job, which claims the other nineteen itself.
+    expect(jobsRun.get(lane)).toBeLessThanOrEqual(3);
+    const got = receivedAt('/lane');
+    expect(got).toHaveLength(60);
+    expect(new Set(got.map((request) => verify(lane, request).data.jobPostId)).size).toBe(60);
+    expect((await stateOf(lane)).every((row) => row.attempts === 1)).toBe(true);
+  });
+
+  it('leaves events that trickle in to the relay: a job whose round was not full does not keep a lane', async () => {
+    // The relay stopped: this job's is the only claim that could take the second event.
+    await relay.stop();
+    try {
+      answers.set('/trickle', 'hold');
+      await owe(trickle, '/trickle', 1, 'first');
+      const claimed = await claimDueCallbacks(db, { clientConcurrency: 3, leaseMs: 30_000 });
+      expect(claimed.map((event) => event.clientId)).toEqual([trickle]);
+      const job = deliverCallbacks({ pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings }, { clientId: trickle, events: claimed.map(({ eventId, seq }) => ({ eventId, seq })) }, new AbortController().signal);
+      await waitFor('the first in flight', () => receivedAt('/trickle').length === 1);
+      // A second event comes due while the job's one-event round is in flight.
+      await owe(trickle, '/trickle', 1, 'second');
+      answers.set('/trickle', 204);
+      for (const release of held.splice(0)) release();
+      expect(await job).toMatchObject({ delivered: 1 });
+      expect(receivedAt('/trickle')).toHaveLength(1);
+      expect((await stateOf(trickle)).map((row) => row.state)).toEqual(['delivered', 'pending']);
+    } finally {
+      relay = startCallbackRelay({
+        pool: db,
+        enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
+        settings: { clientConcurrency: 3, eventsPerJob: 25, leaseMs: 30_000, pollMs: 200, retentionMs: 7 * 86_400_000 },
+        onError: () => {},
+      });
+    }
+    await waitFor('the second delivered by the relay', async () => (await stateOf(trickle)).every((row) => row.state === 'delivered'));
+  });
+
   it('signs with both secrets during a rotation\'s overlap, so a receiver with either verifies', async () => {
     const before = secrets.get(rotate) as string;
     const rotated = await rotateCallbackSecret({ pool: db, sealer }, rotate, 24);
@@ -273,7 +343,6 @@ describe('recruitment callbacks', () => {
     expect(claimed.map((event) => event.clientId)).toEqual([late]);
     relay = startCallbackRelay({
       pool: db,
-      databaseUrl: database.url,
       enqueue: bulkEnqueuer(queues, 'callbacks.deliver'),
       settings: { clientConcurrency: 3, eventsPerJob: 25, leaseMs: 30_000, pollMs: 200, retentionMs: 7 * 86_400_000 },
       onError: () => {},

@@ -1,25 +1,31 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { CallbacksDeliverJobPayload } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
-import { FetchTimeoutError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
+import { FetchTimeoutError, UnsafeUrlError, type SafePoster } from '@quarry/safe-fetch';
 import type { CallbackSealer } from './callback-clients.ts';
-import { findCallbacksToSend, recordAttempts, type AttemptResult, type CallbackToSend, type ClientSecrets } from './callback-outbox.queries.ts';
+import { findCallbacksToSend, recordAndClaimNext, recordAttempts, type AttemptResult, type CallbackToSend, type ClientSecrets } from './callback-outbox.queries.ts';
 
 export type DeliverySettings = {
-  /** One POST, from the request to the end of the answer. */
+  /** One POST: how long its answer may take once it is sent (a connection takes at most 10 s before it). */
   timeoutMs: number;
   /** Backoff after a failed attempt: `retryBaseMs` doubling per attempt, at most `retryMaxMs`, with jitter. */
   retryBaseMs: number;
   retryMaxMs: number;
   /** An event not delivered this long after it was recorded is given up (`failed`). */
   giveUpAfterMs: number;
+  /**
+   * The job's lane: after each round it records the answers and claims its client's next due events
+   * itself, up to `eventsPerRound` and the client's room under `clientConcurrency`, under a lease of
+   * `leaseMs` (the relay's), and starts no new round `forMs` after it began (0: one round only).
+   */
+  lane: { clientConcurrency: number; leaseMs: number; eventsPerRound: number; forMs: number };
 };
 
 export type DeliveryPorts = {
   pool: Pool;
   sealer: Pick<CallbackSealer, 'open'>;
-  /** The SSRF-guarded fetch (the address is vetted again at each delivery, at connect time). */
-  fetchCallback: SafeFetch;
+  /** The SSRF-guarded fetch (the address is vetted again at each delivery, at connect time): its light POST. */
+  fetchCallback: SafePoster;
   settings: DeliverySettings;
   now?: () => Date;
 };
@@ -33,6 +39,9 @@ function keysOf(sealer: Pick<CallbackSealer, 'open'>, secrets: ClientSecrets, no
   if (secrets.previous && secrets.previousValidUntil && secrets.previousValidUntil > now) keys.push(keyOf(sealer.open(secrets.previous)));
   return keys;
 }
+
+const sameSecrets = (a: ClientSecrets, b: ClientSecrets) =>
+  a.current.equals(b.current) && (a.previous === null ? b.previous === null : b.previous !== null && a.previous.equals(b.previous)) && a.previousValidUntil?.getTime() === b.previousValidUntil?.getTime();
 
 /**
  * `webhook-signature` per Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`,
@@ -69,8 +78,9 @@ async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObj
     // One signature per secret in force (Standard Webhooks): a receiver that knows either verifies.
     const timestamp = Math.floor(at.getTime() / 1000);
     const signature = signatureOf(keys, event.webhookId, timestamp, event.body);
-    const response = await ports.fetchCallback(event.url, {
-      method: 'POST',
+    // The light POST of the same guard (the address vetted at connect time, the pooled connections
+    // reused): only the answer's status counts, and a redirect is not followed, so is not a delivery.
+    const response = await ports.fetchCallback.post(event.url, {
       headers: {
         'content-type': 'application/json',
         'webhook-id': event.webhookId,
@@ -81,15 +91,26 @@ async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObj
       signal,
       timeoutMs: ports.settings.timeoutMs,
       maxBytes: 64 * 1024,
-      // A redirect is not a delivery: the receiver's URL is the one registered.
-      redirect: 'manual',
     });
-    await response.text().catch(() => '');
     const delivered = response.status >= 200 && response.status < 300;
     return { ...base, delivered, status: response.status, error: delivered ? null : `HTTP ${response.status}` };
   } catch (error) {
     return { ...base, delivered: false, status: null, error: describeFailure(error) };
   }
+}
+
+type Tally = { delivered: number; retrying: number; failed: number; skipped: number };
+
+/** Answers as the outbox records them: a 2xx delivered, otherwise the next attempt after a backoff, or given up. */
+function resultsOf(ports: DeliveryPorts, events: CallbackToSend[], attempts: Array<Omit<AttemptResult, 'retryAt'>>, tally: Tally): AttemptResult[] {
+  const byId = new Map(events.map((event) => [event.eventId, event]));
+  return attempts.map((result) => {
+    const retryAt = result.delivered ? null : nextAttemptAt(ports.settings, byId.get(result.eventId) as CallbackToSend, result.at);
+    if (result.delivered) tally.delivered += 1;
+    else if (retryAt === null) tally.failed += 1;
+    else tally.retrying += 1;
+    return { ...result, retryAt };
+  });
 }
 
 /**
@@ -98,28 +119,44 @@ async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObj
  * anything else waits for the relay to send it again after a backoff, until the day is over
  * (`failed`). A receiver sees the same `webhook-id` on every attempt of one event. An event the job
  * finds in another dispatch (its lease lapsed and the relay sent it again) is not sent twice by it.
+ *
+ * The job is its client's lane: with the answers of a round it claims the client's next due events
+ * (in the same transaction, under the claims' lock and the client's cap) and sends them in the next
+ * round, until none is due or `lane.forMs` has passed. A client's events then cost no relay claim,
+ * no job in the queue and no read of their own per round. Stopped mid-way (shutdown, timeout), the
+ * job records what was answered; the first round's unanswered events are sent by the job's next run
+ * (they are in its payload), a later round's once their lease lapses (by the relay).
  */
-export async function deliverCallbacks(
-  ports: DeliveryPorts,
-  payload: CallbacksDeliverJobPayload,
-  signal: AbortSignal,
-): Promise<{ delivered: number; retrying: number; failed: number; skipped: number }> {
-  const { events, secrets } = await findCallbacksToSend(ports.pool, payload.clientId, payload.events);
-  const skipped = payload.events.length - events.length;
-  if (events.length === 0 || !secrets) return { delivered: 0, retrying: 0, failed: 0, skipped };
-  const now = (ports.now ?? (() => new Date()))();
-  const keys = keysOf(ports.sealer, secrets, now);
-  const attempts = await Promise.all(events.map((event) => attempt(ports, event, keys, signal)));
-  // Stopped mid-way (shutdown, timeout): what was not answered stays in its dispatch and is sent by the job's next run.
-  const settled = signal.aborted ? attempts.filter((result) => result.delivered) : attempts;
-  const byId = new Map(events.map((event) => [event.eventId, event]));
-  const results: AttemptResult[] = settled.map((result) => {
-    const event = byId.get(result.eventId) as CallbackToSend;
-    return { ...result, retryAt: result.delivered ? null : nextAttemptAt(ports.settings, event, result.at) };
-  });
-  await recordAttempts(ports.pool, results);
+export async function deliverCallbacks(ports: DeliveryPorts, payload: CallbacksDeliverJobPayload, signal: AbortSignal): Promise<Tally> {
+  const clock = ports.now ?? (() => new Date());
+  const { lane } = ports.settings;
+  const started = Date.now();
+  let { events, secrets } = await findCallbacksToSend(ports.pool, payload.clientId, payload.events);
+  const tally: Tally = { delivered: 0, retrying: 0, failed: 0, skipped: payload.events.length - events.length };
+  let keysFor: { secrets: ClientSecrets; keys: KeyObject[] } | null = null;
+  while (events.length > 0 && secrets) {
+    // The client's keys, opened again only when its secrets changed (a rotation) since the last round.
+    if (!keysFor || !sameSecrets(keysFor.secrets, secrets)) keysFor = { secrets, keys: keysOf(ports.sealer, secrets, clock()) };
+    const { keys } = keysFor;
+    const attempts = await Promise.all(events.map((event) => attempt(ports, event, keys, signal)));
+    // Stopped mid-way: what was not answered stays in its dispatch (see above).
+    const settled = signal.aborted ? attempts.filter((result) => result.delivered) : attempts;
+    const results = resultsOf(ports, events, settled, tally);
+    // A lane goes on only while its client has a backlog: after a full round. Events that trickle in are
+    // left to the relay, whose one claim takes them for every client at once; lanes of a few events
+    // each would take the claims' lock once per round each.
+    const full = events.length >= Math.min(lane.eventsPerRound, lane.clientConcurrency);
+    if (signal.aborted || !full || Date.now() - started >= lane.forMs) {
+      await recordAttempts(ports.pool, results);
+      break;
+    }
+    ({ events, secrets } = await recordAndClaimNext(ports.pool, results, {
+      clientId: payload.clientId,
+      clientConcurrency: lane.clientConcurrency,
+      leaseMs: lane.leaseMs,
+      limit: lane.eventsPerRound,
+    }));
+  }
   if (signal.aborted) throw signal.reason;
-  const delivered = results.filter((result) => result.delivered).length;
-  const failed = results.filter((result) => !result.delivered && result.retryAt === null).length;
-  return { delivered, retrying: results.length - delivered - failed, failed, skipped };
+  return tally;
 }

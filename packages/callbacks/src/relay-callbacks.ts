@@ -1,9 +1,6 @@
-import { listenOnChannel, withTransaction, type Pool } from '@quarry/db';
+import { withTransaction, type Pool } from '@quarry/db';
 import type { EnqueueMany } from '@quarry/jobs';
-import { claimDueCallbacks, purgeSettledCallbacks, type DispatchedCallback } from './callback-outbox.queries.ts';
-
-/** One advisory lock for every relay of the deployment: claims are made one relay at a time, so a client's cap holds across processes. */
-const relayLockKey = 5_301_053;
+import { callbackClaimLock, claimDueCallbacks, purgeSettledCallbacks, type DispatchedCallback } from './callback-outbox.queries.ts';
 
 export type RelaySettings = {
   /** Events of one client in flight at once, across the deployment. */
@@ -12,7 +9,7 @@ export type RelaySettings = {
   eventsPerJob: number;
   /** How long a dispatch may stay in flight before its events are sent again (a lost job). */
   leaseMs: number;
-  /** How often the relay looks without being woken: retries that came due, a lost notification. */
+  /** How often the relay looks for due events: new ones, retries that came due, lapsed leases. */
   pollMs: number;
   /** Delivered and given-up events are deleted this long after they were recorded. */
   retentionMs: number;
@@ -40,17 +37,16 @@ function jobsOf(claimed: DispatchedCallback[], size: number): Array<{ clientId: 
 }
 
 /**
- * The relay of recruitment's callback outbox (ADR 0053): woken by Postgres at the commit of every
- * owed event (LISTEN `callback_outbox`), by a delivery that freed room, and every `pollMs`, it
- * claims the due events under each client's cap and enqueues them as `callbacks.deliver` jobs. The
+ * The relay of recruitment's callback outbox (ADR 0053): every `pollMs` and whenever a delivery
+ * freed room, it claims the due events under each client's cap and enqueues them as `callbacks.deliver` jobs. The
  * claim commits before the enqueue: an enqueue that fails (Redis away) leaves the events in flight
  * until their lease lapses, and the next claim sends them again under a new dispatch number.
  * Another outbox (bookings' stage changes) can be relayed by the same loop: it needs only its
- * claim and its enqueue.
+ * claim and its enqueue. It polls rather than LISTENs: a NOTIFY at each owed event's commit would
+ * serialize every outcome's commit, through its WAL flush, on Postgres' one notification lock.
  */
 export function startCallbackRelay(options: {
   pool: Pool;
-  databaseUrl: string;
   enqueue: EnqueueMany<'callbacks.deliver'>;
   settings: RelaySettings;
   onError: (error: unknown, where: string) => void;
@@ -65,8 +61,7 @@ export function startCallbackRelay(options: {
     const claimed = await withTransaction(options.pool, async (client) => {
       // A claim lost in a crash of Postgres only sends its events again (same webhook-id): it need
       // not wait for the WAL to reach the disk. The events themselves were owed synchronously.
-      await client.query('SET LOCAL synchronous_commit = off');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [relayLockKey]);
+      await client.query(`SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock($1)`, [callbackClaimLock]);
       return claimDueCallbacks(client, settings);
     });
     if (claimed.length === 0) return 0;
@@ -107,20 +102,15 @@ export function startCallbackRelay(options: {
     });
   };
 
-  const listener = listenOnChannel(options.databaseUrl, 'callback_outbox', {
-    onNotification: wake,
-    onLost: (error) => options.onError(error ?? new Error('connection ended'), 'callback relay listener (polling until it is back)'),
-    // Whatever was committed while the listener was away is claimed now.
-    onListening: wake,
-  });
   const timer = setInterval(wake, settings.pollMs);
   timer.unref();
+  // Whatever was owed while no relay ran is claimed now.
+  wake();
   return {
     wake,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await listener.stop();
       await running;
     },
   };

@@ -181,7 +181,7 @@ const sectionShapes = {
     CALLBACK_RETRY_BASE_MS: positiveMs.default(5_000),
     CALLBACK_RETRY_MAX_MS: positiveMs.default(3_600_000),
     CALLBACK_GIVE_UP_AFTER_MS: positiveMs.default(86_400_000),
-    CALLBACK_RELAY_POLL_MS: positiveMs.default(1_000),
+    CALLBACK_RELAY_POLL_MS: positiveMs.default(100),
     CALLBACK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
   },
   bookings: {

@@ -5,4 +5,4 @@ export type { UnsafeUrlReason } from './errors.ts';
 export { createAddressGuard } from './pinned-agent.ts';
 export type { AddressGuard, Lookup, LookupAddress } from './pinned-agent.ts';
 export { createSafeFetch } from './safe-fetch.ts';
-export type { SafeFetch, SafeFetchInit, SafeFetchOptions, SafeResponse } from './safe-fetch.ts';
+export type { SafeFetch, SafeFetchInit, SafeFetchOptions, SafePoster, SafeResponse } from './safe-fetch.ts';

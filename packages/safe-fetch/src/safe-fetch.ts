@@ -6,6 +6,7 @@ import { capBody, declaredLength, readAll } from './capped-body.ts';
 import { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError } from './errors.ts';
 import { createPinnedAgent, systemLookup } from './pinned-agent.ts';
 import type { Lookup } from './pinned-agent.ts';
+import { createSafePost, type SafePostAnswer } from './safe-post.ts';
 
 export type SafeFetchOptions = {
   /** Hostnames, IPs or CIDR ranges that may be private (e.g. the parsed ALLOW_PRIVATE_URLS). */
@@ -44,9 +45,21 @@ export type SafeResponse = {
   arrayBuffer(): Promise<ArrayBuffer>;
 };
 
+/** A POST whose caller needs only the answer's status: see `createSafePost`. */
+type SafePostOptions = { headers: Record<string, string>; body: string; signal?: AbortSignal; timeoutMs?: number; maxBytes?: number };
+
 export type SafeFetch = ((url: string | URL, init?: SafeFetchInit) => Promise<SafeResponse>) & {
   /** Closes the pooled keep-alive connections. */
   close(): Promise<void>;
+};
+
+export type SafePoster = {
+  /**
+   * POSTs `body` and resolves with the answer's status only, through the same guard and pooled
+   * connections as the fetch: for callbacks and webhooks sent in volume. A redirect is not followed
+   * (its status is the answer); `timeoutMs` bounds the wait for the answer once the request is sent.
+   */
+  post(url: string | URL, init: SafePostOptions): Promise<SafePostAnswer>;
 };
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -152,7 +165,7 @@ function makeResponse(fields: { status: number; headers: Headers; url: string; r
  * credentials here; addresses are vetted by the pinned agent at connect time, the only moment a
  * check cannot be raced by DNS.
  */
-export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
+export function createSafeFetch(options: SafeFetchOptions): SafeFetch & SafePoster {
   const defaultMaxBytes = requireCount('maxBytes', options.maxBytes ?? DEFAULT_MAX_BYTES, 0);
   const defaultTimeoutMs = requireCount('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1);
   // A connection attempt abandoned by a timed-out fetch lingers until undici's own connect timeout;
@@ -233,5 +246,14 @@ export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
     }
   };
 
-  return Object.assign(safeFetch, { close: () => agent.close() });
+  const safePost = createSafePost(agent, userAgent);
+  const post = async (input: string | URL, init: SafePostOptions): Promise<SafePostAnswer> => {
+    const url = parseUrl(input);
+    assertFetchable(url);
+    const timeoutMs = requireCount('timeoutMs', init.timeoutMs ?? defaultTimeoutMs, 1);
+    const maxBytes = requireCount('maxBytes', init.maxBytes ?? defaultMaxBytes, 0);
+    return safePost(url, { headers: init.headers, body: init.body, signal: init.signal, timeoutMs, maxBytes });
+  };
+
+  return Object.assign(safeFetch, { post, close: () => agent.close() });
 }
