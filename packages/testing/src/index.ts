@@ -41,3 +41,5 @@ export { recruiteeHostedVendor, recruiteeOfferSlug } from './hosted-ats/recruite
 export { smartRecruitersHostedVendor, smartRecruitersReceived } from './hosted-ats/smartrecruiters.double.ts';
 export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-ats/bamboohr.double.ts';
 export * from './vendor-apis/index.ts';
+export { cancelAndRollBack, insertBookingRow } from './bookings/booking-rows.ts';
+export { multipartSample } from './mail/mime-samples.ts';
