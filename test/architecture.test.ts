@@ -87,3 +87,30 @@ describe('the API app holds no schemas', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('test doubles and test support live in packages/testing', () => {
+  // A product package holds its code and its tests; what tests share (doubles, fakes, cases, loopback
+  // servers) lives in packages/testing (ADR 0058), so no product package exports it or ships it.
+  const supportName = /(\.(double|test-support)\.ts|(^|\/)(test|fake)-[^/]*\.ts)$/;
+  const products = readdirSync(join(root, 'packages')).filter((name) => name !== 'testing' && existsSync(join(root, 'packages', name, 'package.json')));
+
+  it('finds the product packages it checks', () => {
+    expect(products).toEqual(expect.arrayContaining(['applier', 'ats-apply', 'miner', 'safe-fetch']));
+  });
+
+  it('has no double or test support in a product package', () => {
+    const misplaced = products.flatMap((name) =>
+      readdirSync(join(root, 'packages', name, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => !file.endsWith('.test.ts') && (supportName.test(file) || file.split('/').includes('test-support')))
+        .map((file) => `packages/${name}/src/${file}`),
+    );
+    expect(misplaced).toEqual([]);
+  });
+
+  it('has no product package that exports more than its entry point', () => {
+    for (const name of products) {
+      const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as { exports?: Record<string, string> | string };
+      expect(Object.keys(typeof manifest.exports === 'object' ? manifest.exports : {}), name).toEqual(['.']);
+    }
+  });
+});

@@ -6,7 +6,7 @@ import { createClient, createSealer } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';
-import { createFakeApplier } from '@quarry/applier/fake';
+import { createFakeApplier } from '@quarry/testing/applier';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';

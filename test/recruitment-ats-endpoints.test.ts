@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fixtureCases, fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from '@quarry/miner/fixture-cases';
+import { fixtureCases, fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from '@quarry/testing/miner';
 import { waitFor } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecruitmentStack, type RecruitmentStack } from './support/recruitment-stack.ts';

@@ -1,5 +1,5 @@
 import type { SubmitOutcome } from '@quarry/applier';
-import { hostedApplyCases, sameValue, type ApplyCase } from '@quarry/applier/hosted-cases';
+import { hostedApplyCases, sameValue, type ApplyCase } from '@quarry/testing/applier';
 import { createChromiumPool } from '@quarry/miner';
 import { greenhouseApiCase } from './apply-accuracy/greenhouse.case.ts';
 import { leverApiCase } from './apply-accuracy/lever.case.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Question } from '@quarry/contracts';
-import { createFixtureMiner, fixtureCases, fixturesDir, startAtsFixtureServer } from '@quarry/miner/fixture-cases';
+import { createFixtureMiner, fixtureCases, fixturesDir, startAtsFixtureServer } from '@quarry/testing/miner';
 import { printTable } from './harness.ts';
 
 type Golden = { ok: true; adapter: string; questions: Question[] } | { ok: false; adapter: string | null; errorCode: string };

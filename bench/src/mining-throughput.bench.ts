@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createFixtureMiner, fixtureCases, startAtsFixtureServer, type AtsFixtureServer } from '@quarry/miner/fixture-cases';
+import { createFixtureMiner, fixtureCases, startAtsFixtureServer, type AtsFixtureServer } from '@quarry/testing/miner';
 import { load as loadHtml } from 'cheerio';
 import { Agent, request } from 'undici';
 import { printTable, repoRoot, runFor } from './harness.ts';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@quarry/auth';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis } from '@quarry/jobs';
-import { fixtureCases, minerEndpointsFor, startAtsFixtureServer } from '@quarry/miner/fixture-cases';
+import { fixtureCases, minerEndpointsFor, startAtsFixtureServer } from '@quarry/testing/miner';
 import { createTestDatabase, quarryEnv, startOpenTravelHotel, startPrivateRedis, waitFor, freePort } from '@quarry/testing';
 import { createBookingDriver } from './booking-driver.ts';
 import { createCpuQuota, type CpuQuota } from './cpu-quota.ts';

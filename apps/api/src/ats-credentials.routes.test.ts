@@ -12,7 +12,7 @@ import { findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
-import { createFakeApplier } from '@quarry/applier/fake';
+import { createFakeApplier } from '@quarry/testing/applier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from './app.ts';
 

@@ -1,5 +1,5 @@
 import type { Applier, ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
-import { candidate, cvFile, mineQuestions, type ApplyCase, type CaseApplication, type ExpectedField } from '@quarry/applier/hosted-cases';
+import { candidate, cvFile, mineQuestions, type ApplyCase, type CaseApplication, type ExpectedField } from '@quarry/testing/applier';
 import { createAtsApplier } from '@quarry/ats-apply';
 import type { Question } from '@quarry/contracts';
 import type { DoubleReply, ReceivedRequest, VendorApiDouble } from '@quarry/testing';

@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/applier/hosted-cases';
+import { candidate } from '@quarry/testing/applier';
 import { greenhouseDoubleJob, startGreenhouseApiDouble } from '@quarry/testing';
 import { apiCase, cv } from './api-case.ts';
 

@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/applier/hosted-cases';
+import { candidate } from '@quarry/testing/applier';
 import type { Question } from '@quarry/contracts';
 import { jazzDoubleJobs, startJazzApiDouble } from '@quarry/testing';
 import { apiCase, cv, type DeliveredAnswer } from './api-case.ts';

@@ -1,5 +1,5 @@
 import type { ResolvedAnswer } from '@quarry/applier';
-import { candidate } from '@quarry/applier/hosted-cases';
+import { candidate } from '@quarry/testing/applier';
 import { recruiteeDoubleOffers, startRecruiteeApiDouble } from '@quarry/testing';
 import { apiCase, cv, type DeliveredAnswer } from './api-case.ts';
 

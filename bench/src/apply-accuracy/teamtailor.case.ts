@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/applier/hosted-cases';
+import { candidate } from '@quarry/testing/applier';
 import type { Question } from '@quarry/contracts';
 import type { ReceivedRequest } from '@quarry/testing';
 import { startTeamtailorApiDouble, teamtailorDoubleJobs } from '@quarry/testing';

@@ -5,7 +5,7 @@ import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
+import { createFakeApplier, type FakeApplier } from '@quarry/testing/applier';
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';

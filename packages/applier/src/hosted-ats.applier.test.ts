@@ -2,7 +2,7 @@ import { createChromiumPool, createSignInMemory, createWorkdayMiner, followToFor
 import { workdayJobPath } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedAnswer, SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, candidate, hostedApplier, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayAccount, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase, type WorkdayCase } from './hosted-cases.test-support.ts';
+import { ashbyHostedCase, candidate, hostedApplier, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayAccount, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase, type WorkdayCase } from '@quarry/testing/applier';
 
 let pool: ChromiumPool;
 beforeAll(() => {

@@ -4,7 +4,7 @@ import { ashbyDoublePostings, startAshbyApiDouble } from '@quarry/testing';
 import type { VendorApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ashbyApiCoverage } from './ashby.api-applier.ts';
-import { apply, candidate, cvFile, expectRefusals, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, expectRefusals, hooksOn, mineWith, partsNamed, routerWith } from '@quarry/testing/ats-apply';
 
 const key = 'ashby-key-1';
 const postingUrl = (id: string) => `https://jobs.ashbyhq.com/acme/${id}`;

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bambooDoubleJobs, startBambooApiDouble } from '@quarry/testing';
 import { bambooApiCoverage } from './bamboohr.api-applier.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from '@quarry/testing/ats-apply';
 
 const key = 'bamboo-key-1';
 const jobUrl = (id: string) => `https://acme.bamboohr.com/careers/${id}`;

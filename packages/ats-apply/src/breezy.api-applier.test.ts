@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { breezyCandidateFields, breezyDoublePositions, startBreezyApiDouble } from '@quarry/testing';
 import { breezyApiCoverage } from './breezy.api-applier.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith, expectRefusals } from '@quarry/testing/ats-apply';
 
 const key = 'breezy-token-1';
 const positionUrl = (friendlyId: string) => `https://acme.breezy.hr/p/${friendlyId}`;

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { greenhouseDoublePostings, startGreenhouseApiDouble, type GreenhouseApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { greenhouseApiCoverage } from './greenhouse.api-applier.ts';
-import { apply, candidate, cvFile, expectRefusals, hooksOn, jsonAt, mineWith, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, expectRefusals, hooksOn, jsonAt, mineWith, routerWith } from '@quarry/testing/ats-apply';
 
 const key = 'gh-board-key-1';
 let double: GreenhouseApiDouble;

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jazzApplicantParameters, jazzDoubleJobs, startJazzApiDouble } from '@quarry/testing';
 import { jazzApiCoverage } from './jazzhr.api-applier.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, routerWith, expectRefusals } from '@quarry/testing/ats-apply';
 
 const key = 'jazz-key-1';
 const jobUrl = (code: string) => `https://acme.applytojob.com/apply/${code}/Example-Job`;

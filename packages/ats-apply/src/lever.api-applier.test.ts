@@ -4,7 +4,7 @@ import { leverDoublePostings, startLeverApiDouble } from '@quarry/testing';
 import type { VendorApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leverApiCoverage } from './lever.api-applier.ts';
-import { apply, candidate, cvFile, expectRefusals, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, expectRefusals, hooksOn, mineWith, partsNamed, routerWith } from '@quarry/testing/ats-apply';
 
 const key = 'lever-key-1';
 const postingUrl = (id: string) => `https://jobs.lever.co/acme/${id}`;

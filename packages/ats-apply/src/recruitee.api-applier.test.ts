@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { recruiteeDoubleOffers, startRecruiteeApiDouble, type VendorApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recruiteeApiCoverage } from './recruitee.api-applier.ts';
-import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, mineWith, partsNamed, routerWith } from '@quarry/testing/ats-apply';
 
 const offerUrl = (slug: string) => `https://acme.recruitee.com/o/${slug}`;
 const url = offerUrl(recruiteeDoubleOffers.everyKind);

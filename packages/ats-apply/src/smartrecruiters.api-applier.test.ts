@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from '@quarry/testing';
 import type { VendorApiDouble } from '@quarry/testing';
 import { smartRecruitersApiCoverage } from './smartrecruiters.api-applier.ts';
-import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith, expectRefusals } from '@quarry/testing/ats-apply';
 
 const key = 'sr-token-1';
 const postingUrl = (id: string) => `https://jobs.smartrecruiters.com/acme/${id}-data-analyst`;

@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTeamtailorApiDouble, teamtailorDoubleJobs } from '@quarry/testing';
 import { teamtailorApiCoverage } from './teamtailor.api-applier.ts';
-import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, hooksOn, jsonAt, mineWith, routerWith } from '@quarry/testing/ats-apply';
 
 const key = 'teamtailor-key-1';
 const jobUrl = (path: string) => `https://acme.teamtailor.com/${path}`;

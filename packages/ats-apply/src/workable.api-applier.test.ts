@@ -3,7 +3,7 @@ import type { Question } from '@quarry/contracts';
 import { startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workableApiCoverage } from './workable.api-applier.ts';
-import { apply, candidate, cvFile, expectRefusals, hooksOn, jsonAt, mineWith, routerWith } from './vendor-cases.test-support.ts';
+import { apply, candidate, cvFile, expectRefusals, hooksOn, jsonAt, mineWith, routerWith } from '@quarry/testing/ats-apply';
 
 const key = 'workable-token-1';
 const jobUrl = (shortcode: string) => `https://apply.workable.com/acme/j/${shortcode}/`;

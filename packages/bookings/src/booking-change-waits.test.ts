@@ -1,7 +1,7 @@
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
 import { createTestDatabase, waitFor, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelAndRollBack, insertBookingRow } from './booking-rows.test-support.ts';
+import { cancelAndRollBack, insertBookingRow } from '@quarry/testing';
 import { followBookingChangesForWaits, type BookingChangeWaits } from './booking-change-waits.ts';
 
 /**

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSmtpSink } from '@quarry/testing';
 import type { SMTPServerOptions } from 'smtp-server';
 import { createMailSender, type MailSender, type MessageForHop } from './mail-sender.ts';
-import { multipartSample } from './mime-samples.test-support.ts';
+import { multipartSample } from '@quarry/testing';
 
 /** A real SMTP server on loopback standing in for the smarthost or an MX, with the test's own settings. */
 const startHop = (server: Partial<SMTPServerOptions> = {}) => startSmtpSink({ server });

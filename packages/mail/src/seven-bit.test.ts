@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { authenticate } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import { composeForwardedMessage, splitMessage } from './forwarded-message.ts';
-import { multipartSample } from './mime-samples.test-support.ts';
+import { multipartSample } from '@quarry/testing';
 import { downgradeTo7Bit } from './seven-bit.ts';
 
 // A raw UTF-8 author (headers are not converted), a preamble, and a line that starts with a dot.

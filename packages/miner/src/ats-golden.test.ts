@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureCases, fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from './ats-fixture-cases.test-support.ts';
+import { fixtureCases, fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from '@quarry/testing/miner';
 import { createMiner } from './ats-router.miner.ts';
 import type { Miner, MineOutcome } from './miner-port.ts';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Question } from '@quarry/contracts';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from './ats-fixture-cases.test-support.ts';
+import { fixturesDir, minerEndpointsFor, startAtsFixtureServer, type AtsFixtureServer } from '@quarry/testing/miner';
 import { createMiner } from './ats-router.miner.ts';
 import type { Miner, MineOutcome } from './miner-port.ts';
 

@@ -1,7 +1,7 @@
 import type { Question } from '@quarry/contracts';
 import { fixtureForms } from '@quarry/testing';
 import { describe, expect, it } from 'vitest';
-import { sectionsFormQuestions, summarize } from './generic-form-rules.test-support.ts';
+import { sectionsFormQuestions, summarize } from '@quarry/testing/miner';
 import { extractHtmlForm } from './html-form.extractor.ts';
 
 function questionsOf(html: string): Question[] {

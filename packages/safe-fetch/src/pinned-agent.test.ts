@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsafeUrlError } from './errors.ts';
 import type { Lookup, LookupAddress } from './pinned-agent.ts';
 import { createSafeFetch } from './safe-fetch.ts';
-import { createTestCertificate } from './test-certificate.ts';
-import { mapLookup, startServer } from './test-server.ts';
-import type { Handler, TestServer } from './test-server.ts';
+import { createTestCertificate } from '@quarry/testing/safe-fetch';
+import { mapLookup, startServer } from '@quarry/testing/safe-fetch';
+import type { Handler, TestServer } from '@quarry/testing/safe-fetch';
 
 describe('DNS rebinding', () => {
   // Two servers on the same port: whichever address the socket dials is the one that answers.

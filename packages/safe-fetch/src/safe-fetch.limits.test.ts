@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchTimeoutError, ResponseTooLargeError } from './errors.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import type { SafeFetch, SafeFetchOptions } from './safe-fetch.ts';
-import { startServer } from './test-server.ts';
-import type { Handler, TestServer } from './test-server.ts';
+import { startServer } from '@quarry/testing/safe-fetch';
+import type { Handler, TestServer } from '@quarry/testing/safe-fetch';
 
 // /declared/<n>: Content-Length n, then the headers only (the body never comes, so only an up-front
 // refusal can settle in time). /chunked/<n>: n bytes in 100-byte chunks, no Content-Length.

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsafeUrlError } from './errors.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import type { SafeFetch, SafeFetchInit, SafeFetchOptions } from './safe-fetch.ts';
-import { mapLookup, startServer } from './test-server.ts';
-import type { Handler, TestServer } from './test-server.ts';
+import { mapLookup, startServer } from '@quarry/testing/safe-fetch';
+import type { Handler, TestServer } from '@quarry/testing/safe-fetch';
 
 // Routes: /redirect?status=302&to=<url> answers with that redirect; /chain/<n> redirects n more
 // times; /loop redirects to itself; anything else echoes what arrived as JSON.

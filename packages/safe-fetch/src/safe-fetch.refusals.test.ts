@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsafeUrlError } from './errors.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import type { SafeFetchOptions } from './safe-fetch.ts';
-import { mapLookup, startServer } from './test-server.ts';
-import type { Handler, TestServer } from './test-server.ts';
+import { mapLookup, startServer } from '@quarry/testing/safe-fetch';
+import type { Handler, TestServer } from '@quarry/testing/safe-fetch';
 
 // Each server would answer if a check let the request through, so every refusal below is a refusal
 // of a request that would otherwise have succeeded, not of one that would have failed anyway.

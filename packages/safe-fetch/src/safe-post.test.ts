@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchTimeoutError, UnsafeUrlError } from './errors.ts';
 import { createSafeFetch } from './safe-fetch.ts';
-import { mapLookup, startServer } from './test-server.ts';
-import type { Handler, TestServer } from './test-server.ts';
+import { mapLookup, startServer } from '@quarry/testing/safe-fetch';
+import type { Handler, TestServer } from '@quarry/testing/safe-fetch';
 
 // /ok: 204. /moved: a 302 to /ok. /silent: never answers. /big/<n>: 200 and an n-byte body.
 const handler: Handler = (request, response) => {

@@ -43,3 +43,5 @@ export { bambooJobId, bamboohrHostedVendor, bamboohrReceived } from './hosted-at
 export * from './vendor-apis/index.ts';
 export { chromiumProcessesUnder } from './chromium-processes.ts';
 export type { ChromiumProcess } from './chromium-processes.ts';
+export { cancelAndRollBack, insertBookingRow } from './bookings/booking-rows.ts';
+export { multipartSample } from './mail/mime-samples.ts';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Question } from '@quarry/contracts';
 import { fixtureForms } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sectionsFormQuestions, summarize } from '../generic-form-rules.test-support.ts';
+import { sectionsFormQuestions, summarize } from '@quarry/testing/miner';
 import type { MineOutcome } from '../miner-port.ts';
 import { createBrowserFormMiner } from './browser-form.miner.ts';
 import { createChromiumPool, type ChromiumPool } from './chromium-pool.ts';

@@ -1,4 +1,4 @@
-import type { Applier, ApplicationToSubmit, SubmitOutcome } from './applier-port.ts';
+import type { Applier, ApplicationToSubmit, SubmitOutcome } from '@quarry/applier';
 
 export type FakeApplier = Applier & {
   /** What each call was given, in order. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Lookup, LookupAddress } from './pinned-agent.ts';
+import type { Lookup, LookupAddress } from '@quarry/safe-fetch';
 
 type Hit = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 

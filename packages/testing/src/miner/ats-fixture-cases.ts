@@ -3,11 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createMiner, type MinerEndpoints } from './ats-router.miner.ts';
-import type { Miner } from './miner-port.ts';
+import { createMiner, type Miner, type MinerEndpoints } from '@quarry/miner';
 
 /** packages/miner/fixtures: the copied ATS captures (fixtures/ats) and the reviewed goldens (fixtures/expected). */
-export const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url));
+export const fixturesDir = fileURLToPath(new URL('../../../miner/fixtures/', import.meta.url));
 
 type Reply = { status?: number; contentType: string; body: string; headers?: Record<string, string>; delayMs?: number };
 type Route = (request: { body: string }) => Reply;

@@ -2,10 +2,10 @@ import type { Applier, ApplicationToSubmit, FileToUpload, SubmitHooks } from '@q
 import type { Question } from '@quarry/contracts';
 import { createMiner, type MinerEndpoints, type MiningAccess } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createFakeApplier, type FakeApplier } from '@quarry/applier/fake';
-import { createAtsApplier, type AtsApiEndpoints } from './transport-router.applier.ts';
+import { createFakeApplier, type FakeApplier } from '../applier/fake-applier.ts';
+import { createAtsApplier, type AtsApiEndpoints } from '@quarry/ats-apply';
 import { expect } from 'vitest';
-import type { ReceivedPart, ReceivedRequest, VendorApiDouble } from '@quarry/testing';
+import type { ReceivedPart, ReceivedRequest, VendorApiDouble } from '../index.ts';
 
 /** A PDF-looking file whose every byte must arrive unchanged (a NUL, high bytes, a CRLF in the middle). */
 export const cvFile = (): FileToUpload => ({

@@ -1,0 +1,2 @@
+export * from './ats-fixture-cases.ts';
+export * from './generic-form-cases.ts';
