@@ -113,8 +113,8 @@ describe('the dashboard\'s applications', () => {
     const failures = await rowsOf(page, 'application-failures');
     expect(failures).toHaveLength(2);
     const failure = failures.find((row) => row[2] === 'post-3');
-    // The page's own message, shown as text (never as markup).
-    expect(failure?.slice(0, 7)).toEqual([withScreenshot.slice(0, 8), admin.clientId, 'post-3', 'careers.acme.example', 'MandatoryQuestionsNotAnswered', 'Phone number is required. <b>now</b>', expect.stringMatching(/ago$/)]);
+    // The page's own message, shown as text (never as markup); the client by its name.
+    expect(failure?.slice(0, 7)).toEqual([withScreenshot.slice(0, 8), 'operator', 'post-3', 'careers.acme.example', 'MandatoryQuestionsNotAnswered', 'Phone number is required. <b>now</b>', expect.stringMatching(/ago$/)]);
     expect(await page.locator('[data-testid=application-failures] b').count()).toBe(0);
     expect(failures.find((row) => row[2] === 'post-4')?.[7]).toBe('');
     await page.screenshot({ path: `${screenshots}queues-applications-laptop.png`, fullPage: true });
