@@ -1,3 +1,22 @@
+/**
+ * Sources for Ashby's hosted form as doubled here:
+ * - The posting: the captures `survey-kinds.json` and `consent-untitled.json` (cezkid/jobs
+ *   `app/tests/fixtures/` @ 29d25949c31a, MIT; provenance in packages/miner/fixtures/ats/README.md).
+ *   The field types the captures lack, and their frequency over 111 forms, come from the same
+ *   project's measurements (https://github.com/cezkid/jobs/blob/0b76bf2e/app/docs/apply/ashby.md).
+ * - Answers saved box by box (`ApiSetFormValue`), files to `ApiCreateFileUploadHandle` on choose,
+ *   `div[data-field-path]` wrappers, Yes/No buttons with `aria-pressed`, "<file> failed to upload",
+ *   the tenant banner "one application per role every 60 days", the posting query answering
+ *   `jobPosting: null` when closed: ashby.md above.
+ * - Confirmation at the same address (no page of its own): https://github.com/cezkid/jobs/blob/5b3b88d6/app/docs/apply/sent.md.
+ * - The reCAPTCHA site key on the page (\`window.__appData.recaptchaPublicSiteKey\` and a hidden badge):
+ *   two public research notes in other projects' code, found by searching code; neither is Ashby's
+ *   own statement, and Ashby's documentation says nothing of it.
+ * Silent: the wording of the closed page, the submit action's body, whether the reCAPTCHA ever
+ * shows a checkbox. Where the double decides these, its comments say so. The sources disagree on a
+ * second role at the same company (career-ops-hq/career-ops#1435 says it is rejected, an adapter
+ * reads the same source as a silent merge); the double follows the tenant banner.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 

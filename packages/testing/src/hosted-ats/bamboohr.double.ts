@@ -1,3 +1,17 @@
+/**
+ * Sources for BambooHR's hosted form as doubled here:
+ * - The definition (`GET /careers/{id}/detail`: `formFields`, `customQuestions`): the captures
+ *   `bamboohr/tenant-a.json` and `tenant-b.json` (cezkid/jobs `app/tests/fixtures/` @ a33bf2ac59d6,
+ *   MIT; provenance in packages/miner/fixtures/ats/README.md).
+ * - Page names (`customQuestionAnswers.<type>_<id>`, `<key>.value`), Fabric lists over an empty
+ *   native select, Veteran Status as three React-named radios (4 of 4 tenants), files POSTed on
+ *   choose to `/ajax/files/attachTemporary.php`, the hidden `g-recaptcha-response`, the honeypot
+ *   `nickname_hpcsaf` ("Please leave this field blank"), the closed definition's 404
+ *   `{"type": "not_found", "title": "Resource not found."}`: the project's measurements,
+ *   https://github.com/cezkid/jobs/blob/0c99d020/app/docs/apply/bamboohr.md.
+ * Silent: the submission's body, the field-error and confirmation wording, any duplicate refusal
+ * (no source documents one). Where the double decides these, its comments say so.
+ */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedPart, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';

@@ -1,3 +1,16 @@
+/**
+ * Sources for Breezy HR's hosted form as doubled here:
+ * - The position: the capture `breezy/tenant-a.json` (cezkid/jobs `app/tests/fixtures/` @
+ *   8218f6a4d214, MIT; provenance in packages/miner/fixtures/ats/README.md).
+ * - Box names (`cName`, `cEmail`, `section_<sid>_question_<n>`, `ccpaAgreement`), the definition in
+ *   `script#portal-data`, the honeypot `hp_7f2b`, the résumé sent on choose to
+ *   `/api/portal/{company}/upload` and read into the summary, the possible e-mailed 4-digit code at
+ *   Submit, the closed position's 200 "Position Closed", answers tagged "auto disqualified":
+ *   https://github.com/cezkid/jobs/blob/1b690396/app/docs/apply/breezy.md.
+ * - Breezy's candidate fields as its API names them: https://developer.breezy.hr/docs/company-position-candidates-add.
+ * Silent: the submission's body, the refused résumé's wording, the confirmation. Where the double
+ * decides these, its comments say so.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedVendor } from './hosted-ats.double.ts';
 

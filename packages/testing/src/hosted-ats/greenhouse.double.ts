@@ -1,3 +1,19 @@
+/**
+ * Sources for Greenhouse's hosted form as doubled here:
+ * - The job and its questions: the Job Board API's documented shape (grnhse/greenhouse-api-docs @
+ *   011af17a00bc, `source/includes/job-board/_applications.md` and `_jobs.md`), as the API double's
+ *   fixture holds it. No hosted page was captured.
+ * - Inputs whose id is the field name, react-select lists, files POSTed on choose to Greenhouse's S3
+ *   bucket, the closed page's wording, contact and answers only at Submit:
+ *   https://github.com/cezkid/jobs/blob/218e576d/app/docs/apply/greenhouse.md.
+ * - Success at `…/confirmation` titled "Thank you for applying":
+ *   https://github.com/cezkid/jobs/blob/5b3b88d6/app/docs/apply/sent.md, and Cheddar's check
+ *   (Ches-ctrl/Cheddar @ b08713b3, `app/models/concerns/ats/greenhouse/submit_application.rb:21-40`).
+ * - The e-mailed security code after a low invisible-reCAPTCHA score:
+ *   https://support.greenhouse.io/hc/en-us/articles/115005448066-Invisible-reCAPTCHA.
+ * Silent: the hosted submit's endpoint and body (nobody measured it), any duplicate refusal. Where
+ * the double decides these, its comments say so.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedVendor } from './hosted-ats.double.ts';
 

@@ -1,3 +1,15 @@
+/**
+ * Sources for Manatal's hosted form as doubled here:
+ * - The definition (`GET /api/v1.0/jobs/{id}/application-form/`): the captures `manatal/tenant-a.json`
+ *   and `tenant-b.json` (cezkid/jobs `app/tests/fixtures/` @ d33c5b21399a, MIT; provenance in
+ *   packages/miner/fixtures/ats/README.md).
+ * - Boxes `#field<id>`, the terms box `terms_and_condition`, nothing sent before Submit (a presigned
+ *   address, the résumé to storage, then the answers), the 404 of a closed apply page, the refused
+ *   file's wording, the AWS WAF challenge (`x-amzn-waf-action: challenge`):
+ *   https://github.com/cezkid/jobs/blob/14b6605d/app/docs/apply/manatal.md.
+ * Silent: the answers' body, the success wording, duplicates (Manatal publishes no apply API to
+ * say). Where the double decides these, its comments say so.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 

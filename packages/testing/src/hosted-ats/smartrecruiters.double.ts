@@ -1,3 +1,18 @@
+/**
+ * Sources for SmartRecruiters' hosted form app as doubled here:
+ * - The configuration (`fieldSets`) and the posting: the captures `config-tenant-a.json` and
+ *   `posting.json` (cezkid/jobs `app/tests/fixtures/` @ 0f5f9e930df0, MIT; provenance in
+ *   packages/miner/fixtures/ats/README.md).
+ * - The form app's address, page 1's boxes (a parsing file box beside the résumé's), Spark widgets
+ *   in open shadow roots, `first-name-input`, uploads on choose, DataDome and Cloudflare on every
+ *   form: https://github.com/cezkid/jobs/blob/0f5f9e93/app/docs/apply/smartrecruiters.md.
+ * - The submission's shape (`firstName`, `lastName`, `email`, `phoneNumber`, `location`, `web`,
+ *   `resume`, `messageToHiringManager`): the Application API's `ApplyApiRequest` in the SDK generated
+ *   from SmartRecruiters' specification (https://rubydoc.info/gems/open_api_smart_recruiters_sdk/SmartRecruiters/ApplyApiRequest).
+ * Silent: the hosted submission itself (never measured), the later pages' screening questions,
+ * duplicates. The expired page's and the file errors' wording follow the form app's English
+ * strings as the project above read them. Where the double decides more, its comments say so.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 

@@ -1,3 +1,15 @@
+/**
+ * Sources for Teamtailor's hosted form as doubled here:
+ * - The form: the capture `teamtailor/tenant-a.html` (the `#job-application-form` Turbo frame;
+ *   cezkid/jobs `app/tests/fixtures/` @ 14b6605d638c, MIT; provenance in
+ *   packages/miner/fixtures/ats/README.md).
+ * - The proof of work on load ("Checking your browser"), the knockout text "You have to meet these
+ *   requirements to be able to apply", uploads via `/uploads/presigned_data` to storage on choose,
+ *   names `candidate[answers_attributes][N][…]`, "Submit application":
+ *   https://github.com/cezkid/jobs/blob/1b690396/app/docs/apply/teamtailor.md.
+ * Silent: any duplicate refusal (no source documents one), the confirmation's wording, the `choices[]` and `date` answer names (inferred from the
+ * captured Rails names), the closed page's wording. Where the double decides these, its comments say so.
+ */
 import { readFileSync } from 'node:fs';
 import { htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 
@@ -125,7 +137,7 @@ place.addEventListener('input', () => {
  * Dropzone's "This is an invalid file…" after storage refuses it. Missing answer: the re-rendered
  * form with Rails' "can't be blank". Bot check: the proof of work that never finishes ("Checking
  * your browser"). Knockout: "No" to the eligibility question. No duplicate refusal is documented
- * (its API merges a repeat e-mail). The confirmation wording was not measured.
+ * (no source says whether its API merges a repeat e-mail). The confirmation wording was not measured.
  */
 export function teamtailorHostedVendor(): HostedVendor {
   const frame = captured()

@@ -1,3 +1,18 @@
+/**
+ * Sources for Workable's hosted form as doubled here:
+ * - The form definition (`GET apply.workable.com/api/v1/jobs/{shortcode}/form`): the captures
+ *   `workable/tenant-a.json` and `tenant-b.json` (cezkid/jobs `app/tests/fixtures/` @ 4254977e04b1
+ *   and af6cd535a73b, MIT; provenance in packages/miner/fixtures/ats/README.md).
+ * - Random input ids under `data-ui` wrappers, drawn radios mirrored by hidden inputs, the résumé to
+ *   S3 on choose and "Please use a different file.", the closed short link moving to `/oops`,
+ *   Cloudflare Turnstile ("verify you are human") at Submit:
+ *   https://github.com/cezkid/jobs/blob/356127e6/app/docs/apply/workable.md.
+ * - The submission's shape (answers by `question_key` with `checked`, `choices` or `body`): Workable's
+ *   candidate API, https://workable.readme.io/reference-link/job-candidates-create.
+ * - A candidate kept per job, no duplicate refusal: Unified.to's Workable guide (docs.unified.to).
+ * Silent: the hosted submission's own body and its confirmation. Where the double decides these,
+ * its comments say so.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 

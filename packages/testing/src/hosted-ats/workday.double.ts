@@ -1,3 +1,20 @@
+/**
+ * Sources for Workday's hosted application as doubled here:
+ * - The pages: the captures `workday/form.html` (the "My Experience" step), `upload.html` (the
+ *   Resume/CV box) and `posting-open-d.html` (an open posting's Apply button) (cezkid/jobs
+ *   `app/tests/fixtures/` @ b4a8136bfa07 and 29d25949c31a, MIT; provenance in
+ *   packages/miner/fixtures/ats/README.md). Those are the upstream project's models of Workday's
+ *   widgets as it measured them, not live markup.
+ * - The steps' names, the account wall, "Save and Continue" keeping a value only after focus-out,
+ *   the closed page "The page you are looking for doesn't exist." with no Apply, the cxs address's
+ *   `HTTP_400 "You are not authorized to this job application"`:
+ *   https://github.com/cezkid/jobs/blob/0b6588ec/app/docs/apply/workday.md.
+ * - Success at Candidate Home (`…/jobTasks/completed/application`):
+ *   https://github.com/cezkid/jobs/blob/5b3b88d6/app/docs/apply/sent.md.
+ * Silent: Workday publishes no candidate-facing API. The e-mailed sign-in code, the shared
+ * `myworkdaysite.com` host's own pages, where a draft resumes, and the other steps' questions are
+ * modelled, not measured, and the comments below say so where they are used.
+ */
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 import { workdayFlowScript, workdayStyle } from './workday-page.ts';
