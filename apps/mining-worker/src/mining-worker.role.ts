@@ -1,7 +1,7 @@
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { isStoreOutage, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { findAtsAccount, findAtsCredential } from '@quarry/applications';
 import { createSealer } from '@quarry/auth';
 import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
@@ -174,18 +174,14 @@ export async function startMiningWorkers(
   reviveTimer = setTimeout(() => void reviveOnce(), reviveEveryMs);
   // Posts accepted while Redis was away are in Postgres only: put them on the queue as soon as
   // Redis is back rather than at the next round, whatever their age.
-  let connected = options.connection.status === 'ready';
-  const onReady = () => {
-    if (connected && reviving) void reviveOnce(0);
-    connected = true;
-  };
-  options.connection.on('ready', onReady);
+  // revive reports its own failures.
+  const stopRevivingOnReconnect = whenRedisIsBack(options.connection, () => reviveOnce(0), { onError: () => {} });
 
   return {
     async stop(graceMs) {
       reviving = false;
       clearTimeout(reviveTimer);
-      options.connection.off('ready', onReady);
+      stopRevivingOnReconnect();
       await Promise.all([shared.close(graceMs), supervisor.stop(graceMs)]);
     },
   };
