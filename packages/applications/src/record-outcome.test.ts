@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, startPrivatePostgres, type PrivatePostgres, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, createTestSealer, startPrivatePostgres, type PrivatePostgres, type TestDatabase } from '@quarry/testing';
 import type { FakeApplier } from '@quarry/testing/applier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunPorts, Sealer } from './applications-ports.ts';
@@ -19,20 +19,7 @@ import { submitApplication } from './submit-application.ts';
  * the application now. A private PostgreSQL, which this file stops and starts.
  */
 const key = Buffer.alloc(32, 7);
-const sealer: Sealer = {
-  seal: (text) => {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]);
-  },
-  open: (sealed) => {
-    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-    decipher.setAuthTag(sealed.subarray(12, 28));
-    return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
-  },
-  hashEmail: (email) => createHmac('sha256', key).update(email.toLowerCase()).digest(),
-};
+const sealer: Sealer = createTestSealer(key);
 const questions: Question[] = [{ id: 'first', question: 'First name', inputType: 'Text', label: 'Apply', mandatory: true, category: 'firstName' }];
 
 let postgres: PrivatePostgres;

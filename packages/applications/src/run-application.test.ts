@@ -4,9 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, createTestSealer, type TestDatabase } from '@quarry/testing';
 import { createFakeApplier, type FakeApplier } from '@quarry/testing/applier';
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';
 import type { RecordMining, RunPorts, Sealer } from './applications-ports.ts';
@@ -19,22 +18,8 @@ import { purgeApplications } from './purge-applications.ts';
 import { runApplication } from './run-application.ts';
 import { submitApplication } from './submit-application.ts';
 
-// The same construction as createSealer in packages/auth (which this package does not depend on).
 const key = Buffer.alloc(32, 4);
-const sealer: Sealer = {
-  seal: (text) => {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]);
-  },
-  open: (sealed) => {
-    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-    decipher.setAuthTag(sealed.subarray(12, 28));
-    return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
-  },
-  hashEmail: (email) => createHmac('sha256', key).update(email.toLowerCase()).digest(),
-};
+const sealer: Sealer = createTestSealer(key);
 
 let database: TestDatabase;
 let db: Pool;
