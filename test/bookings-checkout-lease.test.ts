@@ -1,4 +1,5 @@
-import { createClient, createSealer } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { bookBooking, consentToFinalPrice, createBooking, type BookingEngine, type BookingsPorts, type HeldCheckout } from '@quarry/bookings';
 import { startBookingsRole } from '@quarry/bookings-worker';
 import { loadConfig } from '@quarry/config';

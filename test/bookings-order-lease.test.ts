@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient, createSealer } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { bookBooking, consentToFinalPrice, createBooking, createOpenTravelBookingEngine, runBookingStep, type WorkerPorts } from '@quarry/bookings';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, RunLater } from '@quarry/jobs';

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, createSealer } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { createBooking, relayBookingOutbox } from '@quarry/bookings';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createProducerRedis, createRedis, enqueuer } from '@quarry/jobs';

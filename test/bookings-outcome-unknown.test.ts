@@ -1,4 +1,5 @@
-import { createClient, createSealer } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { bookBooking, consentToFinalPrice, createBooking, createOpenTravelBookingEngine, findBookingStatusText, runBookingStep, stepLogLevel, type WorkerPorts } from '@quarry/bookings';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer } from '@quarry/jobs';

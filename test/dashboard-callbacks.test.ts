@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createClient, createSealer } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { ensureCallbackSecret, jobPostEvent, oweCallback } from '@quarry/callbacks';
 import { createPool, withTransaction, type Pool } from '@quarry/db';
 import { createTestDatabase, createTestRedis, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';

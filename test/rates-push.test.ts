@@ -1,7 +1,8 @@
-import { createClient, decryptSecret } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
-import { createPushSender, deliverPush, type DeliveryPorts } from '@quarry/rates';
+import { createPushSender, deliverPush, pushKeySealing, type DeliveryPorts } from '@quarry/rates';
 import { createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOtaSource, type FakeOtaSource } from './support/fake-ota-source.ts';
@@ -153,7 +154,7 @@ describe('push delivery', () => {
     // The key is stored sealed, never in clear, and never logged.
     const row = await db.query<{ api_key_ciphertext: Buffer }>('SELECT api_key_ciphertext FROM push_subscriptions WHERE subscription_id = $1', [subscription.subscriptionId]);
     expect(row.rows[0]?.api_key_ciphertext.includes('secret-key-123')).toBe(false);
-    expect(decryptSecret(secretKey, row.rows[0]?.api_key_ciphertext as Buffer)).toBe('secret-key-123');
+    expect(pushKeySealing(createSealer(secretKey)).decrypt(subscription.subscriptionId, row.rows[0]?.api_key_ciphertext as Buffer)).toBe('secret-key-123');
     expect(quarry.output()).not.toContain('secret-key-123');
 
     const changed = await call('PATCH', `/v1/hotels/push-subscriptions/${subscription.subscriptionId}`, partner, { hotelIds: ['P1'] });
@@ -264,7 +265,7 @@ describe('push sender and suspension (package level, same store)', () => {
     const sender = createPushSender({ allowPrivate: ['127.0.0.1'] });
     const outcome = await deliverPush(
       {
-        db, sender, decrypt: (sealed) => decryptSecret(secretKey, sealed), enqueueRetry: async () => {}, enqueueAfterLease: async () => {}, now: () => new Date(),
+        db, sender, decrypt: pushKeySealing(createSealer(secretKey)).decrypt, enqueueRetry: async () => {}, enqueueAfterLease: async () => {}, now: () => new Date(),
         policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 60_000, maxBytes: 100 },
       },
       subscription.subscriptionId,
@@ -288,7 +289,7 @@ describe('push sender and suspension (package level, same store)', () => {
     const ports: DeliveryPorts = {
       db,
       sender,
-      decrypt: (sealed) => decryptSecret(secretKey, sealed),
+      decrypt: pushKeySealing(createSealer(secretKey)).decrypt,
       enqueueRetry: async (_id, _attempt, delayMs) => void retries.push(delayMs),
       enqueueAfterLease: async () => {},
       policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 2_000 },

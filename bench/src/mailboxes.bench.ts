@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createClient, decryptSecret, encryptSecret } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import { createPool, type Pool } from '@quarry/db';
 import { loadOutlookAccounts, mailProcessNodeOptions, retrieveOutlookAccount, type AccountPorts } from '@quarry/mail';
 import { createTestDatabase, createTestRedis, quarryEnv, startPrivateDovecot, waitFor, type PrivateDovecot } from '@quarry/testing';
@@ -237,8 +238,7 @@ export async function benchMailboxes(options: Options): Promise<void> {
 async function handOutAll(db: Pool, secretKey: Buffer, dovecot: PrivateDovecot, emails: string[]): Promise<void> {
   const ports: AccountPorts = {
     pool: db,
-    seal: (plaintext) => encryptSecret(secretKey, plaintext),
-    open: (sealed) => decryptSecret(secretKey, sealed),
+    ...createSealer(secretKey),
     domains: [receivingDomain],
     now: () => new Date(),
   };

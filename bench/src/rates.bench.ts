@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createClient, encryptSecret } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
+import { createSealer, sealedColumns } from '@quarry/keyring';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis } from '@quarry/jobs';
 import { createTestDatabase, createTestRedis, quarryEnv } from '@quarry/testing';
@@ -142,7 +143,7 @@ export async function benchRates(options: { seconds: number; connections: number
       const subscriptionId = randomUUID();
       await db.query(
         `INSERT INTO push_subscriptions (subscription_id, client_id, push_url, api_key_ciphertext, hotel_ids, searches) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [subscriptionId, client.clientId, `http://127.0.0.1:${receiver.port}${path}`, encryptSecret(secretKey, 'bench-key'), hotelIds, JSON.stringify({ daysAhead: 1, nights: [1], guests: [2] })],
+        [subscriptionId, client.clientId, `http://127.0.0.1:${receiver.port}${path}`, createSealer(secretKey).seal(sealedColumns.pushApiKey, subscriptionId, 'bench-key'), hotelIds, JSON.stringify({ daysAhead: 1, nights: [1], guests: [2] })],
       );
       return subscriptionId;
     };

@@ -1,11 +1,12 @@
-import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, decryptSecret, clientFrameOrigins } from '@quarry/auth';
+import { createAuthenticator, createSessionCodec, clientFrameOrigins } from '@quarry/auth';
 import { createBookingStatusCache, followBookingChanges } from '@quarry/bookings';
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
-import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, type RatesPorts } from '@quarry/rates';
+import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, pushKeySealing, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createAddressGuard, createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault } from '@quarry/vault';
@@ -22,7 +23,7 @@ const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): Saf
 
 /** Everything the hotel rates feed needs in one process; the API and the rates-worker share one per process. */
 const sharedRatesPorts = (
-  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'chromiumRunAs' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
+  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'chromiumRunAs' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey' | 'keyring'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
 ): RatesPorts =>
   createRatesPorts({
     rates: runtime.config.rates,
@@ -36,8 +37,7 @@ const sharedRatesPorts = (
       pushRetry: enqueuer(runtime.queues, 'rates.push-retry'),
       refresh: bulkEnqueuer(runtime.queues, 'rates.refresh'),
     },
-    encrypt: (plaintext) => encryptSecret(runtime.config.secretKey, plaintext),
-    decrypt: (sealed) => decryptSecret(runtime.config.secretKey, sealed),
+    ...pushKeySealing(createSealer(runtime.config.secretKey, createDeploymentKeyring(runtime.config.keyring))),
     logger: runtime.logger,
   });
 
@@ -75,6 +75,9 @@ export async function startApiRole(runtime: {
     logger.warn({ err: error }, 'booking changes listener lost its connection; statuses are read from Postgres until it is back'),
   );
   const sessions = createSessionCodec(config.secretKey, { ttlMs: 8 * 3600_000 });
+  // Every value sealed at rest goes through the deployment's keyring (ADR 0059).
+  const keyring = createDeploymentKeyring(config.keyring);
+  const sealer = createSealer(config.secretKey, keyring);
   // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
   // store during a Redis outage is a 503, not a request left waiting.
   const vault = config.vault.key
@@ -101,7 +104,7 @@ export async function startApiRole(runtime: {
       queue: createMiningQueuePort(miningJobsOf(queues)),
       settings: config.batches,
       // A request's callbackUrl is refused by the policy the deliveries follow, before anything is stored.
-      callbacks: { sealer: createSealer(config.secretKey), checkUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)) },
+      callbacks: { sealer, checkUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)) },
     },
     retrievalCache,
     fetchClientUrl: runtime.shared('client-url-fetch', () => clientUrlFetch(config)),
@@ -109,7 +112,7 @@ export async function startApiRole(runtime: {
     dashboardOidc: config.dashboardOidc,
     tracing: config.otlpEndpoint !== undefined && !/^(true|1)$/i.test(process.env.OTEL_SDK_DISABLED ?? ''),
     mailDomains: config.mailDomains,
-    secretKey: config.secretKey,
+    accountSealer: sealer,
     // A subscription's change is committed first, then its push is enqueued on the producer
     // connection like every API write: while Redis is away the request answers 503 at once (the
     // rates scheduler's safety net pushes the committed state) instead of waiting for Redis.
@@ -121,7 +124,7 @@ export async function startApiRole(runtime: {
     vault,
     bookings: {
       pool: db,
-      sealer: createSealer(config.secretKey),
+      sealer,
       // The API checks a token's shape, and purges the card of a booking cancelled.
       vault: vault ?? noCardVault,
       findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
@@ -142,7 +145,7 @@ export async function startApiRole(runtime: {
     },
     applications: {
       pool: db,
-      sealer: createSealer(config.secretKey),
+      sealer,
       findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
       enqueueApply: enqueuer(queues, 'applications.apply'),
       checkCallbackUrl: async (url) => void (await callbackGuard.vet(new URL(url).hostname)),
@@ -151,6 +154,7 @@ export async function startApiRole(runtime: {
       db,
       sessions,
       secretKey: config.secretKey,
+      keyring,
       cacheMs: config.authCacheMs,
       jwks: config.jwt.jwksUrl ? { url: config.jwt.jwksUrl, issuer: config.jwt.issuer, audience: config.jwt.audience } : undefined,
       failedAttempts: createFailureLimiter({ redis, prefix: config.queuePrefix, ...config.authFailures }),

@@ -5,6 +5,7 @@ import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import type { OidcSettings } from '@quarry/config';
 import { listActiveBatchIds } from '@quarry/recruitment';
 import type { Queryable } from '@quarry/db';
+import type { ColumnSealer } from '@quarry/keyring';
 import type { JobQueues } from '@quarry/jobs';
 import type { RecruitmentPorts, RetrievalCache } from '@quarry/recruitment';
 import type { SafeFetch } from '@quarry/safe-fetch';
@@ -57,11 +58,11 @@ export type ApiDeps = {
   tracing?: boolean;
   /** Domains this deployment receives mail for (`MAIL_DOMAINS`); binding recipients must be in one. */
   mailDomains?: readonly string[];
-  /** Seals the outlook-account pool (QUARRY_SECRET_KEY); without it those endpoints answer 503. */
-  secretKey?: Buffer;
-  /** Applications: submit and find (candidate data sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
+  /** Seals the outlook-account pool (the deployment's keyring); without it those endpoints answer 503. */
+  accountSealer?: ColumnSealer;
+  /** Applications: submit and find (candidate data sealed with the keyring). Without it, those routes are not mounted. */
   applications?: ApplicationsPorts;
-  /** Hotel bookings (guests and card tokens sealed with QUARRY_SECRET_KEY). Without it, those routes are not mounted. */
+  /** Hotel bookings (guests and card tokens sealed with the keyring). Without it, those routes are not mounted. */
   bookings?: BookingsPorts;
   /** Hotel rates feed: pull answers and push subscriptions. Without it, hotel routes are not mounted. */
   hotels?: { pull: PullPorts; push: SubscriptionPorts; cardTransport?: CardTransportPolicy };

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { runApplication, type ApplicationsPorts } from '@quarry/applications';
-import { createAuthenticator, createClient, createSealer, createSessionCodec } from '@quarry/auth';
+import { createAuthenticator, createClient, createSessionCodec } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';

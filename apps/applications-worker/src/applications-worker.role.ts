@@ -1,7 +1,7 @@
 import { purgeApplications, reconcileApplications, runApplication, type RunPorts } from '@quarry/applications';
 import { createBrowserApplier, type Applier } from '@quarry/applier';
 import { createAtsApplier } from '@quarry/ats-apply';
-import { createSealer } from '@quarry/auth';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { deliverCallbacks, startCallbackRelay } from '@quarry/callbacks';
 import { runCanary } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
@@ -83,7 +83,7 @@ export async function startApplicationsRole(runtime: {
   const hostedForm = runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs, signIns }) : noEngine);
   const ports: RunPorts = {
     pool: db,
-    sealer: createSealer(config.secretKey),
+    sealer: createSealer(config.secretKey, createDeploymentKeyring(config.keyring)),
     findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
     miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, signIns),
     recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db, announceOutcome }, post, mined, durationMs),

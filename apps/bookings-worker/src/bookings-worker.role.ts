@@ -1,4 +1,4 @@
-import { createSealer } from '@quarry/auth';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import {
   createBrowserBookingEngine,
   createOpenTravelBookingEngine,
@@ -79,7 +79,7 @@ export async function startBookingsRole(runtime: {
   );
   const ports: WorkerPorts = {
     pool: db,
-    sealer: createSealer(config.secretKey),
+    sealer: createSealer(config.secretKey, createDeploymentKeyring(config.keyring)),
     // The card of a token for the order, its purge when the booking ends; without VAULT_KEY no card opens.
     vault:
       runtime.vault ??

@@ -3,7 +3,7 @@ import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import { createPool, type Pool, type PoolEvents } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { decryptSecret, encryptSecret } from '@quarry/auth';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { createMailService, deliveryPoolSize, startMailboxWatcher } from '@quarry/mail';
 import type { Logger, Metrics } from '@quarry/observability';
 import type { Redis } from 'ioredis';
@@ -61,6 +61,7 @@ export async function startMailRole(runtime: {
   await queues.schedule('mail.housekeeping', {}, { schedulerId: 'mail.housekeeping', everyMs: 60_000 });
   logger.info({ smtpPort }, 'smtp listening');
   // Handed-out pool accounts: their mailboxes are read over IMAP into the same delivery queue.
+  const sealer = createSealer(config.secretKey, createDeploymentKeyring(config.keyring));
   const mailboxes = config.mailbox.watch
     ? startMailboxWatcher(
         {
@@ -70,8 +71,8 @@ export async function startMailRole(runtime: {
           recent: mail.recent,
           // Unique per start: a restarted process (same pid in a container) must not renew a dead one's leases.
           watcherId: `${runtime.workerId}:${randomUUID().slice(0, 8)}`,
-          seal: (plaintext) => encryptSecret(config.secretKey, plaintext),
-          open: (sealed) => decryptSecret(config.secretKey, sealed),
+          seal: sealer.seal,
+          open: sealer.open,
           now: () => new Date(),
           onEnqueueError: (error) => logger.error({ err: error, where: 'mailbox enqueue' }, 'mail error'),
           onError: (error, where) => logger.warn({ err: error, where }, 'mailbox error'),

@@ -3,7 +3,7 @@ import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { findAtsAccount, findAtsCredential } from '@quarry/applications';
-import { createSealer } from '@quarry/auth';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
@@ -37,8 +37,9 @@ export async function startMiningRole(runtime: {
 }): Promise<MiningRole> {
   const { config, db, queues, logger } = runtime;
   const { accountsKey } = config;
-  if (!accountsKey) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
-  const sealer = accountsKey ? createSealer(accountsKey) : null;
+  const opensAccounts = accountsKey !== undefined || config.keyring.keys.length > 0;
+  if (!opensAccounts) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
+  const sealer = opensAccounts ? createSealer(accountsKey, createDeploymentKeyring(config.keyring)) : null;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
   const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { decryptSecret, encryptSecret } from '@quarry/auth';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import type { ConfigFor } from '@quarry/config';
 import { AppError } from '@quarry/contracts';
 import { createPool, migrateToLatest } from '@quarry/db';
@@ -28,8 +28,7 @@ export async function runAccountsCommand(config: ConfigFor<'accounts'>, subcomma
       const result = await loadOutlookAccounts(
         {
           pool: db,
-          seal: (plaintext) => encryptSecret(config.secretKey, plaintext),
-          open: (sealed) => decryptSecret(config.secretKey, sealed),
+          ...createSealer(config.secretKey, createDeploymentKeyring(config.keyring)),
           domains: config.mailDomains,
           now: () => new Date(),
         },

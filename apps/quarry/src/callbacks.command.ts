@@ -1,8 +1,8 @@
-import { createSealer } from '@quarry/auth';
 import { callbackClientView, callbackOverview, rotateCallbackSecret, setDefaultCallbackUrl } from '@quarry/callbacks';
 import type { ConfigFor } from '@quarry/config';
 import { AppError, CallbackUrl } from '@quarry/contracts';
 import { createPool, migrateToLatest } from '@quarry/db';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { createAddressGuard } from '@quarry/safe-fetch';
 
 /**
@@ -20,7 +20,7 @@ export async function runCallbacksCommand(
   const db = createPool(config.databaseUrl, 2);
   // The policy the deliveries follow (ALLOW_PRIVATE_URLS): a URL they would refuse is refused here.
   const guard = createAddressGuard(config.allowPrivateUrls);
-  const ports = { pool: db, sealer: createSealer(config.secretKey), checkUrl: async (url: string) => void (await guard.vet(new URL(url).hostname)) };
+  const ports = { pool: db, sealer: createSealer(config.secretKey, createDeploymentKeyring(config.keyring)), checkUrl: async (url: string) => void (await guard.vet(new URL(url).hostname)) };
   const clientId = args[0];
   const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   try {

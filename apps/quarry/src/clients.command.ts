@@ -2,6 +2,7 @@ import { createClient, findFrameOrigins, listClients, revokeClient, setFrameOrig
 import type { ConfigFor } from '@quarry/config';
 import { AppError } from '@quarry/contracts';
 import { createPool, migrateToLatest } from '@quarry/db';
+import { createDeploymentKeyring } from '@quarry/keyring';
 
 /** `quarry clients …`: prints JSON on stdout so scripts can read it. */
 export async function runClientsCommand(
@@ -14,7 +15,7 @@ export async function runClientsCommand(
   try {
     if (subcommand === 'create') {
       const scopes = (options.scopes ?? '').split(',').map((scope) => scope.trim()).filter(Boolean);
-      const created = await createClient({ db, secretKey: config.secretKey }, { name: options.name ?? '', scopes }).catch((error: unknown) => {
+      const created = await createClient({ db, secretKey: config.secretKey, keyring: createDeploymentKeyring(config.keyring) }, { name: options.name ?? '', scopes }).catch((error: unknown) => {
         if (error instanceof AppError) throw new Error(`clients create: ${(error.details.messages ?? [error.message]).join('; ')}`);
         throw error;
       });

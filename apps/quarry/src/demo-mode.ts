@@ -3,6 +3,7 @@ import { createClient, listClients, revokeClient } from '@quarry/auth';
 import type { Config } from '@quarry/config';
 import { createPool } from '@quarry/db';
 import { demoHotels, startDemoSites, type DemoSites } from '@quarry/demo';
+import { createDeploymentKeyring } from '@quarry/keyring';
 import type { Tracing } from '@quarry/observability';
 import { listClientSubscriptions, removeSubscription } from '@quarry/rates';
 import { startRoles } from './start-roles.ts';
@@ -64,7 +65,7 @@ async function registerDemo(config: Config, apiBase: string, sites: DemoSites): 
       for (const subscription of await listClientSubscriptions({ db }, old.clientId)) await removeSubscription({ db }, old.clientId, subscription.subscriptionId);
       await revokeClient({ db }, old.clientId);
     }
-    const client = await createClient({ db, secretKey: config.secretKey }, { name: demoClientName, scopes: [...demoScopes] });
+    const client = await createClient({ db, secretKey: config.secretKey, keyring: createDeploymentKeyring(config.keyring) }, { name: demoClientName, scopes: [...demoScopes] });
     const hotels = demoHotels(sites.origin);
     for (const hotel of hotels) await call(apiBase, client.secret, 'PUT', `/v1/admin/hotels/${hotel.hotelId}`, hotel);
     await call(apiBase, client.secret, 'POST', '/v1/admin/hotel-grants', { clientId: client.clientId, hotelIds: hotels.map((hotel) => hotel.hotelId) });

@@ -1,10 +1,10 @@
-import { decryptSecret, encryptSecret } from '@quarry/auth';
+import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { runCanary } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
-import { createRatesPorts, deliverPush, refreshSearch, scheduleRefreshes, type RatesPorts } from '@quarry/rates';
+import { createRatesPorts, deliverPush, pushKeySealing, refreshSearch, scheduleRefreshes, type RatesPorts } from '@quarry/rates';
 import type { Redis } from 'ioredis';
 
 /** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
@@ -36,8 +36,7 @@ export async function startRatesRole(runtime: {
       db,
       redis: runtime.redis,
       jobs: { push: enqueuer(queues, 'rates.push'), pushRetry: enqueuer(queues, 'rates.push-retry'), refresh: bulkEnqueuer(queues, 'rates.refresh') },
-      encrypt: (plaintext) => encryptSecret(config.secretKey, plaintext),
-      decrypt: (sealed) => decryptSecret(config.secretKey, sealed),
+      ...pushKeySealing(createSealer(config.secretKey, createDeploymentKeyring(config.keyring))),
       logger,
     }),
   );

@@ -1,19 +1,16 @@
 import type { Applier } from '@quarry/applier';
 import type { Question } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
+import type { Sealer as KeyringSealer } from '@quarry/keyring';
 import type { Enqueue } from '@quarry/jobs';
 import type { JobPostToMine, Miner, MineOutcome } from '@quarry/miner';
 import type { SafeFetch } from '@quarry/safe-fetch';
 
 /**
- * Seals what identifies a candidate (AES-256-GCM with the deployment's secret key) and hashes the
+ * Seals what identifies a candidate (the keyring's, each value bound to its row) and hashes the
  * email (keyed HMAC) so a candidate's applications are found without the address being readable.
  */
-export type Sealer = {
-  seal(plaintext: string): Buffer;
-  open(sealed: Buffer): string;
-  hashEmail(email: string): Buffer;
-};
+export type Sealer = KeyringSealer;
 
 /** A post's mined questions and page, when this client mined it (recruitment's `findMinedPost`). */
 export type FindMinedPost = (

@@ -1,6 +1,7 @@
 import type { AtsAccount, AtsCredential } from '@quarry/applier';
 import { AppError, AtsAccountSecret, atsAccountVendors, AtsCredentialBody, AtsCredentialParams, AtsCredentialVendor, describeIssues, validationError, type AtsCredentialList, type AtsCredentialSummary } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
+import { atsCredentialRow, sealedColumns } from '@quarry/keyring';
 import { detectAts, workdayBoardOf, type AtsTarget } from '@quarry/miner';
 import type { Sealer } from './applications-ports.ts';
 import { deleteAtsCredential, findSealedAtsKey, listAtsCredentials, upsertAtsCredential, type StoredAtsCredential } from './ats-credentials.queries.ts';
@@ -16,7 +17,7 @@ export async function registerAtsCredential(ports: CredentialPorts, clientId: st
   const { ats, board, key, email, password } = parsed.data;
   // A tenant account is kept as one sealed secret, like a key.
   const secret = atsAccountVendors.includes(ats) ? JSON.stringify(AtsAccountSecret.parse({ email, password })) : String(key);
-  return summary(await upsertAtsCredential(ports.pool, { clientId, ats, board, keySealed: ports.sealer.seal(secret) }));
+  return summary(await upsertAtsCredential(ports.pool, { clientId, ats, board, keySealed: ports.sealer.seal(sealedColumns.atsCredential, atsCredentialRow(clientId, ats, board), secret) }));
 }
 
 /** GET /v1/recruitment/ats-credentials: the client's boards with a key (never the keys). */
@@ -66,7 +67,7 @@ export async function findAtsCredential(ports: CredentialPorts, clientId: string
   const vendorBoard = target ? boardOf(target) : null;
   if (!vendorBoard) return null;
   const sealed = await findSealedAtsKey(ports.pool, clientId, vendorBoard.ats, vendorBoard.board);
-  return sealed ? { ...vendorBoard, key: ports.sealer.open(sealed) } : null;
+  return sealed ? { ...vendorBoard, key: ports.sealer.open(sealedColumns.atsCredential, atsCredentialRow(clientId, vendorBoard.ats, vendorBoard.board), sealed) } : null;
 }
 
 /**
@@ -79,6 +80,6 @@ export async function findAtsAccount(ports: CredentialPorts, clientId: string, u
   if (!board) return null;
   const sealed = await findSealedAtsKey(ports.pool, clientId, 'workday', board);
   if (!sealed) return null;
-  const secret = AtsAccountSecret.parse(JSON.parse(ports.sealer.open(sealed)));
+  const secret = AtsAccountSecret.parse(JSON.parse(ports.sealer.open(sealedColumns.atsCredential, atsCredentialRow(clientId, 'workday', board), sealed)));
   return { ats: 'workday', board, ...secret };
 }

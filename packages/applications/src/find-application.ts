@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import { AppError, validationError, type ApplicationErrorCode, type ApplicationStatusBody } from '@quarry/contracts';
 import { z } from 'zod';
 import type { ApplicationsPorts } from './applications-ports.ts';
@@ -44,7 +45,7 @@ function render(ports: Pick<ApplicationsPorts, 'sealer'>, row: ApplicationRow): 
       };
     case 'success': {
       // The confirmation is purged with the candidate's data after the retention period.
-      const confirmation = row.confirmationSealed ? Confirmation.parse(JSON.parse(ports.sealer.open(row.confirmationSealed))) : null;
+      const confirmation = row.confirmationSealed ? Confirmation.parse(JSON.parse(ports.sealer.open(sealedColumns.applicationConfirmation, row.applicationId, row.confirmationSealed))) : null;
       return {
         ...base,
         status: 'success',
@@ -72,5 +73,5 @@ export async function readScreenshot(ports: Pick<ApplicationsPorts, 'pool' | 'se
   if (!parsed.success) throw validationError(['applicationId: must be a UUID']);
   const sealed = await findScreenshot(ports.pool, parsed.data, clientId);
   if (!sealed) throw new AppError('NotFound', `no screenshot is kept for application ${parsed.data}`);
-  return Buffer.from(ports.sealer.open(sealed), 'base64');
+  return Buffer.from(ports.sealer.open(sealedColumns.applicationScreenshot, parsed.data, sealed), 'base64');
 }

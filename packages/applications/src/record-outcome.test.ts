@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
+import { createSealer } from '@quarry/keyring';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, createTestSealer, startPrivatePostgres, type PrivatePostgres, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, startPrivatePostgres, type PrivatePostgres, type TestDatabase } from '@quarry/testing';
 import type { FakeApplier } from '@quarry/testing/applier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunPorts, Sealer } from './applications-ports.ts';
@@ -19,7 +20,7 @@ import { submitApplication } from './submit-application.ts';
  * the application now. A private PostgreSQL, which this file stops and starts.
  */
 const key = Buffer.alloc(32, 7);
-const sealer: Sealer = createTestSealer(key);
+const sealer: Sealer = createSealer(key);
 const questions: Question[] = [{ id: 'first', question: 'First name', inputType: 'Text', label: 'Apply', mandatory: true, category: 'firstName' }];
 
 let postgres: PrivatePostgres;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, createTestSealer, type TestDatabase } from '@quarry/testing';
+import { createSealer } from '@quarry/keyring';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { createFakeApplier, type FakeApplier } from '@quarry/testing/applier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';
@@ -19,7 +20,7 @@ import { runApplication } from './run-application.ts';
 import { submitApplication } from './submit-application.ts';
 
 const key = Buffer.alloc(32, 4);
-const sealer: Sealer = createTestSealer(key);
+const sealer: Sealer = createSealer(key);
 
 let database: TestDatabase;
 let db: Pool;

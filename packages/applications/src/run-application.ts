@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import type { SubmitOutcome } from '@quarry/applier';
 import { Question, type ApplicationErrorCode, type MiningErrorCode } from '@quarry/contracts';
 import { z } from 'zod';
@@ -125,7 +126,7 @@ export async function runApplication(
     if (application.state === 'submitting') return await finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
     if (!application.sealed) return await finish(failed('ApplicationFailed', 'The application data is no longer kept'));
     try {
-      return await submit(ports, { application, owner }, openApplication(ports.sealer, application.sealed), engine.signal, finish, () => {
+      return await submit(ports, { application, owner }, openApplication(ports.sealer, application.applicationId, application.sealed), engine.signal, finish, () => {
         intentRecorded = true;
       });
     } catch (error) {
@@ -160,7 +161,7 @@ async function submit(
   finish: (outcome: ApplicationOutcome, definite?: boolean) => Promise<RunSummary>,
   onIntentRecorded: () => void,
 ): Promise<RunSummary> {
-  const seal = (bytes: Buffer) => ports.sealer.seal(bytes.toString('base64'));
+  const seal = (bytes: Buffer) => ports.sealer.seal(sealedColumns.applicationScreenshot, application.applicationId, bytes.toString('base64'));
   let intended = false;
   if (await hasEarlierSuccess(ports.pool, application, application.applicationId)) {
     return finish(failed('AlreadyApplied', alreadyAppliedMessage));
@@ -234,7 +235,7 @@ async function submit(
         {
           status: 'success',
           submittedAt: now,
-          confirmationSealed: ports.sealer.seal(JSON.stringify(outcome.confirmation)),
+          confirmationSealed: ports.sealer.seal(sealedColumns.applicationConfirmation, application.applicationId, JSON.stringify(outcome.confirmation)),
           screenshotSealed: outcome.screenshot ? seal(outcome.screenshot) : null,
           transport,
         },

@@ -1,4 +1,5 @@
 import { Candidate, FileAnswer } from '@quarry/contracts';
+import { sealedColumns } from '@quarry/keyring';
 import { z } from 'zod';
 import type { Sealer } from './applications-ports.ts';
 
@@ -10,8 +11,10 @@ export const SealedApplication = z.object({
 });
 export type SealedApplication = z.infer<typeof SealedApplication>;
 
-export const sealApplication = (sealer: Sealer, application: SealedApplication): Buffer => sealer.seal(JSON.stringify(application));
-export const openApplication = (sealer: Sealer, sealed: Buffer): SealedApplication => SealedApplication.parse(JSON.parse(sealer.open(sealed)));
+export const sealApplication = (sealer: Pick<Sealer, 'seal'>, applicationId: string, application: SealedApplication): Buffer =>
+  sealer.seal(sealedColumns.application, applicationId, JSON.stringify(application));
+export const openApplication = (sealer: Pick<Sealer, 'open'>, applicationId: string, sealed: Buffer): SealedApplication =>
+  SealedApplication.parse(JSON.parse(sealer.open(sealedColumns.application, applicationId, sealed)));
 
 export const Confirmation = z.object({ reference: z.string().optional(), text: z.string() });
 export type Confirmation = z.infer<typeof Confirmation>;

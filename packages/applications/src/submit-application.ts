@@ -49,10 +49,11 @@ export async function submitApplication(
   const emailHash = ports.sealer.hashEmail(application.candidate.email);
   const atsJob = atsJobKey(url, application.jobPostId);
   let webhookSecret: string | undefined;
+  const newApplicationId = randomUUID();
   const { applicationId, created } = await withTransaction(ports.pool, async (client) => {
     if (application.callbackUrl) webhookSecret = await ensureCallbackSecret(client, ports.sealer, clientId);
     return insertApplication(client, {
-      applicationId: randomUUID(),
+      applicationId: newApplicationId,
       clientId,
       jobPostId: application.jobPostId,
       atsJob,
@@ -63,7 +64,7 @@ export async function submitApplication(
       employer: mined?.employer ?? application.employer ?? null,
       jobTitle: mined?.jobTitle ?? application.jobTitle ?? null,
       questions: mined ? JSON.stringify(mined.questions) : null,
-      sealed: sealApplication(ports.sealer, { candidate: application.candidate, files: application.files, answers: application.answers }),
+      sealed: sealApplication(ports.sealer, newApplicationId, { candidate: application.candidate, files: application.files, answers: application.answers }),
       callbackUrl: application.callbackUrl ?? null,
     });
   });

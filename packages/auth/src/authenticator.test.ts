@@ -1,3 +1,4 @@
+import { createSealer, sealedColumns } from '@quarry/keyring';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '@quarry/contracts';
@@ -7,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, type AuthenticatorOptions } from './authenticator.ts';
 import { createClient, listClients, revokeClient } from './client-admin.ts';
-import { decryptSecret, hashSecret } from './secret-crypto.ts';
+import { hashSecret } from './secret-crypto.ts';
 
 const secretKey = Buffer.alloc(32, 9);
 let database: TestDatabase;
@@ -367,7 +368,8 @@ describe('createClient', () => {
     }
     // What is stored is a keyed hash and a ciphertext that only the key opens.
     expect(secretHash.equals(hashSecret(secretKey, client.secret))).toBe(true);
-    expect(decryptSecret(secretKey, ciphertext)).toBe(client.jwtSecret);
-    expect(() => decryptSecret(Buffer.alloc(32, 1), ciphertext)).toThrow();
+    expect(createSealer(secretKey).open(sealedColumns.clientJwtSecret, client.clientId, ciphertext)).toBe(client.jwtSecret);
+    expect(() => createSealer(Buffer.alloc(32, 1)).open(sealedColumns.clientJwtSecret, client.clientId, ciphertext)).toThrow();
+    expect(() => createSealer(secretKey).open(sealedColumns.clientJwtSecret, 'cl_another', ciphertext)).toThrow();
   });
 });

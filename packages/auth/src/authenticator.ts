@@ -4,7 +4,8 @@ import { type Queryable } from '@quarry/db';
 import { findActiveClientById, findActiveClientBySecretHash, type ClientRow } from './clients.queries.ts';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { SessionCodec } from './dashboard-session.ts';
-import { decryptSecret, hashSecret } from './secret-crypto.ts';
+import { createSealer, sealedColumns, type Keyring } from '@quarry/keyring';
+import { hashSecret } from './secret-crypto.ts';
 
 export type AuthenticatedClient = { clientId: string; name: string; scopes: Scope[] };
 
@@ -32,7 +33,10 @@ export type Authenticator = {
 
 export type AuthenticatorOptions = {
   db: Queryable;
+  /** Keys the client-secret hashes (and, without `keyring`, the keyring a deployment with only it has). */
   secretKey: Buffer;
+  /** Opens clients' JWT secrets; default: the keyring of QUARRY_SECRET_KEY alone. */
+  keyring?: Keyring | undefined;
   /** How long a verified credential is trusted without asking Postgres again (revocation delay). */
   cacheMs: number;
   jwks?: { url: string; issuer?: string | undefined; audience?: string | undefined } | undefined;
@@ -65,6 +69,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const now = options.now ?? Date.now;
   const cache = new Map<string, { client: AuthenticatedClient; until: number }>();
   const jwks: JWTVerifyGetKey | undefined = options.jwks ? createRemoteJWKSet(new URL(options.jwks.url)) : undefined;
+  // A JWT secret opens with the deployment's keyring; the client-secret hashes stay keyed by QUARRY_SECRET_KEY.
+  const sealer = createSealer(options.secretKey, options.keyring);
 
   const fromBasic = async (encoded: string): Promise<{ client: AuthenticatedClient; until: number } | null> => {
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
@@ -90,7 +96,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     try {
       const verified =
         algorithm === 'HS256'
-          ? await jwtVerify(token, new TextEncoder().encode(decryptSecret(options.secretKey, row.jwtSecretCiphertext)), {
+          ? await jwtVerify(token, new TextEncoder().encode(sealer.open(sealedColumns.clientJwtSecret, row.clientId, row.jwtSecretCiphertext)), {
               algorithms: ['HS256'],
               requiredClaims: ['exp', 'sub'],
             })

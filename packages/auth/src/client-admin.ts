@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, ClientId, CreateClientInput, describeIssues, SetFrameOriginsBody, validationError, type ClientSummary, type CreatedClient, type FrameOriginsView } from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
+import { createSealer, sealedColumns, type Keyring } from '@quarry/keyring';
 import { findFrameOriginsRow, insertClient, listClients as listClientRows, revokeClient as revokeClientRow, updateFrameOriginsRow, type ClientRow } from './clients.queries.ts';
-import { encryptSecret, hashSecret, randomToken } from './secret-crypto.ts';
+import { hashSecret, randomToken } from './secret-crypto.ts';
 
-export type ClientAdminPorts = { db: Queryable; secretKey: Buffer };
+/** `secretKey` keys the secret's hash; the keyring (default: QUARRY_SECRET_KEY's alone) seals the JWT secret. */
+export type ClientAdminPorts = { db: Queryable; secretKey: Buffer; keyring?: Keyring | undefined };
 
 const idAlphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -29,12 +31,13 @@ export async function createClient(ports: ClientAdminPorts, input: unknown): Pro
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   const secret = randomToken('qs_');
   const jwtSecret = randomToken('qj_');
+  const clientId = newClientId();
   const row = await insertClient(ports.db, {
-    clientId: newClientId(),
+    clientId,
     name: parsed.data.name,
     scopes: [...new Set(parsed.data.scopes)],
     secretHash: hashSecret(ports.secretKey, secret),
-    jwtSecretCiphertext: encryptSecret(ports.secretKey, jwtSecret),
+    jwtSecretCiphertext: createSealer(ports.secretKey, ports.keyring).seal(sealedColumns.clientJwtSecret, clientId, jwtSecret),
   });
   return { clientId: row.clientId, secret, jwtSecret };
 }

@@ -2,6 +2,5 @@ export { createAuthenticator } from './authenticator.ts';
 export type { AuthenticatedClient, Authenticator, AuthenticatorOptions, FailedAttempts } from './authenticator.ts';
 export { clientFrameOrigins, createClient, findFrameOrigins, listClients, revokeClient, setFrameOrigins } from './client-admin.ts';
 export type { ClientAdminPorts } from './client-admin.ts';
-export { createSealer, decryptSecret, encryptSecret } from './secret-crypto.ts';
 export { createSessionCodec, dashboardSessionCookie, sameToken } from './dashboard-session.ts';
 export type { DashboardSession, SessionCodec } from './dashboard-session.ts';

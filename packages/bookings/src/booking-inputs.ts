@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import { AppError, AvailableRooms, BookBody, ConfirmPriceBody, ConsentBody, describeIssues, validationError, type BookingStage, type BookingStatus } from '@quarry/contracts';
 import { PanTokenInvalidError } from '@quarry/vault';
 import { applyMove } from './booking-moves.ts';
@@ -78,8 +79,8 @@ export async function bookBooking(ports: BookingsPorts, clientId: string, bookin
     fields: {
       work: 'quote',
       skipConfirmation: false,
-      detailsSealed: ports.sealer.seal(JSON.stringify(request.details)),
-      panTokenSealed: ports.sealer.seal(request.panToken),
+      detailsSealed: ports.sealer.seal(sealedColumns.bookingDetails, row.bookingId, JSON.stringify(request.details)),
+      panTokenSealed: ports.sealer.seal(sealedColumns.bookingPanToken, row.bookingId, request.panToken),
     },
   });
   return moved(ports, clientId, row, result, 'priceConfirmed');

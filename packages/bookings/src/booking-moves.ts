@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import type { BookingStage } from '@quarry/contracts';
 import { isStoreOutage } from '@quarry/jobs';
 import { stateOf, canMove } from './booking-stages.ts';
@@ -69,7 +70,7 @@ export async function applyMove(ports: Pick<BookingsPorts, 'pool' | 'sealer' | '
   if (state === 'finished' && previousPanToken) {
     // The card is no longer needed whatever the outcome; a failed purge is logged (the vault's own
     // expiry removes it in the end) and never changes the booking's outcome.
-    await ports.vault.purgeCard(ports.sealer.open(previousPanToken), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'card purge'));
+    await ports.vault.purgeCard(ports.sealer.open(sealedColumns.bookingPanToken, bookingId, previousPanToken), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'card purge'));
   }
   return row;
 }

@@ -1,4 +1,5 @@
 import type { Room } from '@quarry/contracts';
+import type { ColumnSealer } from '@quarry/keyring';
 import type { Pool } from '@quarry/db';
 import type { Enqueue } from '@quarry/jobs';
 import type { HotelRow } from '@quarry/rates';
@@ -8,8 +9,8 @@ import type { BookingChangeWaits } from './booking-change-waits.ts';
 import type { BookingEngines } from './booking-engine.ts';
 import type { BookingStatusCache } from './booking-status-cache.ts';
 
-/** Seals guests' details, the card's token and webhook secrets at rest (AES-256-GCM, QUARRY_SECRET_KEY). */
-export type Sealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
+/** Seals guests' details, the card's token and webhook secrets at rest, each bound to its booking (the keyring's). */
+export type Sealer = ColumnSealer;
 
 /**
  * What the page may show and to whom: the origins of the client's own pages (its only parents and

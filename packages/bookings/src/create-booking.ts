@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, CreateBookingBody, describeIssues, validationError, type CreatedBooking } from '@quarry/contracts';
 import type { HotelRow } from '@quarry/rates';
@@ -62,7 +63,7 @@ export async function createBooking(ports: BookingsPorts, clientId: string, body
     rateId: request.rateId,
     reference: newReference(),
     callbackUrl: request.callbackUrl ?? null,
-    webhookSecretSealed: webhookSecret ? ports.sealer.seal(webhookSecret) : null,
+    webhookSecretSealed: webhookSecret ? ports.sealer.seal(sealedColumns.bookingWebhookSecret, bookingId, webhookSecret) : null,
   });
   // The step is in the outbox with the booking: Redis away here, the relay enqueues it once it is back.
   await flushOutbox(ports, outbox);

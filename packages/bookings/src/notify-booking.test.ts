@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPool, migrateToLatest, type Pool } from '@quarry/db';
+import { createSealer, sealedColumns } from '@quarry/keyring';
 import { createSafeFetch, UnsafeUrlError } from '@quarry/safe-fetch';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ let database: TestDatabase;
 let db: Pool;
 let receiver: Server;
 let received = 0;
-const sealer = { seal: (plaintext: string) => Buffer.from(plaintext), open: (sealed: Buffer) => sealed.toString() };
+const sealer = createSealer(Buffer.alloc(32, 3));
 
 beforeAll(async () => {
   database = await createTestDatabase('notify-booking');
@@ -41,7 +42,7 @@ async function bookingWithCallback(callbackUrl: string): Promise<string> {
   await db.query(
     `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, reference, callback_url, webhook_secret_sealed)
      VALUES ($1, 'cl_hook', 'H1', '2027-01-10', 1, 2, 'STD', 'STD:FLEX', $2, $3, $4)`,
-    [bookingId, `Q-${bookingId.slice(0, 8)}`, callbackUrl, sealer.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`)],
+    [bookingId, `Q-${bookingId.slice(0, 8)}`, callbackUrl, sealer.seal(sealedColumns.bookingWebhookSecret, bookingId, `whsec_${Buffer.alloc(32, 7).toString('base64')}`)],
   );
   return bookingId;
 }

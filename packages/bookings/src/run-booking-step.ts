@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import { randomUUID } from 'node:crypto';
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
 import { RunLater } from '@quarry/jobs';
@@ -204,9 +205,9 @@ async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
 
 async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context, owner: string, leaseLost: AbortSignal): Promise<string> {
   if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
-  const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
+  const details = BookingDetails.parse(JSON.parse(ports.sealer.open(sealedColumns.bookingDetails, row.bookingId, row.detailsSealed)));
   const total = BookingPrice.parse(row.finalPrice).total;
-  const panToken = ports.sealer.open(row.panTokenSealed);
+  const panToken = ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, row.panTokenSealed);
   let card: CardDetails;
   try {
     card = await ports.vault.openCard(panToken, { bookingId: row.bookingId, clientId: row.clientId });

@@ -1,3 +1,4 @@
+import { sealedColumns } from '@quarry/keyring';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';
@@ -80,7 +81,7 @@ async function checkOut(
   holder: string,
 ): Promise<string> {
   if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
-  const details = BookingDetails.parse(JSON.parse(ports.sealer.open(row.detailsSealed)));
+  const details = BookingDetails.parse(JSON.parse(ports.sealer.open(sealedColumns.bookingDetails, row.bookingId, row.detailsSealed)));
   const panTokenSealed = row.panTokenSealed;
   const request = {
     reference: row.reference,
@@ -90,7 +91,7 @@ async function checkOut(
     mainGuest: details.mainGuest,
     otherGuests: details.otherGuests,
     contact: details.contact,
-    card: () => ports.vault.openCard(ports.sealer.open(panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId }),
+    card: () => ports.vault.openCard(ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId }),
   };
   const onThePage = async (held: HeldCheckout): Promise<string> => {
     let current: BookingRow | null = row;
@@ -161,7 +162,7 @@ async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: H
   if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq, { checkout: holder }))) return 'superseded';
   const placing: BookingRow = { ...row, orderState: 'placing', placingOrderAt: new Date() };
   // The page holds the CVV it was typed with; the vault's copy goes now the order is recorded.
-  if (row.panTokenSealed) void ports.vault.spendCvv(ports.sealer.open(row.panTokenSealed), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
+  if (row.panTokenSealed) void ports.vault.spendCvv(ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, row.panTokenSealed), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
   let outcome: OrderOutcome;
   try {
     outcome = await held.placeOrder(consented.total);

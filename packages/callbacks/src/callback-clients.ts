@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, validationError, type CallbackSecretView } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
+import { sealedColumns, type ColumnSealer } from '@quarry/keyring';
 
-/** Seals callback secrets at rest (AES-256-GCM under QUARRY_SECRET_KEY), as every stored secret. */
-export type CallbackSealer = { seal(plaintext: string): Buffer; open(sealed: Buffer): string };
+/** Seals callback secrets at rest with the keyring, bound to the client's row, as every stored secret. */
+export type CallbackSealer = ColumnSealer;
 
 export type CallbackClientPorts = {
   pool: Queryable;
@@ -41,7 +42,7 @@ export async function ensureCallbackSecret(db: Queryable, sealer: Pick<CallbackS
   const secret = newSecret();
   const created = await db.query(
     'INSERT INTO callback_clients (client_id, secret_sealed) VALUES ($1, $2) ON CONFLICT (client_id) DO NOTHING RETURNING client_id',
-    [clientId, sealer.seal(secret)],
+    [clientId, sealer.seal(sealedColumns.callbackSecret, clientId, secret)],
   );
   return created.rows.length > 0 ? secret : undefined;
 }
@@ -71,7 +72,7 @@ export async function setDefaultCallbackUrl(ports: CallbackClientPorts, clientId
     `INSERT INTO callback_clients (client_id, default_url, secret_sealed) VALUES ($1, $2, $3)
      ON CONFLICT (client_id) DO UPDATE SET default_url = EXCLUDED.default_url, updated_at = now()
      RETURNING default_url, previous_valid_until, (xmax = 0) AS created`,
-    [clientId, url, ports.sealer.seal(secret)],
+    [clientId, url, ports.sealer.seal(sealedColumns.callbackSecret, clientId, secret)],
   );
   const row = result.rows[0];
   return view(clientId, row, row?.created ? secret : undefined);
@@ -92,7 +93,7 @@ export async function rotateCallbackSecret(ports: Pick<CallbackClientPorts, 'poo
        previous_valid_until = now() + make_interval(hours => $3),
        secret_sealed = EXCLUDED.secret_sealed, secret_created_at = now(), updated_at = now()
      RETURNING default_url, previous_valid_until`,
-    [clientId, ports.sealer.seal(secret), overlapHours],
+    [clientId, ports.sealer.seal(sealedColumns.callbackSecret, clientId, secret), overlapHours],
   );
   return view(clientId, result.rows[0], secret);
 }

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient as createPgClient, createPool, migrateToLatest, withTransaction, type Pool } from '@quarry/db';
 import { bulkEnqueuer, createJobQueues, createRedis, startWorkers, type JobQueues, type WorkerPool } from '@quarry/jobs';
+import { createSealer } from '@quarry/keyring';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
 // The receiver's side is verified by the Standard Webhooks reference library from npm, not by our code.
@@ -37,7 +39,7 @@ const answers = new Map<string, number | 'hold'>();
 const held: Array<() => void> = [];
 let openHeld = 0;
 let maxOpenHeld = 0;
-const sealer = { seal: (plaintext: string) => Buffer.from(`sealed:${plaintext}`), open: (sealed: Buffer) => sealed.toString().slice('sealed:'.length) };
+const sealer = createSealer(randomBytes(32));
 const settings: DeliverySettings = {
   timeoutMs: 3_000,
   retryBaseMs: 200,

@@ -2,6 +2,7 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { CallbacksDeliverJobPayload } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
 import { FetchTimeoutError, UnsafeUrlError, type SafePoster } from '@quarry/safe-fetch';
+import { sealedColumns } from '@quarry/keyring';
 import type { CallbackSealer } from './callback-clients.ts';
 import { findCallbacksToSend, recordAndClaimNext, recordAttempts, type AttemptResult, type CallbackToSend, type ClientSecrets } from './callback-outbox.queries.ts';
 
@@ -34,9 +35,9 @@ export type DeliveryPorts = {
 const keyOf = (secret: string) => createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
 
 /** The keys in force: the current secret's, and the previous one's during a rotation's overlap. */
-function keysOf(sealer: Pick<CallbackSealer, 'open'>, secrets: ClientSecrets, now: Date): KeyObject[] {
-  const keys = [keyOf(sealer.open(secrets.current))];
-  if (secrets.previous && secrets.previousValidUntil && secrets.previousValidUntil > now) keys.push(keyOf(sealer.open(secrets.previous)));
+function keysOf(sealer: Pick<CallbackSealer, 'open'>, clientId: string, secrets: ClientSecrets, now: Date): KeyObject[] {
+  const keys = [keyOf(sealer.open(sealedColumns.callbackSecret, clientId, secrets.current))];
+  if (secrets.previous && secrets.previousValidUntil && secrets.previousValidUntil > now) keys.push(keyOf(sealer.open(sealedColumns.callbackPreviousSecret, clientId, secrets.previous)));
   return keys;
 }
 
@@ -136,7 +137,7 @@ export async function deliverCallbacks(ports: DeliveryPorts, payload: CallbacksD
   let keysFor: { secrets: ClientSecrets; keys: KeyObject[] } | null = null;
   while (events.length > 0 && secrets) {
     // The client's keys, opened again only when its secrets changed (a rotation) since the last round.
-    if (!keysFor || !sameSecrets(keysFor.secrets, secrets)) keysFor = { secrets, keys: keysOf(ports.sealer, secrets, clock()) };
+    if (!keysFor || !sameSecrets(keysFor.secrets, secrets)) keysFor = { secrets, keys: keysOf(ports.sealer, payload.clientId, secrets, clock()) };
     const { keys } = keysFor;
     const attempts = await Promise.all(events.map((event) => attempt(ports, event, keys, signal)));
     // Stopped mid-way: what was not answered stays in its dispatch (see above).

@@ -158,4 +158,27 @@ describe('loadConfig', () => {
     const config = loadConfig({ QUARRY_SECRET_KEY: secret, ALLOW_PRIVATE_URLS: '127.0.0.1, 10.0.0.0/8,' });
     expect(config.allowPrivateUrls).toEqual(['127.0.0.1', '10.0.0.0/8']);
   });
+
+  it('builds the keyring from QUARRY_KEYS and QUARRY_CURRENT_KEY_ID, QUARRY_SECRET_KEY alone being its default', () => {
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').keyring).toEqual({ secretKey: Buffer.from(secret, 'base64'), keys: [], currentKeyId: undefined, openSecretKeySeals: true });
+    const k2 = Buffer.alloc(32, 2);
+    const keyring = loadConfig({ QUARRY_SECRET_KEY: secret, QUARRY_KEYS: ` k2:${k2.toString('base64')} ,`, QUARRY_CURRENT_KEY_ID: 'k2', QUARRY_OPEN_SECRET_KEY_SEALS: 'false' }, 'bookings-worker').keyring;
+    expect(keyring).toEqual({ secretKey: Buffer.from(secret, 'base64'), keys: [{ id: 'k2', material: k2 }], currentKeyId: 'k2', openSecretKeySeals: false });
+    // A key staged on every role before it seals anything.
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, QUARRY_KEYS: `k2:${k2.toString('base64')}`, QUARRY_CURRENT_KEY_ID: 'secret' }, 'keys').keyring.currentKeyId).toBe('secret');
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ QUARRY_SECRET_KEY: secret, ...env }, 'api');
+      } catch (error) {
+        return (error as ConfigError).problems.join('\n');
+      }
+      return '';
+    };
+    expect(problems({ QUARRY_KEYS: `k2:${k2.toString('base64')}` })).toMatch(/QUARRY_CURRENT_KEY_ID is required with QUARRY_KEYS/);
+    expect(problems({ QUARRY_KEYS: `k2:${k2.toString('base64')}`, QUARRY_CURRENT_KEY_ID: 'k3' })).toMatch(/QUARRY_CURRENT_KEY_ID k3 is not a key of QUARRY_KEYS/);
+    expect(problems({ QUARRY_KEYS: `k2:${Buffer.alloc(16).toString('base64')}`, QUARRY_CURRENT_KEY_ID: 'k2' })).toMatch(/QUARRY_KEYS key k2: must be 32 bytes/);
+    expect(problems({ QUARRY_KEYS: `secret:${k2.toString('base64')}`, QUARRY_CURRENT_KEY_ID: 'secret' })).toMatch(/QUARRY_KEYS the id "secret"/);
+    expect(problems({ QUARRY_KEYS: `k2:${k2.toString('base64')},k2:${k2.toString('base64')}`, QUARRY_CURRENT_KEY_ID: 'k2' })).toMatch(/k2: given twice/);
+    expect(problems({ QUARRY_OPEN_SECRET_KEY_SEALS: 'false' })).toMatch(/QUARRY_OPEN_SECRET_KEY_SEALS=false needs QUARRY_KEYS/);
+  });
 });

@@ -26,6 +26,24 @@ const secretKey = z
   .string({ error: 'is required: 32 random bytes, base64 (openssl rand -base64 32)' })
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
 
+/** `QUARRY_KEYS`: a comma list of `id:base64key`, each key 32 bytes (ADR 0059). */
+const keyringKeys = z
+  .string()
+  .transform((text, context) => {
+    const keys: Array<{ id: string; material: Buffer }> = [];
+    for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+      const separator = entry.indexOf(':');
+      const id = separator < 0 ? '' : entry.slice(0, separator);
+      const material = Buffer.from(entry.slice(separator + 1), 'base64');
+      if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(id)) context.addIssue({ code: 'custom', message: `"${entry.slice(0, 40)}…": each key is id:base64key, the id 1 to 32 lower-case letters, digits and dashes` });
+      else if (id === 'secret') context.addIssue({ code: 'custom', message: 'the id "secret" is the key derived from QUARRY_SECRET_KEY: give another id' });
+      else if (material.length !== 32) context.addIssue({ code: 'custom', message: `key ${id}: must be 32 bytes, base64-encoded (quarry keys generate)` });
+      else if (keys.some((key) => key.id === id)) context.addIssue({ code: 'custom', message: `key ${id}: given twice` });
+      else keys.push({ id, material });
+    }
+    return keys;
+  });
+
 /** A booking unfinished this long after its creation fails `JobTimeout` unless its order is with the hotel: the longest it may still order. */
 const bookingJobTimeout = positiveMs.default(60 * 60_000);
 
@@ -57,6 +75,13 @@ const sectionShapes = {
   },
   secret: {
     QUARRY_SECRET_KEY: secretKey,
+  },
+  // The keys that seal values at rest (ADR 0059). QUARRY_SECRET_KEY alone: a key derived from it
+  // (id `secret`) seals; QUARRY_KEYS adds keys and QUARRY_CURRENT_KEY_ID names the sealing one.
+  keyring: {
+    QUARRY_KEYS: keyringKeys.optional(),
+    QUARRY_CURRENT_KEY_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be the id of a key of QUARRY_KEYS (or "secret")').optional(),
+    QUARRY_OPEN_SECRET_KEY_SEALS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   },
   // The mining worker opens the Workday accounts clients registered with QUARRY_SECRET_KEY when it
   // has it; without it, mining still runs and those postings answer LoginRequired.
@@ -343,6 +368,14 @@ export type ApplicationsSettings = {
  * The card vault: its key (absent: no vault on this deployment) and how long a CVV and a card are
  * kept (a CVV `cvvTtlMs` until a booking takes the card, then `cvvBookingHoldMs`).
  */
+/** What the keyring is made of (`createDeploymentKeyring` of packages/keyring reads it). */
+export type KeyringSettings = {
+  secretKey: Buffer | undefined;
+  keys: Array<{ id: string; material: Buffer }>;
+  currentKeyId: string | undefined;
+  openSecretKeySeals: boolean;
+};
+
 export type VaultSettings = { key: Buffer | undefined; cvvTtlMs: number; cvvBookingHoldMs: number; cardRetentionMs: number };
 
 /** Recruitment's callbacks: their delivery (the `callbacks.deliver` job) and their relay. */
@@ -457,6 +490,19 @@ const readers = {
   // Required wherever this section is read (its shape wins over accountsKey's optional one).
   secret: (vars: Vars) => ({ secretKey: Buffer.from(vars.QUARRY_SECRET_KEY as string, 'base64') }),
   accountsKey: (vars: Vars) => ({ accountsKey: vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64') }),
+  keyring: (vars: Vars) => {
+    const keys = vars.QUARRY_KEYS ?? [];
+    const openSecretKeySeals = vars.QUARRY_OPEN_SECRET_KEY_SEALS === 'true';
+    const secretKey = vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64');
+    const problems: string[] = [];
+    if (keys.length > 0 && vars.QUARRY_CURRENT_KEY_ID === undefined) problems.push('QUARRY_CURRENT_KEY_ID is required with QUARRY_KEYS: the id of the key new values are sealed with');
+    const current = vars.QUARRY_CURRENT_KEY_ID;
+    if (current !== undefined && current !== 'secret' && !keys.some((key) => key.id === current)) problems.push(`QUARRY_CURRENT_KEY_ID ${current} is not a key of QUARRY_KEYS`);
+    if (current === 'secret' && !(secretKey && openSecretKeySeals)) problems.push('QUARRY_CURRENT_KEY_ID secret needs QUARRY_SECRET_KEY and QUARRY_OPEN_SECRET_KEY_SEALS not false');
+    if (!openSecretKeySeals && keys.length === 0) problems.push('QUARRY_OPEN_SECRET_KEY_SEALS=false needs QUARRY_KEYS: no key would be left to seal with');
+    if (problems.length > 0) throw new ConfigError(problems);
+    return { keyring: { secretKey, keys, currentKeyId: current, openSecretKeySeals } as KeyringSettings };
+  },
   outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
   chromium: (vars: Vars) => {
     const [uid, gid] = vars.CHROMIUM_RUN_AS.split(':').map(Number) as [number, number];
@@ -650,19 +696,20 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
  * mining worker needs no secret key (with one, it opens clients' Workday accounts). `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
-  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'outbound', 'chromium', 'batches', 'mining'],
-  'rates-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'chromium', 'rates'],
-  mail: ['database', 'process', 'workers', 'secret', 'mailDomains', 'mail', 'mailbox', 'smtp'],
-  'applications-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'chromium', 'mining', 'applications', 'callbacks'],
-  'bookings-worker': ['database', 'process', 'workers', 'secret', 'outbound', 'chromium', 'vault', 'mining', 'bookings'],
+  api: ['database', 'process', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'keyring', 'outbound', 'chromium', 'batches', 'mining'],
+  'rates-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'rates'],
+  mail: ['database', 'process', 'workers', 'secret', 'keyring', 'mailDomains', 'mail', 'mailbox', 'smtp'],
+  'applications-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'mining', 'applications', 'callbacks'],
+  'bookings-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'vault', 'mining', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
-  clients: ['database', 'secret'],
-  callbacks: ['database', 'secret', 'outbound'],
+  clients: ['database', 'secret', 'keyring'],
+  callbacks: ['database', 'secret', 'keyring', 'outbound'],
   hotels: ['database', 'cardTransport'],
-  accounts: ['database', 'secret', 'mailDomains'],
+  accounts: ['database', 'secret', 'keyring', 'mailDomains'],
+  keys: ['database', 'secret', 'keyring'],
 } as const satisfies Record<string, readonly Section[]>;
 export type ConfigScope = keyof typeof sectionsOf;
 

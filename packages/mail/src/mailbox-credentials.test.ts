@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { sealedColumns, type SealedColumn } from '@quarry/keyring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCredentials } from './mailbox-credentials.ts';
 import { MailboxLoginRefused } from './mailbox-login.ts';
@@ -11,8 +12,15 @@ import { MailboxLoginRefused } from './mailbox-login.ts';
 let server: Server;
 let tokenUrl: string;
 const requests: URLSearchParams[] = [];
-// Identity "sealing" is enough here: what matters is what goes into the sealed fields.
-const ports = { seal: (text: string) => Buffer.from(`sealed:${text}`), open: (sealed: Buffer) => sealed.toString().replace(/^sealed:/, ''), now: () => new Date('2026-01-01T00:00:00Z') };
+// Identity "sealing" is enough here: what matters is what goes into the sealed fields, for which column.
+const ports = {
+  seal: (column: SealedColumn, _row: string, text: string) => Buffer.from(`sealed:${column.column}:${text}`),
+  open: (column: SealedColumn, _row: string, sealed: Buffer) => sealed.toString().replace(`sealed:${column.column}:`, ''),
+  now: () => new Date('2026-01-01T00:00:00Z'),
+};
+const email = 'pool@outlook.test';
+const sealSecret = (text: string) => ports.seal(sealedColumns.mailboxSecret, email, text);
+const sealToken = (text: string) => ports.seal(sealedColumns.mailboxAccessToken, email, text);
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -36,30 +44,30 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const sealedSecret = (refreshToken: string) => ports.seal(JSON.stringify({ cookies: '', oauth2: { tokenUrl, clientId: 'app-id', refreshToken } }));
+const sealedSecret = (refreshToken: string) => sealSecret(JSON.stringify({ cookies: '', oauth2: { tokenUrl, clientId: 'app-id', refreshToken } }));
 
 describe('resolveCredentials', () => {
   it('exchanges the refresh token and keeps the rotated one and the access token sealed', async () => {
-    const { credentials, refreshed } = await resolveCredentials(ports, { sealedSecret: sealedSecret('first'), sealedAccessToken: null, accessTokenExpiresAt: null });
+    const { credentials, refreshed } = await resolveCredentials(ports, { email, sealedSecret: sealedSecret('first'), sealedAccessToken: null, accessTokenExpiresAt: null });
     expect(credentials).toEqual({ accessToken: 'access-for-first' });
     expect(Object.fromEntries(requests.at(-1) ?? [])).toEqual({ grant_type: 'refresh_token', client_id: 'app-id', refresh_token: 'first' });
     expect(refreshed?.expiresAt).toEqual(new Date('2026-01-01T01:00:00Z'));
-    expect(ports.open(refreshed!.sealedAccessToken)).toBe('access-for-first');
-    expect(JSON.parse(ports.open(refreshed!.sealedSecret))).toMatchObject({ oauth2: { refreshToken: 'rotated' } });
+    expect(ports.open(sealedColumns.mailboxAccessToken, email, refreshed!.sealedAccessToken)).toBe('access-for-first');
+    expect(JSON.parse(ports.open(sealedColumns.mailboxSecret, email, refreshed!.sealedSecret))).toMatchObject({ oauth2: { refreshToken: 'rotated' } });
   });
 
   it('reuses an access token that is good for a while, and refreshes one about to expire', async () => {
     const count = requests.length;
-    const good = await resolveCredentials(ports, { sealedSecret: sealedSecret('first'), sealedAccessToken: ports.seal('still-good'), accessTokenExpiresAt: new Date('2026-01-01T00:30:00Z') });
+    const good = await resolveCredentials(ports, { email, sealedSecret: sealedSecret('first'), sealedAccessToken: sealToken('still-good'), accessTokenExpiresAt: new Date('2026-01-01T00:30:00Z') });
     expect(good).toEqual({ credentials: { accessToken: 'still-good' }, refreshed: null });
     expect(requests).toHaveLength(count);
-    const late = await resolveCredentials(ports, { sealedSecret: sealedSecret('first'), sealedAccessToken: ports.seal('nearly-gone'), accessTokenExpiresAt: new Date('2026-01-01T00:01:00Z') });
+    const late = await resolveCredentials(ports, { email, sealedSecret: sealedSecret('first'), sealedAccessToken: sealToken('nearly-gone'), accessTokenExpiresAt: new Date('2026-01-01T00:01:00Z') });
     expect(late.credentials).toEqual({ accessToken: 'access-for-first' });
   });
 
   it('treats a revoked grant as a refused login, and a password account needs no endpoint', async () => {
-    await expect(resolveCredentials(ports, { sealedSecret: sealedSecret('revoked'), sealedAccessToken: null, accessTokenExpiresAt: null })).rejects.toBeInstanceOf(MailboxLoginRefused);
-    const password = await resolveCredentials(ports, { sealedSecret: ports.seal(JSON.stringify({ password: 'pw', cookies: '' })), sealedAccessToken: null, accessTokenExpiresAt: null });
+    await expect(resolveCredentials(ports, { email, sealedSecret: sealedSecret('revoked'), sealedAccessToken: null, accessTokenExpiresAt: null })).rejects.toBeInstanceOf(MailboxLoginRefused);
+    const password = await resolveCredentials(ports, { email, sealedSecret: sealSecret(JSON.stringify({ password: 'pw', cookies: '' })), sealedAccessToken: null, accessTokenExpiresAt: null });
     expect(password).toEqual({ credentials: { password: 'pw' }, refreshed: null });
   });
 });

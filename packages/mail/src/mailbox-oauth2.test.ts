@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { createPool, type Pool } from '@quarry/db';
+import { createSealer, sealedColumns } from '@quarry/keyring';
 import { createTestDatabase, startPrivateDovecot, waitFor, type PrivateDovecot, type TestDatabase } from '@quarry/testing';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -30,18 +31,11 @@ const introspected: string[] = [];
 let refuseAll = false;
 const key = randomBytes(32);
 
-// AES-256-GCM as the deployment seals (the key lives with auth; this package only sees the two functions).
-const seal = (plaintext: string) => {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]);
-};
-const open = (sealed: Buffer) => {
-  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-  decipher.setAuthTag(sealed.subarray(12, 28));
-  return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
-};
+// The deployment's sealer: each value bound to its account's row.
+const sealer = createSealer(key);
+const { seal, open: openFor } = sealer;
+const openSecret = (sealed: Buffer) => openFor(sealedColumns.mailboxSecret, email, sealed);
+const openToken = (sealed: Buffer) => openFor(sealedColumns.mailboxAccessToken, email, sealed);
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -84,7 +78,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
 
-const ports = (): AccountPorts => ({ pool, seal, open, domains: ['fwd.test'], now: () => new Date() });
+const ports = (): AccountPorts => ({ pool, seal, open: openFor, domains: ['fwd.test'], now: () => new Date() });
 
 async function storedGrant(): Promise<{ secret: Buffer; accessToken: Buffer | null }> {
   const row = (await pool.query<{ sealed_secret: Buffer; sealed_access_token: Buffer | null }>('SELECT sealed_secret, sealed_access_token FROM mail_outlook_accounts WHERE email = $1', [email])).rows[0];
@@ -100,8 +94,8 @@ it('loads an OAuth2 account by logging in with XOAUTH2, reads its mail, and stor
   // The load's login used the first access token, and Dovecot asked the introspection endpoint about it.
   expect(introspected).toContain('access-1');
   let grant = await storedGrant();
-  expect(JSON.parse(open(grant.secret))).toMatchObject({ oauth2: { refreshToken: 'refresh-1' } });
-  expect(open(grant.accessToken!)).toBe('access-1');
+  expect(JSON.parse(openSecret(grant.secret))).toMatchObject({ oauth2: { refreshToken: 'refresh-1' } });
+  expect(openToken(grant.accessToken!)).toBe('access-1');
   for (const plaintext of ['refresh-1', 'access-1']) {
     expect(grant.secret.includes(plaintext)).toBe(false);
     expect(grant.accessToken!.includes(plaintext)).toBe(false);
@@ -116,7 +110,7 @@ it('loads an OAuth2 account by logging in with XOAUTH2, reads its mail, and stor
       hostname: 'mx.quarry.test',
       watcherId: 'oauth-test:1',
       seal,
-      open,
+      open: openFor,
       now: () => new Date(),
       onError: () => {},
     },
@@ -125,8 +119,8 @@ it('loads an OAuth2 account by logging in with XOAUTH2, reads its mail, and stor
   // The watcher's login refreshed again (the stored access token was about to expire): the rotated grant is stored sealed.
   await waitFor('the watcher logged in with a refreshed token', async () => (await pool.query("SELECT 1 FROM mail_outlook_accounts WHERE email = $1 AND watch_mode = 'idle'", [email])).rowCount === 1);
   grant = await storedGrant();
-  expect(JSON.parse(open(grant.secret))).toMatchObject({ oauth2: { refreshToken: 'refresh-2' } });
-  expect(open(grant.accessToken!)).toBe('access-2');
+  expect(JSON.parse(openSecret(grant.secret))).toMatchObject({ oauth2: { refreshToken: 'refresh-2' } });
+  expect(openToken(grant.accessToken!)).toBe('access-2');
   expect(grant.secret.includes('refresh-2')).toBe(false);
 
   const appender = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: email, pass: password }, logger: false });

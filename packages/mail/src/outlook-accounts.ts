@@ -1,3 +1,4 @@
+import { sealedColumns, type ColumnSealer } from '@quarry/keyring';
 import {
   AppError,
   describeIssues,
@@ -16,11 +17,11 @@ import { insertOrReplaceExpiredBinding } from './bindings.queries.ts';
 import { domainOf, isReceivingDomain } from './addresses.ts';
 import { defaultExpiry } from './latest-date.ts';
 
-/** Sealing is the caller's (the secret key lives with auth); this package only sees the two functions. */
+/** Sealing is the caller's (the keyring's); this package only sees the two functions. */
 export type AccountPorts = {
   pool: Pool;
-  seal: (plaintext: string) => Buffer;
-  open: (sealed: Buffer) => string;
+  seal: ColumnSealer['seal'];
+  open: ColumnSealer['open'];
   domains: readonly string[];
   now: () => Date;
   /** Logs in to a mailbox once: null when it can be read, else the server's answer (`checkMailboxLogin`). */
@@ -45,9 +46,9 @@ export async function loadOutlookAccounts(ports: AccountPorts, body: unknown): P
   const check = async (input: PoolAccountInput): Promise<Checked> => {
     const imap = { host: input.imap.host, port: input.imap.port, secure: input.imap.secure, user: input.imap.user ?? null };
     const secret: AccountSecret = { password: input.password, cookies: input.cookies, oauth2: input.oauth2 };
-    const sealedSecret = ports.seal(JSON.stringify(secret));
+    const sealedSecret = ports.seal(sealedColumns.mailboxSecret, input.email, JSON.stringify(secret));
     try {
-      const { credentials, refreshed } = await resolveCredentials(ports, { sealedSecret, sealedAccessToken: null, accessTokenExpiresAt: null });
+      const { credentials, refreshed } = await resolveCredentials(ports, { email: input.email, sealedSecret, sealedAccessToken: null, accessTokenExpiresAt: null });
       const error = await checkLogin({ email: input.email, imap }, credentials);
       if (error) return { refused: { email: input.email, error } };
       return {
@@ -115,6 +116,6 @@ export async function retrieveOutlookAccount(ports: AccountPorts, clientId: stri
     if (!assigned) throw new AppError('AccountPoolExhausted');
     return assigned;
   });
-  const secret = JSON.parse(ports.open(account.sealedSecret)) as AccountSecret;
+  const secret = JSON.parse(ports.open(sealedColumns.mailboxSecret, account.email, account.sealedSecret)) as AccountSecret;
   return { email: account.email, password: secret.password ?? '', alias: input.alias, cookies: secret.cookies };
 }

@@ -19,6 +19,7 @@ export {
   removeSubscription,
   resumeSuspendedSubscription,
   listSubscriptionsForOperator,
+  pushKeySealing,
 } from './push-subscriptions.ts';
 export type { SubscriptionPorts } from './push-subscriptions.ts';
 export { deliverPush } from './push-delivery.ts';

@@ -41,7 +41,8 @@ export type DeliveryPorts = {
   /** A pool, not one connection: bodies are read by COPY on connections of their own. */
   db: Pool;
   sender: PushSender;
-  decrypt: (sealed: Buffer) => string;
+  /** Opens the API key sealed for the subscription's row. */
+  decrypt: (subscriptionId: string, sealed: Buffer) => string;
   /** Schedules a later attempt (the retry carries no state: it sends whatever is current then). */
   enqueueRetry: (subscriptionId: string, attempt: number, delayMs: number) => Promise<unknown>;
   /**
@@ -223,7 +224,7 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       }
       const result = await ports.sender.put(
         subscription.pushUrl,
-        { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
+        { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.subscriptionId, subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
         streamSubscriptionState(ports.db, subscription, today, {
           firstKeys,
           keysPerQuery: KEYS_PER_QUERY,

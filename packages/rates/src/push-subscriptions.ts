@@ -1,3 +1,4 @@
+import { sealedColumns, type ColumnSealer } from '@quarry/keyring';
 import { randomUUID } from 'node:crypto';
 import {
   AppError,
@@ -26,13 +27,19 @@ import {
 } from './push.queries.ts';
 import type { EnqueuePush } from './refresh-search.ts';
 
+/** The push subscriptions' API keys, sealed by the keyring for their subscription's row. */
+export const pushKeySealing = (sealer: ColumnSealer) => ({
+  encrypt: (subscriptionId: string, plaintext: string): Buffer => sealer.seal(sealedColumns.pushApiKey, subscriptionId, plaintext),
+  decrypt: (subscriptionId: string, sealed: Buffer): string => sealer.open(sealedColumns.pushApiKey, subscriptionId, sealed),
+});
+
 export type SubscriptionPorts = {
   db: Queryable;
   enqueuePush: EnqueuePush;
   /** Throws when the push URL would be refused by the push sender (SSRF policy). */
   checkPushUrl: (url: string) => Promise<void>;
-  /** Seals the client's API key (AES-GCM under the service key); the clear key is never stored. */
-  encrypt: (plaintext: string) => Buffer;
+  /** Seals the client's API key for its subscription's row (the keyring's); the clear key is never stored. */
+  encrypt: (subscriptionId: string, plaintext: string) => Buffer;
 };
 
 function toSubscriptionView(row: SubscriptionRow): PushSubscriptionView {
@@ -75,11 +82,12 @@ export async function createSubscription(ports: SubscriptionPorts, clientId: str
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   await checkUrl(ports, parsed.data.pushUrl);
   const hotelIds = await checkHotels(ports, clientId, parsed.data.hotelIds);
+  const subscriptionId = randomUUID();
   const row = await insertSubscription(ports.db, {
-    subscriptionId: randomUUID(),
+    subscriptionId,
     clientId,
     pushUrl: parsed.data.pushUrl,
-    apiKeyCiphertext: ports.encrypt(parsed.data.apiKey),
+    apiKeyCiphertext: ports.encrypt(subscriptionId, parsed.data.apiKey),
     hotelIds,
     searches: parsed.data.searches,
   });
@@ -95,7 +103,7 @@ export async function changeSubscription(ports: SubscriptionPorts, clientId: str
   const hotelIds = parsed.data.hotelIds ? await checkHotels(ports, clientId, parsed.data.hotelIds) : undefined;
   const row = await updateSubscription(ports.db, clientId, subscriptionId, {
     ...(parsed.data.pushUrl ? { pushUrl: parsed.data.pushUrl } : {}),
-    ...(parsed.data.apiKey ? { apiKeyCiphertext: ports.encrypt(parsed.data.apiKey) } : {}),
+    ...(parsed.data.apiKey ? { apiKeyCiphertext: ports.encrypt(subscriptionId, parsed.data.apiKey) } : {}),
     ...(hotelIds ? { hotelIds } : {}),
     ...(parsed.data.searches ? { searches: parsed.data.searches } : {}),
   });

@@ -49,8 +49,8 @@ export function createRatesPorts(options: {
   db: Pool;
   redis: Redis;
   jobs: RatesJobs;
-  encrypt: (plaintext: string) => Buffer;
-  decrypt: (sealed: Buffer) => string;
+  encrypt: (subscriptionId: string, plaintext: string) => Buffer;
+  decrypt: (subscriptionId: string, sealed: Buffer) => string;
   logger: Logger;
 }) {
   const { rates, db, logger } = options;

@@ -45,4 +45,3 @@ export { chromiumProcessesUnder } from './chromium-processes.ts';
 export type { ChromiumProcess } from './chromium-processes.ts';
 export { cancelAndRollBack, insertBookingRow } from './bookings/booking-rows.ts';
 export { multipartSample } from './mail/mime-samples.ts';
-export { createTestSealer } from './test-sealer.ts';

@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { decryptSecret, encryptSecret, type Authenticator } from '@quarry/auth';
+import type { Authenticator } from '@quarry/auth';
 import {
   AppError,
   BindBody,
@@ -14,13 +14,14 @@ import {
   UpdateExpiresAtBody,
 } from '@quarry/contracts';
 import type { Pool, Queryable } from '@quarry/db';
+import type { ColumnSealer } from '@quarry/keyring';
 import { bind, deleteBinding, getBinding, listMailboxAccounts, loadOutlookAccounts, retrieveOutlookAccount, updateBinding, updateExpiresAt, type AccountPorts } from '@quarry/mail';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 /** Forwarding bindings (the interface's email forwarding endpoints): POST + JSON, tenant-scoped. */
-export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[]; secretKey?: Buffer }): Router {
+export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[]; accountSealer?: ColumnSealer }): Router {
   const router = Router();
   const forwarding = requireClient(deps.authenticator, { scope: 'forwarding' });
   const ports = { db: deps.db, now: () => new Date(), domains: deps.mailDomains ?? ['localhost'] };
@@ -41,15 +42,15 @@ export function forwardingRoutes(deps: { authenticator: Authenticator; db: Query
     response.json(await getBinding(ports, clientOf(response).clientId, { recipient: request.query.recipient }));
   });
 
-  // The outlook-account pool needs the deployment key (accounts are stored sealed) and a pool for
-  // its transaction; without them (tests of other surfaces) the endpoints answer 503.
+  // The outlook-account pool needs the deployment's sealer (accounts are stored sealed) and a pool
+  // for its transaction; without them (tests of other surfaces) the endpoints answer 503.
   const accountPorts = (): AccountPorts => {
-    const { secretKey } = deps;
-    if (!secretKey || !('connect' in deps.db)) throw new AppError('ServiceUnavailable', 'the account pool is not configured');
+    const sealer = deps.accountSealer;
+    if (!sealer || !('connect' in deps.db)) throw new AppError('ServiceUnavailable', 'the account pool is not configured');
     return {
       pool: deps.db as Pool,
-      seal: (plaintext) => encryptSecret(secretKey, plaintext),
-      open: (sealed) => decryptSecret(secretKey, sealed),
+      seal: sealer.seal,
+      open: sealer.open,
       domains: ports.domains,
       now: () => new Date(),
     };

@@ -1,12 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createAuthenticator, createSealer, createSessionCodec, encryptSecret, type FailedAttempts } from '@quarry/auth';
+import { createAuthenticator, createSessionCodec, type FailedAttempts } from '@quarry/auth';
+import { createSealer } from '@quarry/keyring';
 import type { Pool } from '@quarry/db';
 import { enqueuer, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
 import { createMiningQueuePort, findMinedPost, miningJobsOf } from '@quarry/recruitment';
 import { createAddressGuard, createSafeFetch } from '@quarry/safe-fetch';
-import { findGrantedHotelRow } from '@quarry/rates';
+import { findGrantedHotelRow, pushKeySealing } from '@quarry/rates';
 import { noCardVault, type CardVaultService } from '@quarry/vault';
 import { createApiApp } from '../app.ts';
 
@@ -42,7 +43,7 @@ export async function startEdgeApp(options: {
     fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
     sessions,
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0, sessions, failedAttempts: options.failedAttempts }),
-    secretKey,
+    accountSealer: createSealer(secretKey),
     ...(options.vault ? { vault: options.vault } : {}),
     bookings: {
       pool: db,
@@ -71,7 +72,7 @@ export async function startEdgeApp(options: {
         liveDeadlineMs: 100,
         sourceTimeoutMs: 100,
       },
-      push: { db, enqueuePush: async () => {}, checkPushUrl: async () => {}, encrypt: (plaintext) => encryptSecret(secretKey, plaintext) },
+      push: { db, enqueuePush: async () => {}, checkPushUrl: async () => {}, encrypt: pushKeySealing(createSealer(secretKey)).encrypt },
     },
   });
   const server: Server = app.listen(0, '127.0.0.1');
