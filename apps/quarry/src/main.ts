@@ -20,7 +20,8 @@ const usage = `Usage:
   quarry hotels list | remove HOTEL_ID | grant CLIENT_ID HOTEL_ID… | revoke CLIENT_ID HOTEL_ID…
   quarry accounts load --json '{"accounts":[{"email":"…","password":"…","imap":{"host":"…","port":993,"secure":true}}]}' | --file accounts.json
   quarry accounts list
-  quarry callbacks list | show CLIENT_ID | set CLIENT_ID --url URL | clear CLIENT_ID | rotate CLIENT_ID [--overlap-hours 24]`;
+  quarry callbacks list | show CLIENT_ID | set CLIENT_ID --url URL | clear CLIENT_ID | rotate CLIENT_ID [--overlap-hours 24]
+  quarry keys generate [--id ID] | status | rotate [--batch-size 500] [--passes 10]   (the keyring that seals stored secrets)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -73,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' }, 'overlap-hours': { type: 'string' }, clear: { type: 'boolean' } },
+    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' }, 'overlap-hours': { type: 'string' }, clear: { type: 'boolean' }, id: { type: 'string' }, 'batch-size': { type: 'string' }, passes: { type: 'string' } },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -103,7 +104,7 @@ async function main(argv: string[]): Promise<void> {
     await startRoles(config, role, tracing);
     return;
   }
-  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks', 'keys'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
   await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit('migrate');
@@ -136,6 +137,12 @@ async function main(argv: string[]): Promise<void> {
     const config = configOrExit('callbacks');
     const { runCallbacksCommand } = await import('./callbacks.command.ts');
     await runCallbacksCommand(config, subcommand, rest, { url: values.url, overlapHours: values['overlap-hours'] }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    return;
+  }
+  if (command === 'keys') {
+    const config = configOrExit('keys');
+    const { runKeysCommand } = await import('./keys.command.ts');
+    await runKeysCommand(config, subcommand, { id: values.id, batchSize: values['batch-size'], passes: values.passes }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;
   }
   fail(`quarry: unknown command "${command}"\n${usage}`);
