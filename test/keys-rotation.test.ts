@@ -8,7 +8,6 @@ import { createDeploymentKeyring, createSealer, sealedColumns, type Sealer } fro
 import { findGrantedHotelRow } from '@quarry/rates';
 import { createTestDatabase, createTestRedis, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { noCardVault } from '@quarry/vault';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuarry } from './support/quarry-process.ts';
 
@@ -24,7 +23,7 @@ const checkIn = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10
 let database: TestDatabase;
 let testRedis: TestRedis;
 let db: Pool;
-let redis: Redis;
+let redis: ReturnType<typeof createRedis>;
 let queues: JobQueues;
 let clientId: string;
 

@@ -4,7 +4,7 @@ import { createPool, migrateToLatest } from '@quarry/db';
 import { countSealedByKey, createDeploymentKeyring, resealColumns, type ColumnKeyCounts } from '@quarry/keyring';
 
 /** What `keys status` reports: values by key, and which keys no value uses any more. */
-export type KeysStatus = {
+type KeysStatus = {
   currentKeyId: string;
   columns: ColumnKeyCounts[];
   /** Values sealed with a key other than the current one (or the old layout): 0 once a rotation is done. */
