@@ -174,3 +174,30 @@ describe('the 3-D Secure page', () => {
     }
   });
 });
+
+describe('GET /book/{id}', () => {
+  it('gives the ACS URL only when the 3-D Secure page would post there; otherwise leaves it out and names the problem', async () => {
+    const shown = await challengedBooking(`${acsOrigin}/acs`);
+    const good = await call('GET', `/book/${shown}`, booker);
+    expect(good.status).toBe(200);
+    expect((JSON.parse(good.text) as { tdsChallenge: Record<string, unknown> }).tdsChallenge).toMatchObject({ acsUrl: `${acsOrigin}/acs`, creq: 'Y3JlcQ', windowSize: '02' });
+    expect(good.text).not.toContain('acsUrlRefused');
+    const refusals: Record<string, string> = {
+      'http://acs.example.com/challenge': 'is not an https: URL',
+      'https://10.1.2.3/acs': 'is not on a public address',
+      'https://169.254.169.254/latest': 'is not on a public address',
+      'https://user:pass@acs.example.com/': 'carries credentials',
+      'javascript:alert(1)': 'is not an https: URL',
+      'not a url': 'is not a URL',
+    };
+    for (const [acsUrl, why] of Object.entries(refusals)) {
+      const bookingId = await challengedBooking(acsUrl);
+      const answer = await call('GET', `/book/${bookingId}`, booker);
+      expect(answer.status, `${acsUrl}: ${answer.text}`).toBe(200);
+      const challenge = (JSON.parse(answer.text) as { stage: string; tdsChallenge: Record<string, unknown> }).tdsChallenge;
+      expect(challenge).not.toHaveProperty('acsUrl');
+      expect(challenge).toMatchObject({ creq: 'Y3JlcQ', acsUrlRefused: expect.stringContaining(`tdsChallenge.acsUrl ${why}`) });
+      expect(answer.text).not.toContain(acsUrl.replace(/^[a-z]+:\/\//, ''));
+    }
+  });
+});

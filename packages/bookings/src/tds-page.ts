@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@quarry/contracts';
-import { createAddressGuard } from '@quarry/safe-fetch';
-import type { BookingsPorts, TdsPagePorts } from './bookings-ports.ts';
+import { strictest, vetAcsUrl } from './acs-url.ts';
+import type { BookingsPorts } from './bookings-ports.ts';
 import { findBooking } from './find-booking.ts';
 
 /** EMV 3DS challenge window sizes (width × height; 05 fills its frame). */
@@ -17,38 +17,6 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.
 /** JSON inside a script element: `<` escaped, so no value can close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-/** 127.0.0.0/8, ::1 and `localhost`: a hotel (and its ACS) on this machine. */
-const isLoopbackHost = (hostname: string) => /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i.test(hostname);
-
-
-/** Without a deployment's policy: no page may frame it, and the ACS must be public and https:. */
-const strictest: TdsPagePorts = { frameOriginsOf: async () => [], vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname), allowLoopbackHttp: false };
-
-/**
- * The hotel's ACS URL, checked before the page posts the card holder there: an https: URL (http:
- * only on loopback with the development allowance), no credentials in it, on an address the SSRF
- * policy allows. Anything else answers a 409 naming the field, never a page.
- */
-async function vetAcsUrl(ports: TdsPagePorts, bookingId: string, acsUrl: string): Promise<URL> {
-  const refuse = (why: string) =>
-    new AppError('Conflict', `tdsChallenge.acsUrl ${why}: the hotel's 3-D Secure page is not shown; cancel booking ${bookingId} (POST /book/${bookingId}/cancel) or let it end TdsTimeout`, { field: 'tdsChallenge.acsUrl' });
-  let url: URL;
-  try {
-    url = new URL(acsUrl);
-  } catch {
-    throw refuse('is not a URL');
-  }
-  const plainOnLoopback = url.protocol === 'http:' && ports.allowLoopbackHttp && isLoopbackHost(url.hostname);
-  if (url.protocol !== 'https:' && !plainOnLoopback) throw refuse('is not an https: URL');
-  if (url.username !== '' || url.password !== '') throw refuse('carries credentials');
-  try {
-    await ports.vetAcsHost(url.hostname);
-  } catch {
-    throw refuse('is not on a public address');
-  }
-  return url;
-}
-
 /**
  * GET /book/{bookingId}/tds: the booking's 3-D Secure challenge as one page a client can put in an
  * iframe. It posts `creq` to the issuer's ACS in a frame of its own, follows the booking, and tells
@@ -63,7 +31,8 @@ export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool' | 'tdsPage
     throw new AppError('Conflict', `booking ${booking.bookingId} is in stage ${booking.stage}; a 3-D Secure challenge is shown in awaitingTdsChallenge only`, { stage: booking.stage });
   }
   const policy = ports.tdsPage ?? strictest;
-  const acsOrigin = (await vetAcsUrl(policy, booking.bookingId, challenge.acsUrl)).origin;
+  const acsUrl = challenge.acsUrl ?? '';
+  const acsOrigin = (await vetAcsUrl(policy, booking.bookingId, acsUrl)).origin;
   // Browsers deliver a message only to a parent of the origin named: naming each of the client's
   // origins reaches its page and no other (another page cannot frame this one anyway).
   const parents = await policy.frameOriginsOf(clientId);
@@ -73,7 +42,7 @@ export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool' | 'tdsPage
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Card verification</title>
 <style nonce="${nonce}">html,body{margin:0;height:100%;background:#fff}iframe{border:0;display:block;margin:0 auto;width:${size.width};height:${size.height};max-width:100%}</style></head>
 <body><iframe name="tds-challenge" id="tds-challenge" title="Card verification"></iframe>
-<form id="tds-form" method="post" action="${escape(challenge.acsUrl)}" target="tds-challenge"><input type="hidden" name="creq" value="${escape(challenge.creq)}">${session}</form>
+<form id="tds-form" method="post" action="${escape(acsUrl)}" target="tds-challenge"><input type="hidden" name="creq" value="${escape(challenge.creq)}">${session}</form>
 <script nonce="${nonce}">
 document.getElementById('tds-form').submit();
 const status = ${scriptJson(`/book/${booking.bookingId}`)};

@@ -151,6 +151,16 @@ export const TdsChallenge = z.object({
 });
 export type TdsChallenge = z.infer<typeof TdsChallenge>;
 
+/** The challenge as GET /book/{bookingId} shows it: the ACS URL only when it passes the 3-D Secure page's policy. */
+export const TdsChallengeView = TdsChallenge.extend({
+  acsUrl: z
+    .string()
+    .optional()
+    .describe('The issuer\'s ACS URL, shown only when it passes the policy of GET /book/{bookingId}/tds (https:, no credentials, a public address); otherwise absent and acsUrlRefused says why'),
+  acsUrlRefused: z.string().optional().describe('Present instead of acsUrl when the hotel\'s ACS URL fails that policy: what is wrong with it (the challenge cannot be shown; cancel the booking or let it end TdsTimeout)'),
+});
+export type TdsChallengeView = z.infer<typeof TdsChallengeView>;
+
 export const BookingConfirmation = z.object({ reference: z.string(), message: z.string().optional(), price: Price });
 export type BookingConfirmation = z.infer<typeof BookingConfirmation>;
 
@@ -169,7 +179,7 @@ export const BookingStatus = z.object({
   priceBreakdown: BookingPrice.nullable(),
   finalPrice: BookingPrice.nullable(),
   confirmation: BookingConfirmation.nullable(),
-  tdsChallenge: TdsChallenge.nullable(),
+  tdsChallenge: TdsChallengeView.nullable(),
   orderReference: z
     .string()
     .describe(

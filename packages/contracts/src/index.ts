@@ -142,6 +142,7 @@ export {
   CreateBookingBody,
   CreatedBooking,
   TdsChallenge,
+  TdsChallengeView,
 } from './bookings.ts';
 export { BookingsOverview, BookingsOverviewQuery } from './bookings-admin.ts';
 export { CallbackUrl } from './callback-url.ts';
