@@ -20,7 +20,7 @@ import { enqueuer, isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues,
 import type { Logger } from '@quarry/observability';
 import { createCheckoutChromium, createHostGuard } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
-import { createSafeFetch } from '@quarry/safe-fetch';
+import { createAddressGuard, createSafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 
@@ -64,6 +64,7 @@ export async function startBookingsRole(runtime: {
     ? runtime.shared('checkout-chromium', () => createCheckoutChromium(config.mining, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')))
     : null;
   const pageGuard = createHostGuard(config.allowPrivateUrls);
+  const acsGuard = createAddressGuard(config.allowPrivateUrls);
   const bookingPages = chromium
     ? createBrowserBookingEngine({
         browser: chromium.lane(config.bookings.browserContexts, config.bookings.searchPages),
@@ -104,6 +105,8 @@ export async function startBookingsRole(runtime: {
     bookingChanges,
     timers: config.bookings,
     fetchCallback,
+    // A callback shows the hotel's ACS URL under the policy GET /book/{id} and the 3-D Secure page apply.
+    acsUrlPolicy: { vetAcsHost: (hostname) => acsGuard.vet(hostname), allowLoopbackHttp: config.allowLoopbackHttpHotels },
     onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
   };
   const worker = {

@@ -1,6 +1,6 @@
-import { AppError } from '@quarry/contracts';
+import { AppError, type BookingStatus } from '@quarry/contracts';
 import { createAddressGuard } from '@quarry/safe-fetch';
-import type { TdsPagePorts } from './bookings-ports.ts';
+import type { AcsUrlPolicy, TdsPagePorts } from './bookings-ports.ts';
 
 /** 127.0.0.0/8, ::1 and `localhost`: a hotel (and its ACS) on this machine. */
 const isLoopbackHost = (hostname: string) => /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i.test(hostname);
@@ -14,7 +14,7 @@ export const strictest: TdsPagePorts = { frameOriginsOf: async () => [], vetAcsH
  * policy allows. Anything else is refused naming the field: the page answers a 409, GET /book leaves
  * the URL out.
  */
-export async function vetAcsUrl(ports: TdsPagePorts, bookingId: string, acsUrl: string): Promise<URL> {
+export async function vetAcsUrl(ports: AcsUrlPolicy, bookingId: string, acsUrl: string): Promise<URL> {
   const refuse = (why: string) =>
     new AppError('Conflict', `tdsChallenge.acsUrl ${why}: the hotel's 3-D Secure page is not shown; cancel booking ${bookingId} (POST /book/${bookingId}/cancel) or let it end TdsTimeout`, { field: 'tdsChallenge.acsUrl' });
   let url: URL;
@@ -32,4 +32,23 @@ export async function vetAcsUrl(ports: TdsPagePorts, bookingId: string, acsUrl: 
     throw refuse('is not on a public address');
   }
   return url;
+}
+
+/**
+ * The hotel's ACS URL reaches the client (GET /book, the booking's callbacks) only when the 3-D
+ * Secure page would post the card holder there: a client that sends its card holder to
+ * `tdsChallenge.acsUrl` itself must not be handed an http: URL or an address of our network. A
+ * refused one is left out and named in `acsUrlRefused`.
+ */
+export async function withVettedAcsUrl(policy: AcsUrlPolicy | undefined, status: BookingStatus): Promise<BookingStatus> {
+  const challenge = status.tdsChallenge;
+  if (!challenge) return status;
+  try {
+    await vetAcsUrl(policy ?? strictest, status.bookingId, challenge.acsUrl ?? '');
+    return status;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const { acsUrl: _refused, ...shown } = challenge;
+    return { ...status, tdsChallenge: { ...shown, acsUrlRefused: error.message } };
+  }
 }

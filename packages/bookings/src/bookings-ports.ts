@@ -24,6 +24,9 @@ export type TdsPagePorts = {
   allowLoopbackHttp: boolean;
 };
 
+/** What decides whether a hotel's ACS URL may reach a card holder: the SSRF policy of its host, and the loopback allowance. */
+export type AcsUrlPolicy = Pick<TdsPagePorts, 'vetAcsHost' | 'allowLoopbackHttp'>;
+
 /** What the API side needs: store, change, enqueue. */
 export type BookingsPorts = {
   pool: Pool;
@@ -94,4 +97,6 @@ export type WorkerPorts = Omit<BookingsPorts, 'checkCallbackUrl' | 'tdsPage'> & 
   consentPollMs?: number;
   /** Announced changes of bookings (a held checkout waits on them for the consent instead of polling). */
   bookingChanges?: BookingChangeWaits;
+  /** The policy a callback's `tdsChallenge.acsUrl` must pass, as GET /book's (without: https: on a public address only). */
+  acsUrlPolicy?: AcsUrlPolicy;
 };

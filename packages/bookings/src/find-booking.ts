@@ -2,7 +2,7 @@ import { AppError, validationError, type BookingErrorCode, type BookingStatus } 
 import { z } from 'zod';
 import type { BookingsPorts } from './bookings-ports.ts';
 import { findClientBooking, findClientBookingView, type BookingRow, type BookingViewRow } from './bookings.queries.ts';
-import { strictest, vetAcsUrl } from './acs-url.ts';
+import { withVettedAcsUrl } from './acs-url.ts';
 
 const bookingIdSchema = z.uuid();
 
@@ -50,31 +50,13 @@ export async function findBooking(ports: Pick<BookingsPorts, 'pool'>, clientId: 
   return renderBooking(row);
 }
 
-/**
- * The hotel's ACS URL reaches the client only when the 3-D Secure page would post the card holder
- * there (`vetAcsUrl`): a client that sends its card holder to `tdsChallenge.acsUrl` itself must not
- * be handed an http: URL or an address of our network. A refused one is left out and named.
- */
-async function withVettedAcsUrl(ports: Pick<BookingsPorts, 'tdsPage'>, status: BookingStatus): Promise<BookingStatus> {
-  const challenge = status.tdsChallenge;
-  if (!challenge) return status;
-  try {
-    await vetAcsUrl(ports.tdsPage ?? strictest, status.bookingId, challenge.acsUrl ?? '');
-    return status;
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    const { acsUrl: _refused, ...shown } = challenge;
-    return { ...status, tdsChallenge: { ...shown, acsUrlRefused: error.message } };
-  }
-}
-
 /** GET /book/{bookingId}: the status as JSON text, from this process's copy when it holds a current one. */
 export async function findBookingStatusText(ports: Pick<BookingsPorts, 'pool' | 'statusCache' | 'tdsPage'>, clientId: string, bookingId: unknown): Promise<string> {
   const id = parseBookingId(bookingId);
   const cached = ports.statusCache?.get(clientId, id);
   if (cached !== undefined) return cached;
   const reservation = ports.statusCache?.reservation() ?? null;
-  const status = JSON.stringify(await withVettedAcsUrl(ports, await findBooking(ports, clientId, id)));
+  const status = JSON.stringify(await withVettedAcsUrl(ports.tdsPage, await findBooking(ports, clientId, id)));
   if (reservation !== null) ports.statusCache?.keep(reservation, clientId, id, status);
   return status;
 }

@@ -17,6 +17,7 @@ let database: TestDatabase;
 let db: Pool;
 let receiver: Server;
 let received = 0;
+let lastBody = '';
 const sealer = createSealer(Buffer.alloc(32, 3));
 
 beforeAll(async () => {
@@ -24,9 +25,14 @@ beforeAll(async () => {
   await migrateToLatest(database.url);
   db = createPool(database.url, 2);
   await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_hook', 'hook', '{booking}', '\\x01', '\\x00')`);
-  receiver = createServer((_request, response) => {
+  receiver = createServer((request, response) => {
     received += 1;
-    response.writeHead(204).end();
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      lastBody = body;
+      response.writeHead(204).end();
+    });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 }, 30_000);
@@ -58,5 +64,22 @@ describe('booking callbacks', () => {
     const allowed = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
     await expect(notifyBooking({ pool: db, sealer, fetchCallback: allowed }, { bookingId, seq: 0 }, AbortSignal.timeout(5_000))).resolves.toMatchObject({ delivered: true, status: 204 });
     expect(received).toBe(1);
+  });
+
+  it('show the hotel\'s ACS URL only under the policy of GET /book/{id}: an http: or private one is left out and named', async () => {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const allowed = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
+    const challenged = async (acsUrl: string) => {
+      const bookingId = await bookingWithCallback(url);
+      await db.query(`UPDATE bookings SET stage = 'awaitingTdsChallenge', state = 'pending', tds_challenge = $2 WHERE booking_id = $1`, [
+        bookingId,
+        JSON.stringify({ version: '2.2.0', acsUrl, creq: 'Y3JlcQ', windowSize: '02', expiresAt: '2027-01-01T00:00:00.000Z' }),
+      ]);
+      await notifyBooking({ pool: db, sealer, fetchCallback: allowed }, { bookingId, seq: 1 }, AbortSignal.timeout(5_000));
+      return (JSON.parse(lastBody) as { data: { tdsChallenge: Record<string, unknown> } }).data.tdsChallenge;
+    };
+    expect(await challenged('http://acs.example.com/challenge')).toMatchObject({ creq: 'Y3JlcQ', acsUrlRefused: expect.stringContaining('tdsChallenge.acsUrl is not an https: URL') });
+    expect(await challenged('https://10.1.2.3/acs')).not.toHaveProperty('acsUrl');
+    expect(await challenged('https://93.184.215.14/acs')).toMatchObject({ acsUrl: 'https://93.184.215.14/acs' });
   });
 });

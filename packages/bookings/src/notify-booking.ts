@@ -1,5 +1,6 @@
 import { sealedColumns } from '@quarry/keyring';
 import { Webhook } from 'standardwebhooks';
+import { withVettedAcsUrl } from './acs-url.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
 import { findBooking } from './bookings.queries.ts';
 import { renderBooking } from './find-booking.ts';
@@ -19,13 +20,13 @@ class CallbackRefused extends Error {
  * shows an older stage than the booking has.
  */
 export async function notifyBooking(
-  ports: Pick<WorkerPorts, 'pool' | 'sealer' | 'fetchCallback' | 'now'>,
+  ports: Pick<WorkerPorts, 'pool' | 'sealer' | 'fetchCallback' | 'now' | 'acsUrlPolicy'>,
   payload: { bookingId: string; seq: number },
   signal: AbortSignal,
 ): Promise<{ delivered: boolean; status?: number }> {
   const row = await findBooking(ports.pool, payload.bookingId);
   if (!row?.callbackUrl || !row.webhookSecretSealed) return { delivered: false };
-  const status = renderBooking(row);
+  const status = await withVettedAcsUrl(ports.acsUrlPolicy, renderBooking(row));
   const now = (ports.now ?? (() => new Date()))();
   const body = JSON.stringify({ type: 'booking.stageChanged', timestamp: now.toISOString(), data: status });
   const id = `${row.bookingId}:${payload.seq}`;

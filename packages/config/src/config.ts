@@ -701,7 +701,7 @@ const sectionsOf = {
   'rates-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'keyring', 'mailDomains', 'mail', 'mailbox', 'smtp'],
   'applications-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'mining', 'applications', 'callbacks'],
-  'bookings-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'vault', 'mining', 'bookings'],
+  'bookings-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'mining', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
   all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
