@@ -117,4 +117,17 @@ describe('resealColumns', () => {
     expect(await openBooking(createSealer(secretKey, during), held)).toMatchObject({ panToken: 'v2:held' });
     await expect(openBooking(createSealer(secretKey, during), copy)).rejects.toThrow(/does not open/);
   });
+
+  it('re-seals a column of large values in smaller transactions, whatever the batch size asked', async () => {
+    for (let index = 0; index < 45; index += 1) {
+      await db.query(
+        `INSERT INTO applications (application_id, client_id, job_post_id, email_hash, ats_job, screenshot_sealed) VALUES ($1, 'cl_keys', $2, '\\x00', $2, $3)`,
+        [randomUUID(), `post-${index}`, sealedBeforeTheKeyring(randomBytes(1_000).toString('base64'))],
+      );
+    }
+    const progress: number[] = [];
+    await resealColumns(db, during, { columns: [sealedColumns.applicationScreenshot], onProgress: (step) => progress.push(step.resealed) });
+    expect(progress).toEqual([20, 40, 45]);
+    expect((await countSealedByKey(db, [sealedColumns.applicationScreenshot]))[0]?.byKey).toEqual({ k2: 45 });
+  });
 });

@@ -32,7 +32,7 @@ export async function countSealedByKey(db: Queryable, columns: readonly SealedCo
 
 /**
  * One pass over every sealed column: the values not sealed with the current key are opened and
- * sealed again with it, `batchSize` rows per transaction. The rows are locked `FOR UPDATE SKIP
+ * sealed again with it, `batchSize` rows per transaction (fewer for columns of large values). The rows are locked `FOR UPDATE SKIP
  * LOCKED`: the service goes on while it runs, and a row a request or a job holds is left for the
  * next pass (`countSealedByKey` tells what is left). A value that does not open (altered, or
  * sealed with a key the ring no longer holds) is counted as unreadable and left as it is.
@@ -47,6 +47,7 @@ export async function resealColumns(
   const passes: ResealProgress[] = [];
   for (const column of options.columns ?? everyColumn) {
     const progress: ResealProgress = { table: column.table, column: column.column, resealed: 0, unreadable: 0 };
+    const rowsPerBatch = Math.min(batchSize, column.maxBatch ?? batchSize);
     // Rows that did not open: skipped by the next batches of this pass.
     const unreadable: string[] = [];
     for (;;) {
@@ -55,7 +56,7 @@ export async function resealColumns(
           `SELECT ctid::text AS id, (${column.rowKey})::text AS row_key, ${column.column} AS sealed FROM ${column.table}
            WHERE ${column.column} IS NOT NULL AND substring(${column.column} from 1 for $1) <> $2 AND NOT (ctid = ANY($3::tid[]))
            LIMIT $4 FOR UPDATE SKIP LOCKED`,
-          [current.length, current, unreadable, batchSize],
+          [current.length, current, unreadable, rowsPerBatch],
         );
         const ids: string[] = [];
         const values: Buffer[] = [];
@@ -80,7 +81,7 @@ export async function resealColumns(
         return rows.rows.length;
       });
       if (selected > 0) options.onProgress?.({ ...progress });
-      if (selected < batchSize) break;
+      if (selected < rowsPerBatch) break;
     }
     passes.push(progress);
   }

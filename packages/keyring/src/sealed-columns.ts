@@ -10,6 +10,8 @@ export type SealedColumn = {
   rowKey: string;
   /** The column the value is bound to, when not its own: a value SQL moves from that column to this one. */
   boundTo?: string;
+  /** At most this many rows per re-sealing transaction: values large enough that 500 of them would weigh on the process. */
+  maxBatch?: number;
 };
 
 /** Every column sealed at rest with the keyring (the card vault's columns keep their own key, VAULT_KEY). */
@@ -20,7 +22,8 @@ export const sealedColumns = {
   mailboxAccessToken: { purpose: 'mail.mailbox-access-token', table: 'mail_outlook_accounts', column: 'sealed_access_token', rowKey: 'email' },
   application: { purpose: 'applications.candidate', table: 'applications', column: 'sealed', rowKey: 'application_id::text' },
   applicationConfirmation: { purpose: 'applications.confirmation', table: 'applications', column: 'confirmation_sealed', rowKey: 'application_id::text' },
-  applicationScreenshot: { purpose: 'applications.screenshot', table: 'applications', column: 'screenshot_sealed', rowKey: 'application_id::text' },
+  // A PNG (base64) of up to a few hundred kilobytes each.
+  applicationScreenshot: { purpose: 'applications.screenshot', table: 'applications', column: 'screenshot_sealed', rowKey: 'application_id::text', maxBatch: 20 },
   // A composite key: the three parts joined by "/" (none of an ATS name, a board or a client id holds one alone).
   atsCredential: { purpose: 'applications.ats-key', table: 'ats_credentials', column: 'key_sealed', rowKey: "client_id || '/' || ats || '/' || board" },
   bookingDetails: { purpose: 'bookings.details', table: 'bookings', column: 'details_sealed', rowKey: 'booking_id::text' },
