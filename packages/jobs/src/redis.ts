@@ -41,13 +41,21 @@ function reconnectWhenSilent(redis: Redis, limitMs: number): void {
   const probe = setInterval(() => {
     if (probing || redis.status !== 'ready') return;
     probing = true;
-    const silent = setTimeout(() => {
-      if (redis.status === 'ready') redis.disconnect(true);
-    }, limitMs);
+    let answered = false;
+    // After the event loop's I/O phase: a process that was itself busy (or stopped) past the
+    // limit reads the PONG that is waiting before it judges the connection silent.
+    const silent = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!answered && redis.status === 'ready') redis.disconnect(true);
+        }),
+      limitMs,
+    );
     void redis
       .ping()
       .catch(() => undefined)
       .finally(() => {
+        answered = true;
         clearTimeout(silent);
         probing = false;
       });
