@@ -106,7 +106,6 @@ export async function startMiningWorkers(
         for (const batchId of batchIds) await admitBatch(ports, batchId);
       },
     },
-    ...(options.events ? { events: options.events } : {}),
   });
   await options.queues.schedule('mining.admit', {}, { schedulerId: 'mining-admission-sweep', everyMs: 10_000 });
 
