@@ -13,10 +13,10 @@ import {
   type BookingEngines,
   type WorkerPorts,
 } from '@quarry/bookings';
-import { runCanary } from '@quarry/canary';
+import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { enqueuer, isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { enqueuer, isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
 import { createCheckoutChromium, createHostGuard } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
@@ -26,9 +26,6 @@ import type { Redis } from 'ioredis';
 
 /** How often the outbox is read for jobs a committed change could not enqueue. */
 const outboxRelayEveryMs = 1_000;
-
-/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
-type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
 
 /**
  * The `bookings-worker` role: runs `bookings.step` (re-price, quote, place the order at most once,
@@ -106,23 +103,13 @@ export async function startBookingsRole(runtime: {
     fetchCallback,
     onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
   };
-  const worker = {
-    connection: runtime.redis,
-    prefix: config.queuePrefix,
-    lockDurationMs: config.jobLockMs,
-    stalledIntervalMs: config.jobStalledIntervalMs,
-    events: runtime.events,
-  };
-  const canaries = runtime.runsCanary
-    ? startWorkers({ ...worker, concurrency: config.workerConcurrency, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
-    : null;
-  const steps = startWorkers({
-    ...worker,
+  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  workers.start({
     queues: ['bookings.step'],
     concurrency: config.bookings.concurrency,
     handlers: {
-      'bookings.step': async (payload, { job, signal, lockLost }) => {
-        const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      'bookings.step': async (payload, { signal, lockLost, isFinalAttempt }) => {
+        const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: isFinalAttempt });
         // Ids, stages and codes only: guests and cards are never logged.
         logger[stepLogLevel(summary)](summary, 'booking step');
         return summary;
@@ -133,8 +120,7 @@ export async function startBookingsRole(runtime: {
   // job is handed back when the grace runs out, while its run still records what it stopped (a
   // booking failed before the order, or handed to the reservation lookup): the role waits for that.
   const runningCheckouts = new Set<Promise<unknown>>();
-  const checkouts = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['bookings.checkout'],
     concurrency: config.bookings.browserContexts,
     handlers: {
@@ -151,10 +137,8 @@ export async function startBookingsRole(runtime: {
       },
     },
   });
-  const notifications = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['bookings.notify'],
-    concurrency: config.workerConcurrency,
     handlers: { 'bookings.notify': (payload, { signal }) => notifyBooking(ports, payload, signal) },
   });
   const sweep = async () => {
@@ -170,8 +154,7 @@ export async function startBookingsRole(runtime: {
       if (!isStoreOutage(error)) logger.error({ err: error }, 'sweeping bookings after Redis came back failed');
     },
   });
-  const control = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['bookings.control'],
     concurrency: 1,
     handlers: {
@@ -204,7 +187,7 @@ export async function startBookingsRole(runtime: {
     async stop(graceMs) {
       clearInterval(relay);
       stopSweepingOnReconnect();
-      await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await workers.close(graceMs);
       await Promise.race([Promise.allSettled([...runningCheckouts]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await sourceFetch.close();
       await bookingChanges.stop();

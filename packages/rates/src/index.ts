@@ -37,7 +37,7 @@ export type { BookingEngineRecipe, CheckoutRecipe, FieldRecipe } from './sources
 export type { RateSearch, RateSource, SourceOutcome } from './sources/rate-source.ts';
 export { checkOutOf, SourceFailure } from './sources/rate-source.ts';
 export { toPrice } from './sources/money.ts';
-export { asNode, attr, list, text } from './sources/ota-xml.ts';
+export { asNode, attr, list, otaXmlParserOptions, text } from './sources/ota-xml.ts';
 export type { Node as OtaNode } from './sources/ota-xml.ts';
 export { createRatesPorts, pushEnqueuer, refreshTiers } from './rates-ports.ts';
 export type { RatesJobs, RatesPorts } from './rates-ports.ts';
