@@ -1,6 +1,6 @@
 import { applicationEndedEvent, oweCallback } from '@quarry/callbacks';
 import type { ApplicationTransport } from '@quarry/contracts';
-import { withTransaction, withTransactionWithin, type Pool, type PoolClient, type Queryable } from '@quarry/db';
+import { withTransaction, withTransactionWithin, type Pool, type Queryable } from '@quarry/db';
 
 type ApplicationState = 'queued' | 'processing' | 'submitting' | 'success' | 'failed';
 
