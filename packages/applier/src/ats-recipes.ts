@@ -1,5 +1,6 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { detectAts, workdayAccountWall, workdayDraftMarks, workdayFormLinks, type AccountWall, type DraftMarks } from '@quarry/miner';
+import type { AccountWall } from '@quarry/browser';
+import { detectAts, workdayAccountWall, workdayDraftMarks, workdayFormLinks, type DraftMarks } from '@quarry/miner';
 import type { Page } from 'playwright-core';
 
 /** A vendor's own wording on its apply page, and the interface code it means. */

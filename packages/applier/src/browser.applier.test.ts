@@ -1,5 +1,6 @@
 import type { Question } from '@quarry/contracts';
-import { createBrowserFormMiner, createChromiumPool, syntheticAnswers, type ChromiumPool } from '@quarry/miner';
+import { createChromiumPool, type ChromiumPool } from '@quarry/browser';
+import { createBrowserFormMiner, syntheticAnswers } from '@quarry/miner';
 import { startApplicationSites, type ApplicationSites } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileToUpload, ResolvedAnswer, SubmitHooks, SubmitOutcome } from './applier-port.ts';

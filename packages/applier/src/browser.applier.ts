@@ -1,5 +1,7 @@
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { type ChromiumPool, closeWithin, createHostGuard, httpUrlOf, createSignInMemory, followToForm, locateQuestions, nextButton, settle, settleAfterInput, showsWall, signInOnce, snapshotPage, type Lookup, type SignInMemory } from '@quarry/miner';
+import { closeWithin, createSignInMemory, followToForm, showsWall, signInOnce, type ChromiumPool, type SignInMemory } from '@quarry/browser';
+import { locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';
+import { createHostGuard, httpUrlOf, type Lookup } from '@quarry/safe-fetch';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
 import type { LocatedQuestion, RawField } from '@quarry/miner';
 import type { Question } from '@quarry/contracts';

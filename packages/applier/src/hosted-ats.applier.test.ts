@@ -1,4 +1,5 @@
-import { createChromiumPool, createSignInMemory, createWorkdayMiner, followToForm, signInOnce, workdayAccountWall, workdayFormLinks, type ChromiumPool } from '@quarry/miner';
+import { createChromiumPool, createSignInMemory, followToForm, signInOnce, type ChromiumPool } from '@quarry/browser';
+import { createWorkdayMiner, workdayAccountWall, workdayFormLinks } from '@quarry/miner';
 import { workdayJobPath } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedAnswer, SubmitOutcome } from './applier-port.ts';

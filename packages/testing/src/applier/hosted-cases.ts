@@ -1,6 +1,7 @@
 import { greenhouseDoubleJob, startGreenhouseApiDouble } from '../index.ts';
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
-import { createMiner, defaultMinerEndpoints, type ChromiumPool, type MinerEndpoints } from '@quarry/miner';
+import type { ChromiumPool } from '@quarry/browser';
+import { createMiner, defaultMinerEndpoints, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant, type WorkdayAddress, type WorkdayResume, type WorkdayVendor } from '../index.ts';
 import { createBrowserApplier, type Applier, type AtsAccount, type FileToUpload, type ResolvedAnswer, type SubmitHooks, type SubmitOutcome } from '@quarry/applier';

@@ -1,5 +1,7 @@
 import { errors, type Frame, type Page } from 'playwright-core';
-import type { FieldRecipe } from './booking-engine-recipes.ts';
+
+/** A value on a page: an element by plain CSS (the page's own `querySelector`), read from its text, or from `attribute` when given. */
+export type FieldRecipe = { selector: string; attribute?: string };
 
 // The slice of the DOM these reads touch (the workspace compiles without the DOM library).
 type PageElement = { getAttribute(name: string): string | null; textContent: string | null };

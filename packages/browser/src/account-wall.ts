@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import type { TenantAccount } from '../miner-port.ts';
-import { settle } from './page-snapshot.ts';
+import { waitForQuietDom } from './quiet-dom.ts';
+
+/** The account a client registered for one board of a vendor (`ats`), typed into that vendor's sign-in form only. Never logged. */
+export type TenantAccount = { ats: string; board: string; email: string; password: string };
 
 /** A vendor's account wall and its sign-in form, as CSS selectors. */
 export type AccountWall = {
@@ -53,7 +55,7 @@ export async function followToForm(page: Page, links: readonly string[], wall: A
     if ((await next.count()) === 0) return;
     await next.click({ timeout: 10_000 });
     await page.waitForLoadState('domcontentloaded', { timeout: 10_000 }).catch(() => {});
-    await settle(page, 250, 3_000);
+    await waitForQuietDom(page, 250, 3_000);
   }
 }
 
@@ -111,7 +113,7 @@ export async function signInOnce(page: Page, wall: AccountWall, account: TenantA
     for (const until = Date.now() + signInWaitMs; Date.now() < until; await page.waitForTimeout(150)) {
       if (await asksForCode()) return stoppedForCode();
       if (!(await showsWall(page, wall))) {
-        await settle(page, 250, 3_000);
+        await waitForQuietDom(page, 250, 3_000);
         // The wall may go a moment before the code's page is drawn.
         return (await asksForCode()) ? stoppedForCode() : { signedIn: true };
       }

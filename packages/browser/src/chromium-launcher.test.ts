@@ -1,6 +1,6 @@
 import { chromiumProcessesUnder } from '@quarry/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createChromiumLauncher } from './booking-page.source.ts';
+import { createChromiumLauncher } from './chromium-launcher.ts';
 
 /** The booking-page searches' Chromium (the rates role's), seen from /proc while a page is open. */
 const launcher = createChromiumLauncher(process.env.RATES_CHROMIUM_PATH ?? '/usr/bin/chromium', { uid: 65534, gid: 65534 });

@@ -1,21 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MiningSettings } from '@quarry/config';
+import type { BrowserSettings } from '@quarry/config';
 import { chromiumProcessesUnder, type ChromiumProcess } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckoutChromium, createProcessChromium } from '../process-miner.ts';
 import type { ChromiumPool } from './chromium-pool.ts';
+import { createCheckoutChromium, createProcessChromium } from './process-chromium.ts';
 
 /**
  * The process's browsers as the kernel sees them while a page is open (/proc): the checkouts' own
  * Chromium and mining's, each with Chromium's sandbox on, neither running as root.
  */
-const settings: MiningSettings = {
-  pageTimeoutMs: 10_000,
-  batchPollMs: 1_000,
-  browser: { enabled: true, chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 2048, maxContexts: 2, probeDepth: 0 },
-  atsEndpoints: {},
-};
+const settings: BrowserSettings = { chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 2048, maxContexts: 2 };
 const runAs = { uid: 65534, gid: 65534 };
 let server: Server;
 let port: number;

@@ -1,9 +1,11 @@
-import { createAddressGuard, UnsafeUrlError, type Lookup } from '@quarry/safe-fetch';
+import { UnsafeUrlError } from './errors.ts';
+import { createAddressGuard, type Lookup } from './pinned-agent.ts';
 
 /**
- * The SSRF rule for the browser: every request a page makes (documents, frames, scripts, XHR)
- * goes to a host whose every address is public, unless the allow-list names it. Answers are
- * cached per host for the page's life. `lookup` resolves names (the system's resolver by default).
+ * The SSRF rule for a browser's requests, the policy `createSafeFetch` applies to its own: every
+ * request a page makes (documents, frames, scripts, XHR) goes to a host whose every address is
+ * public, unless the allow-list names it. Answers are cached per host for the page's life.
+ * `lookup` resolves names (the system's resolver by default).
  */
 export type HostGuard = ((url: string) => Promise<boolean>) & {
   /** Why the posting's own host is refused (a name that does not resolve, a private address), or null when it is not. */

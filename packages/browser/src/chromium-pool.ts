@@ -1,4 +1,5 @@
-import { sandboxedLaunchOptions, type ChromiumRunAs } from '@quarry/chromium';
+import { cappedRendererArgs, siteIsolationArgs } from './launch-args.ts';
+import { sandboxedLaunchOptions, type ChromiumRunAs } from './sandboxed-launch.ts';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { browserMemoryMb } from './browser-memory.ts';
 
@@ -64,15 +65,6 @@ type ChromiumLane = {
   withKeptContext<T>(key: string, limits: KeptContextLimits, work: (context: BrowserContext) => Promise<T>): Promise<T>;
 };
 
-// Without the background-networking switches Chromium keeps trying Google's hosts (refused here,
-// and noise anywhere). Chromium's sandbox stays on (sandboxedLaunchOptions, ADR 0056). No
-// --disable-features here: Playwright passes its own list (MediaRouter, PaintHolding, the redirect
-// fix its request interception needs, …) and Chromium honours only the last such switch.
-const commonArgs = ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-// Mining's renderers are capped (memory); a checkout's are one per site, however many that takes.
-const miningArgs = [...commonArgs, '--renderer-process-limit=4'];
-const isolatedArgs = [...commonArgs, '--site-per-process'];
-
 /** How long a replacement browser waits for the retired one's jobs before starting anyway (a stuck job). */
 const drainLimitMs = 30_000;
 
@@ -129,7 +121,7 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
       browser: draining.then(() => {
         // Closed while waiting for the old browser: nothing to start.
         if (closed) throw new Error('the browser pool is closed');
-        const launchArgs = options.siteIsolation ? isolatedArgs : miningArgs;
+        const launchArgs = options.siteIsolation ? siteIsolationArgs : cappedRendererArgs;
         const args = options.hostResolverRules ? [...launchArgs, `--host-resolver-rules=${options.hostResolverRules}`] : launchArgs;
         // Playwright's own signal handlers would close every browser at the first SIGTERM, under the
         // checkouts and jobs the process's graceful shutdown lets finish: the process closes the pool itself.
