@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createBrowserApplier } from '@quarry/applier';
+import { createBrowserApplier } from '@quarry/hosted-form-apply';
 import { startApplicationsRole } from '@quarry/applications-worker';
 import { createClient } from '@quarry/auth';
 import { loadConfig } from '@quarry/config';

@@ -1,5 +1,5 @@
-import type { SubmitOutcome } from '@quarry/applier';
-import { hostedApplyCases, sameValue, type ApplyCase } from '@quarry/testing/applier';
+import type { SubmitOutcome } from '@quarry/hosted-form-apply';
+import { hostedApplyCases, sameValue, type ApplyCase } from '@quarry/testing/hosted-form-apply';
 import { createChromiumPool } from '@quarry/browser';
 import { greenhouseApiCase } from './apply-accuracy/greenhouse.case.ts';
 import { leverApiCase } from './apply-accuracy/lever.case.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createBrowserApplier } from '@quarry/applier';
-import type { FileToUpload } from '@quarry/applier';
+import { createBrowserApplier } from '@quarry/hosted-form-apply';
+import type { FileToUpload } from '@quarry/hosted-form-apply';
 import { createChromiumPool } from '@quarry/browser';
 import { createBrowserFormMiner, syntheticAnswers } from '@quarry/miner';
 import { startApplicationSites } from '@quarry/testing';

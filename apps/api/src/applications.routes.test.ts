@@ -9,7 +9,7 @@ import { createLogger, createMetrics } from '@quarry/observability';
 import { findMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
-import { createFakeApplier } from '@quarry/testing/applier';
+import { createFakeApplier } from '@quarry/testing/hosted-form-apply';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from './app.ts';

@@ -1,6 +1,6 @@
 import { purgeApplications, reconcileApplications, runApplication, type RunPorts } from '@quarry/applications';
-import { createBrowserApplier, type Applier } from '@quarry/applier';
-import { createAtsApplier } from '@quarry/ats-apply';
+import { createBrowserApplier, type Applier } from '@quarry/hosted-form-apply';
+import { createAtsApplier } from '@quarry/ats-api-apply';
 import { createSealer } from '@quarry/auth';
 import { deliverCallbacks, startCallbackRelay } from '@quarry/callbacks';
 import { createProcessChromium } from '@quarry/browser';
