@@ -79,7 +79,7 @@ const sectionShapes = {
       .string()
       .regex(/^[1-9]\d*:[1-9]\d*$/, 'must be uid:gid of an unprivileged user (not root), e.g. 65534:65534')
       .default('65534:65534'),
-      // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021). The
+    // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021). The
     // browser of mining, applying and hotel checkouts (each process's pools, @quarry/browser).
     CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
     // A pool replaces its Chromium after this many jobs, or above this much memory (PSS, MB).
