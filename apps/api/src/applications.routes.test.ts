@@ -5,7 +5,7 @@ import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import { findMinedPost } from '@quarry/recruitment';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
-import { createFakeApplier } from '@quarry/testing/applier';
+import { createFakeApplier } from '@quarry/testing/hosted-form-apply';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEdgeApp } from './test-support/edge-app.ts';

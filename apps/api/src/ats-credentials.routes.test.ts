@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findAtsAccount, findAtsCredential, runApplication, type ApplicationsPorts } from '@quarry/applications';
-import { createAtsApplier } from '@quarry/ats-apply';
+import { createAtsApplier } from '@quarry/ats-api-apply';
 import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/testing';
 import { createClient, createSealer } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
@@ -11,7 +11,7 @@ import { findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
-import { createFakeApplier } from '@quarry/testing/applier';
+import { createFakeApplier } from '@quarry/testing/hosted-form-apply';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEdgeApp } from './test-support/edge-app.ts';
 

@@ -1,14 +1,15 @@
 import { purgeApplications, reconcileApplications, runApplication, type RunPorts } from '@quarry/applications';
-import { createBrowserApplier, type Applier } from '@quarry/applier';
-import { createAtsApplier } from '@quarry/ats-apply';
+import { createBrowserApplier, type Applier } from '@quarry/hosted-form-apply';
+import { createAtsApplier } from '@quarry/ats-api-apply';
 import { createSealer } from '@quarry/auth';
 import { deliverCallbacks, startCallbackRelay } from '@quarry/callbacks';
+import { createProcessChromium } from '@quarry/browser';
 import { canaryJobHandler } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { bulkEnqueuer, enqueuer, isStoreOutage, queuedJobFinder, startRoleWorkers, whenRedisIsBack, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
-import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
+import { createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -49,7 +50,7 @@ export async function startApplicationsRole(runtime: {
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   if (!runtime.applier && !chromium) logger.warn('the browser is off (MINING_BROWSER=off): applications will fail with ApplicationFailed');
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),

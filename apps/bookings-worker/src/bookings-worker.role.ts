@@ -13,14 +13,14 @@ import {
   type BookingEngines,
   type WorkerPorts,
 } from '@quarry/bookings';
+import { createCheckoutChromium } from '@quarry/browser';
 import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { enqueuer, isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
-import { createCheckoutChromium, createHostGuard } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
-import { createSafeFetch } from '@quarry/safe-fetch';
+import { createHostGuard, createSafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 
@@ -56,20 +56,17 @@ export async function startBookingsRole(runtime: {
   // A Chromium of its own, never the one mining and applying share in one process (they render any
   // URL a client submits): it renders only registered booking pages, every site in a renderer of
   // its own, sandboxed (ADR 0056). Its booking contexts are under their own limit: a checkout holds
-  // its context through the client's waits.
-  const chromium = config.mining.browser.enabled
-    ? runtime.shared('checkout-chromium', () => createCheckoutChromium(config.mining, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')))
-    : null;
+  // its context through the client's waits. Started on the first booking page; mining's switch
+  // (MINING_BROWSER) is mining's alone and never turns it off (ADR 0061).
+  const chromium = runtime.shared('checkout-chromium', () => createCheckoutChromium(config.browser, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')));
   const pageGuard = createHostGuard(config.allowPrivateUrls);
-  const bookingPages = chromium
-    ? createBrowserBookingEngine({
-        browser: chromium.lane(config.bookings.browserContexts, config.bookings.searchPages),
-        checkUrl: async (url) => {
-          if (!(await pageGuard(url))) throw new Error(`the booking page may not reach ${new URL(url).host}`);
-        },
-        timeoutMs: config.bookings.sourceTimeoutMs,
-      })
-    : undefined;
+  const bookingPages = createBrowserBookingEngine({
+    browser: chromium.lane(config.bookings.browserContexts, config.bookings.searchPages),
+    checkUrl: async (url) => {
+      if (!(await pageGuard(url))) throw new Error(`the booking page may not reach ${new URL(url).host}`);
+    },
+    timeoutMs: config.bookings.sourceTimeoutMs,
+  });
   // A held checkout is woken by the consent's commit instead of polling for it (one connection of its own).
   const bookingChanges = followBookingChangesForWaits(config.databaseUrl, (error) =>
     logger.warn({ err: error }, 'booking changes listener lost its connection; held checkouts poll for the consent until it is back'),
@@ -90,7 +87,7 @@ export async function startBookingsRole(runtime: {
     enqueueNotify: enqueuer(queues, 'bookings.notify'),
     engines: runtime.engines ?? {
       opentravel: createOpenTravelBookingEngine({ fetch: sourceFetch, timeoutMs: config.bookings.sourceTimeoutMs }),
-      ...(bookingPages ? { 'booking-page': bookingPages } : {}),
+      'booking-page': bookingPages,
     },
     enqueueCheckout: enqueuer(queues, 'bookings.checkout'),
     workerId: runtime.workerId,

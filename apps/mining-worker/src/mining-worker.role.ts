@@ -1,10 +1,11 @@
+import { createProcessChromium } from '@quarry/browser';
 import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
 import { isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobContext, type JobHandlers, type JobQueues, type RoleWorkerConfig, type Shared, type WorkerEvents } from '@quarry/jobs';
 import { findAtsAccount, findAtsCredential } from '@quarry/applications';
 import { createSealer } from '@quarry/auth';
-import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
+import { createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -37,7 +38,7 @@ export async function startMiningRole(runtime: {
   if (!accountsKey) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
   const sealer = accountsKey ? createSealer(accountsKey) : null;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );

@@ -6,7 +6,7 @@ import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestSealer, startPrivatePostgres, type PrivatePostgres, type TestDatabase } from '@quarry/testing';
-import type { FakeApplier } from '@quarry/testing/applier';
+import type { FakeApplier } from '@quarry/testing/hosted-form-apply';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunPorts, Sealer } from './applications-ports.ts';
 import { findApplication } from './find-application.ts';

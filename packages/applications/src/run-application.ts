@@ -1,4 +1,4 @@
-import type { SubmitOutcome } from '@quarry/applier';
+import type { SubmitOutcome } from '@quarry/hosted-form-apply';
 import { Question, type ApplicationErrorCode, type MiningErrorCode } from '@quarry/contracts';
 import { z } from 'zod';
 import { alreadyAppliedMessage } from './already-applied.ts';
