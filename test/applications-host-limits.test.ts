@@ -3,7 +3,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { submitApplication } from '@quarry/applications';
 import { startApplicationsRole } from '@quarry/applications-worker';
-import type { Applier } from '@quarry/applier';
+import type { Applier } from '@quarry/hosted-form-apply';
 import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
 import { loadConfig } from '@quarry/config';

@@ -95,7 +95,7 @@ describe('test doubles and test support live in packages/testing', () => {
   const products = readdirSync(join(root, 'packages')).filter((name) => name !== 'testing' && existsSync(join(root, 'packages', name, 'package.json')));
 
   it('finds the product packages it checks', () => {
-    expect(products).toEqual(expect.arrayContaining(['applier', 'ats-apply', 'miner', 'safe-fetch']));
+    expect(products).toEqual(expect.arrayContaining(['hosted-form-apply', 'ats-api-apply', 'miner', 'safe-fetch']));
   });
 
   it('has no double or test support in a product package', () => {

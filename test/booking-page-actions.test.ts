@@ -1,4 +1,4 @@
-import { checkOnPage, clickOnPage, fillOnPage, frameOnPage, readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage } from '@quarry/rates';
+import { checkOnPage, clickOnPage, fillOnPage, frameOnPage, readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage } from '@quarry/browser';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

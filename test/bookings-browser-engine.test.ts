@@ -1,7 +1,7 @@
-import { createBrowserBookingEngine, type BookingBrowser } from '@quarry/bookings';
+import { bookingPageRecipes, createBrowserBookingEngine, type BookingBrowser, type BookingPageRecipe } from '@quarry/bookings';
 import { startDemoCheckoutSites, type DemoCheckoutSites } from '@quarry/demo';
-import { createChromiumPool, type ChromiumPool } from '@quarry/miner';
-import { bookingEngineRecipes, type BookingEngineRecipe, type HotelRow } from '@quarry/rates';
+import { createChromiumPool, type ChromiumPool } from '@quarry/browser';
+import { bookingEngineRecipes, type HotelRow } from '@quarry/rates';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -16,7 +16,7 @@ const checkIn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10
 let sites: DemoCheckoutSites;
 let pool: ChromiumPool;
 
-const demo = bookingEngineRecipes['demo-ibe'] as BookingEngineRecipe & { checkout: NonNullable<BookingEngineRecipe['checkout']> };
+const demo = bookingPageRecipes(bookingEngineRecipes)['demo-ibe'] as BookingPageRecipe & { checkout: NonNullable<BookingPageRecipe['checkout']> };
 const { entry, ...searchingCheckout } = demo.checkout;
 const recipes = { 'demo-ibe': demo, 'demo-ibe-searching': { ...demo, checkout: searchingCheckout } };
 

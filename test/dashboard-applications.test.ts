@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runApplication, submitApplication, type RunPorts } from '@quarry/applications';
-import type { SubmitOutcome } from '@quarry/applier';
+import type { SubmitOutcome } from '@quarry/hosted-form-apply';
 import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
 import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, quarryEnv, type TestDatabase, type TestRedis } from '@quarry/testing';
-import { createFakeApplier } from '@quarry/testing/applier';
+import { createFakeApplier } from '@quarry/testing/hosted-form-apply';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';

@@ -60,10 +60,7 @@ async function startMining(redisUrl: string, prefix: string, mineMs: number, rev
   const role = await startMiningWorkers(ports, {
     queues,
     connection: redis,
-    prefix,
-    concurrency: 4,
-    lockDurationMs: 5_000,
-    stalledIntervalMs: 2_000,
+    config: { queuePrefix: prefix, workerConcurrency: 4, jobLockMs: 5_000, jobStalledIntervalMs: 2_000 },
     batchPollMs: 200,
     reviveEveryMs,
     graceMs: 500,

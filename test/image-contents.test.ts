@@ -96,7 +96,7 @@ describe('the container image', () => {
     // deps installs from the manifests stage, which keeps package.json files and the lockfile only.
     expect(dockerfile).toMatch(/^COPY --from=manifests \/manifests\/ \.\/$/m);
     expect(dockerfile).toMatch(/cp package-lock\.json \/manifests\/ \\\n && find \. -name package\.json /);
-    expect(inImage).toEqual(expect.arrayContaining(['apps/quarry/src/main.ts', 'packages/miner/src/index.ts', 'packages/applier/src/browser.applier.ts', 'packages/testing/package.json']));
+    expect(inImage).toEqual(expect.arrayContaining(['apps/quarry/src/main.ts', 'packages/miner/src/index.ts', 'packages/hosted-form-apply/src/browser.applier.ts', 'packages/testing/package.json']));
   });
 
   it('holds no test, test double, test support or fixture', () => {

@@ -1,5 +1,6 @@
 import { HotelRateResult } from '@quarry/contracts';
-import { bookingEngineRecipes, createBookingPageSource, createChromiumLauncher, createPushSender, type BookingEngineRecipe, type HotelRow } from '@quarry/rates';
+import { createChromiumLauncher } from '@quarry/browser';
+import { bookingEngineRecipes, createBookingPageSource, createPushSender, type BookingEngineRecipe, type HotelRow } from '@quarry/rates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureBookingEngine, type EngineAnswer } from './fixture-booking-engine/server.ts';
 

@@ -4,17 +4,18 @@ import { hostname } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createBrowserApplier } from '@quarry/applier';
+import { createBrowserApplier } from '@quarry/hosted-form-apply';
 import { startApplicationsRole } from '@quarry/applications-worker';
 import { createClient } from '@quarry/auth';
 import { loadConfig } from '@quarry/config';
 import { miningErrorMessages } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
-import { createChromiumPool, createMiner, createProcessSignIns, createWorkdayMiner, type ChromiumPool, type Lookup, type Miner } from '@quarry/miner';
+import { createChromiumPool, type ChromiumPool } from '@quarry/browser';
+import { createMiner, createProcessSignIns, createWorkdayMiner, type Miner } from '@quarry/miner';
 import { startMiningRole } from '@quarry/mining-worker';
 import { createLogger } from '@quarry/observability';
-import { createSafeFetch } from '@quarry/safe-fetch';
+import { createSafeFetch, type Lookup } from '@quarry/safe-fetch';
 import {
   createTestDatabase, createTestRedis, quarryEnv, startHostedAtsDouble, waitFor, workdayHostedVendor, workdayJobPath, workdayQuestions, workdaySaved,
   type HostedAtsDouble, type TestDatabase, type TestRedis,

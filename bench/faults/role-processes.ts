@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { WorkerNamespace } from './network.ts';
 
@@ -81,6 +81,7 @@ export function superviseRole(
   options: { restartDelayMs?: number; namespace?: WorkerNamespace } = {},
 ): RoleProcess {
   const restartDelayMs = options.restartDelayMs ?? 1_000;
+  const logDirectory = process.env.FAULTS_LOG_DIR;
   let paused: number[] = [];
   let current: Started | null = null;
   let starting: Promise<Started> | null = null;
@@ -104,6 +105,8 @@ export function superviseRole(
       let up = false;
       const onLine = (line: string) => {
         output.push(line);
+        // FAULTS_LOG_DIR keeps each role's whole log, for reading a scenario's timeline afterwards.
+        if (logDirectory) appendFileSync(`${logDirectory}/${name}.log`, `${line}\n`);
         if (output.length > 200) output.shift();
         if (line.includes('"smtp listening"')) smtpPort = (JSON.parse(line) as { smtpPort: number }).smtpPort;
         if (line.includes('"quarry started"')) {

@@ -1,6 +1,6 @@
-import type { SubmitOutcome } from '@quarry/applier';
-import { hostedApplyCases, sameValue, type ApplyCase } from '@quarry/testing/applier';
-import { createChromiumPool } from '@quarry/miner';
+import type { SubmitOutcome } from '@quarry/hosted-form-apply';
+import { hostedApplyCases, sameValue, type ApplyCase } from '@quarry/testing/hosted-form-apply';
+import { createChromiumPool } from '@quarry/browser';
 import { greenhouseApiCase } from './apply-accuracy/greenhouse.case.ts';
 import { leverApiCase } from './apply-accuracy/lever.case.ts';
 import { recruiteeApiCase } from './apply-accuracy/recruitee.case.ts';

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createBrowserApplier } from '@quarry/applier';
-import type { FileToUpload } from '@quarry/applier';
-import { createBrowserFormMiner, createChromiumPool, syntheticAnswers } from '@quarry/miner';
+import { createBrowserApplier } from '@quarry/hosted-form-apply';
+import type { FileToUpload } from '@quarry/hosted-form-apply';
+import { createChromiumPool } from '@quarry/browser';
+import { createBrowserFormMiner, syntheticAnswers } from '@quarry/miner';
 import { startApplicationSites } from '@quarry/testing';
 import { printTable, repoRoot, runFor } from './harness.ts';
 import { measureMachineCpu } from './machine-cpu.ts';

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createBrowserFormMiner, createChromiumPool } from '@quarry/miner';
+import { createChromiumPool } from '@quarry/browser';
+import { createBrowserFormMiner } from '@quarry/miner';
 import { printTable, repoRoot, runFor } from './harness.ts';
 import { measureMachineCpu } from './machine-cpu.ts';
 import { sampleTreeRss } from './process-tree-rss.ts';
@@ -17,7 +18,7 @@ type WorkerReport = {
 };
 
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
-  // Production's defaults (MINING_BROWSER_RECYCLE_JOBS, _RECYCLE_MB; _CONTEXTS is the concurrency): recycling is part of the measure.
+  // Production's defaults (BROWSER_RECYCLE_JOBS, _RECYCLE_MB; BROWSER_CONTEXTS is the concurrency): recycling is part of the measure.
   const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: concurrency });
   const pageAt = (index: number) => `${origin}${pages[index % pages.length] ?? pages[0]}`;
 

@@ -61,7 +61,7 @@ const benches: Record<string, () => Promise<void>> = {
     }),
   'mining-throughput': async () => {
     await benchMiningThroughput({ seconds: Number(values.seconds) });
-    // As many forms in flight as production's MINING_BROWSER_CONTEXTS allows by default.
+    // As many forms in flight as production's BROWSER_CONTEXTS allows by default.
     await benchBrowserThroughput({ seconds: Math.max(20, Number(values.seconds)), concurrency: 5 });
   },
 };

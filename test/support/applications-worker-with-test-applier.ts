@@ -5,7 +5,7 @@
  * SIGKILLs it. Everything else is the role as `quarry start --role applications-worker` runs it.
  */
 import { hostname } from 'node:os';
-import type { Applier } from '@quarry/applier';
+import type { Applier } from '@quarry/hosted-form-apply';
 import { startApplicationsRole } from '@quarry/applications-worker';
 import { loadConfig } from '@quarry/config';
 import { createPool, migrateToLatest } from '@quarry/db';

@@ -3,8 +3,8 @@ import { createBookingStatusCache, followBookingChanges } from '@quarry/bookings
 import { createFailureLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
+import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues, type Shared } from '@quarry/jobs';
 import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
-import { bulkEnqueuer, createJobQueues, createProducerRedis, enqueuer, type JobQueues } from '@quarry/jobs';
 import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
 import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, pushKeySealing, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
@@ -13,9 +13,6 @@ import { createCardVault, noCardVault } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 import { createApiApp } from './app.ts';
 import { readinessCheck, serve, type HttpRole } from './operational-server.ts';
-
-/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
-type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
 
 /** The SSRF-guarded fetch for client URLs; one per process (the API's batch fileUrl, the miner's pages). */
 const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): SafeFetch =>

@@ -1,17 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createAuthenticator, createClient, createSessionCodec } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
 import { createLogger, createMetrics } from '@quarry/observability';
-import { createMiningQueuePort, miningJobsOf } from '@quarry/recruitment';
-import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import type { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiApp } from './app.ts';
 import { createMetricsApp } from './metrics-app.ts';
+import { startEdgeApp } from './test-support/edge-app.ts';
 
 const secretKey = Buffer.alloc(32, 3);
 let database: TestDatabase;
@@ -19,7 +17,7 @@ let testRedis: TestRedis;
 let db: Pool;
 let redis: Redis;
 let queues: JobQueues;
-let server: Server;
+let app: Awaited<ReturnType<typeof startEdgeApp>>;
 let base: string;
 let metricsServer: Server;
 let metricsBase: string;
@@ -39,31 +37,15 @@ beforeAll(async () => {
   admin = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin', 'recruitment'] });
   hotelsOnly = await createClient({ db, secretKey }, { name: 'hotel partner', scopes: ['hotels'] });
   const metrics = createMetrics({ collectQueueDepth: () => queues.jobCounts() });
-  const app = createApiApp({
-    db,
-    queues,
-    metrics,
-    logger: createLogger({ level: 'silent' }),
-    checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
-    recruitment: {
-      pool: db,
-      queue: createMiningQueuePort(miningJobsOf(queues)),
-      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
-    },
-    fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
-    sessions: createSessionCodec(secretKey, { ttlMs: 60_000 }),
-    authenticator: createAuthenticator({ db, secretKey, cacheMs: 0 }),
-  });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startEdgeApp({ db, queues, secretKey, metrics });
+  base = app.base;
   metricsServer = createMetricsApp({ metrics, logger: createLogger({ level: 'silent' }) }).listen(0, '127.0.0.1');
   await new Promise((resolve) => metricsServer.once('listening', resolve));
   metricsBase = `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await app.close();
   await new Promise((resolve) => metricsServer.close(resolve));
   await queues.close();
   redis.disconnect();

@@ -1,19 +1,15 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { runApplication, type ApplicationsPorts } from '@quarry/applications';
-import { createAuthenticator, createClient, createSessionCodec } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
 import type { Question } from '@quarry/contracts';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, type JobQueues } from '@quarry/jobs';
-import { createLogger, createMetrics } from '@quarry/observability';
 import { findMinedPost } from '@quarry/recruitment';
-import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
-import { createFakeApplier } from '@quarry/testing/applier';
+import { createFakeApplier } from '@quarry/testing/hosted-form-apply';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiApp } from './app.ts';
+import { startEdgeApp } from './test-support/edge-app.ts';
 
 const secretKey = Buffer.alloc(32, 9);
 let database: TestDatabase;
@@ -21,7 +17,7 @@ let testRedis: TestRedis;
 let db: Pool;
 let redis: Redis;
 let queues: JobQueues;
-let server: Server;
+let app: Awaited<ReturnType<typeof startEdgeApp>>;
 let base: string;
 let ports: ApplicationsPorts;
 let tenant: { clientId: string; secret: string };
@@ -83,29 +79,12 @@ beforeAll(async () => {
     findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
     enqueueApply: enqueuer(queues, 'applications.apply'),
   };
-  const app = createApiApp({
-    db,
-    queues,
-    metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
-    logger: createLogger({ level: 'silent' }),
-    checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
-    recruitment: {
-      pool: db,
-      queue: { enqueueSingle: async () => {}, enqueueBatchRows: async () => {}, requestAdmission: async () => {}, pauseBatchQueue: async () => {}, resumeBatchQueue: async () => {}, reviveJobs: async () => 0 },
-      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
-    },
-    fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
-    sessions: createSessionCodec(secretKey, { ttlMs: 60_000 }),
-    authenticator: createAuthenticator({ db, secretKey, cacheMs: 0 }),
-    applications: ports,
-  });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startEdgeApp({ db, queues, secretKey, applications: ports });
+  base = app.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await app.close();
   await queues.close();
   redis.disconnect();
   await db.end();

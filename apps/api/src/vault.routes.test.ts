@@ -1,18 +1,16 @@
 import { execFile } from 'node:child_process';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { createAuthenticator, createClient, createSessionCodec } from '@quarry/auth';
+import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, type JobQueues } from '@quarry/jobs';
-import { createLogger, createMetrics, type Logger } from '@quarry/observability';
-import { createSafeFetch } from '@quarry/safe-fetch';
+import { createLogger, type Logger } from '@quarry/observability';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@quarry/testing';
 import { createCardVault, type CardVaultService } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiApp, type ApiDeps } from './app.ts';
+import type { ApiDeps } from './app.ts';
+import { startEdgeApp } from './test-support/edge-app.ts';
 
 const secretKey = Buffer.alloc(32, 9);
 const vaultKey = Buffer.alloc(32, 10);
@@ -26,7 +24,7 @@ let db: Pool;
 let redis: Redis;
 let queues: JobQueues;
 let vault: CardVaultService;
-const servers: Server[] = [];
+const apps: Array<{ close(): Promise<void> }> = [];
 const logChunks: string[] = [];
 let base: string;
 let booker: { clientId: string; secret: string };
@@ -50,27 +48,11 @@ async function bodyOf(response: Response): Promise<Record<string, unknown>> {
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/** The API with this vault behind its vault routes (none: VAULT_KEY unset), logging to `logger`. */
 async function startApp(logger: Logger, vaultPort: ApiDeps['vault']): Promise<string> {
-  const app = createApiApp({
-    db,
-    queues,
-    metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
-    logger,
-    checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
-    recruitment: {
-      pool: db,
-      queue: { enqueueSingle: async () => {}, enqueueBatchRows: async () => {}, requestAdmission: async () => {}, pauseBatchQueue: async () => {}, resumeBatchQueue: async () => {}, reviveJobs: async () => 0 },
-      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: 1_000_000 },
-    },
-    fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
-    sessions: createSessionCodec(secretKey, { ttlMs: 60_000 }),
-    authenticator: createAuthenticator({ db, secretKey, cacheMs: 0 }),
-    ...(vaultPort ? { vault: vaultPort } : {}),
-  });
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await new Promise((resolve) => server.once('listening', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = await startEdgeApp({ db, queues, secretKey, logger, ...(vaultPort ? { vaultRoutes: vaultPort } : {}) });
+  apps.push(app);
+  return app.base;
 }
 
 beforeAll(async () => {
@@ -95,7 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(apps.map((app) => app.close()));
   await queues.close();
   redis.disconnect();
   await db.end();

@@ -1,21 +1,19 @@
 import { purgeApplications, reconcileApplications, runApplication, type RunPorts } from '@quarry/applications';
-import { createBrowserApplier, type Applier } from '@quarry/applier';
-import { createAtsApplier } from '@quarry/ats-apply';
+import { createBrowserApplier, type Applier } from '@quarry/hosted-form-apply';
+import { createAtsApplier } from '@quarry/ats-api-apply';
 import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { deliverCallbacks, startCallbackRelay } from '@quarry/callbacks';
-import { runCanary } from '@quarry/canary';
+import { createProcessChromium } from '@quarry/browser';
+import { canaryJobHandler } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, isStoreOutage, queuedJobFinder, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
-import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
+import { bulkEnqueuer, enqueuer, isStoreOutage, queuedJobFinder, startRoleWorkers, whenRedisIsBack, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
+import { createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import type { Redis } from 'ioredis';
-
-/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
-type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
 
 /**
  * Used when the browser is turned off (`MINING_BROWSER=off`): every application fails before
@@ -52,7 +50,7 @@ export async function startApplicationsRole(runtime: {
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   if (!runtime.applier && !chromium) logger.warn('the browser is off (MINING_BROWSER=off): applications will fail with ApplicationFailed');
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
@@ -96,23 +94,13 @@ export async function startApplicationsRole(runtime: {
     // soon as its job is, and a paused one's second run waits no longer than the lock it lost.
     leaseMs: config.jobLockMs,
   };
-  const worker = {
-    connection: runtime.redis,
-    prefix: config.queuePrefix,
-    lockDurationMs: config.jobLockMs,
-    stalledIntervalMs: config.jobStalledIntervalMs,
-    events: runtime.events,
-  };
-  const canaries = runtime.runsCanary
-    ? startWorkers({ ...worker, concurrency: config.workerConcurrency, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
-    : null;
-  const applications = startWorkers({
-    ...worker,
+  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  workers.start({
     queues: ['applications.apply'],
     concurrency: config.applications.concurrency,
     handlers: {
-      'applications.apply': async (payload, { job, signal, lockLost }) => {
-        const summary = await runApplication(ports, payload.applicationId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      'applications.apply': async (payload, { signal, lockLost, isFinalAttempt }) => {
+        const summary = await runApplication(ports, payload.applicationId, { signal, lockLost, finalAttempt: isFinalAttempt });
         // Ids and codes only: the candidate's data is never logged.
         logger.info(summary, 'application finished');
         return summary;
@@ -135,8 +123,7 @@ export async function startApplicationsRole(runtime: {
       if (!isStoreOutage(error)) logger.error({ err: error }, 'reconciling applications after Redis came back failed');
     },
   });
-  const control = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['applications.control'],
     concurrency: 1,
     handlers: {
@@ -165,8 +152,7 @@ export async function startApplicationsRole(runtime: {
     // Each job keeps its client's lane for up to 10 s of rounds (its last round well within the job's 2-min timeout).
     settings: { ...config.callbacks, lane: { clientConcurrency: config.callbacks.clientConcurrency, leaseMs: callbackLeaseMs, eventsPerRound: config.callbacks.eventsPerJob, forMs: 10_000 } },
   };
-  const callbacks = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['callbacks.deliver'],
     concurrency: config.callbacks.concurrency,
     handlers: {
@@ -186,7 +172,7 @@ export async function startApplicationsRole(runtime: {
     async stop(graceMs) {
       stopReconcilingOnReconnect();
       await relay.stop();
-      await Promise.all([applications.close(graceMs), control.close(graceMs), callbacks.close(graceMs), canaries?.close(graceMs)]);
+      await workers.close(graceMs);
     },
   };
 }

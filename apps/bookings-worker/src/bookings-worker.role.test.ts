@@ -26,34 +26,44 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** Starts the role with `env` added to the test's, stops it, and says which shared objects it asked for. */
+async function sharedObjectsAsked(env: Record<string, string>): Promise<string[]> {
+  const config = loadConfig({ ...quarryEnv({ database, redis: testRedis, secretKey: Buffer.alloc(32, 5) }), LOG_LEVEL: 'silent', ...env }, 'bookings-worker');
+  const redis = createRedis(config.redisUrl);
+  const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
+  const asked: string[] = [];
+  const objects: Array<{ close(): Promise<void> }> = [];
+  const role = await startBookingsRole({
+    config,
+    db,
+    redis,
+    queues,
+    logger: createLogger({ level: 'silent', name: 'test' }),
+    events: { onError: () => {} },
+    workerId: 'test:1',
+    runsCanary: false,
+    shared: <T extends { close(): Promise<void> }>(name: string, create: () => T): T => {
+      asked.push(name);
+      const object = create();
+      objects.push(object);
+      return object;
+    },
+  });
+  await role.stop(1_000);
+  for (const object of objects) await object.close();
+  await queues.close();
+  await redis.quit();
+  return asked;
+}
+
 describe('the bookings role', () => {
   it("runs its checkouts in a Chromium of its own, never the process's shared one", async () => {
-    const config = loadConfig({ ...quarryEnv({ database, redis: testRedis, secretKey: Buffer.alloc(32, 5) }), LOG_LEVEL: 'silent' }, 'bookings-worker');
-    const redis = createRedis(config.redisUrl);
-    const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
-    const asked: string[] = [];
-    const objects: Array<{ close(): Promise<void> }> = [];
-    const role = await startBookingsRole({
-      config,
-      db,
-      redis,
-      queues,
-      logger: createLogger({ level: 'silent', name: 'test' }),
-      events: { onError: () => {} },
-      workerId: 'test:1',
-      runsCanary: false,
-      shared: <T extends { close(): Promise<void> }>(name: string, create: () => T): T => {
-        asked.push(name);
-        const object = create();
-        objects.push(object);
-        return object;
-      },
-    });
-    await role.stop(1_000);
-    for (const object of objects) await object.close();
-    await queues.close();
-    await redis.quit();
+    const asked = await sharedObjectsAsked({});
     expect(asked).toContain('checkout-chromium');
     expect(asked).not.toContain('chromium');
+  });
+
+  it("keeps hotels' booking pages when mining runs without a browser (MINING_BROWSER=off is mining's switch alone)", async () => {
+    expect(await sharedObjectsAsked({ MINING_BROWSER: 'off' })).toContain('checkout-chromium');
   });
 });

@@ -13,22 +13,19 @@ import {
   type BookingEngines,
   type WorkerPorts,
 } from '@quarry/bookings';
-import { runCanary } from '@quarry/canary';
+import { createCheckoutChromium } from '@quarry/browser';
+import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { enqueuer, isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { enqueuer, isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
-import { createCheckoutChromium, createHostGuard } from '@quarry/miner';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
-import { createAddressGuard, createSafeFetch } from '@quarry/safe-fetch';
+import { createAddressGuard, createHostGuard, createSafeFetch } from '@quarry/safe-fetch';
 import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 
 /** How often the outbox is read for jobs a committed change could not enqueue. */
 const outboxRelayEveryMs = 1_000;
-
-/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
-type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
 
 /**
  * The `bookings-worker` role: runs `bookings.step` (re-price, quote, place the order at most once,
@@ -59,21 +56,18 @@ export async function startBookingsRole(runtime: {
   // A Chromium of its own, never the one mining and applying share in one process (they render any
   // URL a client submits): it renders only registered booking pages, every site in a renderer of
   // its own, sandboxed (ADR 0056). Its booking contexts are under their own limit: a checkout holds
-  // its context through the client's waits.
-  const chromium = config.mining.browser.enabled
-    ? runtime.shared('checkout-chromium', () => createCheckoutChromium(config.mining, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')))
-    : null;
+  // its context through the client's waits. Started on the first booking page; mining's switch
+  // (MINING_BROWSER) is mining's alone and never turns it off (ADR 0061).
+  const chromium = runtime.shared('checkout-chromium', () => createCheckoutChromium(config.browser, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')));
   const pageGuard = createHostGuard(config.allowPrivateUrls);
   const acsGuard = createAddressGuard(config.allowPrivateUrls);
-  const bookingPages = chromium
-    ? createBrowserBookingEngine({
-        browser: chromium.lane(config.bookings.browserContexts, config.bookings.searchPages),
-        checkUrl: async (url) => {
-          if (!(await pageGuard(url))) throw new Error(`the booking page may not reach ${new URL(url).host}`);
-        },
-        timeoutMs: config.bookings.sourceTimeoutMs,
-      })
-    : undefined;
+  const bookingPages = createBrowserBookingEngine({
+    browser: chromium.lane(config.bookings.browserContexts, config.bookings.searchPages),
+    checkUrl: async (url) => {
+      if (!(await pageGuard(url))) throw new Error(`the booking page may not reach ${new URL(url).host}`);
+    },
+    timeoutMs: config.bookings.sourceTimeoutMs,
+  });
   // A held checkout is woken by the consent's commit instead of polling for it (one connection of its own).
   const bookingChanges = followBookingChangesForWaits(config.databaseUrl, (error) =>
     logger.warn({ err: error }, 'booking changes listener lost its connection; held checkouts poll for the consent until it is back'),
@@ -94,7 +88,7 @@ export async function startBookingsRole(runtime: {
     enqueueNotify: enqueuer(queues, 'bookings.notify'),
     engines: runtime.engines ?? {
       opentravel: createOpenTravelBookingEngine({ fetch: sourceFetch, timeoutMs: config.bookings.sourceTimeoutMs }),
-      ...(bookingPages ? { 'booking-page': bookingPages } : {}),
+      'booking-page': bookingPages,
     },
     enqueueCheckout: enqueuer(queues, 'bookings.checkout'),
     workerId: runtime.workerId,
@@ -109,23 +103,13 @@ export async function startBookingsRole(runtime: {
     acsUrlPolicy: { vetAcsHost: (hostname) => acsGuard.vet(hostname), allowLoopbackHttp: config.allowLoopbackHttpHotels },
     onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
   };
-  const worker = {
-    connection: runtime.redis,
-    prefix: config.queuePrefix,
-    lockDurationMs: config.jobLockMs,
-    stalledIntervalMs: config.jobStalledIntervalMs,
-    events: runtime.events,
-  };
-  const canaries = runtime.runsCanary
-    ? startWorkers({ ...worker, concurrency: config.workerConcurrency, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
-    : null;
-  const steps = startWorkers({
-    ...worker,
+  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  workers.start({
     queues: ['bookings.step'],
     concurrency: config.bookings.concurrency,
     handlers: {
-      'bookings.step': async (payload, { job, signal, lockLost }) => {
-        const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      'bookings.step': async (payload, { signal, lockLost, isFinalAttempt }) => {
+        const summary = await runBookingStep(ports, payload.bookingId, { signal, lockLost, finalAttempt: isFinalAttempt });
         // Ids, stages and codes only: guests and cards are never logged.
         logger[stepLogLevel(summary)](summary, 'booking step');
         return summary;
@@ -136,8 +120,7 @@ export async function startBookingsRole(runtime: {
   // job is handed back when the grace runs out, while its run still records what it stopped (a
   // booking failed before the order, or handed to the reservation lookup): the role waits for that.
   const runningCheckouts = new Set<Promise<unknown>>();
-  const checkouts = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['bookings.checkout'],
     concurrency: config.bookings.browserContexts,
     handlers: {
@@ -154,10 +137,8 @@ export async function startBookingsRole(runtime: {
       },
     },
   });
-  const notifications = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['bookings.notify'],
-    concurrency: config.workerConcurrency,
     handlers: { 'bookings.notify': (payload, { signal }) => notifyBooking(ports, payload, signal) },
   });
   const sweep = async () => {
@@ -173,8 +154,7 @@ export async function startBookingsRole(runtime: {
       if (!isStoreOutage(error)) logger.error({ err: error }, 'sweeping bookings after Redis came back failed');
     },
   });
-  const control = startWorkers({
-    ...worker,
+  workers.start({
     queues: ['bookings.control'],
     concurrency: 1,
     handlers: {
@@ -207,7 +187,7 @@ export async function startBookingsRole(runtime: {
     async stop(graceMs) {
       clearInterval(relay);
       stopSweepingOnReconnect();
-      await Promise.all([steps.close(graceMs), checkouts.close(graceMs), notifications.close(graceMs), control.close(graceMs), canaries?.close(graceMs)]);
+      await workers.close(graceMs);
       await Promise.race([Promise.allSettled([...runningCheckouts]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       await sourceFetch.close();
       await bookingChanges.stop();

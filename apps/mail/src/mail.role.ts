@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { runCanary } from '@quarry/canary';
+import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import { createPool, type Pool, type PoolEvents } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { bulkEnqueuer, enqueuer, startRoleWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
 import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { createMailService, deliveryPoolSize, startMailboxWatcher } from '@quarry/mail';
 import type { Logger, Metrics } from '@quarry/observability';
@@ -28,15 +28,7 @@ export async function startMailRole(runtime: {
   runsCanary: boolean;
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
-  const worker = { connection: runtime.redis, prefix: config.queuePrefix, lockDurationMs: config.jobLockMs, stalledIntervalMs: config.jobStalledIntervalMs, events: runtime.events };
-  const canaries = runtime.runsCanary
-    ? startWorkers({
-        ...worker,
-        queues: ['system'],
-        concurrency: config.workerConcurrency,
-        handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) },
-      })
-    : null;
+  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
   const deliveryPool = createPool(config.databaseUrl, deliveryPoolSize(config.mail.deliveryConcurrency), runtime.poolEvents);
   const mail = createMailService({
     pool: db,
@@ -52,10 +44,11 @@ export async function startMailRole(runtime: {
     onDelivered: (latencySeconds) => runtime.metrics.mailDeliveryLatency.observe(latencySeconds),
   });
   const smtpPort = await mail.smtp.listen(config.smtpPort, config.smtp.host);
-  const mailWorkers = startWorkers({
-    ...worker,
+  // Closed by the role itself, after its SMTP server: a session in progress may still enqueue.
+  const mailWorkers = workers.start({
     queues: ['mail'],
     concurrency: config.mail.deliveryConcurrency,
+    closedByCaller: true,
     handlers: { 'mail.deliver': (payload) => mail.deliver(payload), 'mail.housekeeping': () => mail.housekeeping() },
   });
   await queues.schedule('mail.housekeeping', {}, { schedulerId: 'mail.housekeeping', everyMs: 60_000 });
@@ -90,7 +83,7 @@ export async function startMailRole(runtime: {
           mail.close();
           await deliveryPool.end().catch(() => {});
         })(),
-        canaries?.close(graceMs),
+        workers.close(graceMs),
       ]);
     },
   };

@@ -1,10 +1,11 @@
-import { runCanary } from '@quarry/canary';
+import { createProcessChromium } from '@quarry/browser';
+import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { isStoreOutage, startWorkers, whenRedisIsBack, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobContext, type JobHandlers, type JobQueues, type RoleWorkerConfig, type Shared, type WorkerEvents } from '@quarry/jobs';
 import { findAtsAccount, findAtsCredential } from '@quarry/applications';
 import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
-import { createProcessChromium, createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
+import { createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
@@ -12,9 +13,6 @@ import type { Redis } from 'ioredis';
 import { startBatchQueueSupervisor } from './batch-queue-supervisor.ts';
 
 export type MiningRole = { stop(graceMs: number): Promise<void> };
-
-/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
-type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
 
 /**
  * The mining-worker role: single posts and admission from the shared queues, and each running
@@ -41,7 +39,7 @@ export async function startMiningRole(runtime: {
   if (!opensAccounts) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
   const sealer = opensAccounts ? createSealer(accountsKey, createDeploymentKeyring(config.keyring)) : null;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.mining, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );
@@ -60,37 +58,17 @@ export async function startMiningRole(runtime: {
     announceOutcome: createOutcomeAnnouncer(runtime.redis, config.queuePrefix, logger),
     logFailure: (failure) => logger.info(failure, 'mining failed'),
   };
-  const canaries = runtime.runsCanary
-    ? startWorkers({
-        connection: runtime.redis,
-        prefix: config.queuePrefix,
-        queues: ['system'],
-        concurrency: config.workerConcurrency,
-        lockDurationMs: config.jobLockMs,
-        stalledIntervalMs: config.jobStalledIntervalMs,
-        handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) },
-        events: runtime.events,
-      })
-    : null;
-  const workers = await startMiningWorkers(ports, {
+  // The process's Chromium is closed after every role stopped: jobs may finish in it first.
+  return startMiningWorkers(ports, {
     connection: runtime.redis,
-    prefix: config.queuePrefix,
-    concurrency: config.workerConcurrency,
-    lockDurationMs: config.jobLockMs,
-    stalledIntervalMs: config.jobStalledIntervalMs,
+    config,
+    canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null,
     batchPollMs: config.mining.batchPollMs,
     graceMs: config.shutdownGraceMs,
     events: runtime.events,
     queues,
     logger,
   });
-
-  return {
-    async stop(graceMs) {
-      // The process's Chromium is closed after every role stopped: jobs may finish in it first.
-      await Promise.all([workers.stop(graceMs), canaries?.close(graceMs)]);
-    },
-  };
 }
 
 /**
@@ -102,10 +80,10 @@ export async function startMiningWorkers(
   options: {
     queues: JobQueues;
     connection: Redis;
-    prefix: string;
-    concurrency: number;
-    lockDurationMs: number;
-    stalledIntervalMs: number;
+    /** The queue prefix, lock and stall settings, and the shared queues' concurrency. */
+    config: RoleWorkerConfig;
+    /** The operator canary's handler when this process's mining role takes it. */
+    canary?: JobHandlers<'system'> | null;
     batchPollMs: number;
     graceMs: number;
     logger: Logger;
@@ -116,18 +94,13 @@ export async function startMiningWorkers(
 ): Promise<MiningRole> {
   // Short enough that a post accepted while a producer could not enqueue starts within seconds.
   const reviveEveryMs = options.reviveEveryMs ?? 5_000;
-  const mine = (submissionId: string, job: { attemptsMade: number; opts: { attempts?: number } }, signal: AbortSignal) =>
-    mineSubmission(ports, submissionId, { signal, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+  const mine = (submissionId: string, { signal, isFinalAttempt }: JobContext) => mineSubmission(ports, submissionId, { signal, finalAttempt: isFinalAttempt });
 
-  const shared = startWorkers({
-    connection: options.connection,
-    prefix: options.prefix,
+  const workers = startRoleWorkers({ redis: options.connection, canary: options.canary ?? null, ...(options.events ? { events: options.events } : {}) }, options.config);
+  workers.start({
     queues: ['mining.single', 'mining.control'],
-    concurrency: options.concurrency,
-    lockDurationMs: options.lockDurationMs,
-    stalledIntervalMs: options.stalledIntervalMs,
     handlers: {
-      'mining.mine': (payload, { job, signal }) => mine(payload.submissionId, job, signal),
+      'mining.mine': (payload, job) => mine(payload.submissionId, job),
       'mining.admit': async (payload) => {
         const batchIds = payload.batchId
           ? [payload.batchId]
@@ -135,20 +108,19 @@ export async function startMiningWorkers(
         for (const batchId of batchIds) await admitBatch(ports, batchId);
       },
     },
-    ...(options.events ? { events: options.events } : {}),
   });
   await options.queues.schedule('mining.admit', {}, { schedulerId: 'mining-admission-sweep', everyMs: 10_000 });
 
   const supervisor = startBatchQueueSupervisor({
     db: ports.pool,
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: options.config.queuePrefix,
     queues: options.queues,
     pollMs: options.batchPollMs,
     graceMs: options.graceMs,
-    lockDurationMs: options.lockDurationMs,
-    stalledIntervalMs: options.stalledIntervalMs,
-    handler: (payload, { job, signal }) => mine(payload.submissionId, job, signal),
+    lockDurationMs: options.config.jobLockMs,
+    stalledIntervalMs: options.config.jobStalledIntervalMs,
+    handler: (payload, job) => mine(payload.submissionId, job),
     ...(options.events ? { events: options.events } : {}),
     // A store outage is logged once by the store's own health log, not at every poll.
     onError: (error) => {
@@ -183,7 +155,7 @@ export async function startMiningWorkers(
       reviving = false;
       clearTimeout(reviveTimer);
       stopRevivingOnReconnect();
-      await Promise.all([shared.close(graceMs), supervisor.stop(graceMs)]);
+      await Promise.all([workers.close(graceMs), supervisor.stop(graceMs)]);
     },
   };
 }

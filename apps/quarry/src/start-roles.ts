@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { ConfigFor } from '@quarry/config';
 import { createPool, migrateToLatest } from '@quarry/db';
-import { createJobQueues, createRedis, isStoreOutage } from '@quarry/jobs';
+import { createJobQueues, createRedis, isStoreOutage, type Shared } from '@quarry/jobs';
 import { createLogger, createMetrics, createStoreHealth, type Tracing } from '@quarry/observability';
 import { listUnfinishedBatchIds } from '@quarry/recruitment';
 import { listenForMetrics } from './metrics-listener.ts';
@@ -24,10 +24,10 @@ type Stoppable = { stop(graceMs: number): Promise<void> };
  * Objects several roles of one process use (the client-URL fetch, the rates ports): created by
  * the first role that asks, closed once after every role has stopped.
  */
-function sharedObjects() {
+function sharedObjects(): { get: Shared; close(): Promise<void> } {
   const objects = new Map<string, { close(): Promise<void> }>();
   return {
-    get<T extends { close(): Promise<void> }>(name: string, create: () => T): T {
+    get: <T extends { close(): Promise<void> }>(name: string, create: () => T): T => {
       let object = objects.get(name);
       if (!object) {
         object = create();

@@ -1,14 +1,11 @@
 import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
-import { runCanary } from '@quarry/canary';
+import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, startWorkers, type JobQueues, type WorkerEvents } from '@quarry/jobs';
+import { bulkEnqueuer, enqueuer, startRoleWorkers, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
 import type { Logger } from '@quarry/observability';
 import { createRatesPorts, deliverPush, pushKeySealing, refreshSearch, scheduleRefreshes, type RatesPorts } from '@quarry/rates';
 import type { Redis } from 'ioredis';
-
-/** Something this process keeps once for every role that asks (a client, a browser), closed after the roles stop. */
-type Shared = <T extends { close(): Promise<void> }>(name: string, create: () => T) => T;
 
 /**
  * The `rates-worker` role: the refresh scheduler, refresh jobs and push delivery. With
@@ -40,19 +37,8 @@ export async function startRatesRole(runtime: {
       logger,
     }),
   );
-  const worker = {
-    connection: runtime.redis,
-    prefix: config.queuePrefix,
-    concurrency: config.workerConcurrency,
-    lockDurationMs: config.jobLockMs,
-    stalledIntervalMs: config.jobStalledIntervalMs,
-    events: runtime.events,
-  };
-  const canaries = runtime.runsCanary
-    ? startWorkers({ ...worker, queues: ['system'], handlers: { 'system.canary': (payload, { signal }) => runCanary({ db, workerId: runtime.workerId }, payload, signal) } })
-    : null;
-  const workers = startWorkers({
-    ...worker,
+  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  workers.start({
     queues: ['rates.refresh', 'rates.push', 'rates.control'],
     handlers: {
       'rates.schedule': async () => scheduleRefreshes(ports.schedulePorts),
@@ -64,7 +50,7 @@ export async function startRatesRole(runtime: {
   await queues.schedule('rates.schedule', {}, { schedulerId: 'rates.schedule', everyMs: config.rates.scheduleEveryMs });
   return {
     async stop(graceMs) {
-      await Promise.all([workers.close(graceMs), canaries?.close(graceMs)]);
+      await workers.close(graceMs);
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { Applier, ApplicationToSubmit, ResolvedAnswer } from '@quarry/applier';
-import { candidate, cvFile, mineQuestions, type ApplyCase, type CaseApplication, type ExpectedField } from '@quarry/testing/applier';
-import { createAtsApplier } from '@quarry/ats-apply';
+import type { Applier, ApplicationToSubmit, ResolvedAnswer } from '@quarry/hosted-form-apply';
+import { candidate, cvFile, mineQuestions, type ApplyCase, type CaseApplication, type ExpectedField } from '@quarry/testing/hosted-form-apply';
+import { createAtsApplier } from '@quarry/ats-api-apply';
 import type { Question } from '@quarry/contracts';
 import type { DoubleReply, ReceivedRequest, VendorApiDouble } from '@quarry/testing';
 

@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/testing/applier';
+import { candidate } from '@quarry/testing/hosted-form-apply';
 import { greenhouseDoubleJob, startGreenhouseApiDouble } from '@quarry/testing';
 import { apiCase, cv } from './api-case.ts';
 

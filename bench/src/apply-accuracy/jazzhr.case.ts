@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/testing/applier';
+import { candidate } from '@quarry/testing/hosted-form-apply';
 import type { Question } from '@quarry/contracts';
 import { jazzDoubleJobs, startJazzApiDouble } from '@quarry/testing';
 import { apiCase, cv, type DeliveredAnswer } from './api-case.ts';

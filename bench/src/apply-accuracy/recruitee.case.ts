@@ -1,5 +1,5 @@
-import type { ResolvedAnswer } from '@quarry/applier';
-import { candidate } from '@quarry/testing/applier';
+import type { ResolvedAnswer } from '@quarry/hosted-form-apply';
+import { candidate } from '@quarry/testing/hosted-form-apply';
 import { recruiteeDoubleOffers, startRecruiteeApiDouble } from '@quarry/testing';
 import { apiCase, cv, type DeliveredAnswer } from './api-case.ts';
 

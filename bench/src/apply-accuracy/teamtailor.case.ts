@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/testing/applier';
+import { candidate } from '@quarry/testing/hosted-form-apply';
 import type { Question } from '@quarry/contracts';
 import type { ReceivedRequest } from '@quarry/testing';
 import { startTeamtailorApiDouble, teamtailorDoubleJobs } from '@quarry/testing';

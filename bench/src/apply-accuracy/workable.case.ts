@@ -1,4 +1,4 @@
-import { candidate } from '@quarry/testing/applier';
+import { candidate } from '@quarry/testing/hosted-form-apply';
 import { startWorkableApiDouble, workableDoubleJobs } from '@quarry/testing';
 import { apiCase, cv, listedFields, requestFields, type DeliveredAnswer } from './api-case.ts';
 

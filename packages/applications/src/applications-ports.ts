@@ -1,4 +1,4 @@
-import type { Applier } from '@quarry/applier';
+import type { Applier } from '@quarry/hosted-form-apply';
 import type { Question } from '@quarry/contracts';
 import type { Pool } from '@quarry/db';
 import type { Sealer as KeyringSealer } from '@quarry/keyring';

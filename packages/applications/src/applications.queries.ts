@@ -1,6 +1,6 @@
 import { applicationEndedEvent, oweCallback } from '@quarry/callbacks';
 import type { ApplicationTransport } from '@quarry/contracts';
-import { withTransaction, withTransactionWithin, type Pool, type PoolClient, type Queryable } from '@quarry/db';
+import { withTransaction, withTransactionWithin, type Pool, type Queryable } from '@quarry/db';
 
 type ApplicationState = 'queued' | 'processing' | 'submitting' | 'success' | 'failed';
 
@@ -246,7 +246,7 @@ export type FinishOptions = {
 
 export async function finishApplication(db: Pool, applicationId: string, outcome: ApplicationOutcome, options: FinishOptions = {}): Promise<boolean> {
   const { owner = null, definite = false, afterOwnIntent = false, withinMs } = options;
-  const inTransaction = <T>(work: (client: PoolClient) => Promise<T>) => (withinMs === undefined ? withTransaction(db, work) : withTransactionWithin(db, withinMs, work));
+  const inTransaction = <T>(work: (client: Queryable) => Promise<T>) => (withinMs === undefined ? withTransaction(db, work) : withTransactionWithin(db, withinMs, work));
   return inTransaction(async (client) => {
     const result = await client.query<{ client_id: string; job_post_id: string; callback_url: string | null; replaced: boolean }>(
       `UPDATE applications AS a SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,

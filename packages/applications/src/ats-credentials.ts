@@ -1,4 +1,4 @@
-import type { AtsAccount, AtsCredential } from '@quarry/applier';
+import type { AtsAccount, AtsCredential } from '@quarry/hosted-form-apply';
 import { AppError, AtsAccountSecret, atsAccountVendors, AtsCredentialBody, AtsCredentialParams, AtsCredentialVendor, describeIssues, validationError, type AtsCredentialList, type AtsCredentialSummary } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import { atsCredentialRow, sealedColumns } from '@quarry/keyring';

@@ -1,4 +1,4 @@
-import type { FileToUpload, ResolvedAnswer } from '@quarry/applier';
+import type { FileToUpload, ResolvedAnswer } from '@quarry/hosted-form-apply';
 import { FileAnswer, type Question } from '@quarry/contracts';
 import { readAllCapped } from './read-capped.ts';
 import type { PlannedAnswer } from './answer-validation.ts';

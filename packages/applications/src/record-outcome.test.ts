@@ -7,7 +7,7 @@ import { createPool, type Pool } from '@quarry/db';
 import { createSealer } from '@quarry/keyring';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createTestDatabase, startPrivatePostgres, type PrivatePostgres, type TestDatabase } from '@quarry/testing';
-import type { FakeApplier } from '@quarry/testing/applier';
+import type { FakeApplier } from '@quarry/testing/hosted-form-apply';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunPorts, Sealer } from './applications-ports.ts';
 import { findApplication } from './find-application.ts';

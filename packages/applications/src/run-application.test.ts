@@ -6,7 +6,7 @@ import { createPool, type Pool } from '@quarry/db';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import { createSealer } from '@quarry/keyring';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { createFakeApplier, type FakeApplier } from '@quarry/testing/applier';
+import { createFakeApplier, type FakeApplier } from '@quarry/testing/hosted-form-apply';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MineOutcome } from '@quarry/miner';
 import type { RecordMining, RunPorts, Sealer } from './applications-ports.ts';

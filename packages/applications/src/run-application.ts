@@ -1,5 +1,5 @@
 import { sealedColumns } from '@quarry/keyring';
-import type { SubmitOutcome } from '@quarry/applier';
+import type { SubmitOutcome } from '@quarry/hosted-form-apply';
 import { Question, type ApplicationErrorCode, type MiningErrorCode } from '@quarry/contracts';
 import { z } from 'zod';
 import { alreadyAppliedMessage } from './already-applied.ts';

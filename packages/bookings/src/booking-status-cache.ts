@@ -1,15 +1,12 @@
-import { listenOnChannel, type ChannelListener } from '@quarry/db';
+import { createAnnouncedCache, listenOnChannel, type ChannelListener } from '@quarry/db';
 import { LRUCache } from 'lru-cache';
 
 /**
  * Bookings' statuses as the API last rendered them, so polling a booking (what every client does
- * while it waits for a stage) costs no database round trip. Correctness rests on three rules:
- * - every committed change of a booking row is announced by Postgres itself (a trigger's NOTIFY,
- *   delivered at commit, whichever process or statement made the change), and drops the copy;
- * - a read that raced an announcement is not kept: `reservation()` is taken before reading the
- *   store and `keep` ignores it if any change arrived meanwhile;
- * - while announcements cannot arrive (the listening connection is down) nothing is served or
- *   kept, and everything is dropped when it comes back. Entries also expire after `ttlMs`.
+ * while it waits for a stage) costs no database round trip. An announced cache (`createAnnouncedCache`
+ * of `packages/db`, its rules there): every committed change of a booking row is announced by
+ * Postgres itself (a trigger's NOTIFY, delivered at commit, whichever process or statement made the
+ * change), and drops the copy. Entries also expire after `ttlMs`.
  * A copy is served only to the client that owns the booking; anyone else goes to the store (404).
  */
 export type BookingStatusCache = {
@@ -26,38 +23,20 @@ export type BookingStatusCache = {
 export type BookingStatusCacheSettings = { maxBytes: number; ttlMs: number };
 
 export function createBookingStatusCache(settings: BookingStatusCacheSettings): BookingStatusCache {
-  const entries = new LRUCache<string, { clientId: string; status: string }>({
-    maxSize: Math.max(1, settings.maxBytes),
-    sizeCalculation: (entry) => Math.max(1, entry.status.length + entry.clientId.length + 64),
-    ttl: settings.ttlMs,
-  });
-  let generation = 0;
-  let trusted = false;
+  const cache = createAnnouncedCache<string, { clientId: string; status: string }>(
+    new LRUCache({ maxSize: Math.max(1, settings.maxBytes), sizeCalculation: (entry) => Math.max(1, entry.status.length + entry.clientId.length + 64), ttl: settings.ttlMs }),
+    { keeps: settings.maxBytes > 0 },
+  );
   return {
     get(clientId, bookingId) {
-      if (!trusted) return undefined;
-      const entry = entries.get(bookingId);
+      const entry = cache.get(bookingId);
       return entry?.clientId === clientId ? entry.status : undefined;
     },
-    reservation: () => (trusted ? generation : null),
-    keep(reservation, clientId, bookingId, status) {
-      if (!trusted || reservation !== generation || settings.maxBytes === 0) return;
-      entries.set(bookingId, { clientId, status });
-    },
-    invalidate(bookingId) {
-      generation += 1;
-      entries.delete(bookingId);
-    },
-    suspend() {
-      trusted = false;
-      generation += 1;
-      entries.clear();
-    },
-    resume() {
-      generation += 1;
-      entries.clear();
-      trusted = true;
-    },
+    reservation: () => cache.reservation(),
+    keep: (reservation, clientId, bookingId, status) => cache.keep(reservation, bookingId, { clientId, status }),
+    invalidate: (bookingId) => cache.invalidate(bookingId),
+    suspend: () => cache.suspend(),
+    resume: () => cache.resume(),
   };
 }
 

@@ -1,6 +1,8 @@
 export type { BookingEngine, BookingEngines, CheckoutEngine, HeldCheckout, Order, OrderOutcome, RepriceOutcome, Stay } from './booking-engine.ts';
 export { createBrowserBookingEngine } from './browser/browser-booking.engine.ts';
 export type { BookingBrowser } from './browser/browser-booking.engine.ts';
+export { bookingPageRecipes, checkoutRecipes } from './browser/checkout-recipes.ts';
+export type { BookingPageRecipe, CheckoutRecipe } from './browser/checkout-recipes.ts';
 export { followBookingChangesForWaits } from './booking-change-waits.ts';
 export type { BookingChangeWaits } from './booking-change-waits.ts';
 export { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice } from './booking-inputs.ts';

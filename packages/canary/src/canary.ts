@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, describeIssues, RequestCanaryBody, validationError, type CanaryJobPayload, type CanaryView } from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
-import type { JobPayload } from '@quarry/jobs';
+import type { JobHandler, JobPayload } from '@quarry/jobs';
 import { completeCanary, findCanary, insertCanary, startCanaryRun, type CanaryRow } from './canaries.queries.ts';
 
 /** The producer side of the job queue, as this use case needs it; the role wires it from the job catalog. */
@@ -44,7 +44,7 @@ export async function getCanary(ports: { db: Queryable }, clientId: string, cana
  * The worker side. Idempotent: a run after completion does nothing, and a run restarted after a
  * crash simply holds again and completes once.
  */
-export async function runCanary(
+async function runCanary(
   ports: { db: Queryable; workerId: string },
   payload: CanaryJobPayload,
   signal: AbortSignal,
@@ -53,4 +53,9 @@ export async function runCanary(
   if (!row) return;
   if (row.holdMs > 0) await sleep(row.holdMs, undefined, { signal });
   await completeCanary(ports.db, payload.canaryId, ports.workerId);
+}
+
+/** `system.canary`'s handler for a worker role that takes the canary. */
+export function canaryJobHandler(ports: { db: Queryable; workerId: string }): JobHandler<'system.canary'> {
+  return (payload, { signal }) => runCanary(ports, payload, signal);
 }

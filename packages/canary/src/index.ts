@@ -1,2 +1,2 @@
-export { getCanary, requestCanary, runCanary } from './canary.ts';
+export { canaryJobHandler, getCanary, requestCanary } from './canary.ts';
 export type { EnqueueCanary } from './canary.ts';

@@ -57,6 +57,30 @@ describe('cluster limiter', () => {
     }
   });
 
+  it("does not hold the work's result while Redis is silent (a worker cut off from it), and gives the slot back once it answers", async () => {
+    const server = await startPrivateRedis();
+    // As the workers' connections: commands wait for Redis rather than fail.
+    const redis = new Redis(server.url, { maxRetriesPerRequest: null });
+    redis.on('error', () => {});
+    try {
+      const limiter = createClusterLimiter({ redis, prefix: 'silent', concurrency: 1, perSecond: 0, leaseMs: 60_000, retryMs: 10 });
+      const began = Date.now();
+      const answer = await limiter('careers.example', async () => {
+        server.pause();
+        return 'Thank you for applying';
+      }, forever());
+      expect(answer).toBe('Thank you for applying');
+      expect(Date.now() - began).toBeLessThan(3_000);
+      server.resume();
+      // The release went on by itself: the slot (concurrency 1, a lease of a minute) is free again.
+      expect(await limiter('careers.example', async () => 'next', AbortSignal.timeout(5_000))).toBe('next');
+    } finally {
+      server.resume();
+      redis.disconnect();
+      await server.remove();
+    }
+  });
+
   it('frees the slot when the work fails', async () => {
     const limiter = createClusterLimiter({ redis: redisA, prefix: `${testRedis.prefix}:f`, concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10 });
     await expect(limiter('k', async () => Promise.reject(new Error('source down')), forever())).rejects.toThrow('source down');

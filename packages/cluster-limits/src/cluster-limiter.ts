@@ -118,11 +118,24 @@ export function createClusterLimiter(options: ClusterLimiterOptions): ClusterLim
       return await work();
     } finally {
       if (registered) await options.redis.zrem(waitersKey(key), waiterId).catch(() => 0);
-      // Redis gone by now must not cost the work's result (a site's answer that exists nowhere
-      // else): the slot's lease (`leaseMs`) runs out by itself.
-      await held?.release().catch((error: unknown) => options.onLeaseLost?.(key, error instanceof Error ? error : new Error(String(error))));
+      // Redis gone by now must neither cost nor hold up the work's result (a site's answer that
+      // exists nowhere else): a worker cut off from Redis would otherwise wait, after the heal, for
+      // its connection's TCP retransmission backoff before the result could be recorded. The
+      // release is waited for a moment (so a caller's next call finds the slot free), then left
+      // to finish on its own; if it never does, the slot's lease (`leaseMs`) runs out by itself.
+      if (held) {
+        const released = held.release().catch((error: unknown) => options.onLeaseLost?.(key, error instanceof Error ? error : new Error(String(error))));
+        await Promise.race([released, delay(releaseWaitMs)]);
+      }
     }
   };
+}
+
+/** How long the work's result waits for its slot's release before going on without it. */
+const releaseWaitMs = 1_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Takes one start of the key's current second: 0 when taken, else how long until the next second. */

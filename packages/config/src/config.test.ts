@@ -18,6 +18,21 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, CHROMIUM_RUN_AS: '0:0' }, 'rates-worker')).toThrow(/CHROMIUM_RUN_AS must be uid:gid of an unprivileged user/);
   });
 
+  it('reads the browser pools\' limits as BROWSER_*, and still under their deprecated MINING_BROWSER_* names when the new one is unset', () => {
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'applications-worker').browser).toEqual({ chromiumPath: '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: 5 });
+    const renamed = { BROWSER_RECYCLE_JOBS: '7', BROWSER_RECYCLE_MB: '300', BROWSER_CONTEXTS: '3' };
+    const deprecated = { MINING_BROWSER_RECYCLE_JOBS: '9', MINING_BROWSER_RECYCLE_MB: '400', MINING_BROWSER_CONTEXTS: '2' };
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, ...deprecated }, 'bookings-worker').browser).toMatchObject({ recycleAfterJobs: 9, recycleAboveMb: 400, maxContexts: 2 });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, ...deprecated, ...renamed }, 'mining-worker').browser).toMatchObject({ recycleAfterJobs: 7, recycleAboveMb: 300, maxContexts: 3 });
+    expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, MINING_BROWSER_CONTEXTS: '0' }, 'mining-worker')).toThrow(/MINING_BROWSER_CONTEXTS/);
+  });
+
+  it("leaves mining's browser switch to mining: the bookings worker does not read MINING_BROWSER", () => {
+    const bookings = loadConfig({ QUARRY_SECRET_KEY: secret, MINING_BROWSER: 'maybe' }, 'bookings-worker');
+    expect('mining' in bookings).toBe(false);
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, MINING_BROWSER: 'off' }, 'mining-worker').mining.browser.enabled).toBe(false);
+  });
+
   it('sends card data over plain http: to no hotel unless ALLOW_LOOPBACK_HTTP_HOTELS says true', () => {
     expect(loadConfig({ QUARRY_SECRET_KEY: secret }).allowLoopbackHttpHotels).toBe(false);
     expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').allowLoopbackHttpHotels).toBe(false);

@@ -44,6 +44,11 @@ const keyringKeys = z
     return keys;
   });
 
+/** The browser pools' limits (`BROWSER_*`, read also under their deprecated `MINING_BROWSER_*` names). */
+const recycleJobs = z.coerce.number().int().min(1);
+const recycleMb = z.coerce.number().int().min(100);
+const browserContexts = z.coerce.number().int().min(1).max(64);
+
 /** A booking unfinished this long after its creation fails `JobTimeout` unless its order is with the hotel: the longest it may still order. */
 const bookingJobTimeout = positiveMs.default(60 * 60_000);
 
@@ -91,7 +96,7 @@ const sectionShapes = {
   outbound: {
     ALLOW_PRIVATE_URLS: z.string().default(''),
   },
-  chromium: {
+  browser: {
     // Every Chromium runs with its sandbox on. Chromium refuses that sandbox to root, so a process
     // running as root starts its browsers as this unprivileged user (uid:gid; ADR 0056). Unused
     // when the process is not root (the image runs as 1000:1000).
@@ -99,6 +104,18 @@ const sectionShapes = {
       .string()
       .regex(/^[1-9]\d*:[1-9]\d*$/, 'must be uid:gid of an unprivileged user (not root), e.g. 65534:65534')
       .default('65534:65534'),
+    // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021). The
+    // browser of mining, applying and hotel checkouts (each process's pools, @quarry/browser).
+    CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
+    // A pool replaces its Chromium after this many jobs, or above this much memory (PSS, MB).
+    BROWSER_RECYCLE_JOBS: recycleJobs.optional(),
+    BROWSER_RECYCLE_MB: recycleMb.optional(),
+    // Browser contexts open at once per process for pages clients submit (mining, applying): memory, not CPU, sets it.
+    BROWSER_CONTEXTS: browserContexts.optional(),
+    // Deprecated names of the three above, still read when the new name is unset (ADR 0061).
+    MINING_BROWSER_RECYCLE_JOBS: recycleJobs.optional(),
+    MINING_BROWSER_RECYCLE_MB: recycleMb.optional(),
+    MINING_BROWSER_CONTEXTS: browserContexts.optional(),
   },
   cardTransport: {
     // Card data goes to hotels over https: only. This development allowance lets a hotel on a
@@ -173,14 +190,9 @@ const sectionShapes = {
     // Recruitment mining; README "Recruitment" documents each.
     MINING_PAGE_TIMEOUT_MS: positiveMs.default(30_000),
     MINING_BATCH_POLL_MS: positiveMs.default(2_000),
-    // Debian's headless shell: the full browser costs 3–8× the CPU per context (ADR 0021).
-    CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium-headless-shell'),
+    // Mining's own switch: `off` mines without Chromium (the process's other roles keep theirs).
     MINING_BROWSER: z.enum(['on', 'off']).default('on'),
     MINING_ATS_ENDPOINTS: AtsEndpoints.optional(),
-    MINING_BROWSER_RECYCLE_JOBS: z.coerce.number().int().min(1).default(50),
-    MINING_BROWSER_RECYCLE_MB: z.coerce.number().int().min(100).default(1024),
-    // Browser contexts (forms being mined in Chromium) open at once per process: memory, not CPU, sets it.
-    MINING_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(64).default(5),
     MINING_PROBE_DEPTH: z.coerce.number().int().min(0).max(4).default(2),
   },
   applications: {
@@ -342,10 +354,21 @@ export type BatchSettings = {
   maxCsvBytes: number;
 };
 
+/** Every Chromium pool of a process: its binary and limits (`@quarry/browser`). */
+export type BrowserSettings = {
+  chromiumPath: string;
+  /** A fresh browser after this many jobs, or once its processes hold more than `recycleAboveMb` (PSS). */
+  recycleAfterJobs: number;
+  recycleAboveMb: number;
+  /** Contexts open at once in the pool of pages clients submit (mining, applying); checkouts have their own limit. */
+  maxContexts: number;
+};
+
 export type MiningSettings = {
   pageTimeoutMs: number;
   batchPollMs: number;
-  browser: { enabled: boolean; chromiumPath: string; recycleAfterJobs: number; recycleAboveMb: number; maxContexts: number; probeDepth: number };
+  /** Whether mining renders pages in Chromium (`MINING_BROWSER`), and how deep it probes conditional questions there. */
+  browser: { enabled: boolean; probeDepth: number };
   /** Vendor base URLs overriding the adapters' defaults (only the ones given). */
   atsEndpoints: Partial<Record<AtsEndpointName, string>>;
 };
@@ -504,9 +527,17 @@ const readers = {
     return { keyring: { secretKey, keys, currentKeyId: current, openSecretKeySeals } as KeyringSettings };
   },
   outbound: (vars: Vars) => ({ allowPrivateUrls: allowPrivate(vars) }),
-  chromium: (vars: Vars) => {
+  browser: (vars: Vars) => {
     const [uid, gid] = vars.CHROMIUM_RUN_AS.split(':').map(Number) as [number, number];
-    return { chromiumRunAs: { uid, gid } };
+    return {
+      chromiumRunAs: { uid, gid },
+      browser: {
+        chromiumPath: vars.CHROMIUM_PATH,
+        recycleAfterJobs: vars.BROWSER_RECYCLE_JOBS ?? vars.MINING_BROWSER_RECYCLE_JOBS ?? 50,
+        recycleAboveMb: vars.BROWSER_RECYCLE_MB ?? vars.MINING_BROWSER_RECYCLE_MB ?? 1024,
+        maxContexts: vars.BROWSER_CONTEXTS ?? vars.MINING_BROWSER_CONTEXTS ?? 5,
+      } as BrowserSettings,
+    };
   },
   cardTransport: (vars: Vars) => ({ allowLoopbackHttpHotels: vars.ALLOW_LOOPBACK_HTTP_HOTELS === 'true' }),
   vault: (vars: Vars) => {
@@ -564,14 +595,7 @@ const readers = {
     mining: {
       pageTimeoutMs: vars.MINING_PAGE_TIMEOUT_MS,
       batchPollMs: vars.MINING_BATCH_POLL_MS,
-      browser: {
-        enabled: vars.MINING_BROWSER === 'on',
-        chromiumPath: vars.CHROMIUM_PATH,
-        recycleAfterJobs: vars.MINING_BROWSER_RECYCLE_JOBS,
-        recycleAboveMb: vars.MINING_BROWSER_RECYCLE_MB,
-        maxContexts: vars.MINING_BROWSER_CONTEXTS,
-        probeDepth: vars.MINING_PROBE_DEPTH,
-      },
+      browser: { enabled: vars.MINING_BROWSER === 'on', probeDepth: vars.MINING_PROBE_DEPTH },
       atsEndpoints: Object.fromEntries(Object.entries(vars.MINING_ATS_ENDPOINTS ?? {}).filter(([, url]) => url !== undefined)) as Partial<Record<AtsEndpointName, string>>,
     } as MiningSettings,
   }),
@@ -696,14 +720,14 @@ type SettingsOf<S extends Section> = UnionToIntersection<ReturnType<(typeof read
  * mining worker needs no secret key (with one, it opens clients' Workday accounts). `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
-  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'keyring', 'outbound', 'chromium', 'batches', 'mining'],
-  'rates-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'rates'],
+  api: ['database', 'process', 'secret', 'keyring', 'outbound', 'browser', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'keyring', 'outbound', 'browser', 'batches', 'mining'],
+  'rates-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'browser', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'keyring', 'mailDomains', 'mail', 'mailbox', 'smtp'],
-  'applications-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'mining', 'applications', 'callbacks'],
-  'bookings-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'mining', 'bookings'],
+  'applications-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'browser', 'mining', 'applications', 'callbacks'],
+  'bookings-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'browser', 'cardTransport', 'vault', 'bookings'],
   // `accountsKey` before `secret`: both read QUARRY_SECRET_KEY, and the later shape (required) wins.
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'keyring', 'outbound', 'chromium', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
+  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'keyring', 'outbound', 'browser', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
   migrate: ['database'],
   clients: ['database', 'secret', 'keyring'],
   callbacks: ['database', 'secret', 'keyring', 'outbound'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CallbackUrl } from './callback-url.ts';
+import { HttpUrl } from './http-url.ts';
 
 /**
  * Why an application failed. The first eight are the published interface's codes;
@@ -24,22 +25,11 @@ export const applicationErrorCodes = [
 export const ApplicationErrorCode = z.enum(applicationErrorCodes);
 export type ApplicationErrorCode = z.infer<typeof ApplicationErrorCode>;
 
-const httpUrl = z
-  .string()
-  .max(4096)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
 
 /** A file the service fetches (through the SSRF guard) when the application runs. */
 export const FileAnswer = z.object({
   type: z.literal('File'),
-  url: httpUrl,
+  url: HttpUrl,
   filename: z.string().trim().min(1).max(255),
   /** Sent with the GET of `url` (e.g. a bearer token of the client's storage); kept sealed, never logged. */
   headers: z.record(z.string().min(1).max(200), z.string().max(8192)).optional(),
@@ -61,7 +51,7 @@ export const ApplyBody = z.object({
   files: z.object({ cv: FileAnswer, coverLetter: FileAnswer.optional() }),
   answers: z.array(z.object({ id: z.string().min(1).max(500), value: z.unknown() })).max(2_000).default([]),
   /** The apply page, when the post was not mined for this client (it is then mined first). */
-  url: httpUrl.optional(),
+  url: HttpUrl.optional(),
   employer: z.string().trim().min(1).max(500).optional(),
   jobTitle: z.string().trim().min(1).max(500).optional(),
   /** Where `application.ended` is POSTed (ADR 0053); without it, the client's default callback URL, if any. */

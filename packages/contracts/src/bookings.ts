@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Price, Rate } from './hotels.ts';
+import { HttpUrl } from './http-url.ts';
 
 /**
  * Hotel bookings. A booking moves through stages; its `state` says who acts next: `started` (the
@@ -49,17 +50,6 @@ export const BookingErrorCode = z.enum(bookingErrorCodes);
 export type BookingErrorCode = z.infer<typeof BookingErrorCode>;
 
 const isoDate = z.iso.date();
-const httpUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
 
 /** POST /v1/bookings: a booking of one rate, as the rates feed listed it. */
 export const CreateBookingBody = z.strictObject({
@@ -70,7 +60,7 @@ export const CreateBookingBody = z.strictObject({
   roomId: z.string().min(1).max(200),
   rateId: z.string().min(1).max(200),
   /** Each stage change is POSTed here, signed per Standard Webhooks (the secret is in the response). */
-  callbackUrl: httpUrl.optional(),
+  callbackUrl: HttpUrl.optional(),
 });
 export type CreateBookingBody = z.infer<typeof CreateBookingBody>;
 

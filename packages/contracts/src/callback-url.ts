@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { httpUrlMaxLength } from './http-url.ts';
 import { hasNul, nulMessage } from './nul-bytes.ts';
 
 /** A client's callback URL (ADR 0053): checked here for its form, and against the SSRF policy where it is registered and at each delivery. */
 export const CallbackUrl = z
   .string()
-  .max(2048)
+  .max(httpUrlMaxLength)
   .refine((value) => !hasNul(value), nulMessage)
   .refine((value) => {
     try {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CallbackUrl } from './callback-url.ts';
+import { HttpUrl, httpUrlMaxLength } from './http-url.ts';
 import { hasNul, nulMessage } from './nul-bytes.ts';
 
 const inputTypes = [
@@ -81,18 +82,6 @@ export type MiningErrorCode = z.infer<typeof MiningErrorCode>;
 
 const withoutNul = (value: string) => !hasNul(value);
 
-const httpUrl = z
-  .string()
-  .max(2048)
-  .refine(withoutNul, nulMessage)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
 
 /** The vendor base URLs a deployment may override (`MINING_ATS_ENDPOINTS`); the miner's endpoints are exactly these. */
 export const atsEndpointNames = [
@@ -105,7 +94,7 @@ export type AtsEndpointName = (typeof atsEndpointNames)[number];
 /** One job post, as a single mining request or a CSV row (the CSV columns are these names). */
 export const JobPostInput = z.object({
   jobPostId: z.string().trim().min(1).max(200).refine(withoutNul, nulMessage),
-  url: httpUrl,
+  url: HttpUrl,
   employer: z.string().trim().min(1).max(500).refine(withoutNul, nulMessage),
   jobTitle: z.string().trim().min(1).max(500).refine(withoutNul, nulMessage),
   country: z.string().regex(/^[a-z]{2}$/, 'must be a lowercase ISO 3166-1 alpha-2 code').default('gb'),
@@ -128,7 +117,7 @@ export function quickJobPostInput(row: { jobPostId?: string; url?: string; emplo
   const { jobPostId, url, employer, jobTitle, country } = row;
   if (!plainText(jobPostId, 200) || !plainText(employer, 500) || !plainText(jobTitle, 500)) return null;
   // A special scheme (http, https) parses only with a host, so canParse covers hostname.length > 0.
-  if (url === undefined || url.length > 2048 || !(url.startsWith('https://') || url.startsWith('http://')) || hasNul(url) || !URL.canParse(url)) return null;
+  if (url === undefined || url.length > httpUrlMaxLength || !(url.startsWith('https://') || url.startsWith('http://')) || hasNul(url) || !URL.canParse(url)) return null;
   if (country !== undefined && !countryCode.test(country)) return null;
   return { jobPostId, url, employer, jobTitle, country: country ?? 'gb' };
 }
@@ -146,7 +135,7 @@ const webhookSecret = z
 
 export const MineJobPostResponse = z.object({ jobPostId: z.string(), status: z.literal('queued'), webhookSecret });
 
-export const BatchFileUrlBody = z.object({ fileUrl: httpUrl, callbackUrl: CallbackUrl.optional() });
+export const BatchFileUrlBody = z.object({ fileUrl: HttpUrl, callbackUrl: CallbackUrl.optional() });
 /** The batch's callback URL as a query parameter: how a CSV body (text/csv, application/octet-stream) names it; JSON may use either. */
 export const BatchCallbackQuery = z.object({ callbackUrl: CallbackUrl.optional() });
 

@@ -71,44 +71,33 @@ export class StatementTimedOut extends Error {
  * A transaction that must end within `limitMs`, for a record that is retried until it is in (a
  * definite outcome read from the outside world). After a network cut, a connection whose packets
  * went unanswered is in TCP's retransmission backoff and may stay silent for tens of seconds after
- * the network is back; waiting on it would hold the record that long. Past the limit the connection
- * is destroyed, not returned to the pool, and the error is a store outage: the caller's next
- * attempt opens a new connection, which gets through as soon as the server can be reached. A
- * transaction cut off that way either never reached COMMIT (the server rolls it back when the
- * connection closes) or committed without our knowing, so the work must be safe to run again.
+ * the network is back, and the pool's connections may all be held by statements sent during the
+ * cut; waiting on either would hold the record that long. So each attempt opens a connection of
+ * its own, outside the pool (with the pool's settings), and past the limit destroys it: the
+ * error is a store outage and the caller's next attempt's new connection gets through as soon as
+ * the server can be reached. A transaction cut off that way either never reached COMMIT (the
+ * server rolls it back when the connection closes) or committed without our knowing, so the work
+ * must be safe to run again.
  */
-export async function withTransactionWithin<T>(pool: pg.Pool, limitMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient | undefined;
-  let settled = false;
-  const drop = () => {
-    if (client && !settled) client.release(true);
-    settled = true;
-  };
+export async function withTransactionWithin<T>(pool: pg.Pool, limitMs: number, work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  // pg-pool keeps the settings it was made with (connection string, TLS, …) as `options`.
+  const settings = (pool as unknown as { options: pg.ClientConfig }).options;
+  const client = new pg.Client({ ...settings, connectionTimeoutMillis: limitMs });
+  // A connection cut under a statement fails that statement, not the process.
+  client.on('error', () => {});
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      drop();
-      reject(new StatementTimedOut(limitMs));
-    }, limitMs);
+    timer = setTimeout(() => reject(new StatementTimedOut(limitMs)), limitMs);
   });
   const run = (async () => {
-    const connected = await pool.connect();
-    if (settled) {
-      connected.release(true);
-      throw new StatementTimedOut(limitMs);
-    }
-    client = connected;
+    await client.connect();
     try {
-      await connected.query('BEGIN');
-      const result = await work(connected);
-      await connected.query('COMMIT');
-      if (!settled) connected.release();
-      settled = true;
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
       return result;
     } catch (error) {
-      // A failed statement may have left the connection in any state: it is not reused.
-      if (!settled) await connected.query('ROLLBACK').catch(() => {});
-      drop();
+      await client.query('ROLLBACK').catch(() => {});
       throw error;
     }
   })();
@@ -118,5 +107,8 @@ export async function withTransactionWithin<T>(pool: pg.Pool, limitMs: number, w
     return await Promise.race([run, timedOut]);
   } finally {
     clearTimeout(timer);
+    // Destroyed, never ended politely: a polite end would queue behind the silent statement.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    void client.end().catch(() => {});
   }
 }

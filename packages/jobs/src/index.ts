@@ -11,3 +11,5 @@ export type { QueueAdminPorts } from './queue-admin.ts';
 export { bulkEnqueuer, enqueuer, familyQueueControl, queuedJobFinder } from './enqueue-ports.ts';
 export type { Enqueue, EnqueueMany, FamilyQueueControl, FindQueuedJob, QueuedJob } from './enqueue-ports.ts';
 export { whenRedisIsBack } from './when-redis-is-back.ts';
+export { startRoleWorkers } from './role-workers.ts';
+export type { RoleWorkerConfig, RoleWorkerRuntime, RoleWorkers, Shared } from './role-workers.ts';

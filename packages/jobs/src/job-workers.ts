@@ -22,7 +22,17 @@ export type JobContext = {
   signal: AbortSignal;
   /** Aborted (before `signal`) only when the lock was lost: a handler past its irreversible step may go on to record what it learns. */
   lockLost: AbortSignal;
+  /** Which try this run is, 1 for the first (a run handed back or delayed spends none). */
+  attempt: number;
+  /** No retry follows if this run fails: the job's attempts (from the job catalog) are spent. */
+  isFinalAttempt: boolean;
 };
+
+/** The attempt a job's run is, and whether it is its last, from BullMQ's count of attempts made. */
+function attemptOf(job: Pick<Job, 'attemptsMade' | 'opts'>): { attempt: number; isFinalAttempt: boolean } {
+  const attempt = job.attemptsMade + 1;
+  return { attempt, isFinalAttempt: attempt >= (job.opts.attempts ?? 1) };
+}
 
 /**
  * Thrown by a handler that cannot run now for a reason that is not a failure (another run of the
@@ -119,9 +129,10 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
     if (!payload.success) throw new UnrecoverableError(`malformed ${name} payload: ${describeIssues(payload.error).join('; ')}`);
 
     const { parent, links } = openEnvelope(envelope.data);
+    const { attempt, isFinalAttempt } = attemptOf(job);
     const span = tracer.startSpan(
       `${job.queueName} process ${name}`,
-      { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.id ?? '', 'quarry.job.attempt': job.attemptsMade + 1 } },
+      { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.id ?? '', 'quarry.job.attempt': attempt } },
       parent,
     );
     const controller = new AbortController();
@@ -136,7 +147,7 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
     try {
       const result = await context.with(trace.setSpan(parent, span), () =>
         Promise.race([
-          handler(payload.data as never, { job, signal: controller.signal, lockLost: lockLost.signal }),
+          handler(payload.data as never, { job, signal: controller.signal, lockLost: lockLost.signal, attempt, isFinalAttempt }),
           new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })),
         ]),
       );

@@ -1,3 +1,4 @@
+import type { TenantAccount } from '@quarry/browser';
 import type { MinedForm, MiningErrorCode } from '@quarry/contracts';
 
 export type JobPostToMine = { url: string; employer: string; jobTitle: string; country: string };
@@ -10,7 +11,7 @@ export type MineOutcome =
  * A candidate account the client registered on one ATS tenant (Workday's account wall): the miner
  * and the hosted-form applier sign in with it on that tenant's host only. Never logged.
  */
-export type TenantAccount = { ats: string; board: string; email: string; password: string };
+export type { TenantAccount };
 
 /**
  * The employer's API key the client registered for the posting's board: some vendors serve part

@@ -1,4 +1,4 @@
-import type { ChromiumRunAs } from '@quarry/chromium';
+import { createChromiumLauncher, type ChromiumRunAs } from '@quarry/browser';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { RatesSettings } from '@quarry/config';
 import type { Pool } from '@quarry/db';
@@ -14,7 +14,7 @@ import type { SubscriptionPorts } from './push-subscriptions.ts';
 import type { RefreshTier, SchedulePorts } from './refresh-scheduler.ts';
 import { refreshSearch, type EnqueuePush, type RefreshPorts } from './refresh-search.ts';
 import { bookingEngineRecipes } from './sources/booking-engine-recipes.ts';
-import { createBookingPageSource, createChromiumLauncher } from './sources/booking-page.source.ts';
+import { createBookingPageSource } from './sources/booking-page.source.ts';
 import { createOpenTravelSource } from './sources/opentravel.source.ts';
 import { createSourceRegistry } from './sources/source-registry.ts';
 

@@ -2,6 +2,8 @@ export { checkAddress, isAddressAllowed, parseAllowList } from './address-policy
 export type { AddressVerdict, AllowList } from './address-policy.ts';
 export { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError } from './errors.ts';
 export type { UnsafeUrlReason } from './errors.ts';
+export { createHostGuard, httpUrlOf } from './host-guard.ts';
+export type { HostGuard } from './host-guard.ts';
 export { createAddressGuard } from './pinned-agent.ts';
 export type { AddressGuard, Lookup, LookupAddress } from './pinned-agent.ts';
 export { createSafeFetch } from './safe-fetch.ts';

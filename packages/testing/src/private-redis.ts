@@ -14,6 +14,10 @@ export type PrivateRedis = {
   start(): Promise<void>;
   /** Deletes the append-only file of a killed server: the next `start` is empty, as after a lost disk. */
   wipe(): void;
+  /** SIGSTOP: connections stay open and nothing answers, as when the network to it is cut. */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
   remove(): Promise<void>;
 };
 
@@ -55,7 +59,10 @@ export async function startPrivateRedis(options: { appendOnly?: boolean; listen?
     kill,
     start,
     wipe,
+    pause: () => void server?.kill('SIGSTOP'),
+    resume: () => void server?.kill('SIGCONT'),
     async remove() {
+      server?.kill('SIGCONT');
       await kill();
       rmSync(folder, { recursive: true, force: true });
     },

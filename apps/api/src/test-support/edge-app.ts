@@ -4,16 +4,17 @@ import { createAuthenticator, createSessionCodec, type FailedAttempts } from '@q
 import { createSealer } from '@quarry/keyring';
 import type { Pool } from '@quarry/db';
 import { enqueuer, type JobQueues } from '@quarry/jobs';
-import { createLogger, createMetrics } from '@quarry/observability';
+import { createLogger, createMetrics, type Logger, type Metrics } from '@quarry/observability';
 import { createMiningQueuePort, findMinedPost, miningJobsOf } from '@quarry/recruitment';
 import { createAddressGuard, createSafeFetch } from '@quarry/safe-fetch';
 import { findGrantedHotelRow, pushKeySealing } from '@quarry/rates';
 import { noCardVault, type CardVaultService } from '@quarry/vault';
-import { createApiApp } from '../app.ts';
+import { createApiApp, type ApiDeps } from '../app.ts';
 
 /**
- * The whole API (hotel routes included) on a loopback port, as one process of a deployment.
- * The rate source is our own port and answers nothing: these tests are about the edge.
+ * The whole API (hotel routes included) on a loopback port, as one process of a deployment: the
+ * one way the API's tests build it. The rate source is our own port and answers nothing: these
+ * tests are about the edge.
  */
 export async function startEdgeApp(options: {
   db: Pool;
@@ -23,16 +24,25 @@ export async function startEdgeApp(options: {
   maxCsvBytes?: number;
   /** A real card vault (POST /vault/otp, /vault/pan, and the tokens POST /book checks); none by default. */
   vault?: CardVaultService;
+  /** Replaces the vault routes' port only (a vault that fails as a real one would not). */
+  vaultRoutes?: ApiDeps['vault'];
   /** The rates feed's horizon bookings are checked against (RATES_HORIZON_DAYS). */
   horizonDays?: number;
+  /** Replaces the applications' ports (a test that calls the same ports beside the routes). */
+  applications?: ApiDeps['applications'];
+  /** The metrics the API records into (a test that also serves them); new ones by default. */
+  metrics?: Metrics;
+  /** Silent by default. */
+  logger?: Logger;
 }) {
   const { db, queues, secretKey } = options;
   const sessions = createSessionCodec(secretKey, { ttlMs: 60_000 });
+  const vaultRoutes = options.vaultRoutes ?? options.vault;
   const app = createApiApp({
     db,
     queues,
-    metrics: createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
-    logger: createLogger({ level: 'silent' }),
+    metrics: options.metrics ?? createMetrics({ collectQueueDepth: () => queues.jobCounts() }),
+    logger: options.logger ?? createLogger({ level: 'silent' }),
     checkReadiness: async () => ({ postgres: 'ok', redis: 'ok' }),
     recruitment: {
       pool: db,
@@ -44,7 +54,7 @@ export async function startEdgeApp(options: {
     sessions,
     authenticator: createAuthenticator({ db, secretKey, cacheMs: 0, sessions, failedAttempts: options.failedAttempts }),
     accountSealer: createSealer(secretKey),
-    ...(options.vault ? { vault: options.vault } : {}),
+    ...(vaultRoutes ? { vault: vaultRoutes } : {}),
     bookings: {
       pool: db,
       sealer: createSealer(secretKey),
@@ -56,7 +66,7 @@ export async function startEdgeApp(options: {
       checkCallbackUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)),
       tdsPage: { frameOriginsOf: async () => [], vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname), allowLoopbackHttp: false },
     },
-    applications: {
+    applications: options.applications ?? {
       pool: db,
       sealer: createSealer(secretKey),
       findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),

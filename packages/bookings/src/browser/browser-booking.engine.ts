@@ -1,13 +1,11 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
-import {
-  bookingEngineRecipes, checkOnPage, checkOutOf, clickOnPage, fillOnPage, frameOnPage, guardRequests, pageAddress, readFieldsOnPage, readRoomsOnPage, searchFailure, searchOnPage,
-  waitForAnyOnPage, waitForSelectorOnPage,
-  type BookingEngineRecipe, type CheckoutRecipe, type HotelRow,
-} from '@quarry/rates';
+import { checkOnPage, clickOnPage, fillOnPage, frameOnPage, guardRequests, readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage } from '@quarry/browser';
+import { bookingEngineRecipes, checkOutOf, pageAddress, readRoomsOnPage, searchFailure, searchOnPage, type HotelRow } from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome, Stay } from '../booking-engine.ts';
 import { findRate, priceOf } from '../booking-prices.ts';
 import { repriceOutcome } from '../opentravel/opentravel-booking.engine.ts';
+import { bookingPageRecipes, type BookingPageRecipe, type CheckoutRecipe } from './checkout-recipes.ts';
 import { captureChallenge, type CapturedChallenge } from './tds-capture.ts';
 
 /**
@@ -32,7 +30,8 @@ type BrowserPorts = {
   checkUrl: (url: string) => Promise<void>;
   /** One page step (a navigation, a form) at most this long. */
   timeoutMs: number;
-  recipes?: Record<string, BookingEngineRecipe>;
+  /** Each engine's search, results and checkout recipes (by default rates' search recipes with the checkout recipes here). */
+  recipes?: Record<string, BookingPageRecipe>;
 };
 
 class CheckoutStop extends Error {
@@ -51,7 +50,7 @@ const unneededResources = new Set(['image', 'font', 'media']);
 const cssString = (value: string) => value.replace(/["\\]/g, (char) => `\\${char}`);
 const withIds = (selector: string, ids: Record<string, string>) => selector.replace(/\{(\w+)\}/g, (whole, name: string) => (name in ids ? cssString(ids[name] ?? '') : whole));
 
-function recipeOf(hotel: HotelRow, recipes: Record<string, BookingEngineRecipe>): { recipe: BookingEngineRecipe; checkout: CheckoutRecipe } {
+function recipeOf(hotel: HotelRow, recipes: Record<string, BookingPageRecipe>): { recipe: BookingPageRecipe; checkout: CheckoutRecipe } {
   if (hotel.source.kind !== 'booking-page') throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `hotel ${hotel.hotelId} has no booking page`, transient: false });
   const recipe = recipes[hotel.source.engine];
   if (!recipe?.checkout) throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `the booking engine ${hotel.source.engine} has no checkout recipe`, transient: false });
@@ -81,7 +80,7 @@ async function readOutcome(page: Page, recipe: CheckoutRecipe['outcome'], total:
  * engine's reservation lookup page. Every step is the engine's recipe (ADR 0040).
  */
 export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine & { checkout: CheckoutEngine } {
-  const recipes = ports.recipes ?? bookingEngineRecipes;
+  const recipes = ports.recipes ?? bookingPageRecipes(bookingEngineRecipes);
   const step = ports.timeoutMs;
 
   const openPage = async (context: BrowserContext, url: string): Promise<Page> => {

@@ -1,5 +1,5 @@
 import { currencyExponent, type HotelSource, type Price } from '@quarry/contracts';
-import { asNode, attr, checkOutOf, list, text, toPrice, type OtaNode } from '@quarry/rates';
+import { asNode, attr, checkOutOf, list, otaXmlParserOptions, text, toPrice, type OtaNode } from '@quarry/rates';
 import { XMLParser } from 'fast-xml-parser';
 import type { CancelOutcome, Order, OrderOutcome } from '../booking-engine.ts';
 import { codeOfErrors, saysNotFound } from './ota-error-codes.ts';
@@ -104,17 +104,7 @@ export function splitRateId(roomId: string, rateId: string): [string, string] {
   return [roomId, rateId.startsWith(prefix) ? rateId.slice(prefix.length) : rateId];
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: true,
-  parseAttributeValue: false,
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (name) => ['HotelReservation', 'Error', 'Warning', 'HotelReservationID', 'RoomStay'].includes(name),
-  processEntities: true,
-  htmlEntities: false,
-});
+const parser = new XMLParser({ ...otaXmlParserOptions, isArray: (name) => ['HotelReservation', 'Error', 'Warning', 'HotelReservationID', 'RoomStay'].includes(name) });
 
 /** A message the hotel sent that is not an answer we can read: the outcome stays unknown. */
 class UnreadableAnswer extends Error {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sectionsFormQuestions, summarize } from '@quarry/testing/miner';
 import type { MineOutcome } from '../miner-port.ts';
 import { createBrowserFormMiner } from './browser-form.miner.ts';
-import { createChromiumPool, type ChromiumPool } from './chromium-pool.ts';
+import { createChromiumPool, type ChromiumPool } from '@quarry/browser';
 import { minerPageScript } from './page-snapshot.ts';
 
 const fixtures = new URL('../../fixtures/', import.meta.url);

@@ -2,11 +2,11 @@ import { MinedForm } from '@quarry/contracts';
 import { errors as playwrightErrors } from 'playwright-core';
 import type { Miner, MineOutcome } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
-import { closeWithin, type ChromiumPool } from './chromium-pool.ts';
+import { closeWithin, type ChromiumPool } from '@quarry/browser';
 import { probeConditionals } from './conditional-probe.ts';
 import { fieldsToQuestions, type FormSnapshot } from './form-fields.ts';
 import { minerPageScript, readComboboxOptions, settle, snapshotPage } from './page-snapshot.ts';
-import { createHostGuard, httpUrlOf } from './request-guard.ts';
+import { createHostGuard, httpUrlOf } from '@quarry/safe-fetch';
 import { codeOfUnsafeUrl } from '../unsafe-url-failure.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 

@@ -6,7 +6,7 @@ import { startHostedAtsDouble, workdayHostedVendor, workdayQuestions, workdaySav
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MineOutcome, TenantAccount } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
-import { createChromiumPool, type ChromiumPool } from './chromium-pool.ts';
+import { createChromiumPool, type ChromiumPool } from '@quarry/browser';
 import { readStep, stepQuestions } from './workday-steps.ts';
 import { createWorkdayMiner } from './workday.miner.ts';
 

@@ -1,10 +1,9 @@
 import { feeCodes, mealPlans, taxCodes, type FeeCode, type MealPlan, type Rate, type Room, type TaxCode } from '@quarry/contracts';
-import { sandboxedLaunchOptions, type ChromiumRunAs } from '@quarry/chromium';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { guardRequests, waitForSelectorOnPage } from '@quarry/browser';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { HotelRow } from '../hotels.queries.ts';
 import type { BookingEngineRecipe, FieldRecipe, PageAddress } from './booking-engine-recipes.ts';
 import { priceFromText } from './money.ts';
-import { waitForSelectorOnPage } from './page-reads.ts';
 import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSource, type SourceOutcome } from './rate-source.ts';
 
 type RawCharge = { name: string | null; amount: string | null; kind: string | null; code: string | null };
@@ -161,21 +160,6 @@ export function searchFailure(error: unknown, signal: AbortSignal): SourceOutcom
   return failureOutcome(error, signal);
 }
 
-/** Every request of the context's pages is vetted by `checkUrl` (the SSRF policy), once per host. */
-export async function guardRequests(context: BrowserContext, checkUrl: (url: string) => Promise<void>): Promise<void> {
-  const vetted = new Map<string, Promise<boolean>>();
-  await context.route('**/*', async (route) => {
-    const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
-    let verdict = vetted.get(url.host);
-    if (!verdict) {
-      verdict = checkUrl(url.href).then(() => true, () => false);
-      vetted.set(url.host, verdict);
-    }
-    return (await verdict) ? route.continue() : route.abort('blockedbyclient');
-  });
-}
-
 /** The rooms and rates a page shows, read with a results recipe; anything unreadable is an InvalidResult. */
 export async function readRoomsOnPage(page: Page, results: BookingEngineRecipe['results']): Promise<{ state: RawPage['state']; rooms: Room[] }> {
   const raw = await page.evaluate(readPage, results);
@@ -213,27 +197,4 @@ export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingE
   if (read.state === 'adults-refused') return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
   if (read.state === 'none') return { ok: false, kind: 'RoomsNotAvailable', reason: 'the booking engine shows no availability' };
   return { ok: true, rooms: read.rooms };
-}
-
-/** A Chromium started on first use only (most processes never search a booking page), shared by searches. */
-export function createChromiumLauncher(executablePath: string, runAs?: ChromiumRunAs): { browser: () => Promise<Browser>; close(): Promise<void> } {
-  let launched: Promise<Browser> | null = null;
-  return {
-    browser: () => {
-      // Chromium's sandbox on, as an unprivileged user when this process is root (ADR 0056); the
-      // process's shutdown closes it (`close`), after the searches in flight.
-      launched ??= chromium.launch(
-        sandboxedLaunchOptions({
-          executablePath,
-          // --disable-dev-shm-usage: a container's /dev/shm is 64 MB unless sized, too little for renderers.
-          args: ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-          runAs,
-        }),
-      );
-      return launched;
-    },
-    async close() {
-      if (launched) await (await launched.catch(() => null))?.close().catch(() => {});
-    },
-  };
 }

@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import type { HotelRow } from '../hotels.queries.ts';
 import { toPrice } from './money.ts';
 import { checkEchoToken, checkRoomStayBelongs, type Question } from './opentravel-answer-check.ts';
-import { asNode, attr, list, text, type Node } from './ota-xml.ts';
+import { asNode, attr, list, otaXmlParserOptions, text, type Node } from './ota-xml.ts';
 import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSource, type SourceOutcome } from './rate-source.ts';
 
 /**
@@ -14,21 +14,9 @@ import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSo
  * stripped and only local names are read.
  */
 
-
 const repeated = new Set(['RoomStay', 'RoomType', 'RatePlan', 'RoomRate', 'Rate', 'Tax', 'Fee', 'CancelPenalty', 'Error', 'Warning', 'SummaryResponse', 'Text', 'GuestCount']);
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: true,
-  parseAttributeValue: false,
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (name) => repeated.has(name),
-  // Sources are not trusted: no entity expansion beyond the XML built-ins.
-  processEntities: true,
-  htmlEntities: false,
-});
+const parser = new XMLParser({ ...otaXmlParserOptions, isArray: (name) => repeated.has(name) });
 
 const bool = (value: string | undefined): boolean | undefined => (value === undefined ? undefined : /^(true|1)$/i.test(value));
 

@@ -1,2 +1,0 @@
-export { sandboxedLaunchOptions } from './sandboxed-launch.ts';
-export type { ChromiumRunAs } from './sandboxed-launch.ts';
