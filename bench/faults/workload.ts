@@ -1,3 +1,6 @@
+// Longer than 400 lines: one workload drives every kind of work through the cluster and keeps each
+// unit's record (accepted, completed, copies, verdict) in one map the report reads; split by kind, each
+// part would need that map and the label's bookkeeping back.
 import { sendSmtp } from '@quarry/testing';
 import { authorization, bookingHotelId, mailRecipient, type FaultCluster } from './fault-cluster.ts';
 import { judgeApplication, judgeBooking, type Verdict } from './verdicts.ts';

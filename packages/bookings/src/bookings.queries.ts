@@ -1,3 +1,5 @@
+// Longer than 400 lines: every statement on the bookings and their order state, one query module per
+// aggregate as the rest of the store; the stage moves and the order's lease share their locking rules.
 import { createHash } from 'node:crypto';
 import type { BookingStage, BookingState } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';

@@ -1,3 +1,5 @@
+// Longer than 400 lines: one run of the hosted-form engine, from the sign-in wall to the outcome page;
+// its steps share the page, the intent hook and the run's abort signal, read top to bottom.
 import type { ApplicationErrorCode } from '@quarry/contracts';
 import { closeWithin, createSignInMemory, followToForm, showsWall, signInOnce, type ChromiumPool, type SignInMemory } from '@quarry/browser';
 import { locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';

@@ -1,3 +1,5 @@
+// Longer than 400 lines: a table of cases, one per hosted vendor and variant, each with its expected
+// submission; kept as one table so a vendor's cases are compared side by side.
 import { greenhouseDoubleJob, startGreenhouseApiDouble } from '../index.ts';
 import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import type { ChromiumPool } from '@quarry/browser';
