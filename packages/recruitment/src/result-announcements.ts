@@ -1,5 +1,5 @@
 import type { Logger } from '@quarry/observability';
-import type { RetrievalCache } from '@quarry/recruitment';
+import type { RetrievalCache } from './retrieval-cache.ts';
 import type { Redis } from 'ioredis';
 
 const channelOf = (prefix: string) => `${prefix}:mining-outcomes`;
