@@ -18,7 +18,7 @@ import { outboundVariables, readOutbound } from './sections/outbound.ts';
 import { processVariables, readProcess } from './sections/process.ts';
 import { ratesVariables, readRates } from './sections/rates.ts';
 import { readRetrieval, retrievalVariables } from './sections/retrieval.ts';
-import { accountsKeyBorrowed, readAccountsKey, readSecret, secretVariables } from './sections/secret.ts';
+import { optionalSecretKey, readAccountsKey, readSecret, secretVariables } from './sections/secret.ts';
 import { defineSection } from './sections/section.ts';
 import { readSmtp, smtpVariables } from './sections/smtp.ts';
 import { readVault, vaultBorrowed, vaultVariables } from './sections/vault.ts';
@@ -37,7 +37,7 @@ export const sections = {
   workers: defineSection(workersVariables, {}, readWorkers),
   secret: defineSection(secretVariables, {}, readSecret),
   keyring: defineSection(keyringVariables, keyringBorrowed, readKeyring),
-  accountsKey: defineSection({}, accountsKeyBorrowed, readAccountsKey),
+  accountsKey: defineSection({}, optionalSecretKey, readAccountsKey),
   outbound: defineSection(outboundVariables, {}, readOutbound),
   browser: defineSection(browserVariables, {}, readBrowser),
   cardTransport: defineSection(cardTransportVariables, {}, readCardTransport),

@@ -13,10 +13,8 @@ export const readSecret = (vars: VariablesOf<typeof secretVariables>) => ({ secr
 /** QUARRY_SECRET_KEY for the sections that use it when it is given and run without it. */
 export const optionalSecretKey = z.object(secretVariables).partial().shape;
 
-// The mining worker opens the Workday accounts clients registered with QUARRY_SECRET_KEY when it
-// has it; without it, mining still runs and those postings answer LoginRequired.
-export const accountsKeyBorrowed = optionalSecretKey;
-
-export const readAccountsKey = (vars: VariablesOf<typeof accountsKeyBorrowed>) => ({
+// The mining worker (section `accountsKey`) opens the Workday accounts clients registered with
+// QUARRY_SECRET_KEY when it has it; without it, mining still runs and those postings answer LoginRequired.
+export const readAccountsKey = (vars: VariablesOf<typeof optionalSecretKey>) => ({
   accountsKey: vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64'),
 });
