@@ -40,6 +40,6 @@ for (const path of files) {
 }
 
 if (problems.length > 0) {
-  console.error(`check-layout: ${problems.length} problem(s)\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  process.stderr.write(`check-layout: ${problems.length} problem(s)\n${problems.map((problem) => `  ${problem}`).join('\n')}\n`);
   process.exit(1);
 }
