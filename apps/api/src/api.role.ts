@@ -9,7 +9,7 @@ import type { Logger, Metrics, StoreHealth } from '@quarry/observability';
 import { createRatesPorts, findGrantedHotelRow, pushEnqueuer, pushKeySealing, type RatesPorts } from '@quarry/rates';
 import { createMiningQueuePort, createRetrievalCache, findMinedPost, followOutcomes, miningJobsOf } from '@quarry/recruitment';
 import { createAddressGuard, createSafeFetch, type SafeFetch } from '@quarry/safe-fetch';
-import { createCardVault, noCardVault } from '@quarry/vault';
+import { createCardVault, hasVaultKeys, noCardVault, vaultKeySettingsOf } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 import { createApiApp } from './app.ts';
 import { readinessCheck, serve, type HttpRole } from './operational-server.ts';
@@ -77,11 +77,11 @@ export async function startApiRole(runtime: {
   const sealer = createSealer(config.secretKey, keyring);
   // Its own key, never QUARRY_SECRET_KEY; CVVs go through the fail-fast producer connection, so a
   // store during a Redis outage is a 503, not a request left waiting.
-  const vault = config.vault.key
+  const vault = hasVaultKeys(config.vault)
     ? createCardVault({
         db,
         redis: producerRedis,
-        vaultKey: config.vault.key,
+        keys: vaultKeySettingsOf(config.vault),
         prefix: config.queuePrefix,
         cvvTtlMs: config.vault.cvvTtlMs,
         cardRetentionMs: config.vault.cardRetentionMs,

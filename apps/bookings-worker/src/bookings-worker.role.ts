@@ -21,7 +21,7 @@ import { enqueuer, isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobQue
 import type { Logger } from '@quarry/observability';
 import { findGrantedHotelRow, findHotelRow, findStoredRooms } from '@quarry/rates';
 import { createAddressGuard, createHostGuard, createSafeFetch } from '@quarry/safe-fetch';
-import { createCardVault, noCardVault, type CardVault } from '@quarry/vault';
+import { createCardVault, hasVaultKeys, noCardVault, vaultKeySettingsOf, type CardVault } from '@quarry/vault';
 import type { Redis } from 'ioredis';
 
 /** How often the outbox is read for jobs a committed change could not enqueue. */
@@ -78,8 +78,8 @@ export async function startBookingsRole(runtime: {
     // The card of a token for the order, its purge when the booking ends; without VAULT_KEY no card opens.
     vault:
       runtime.vault ??
-      (config.vault.key
-        ? createCardVault({ db, redis: runtime.redis, vaultKey: config.vault.key, prefix: config.queuePrefix, cvvTtlMs: config.vault.cvvTtlMs, cardRetentionMs: config.vault.cardRetentionMs, logger })
+      (hasVaultKeys(config.vault)
+        ? createCardVault({ db, redis: runtime.redis, keys: vaultKeySettingsOf(config.vault), prefix: config.queuePrefix, cvvTtlMs: config.vault.cvvTtlMs, cardRetentionMs: config.vault.cardRetentionMs, logger })
         : noCardVault),
     findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
     findHotel: (hotelId) => findHotelRow(db, hotelId),

@@ -21,7 +21,8 @@ const usage = `Usage:
   quarry accounts load --json '{"accounts":[{"email":"…","password":"…","imap":{"host":"…","port":993,"secure":true}}]}' | --file accounts.json
   quarry accounts list
   quarry callbacks list | show CLIENT_ID | set CLIENT_ID --url URL | clear CLIENT_ID | rotate CLIENT_ID [--overlap-hours 24]
-  quarry keys generate [--id ID] | status | rotate [--batch-size 500] [--passes 10]   (the keyring that seals stored secrets)`;
+  quarry keys generate [--id ID] | status | rotate [--batch-size 500] [--passes 10]   (the keyring that seals stored secrets)
+  quarry vault status | rotate [--batch-size 500] [--passes 10]   (the card vault's keys: VAULT_KEY, VAULT_KEYS)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -104,7 +105,7 @@ async function main(argv: string[]): Promise<void> {
     await startRoles(config, role, tracing);
     return;
   }
-  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks', 'keys'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks', 'keys', 'vault'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
   await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit('migrate');
@@ -143,6 +144,12 @@ async function main(argv: string[]): Promise<void> {
     const config = configOrExit('keys');
     const { runKeysCommand } = await import('./keys.command.ts');
     await runKeysCommand(config, subcommand, { id: values.id, batchSize: values['batch-size'], passes: values.passes }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    return;
+  }
+  if (command === 'vault') {
+    const config = configOrExit('vault');
+    const { runVaultCommand } = await import('./vault.command.ts');
+    await runVaultCommand(config, subcommand, { batchSize: values['batch-size'], passes: values.passes }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;
   }
   fail(`quarry: unknown command "${command}"\n${usage}`);

@@ -105,7 +105,7 @@ describe('loadConfig', () => {
 
   it('reads VAULT_KEY only in the roles that use the vault, as a key of its own', () => {
     const vaultKey = Buffer.alloc(32, 8).toString('base64');
-    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }, 'api').vault).toEqual({ key: Buffer.alloc(32, 8), cvvTtlMs: 900_000, cvvBookingHoldMs: 3_600_000, cardRetentionMs: 86_400_000 });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }, 'api').vault).toEqual({ key: Buffer.alloc(32, 8), keys: [], currentKeyId: undefined, tokenKey: undefined, cvvTtlMs: 900_000, cvvBookingHoldMs: 3_600_000, cardRetentionMs: 86_400_000 });
     expect(loadConfig({ QUARRY_SECRET_KEY: secret }, 'api').vault.key).toBeUndefined();
     expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey }).vault.key).toEqual(Buffer.alloc(32, 8));
     // The workers that never open a card do not read it: a bad value there does not stop them.
@@ -113,6 +113,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: 'short' }, 'api')).toThrow(/VAULT_KEY must be 32 bytes/);
     expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: secret }, 'api')).toThrow(/VAULT_KEY must differ from QUARRY_SECRET_KEY/);
     expect(() => loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey, VAULT_CVV_TTL_SECONDS: '86400' }, 'api')).toThrow(/VAULT_CVV_TTL_SECONDS/);
+  });
+
+  it('reads VAULT_KEYS, VAULT_CURRENT_KEY_ID and VAULT_TOKEN_KEY beside VAULT_KEY, and refuses a set that could not seal or check a token', () => {
+    const vaultKey = Buffer.alloc(32, 8).toString('base64');
+    const k2 = Buffer.alloc(32, 9).toString('base64');
+    const tokenKey = Buffer.alloc(32, 10).toString('base64');
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEY: vaultKey, VAULT_KEYS: `k2:${k2}`, VAULT_CURRENT_KEY_ID: 'k2' }, 'bookings-worker').vault).toMatchObject({
+      key: Buffer.alloc(32, 8),
+      keys: [{ id: 'k2', material: Buffer.alloc(32, 9) }],
+      currentKeyId: 'k2',
+      tokenKey: undefined,
+    });
+    expect(loadConfig({ QUARRY_SECRET_KEY: secret, VAULT_KEYS: `k2:${k2}`, VAULT_CURRENT_KEY_ID: 'k2', VAULT_TOKEN_KEY: tokenKey }, 'vault').vault).toMatchObject({ key: undefined, tokenKey: Buffer.alloc(32, 10) });
+    const problems = (env: Record<string, string>) => () => loadConfig({ QUARRY_SECRET_KEY: secret, ...env }, 'api');
+    expect(problems({ VAULT_KEY: vaultKey, VAULT_KEYS: `k2:${k2}` })).toThrow(/VAULT_CURRENT_KEY_ID is required with VAULT_KEYS/);
+    expect(problems({ VAULT_KEY: vaultKey, VAULT_KEYS: `k2:${k2}`, VAULT_CURRENT_KEY_ID: 'k3' })).toThrow(/VAULT_CURRENT_KEY_ID k3 is not a key of VAULT_KEYS/);
+    expect(problems({ VAULT_KEYS: `k2:${k2}`, VAULT_CURRENT_KEY_ID: 'k2' })).toThrow(/VAULT_TOKEN_KEY is required/);
+    expect(problems({ VAULT_KEYS: `vault:${k2}`, VAULT_CURRENT_KEY_ID: 'vault', VAULT_TOKEN_KEY: tokenKey })).toThrow(/the id "vault" is the key of VAULT_KEY/);
+    expect(problems({ VAULT_KEYS: `k2:${secret}`, VAULT_CURRENT_KEY_ID: 'k2', VAULT_TOKEN_KEY: tokenKey })).toThrow(/VAULT_KEYS must differ from QUARRY_SECRET_KEY/);
+    expect(problems({ VAULT_KEYS: `k2:${k2}`, VAULT_CURRENT_KEY_ID: 'k2', VAULT_TOKEN_KEY: secret })).toThrow(/VAULT_TOKEN_KEY must differ from QUARRY_SECRET_KEY/);
   });
 
   it('validates, for the API, only the mail domains of the mail settings and only the batch settings of the mining ones', () => {

@@ -84,6 +84,7 @@ const sectionsOf = {
   hotels: ['database', 'cardTransport'],
   accounts: ['database', 'secret', 'keyring', 'mailDomains'],
   keys: ['database', 'secret', 'keyring'],
+  vault: ['database', 'process', 'secret', 'vault'],
 } as const satisfies Record<string, readonly SectionName[]>;
 export type ConfigScope = keyof typeof sectionsOf;
 

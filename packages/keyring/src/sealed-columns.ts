@@ -14,7 +14,7 @@ export type SealedColumn = {
   maxBatch?: number;
 };
 
-/** Every column sealed at rest with the keyring (the card vault's columns keep their own key, VAULT_KEY). */
+/** Every column sealed at rest with the keyring (the card vault's keep keys of their own: `vaultCardColumn` of packages/vault, `quarry vault rotate`). */
 export const sealedColumns = {
   clientJwtSecret: { purpose: 'clients.jwt-secret', table: 'clients', column: 'jwt_secret_ciphertext', rowKey: 'client_id' },
   pushApiKey: { purpose: 'rates.push-api-key', table: 'push_subscriptions', column: 'api_key_ciphertext', rowKey: 'subscription_id::text' },

@@ -4,7 +4,7 @@ import { withTransaction, type Pool } from '@quarry/db';
 import type { Logger } from '@quarry/observability';
 import type { Redis } from 'ioredis';
 import { cardIdOf, cardUuid, makeToken } from './pan-token.ts';
-import { deriveVaultKeys, open, seal } from './vault-keys.ts';
+import { createVaultKeys, type VaultKeySettings } from './vault-keys.ts';
 import { CvvUnavailableError, PanTokenInvalidError, type CardDetails, type CardVault } from './vault-port.ts';
 import { deleteCard, deleteExpired, insertCard, insertOtp, isCardKept, lockOtp, markOtpUsed, openStoredCard } from './vault.queries.ts';
 
@@ -19,8 +19,10 @@ export type CardVaultService = CardVault & {
 export type CardVaultOptions = {
   db: Pool;
   redis: Redis;
-  /** VAULT_KEY: 32 bytes of the vault's own, never QUARRY_SECRET_KEY. */
-  vaultKey: Buffer;
+  /** VAULT_KEY: 32 bytes of the vault's own, never QUARRY_SECRET_KEY (shorthand for `keys: { vaultKey }`). */
+  vaultKey?: Buffer;
+  /** The vault's keys (ADR 0062): VAULT_KEY, VAULT_KEYS, VAULT_CURRENT_KEY_ID, VAULT_TOKEN_KEY. */
+  keys?: VaultKeySettings;
   /** The deployment's Redis key prefix (QUEUE_PREFIX): CVVs live under `<prefix>:vault:cvv:`. */
   prefix: string;
   now?: () => Date;
@@ -56,14 +58,12 @@ function expiryProblem(body: unknown, now: Date): string | null {
 
 export function createCardVault(options: CardVaultOptions): CardVaultService {
   const { db, redis } = options;
-  const keys = deriveVaultKeys(options.vaultKey);
+  const keys = createVaultKeys(options.keys ?? { vaultKey: options.vaultKey });
   const now = options.now ?? (() => new Date());
   const otpTtlMs = options.otpTtlMs ?? hour;
   const cvvTtlMs = options.cvvTtlMs ?? 15 * 60_000;
   const cardRetentionMs = options.cardRetentionMs ?? 24 * hour;
   const cvvKey = (cardId: string) => `${options.prefix}:vault:cvv:${cardId}`;
-  // The row a sealed card or CVV belongs to: it opens for that card of that client only.
-  const boundTo = (cardId: string, clientId: string) => `${cardId}|${clientId}`;
 
   async function storePan(clientId: string, body: unknown): Promise<PanTokenView> {
     const parsed = StorePanBody.safeParse(body ?? {});
@@ -85,14 +85,14 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
         cardId,
         clientId,
         tokenVersion,
-        sealed: seal(keys.card, card, boundTo(cardId, clientId)),
+        sealed: keys.sealCard(cardId, clientId, card),
         createdAt: at,
         expiresAt: new Date(Math.min(at.getTime() + cardRetentionMs, endOfExpiryMonth(input.expiryMonth, input.expiryYear).getTime())),
         withCvv: input.cvv !== undefined,
       });
       // Before the commit: a commit that fails leaves at most a CVV naming no card, gone at its TTL;
       // the other order could leave a card whose CVV was never kept.
-      if (input.cvv) await redis.set(cvvKey(cardId), seal(keys.cvv, input.cvv, boundTo(cardId, clientId)).toString('base64'), 'PX', cvvTtlMs);
+      if (input.cvv) await redis.set(cvvKey(cardId), keys.sealCvv(cardId, clientId, input.cvv).toString('base64'), 'PX', cvvTtlMs);
     });
     await deleteExpired(db, at);
     options.logger?.info({ clientId, vaultCard: cardId, withCvv: input.cvv !== undefined }, 'vault: card stored');
@@ -132,16 +132,16 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
       if (!stored) throw new PanTokenInvalidError('unknown, purged or expired card');
       let card: Omit<CardDetails, 'cvv'>;
       try {
-        card = JSON.parse(open(keys.card, stored.sealed, boundTo(cardId, use.clientId))) as Omit<CardDetails, 'cvv'>;
+        card = JSON.parse(keys.openCard(cardId, use.clientId, stored.sealed)) as Omit<CardDetails, 'cvv'>;
       } catch {
-        // Sealed under another VAULT_KEY (the key was replaced) or altered: unusable, never half-read.
-        throw new PanTokenInvalidError('the card cannot be opened with this VAULT_KEY');
+        // Sealed under a key the vault no longer holds, or altered: unusable, never half-read.
+        throw new PanTokenInvalidError('the card cannot be opened with the vault keys given (VAULT_KEY, VAULT_KEYS)');
       }
       // Read, not removed: the run that holds the booking's order reads it, and removes it once the
       // order that carries it is recorded (spendCvv); a run that stops before that leaves it for the
       // next holder, which would otherwise order without it (PCI DSS 3.3.1: gone after the order).
       const sealedCvv = await redis.get(cvvKey(cardId));
-      const cvv = sealedCvv ? open(keys.cvv, Buffer.from(sealedCvv, 'base64'), boundTo(cardId, use.clientId)) : undefined;
+      const cvv = sealedCvv ? keys.openCvv(cardId, use.clientId, Buffer.from(sealedCvv, 'base64')) : undefined;
       options.logger?.info({ clientId: use.clientId, bookingId: use.bookingId, vaultCard: cardId, withCvv: cvv !== undefined }, 'vault: card opened');
       // A card stored with a CVV is never paid with without it: the hotel would be sent an order the
       // card holder's bank may refuse, or that skips a check the client asked for.

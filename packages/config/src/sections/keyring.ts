@@ -6,7 +6,7 @@ import { trueOrFalse, type VariablesOf } from './section.ts';
 const keyId = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 /** `QUARRY_KEYS`: a comma list of `id:base64key`, each key 32 bytes (ADR 0059). */
-const keyringKeys = z.string().transform((text, context) => {
+export const keyringKeys = z.string().transform((text, context) => {
   const keys: Array<{ id: string; material: Buffer }> = [];
   for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
     const separator = entry.indexOf(':');
