@@ -54,7 +54,11 @@ let origin: string;
 const children: ChildProcess[] = [];
 
 async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [workerScript], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [workerScript], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -95,21 +99,44 @@ afterAll(async () => {
 describe('an application is submitted at most once', () => {
   it('a worker SIGKILLed after beforeSubmit: the restarted worker never calls the engine again and reports SubmissionOutcomeUnknown', async () => {
     const tenant = await createClient({ db, secretKey }, { name: 'recruiter', scopes: ['recruitment'] });
-    const questions = [{ id: 'resume', question: 'CV', inputType: 'File', label: 'Apply', mandatory: true, category: 'resume', accept: ['.pdf'] }];
+    const questions = [
+      { id: 'resume', question: 'CV', inputType: 'File', label: 'Apply', mandatory: true, category: 'resume', accept: ['.pdf'] },
+    ];
     const submission = await db.query<{ submission_id: string }>(
       `INSERT INTO submissions (client_id, job_post_id, url, employer, job_title, country, state) VALUES ($1, 'post-1', $2, 'Acme', 'Engineer', 'gb', 'completed') RETURNING submission_id`,
       [tenant.clientId, `${origin}/apply`],
     );
     await db.query(
       `INSERT INTO mining_results (client_id, job_post_id, submission_id, body, body_v1, succeeded_at, adapter, duration_ms) VALUES ($1, 'post-1', $2, $3, $3, now(), 'test', 1)`,
-      [tenant.clientId, submission.rows[0]!.submission_id, JSON.stringify({ jobPostId: 'post-1', succeededAt: new Date().toISOString(), answers: [], questions })],
+      [
+        tenant.clientId,
+        submission.rows[0]!.submission_id,
+        JSON.stringify({ jobPostId: 'post-1', succeededAt: new Date().toISOString(), answers: [], questions }),
+      ],
     );
     const { applicationId } = await submitApplication(
-      { pool: db, sealer: createSealer(secretKey), findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId), enqueueApply: enqueuer(queues, 'applications.apply') },
+      {
+        pool: db,
+        sealer: createSealer(secretKey),
+        findMinedPost: (clientId, jobPostId) => findMinedPost(db, clientId, jobPostId),
+        enqueueApply: enqueuer(queues, 'applications.apply'),
+      },
       tenant.clientId,
-      { jobPostId: 'post-1', candidate: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' }, files: { cv: { type: 'File', url: `${origin}/cv.pdf`, filename: 'cv.pdf' } }, answers: [] },
+      {
+        jobPostId: 'post-1',
+        candidate: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+        files: { cv: { type: 'File', url: `${origin}/cv.pdf`, filename: 'cv.pdf' } },
+        answers: [],
+      },
     );
-    const env = { ...quarryEnv({ database, redis: testRedis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', MINING_BROWSER: 'off', TEST_APPLIER_URL: origin };
+    const env = {
+      ...quarryEnv({ database, redis: testRedis, secretKey }),
+      ALLOW_PRIVATE_URLS: '127.0.0.1',
+      JOB_LOCK_MS: '2000',
+      JOB_STALLED_INTERVAL_MS: '1000',
+      MINING_BROWSER: 'off',
+      TEST_APPLIER_URL: origin,
+    };
     const first = await startWorker(env);
     await waitFor('the engine to reach the final step', () => control.seen.submitting === 1, { timeoutMs: 30_000 });
     const state = await db.query<{ state: string }>('SELECT state FROM applications WHERE application_id = $1', [applicationId]);
@@ -123,7 +150,10 @@ describe('an application is submitted at most once', () => {
     const ended = await waitFor(
       'the application to end',
       async () => {
-        const row = await db.query<{ state: string; error_code: string | null }>('SELECT state, error_code FROM applications WHERE application_id = $1', [applicationId]);
+        const row = await db.query<{ state: string; error_code: string | null }>(
+          'SELECT state, error_code FROM applications WHERE application_id = $1',
+          [applicationId],
+        );
         return row.rows[0]!.state === 'failed' || row.rows[0]!.state === 'success' ? row.rows[0] : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 200 },

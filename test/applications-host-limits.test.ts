@@ -82,26 +82,47 @@ async function startWorker(name: string, applyConcurrency: number): Promise<void
   const connection = createRedis(config.redisUrl);
   connections.push(connection);
   const logger = createLogger({ level: config.logLevel, name });
-  roles.push(await startApplicationsRole({
-    config,
-    db,
-    redis: connection,
-    queues: createJobQueues({ connection, prefix: config.queuePrefix }),
-    logger,
-    events: { onError: (error, where) => logger.error({ err: error, where }, 'worker error') },
-    workerId: name,
-    runsCanary: false,
-    shared: (_name, create) => create(),
-    applier,
-  }));
+  roles.push(
+    await startApplicationsRole({
+      config,
+      db,
+      redis: connection,
+      queues: createJobQueues({ connection, prefix: config.queuePrefix }),
+      logger,
+      events: { onError: (error, where) => logger.error({ err: error, where }, 'worker error') },
+      workerId: name,
+      runsCanary: false,
+      shared: (_name, create) => create(),
+      applier,
+    }),
+  );
 }
 
 let clientId: string;
 async function apply(jobPostId: string, url: string): Promise<string> {
   // Mined for the client beforehand, as the mining role would have recorded it.
-  const questions = [{ id: 'first_name', question: 'First name', inputType: 'Text' as const, label: 'Apply', mandatory: true, category: 'firstName' as const }];
-  await recordMinedPost({ pool: db }, { clientId, jobPostId, url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, { ok: true, adapter: 'test', form: { questions, answers: [] } }, 1);
-  const ports = { pool: db, sealer: createSealer(secretKey), findMinedPost: (client: string, post: string) => findMinedPost(db, client, post), enqueueApply: enqueuer(queues, 'applications.apply') };
+  const questions = [
+    {
+      id: 'first_name',
+      question: 'First name',
+      inputType: 'Text' as const,
+      label: 'Apply',
+      mandatory: true,
+      category: 'firstName' as const,
+    },
+  ];
+  await recordMinedPost(
+    { pool: db },
+    { clientId, jobPostId, url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' },
+    { ok: true, adapter: 'test', form: { questions, answers: [] } },
+    1,
+  );
+  const ports = {
+    pool: db,
+    sealer: createSealer(secretKey),
+    findMinedPost: (client: string, post: string) => findMinedPost(db, client, post),
+    enqueueApply: enqueuer(queues, 'applications.apply'),
+  };
   const { applicationId } = await submitApplication(ports, clientId, {
     jobPostId,
     candidate: { email: `${jobPostId}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
@@ -110,7 +131,8 @@ async function apply(jobPostId: string, url: string): Promise<string> {
   return applicationId;
 }
 
-const stateOf = async (applicationId: string) => (await db.query<{ state: string }>('SELECT state FROM applications WHERE application_id = $1', [applicationId])).rows[0]?.state;
+const stateOf = async (applicationId: string) =>
+  (await db.query<{ state: string }>('SELECT state FROM applications WHERE application_id = $1', [applicationId])).rows[0]?.state;
 
 beforeAll(async () => {
   database = await createTestDatabase('applications-host-limits');
@@ -140,7 +162,7 @@ afterAll(async () => {
 });
 
 describe('the per-employer-host limit', () => {
-  it('never runs two applications to one host at once across two workers, and runs another host\'s meanwhile', async () => {
+  it("never runs two applications to one host at once across two workers, and runs another host's meanwhile", async () => {
     // Worker A takes the first application to X and is then busy: worker B must take the rest.
     await startWorker('worker-a', 1);
     const x1 = await apply('x-1', `${siteX.origin}/jobs/x-1`);
@@ -156,15 +178,24 @@ describe('the per-employer-host limit', () => {
     // The second application to X waits for X's slot in worker B (its waiter is registered in
     // Redis) instead of reaching the site, for as long as the first is in flight.
     const waiters = `${testRedis.prefix}:apply-hosts:live-waiters:127.0.0.1`;
-    await waitFor('the second application to X to wait for the host, or to arrive', async () => siteX.arrived.includes('/jobs/x-2') || (await redis.zcount(waiters, Date.now(), '+inf')) > 0, { timeoutMs: 30_000 });
+    await waitFor(
+      'the second application to X to wait for the host, or to arrive',
+      async () => siteX.arrived.includes('/jobs/x-2') || (await redis.zcount(waiters, Date.now(), '+inf')) > 0,
+      { timeoutMs: 30_000 },
+    );
     expect(await stateOf(x2)).toBe('processing');
     expect(siteX.arrived).toEqual(['/jobs/x-1']);
 
     release(siteX, '/jobs/x-1');
-    await waitFor('the second application to reach host X once the first ended', () => siteX.arrived.includes('/jobs/x-2'), { timeoutMs: 30_000 });
+    await waitFor('the second application to reach host X once the first ended', () => siteX.arrived.includes('/jobs/x-2'), {
+      timeoutMs: 30_000,
+    });
     release(siteX, '/jobs/x-2');
     release(siteY, '/jobs/y-1');
-    for (const applicationId of [x1, x2, y1]) await waitFor(`application ${applicationId} to succeed`, async () => (await stateOf(applicationId)) === 'success', { timeoutMs: 30_000 });
+    for (const applicationId of [x1, x2, y1])
+      await waitFor(`application ${applicationId} to succeed`, async () => (await stateOf(applicationId)) === 'success', {
+        timeoutMs: 30_000,
+      });
     expect(siteX.maxInFlight).toBe(1);
     expect(siteX.arrived).toEqual(['/jobs/x-1', '/jobs/x-2']);
     expect(siteY.arrived).toEqual(['/jobs/y-1']);

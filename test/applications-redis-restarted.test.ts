@@ -86,10 +86,24 @@ afterAll(async () => {
 });
 
 describe('a Redis restarted empty', () => {
-  it('has the applications whose jobs it lost enqueued again as soon as it is back, not at the reconciler\'s next round', async () => {
-    const questions = [{ id: 'first_name', question: 'First name', inputType: 'Text' as const, label: 'Apply', mandatory: true, category: 'firstName' as const }];
+  it("has the applications whose jobs it lost enqueued again as soon as it is back, not at the reconciler's next round", async () => {
+    const questions = [
+      {
+        id: 'first_name',
+        question: 'First name',
+        inputType: 'Text' as const,
+        label: 'Apply',
+        mandatory: true,
+        category: 'firstName' as const,
+      },
+    ];
     const url = `${origin}/careers/1`;
-    await recordMinedPost({ pool: db }, { clientId, jobPostId: 'post-1', url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, { ok: true, adapter: 'test', form: { questions, answers: [] } }, 1);
+    await recordMinedPost(
+      { pool: db },
+      { clientId, jobPostId: 'post-1', url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' },
+      { ok: true, adapter: 'test', form: { questions, answers: [] } },
+      1,
+    );
     // Committed and enqueued into a queue no worker runs yet (the job is in Redis only), as an
     // application waiting behind its employer's politeness limit would be.
     let enqueued = false;
@@ -113,7 +127,15 @@ describe('a Redis restarted empty', () => {
     await redisServer.kill();
     await redisServer.start();
     const back = Date.now();
-    await waitFor('the application applied', async () => ((await db.query<{ state: string }>('SELECT state FROM applications WHERE application_id = $1', [applicationId])).rows[0]?.state === 'success' ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(
+      'the application applied',
+      async () =>
+        (await db.query<{ state: string }>('SELECT state FROM applications WHERE application_id = $1', [applicationId])).rows[0]?.state ===
+        'success'
+          ? true
+          : undefined,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     expect(submitted).toEqual([url]);
     // Within the follow-up pass after Redis came back (the application is younger than the stranded age at the first).
     expect(Date.now() - back).toBeLessThan(15_000);

@@ -1,4 +1,12 @@
-import { checkOnPage, clickOnPage, fillOnPage, frameOnPage, readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage } from '@quarry/browser';
+import {
+  checkOnPage,
+  clickOnPage,
+  fillOnPage,
+  frameOnPage,
+  readFieldsOnPage,
+  waitForAnyOnPage,
+  waitForSelectorOnPage,
+} from '@quarry/browser';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,7 +27,8 @@ const pages: Record<string, string> = {
     setTimeout(() => { document.getElementById('slot').innerHTML = '<input id="name" value="old" disabled>'; }, 200);
     setTimeout(() => { const input = document.getElementById('name'); input.disabled = false; input.addEventListener('input', (event) => typed.push(event.isTrusted)); }, 400);
   </script>`,
-  'http://hotel.test/fields': '<input id="locked" readonly value="x"><input id="day" type="date"><input type="checkbox" id="terms"><input type="checkbox" id="stuck" onclick="return false">',
+  'http://hotel.test/fields':
+    '<input id="locked" readonly value="x"><input id="day" type="date"><input type="checkbox" id="terms"><input type="checkbox" id="stuck" onclick="return false">',
   'http://hotel.test/covered': `<button id="pay" onclick="clicks.push('pay')">Pay</button>
     <div id="overlay" onclick="clicks.push('overlay')" style="position:fixed;inset:0;background:rgba(0,0,0,.3)"></div>
     <script>window.clicks = []; setTimeout(() => document.getElementById('overlay').remove(), 500);</script>`,
@@ -34,15 +43,19 @@ const pages: Record<string, string> = {
       setTimeout(() => banner.remove(), 300);
     }, { once: true });
   </script>`,
-  'http://hotel.test/payment': '<iframe id="ads" src="http://hotel.test/second"></iframe><iframe id="card" src="http://pay.example/card"></iframe>',
-  'http://hotel.test/twins': '<iframe id="first-card" src="http://pay.example/card"></iframe><iframe id="second-card" src="http://pay.example/card"></iframe>',
+  'http://hotel.test/payment':
+    '<iframe id="ads" src="http://hotel.test/second"></iframe><iframe id="card" src="http://pay.example/card"></iframe>',
+  'http://hotel.test/twins':
+    '<iframe id="first-card" src="http://pay.example/card"></iframe><iframe id="second-card" src="http://pay.example/card"></iframe>',
   'http://pay.example/card': '<input id="number"><input id="holder">',
 };
 
 async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
   const context = await browser.newContext();
   try {
-    await context.route(/\.(test|example)\//, (route) => route.fulfill({ contentType: 'text/html', body: pages[route.request().url()] ?? '' }));
+    await context.route(/\.(test|example)\//, (route) =>
+      route.fulfill({ contentType: 'text/html', body: pages[route.request().url()] ?? '' }),
+    );
     await work(await context.newPage());
   } finally {
     await context.close();
@@ -50,7 +63,10 @@ async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -70,7 +86,12 @@ describe('waiting for and reading a booking page', () => {
   it('reads text and attributes with whitespace collapsed, null where nothing matches', async () => {
     await withPage(async (page) => {
       await page.goto('http://hotel.test/second');
-      const read = await readFieldsOnPage(page, [{ selector: '#second' }, { selector: '#second', attribute: 'data-code' }, { selector: '#missing' }, { selector: '#second', attribute: 'missing' }]);
+      const read = await readFieldsOnPage(page, [
+        { selector: '#second' },
+        { selector: '#second', attribute: 'data-code' },
+        { selector: '#missing' },
+        { selector: '#second', attribute: 'missing' },
+      ]);
       expect(read).toEqual(['second page', 'A 1', null, null]);
     });
   });

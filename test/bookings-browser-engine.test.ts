@@ -16,7 +16,9 @@ const checkIn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10
 let sites: DemoCheckoutSites;
 let pool: ChromiumPool;
 
-const demo = bookingPageRecipes(bookingEngineRecipes)['demo-ibe'] as BookingPageRecipe & { checkout: NonNullable<BookingPageRecipe['checkout']> };
+const demo = bookingPageRecipes(bookingEngineRecipes)['demo-ibe'] as BookingPageRecipe & {
+  checkout: NonNullable<BookingPageRecipe['checkout']>;
+};
 const { entry, ...searchingCheckout } = demo.checkout;
 const recipes = { 'demo-ibe': demo, 'demo-ibe-searching': { ...demo, checkout: searchingCheckout } };
 
@@ -25,21 +27,30 @@ const used = { contexts: [] as BrowserContext[], kept: [] as BrowserContext[] };
 const contexts = (): BookingBrowser => {
   const lane = pool.lane(3, 2);
   return {
-    withContext: (work) => lane.withContext(async (context) => {
-      used.contexts.push(context);
-      return work(context);
-    }),
-    withKeptContext: (key, limits, work) => lane.withKeptContext(key, limits, async (context) => {
-      used.kept.push(context);
-      return work(context);
-    }),
+    withContext: (work) =>
+      lane.withContext(async (context) => {
+        used.contexts.push(context);
+        return work(context);
+      }),
+    withKeptContext: (key, limits, work) =>
+      lane.withKeptContext(key, limits, async (context) => {
+        used.kept.push(context);
+        return work(context);
+      }),
   };
 };
 const engine = () => createBrowserBookingEngine({ browser: contexts(), checkUrl: async () => {}, timeoutMs: 15_000, recipes });
 
 const hotel = (code: string, recipe: keyof typeof recipes): HotelRow => ({
-  hotelId: code, name: code, ibe: 'demo-ibe', address: '', countryCode: 'pt', bookingServiceId: null, guests: [2],
-  bookingPageUrl: sites.engineUrl(`/engine/search.html?hotel=${code}`), source: { kind: 'booking-page', engine: recipe },
+  hotelId: code,
+  name: code,
+  ibe: 'demo-ibe',
+  address: '',
+  countryCode: 'pt',
+  bookingServiceId: null,
+  guests: [2],
+  bookingPageUrl: sites.engineUrl(`/engine/search.html?hotel=${code}`),
+  source: { kind: 'booking-page', engine: recipe },
 });
 
 const request = (reference: string) => ({
@@ -57,7 +68,23 @@ beforeAll(async () => {
   sites = await startDemoCheckoutSites(() => ({
     state: 'rooms',
     currency: 'EUR',
-    rooms: [{ code: 'DBL', name: 'Double room', description: '', maxGuests: 2, rates: [{ code: 'FLEX', name: 'Flexible', total: euros(15_000), cancellation: 'Non-refundable', charges: [{ kind: 'tax', code: 'vat', name: 'VAT', amount: euros(1_500) }] }] }],
+    rooms: [
+      {
+        code: 'DBL',
+        name: 'Double room',
+        description: '',
+        maxGuests: 2,
+        rates: [
+          {
+            code: 'FLEX',
+            name: 'Flexible',
+            total: euros(15_000),
+            cancellation: 'Non-refundable',
+            charges: [{ kind: 'tax', code: 'vat', name: 'VAT', amount: euros(1_500) }],
+          },
+        ],
+      },
+    ],
   }));
   pool = createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 100 });
 }, 60_000);
@@ -71,19 +98,31 @@ describe('the booking-page checkout', () => {
   it.each([
     ['by the entry address, without a search', 'ENTRY', 'demo-ibe', 0],
     ['by searching and clicking the rate (an engine without an entry address)', 'SEARCH', 'demo-ibe-searching', 1],
-  ] as const)('%s: the final price, one order with our reference', async (_, code, recipe, searches) => {
-    expect(entry).toBeDefined();
-    const outcome = await engine().checkout.withCheckout(hotel(code, recipe), request(`Q-${code}`), new AbortController().signal, async (held) => {
-      const price = await held.finalPrice();
-      expect(price.total).toEqual({ currencyCode: 'eur', value: 16_500 });
-      return held.placeOrder(price.total);
-    });
-    const orders = sites.orders.filter((order) => order.hotel === code);
-    expect(outcome).toEqual({ status: 'confirmed', confirmation: { reference: orders[0]?.confirmationNumber, price: { currencyCode: 'eur', value: 16_500 } } });
-    expect(orders).toHaveLength(1);
-    expect(orders[0]).toMatchObject({ reference: `Q-${code}`, otherGuests: [{ firstName: 'Charles', lastName: 'Babbage' }] });
-    expect(sites.searches.get(code) ?? 0).toBe(searches);
-  }, 60_000);
+  ] as const)(
+    '%s: the final price, one order with our reference',
+    async (_, code, recipe, searches) => {
+      expect(entry).toBeDefined();
+      const outcome = await engine().checkout.withCheckout(
+        hotel(code, recipe),
+        request(`Q-${code}`),
+        new AbortController().signal,
+        async (held) => {
+          const price = await held.finalPrice();
+          expect(price.total).toEqual({ currencyCode: 'eur', value: 16_500 });
+          return held.placeOrder(price.total);
+        },
+      );
+      const orders = sites.orders.filter((order) => order.hotel === code);
+      expect(outcome).toEqual({
+        status: 'confirmed',
+        confirmation: { reference: orders[0]?.confirmationNumber, price: { currencyCode: 'eur', value: 16_500 } },
+      });
+      expect(orders).toHaveLength(1);
+      expect(orders[0]).toMatchObject({ reference: `Q-${code}`, otherGuests: [{ firstName: 'Charles', lastName: 'Babbage' }] });
+      expect(sites.searches.get(code) ?? 0).toBe(searches);
+    },
+    60_000,
+  );
 });
 
 describe('the booking-page price check', () => {
@@ -97,9 +136,16 @@ describe('the booking-page price check', () => {
     const [kept] = used.kept;
     const [page] = kept?.pages() ?? [];
     await kept?.addCookies([{ name: 'session', value: 'of the last search', url: sites.engineUrl('/') }]);
-    await page?.evaluate(() => (globalThis as unknown as { localStorage: { setItem(name: string, value: string): void } }).localStorage.setItem('stay', 'of the last search'));
+    await page?.evaluate(() =>
+      (globalThis as unknown as { localStorage: { setItem(name: string, value: string): void } }).localStorage.setItem(
+        'stay',
+        'of the last search',
+      ),
+    );
     // Another hotel of the same engine and site, and the checkout of the first in between.
-    await prices.checkout.withCheckout(hotel('KEPT-A', 'demo-ibe'), request('Q-KEPT'), new AbortController().signal, async (held) => held.finalPrice());
+    await prices.checkout.withCheckout(hotel('KEPT-A', 'demo-ibe'), request('Q-KEPT'), new AbortController().signal, async (held) =>
+      held.finalPrice(),
+    );
     expect(await prices.reprice(hotel('KEPT-B', 'demo-ibe'), stay, new AbortController().signal)).toEqual(first);
     expect(used.kept).toEqual([kept, kept]);
     expect(kept?.pages()).toEqual([page]);

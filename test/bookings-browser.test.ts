@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { startDemoCheckoutSites, type DemoCheckoutSites, type EngineAvailability } from '@quarry/demo';
-import { chromiumProcessesUnder, createTestDatabase, createTestRedis, quarryEnv, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  chromiumProcessesUnder,
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  waitFor,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBookingsWorker, type BookingsWorker } from './support/bookings-stack.ts';
@@ -37,35 +45,56 @@ function availability(hotel: string): EngineAvailability {
   const price = prices.get(hotel);
   if (price === undefined) return { state: 'unknown' };
   const rate = (code: string, name: string, cents: number) => ({
-    code, name, total: euros(cents), cancellation: 'Non-refundable', charges: [{ kind: 'tax' as const, code: 'vat', name: 'VAT', amount: euros(Math.round(cents / 10)) }],
+    code,
+    name,
+    total: euros(cents),
+    cancellation: 'Non-refundable',
+    charges: [{ kind: 'tax' as const, code: 'vat', name: 'VAT', amount: euros(Math.round(cents / 10)) }],
   });
   return {
     state: 'rooms',
     currency: 'EUR',
     rooms: [
-      { code: 'DBL', name: 'Double room', description: 'Queen bed, courtyard', maxGuests: 4, rates: [rate('FLEX', 'Flexible', price), rate('SAVER', 'Saver', price - 1000)] },
+      {
+        code: 'DBL',
+        name: 'Double room',
+        description: 'Queen bed, courtyard',
+        maxGuests: 4,
+        rates: [rate('FLEX', 'Flexible', price), rate('SAVER', 'Saver', price - 1000)],
+      },
       { code: 'STE', name: 'Suite', description: 'Sea view', maxGuests: 4, rates: [rate('FLEX', 'Flexible', price + 9000)] },
     ],
   };
 }
 
 type Status = {
-  bookingId: string; stage: string; error: { code: string; message: string } | null; finalPrice: { total: { value: number } } | null;
+  bookingId: string;
+  stage: string;
+  error: { code: string; message: string } | null;
+  finalPrice: { total: { value: number } } | null;
   availableRooms: Array<{ roomId: string; rates: Array<{ rateId: string; price: { total: { value: number } } }> }> | null;
   confirmation: { reference: string; price: { value: number } } | null;
   tdsChallenge: { acsUrl: string; creq: string; threeDSSessionData?: string; windowSize: string; expiresAt: string } | null;
 };
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Status }> {
-  const response = await fetch(`${base}${path}`, { method, headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: response.status, json: (await response.json()) as Status };
 }
 
 const untilStage = (bookingId: string, ...stages: string[]) =>
-  waitFor(`booking ${bookingId} to reach ${stages.join(' or ')}`, async () => {
-    const current = (await call('GET', `/book/${bookingId}`)).json;
-    return stages.includes(current.stage) ? current : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 150 });
+  waitFor(
+    `booking ${bookingId} to reach ${stages.join(' or ')}`,
+    async () => {
+      const current = (await call('GET', `/book/${bookingId}`)).json;
+      return stages.includes(current.stage) ? current : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 150 },
+  );
 
 async function addHotel(code: string, clientId: string, price: number) {
   prices.set(code, price);
@@ -78,13 +107,24 @@ async function addHotel(code: string, clientId: string, price: number) {
 
 const guests = (others: number) => ({
   mainGuest: { firstName: 'Ada', lastName: 'Lovelace' },
-  otherGuests: [{ firstName: 'Charles', lastName: 'Babbage' }, { firstName: 'Mary', lastName: 'Somerville' }, { firstName: 'Augustus', lastName: 'De Morgan' }].slice(0, others),
+  otherGuests: [
+    { firstName: 'Charles', lastName: 'Babbage' },
+    { firstName: 'Mary', lastName: 'Somerville' },
+    { firstName: 'Augustus', lastName: 'De Morgan' },
+  ].slice(0, others),
   contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' },
 });
 
 /** Creates and books a rate; resolves on the final price the page showed. */
 async function bookToFinalPrice(code: string, guestCount = 2) {
-  const created = await call('POST', '/v1/bookings', { hotelId: code, checkIn, nights: 2, guests: guestCount, roomId: 'DBL', rateId: 'DBL:FLEX' });
+  const created = await call('POST', '/v1/bookings', {
+    hotelId: code,
+    checkIn,
+    nights: 2,
+    guests: guestCount,
+    roomId: 'DBL',
+    rateId: 'DBL:FLEX',
+  });
   expect(created.status).toBe(201);
   const { bookingId } = created.json;
   expect((await untilStage(bookingId, 'priceConfirmed', 'roomSelection', 'failed')).stage).toBe('priceConfirmed');
@@ -140,12 +180,26 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${api.port}`;
   const client = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking', 'hotels'] });
   authorization = `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`;
-  for (const [code, price] of [['PLAIN', 12_000], ['GUESTS', 15_000], ['TDS', 20_000], ['TDS-FAIL', 20_000], ['TDS-IDLE', 20_000], ['CHANGED', 30_000], ['LATE', 18_000], ['CRASH', 22_000], ['STOPPED', 16_000], ['SOLD', 14_000]] as const) {
+  for (const [code, price] of [
+    ['PLAIN', 12_000],
+    ['GUESTS', 15_000],
+    ['TDS', 20_000],
+    ['TDS-FAIL', 20_000],
+    ['TDS-IDLE', 20_000],
+    ['CHANGED', 30_000],
+    ['LATE', 18_000],
+    ['CRASH', 22_000],
+    ['STOPPED', 16_000],
+    ['SOLD', 14_000],
+  ] as const) {
     await addHotel(code, client.clientId, price);
   }
   for (const code of ['TDS', 'TDS-FAIL', 'TDS-IDLE', 'CRASH']) sites.challengeHotels.add(code);
   workers.push(await startBookingsWorker(env));
-  userBrowser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  userBrowser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -178,13 +232,26 @@ describe('booking on a hotel’s own booking page', () => {
     const orders = ordersOf('PLAIN');
     expect(orders).toHaveLength(1);
     expect(done.confirmation?.reference).toBe(orders[0]?.confirmationNumber);
-    expect(orders[0]).toMatchObject({ room: 'DBL', rate: 'FLEX', cardLast4: '1111', total: 'EUR 120.00 + EUR 12.00', mainGuest: { firstName: 'Ada', lastName: 'Lovelace' } });
+    expect(orders[0]).toMatchObject({
+      room: 'DBL',
+      rate: 'FLEX',
+      cardLast4: '1111',
+      total: 'EUR 120.00 + EUR 12.00',
+      mainGuest: { firstName: 'Ada', lastName: 'Lovelace' },
+    });
     // The price check searched; the checkout opened the guest page by its address (the recipe's entry).
     expect(sites.searches.get('PLAIN')).toBe(1);
   });
 
   it('a rate sold between the price check and the checkout: RoomNotAvailable, nothing ordered', async () => {
-    const created = await call('POST', '/v1/bookings', { hotelId: 'SOLD', checkIn, nights: 2, guests: 2, roomId: 'DBL', rateId: 'DBL:FLEX' });
+    const created = await call('POST', '/v1/bookings', {
+      hotelId: 'SOLD',
+      checkIn,
+      nights: 2,
+      guests: 2,
+      roomId: 'DBL',
+      rateId: 'DBL:FLEX',
+    });
     const { bookingId } = created.json;
     expect((await untilStage(bookingId, 'priceConfirmed', 'failed')).stage).toBe('priceConfirmed');
     prices.delete('SOLD');
@@ -251,17 +318,38 @@ describe('booking on a hotel’s own booking page', () => {
 
   it('a price changed between search and checkout: roomSelection with every room’s current prices', async () => {
     // The feed served 300.00 for this stay (a live pull stores it); the hotel's page now asks 330.00.
-    const pulled = await fetch(`${base}/Pull/RatesFeed?hotelIds=CHANGED&checkIn=${checkIn}&nights=2&guests=2`, { headers: { authorization } });
+    const pulled = await fetch(`${base}/Pull/RatesFeed?hotelIds=CHANGED&checkIn=${checkIn}&nights=2&guests=2`, {
+      headers: { authorization },
+    });
     expect(pulled.status).toBe(200);
-    await waitFor('the feed to store the pulled rates', async () => ((await db.query("SELECT 1 FROM rate_results WHERE hotel_id = 'CHANGED'")).rowCount ?? 0) > 0, { timeoutMs: 30_000 });
+    await waitFor(
+      'the feed to store the pulled rates',
+      async () => ((await db.query("SELECT 1 FROM rate_results WHERE hotel_id = 'CHANGED'")).rowCount ?? 0) > 0,
+      { timeoutMs: 30_000 },
+    );
     prices.set('CHANGED', 33_000);
-    const created = await call('POST', '/v1/bookings', { hotelId: 'CHANGED', checkIn, nights: 2, guests: 2, roomId: 'DBL', rateId: 'DBL:FLEX' });
+    const created = await call('POST', '/v1/bookings', {
+      hotelId: 'CHANGED',
+      checkIn,
+      nights: 2,
+      guests: 2,
+      roomId: 'DBL',
+      rateId: 'DBL:FLEX',
+    });
     const selection = await untilStage(created.json.bookingId, 'roomSelection', 'priceConfirmed', 'failed');
     expect(selection.stage).toBe('roomSelection');
-    expect(selection.availableRooms?.map((room) => [room.roomId, room.rates.map((rate) => [rate.rateId, rate.price.total.value])])).toEqual([
-      ['DBL', [['DBL:FLEX', 36_300], ['DBL:SAVER', 35_200]]],
-      ['STE', [['STE:FLEX', 46_200]]],
-    ]);
+    expect(selection.availableRooms?.map((room) => [room.roomId, room.rates.map((rate) => [rate.rateId, rate.price.total.value])])).toEqual(
+      [
+        [
+          'DBL',
+          [
+            ['DBL:FLEX', 36_300],
+            ['DBL:SAVER', 35_200],
+          ],
+        ],
+        ['STE', [['STE:FLEX', 46_200]]],
+      ],
+    );
   });
 
   it('a price changed after consent: PriceChangedAfterConsent, nothing ordered', async () => {
@@ -275,7 +363,10 @@ describe('booking on a hotel’s own booking page', () => {
 
   it('screenshots of the demo checkout at laptop and phone widths', async () => {
     mkdirSync('test-results/screenshots', { recursive: true });
-    for (const [name, viewport] of [['laptop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]] as const) {
+    for (const [name, viewport] of [
+      ['laptop', { width: 1366, height: 768 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
       const context = await userBrowser.newContext({ viewport });
       const page = await context.newPage();
       await page.goto(sites.engineUrl(`/engine/checkout?hotel=PLAIN&checkin=${checkIn}&nights=2&adults=2&room=DBL&rate=FLEX`));

@@ -1,6 +1,13 @@
 import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
-import { bookBooking, consentToFinalPrice, createBooking, type BookingEngine, type BookingsPorts, type HeldCheckout } from '@quarry/bookings';
+import {
+  bookBooking,
+  consentToFinalPrice,
+  createBooking,
+  type BookingEngine,
+  type BookingsPorts,
+  type HeldCheckout,
+} from '@quarry/bookings';
 import { startBookingsRole } from '@quarry/bookings-worker';
 import { loadConfig } from '@quarry/config';
 import type { BookingPrice, Room } from '@quarry/contracts';
@@ -8,7 +15,16 @@ import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer } from '@quarry/jobs';
 import { createLogger } from '@quarry/observability';
 import { findGrantedHotelRow } from '@quarry/rates';
-import { createTestDatabase, createTestRedis, quarryEnv, startPrivatePostgres, waitFor, type PrivatePostgres, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startPrivatePostgres,
+  waitFor,
+  type PrivatePostgres,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCardVault, testCardToken } from './support/test-cards.ts';
 
@@ -21,8 +37,17 @@ import { createTestCardVault, testCardToken } from './support/test-cards.ts';
  */
 const secretKey = Buffer.alloc(32, 41);
 const checkIn = new Date(Date.now() + 35 * 86_400_000).toISOString().slice(0, 10);
-const details = { mainGuest: { firstName: 'Annie', lastName: 'Easley' }, otherGuests: [], contact: { email: 'annie@example.com', phone: '+1 216 555 0102' } };
-const price: BookingPrice = { baseRate: { currencyCode: 'eur', value: 18_000 }, taxes: [], fees: [], total: { currencyCode: 'eur', value: 18_000 } };
+const details = {
+  mainGuest: { firstName: 'Annie', lastName: 'Easley' },
+  otherGuests: [],
+  contact: { email: 'annie@example.com', phone: '+1 216 555 0102' },
+};
+const price: BookingPrice = {
+  baseRate: { currencyCode: 'eur', value: 18_000 },
+  taxes: [],
+  fees: [],
+  total: { currencyCode: 'eur', value: 18_000 },
+};
 const rooms: Room[] = [{ id: 'STD', name: 'Standard', rates: [{ id: 'STD:FLEX', name: 'Flexible', baseRate: price.baseRate, taxes: [] }] }];
 
 let postgres: PrivatePostgres;
@@ -61,9 +86,14 @@ const bookingPage: BookingEngine = {
   },
 };
 
-const stageOf = async (bookingId: string) => (await db.query<{ stage: string }>('SELECT stage FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.stage;
+const stageOf = async (bookingId: string) =>
+  (await db.query<{ stage: string }>('SELECT stage FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.stage;
 const untilStage = (bookingId: string, stage: string) =>
-  waitFor(`booking ${bookingId} to reach ${stage}`, async () => ((await stageOf(bookingId).catch(() => undefined)) === stage ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+  waitFor(
+    `booking ${bookingId} to reach ${stage}`,
+    async () => ((await stageOf(bookingId).catch(() => undefined)) === stage ? true : undefined),
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
 
 beforeAll(async () => {
   postgres = await startPrivatePostgres();
@@ -72,7 +102,14 @@ beforeAll(async () => {
   // A short queue lock (2 s) and a sweep every half second: before its own setting, a checkout's
   // lease was the lock, and the sweep handed a checkout on as soon as it lapsed.
   const config = loadConfig(
-    { ...quarryEnv({ database, redis: testRedis, secretKey }), JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', BOOKING_SWEEP_EVERY_MS: '500', MINING_BROWSER: 'off', LOG_LEVEL: 'silent' },
+    {
+      ...quarryEnv({ database, redis: testRedis, secretKey }),
+      JOB_LOCK_MS: '2000',
+      JOB_STALLED_INTERVAL_MS: '1000',
+      BOOKING_SWEEP_EVERY_MS: '500',
+      MINING_BROWSER: 'off',
+      LOG_LEVEL: 'silent',
+    },
     'bookings-worker',
   );
   db = createPool(database.url, 4);
@@ -125,11 +162,20 @@ describe("a held checkout's lease", () => {
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
       checkCallbackUrl: async () => undefined,
     };
-    const { bookingId } = await createBooking(ports, clientId, { hotelId: 'H-PAGE', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+    const { bookingId } = await createBooking(ports, clientId, {
+      hotelId: 'H-PAGE',
+      checkIn,
+      nights: 1,
+      guests: 2,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+    });
     await untilStage(bookingId, 'priceConfirmed');
     await bookBooking(ports, clientId, bookingId, { details, panToken: testCardToken('visa') });
     await untilStage(bookingId, 'finalPriceConsent');
-    const holder = (await db.query<{ checkout_worker: string | null }>('SELECT checkout_worker FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.checkout_worker;
+    const holder = (
+      await db.query<{ checkout_worker: string | null }>('SELECT checkout_worker FROM bookings WHERE booking_id = $1', [bookingId])
+    ).rows[0]?.checkout_worker;
     expect(holder).toContain('checkout-lease-worker');
 
     // Postgres is gone for 5 s, over twice the queue lock; the sweep runs again as soon as it is back.
@@ -137,7 +183,10 @@ describe("a held checkout's lease", () => {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     await postgres.start();
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const after = await db.query<{ checkout_worker: string | null; stage: string }>('SELECT checkout_worker, stage FROM bookings WHERE booking_id = $1', [bookingId]);
+    const after = await db.query<{ checkout_worker: string | null; stage: string }>(
+      'SELECT checkout_worker, stage FROM bookings WHERE booking_id = $1',
+      [bookingId],
+    );
     expect(after.rows[0]).toEqual({ checkout_worker: holder, stage: 'finalPriceConsent' });
 
     const shown = await db.query<{ final_price: unknown }>('SELECT final_price FROM bookings WHERE booking_id = $1', [bookingId]);

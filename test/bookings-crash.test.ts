@@ -1,7 +1,16 @@
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis } from '@quarry/jobs';
-import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startOpenTravelHotel,
+  waitFor,
+  type OpenTravelHotel,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBookingsWorker, type BookingsWorker } from './support/bookings-stack.ts';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -29,17 +38,35 @@ let authorization: string;
 const checkIn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 
 async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, { method, headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return (await response.json()) as { bookingId: string; stage: string; finalPrice: unknown; error: { code: string } | null; confirmation: { reference: string } | null };
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await response.json()) as {
+    bookingId: string;
+    stage: string;
+    finalPrice: unknown;
+    error: { code: string } | null;
+    confirmation: { reference: string } | null;
+  };
 }
 
 const untilStage = (bookingId: string, ...stages: string[]) =>
-  waitFor(`booking ${bookingId} to reach ${stages.join(' or ')}`, async () => {
-    const current = await call('GET', `/book/${bookingId}`);
-    return stages.includes(current.stage) ? current : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 100 });
+  waitFor(
+    `booking ${bookingId} to reach ${stages.join(' or ')}`,
+    async () => {
+      const current = await call('GET', `/book/${bookingId}`);
+      return stages.includes(current.stage) ? current : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 
-async function addHotel(code: string, clientId: string, setup: Parameters<OpenTravelHotel['hotels']['set']>[1] = { price: '80.00', holdOrders: true }) {
+async function addHotel(
+  code: string,
+  clientId: string,
+  setup: Parameters<OpenTravelHotel['hotels']['set']>[1] = { price: '80.00', holdOrders: true },
+) {
   hotel.hotels.set(code, setup);
   await db.query(
     `INSERT INTO hotels (hotel_id, name, ibe, address, country_code, booking_service_id, guests, booking_page_url, source) VALUES ($1, $1, 'opentravel', '1 Main St', 'us', NULL, '{2}', 'https://book.example.com', $2)`,
@@ -53,7 +80,11 @@ async function orderUntilTheHotelHasIt(code: string): Promise<string> {
   const created = await call('POST', '/v1/bookings', { hotelId: code, checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
   await untilStage(created.bookingId, 'priceConfirmed');
   await call('POST', `/book/${created.bookingId}`, {
-    details: { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, otherGuests: [], contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } },
+    details: {
+      mainGuest: { firstName: 'Ada', lastName: 'Lovelace' },
+      otherGuests: [],
+      contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' },
+    },
     panToken: testCardToken('visa'),
   });
   const quoted = await untilStage(created.bookingId, 'finalPriceConsent');
@@ -87,7 +118,14 @@ beforeAll(async () => {
   db = createPool(database.url, 2);
   hotel = await startOpenTravelHotel();
   // An order's answer may come until its request's timeout: 20 s here.
-  env = { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', BOOKING_SOURCE_TIMEOUT_MS: '20000' };
+  env = {
+    ...quarryEnv({ database, redis, secretKey }),
+    AUTH_CACHE_MS: '0',
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    JOB_LOCK_MS: '2000',
+    JOB_STALLED_INTERVAL_MS: '1000',
+    BOOKING_SOURCE_TIMEOUT_MS: '20000',
+  };
   api = await startQuarry('api', env);
   base = `http://127.0.0.1:${api.port}`;
   const client = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking'] });
@@ -128,7 +166,8 @@ describe('an order is placed at most once', () => {
 
   it('a hotel that cannot find the order by our reference: BookingOutcomeUnknown, never a second order', async () => {
     const bookingId = await killAfterTheOrderReachedTheHotel('H-FORGETS');
-    for (const [reference, reservation] of hotel.reservations) if (reservation.hotelCode === 'H-FORGETS') hotel.reservations.delete(reference);
+    for (const [reference, reservation] of hotel.reservations)
+      if (reservation.hotelCode === 'H-FORGETS') hotel.reservations.delete(reference);
     hotel.releaseOrders();
     workers.push(await startBookingsWorker(env));
     const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
@@ -169,14 +208,22 @@ describe('an order is placed at most once', () => {
       partition.cut();
       workers.push(await startBookingsWorker(env));
       // The new worker took the step over once its job waits (delayed) or the booking ended.
-      const { seq } = (await db.query<{ seq: number }>('SELECT seq FROM bookings WHERE booking_id = $1', [bookingId])).rows[0] as { seq: number };
+      const { seq } = (await db.query<{ seq: number }>('SELECT seq FROM bookings WHERE booking_id = $1', [bookingId])).rows[0] as {
+        seq: number;
+      };
       const connection = createRedis(redis.url);
       const queues = createJobQueues({ connection, prefix: redis.prefix });
       try {
-        await waitFor('the step to run again elsewhere', async () => {
-          if ((await call('GET', `/book/${bookingId}`)).stage === 'failed') return true;
-          return (await (await queues.queue('bookings.step').getJob(`booking-${bookingId}-${seq}`))?.getState()) === 'delayed' || undefined;
-        }, { timeoutMs: 30_000, intervalMs: 100 });
+        await waitFor(
+          'the step to run again elsewhere',
+          async () => {
+            if ((await call('GET', `/book/${bookingId}`)).stage === 'failed') return true;
+            return (
+              (await (await queues.queue('bookings.step').getJob(`booking-${bookingId}-${seq}`))?.getState()) === 'delayed' || undefined
+            );
+          },
+          { timeoutMs: 30_000, intervalMs: 100 },
+        );
       } finally {
         await queues.close();
         connection.disconnect();

@@ -1,12 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
-import { bookBooking, consentToFinalPrice, createBooking, createOpenTravelBookingEngine, runBookingStep, type WorkerPorts } from '@quarry/bookings';
+import {
+  bookBooking,
+  consentToFinalPrice,
+  createBooking,
+  createOpenTravelBookingEngine,
+  runBookingStep,
+  type WorkerPorts,
+} from '@quarry/bookings';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer, RunLater } from '@quarry/jobs';
 import { findGrantedHotelRow, findHotelRow } from '@quarry/rates';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, createTestRedis, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  startOpenTravelHotel,
+  waitFor,
+  type OpenTravelHotel,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { createCardVault, type CardVault } from '@quarry/vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpCut, type TcpCut } from './support/tcp-cut.ts';
@@ -20,7 +35,11 @@ import { startTcpCut, type TcpCut } from './support/tcp-cut.ts';
 const secretKey = Buffer.alloc(32, 21);
 const vaultKey = Buffer.alloc(32, 22);
 const card = { pan: '4111111111111111', expiryMonth: 10, expiryYear: 2032, name: 'Dorothy Vaughan', cvv: '737' };
-const details = { mainGuest: { firstName: 'Dorothy', lastName: 'Vaughan' }, otherGuests: [], contact: { email: 'dorothy@example.com', phone: '+1 757 555 0100' } };
+const details = {
+  mainGuest: { firstName: 'Dorothy', lastName: 'Vaughan' },
+  otherGuests: [],
+  contact: { email: 'dorothy@example.com', phone: '+1 757 555 0100' },
+};
 const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
 const answerMs = 1_500;
 
@@ -49,7 +68,14 @@ function workerPorts(overrides: Partial<WorkerPorts> & { vault?: CardVault } = {
     enqueueNotify: enqueuer(queues, 'bookings.notify'),
     enqueueCheckout: enqueuer(queues, 'bookings.checkout'),
     engines: { opentravel: createOpenTravelBookingEngine({ fetch, timeoutMs: 20_000 }) },
-    timers: { priceHoldMs: 900_000, inputTimeoutMs: 900_000, jobTimeoutMs: 3_600_000, tdsTimeoutMs: 600_000, tdsPollMs: 1_000, sourceTimeoutMs: 20_000 },
+    timers: {
+      priceHoldMs: 900_000,
+      inputTimeoutMs: 900_000,
+      jobTimeoutMs: 3_600_000,
+      tdsTimeoutMs: 600_000,
+      tdsPollMs: 1_000,
+      sourceTimeoutMs: 20_000,
+    },
     fetchCallback: fetch,
     workerId: 'test-worker',
     checkoutLeaseMs: 60_000,
@@ -72,18 +98,31 @@ async function consentedBooking(code: string): Promise<string> {
   const ports = workerPorts();
   const otp = await vault.issueOtp(clientId);
   const { panToken } = await vault.storePan(clientId, { otp: otp.id, ...card });
-  const { bookingId } = await createBooking({ ...ports, checkCallbackUrl: async () => undefined }, clientId, { hotelId: code, checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+  const { bookingId } = await createBooking({ ...ports, checkCallbackUrl: async () => undefined }, clientId, {
+    hotelId: code,
+    checkIn,
+    nights: 1,
+    guests: 2,
+    roomId: 'STD',
+    rateId: 'STD:FLEX',
+  });
   const step = () => runBookingStep(ports, bookingId, { signal: AbortSignal.timeout(30_000), finalAttempt: false });
   expect((await step()).outcome).toBe('priceConfirmed');
   await bookBooking({ ...ports, checkCallbackUrl: async () => undefined }, clientId, bookingId, { details, panToken });
   expect((await step()).outcome).toBe('finalPriceConsent');
   const shown = await db.query<{ final_price: unknown }>('SELECT final_price FROM bookings WHERE booking_id = $1', [bookingId]);
-  await consentToFinalPrice({ ...ports, checkCallbackUrl: async () => undefined }, clientId, bookingId, { finalPrice: shown.rows[0]?.final_price });
+  await consentToFinalPrice({ ...ports, checkCallbackUrl: async () => undefined }, clientId, bookingId, {
+    finalPrice: shown.rows[0]?.final_price,
+  });
   return bookingId;
 }
 
 const stage = async (bookingId: string) =>
-  (await db.query<{ stage: string; error_code: string | null }>('SELECT stage, error_code FROM bookings WHERE booking_id = $1', [bookingId])).rows[0];
+  (
+    await db.query<{ stage: string; error_code: string | null }>('SELECT stage, error_code FROM bookings WHERE booking_id = $1', [
+      bookingId,
+    ])
+  ).rows[0];
 const ordersOf = (code: string) => hotel.orders.filter((order) => order.hotelCode === code);
 const context = () => ({ signal: AbortSignal.timeout(60_000), finalAttempt: false });
 

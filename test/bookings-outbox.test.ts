@@ -29,7 +29,11 @@ import { testCardToken } from './support/test-cards.ts';
  */
 const secretKey = Buffer.alloc(32, 31);
 const checkIn = new Date(Date.now() + 25 * 86_400_000).toISOString().slice(0, 10);
-const details = { mainGuest: { firstName: 'Katherine', lastName: 'Johnson' }, otherGuests: [], contact: { email: 'kj@example.com', phone: '+1 757 555 0101' } };
+const details = {
+  mainGuest: { firstName: 'Katherine', lastName: 'Johnson' },
+  otherGuests: [],
+  contact: { email: 'kj@example.com', phone: '+1 757 555 0101' },
+};
 let database: TestDatabase;
 let db: Pool;
 let hotel: OpenTravelHotel;
@@ -47,7 +51,11 @@ async function addHotel(code: string) {
 }
 
 const outbox = async (bookingId: string) =>
-  (await db.query<{ job_id: string; job: string }>('SELECT job_id, job FROM booking_outbox WHERE booking_id = $1 ORDER BY job_id', [bookingId])).rows;
+  (
+    await db.query<{ job_id: string; job: string }>('SELECT job_id, job FROM booking_outbox WHERE booking_id = $1 ORDER BY job_id', [
+      bookingId,
+    ])
+  ).rows;
 
 beforeAll(async () => {
   database = await createTestDatabase('bookings-outbox');
@@ -87,7 +95,15 @@ describe('a booking change and its jobs', () => {
       enqueueNotify: enqueuer(producerQueues, 'bookings.notify'),
       checkCallbackUrl: async () => undefined,
     };
-    const created = await createBooking(ports, clientId, { hotelId: 'H-OUTBOX', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX', callbackUrl: 'https://hooks.example.com/quarry' });
+    const created = await createBooking(ports, clientId, {
+      hotelId: 'H-OUTBOX',
+      checkIn,
+      nights: 1,
+      guests: 2,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+      callbackUrl: 'https://hooks.example.com/quarry',
+    });
     expect(created).toMatchObject({ stage: 'priceCheck', state: 'started' });
     expect(await outbox(created.bookingId)).toEqual([{ job_id: `booking-${created.bookingId}-0`, job: 'bookings.step' }]);
 
@@ -99,8 +115,15 @@ describe('a booking change and its jobs', () => {
       await liveQueues.close();
       live.disconnect();
     });
-    const relayPorts = { pool: db, enqueueStep: enqueuer(liveQueues, 'bookings.step'), enqueueNotify: enqueuer(liveQueues, 'bookings.notify') };
-    await waitFor('the relay to enqueue the step', async () => (await relayBookingOutbox(relayPorts)) > 0 || undefined, { timeoutMs: 5_000, intervalMs: 200 });
+    const relayPorts = {
+      pool: db,
+      enqueueStep: enqueuer(liveQueues, 'bookings.step'),
+      enqueueNotify: enqueuer(liveQueues, 'bookings.notify'),
+    };
+    await waitFor('the relay to enqueue the step', async () => (await relayBookingOutbox(relayPorts)) > 0 || undefined, {
+      timeoutMs: 5_000,
+      intervalMs: 200,
+    });
     const job = await liveQueues.queue('bookings.step').getJob(`booking-${created.bookingId}-0`);
     expect(job?.name).toBe('bookings.step');
     expect(await outbox(created.bookingId)).toEqual([]);
@@ -137,27 +160,46 @@ describe('a booking change and its jobs', () => {
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`http://127.0.0.1:${api.port}${path}`, {
         method,
-        headers: { authorization: `Basic ${Buffer.from(`${secret}:`).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${secret}:`).toString('base64')}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();
       return { status: response.status, text, json: (text ? JSON.parse(text) : null) as Record<string, unknown> | null };
     };
     const untilStage = (bookingId: string, wanted: string) =>
-      waitFor(`booking ${bookingId} to reach ${wanted}`, async () => {
-        const current = await call('GET', `/book/${bookingId}`);
-        return current.json?.stage === wanted ? current.json : undefined;
-      }, { timeoutMs: 20_000, intervalMs: 200 });
+      waitFor(
+        `booking ${bookingId} to reach ${wanted}`,
+        async () => {
+          const current = await call('GET', `/book/${bookingId}`);
+          return current.json?.stage === wanted ? current.json : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
 
     await redis.kill();
-    const created = await call('POST', '/v1/bookings', { hotelId: 'H-REDIS-DOWN', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX', callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
+    const created = await call('POST', '/v1/bookings', {
+      hotelId: 'H-REDIS-DOWN',
+      checkIn,
+      nights: 1,
+      guests: 2,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+      callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    });
     expect(created.status, created.text).toBe(201);
     const bookingId = created.json?.bookingId as string;
     await redis.start();
     // Well inside the sweep's minute: the relay, not the sweep, enqueued it.
     await untilStage(bookingId, 'priceConfirmed');
     const calledBack = (...stages: string[]) =>
-      waitFor(`callbacks of ${stages.join(', ')}`, () => stages.every((wanted) => received.some((callback) => callback.stage === wanted)) || undefined, { timeoutMs: 20_000, intervalMs: 200 });
+      waitFor(
+        `callbacks of ${stages.join(', ')}`,
+        () => stages.every((wanted) => received.some((callback) => callback.stage === wanted)) || undefined,
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
     // Delivered before Redis goes again: a job Redis itself loses (its last second unsynced) is another matter.
     await calledBack('priceConfirmed');
 
@@ -166,14 +208,19 @@ describe('a booking change and its jobs', () => {
     expect(booked.status, booked.text).toBe(200);
     expect(booked.json).toMatchObject({ stage: 'processingBooking' });
     // That change's callback is signed with the booking's version (webhook-id `<booking>:<seq>`).
-    const { seq } = (await db.query<{ seq: number }>('SELECT seq FROM bookings WHERE booking_id = $1', [bookingId])).rows[0] as { seq: number };
+    const { seq } = (await db.query<{ seq: number }>('SELECT seq FROM bookings WHERE booking_id = $1', [bookingId])).rows[0] as {
+      seq: number;
+    };
     // A retry of an answered change is refused as such: the change is committed.
     expect((await call('POST', `/book/${bookingId}`, { details, panToken: testCardToken('visa') })).status).toBe(409);
     await redis.start();
     await untilStage(bookingId, 'finalPriceConsent');
     // The callback of the change made while Redis was down reached the client too (its body is the
     // booking as it is when sent, so it may already show the next stage).
-    await waitFor(`the callback of change ${seq}`, () => received.some((callback) => callback.id === `${bookingId}:${seq}`) || undefined, { timeoutMs: 20_000, intervalMs: 200 });
+    await waitFor(`the callback of change ${seq}`, () => received.some((callback) => callback.id === `${bookingId}:${seq}`) || undefined, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
     await calledBack('finalPriceConsent');
     expect(await outbox(bookingId)).toEqual([]);
   });

@@ -1,11 +1,27 @@
 import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
-import { bookBooking, consentToFinalPrice, createBooking, createOpenTravelBookingEngine, findBookingStatusText, runBookingStep, stepLogLevel, type WorkerPorts } from '@quarry/bookings';
+import {
+  bookBooking,
+  consentToFinalPrice,
+  createBooking,
+  createOpenTravelBookingEngine,
+  findBookingStatusText,
+  runBookingStep,
+  stepLogLevel,
+  type WorkerPorts,
+} from '@quarry/bookings';
 import { createPool, type Pool } from '@quarry/db';
 import { createJobQueues, createRedis, enqueuer } from '@quarry/jobs';
 import { findGrantedHotelRow, findHotelRow } from '@quarry/rates';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { createTestDatabase, createTestRedis, startOpenTravelHotel, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  startOpenTravelHotel,
+  type OpenTravelHotel,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { createCardVault } from '@quarry/vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -18,7 +34,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const secretKey = Buffer.alloc(32, 41);
 const vaultKey = Buffer.alloc(32, 42);
 const card = { pan: '4111111111111111', expiryMonth: 10, expiryYear: 2032, name: 'Grace Hopper' };
-const details = { mainGuest: { firstName: 'Grace', lastName: 'Hopper' }, otherGuests: [], contact: { email: 'grace@example.com', phone: '+1 202 555 0100' } };
+const details = {
+  mainGuest: { firstName: 'Grace', lastName: 'Hopper' },
+  otherGuests: [],
+  contact: { email: 'grace@example.com', phone: '+1 202 555 0100' },
+};
 const checkIn = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
 
 let database: TestDatabase;
@@ -45,7 +65,14 @@ function workerPorts(overrides: Partial<WorkerPorts> = {}): WorkerPorts {
     enqueueNotify: enqueuer(queues, 'bookings.notify'),
     enqueueCheckout: enqueuer(queues, 'bookings.checkout'),
     engines: { opentravel: createOpenTravelBookingEngine({ fetch, timeoutMs: 5_000 }) },
-    timers: { priceHoldMs: 900_000, inputTimeoutMs: 900_000, jobTimeoutMs: 3_600_000, tdsTimeoutMs: 600_000, tdsPollMs: 1_000, sourceTimeoutMs: 5_000 },
+    timers: {
+      priceHoldMs: 900_000,
+      inputTimeoutMs: 900_000,
+      jobTimeoutMs: 3_600_000,
+      tdsTimeoutMs: 600_000,
+      tdsPollMs: 1_000,
+      sourceTimeoutMs: 5_000,
+    },
     fetchCallback: fetch,
     workerId: 'test-worker',
     checkoutLeaseMs: 60_000,
@@ -64,7 +91,14 @@ async function consentedBooking(code: string): Promise<string> {
   const ports = { ...workerPorts(), checkCallbackUrl: async () => undefined };
   const otp = await vault.issueOtp(clientId);
   const { panToken } = await vault.storePan(clientId, { otp: otp.id, ...card });
-  const { bookingId } = await createBooking(ports, clientId, { hotelId: code, checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+  const { bookingId } = await createBooking(ports, clientId, {
+    hotelId: code,
+    checkIn,
+    nights: 1,
+    guests: 2,
+    roomId: 'STD',
+    rateId: 'STD:FLEX',
+  });
   const step = () => runBookingStep(ports, bookingId, { signal: AbortSignal.timeout(30_000), finalAttempt: false });
   expect((await step()).outcome).toBe('priceConfirmed');
   await bookBooking(ports, clientId, bookingId, { details, panToken });
@@ -75,7 +109,11 @@ async function consentedBooking(code: string): Promise<string> {
 }
 
 const statusOf = async (bookingId: string) =>
-  JSON.parse(await findBookingStatusText({ pool: db }, clientId, bookingId)) as { stage: string; orderReference: string; error: { code: string; message: string } | null };
+  JSON.parse(await findBookingStatusText({ pool: db }, clientId, bookingId)) as {
+    stage: string;
+    orderReference: string;
+    error: { code: string; message: string } | null;
+  };
 
 beforeAll(async () => {
   database = await createTestDatabase('bookings-outcome-unknown');
@@ -103,17 +141,22 @@ describe('an order whose outcome is unknown', () => {
     const bookingId = await consentedBooking('H-AVAIL-ONLY');
     // The first run sends the order, cannot read the answer, cannot read the reservation either:
     // not its final attempt, the job is tried again.
-    await expect(runBookingStep(workerPorts(), bookingId, { signal: AbortSignal.timeout(30_000), finalAttempt: false })).rejects.toThrow(/could not read|not an OTA_ResRetrieveRS/);
+    await expect(runBookingStep(workerPorts(), bookingId, { signal: AbortSignal.timeout(30_000), finalAttempt: false })).rejects.toThrow(
+      /could not read|not an OTA_ResRetrieveRS/,
+    );
     const last = await runBookingStep(workerPorts(), bookingId, { signal: AbortSignal.timeout(30_000), finalAttempt: true });
     expect(last.outcome).toBe('failed BookingOutcomeUnknown');
     expect(stepLogLevel(last)).toBe('warn');
     const status = await statusOf(bookingId);
-    const reference = (await db.query<{ reference: string }>('SELECT reference FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.reference;
+    const reference = (await db.query<{ reference: string }>('SELECT reference FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]
+      ?.reference;
     expect(status.orderReference).toBe(reference);
     expect(status.error?.code).toBe('BookingOutcomeUnknown');
     const message = status.error?.message ?? '';
     // First what happened to the order, then what the hotel said when asked, then what to do.
-    expect(message).toMatch(/^The order may have reached the hotel: the order's request ended without an answer that could be read \(the answer is not an OTA_HotelResRS\), and asking the hotel for it by our reference failed too \(the answer is not an OTA_ResRetrieveRS\)/);
+    expect(message).toMatch(
+      /^The order may have reached the hotel: the order's request ended without an answer that could be read \(the answer is not an OTA_HotelResRS\), and asking the hotel for it by our reference failed too \(the answer is not an OTA_ResRetrieveRS\)/,
+    );
     expect(message).toContain(`under our reference ${reference}`);
     expect(message).not.toMatch(/run stopped/);
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-AVAIL-ONLY')).toHaveLength(1);

@@ -21,7 +21,12 @@ import { createTestCardVault } from './support/test-cards.ts';
 const secretKey = Buffer.alloc(32, 19);
 const prefix = 'qt-bookings-redis-restarted';
 const checkIn = new Date(Date.now() + 35 * 86_400_000).toISOString().slice(0, 10);
-const price: BookingPrice = { baseRate: { currencyCode: 'eur', value: 18_000 }, taxes: [], fees: [], total: { currencyCode: 'eur', value: 18_000 } };
+const price: BookingPrice = {
+  baseRate: { currencyCode: 'eur', value: 18_000 },
+  taxes: [],
+  fees: [],
+  total: { currencyCode: 'eur', value: 18_000 },
+};
 const rooms: Room[] = [{ id: 'STD', name: 'Standard', rates: [{ id: 'STD:FLEX', name: 'Flexible', baseRate: price.baseRate, taxes: [] }] }];
 
 let database: TestDatabase;
@@ -54,7 +59,12 @@ beforeAll(async () => {
   );
   await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, 'H-OTA')`, [clientId]);
   const config = loadConfig(
-    { ...quarryEnv({ database, redis: { url: redisServer.url, prefix }, secretKey }), BOOKING_SWEEP_EVERY_MS: '600000', MINING_BROWSER: 'off', LOG_LEVEL: 'silent' },
+    {
+      ...quarryEnv({ database, redis: { url: redisServer.url, prefix }, secretKey }),
+      BOOKING_SWEEP_EVERY_MS: '600000',
+      MINING_BROWSER: 'off',
+      LOG_LEVEL: 'silent',
+    },
     'bookings-worker',
   );
   connection = createRedis(config.redisUrl);
@@ -96,13 +106,28 @@ describe('a Redis restarted empty', () => {
       enqueueNotify: enqueuer(queues, 'bookings.notify'),
       checkCallbackUrl: async () => undefined,
     };
-    const { bookingId } = await createBooking(ports, clientId, { hotelId: 'H-OTA', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+    const { bookingId } = await createBooking(ports, clientId, {
+      hotelId: 'H-OTA',
+      checkIn,
+      nights: 1,
+      guests: 2,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(repriced).toBe(0);
     await redisServer.kill();
     await redisServer.start();
     const back = Date.now();
-    await waitFor('the price checked', async () => ((await db.query<{ stage: string }>('SELECT stage FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.stage === 'priceConfirmed' ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(
+      'the price checked',
+      async () =>
+        (await db.query<{ stage: string }>('SELECT stage FROM bookings WHERE booking_id = $1', [bookingId])).rows[0]?.stage ===
+        'priceConfirmed'
+          ? true
+          : undefined,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     expect(repriced).toBe(1);
     expect(Date.now() - back).toBeLessThan(15_000);
   }, 60_000);

@@ -65,12 +65,21 @@ async function challengedBooking(acsUrl: string): Promise<string> {
   await db.query(
     `INSERT INTO bookings (booking_id, client_id, hotel_id, check_in, nights, guests, room_id, rate_id, state, stage, reference, tds_challenge, tds_expires_at)
      VALUES ($1, $2, 'H-TDS', '2027-01-10', 1, 2, 'STD', 'STD:FLEX', 'pending', 'awaitingTdsChallenge', $3, $4, now() + interval '10 minutes')`,
-    [bookingId, booker.clientId, `QR-${bookingId.slice(0, 8)}`, JSON.stringify({ acsUrl, creq: 'Y3JlcQ', windowSize: '02', expiresAt: new Date(Date.now() + 600_000).toISOString() })],
+    [
+      bookingId,
+      booker.clientId,
+      `QR-${bookingId.slice(0, 8)}`,
+      JSON.stringify({ acsUrl, creq: 'Y3JlcQ', windowSize: '02', expiresAt: new Date(Date.now() + 600_000).toISOString() }),
+    ],
   );
   return bookingId;
 }
 
-const finish = (bookingId: string) => db.query(`UPDATE bookings SET stage = 'bookingConfirmed', state = 'finished', tds_challenge = NULL, seq = seq + 1 WHERE booking_id = $1`, [bookingId]);
+const finish = (bookingId: string) =>
+  db.query(
+    `UPDATE bookings SET stage = 'bookingConfirmed', state = 'finished', tds_challenge = NULL, seq = seq + 1 WHERE booking_id = $1`,
+    [bookingId],
+  );
 
 /** The card holder's browser on `parentOrigin`'s page framing the booking's challenge; the client's server adds the credential. */
 async function frameChallenge(parentOrigin: string, bookingId: string) {
@@ -87,16 +96,26 @@ beforeAll(async () => {
   db = createPool(database.url, 2);
   clientOrigin = await startParentSite();
   strangerOrigin = await startParentSite();
-  acsOrigin = await listen(createServer((_request, response) => {
-    response.setHeader('content-type', 'text/html; charset=utf-8');
-    response.end('<!doctype html><title>issuer</title><p id="otp-prompt">Enter the code we sent you</p>');
-  }));
-  env = { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1', ALLOW_LOOPBACK_HTTP_HOTELS: 'true' };
+  acsOrigin = await listen(
+    createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end('<!doctype html><title>issuer</title><p id="otp-prompt">Enter the code we sent you</p>');
+    }),
+  );
+  env = {
+    ...quarryEnv({ database, redis, secretKey }),
+    AUTH_CACHE_MS: '0',
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    ALLOW_LOOPBACK_HTTP_HOTELS: 'true',
+  };
   api = await startQuarry('api', env);
   base = `http://127.0.0.1:${api.port}`;
   booker = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking'] });
   admin = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -116,10 +135,15 @@ describe('the 3-D Secure page', () => {
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
-  it('operators set a client\'s frame origins (API and CLI); a bad origin is a 400 naming it', async () => {
-    const bad = await call('PUT', `/v1/admin/clients/${booker.clientId}/frame-origins`, admin, { origins: ['https://shop.example.com/checkout', 'http://shop.example.com'] });
+  it("operators set a client's frame origins (API and CLI); a bad origin is a 400 naming it", async () => {
+    const bad = await call('PUT', `/v1/admin/clients/${booker.clientId}/frame-origins`, admin, {
+      origins: ['https://shop.example.com/checkout', 'http://shop.example.com'],
+    });
     expect(bad.status).toBe(400);
-    expect((JSON.parse(bad.text) as { details: { messages: string[] } }).details.messages.map((message) => message.split(':')[0])).toEqual(['origins.0', 'origins.1']);
+    expect((JSON.parse(bad.text) as { details: { messages: string[] } }).details.messages.map((message) => message.split(':')[0])).toEqual([
+      'origins.0',
+      'origins.1',
+    ]);
     expect((await call('PUT', `/v1/admin/clients/${booker.clientId}/frame-origins`, booker, { origins: [] })).status).toBe(403);
     expect((await call('PUT', '/v1/admin/clients/cl_aaaaaaaaaaaaaaaaaaaa/frame-origins', admin, { origins: [] })).status).toBe(404);
 
@@ -130,24 +154,35 @@ describe('the 3-D Secure page', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('clients frame-origins: origins.0: must be an origin');
 
-    const put = await call('PUT', `/v1/admin/clients/${booker.clientId}/frame-origins`, admin, { origins: [clientOrigin, 'https://shop.example.com'] });
+    const put = await call('PUT', `/v1/admin/clients/${booker.clientId}/frame-origins`, admin, {
+      origins: [clientOrigin, 'https://shop.example.com'],
+    });
     expect(put.status, put.text).toBe(200);
-    expect(JSON.parse((await call('GET', `/v1/admin/clients/${booker.clientId}/frame-origins`, admin)).text)).toEqual({ clientId: booker.clientId, origins: [clientOrigin, 'https://shop.example.com'] });
+    expect(JSON.parse((await call('GET', `/v1/admin/clients/${booker.clientId}/frame-origins`, admin)).text)).toEqual({
+      clientId: booker.clientId,
+      origins: [clientOrigin, 'https://shop.example.com'],
+    });
     const bookingId = await challengedBooking(`${acsOrigin}/acs`);
     const policy = (await call('GET', `/book/${bookingId}/tds`, booker)).headers.get('content-security-policy') ?? '';
-    expect(policy.split('; ').filter((directive) => directive.startsWith('frame-ancestors'))).toEqual([`frame-ancestors ${clientOrigin} https://shop.example.com`]);
+    expect(policy.split('; ').filter((directive) => directive.startsWith('frame-ancestors'))).toEqual([
+      `frame-ancestors ${clientOrigin} https://shop.example.com`,
+    ]);
   });
 
-  it('shows the challenge in a frame of the client\'s page, and tells that page alone how it ended', async () => {
+  it("shows the challenge in a frame of the client's page, and tells that page alone how it ended", async () => {
     const bookingId = await challengedBooking(`${acsOrigin}/acs`);
     const { context, page } = await frameChallenge(clientOrigin, bookingId);
     const challenge = page.frameLocator('#tds').frameLocator('#tds-challenge');
     await challenge.locator('#otp-prompt').waitFor();
     await finish(bookingId);
-    const received = await waitFor('the client page to hear the outcome', async () => {
-      const messages = await page.evaluate(() => (globalThis as unknown as { received: unknown[] }).received);
-      return messages.length > 0 ? messages : undefined;
-    }, { timeoutMs: 15_000, intervalMs: 100 });
+    const received = await waitFor(
+      'the client page to hear the outcome',
+      async () => {
+        const messages = await page.evaluate(() => (globalThis as unknown as { received: unknown[] }).received);
+        return messages.length > 0 ? messages : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
     expect(received).toEqual([{ origin: new URL(base).origin, data: { type: '3dsecure-finished', bookingId, stage: 'bookingConfirmed' } }]);
     await context.close();
   });
@@ -165,7 +200,14 @@ describe('the 3-D Secure page', () => {
   });
 
   it('shows only an https: ACS on a public address; any other acsUrl is a 409 naming it, never a 500', async () => {
-    for (const acsUrl of ['not a url', 'http://acs.example.com/challenge', 'https://10.1.2.3/acs', 'https://169.254.169.254/latest', 'javascript:alert(1)', 'https://user:pass@acs.example.com/']) {
+    for (const acsUrl of [
+      'not a url',
+      'http://acs.example.com/challenge',
+      'https://10.1.2.3/acs',
+      'https://169.254.169.254/latest',
+      'javascript:alert(1)',
+      'https://user:pass@acs.example.com/',
+    ]) {
       const bookingId = await challengedBooking(acsUrl);
       const answer = await call('GET', `/book/${bookingId}/tds`, booker);
       expect(answer.status, `${acsUrl}: ${answer.text}`).toBe(409);
@@ -180,7 +222,11 @@ describe('GET /book/{id}', () => {
     const shown = await challengedBooking(`${acsOrigin}/acs`);
     const good = await call('GET', `/book/${shown}`, booker);
     expect(good.status).toBe(200);
-    expect((JSON.parse(good.text) as { tdsChallenge: Record<string, unknown> }).tdsChallenge).toMatchObject({ acsUrl: `${acsOrigin}/acs`, creq: 'Y3JlcQ', windowSize: '02' });
+    expect((JSON.parse(good.text) as { tdsChallenge: Record<string, unknown> }).tdsChallenge).toMatchObject({
+      acsUrl: `${acsOrigin}/acs`,
+      creq: 'Y3JlcQ',
+      windowSize: '02',
+    });
     expect(good.text).not.toContain('acsUrlRefused');
     const refusals: Record<string, string> = {
       'http://acs.example.com/challenge': 'is not an https: URL',

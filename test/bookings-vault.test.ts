@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createRedis } from '@quarry/jobs';
-import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startOpenTravelHotel,
+  waitFor,
+  type OpenTravelHotel,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
 
@@ -26,12 +35,21 @@ let booker: { clientId: string; secret: string };
 
 const checkIn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 const details = { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } };
-type Status = { stage: string; state: string; error: { code: string } | null; finalPrice: unknown; confirmation: { reference: string } | null };
+type Status = {
+  stage: string;
+  state: string;
+  error: { code: string } | null;
+  finalPrice: unknown;
+  confirmation: { reference: string } | null;
+};
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await fetch(`http://127.0.0.1:${api.port}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${booker.secret}:`).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${booker.secret}:`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -39,10 +57,14 @@ async function call(method: string, path: string, body?: unknown) {
 }
 
 const untilStage = (bookingId: string, ...stages: string[]) =>
-  waitFor(`booking ${bookingId} to reach ${stages.join(' or ')}`, async () => {
-    const current = (await call('GET', `/book/${bookingId}`)).json as unknown as Status;
-    return stages.includes(current.stage) ? current : undefined;
-  }, { timeoutMs: 20_000, intervalMs: 100 });
+  waitFor(
+    `booking ${bookingId} to reach ${stages.join(' or ')}`,
+    async () => {
+      const current = (await call('GET', `/book/${bookingId}`)).json as unknown as Status;
+      return stages.includes(current.stage) ? current : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 100 },
+  );
 
 async function addHotel(code: string) {
   hotel.hotels.set(code, { price: '90.00' });
@@ -117,7 +139,11 @@ async function everyStoredValue(): Promise<Array<{ where: string; value: Buffer 
     const expression = column.data_type === 'bytea' ? `"${column.column_name}"` : `"${column.column_name}"::text`;
     const rows = await db.query<{ value: Buffer | string | null }>(`SELECT ${expression} AS value FROM "${column.table_name}"`);
     for (const row of rows.rows) {
-      if (row.value !== null) found.push({ where: `${column.table_name}.${column.column_name}`, value: Buffer.isBuffer(row.value) ? row.value : Buffer.from(row.value) });
+      if (row.value !== null)
+        found.push({
+          where: `${column.table_name}.${column.column_name}`,
+          value: Buffer.isBuffer(row.value) ? row.value : Buffer.from(row.value),
+        });
     }
   }
   return found;
@@ -126,9 +152,16 @@ async function everyStoredValue(): Promise<Array<{ where: string; value: Buffer 
 /** Neither the card's number, its holder nor its token in any column; `scanned` proves the scan read those columns. */
 async function expectInNoColumn(panToken: string, scanned: string[]): Promise<void> {
   const stored = await everyStoredValue();
-  for (const where of scanned) expect(stored.some((value) => value.where === where), `${where} scanned`).toBe(true);
+  for (const where of scanned)
+    expect(
+      stored.some((value) => value.where === where),
+      `${where} scanned`,
+    ).toBe(true);
   for (const secret of [card.pan, card.name, panToken]) {
-    expect(stored.filter((value) => value.value.includes(secret)).map((value) => value.where), `columns holding ${secret.slice(0, 6)}…`).toEqual([]);
+    expect(
+      stored.filter((value) => value.value.includes(secret)).map((value) => value.where),
+      `columns holding ${secret.slice(0, 6)}…`,
+    ).toEqual([]);
   }
 }
 
@@ -169,7 +202,13 @@ describe('a booking paid with a card of the real vault', () => {
     expect(done).toMatchObject({ stage: 'bookingConfirmed', state: 'finished', confirmation: { reference: 'CNF-H-VAULT-1' } });
     const orders = hotel.orders.filter((order) => order.hotelCode === 'H-VAULT');
     expect(orders).toHaveLength(1);
-    expect(orders[0]).toMatchObject({ cardNumber: card.pan, expireDate: '0931', cardHolderName: card.name, cvv: card.cvv, guests: [{ firstName: 'Ada', lastName: 'Lovelace' }] });
+    expect(orders[0]).toMatchObject({
+      cardNumber: card.pan,
+      expireDate: '0931',
+      cardHolderName: card.name,
+      cvv: card.cvv,
+      guests: [{ firstName: 'Ada', lastName: 'Lovelace' }],
+    });
 
     // Purged when the booking ended: the same token books nothing more. It is refused at POST /book,
     // naming panToken, and the booking waits for a good token.
@@ -183,8 +222,12 @@ describe('a booking paid with a card of the real vault', () => {
     expect(hotel.orders.filter((order) => order.cvv !== null)).toHaveLength(1);
     expect((await db.query('SELECT count(*)::int AS cards FROM vault_cards')).rows[0]).toEqual({ cards: 0 });
 
-    for (const [role, output] of [['api', api.output()], ['bookings-worker', worker.output()]] as const) {
-      for (const secret of [card.pan, panToken, panToken.slice(3, 60), card.name]) expect(output.includes(secret), `${role} output contains ${secret.slice(0, 6)}…`).toBe(false);
+    for (const [role, output] of [
+      ['api', api.output()],
+      ['bookings-worker', worker.output()],
+    ] as const) {
+      for (const secret of [card.pan, panToken, panToken.slice(3, 60), card.name])
+        expect(output.includes(secret), `${role} output contains ${secret.slice(0, 6)}…`).toBe(false);
     }
     expect(worker.output()).toContain('vault: card opened');
     expect(worker.output()).toContain('vault: card purged');

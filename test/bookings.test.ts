@@ -2,7 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startOpenTravelHotel,
+  waitFor,
+  type OpenTravelHotel,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBookingsWorker, type BookingsWorker } from './support/bookings-stack.ts';
@@ -32,8 +41,16 @@ const details = {
   contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' },
 };
 type Status = {
-  bookingId: string; state: string; stage: string; error: { code: string; message: string } | null; finalPrice: unknown; priceBreakdown: { total: { value: number } } | null;
-  availableRooms: Array<{ roomId: string; rates: Array<{ rateId: string; priceId: string; price: { total: { currencyCode: string; value: number } } }> }> | null;
+  bookingId: string;
+  state: string;
+  stage: string;
+  error: { code: string; message: string } | null;
+  finalPrice: unknown;
+  priceBreakdown: { total: { value: number } } | null;
+  availableRooms: Array<{
+    roomId: string;
+    rates: Array<{ rateId: string; priceId: string; price: { total: { currencyCode: string; value: number } } }>;
+  }> | null;
   confirmation: { reference: string; message?: string; price: { currencyCode: string; value: number } } | null;
   tdsChallenge: { acsUrl: string; creq: string; threeDSSessionData?: string; windowSize: string; expiresAt: string } | null;
   priceConfirmedUntil: string | null;
@@ -42,7 +59,10 @@ type Status = {
 async function call(method: string, path: string, client: Client, body?: unknown) {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -51,10 +71,14 @@ async function call(method: string, path: string, client: Client, body?: unknown
 
 const status = async (bookingId: string, client = booker) => (await call('GET', `/book/${bookingId}`, client)).json as unknown as Status;
 const untilStage = (bookingId: string, ...stages: string[]) =>
-  waitFor(`booking ${bookingId} to reach ${stages.join(' or ')}`, async () => {
-    const current = await status(bookingId);
-    return stages.includes(current.stage) ? current : undefined;
-  }, { timeoutMs: 30_000, intervalMs: 100 });
+  waitFor(
+    `booking ${bookingId} to reach ${stages.join(' or ')}`,
+    async () => {
+      const current = await status(bookingId);
+      return stages.includes(current.stage) ? current : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
 
 async function addHotel(code: string, setup: Parameters<OpenTravelHotel['hotels']['set']>[1]) {
   hotel.hotels.set(code, setup);
@@ -66,7 +90,15 @@ async function addHotel(code: string, setup: Parameters<OpenTravelHotel['hotels'
 }
 
 async function create(code: string, extra: Record<string, unknown> = {}) {
-  const created = await call('POST', '/v1/bookings', booker, { hotelId: code, checkIn, nights: 2, guests: 2, roomId: 'STD', rateId: 'STD:FLEX', ...extra });
+  const created = await call('POST', '/v1/bookings', booker, {
+    hotelId: code,
+    checkIn,
+    nights: 2,
+    guests: 2,
+    roomId: 'STD',
+    rateId: 'STD:FLEX',
+    ...extra,
+  });
   expect(created.status, created.text).toBe(201);
   return created.json as { bookingId: string; stage: string; state: string; webhookSecret?: string };
 }
@@ -128,7 +160,14 @@ describe('bookings through an OpenTravel hotel', () => {
     expect(confirmed.priceBreakdown?.total).toEqual({ currencyCode: 'usd', value: 9_900 });
     expect(Date.parse(confirmed.priceConfirmedUntil ?? '')).toBeGreaterThan(Date.now());
     const token = testCardToken('visa');
-    expect((await call('POST', `/book/${bookingId}`, booker, { details: { ...details, otherGuests: [...details.otherGuests, { firstName: 'Mary', lastName: 'Somerville' }] }, panToken: token })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/book/${bookingId}`, booker, {
+          details: { ...details, otherGuests: [...details.otherGuests, { firstName: 'Mary', lastName: 'Somerville' }] },
+          panToken: token,
+        })
+      ).status,
+    ).toBe(200);
     const quoted = await untilStage(bookingId, 'finalPriceConsent');
     expect(quoted.finalPrice).toMatchObject({ total: { currencyCode: 'usd', value: 9_900 } });
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-OK')).toHaveLength(0);
@@ -136,12 +175,20 @@ describe('bookings through an OpenTravel hotel', () => {
     const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
     expect(done.error).toBeNull();
     expect(done.state).toBe('finished');
-    expect(done.confirmation).toEqual({ reference: 'CNF-H-OK-1', message: 'Check-in from 15:00', price: { currencyCode: 'usd', value: 9_900 } });
+    expect(done.confirmation).toEqual({
+      reference: 'CNF-H-OK-1',
+      message: 'Check-in from 15:00',
+      price: { currencyCode: 'usd', value: 9_900 },
+    });
 
     const [order, ...more] = hotel.orders.filter((received) => received.hotelCode === 'H-OK');
     expect(more).toHaveLength(0);
     expect(order).toMatchObject({
-      guests: [{ firstName: 'Ada', lastName: 'Lovelace' }, { firstName: 'Charles', lastName: 'Babbage' }, { firstName: 'Mary', lastName: 'Somerville' }],
+      guests: [
+        { firstName: 'Ada', lastName: 'Lovelace' },
+        { firstName: 'Charles', lastName: 'Babbage' },
+        { firstName: 'Mary', lastName: 'Somerville' },
+      ],
       email: 'ada@example.com',
       phone: '+44 20 7946 0000',
       cardNumber: '4111111111111111',
@@ -152,7 +199,10 @@ describe('bookings through an OpenTravel hotel', () => {
       ratePlanCode: 'FLEX',
       start: checkIn,
     });
-    const row = await db.query<{ reference: string; order_state: string; pan_token_sealed: Buffer | null }>('SELECT reference, order_state, pan_token_sealed FROM bookings WHERE booking_id = $1', [bookingId]);
+    const row = await db.query<{ reference: string; order_state: string; pan_token_sealed: Buffer | null }>(
+      'SELECT reference, order_state, pan_token_sealed FROM bookings WHERE booking_id = $1',
+      [bookingId],
+    );
     expect(order?.reference).toBe(row.rows[0]?.reference);
     expect(row.rows[0]).toMatchObject({ order_state: 'placed', pan_token_sealed: null });
     // Another client cannot see it; the token is never shown.
@@ -218,7 +268,10 @@ describe('bookings through an OpenTravel hotel', () => {
     expect(JSON.parse(Buffer.from(challenge?.creq ?? '', 'base64url').toString())).toMatchObject({ messageType: 'CReq' });
     expect(Date.parse(challenge?.expiresAt ?? '')).toBeGreaterThan(Date.now());
     // What the client's page does: POST creq and threeDSSessionData to the ACS in an iframe.
-    const acs = await fetch(challenge?.acsUrl ?? '', { method: 'POST', body: new URLSearchParams({ creq: challenge?.creq ?? '', threeDSSessionData: challenge?.threeDSSessionData ?? '' }) });
+    const acs = await fetch(challenge?.acsUrl ?? '', {
+      method: 'POST',
+      body: new URLSearchParams({ creq: challenge?.creq ?? '', threeDSSessionData: challenge?.threeDSSessionData ?? '' }),
+    });
     expect(acs.status).toBe(200);
     const done = await untilStage(bookingId, 'bookingConfirmed', 'failed');
     expect(done.confirmation?.reference).toMatch(/^CNF-H-TDS-/);
@@ -245,7 +298,9 @@ describe('bookings through an OpenTravel hotel', () => {
     await call('POST', `/book/${bookingId}`, booker, { details, panToken: testCardToken('visa') });
     const quoted = await untilStage(bookingId, 'finalPriceConsent');
     const finalPrice = quoted.finalPrice as { total: { currencyCode: string; value: number } };
-    const refused = await call('POST', `/book/${bookingId}/consent`, booker, { finalPrice: { ...finalPrice, total: { ...finalPrice.total, value: finalPrice.total.value - 1 } } });
+    const refused = await call('POST', `/book/${bookingId}/consent`, booker, {
+      finalPrice: { ...finalPrice, total: { ...finalPrice.total, value: finalPrice.total.value - 1 } },
+    });
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({ object: 'error', name: 'FinalPriceNotFound' });
     expect((await status(bookingId)).stage).toBe('finalPriceConsent');
@@ -271,7 +326,10 @@ describe('bookings through an OpenTravel hotel', () => {
     hotel.hotels.set('H-SKIP', { price: '95.00' });
     expect((await call('POST', `/book/${bookingId}`, booker, { skipConfirmation: true })).status).toBe(200);
     const survey = await untilStage(bookingId, 'roomSelection');
-    expect(survey.availableRooms?.map((room) => [room.roomId, room.rates[0]?.price.total.value])).toEqual([['STD', 10_450], ['DLX', 15_675]]);
+    expect(survey.availableRooms?.map((room) => [room.roomId, room.rates[0]?.price.total.value])).toEqual([
+      ['STD', 10_450],
+      ['DLX', 15_675],
+    ]);
     expect(hotel.requests.get('OTA_HotelResRQ') ?? 0).toBe(hotel.orders.length);
     expect(hotel.orders.filter((order) => order.hotelCode === 'H-SKIP')).toHaveLength(0);
   });
@@ -285,7 +343,14 @@ describe('bookings through an OpenTravel hotel', () => {
     expect(badToken.json).toMatchObject({ object: 'error', name: 'RequestParametersValidationError' });
     expect(badToken.text).toContain('panToken');
     expect(badToken.text).not.toContain('4111111111111111');
-    const unknownHotel = await call('POST', '/v1/bookings', stranger, { hotelId: 'H-INPUT', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+    const unknownHotel = await call('POST', '/v1/bookings', stranger, {
+      hotelId: 'H-INPUT',
+      checkIn,
+      nights: 1,
+      guests: 2,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+    });
     expect(unknownHotel.status).toBe(404);
     const missing = await call('POST', '/v1/bookings', booker, { hotelId: 'H-INPUT', nights: 0 });
     expect(missing.status).toBe(400);
@@ -316,7 +381,9 @@ describe('bookings through an OpenTravel hotel', () => {
       expect(created.webhookSecret).toMatch(/^whsec_/);
       await untilStage(created.bookingId, 'priceConfirmed');
       await call('POST', `/book/${created.bookingId}/cancel`, booker);
-      const events = await waitFor('both callbacks, the refused one again', () => (received.length >= 2 ? received : undefined), { timeoutMs: 30_000 });
+      const events = await waitFor('both callbacks, the refused one again', () => (received.length >= 2 ? received : undefined), {
+        timeoutMs: 30_000,
+      });
       const verifier = new Webhook(created.webhookSecret ?? '');
       const stages = events.map((event) => {
         const payload = verifier.verify(event.body, event.headers) as { type: string; data: Status };
@@ -338,7 +405,15 @@ describe('bookings through an OpenTravel hotel', () => {
     await addHotel('H-SSRF', { price: '90.00' });
     const before = await db.query('SELECT count(*)::int AS n FROM bookings');
     for (const callbackUrl of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.7/hooks', 'http://[::1]:8080/hooks']) {
-      const refused = await call('POST', '/v1/bookings', booker, { hotelId: 'H-SSRF', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX', callbackUrl });
+      const refused = await call('POST', '/v1/bookings', booker, {
+        hotelId: 'H-SSRF',
+        checkIn,
+        nights: 1,
+        guests: 2,
+        roomId: 'STD',
+        rateId: 'STD:FLEX',
+        callbackUrl,
+      });
       expect(refused.status, callbackUrl).toBe(400);
       expect(refused.json).toMatchObject({ object: 'error', name: 'RequestParametersValidationError' });
       expect(JSON.stringify(refused.json)).toContain('callbackUrl: refused');

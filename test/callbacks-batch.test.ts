@@ -53,7 +53,10 @@ beforeAll(async () => {
       byType.set(type, (byType.get(type) ?? 0) + 1);
       if (type === 'batch.finished') {
         const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature } = request.headers;
-        finished.push({ body, headers: { 'webhook-id': String(id), 'webhook-timestamp': String(timestamp), 'webhook-signature': String(signature) } });
+        finished.push({
+          body,
+          headers: { 'webhook-id': String(id), 'webhook-timestamp': String(timestamp), 'webhook-signature': String(signature) },
+        });
       }
       response.writeHead(204).end();
     });
@@ -70,7 +73,18 @@ beforeAll(async () => {
     settings: { clientConcurrency: 20, eventsPerJob: 25, leaseMs: 90_000, pollMs: 1_000, retentionMs: 7 * 86_400_000 },
     onError: () => {},
   });
-  const ports = { pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings: { timeoutMs: 15_000, retryBaseMs: 1_000, retryMaxMs: 10_000, giveUpAfterMs: 86_400_000, lane: { clientConcurrency: 20, leaseMs: 90_000, eventsPerRound: 25, forMs: 10_000 } } };
+  const ports = {
+    pool: db,
+    sealer,
+    fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }),
+    settings: {
+      timeoutMs: 15_000,
+      retryBaseMs: 1_000,
+      retryMaxMs: 10_000,
+      giveUpAfterMs: 86_400_000,
+      lane: { clientConcurrency: 20, leaseMs: 90_000, eventsPerRound: 25, forMs: 10_000 },
+    },
+  };
   workers = startWorkers({
     connection: redis,
     prefix: testRedis.prefix,
@@ -97,9 +111,23 @@ describe('a 30,000-row batch with a batch callback', () => {
   it(`ends with exactly one batch.finished, after every row's event (${rows} rows)`, async () => {
     const started = performance.now();
     const client = await createClient({ db, secretKey }, { name: 'batch platform', scopes: ['recruitment'] });
-    const noQueue = { enqueueSingle: async () => {}, enqueueBatchRows: async () => {}, requestAdmission: async () => {}, pauseBatchQueue: async () => {}, resumeBatchQueue: async () => {}, reviveJobs: async () => 0 };
-    const settings = { batch: { concurrency: 16, ratePerMinute: 60_000 }, autoPause: { window: 50, minSuccessRate: 0 }, maxCsvBytes: 64 * 1024 * 1024 };
-    const csv = ['jobPostId,url,employer,jobTitle', ...Array.from({ length: rows }, (_, index) => `post-${index},https://jobs.example.com/${index},Acme,Engineer`)].join('\n');
+    const noQueue = {
+      enqueueSingle: async () => {},
+      enqueueBatchRows: async () => {},
+      requestAdmission: async () => {},
+      pauseBatchQueue: async () => {},
+      resumeBatchQueue: async () => {},
+      reviveJobs: async () => 0,
+    };
+    const settings = {
+      batch: { concurrency: 16, ratePerMinute: 60_000 },
+      autoPause: { window: 50, minSuccessRate: 0 },
+      maxCsvBytes: 64 * 1024 * 1024,
+    };
+    const csv = [
+      'jobPostId,url,employer,jobTitle',
+      ...Array.from({ length: rows }, (_, index) => `post-${index},https://jobs.example.com/${index},Acme,Engineer`),
+    ].join('\n');
     const accepted = await acceptBatch(
       { pool: db, queue: noQueue, settings, callbacks: { sealer: createSealer(secretKey), checkUrl: async () => {} } },
       client.clientId,
@@ -113,9 +141,17 @@ describe('a 30,000-row batch with a batch callback', () => {
     const miner: Miner = async (post) =>
       Number(new URL(post.url).pathname.slice(1)) % 10 === 0
         ? { ok: false, errorCode: 'JobExpired', adapter: 'stand-in', detail: 'closed' }
-        : { ok: true, adapter: 'stand-in', form: { questions: [{ id: 'name', question: 'Name', inputType: 'Text', label: '', mandatory: true }], answers: [] } };
+        : {
+            ok: true,
+            adapter: 'stand-in',
+            form: { questions: [{ id: 'name', question: 'Name', inputType: 'Text', label: '', mandatory: true }], answers: [] },
+          };
     const ports: MiningPorts = { pool: db, queue: noQueue, settings, miner };
-    const submissions = (await db.query<{ submission_id: string }>('SELECT submission_id FROM submissions WHERE batch_id = $1 ORDER BY row_no', [accepted.batchId])).rows.map((row) => String(row.submission_id));
+    const submissions = (
+      await db.query<{ submission_id: string }>('SELECT submission_id FROM submissions WHERE batch_id = $1 ORDER BY row_no', [
+        accepted.batchId,
+      ])
+    ).rows.map((row) => String(row.submission_id));
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -133,15 +169,29 @@ describe('a 30,000-row batch with a batch callback', () => {
     expect(byType.get('jobPost.failed')).toBe(Math.ceil(rows / 10));
     expect(ids.size).toBe(rows + 1);
     const event = new Webhook(secret).verify(finished[0]?.body ?? '', finished[0]?.headers ?? {}) as { data: Record<string, unknown> };
-    expect(event.data).toMatchObject({ batchId: accepted.batchId, jobsCount: rows, counts: { completed: rows - Math.ceil(rows / 10), failed: Math.ceil(rows / 10), failedByErrorCode: { JobExpired: Math.ceil(rows / 10) } } });
+    expect(event.data).toMatchObject({
+      batchId: accepted.batchId,
+      jobsCount: rows,
+      counts: {
+        completed: rows - Math.ceil(rows / 10),
+        failed: Math.ceil(rows / 10),
+        failedByErrorCode: { JobExpired: Math.ceil(rows / 10) },
+      },
+    });
     // Nothing left owed, and a second run of every row owes nothing more.
     // A job records its answers after the receiver has read the last of them: wait for that record.
     const settled = async () => (await db.query(`SELECT state, count(*)::int AS count FROM callback_outbox GROUP BY state`)).rows;
-    const left = await waitFor('every answer recorded', async () => {
-      const states = await settled();
-      return states.every((row) => row.state === 'delivered') && states;
-    }, { timeoutMs: 30_000 }).catch(settled);
+    const left = await waitFor(
+      'every answer recorded',
+      async () => {
+        const states = await settled();
+        return states.every((row) => row.state === 'delivered') && states;
+      },
+      { timeoutMs: 30_000 },
+    ).catch(settled);
     expect(left).toEqual([{ state: 'delivered', count: rows + 1 }]);
-    process.stdout.write(`callbacks-batch: ${rows} rows recorded in ${(recordedMs / 1000).toFixed(1)} s, ${requests} POSTs, all ${rows + 1} events delivered ${(deliveredMs / 1000).toFixed(1)} s after the batch was accepted\n`);
+    process.stdout.write(
+      `callbacks-batch: ${rows} rows recorded in ${(recordedMs / 1000).toFixed(1)} s, ${requests} POSTs, all ${rows + 1} events delivered ${(deliveredMs / 1000).toFixed(1)} s after the batch was accepted\n`,
+    );
   }, 1_200_000);
 });

@@ -65,7 +65,13 @@ afterAll(async () => {
 
 describe('callbacks end to end', () => {
   it('refuses a callbackUrl the SSRF policy refuses, naming the field, before anything is stored', async () => {
-    const refused = await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'private', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: 'http://10.1.2.3/hooks' });
+    const refused = await post('/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'private',
+      url: `${stack.web.origin}/forms/basic`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      callbackUrl: 'http://10.1.2.3/hooks',
+    });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(await refused.json())).toContain('callbackUrl: refused');
     const stored = await stack.db.query(`SELECT count(*)::int AS count FROM submissions WHERE job_post_id = 'private'`);
@@ -73,21 +79,47 @@ describe('callbacks end to end', () => {
   });
 
   it('announces a mined post and a failed one, signed with the secret shown once', async () => {
-    const first = await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'mined-1', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: `${hooks}/posts` });
+    const first = await post('/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'mined-1',
+      url: `${stack.web.origin}/forms/basic`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      callbackUrl: `${hooks}/posts`,
+    });
     expect(first.status).toBe(200);
     const answer = (await first.json()) as { jobPostId: string; status: string; webhookSecret?: string };
     expect(answer).toMatchObject({ jobPostId: 'mined-1', status: 'queued' });
     expect(answer.webhookSecret).toMatch(/^whsec_/);
     secret = answer.webhookSecret as string;
-    const second = (await (await post('/v1/recruitment/job-posts/mine', { jobPostId: 'gone-1', url: `${stack.web.origin}/gone/1`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: `${hooks}/posts` })).json()) as Record<string, unknown>;
+    const second = (await (
+      await post('/v1/recruitment/job-posts/mine', {
+        jobPostId: 'gone-1',
+        url: `${stack.web.origin}/gone/1`,
+        employer: 'Acme',
+        jobTitle: 'Engineer',
+        callbackUrl: `${hooks}/posts`,
+      })
+    ).json()) as Record<string, unknown>;
     expect(second).toEqual({ jobPostId: 'gone-1', status: 'queued' });
     const events = await waitFor('both outcomes', () => eventsAt('/posts').length >= 2 && eventsAt('/posts'), { timeoutMs: 30_000 });
     const mined = events.find((event) => event.type === 'jobPost.mined');
     const failed = events.find((event) => event.type === 'jobPost.failed');
-    expect(mined?.data).toMatchObject({ jobPostId: 'mined-1', batchId: null, status: 'completed', links: { questions: '/questions/mined-1' } });
-    expect(failed?.data).toMatchObject({ jobPostId: 'gone-1', status: 'failed', errorCode: 'JobNotFound', message: expect.stringContaining('not found') });
+    expect(mined?.data).toMatchObject({
+      jobPostId: 'mined-1',
+      batchId: null,
+      status: 'completed',
+      links: { questions: '/questions/mined-1' },
+    });
+    expect(failed?.data).toMatchObject({
+      jobPostId: 'gone-1',
+      status: 'failed',
+      errorCode: 'JobNotFound',
+      message: expect.stringContaining('not found'),
+    });
     // The link is what the client fetches the result from.
-    const questions = (await (await stack.call(String((mined?.data.links as { questions: string }).questions))).json()) as { questions?: unknown[] };
+    const questions = (await (await stack.call(String((mined?.data.links as { questions: string }).questions))).json()) as {
+      questions?: unknown[];
+    };
     expect(questions.questions?.length).toBeGreaterThan(0);
   });
 
@@ -96,7 +128,11 @@ describe('callbacks end to end', () => {
       ...Array.from({ length: 6 }, (_, index) => ({ jobPostId: `b-ok-${index}`, url: `${stack.web.origin}/forms/basic?n=${index}` })),
       ...Array.from({ length: 2 }, (_, index) => ({ jobPostId: `b-gone-${index}`, url: `${stack.web.origin}/gone/${index}` })),
     ];
-    const response = await stack.call(`/v1/recruitment/job-posts/batch/mine/?callbackUrl=${encodeURIComponent(`${hooks}/batch`)}`, { method: 'POST', body: csvOf(rows), headers: { 'content-type': 'text/csv' } });
+    const response = await stack.call(`/v1/recruitment/job-posts/batch/mine/?callbackUrl=${encodeURIComponent(`${hooks}/batch`)}`, {
+      method: 'POST',
+      body: csvOf(rows),
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(response.status).toBe(200);
     const { batchId, webhookSecret } = (await response.json()) as { batchId: string; webhookSecret?: string };
     expect(webhookSecret).toBeUndefined();
@@ -104,12 +140,26 @@ describe('callbacks end to end', () => {
     const events = await waitFor('nine events', () => eventsAt('/batch').length >= 9 && eventsAt('/batch'), { timeoutMs: 30_000 });
     const finished = events.filter((event) => event.type === 'batch.finished');
     expect(finished).toHaveLength(1);
-    expect(finished[0]?.data).toMatchObject({ batchId, jobsCount: 8, counts: { completed: 6, failed: 2, failedByErrorCode: { JobNotFound: 2 } } });
-    expect(events.filter((event) => event.type === 'jobPost.mined').map((event) => event.data.jobPostId).sort()).toEqual(rows.slice(0, 6).map((row) => row.jobPostId).sort());
+    expect(finished[0]?.data).toMatchObject({
+      batchId,
+      jobsCount: 8,
+      counts: { completed: 6, failed: 2, failedByErrorCode: { JobNotFound: 2 } },
+    });
+    expect(
+      events
+        .filter((event) => event.type === 'jobPost.mined')
+        .map((event) => event.data.jobPostId)
+        .sort(),
+    ).toEqual(
+      rows
+        .slice(0, 6)
+        .map((row) => row.jobPostId)
+        .sort(),
+    );
     expect(events.filter((event) => event.type === 'jobPost.failed').every((event) => event.data.batchId === batchId)).toBe(true);
   });
 
-  it('announces an application\'s end with its transport, and no candidate data', async () => {
+  it("announces an application's end with its transport, and no candidate data", async () => {
     const response = await post('/v1/recruitment/job-posts/apply/', {
       jobPostId: 'mined-1',
       candidate: { email: 'jane.doe@example.com', firstName: 'Jane', lastName: 'Doe' },
@@ -119,27 +169,57 @@ describe('callbacks end to end', () => {
     });
     expect(response.status).toBe(200);
     const { applicationId } = (await response.json()) as { applicationId: string };
-    const [ended] = await waitFor('application.ended', () => eventsAt('/applications').length >= 1 && eventsAt('/applications'), { timeoutMs: 60_000 });
+    const [ended] = await waitFor('application.ended', () => eventsAt('/applications').length >= 1 && eventsAt('/applications'), {
+      timeoutMs: 60_000,
+    });
     expect(ended?.type).toBe('application.ended');
-    expect(ended?.data).toMatchObject({ applicationId, jobPostId: 'mined-1', status: 'failed', links: { application: `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}` } });
-    const status = (await (await stack.call(`/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as { status: string; errorCode?: string; transport?: unknown };
+    expect(ended?.data).toMatchObject({
+      applicationId,
+      jobPostId: 'mined-1',
+      status: 'failed',
+      links: { application: `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}` },
+    });
+    const status = (await (await stack.call(`/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as {
+      status: string;
+      errorCode?: string;
+      transport?: unknown;
+    };
     expect(ended?.data.errorCode).toBe(status.errorCode);
     expect(ended?.data.transport).toEqual(status.transport);
-    const raw = received.filter((request) => request.path === '/applications').map((request) => request.body).join('');
+    const raw = received
+      .filter((request) => request.path === '/applications')
+      .map((request) => request.body)
+      .join('');
     expect(raw).not.toMatch(/jane|doe|example\.com/i);
   });
 
-  it('sends to the client\'s default URL, set through the admin API, what named none; the admin API shows it delivered', async () => {
-    const set = await stack.call(`/v1/admin/callbacks/${stack.tenant.clientId}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${hooks}/default` }) });
+  it("sends to the client's default URL, set through the admin API, what named none; the admin API shows it delivered", async () => {
+    const set = await stack.call(`/v1/admin/callbacks/${stack.tenant.clientId}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${hooks}/default` }),
+    });
     expect(set.status).toBe(200);
     expect(await set.json()).toEqual({ clientId: stack.tenant.clientId, defaultUrl: `${hooks}/default`, previousSecretValidUntil: null });
-    await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'default-1', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer' });
-    const [event] = await waitFor('the default URL\'s event', () => eventsAt('/default').length >= 1 && eventsAt('/default'), { timeoutMs: 30_000 });
+    await post('/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'default-1',
+      url: `${stack.web.origin}/forms/basic`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+    });
+    const [event] = await waitFor("the default URL's event", () => eventsAt('/default').length >= 1 && eventsAt('/default'), {
+      timeoutMs: 30_000,
+    });
     expect(event?.data).toMatchObject({ jobPostId: 'default-1' });
-    const view = (await (await stack.call(`/v1/admin/callbacks/${stack.tenant.clientId}?limit=5`)).json()) as { counts: Record<string, number>; recent: Array<{ state: string; url: string }> };
+    const view = (await (await stack.call(`/v1/admin/callbacks/${stack.tenant.clientId}?limit=5`)).json()) as {
+      counts: Record<string, number>;
+      recent: Array<{ state: string; url: string }>;
+    };
     expect(view.counts.delivered).toBeGreaterThanOrEqual(13);
     expect(view.recent[0]).toMatchObject({ state: 'delivered', url: `${hooks}/default` });
-    const overview = (await (await stack.call('/v1/admin/callbacks')).json()) as { clients: Array<{ clientId: string; counts: Record<string, number> }> };
+    const overview = (await (await stack.call('/v1/admin/callbacks')).json()) as {
+      clients: Array<{ clientId: string; counts: Record<string, number> }>;
+    };
     expect(overview.clients.find((client) => client.clientId === stack.tenant.clientId)?.counts.waiting).toBe(0);
   });
 
@@ -149,12 +229,26 @@ describe('callbacks end to end', () => {
     expect(refused.stderr).toContain('refused');
     const rotated = await runQuarry(['callbacks', 'rotate', stack.tenant.clientId, '--overlap-hours', '1'], stack.env);
     expect(rotated.code).toBe(0);
-    const answer = JSON.parse(rotated.stdout) as { webhookSecret: string; previousSecretValidUntil: string | null; defaultUrl: string | null };
+    const answer = JSON.parse(rotated.stdout) as {
+      webhookSecret: string;
+      previousSecretValidUntil: string | null;
+      defaultUrl: string | null;
+    };
     expect(answer.webhookSecret).toMatch(/^whsec_/);
     expect(answer.defaultUrl).toBe(`${hooks}/default`);
     expect(Date.parse(answer.previousSecretValidUntil ?? '') - Date.now()).toBeGreaterThan(50 * 60_000);
-    await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'rotated-1', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: `${hooks}/rotated` });
-    const [request] = await waitFor('the rotated event', () => received.filter((item) => item.path === '/rotated').length >= 1 && received.filter((item) => item.path === '/rotated'), { timeoutMs: 30_000 });
+    await post('/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'rotated-1',
+      url: `${stack.web.origin}/forms/basic`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      callbackUrl: `${hooks}/rotated`,
+    });
+    const [request] = await waitFor(
+      'the rotated event',
+      () => received.filter((item) => item.path === '/rotated').length >= 1 && received.filter((item) => item.path === '/rotated'),
+      { timeoutMs: 30_000 },
+    );
     expect(verified(request as Received).data).toMatchObject({ jobPostId: 'rotated-1' });
     secret = answer.webhookSecret;
     expect(verified(request as Received).data).toMatchObject({ jobPostId: 'rotated-1' });
@@ -168,34 +262,60 @@ describe('callbacks end to end', () => {
     await lock.connect();
     await lock.query('SELECT pg_advisory_lock(5301053)');
     const before = received.length;
-    await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'killed-1', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: `${hooks}/killed` });
-    await waitFor('the outcome committed with its event', async () => {
-      const owed = await stack.db.query(`SELECT state FROM callback_outbox WHERE body LIKE '%killed-1%'`);
-      return owed.rows.length === 1;
-    }, { timeoutMs: 30_000, intervalMs: 10 });
+    await post('/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'killed-1',
+      url: `${stack.web.origin}/forms/basic`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      callbackUrl: `${hooks}/killed`,
+    });
+    await waitFor(
+      'the outcome committed with its event',
+      async () => {
+        const owed = await stack.db.query(`SELECT state FROM callback_outbox WHERE body LIKE '%killed-1%'`);
+        return owed.rows.length === 1;
+      },
+      { timeoutMs: 30_000, intervalMs: 10 },
+    );
     for (const quarry of [delivery, ...stack.workers]) quarry.child.kill('SIGKILL');
     await Promise.all([delivery.exited, ...stack.workers.map((worker) => worker.exited)]);
     expect(received.length).toBe(before);
     await lock.query('SELECT pg_advisory_unlock(5301053)');
     await lock.end();
     delivery = await startQuarry('applications-worker', stack.env);
-    const [event] = await waitFor('the event after the restart', () => eventsAt('/killed').length >= 1 && eventsAt('/killed'), { timeoutMs: 30_000 });
+    const [event] = await waitFor('the event after the restart', () => eventsAt('/killed').length >= 1 && eventsAt('/killed'), {
+      timeoutMs: 30_000,
+    });
     expect(event?.data).toMatchObject({ jobPostId: 'killed-1', status: 'completed' });
   });
 
   it('sends an event again with the same webhook-id when the delivering process dies mid-request', async () => {
     holdRequests = true;
     await stack.startWorker();
-    await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'mid-1', url: `${stack.web.origin}/forms/basic`, employer: 'Acme', jobTitle: 'Engineer', callbackUrl: `${hooks}/mid` });
+    await post('/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'mid-1',
+      url: `${stack.web.origin}/forms/basic`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      callbackUrl: `${hooks}/mid`,
+    });
     await waitFor('the first attempt in flight', () => received.some((request) => request.path === '/mid'), { timeoutMs: 30_000 });
     delivery.child.kill('SIGKILL');
     await delivery.exited;
     holdRequests = false;
     for (const release of held.splice(0)) release();
     delivery = await startQuarry('applications-worker', stack.env);
-    const repeats = await waitFor('the repeat', () => received.filter((request) => request.path === '/mid').length >= 2 && received.filter((request) => request.path === '/mid'), { timeoutMs: 30_000 });
+    const repeats = await waitFor(
+      'the repeat',
+      () => received.filter((request) => request.path === '/mid').length >= 2 && received.filter((request) => request.path === '/mid'),
+      { timeoutMs: 30_000 },
+    );
     expect(new Set(repeats.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(new Set(repeats.map((request) => verified(request).data.jobPostId))).toEqual(new Set(['mid-1']));
-    await waitFor('delivered', async () => (await stack.db.query(`SELECT 1 FROM callback_outbox WHERE body LIKE '%mid-1%' AND state = 'delivered'`)).rows.length === 1);
+    await waitFor(
+      'delivered',
+      async () =>
+        (await stack.db.query(`SELECT 1 FROM callback_outbox WHERE body LIKE '%mid-1%' AND state = 'delivered'`)).rows.length === 1,
+    );
   });
 });

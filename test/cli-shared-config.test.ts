@@ -55,7 +55,11 @@ describe('npm start and npm run quarry share one configuration', () => {
       }),
     );
     // Another shell: none of the server's variables.
-    const created = await runScript('quarry.sh', ['clients', 'create', '--name', 'newcomer', '--scopes', 'admin'], shellEnv({ QUARRY_LOCAL_CONFIG: recorded }));
+    const created = await runScript(
+      'quarry.sh',
+      ['clients', 'create', '--name', 'newcomer', '--scopes', 'admin'],
+      shellEnv({ QUARRY_LOCAL_CONFIG: recorded }),
+    );
     expect(created.code, created.stderr).toBe(0);
     const client = JSON.parse(created.stdout) as { secret: string };
     const whoami = await fetch(`http://127.0.0.1:${server.port}/v1/whoami`, { headers: { authorization: basic(client.secret) } });
@@ -65,7 +69,11 @@ describe('npm start and npm run quarry share one configuration', () => {
     expect(statSync(recorded).mode & 0o077).toBe(0);
 
     // A variable set explicitly still wins over the recorded one, and the CLI says so.
-    const elsewhere = await runScript('quarry.sh', ['clients', 'list'], shellEnv({ QUARRY_LOCAL_CONFIG: recorded, DATABASE_URL: other.url }));
+    const elsewhere = await runScript(
+      'quarry.sh',
+      ['clients', 'list'],
+      shellEnv({ QUARRY_LOCAL_CONFIG: recorded, DATABASE_URL: other.url }),
+    );
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stderr).toContain(`database ${where(other.url)}`);
     expect(JSON.parse(elsewhere.stdout)).toEqual([]);
@@ -78,7 +86,11 @@ describe('npm start and npm run quarry share one configuration', () => {
     // Another shell again: no DATABASE_URL, no secret key; the recorded ones are used.
     beside = await startScript('quarry.sh', ['start', '--role', 'api'], shellEnv({ QUARRY_LOCAL_CONFIG: recorded }));
     expect(beside.output()).toContain(`database ${where(database.url)}`);
-    const created = await runScript('quarry.sh', ['clients', 'create', '--name', 'second', '--scopes', 'admin'], shellEnv({ QUARRY_LOCAL_CONFIG: recorded }));
+    const created = await runScript(
+      'quarry.sh',
+      ['clients', 'create', '--name', 'second', '--scopes', 'admin'],
+      shellEnv({ QUARRY_LOCAL_CONFIG: recorded }),
+    );
     const client = JSON.parse(created.stdout) as { secret: string };
     // Both APIs know the client: one database and one secret key.
     for (const port of [server?.port, beside.port]) {

@@ -28,14 +28,22 @@ let base: string;
 let admin: { clientId: string; secret: string };
 let withScreenshot: string;
 
-const questions = [{ id: 'first_name', question: 'First name', inputType: 'Text' as const, label: 'Apply', mandatory: true, category: 'firstName' as const }];
+const questions = [
+  { id: 'first_name', question: 'First name', inputType: 'Text' as const, label: 'Apply', mandatory: true, category: 'firstName' as const },
+];
 
 /** One application run to its end through the use cases, the engine's outcome scripted (our own port). */
 async function applicationEnding(outcome: SubmitOutcome | null, jobPostId: string): Promise<string> {
   const ports = {
     pool: db,
     sealer: createSealer(secretKey),
-    findMinedPost: async () => ({ url: `https://careers.acme.example/jobs/${jobPostId}`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb', questions }),
+    findMinedPost: async () => ({
+      url: `https://careers.acme.example/jobs/${jobPostId}`,
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      country: 'gb',
+      questions,
+    }),
     enqueueApply: async () => 'job',
   };
   const { applicationId } = await submitApplication(ports, admin.clientId, {
@@ -47,8 +55,12 @@ async function applicationEnding(outcome: SubmitOutcome | null, jobPostId: strin
   const runPorts: RunPorts = {
     ...ports,
     applier: createFakeApplier([outcome]),
-    miner: async () => { throw new Error('mined already'); },
-    recordMining: async () => { throw new Error('mined already'); },
+    miner: async () => {
+      throw new Error('mined already');
+    },
+    recordMining: async () => {
+      throw new Error('mined already');
+    },
     fetchFile: createSafeFetch({ allowPrivate: [] }),
     limitHost: (_host, work) => work(),
     maxFileBytes: 1024,
@@ -76,12 +88,27 @@ beforeAll(async () => {
   const success: SubmitOutcome = { status: 'success', confirmation: { reference: 'APP-1', text: 'Thank you for applying' } };
   await applicationEnding(success, 'post-1');
   await applicationEnding(success, 'post-2');
-  withScreenshot = await applicationEnding({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', message: 'Phone number is required. <b>now</b>', submitted: true, screenshot: png }, 'post-3');
-  await applicationEnding({ status: 'failed', errorCode: 'BotDetection', message: 'Please verify you are a human', submitted: true }, 'post-4');
+  withScreenshot = await applicationEnding(
+    {
+      status: 'failed',
+      errorCode: 'MandatoryQuestionsNotAnswered',
+      message: 'Phone number is required. <b>now</b>',
+      submitted: true,
+      screenshot: png,
+    },
+    'post-3',
+  );
+  await applicationEnding(
+    { status: 'failed', errorCode: 'BotDetection', message: 'Please verify you are a human', submitted: true },
+    'post-4',
+  );
   await applicationEnding(null, 'post-5');
   api = await startQuarry('api', { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0' });
   base = `http://127.0.0.1:${api.port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
 });
 
 afterAll(async () => {
@@ -97,9 +124,11 @@ afterAll(async () => {
 
 // Browser-side expressions are strings: this file is type-checked without the DOM library.
 const rowsOf = async (page: Page, testId: string) =>
-  (await page.evaluate(`Array.from(document.querySelectorAll('[data-testid=${testId}] tbody tr'), (row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent.trim()))`)) as string[][];
+  (await page.evaluate(
+    `Array.from(document.querySelectorAll('[data-testid=${testId}] tbody tr'), (row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent.trim()))`,
+  )) as string[][];
 
-describe('the dashboard\'s applications', () => {
+describe("the dashboard's applications", () => {
   it('shows applications by status and error code, and the recent failures with their messages and a screenshot link', async () => {
     const page = await signedIn();
     await page.goto(`${base}/dashboard#/queues`);
@@ -115,7 +144,15 @@ describe('the dashboard\'s applications', () => {
     expect(failures).toHaveLength(2);
     const failure = failures.find((row) => row[2] === 'post-3');
     // The page's own message, shown as text (never as markup); the client by its name.
-    expect(failure?.slice(0, 7)).toEqual([withScreenshot.slice(0, 8), 'operator', 'post-3', 'careers.acme.example', 'MandatoryQuestionsNotAnswered', 'Phone number is required. <b>now</b>', expect.stringMatching(/ago$/)]);
+    expect(failure?.slice(0, 7)).toEqual([
+      withScreenshot.slice(0, 8),
+      'operator',
+      'post-3',
+      'careers.acme.example',
+      'MandatoryQuestionsNotAnswered',
+      'Phone number is required. <b>now</b>',
+      expect.stringMatching(/ago$/),
+    ]);
     expect(await page.locator('[data-testid=application-failures] b').count()).toBe(0);
     expect(failures.find((row) => row[2] === 'post-4')?.[7]).toBe('');
     await page.screenshot({ path: `${screenshots}queues-applications-laptop.png`, fullPage: true });

@@ -34,16 +34,36 @@ beforeAll(async () => {
   // Owed through the outbox as the outcomes owe them; no worker runs here, so the states are set as the relay and deliveries would.
   await withTransaction(db, async (client) => {
     for (let index = 0; index < 5; index += 1) {
-      const event = jobPostEvent({ jobPostId: `post-${index}`, batchId: null, kind: index === 4 ? 'failed' : 'completed', errorCode: 'JobExpired' });
-      await oweCallback(client, { clientId: platform.clientId, url: 'https://hooks.platform.example/quarry', subjectId: `post-${index}`, at: new Date(), ...event });
+      const event = jobPostEvent({
+        jobPostId: `post-${index}`,
+        batchId: null,
+        kind: index === 4 ? 'failed' : 'completed',
+        errorCode: 'JobExpired',
+      });
+      await oweCallback(client, {
+        clientId: platform.clientId,
+        url: 'https://hooks.platform.example/quarry',
+        subjectId: `post-${index}`,
+        at: new Date(),
+        ...event,
+      });
     }
   });
-  await db.query(`UPDATE callback_outbox SET state = 'delivered', attempts = 1, last_status = 204, delivered_at = now(), last_attempt_at = now() WHERE subject_id IN ('post-0', 'post-1')`);
-  await db.query(`UPDATE callback_outbox SET state = 'failed', attempts = 12, last_status = 500, last_error = 'HTTP 500', last_attempt_at = now() WHERE subject_id = 'post-2'`);
-  await db.query(`UPDATE callback_outbox SET attempts = 3, last_error = 'connect ECONNREFUSED (ECONNREFUSED)', last_attempt_at = now(), next_attempt_at = now() + interval '10 minutes' WHERE subject_id = 'post-3'`);
+  await db.query(
+    `UPDATE callback_outbox SET state = 'delivered', attempts = 1, last_status = 204, delivered_at = now(), last_attempt_at = now() WHERE subject_id IN ('post-0', 'post-1')`,
+  );
+  await db.query(
+    `UPDATE callback_outbox SET state = 'failed', attempts = 12, last_status = 500, last_error = 'HTTP 500', last_attempt_at = now() WHERE subject_id = 'post-2'`,
+  );
+  await db.query(
+    `UPDATE callback_outbox SET attempts = 3, last_error = 'connect ECONNREFUSED (ECONNREFUSED)', last_attempt_at = now(), next_attempt_at = now() + interval '10 minutes' WHERE subject_id = 'post-3'`,
+  );
   api = await startQuarry('api', { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0' });
   base = `http://127.0.0.1:${api.port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
 });
 
 afterAll(async () => {
@@ -58,11 +78,16 @@ afterAll(async () => {
 });
 
 const rowsOf = async (page: Page, testId: string) =>
-  (await page.evaluate(`Array.from(document.querySelectorAll('[data-testid=${testId}] tbody tr'), (row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent.trim()))`)) as string[][];
+  (await page.evaluate(
+    `Array.from(document.querySelectorAll('[data-testid=${testId}] tbody tr'), (row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent.trim()))`,
+  )) as string[][];
 
-describe('the dashboard\'s Callbacks page', () => {
-  it('shows each client\'s delivered, failed and waiting callbacks, and one client\'s events', async () => {
-    for (const [width, height, name] of [[1366, 768, 'laptop'], [390, 844, 'phone']] as const) {
+describe("the dashboard's Callbacks page", () => {
+  it("shows each client's delivered, failed and waiting callbacks, and one client's events", async () => {
+    for (const [width, height, name] of [
+      [1366, 768, 'laptop'],
+      [390, 844, 'phone'],
+    ] as const) {
       const context = await browser.newContext({ viewport: { width, height } });
       const page = await context.newPage();
       await page.goto(`${base}/dashboard`);
@@ -79,7 +104,13 @@ describe('the dashboard\'s Callbacks page', () => {
       await page.click(`a[href="#/callbacks/${platform.clientId}"]`);
       await page.waitForSelector('[data-testid=callback-events] tbody tr');
       const events = await rowsOf(page, 'callback-events');
-      expect(events.map((event) => [event[1], event[2]])).toEqual([['post-4', 'pending'], ['post-3', 'pending'], ['post-2', 'failed'], ['post-1', 'delivered'], ['post-0', 'delivered']]);
+      expect(events.map((event) => [event[1], event[2]])).toEqual([
+        ['post-4', 'pending'],
+        ['post-3', 'pending'],
+        ['post-2', 'failed'],
+        ['post-1', 'delivered'],
+        ['post-0', 'delivered'],
+      ]);
       expect(events[2]?.[4]).toBe('HTTP 500');
       await page.screenshot({ path: `${screenshots}dashboard-callbacks-client-${name}.png`, fullPage: true });
       await context.close();

@@ -35,11 +35,23 @@ beforeAll(async () => {
   db = createPool(database.url, 2);
   admin = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
   // Eight minutes of activity spread over the hour; the rest of the hour is idle.
-  for (const [minutesAgo, completed, failed] of [[50, 4, 0], [45, 6, 2], [40, 3, 3], [30, 10, 0], [20, 8, 2], [12, 5, 5], [6, 9, 1], [2, 12, 0]] as const) {
+  for (const [minutesAgo, completed, failed] of [
+    [50, 4, 0],
+    [45, 6, 2],
+    [40, 3, 3],
+    [30, 10, 0],
+    [20, 8, 2],
+    [12, 5, 5],
+    [6, 9, 1],
+    [2, 12, 0],
+  ] as const) {
     await finished(minutesAgo, completed, failed);
   }
   api = await startQuarry('api', quarryEnv({ database, redis, secretKey }));
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
 });
 
 afterAll(async () => {

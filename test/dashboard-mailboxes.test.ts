@@ -27,18 +27,43 @@ beforeAll(async () => {
   db = createPool(database.url, 3);
   admin = await createClient({ db, secretKey }, { name: 'operator', scopes: ['forwarding', 'admin'] });
   const account = (email: string, columns: string, values: unknown[]) =>
-    db.query(`INSERT INTO mail_outlook_accounts (email, sealed_secret, imap_host, imap_port, imap_secure${columns}) VALUES ($1, '\\x00', 'imap.pool.test', 993, true${values.map((_, index) => `, $${index + 2}`).join('')})`, [email, ...values]);
+    db.query(
+      `INSERT INTO mail_outlook_accounts (email, sealed_secret, imap_host, imap_port, imap_secure${columns}) VALUES ($1, '\\x00', 'imap.pool.test', 993, true${values.map((_, index) => `, $${index + 2}`).join('')})`,
+      [email, ...values],
+    );
   const handedOut = ', client_id, alias, forwards_to, keep_sender, assigned_at';
   const to = (name: string) => [admin.clientId, `${name}@fwd.test`, `${name}@dest.test`, false, new Date(Date.now() - 86_400_000)];
   await account('free@pool.test', '', []);
-  await account('idle@pool.test', `${handedOut}, lease_owner, lease_expires_at, watch_mode, forwarded, last_message_at`, [...to('idle'), 'mail-host:41:ab12cd34', new Date(Date.now() + 60_000), 'idle', 3, new Date(Date.now() - 5 * 60_000)]);
-  await account('polled@pool.test', `${handedOut}, lease_owner, lease_expires_at, watch_mode, forwarded`, [...to('polled'), 'mail-host:41:ab12cd34', new Date(Date.now() + 60_000), 'poll', 0]);
+  await account('idle@pool.test', `${handedOut}, lease_owner, lease_expires_at, watch_mode, forwarded, last_message_at`, [
+    ...to('idle'),
+    'mail-host:41:ab12cd34',
+    new Date(Date.now() + 60_000),
+    'idle',
+    3,
+    new Date(Date.now() - 5 * 60_000),
+  ]);
+  await account('polled@pool.test', `${handedOut}, lease_owner, lease_expires_at, watch_mode, forwarded`, [
+    ...to('polled'),
+    'mail-host:41:ab12cd34',
+    new Date(Date.now() + 60_000),
+    'poll',
+    0,
+  ]);
   await account('broken@pool.test', `${handedOut}, state, login_failures, last_error, last_error_at, forwarded, last_message_at`, [
-    ...to('broken'), 'broken', 5, 'AUTHENTICATIONFAILED <b>Authentication failed.</b>', new Date(Date.now() - 2 * 3_600_000), 7, new Date(Date.now() - 3 * 3_600_000),
+    ...to('broken'),
+    'broken',
+    5,
+    'AUTHENTICATIONFAILED <b>Authentication failed.</b>',
+    new Date(Date.now() - 2 * 3_600_000),
+    7,
+    new Date(Date.now() - 3 * 3_600_000),
   ]);
   api = await startQuarry('api', { ...quarryEnv({ database, redis, secretKey }), AUTH_CACHE_MS: '0', MAIL_DOMAINS: 'fwd.test' });
   base = `http://127.0.0.1:${api.port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
 });
 
 afterAll(async () => {
@@ -68,7 +93,14 @@ describe("the dashboard's pool mailboxes", () => {
       "Array.from(document.querySelectorAll('[data-testid=pool-mailboxes] tbody tr'), (row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent.trim()))",
     )) as string[][];
     expect(rows).toEqual([
-      ['broken@pool.testbroken@fwd.test → broken@dest.test', 'broken', 'not watched', '7', '3 h ago', 'AUTHENTICATIONFAILED <b>Authentication failed.</b> · 2 h ago'],
+      [
+        'broken@pool.testbroken@fwd.test → broken@dest.test',
+        'broken',
+        'not watched',
+        '7',
+        '3 h ago',
+        'AUTHENTICATIONFAILED <b>Authentication failed.</b> · 2 h ago',
+      ],
       ['idle@pool.testidle@fwd.test → idle@dest.test', 'ok', 'IDLE', '3', '5 min ago', '—'],
       ['free@pool.test', 'ok', 'not handed out', '0', '—', '—'],
       ['polled@pool.testpolled@fwd.test → polled@dest.test', 'ok', 'polling', '0', '—', '—'],
@@ -100,7 +132,8 @@ describe("the dashboard's pool mailboxes", () => {
     await page.locator('[data-testid=pool-mailboxes]').waitFor();
     expect(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))).toBeLessThanOrEqual(0);
     // Every cell's text lies inside the page and inside its cell (a cell clips what overflows it).
-    const cut = (await page.evaluate(`Array.from(document.querySelectorAll('[data-testid=pool-mailboxes] td, [data-testid=pool-mailboxes] td *'), (element) => {
+    const cut =
+      (await page.evaluate(`Array.from(document.querySelectorAll('[data-testid=pool-mailboxes] td, [data-testid=pool-mailboxes] td *'), (element) => {
       const range = document.createRange();
       range.selectNodeContents(element);
       const box = range.getBoundingClientRect();

@@ -25,7 +25,15 @@ beforeAll(async () => {
   const issuer = `http://127.0.0.1:${providerPort}`;
   // A real OpenID Connect provider; its development login and consent pages accept any user name.
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'quarry-dashboard', client_secret: 'dashboard-secret', redirect_uris: [`${base}/dashboard/sso/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: 'quarry-dashboard',
+        client_secret: 'dashboard-secret',
+        redirect_uris: [`${base}/dashboard/sso/callback`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: { email: ['email', 'email_verified'] },
     findAccount: (_context: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, email: id, email_verified: true }) }),
     cookies: { keys: ['sso-test-cookie-key'] },
@@ -43,7 +51,15 @@ beforeAll(async () => {
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 });
 

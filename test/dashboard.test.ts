@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvOf, startRecruitmentStack, type RecruitmentStack } from './support/recruitment-stack.ts';
 
 const screenshots = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 const viewports = { laptop: { width: 1366, height: 768 }, phone: { width: 390, height: 844 } } as const;
 
 let stack: RecruitmentStack;
@@ -38,7 +46,11 @@ beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
   stack = await startRecruitmentStack('dashboard', { MINING_BATCH_CONCURRENCY: '2' });
   const rows = (prefix: string, count: number, path: (n: number) => string) =>
-    Array.from({ length: count }, (_, index) => ({ jobPostId: `${prefix}-${index + 1}`, url: `${stack.web.origin}${path(index + 1)}`, employer: 'Acme Robotics' }));
+    Array.from({ length: count }, (_, index) => ({
+      jobPostId: `${prefix}-${index + 1}`,
+      url: `${stack.web.origin}${path(index + 1)}`,
+      employer: 'Acme Robotics',
+    }));
   failingBatch = await submit(csvOf(rows('mixed', 10, (n) => (n % 2 === 0 ? `/error/${n}` : `/jobs/${n}`))));
   await stack.waitForBatch(failingBatch, 'finished');
   runningBatch = await submit(csvOf(rows('live', 300, (n) => `/slow/${n}?ms=150`)));
@@ -64,9 +76,15 @@ describe('operator dashboard', () => {
     await context.close();
 
     const signed = await signedIn(viewports.laptop);
-    const withoutToken = await signed.evaluate(async (path) => (await fetch(path, { method: 'POST' })).status, `/v1/admin/batches/${runningBatch}/pause`);
+    const withoutToken = await signed.evaluate(
+      async (path) => (await fetch(path, { method: 'POST' })).status,
+      `/v1/admin/batches/${runningBatch}/pause`,
+    );
     expect(withoutToken).toBe(403);
-    const wrongToken = await signed.evaluate(async (path) => (await fetch(path, { method: 'POST', headers: { 'x-csrf-token': 'forged' } })).status, `/v1/admin/batches/${runningBatch}/pause`);
+    const wrongToken = await signed.evaluate(
+      async (path) => (await fetch(path, { method: 'POST', headers: { 'x-csrf-token': 'forged' } })).status,
+      `/v1/admin/batches/${runningBatch}/pause`,
+    );
     expect(wrongToken).toBe(403);
     expect((await batchState(runningBatch)).state).not.toBe('paused');
     await signed.context().close();
@@ -78,11 +96,15 @@ describe('operator dashboard', () => {
     await page.evaluate('window.notReloaded = true');
     const row = page.locator(`tr[data-batch="${runningBatch}"]`);
     const processed = async () => Number(await row.locator('[data-testid=processed]').textContent());
-    const first = await waitFor('a first count', async () => (await processed()) > 0 ? processed() : undefined);
-    const later = await waitFor('the count to move on screen', async () => {
-      const value = await processed();
-      return value > first ? value : undefined;
-    }, { timeoutMs: 20_000 });
+    const first = await waitFor('a first count', async () => ((await processed()) > 0 ? processed() : undefined));
+    const later = await waitFor(
+      'the count to move on screen',
+      async () => {
+        const value = await processed();
+        return value > first ? value : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(later).toBeGreaterThan(first);
     expect(await page.evaluate('window.notReloaded === true')).toBe(true);
     await page.screenshot({ path: `${screenshots}batches-laptop.png`, fullPage: true });
@@ -136,7 +158,9 @@ describe('operator dashboard', () => {
     await page.locator('td[data-label=Queue]').first().waitFor();
     await expect(page.locator('main').textContent()).resolves.toContain('mining.single');
     const queueState = async () =>
-      ((await (await stack.call('/v1/admin/queues')).json()) as Array<{ name: string; paused: boolean; workers: number }>).find((queue) => queue.name === 'mining.single');
+      ((await (await stack.call('/v1/admin/queues')).json()) as Array<{ name: string; paused: boolean; workers: number }>).find(
+        (queue) => queue.name === 'mining.single',
+      );
     expect(await queueState()).toMatchObject({ paused: false });
     expect((await queueState())?.workers).toBeGreaterThan(0);
     await page.click('button[data-action=queue-pause][data-queue="mining.single"]');

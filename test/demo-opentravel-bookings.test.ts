@@ -21,7 +21,10 @@ let sequence = 0;
 
 const totalOf = (rate: Rate): Price => ({
   currencyCode: rate.baseRate.currencyCode,
-  value: [rate.baseRate, ...rate.taxes.map((tax) => tax.price), ...(rate.fees ?? []).map((fee) => fee.price)].reduce((sum, part) => sum + part.value, 0),
+  value: [rate.baseRate, ...rate.taxes.map((tax) => tax.price), ...(rate.fees ?? []).map((fee) => fee.price)].reduce(
+    (sum, part) => sum + part.value,
+    0,
+  ),
 });
 
 async function order(pan: string, total?: Price): Promise<Order> {
@@ -65,16 +68,24 @@ afterAll(async () => {
 });
 
 describe("the demo's OpenTravel hotels book", () => {
-  it('OTA_HotelResRQ confirms with the hotel\'s number, OTA_ReadRQ finds it by our reference, /reservations lists it without the card number', async () => {
+  it("OTA_HotelResRQ confirms with the hotel's number, OTA_ReadRQ finds it by our reference, /reservations lists it without the card number", async () => {
     const placed = await order('4111111111111111');
     const outcome = await engine.placeOrder(harbour, placed, AbortSignal.timeout(10_000));
-    expect(outcome).toMatchObject({ status: 'confirmed', confirmation: { reference: expect.stringMatching(/^HA-[0-9A-F]{8}$/), message: 'Check-in from 15:00', price: placed.total } });
+    expect(outcome).toMatchObject({
+      status: 'confirmed',
+      confirmation: { reference: expect.stringMatching(/^HA-[0-9A-F]{8}$/), message: 'Check-in from 15:00', price: placed.total },
+    });
     const found = await engine.findOrderByReference(harbour, placed.reference, AbortSignal.timeout(10_000));
-    expect(found).toEqual({ status: 'confirmed', confirmation: { reference: outcome.status === 'confirmed' ? outcome.confirmation.reference : '', price: placed.total } });
+    expect(found).toEqual({
+      status: 'confirmed',
+      confirmation: { reference: outcome.status === 'confirmed' ? outcome.confirmation.reference : '', price: placed.total },
+    });
     expect(await engine.findOrderByReference(harbour, 'QBNOSUCHREFERENCE', AbortSignal.timeout(10_000))).toEqual({ status: 'notFound' });
     const listed = await (await globalThis.fetch(`${sites.origin}/reservations`)).text();
     expect(listed).not.toContain('4111111111111111');
-    const reservation = (JSON.parse(listed) as Array<Record<string, unknown>>).find((candidate) => candidate.reference === placed.reference);
+    const reservation = (JSON.parse(listed) as Array<Record<string, unknown>>).find(
+      (candidate) => candidate.reference === placed.reference,
+    );
     expect(reservation).toMatchObject({
       hotelCode: 'HARBOUR',
       status: 'Committed',
@@ -91,9 +102,18 @@ describe("the demo's OpenTravel hotels book", () => {
   it('the same reference twice is a duplicate; a changed total is a changed price; the declined demo card is a refused payment', async () => {
     const placed = await order('4111111111111111');
     expect((await engine.placeOrder(harbour, placed, AbortSignal.timeout(10_000))).status).toBe('confirmed');
-    expect(await engine.placeOrder(harbour, placed, AbortSignal.timeout(10_000))).toMatchObject({ status: 'failed', code: 'DuplicateBooking' });
+    expect(await engine.placeOrder(harbour, placed, AbortSignal.timeout(10_000))).toMatchObject({
+      status: 'failed',
+      code: 'DuplicateBooking',
+    });
     const cheaper = await order('4111111111111111');
-    expect(await engine.placeOrder(harbour, { ...cheaper, total: { ...cheaper.total, value: cheaper.total.value - 100 } }, AbortSignal.timeout(10_000))).toMatchObject({ status: 'failed', code: 'PriceChangedAfterConsent' });
+    expect(
+      await engine.placeOrder(
+        harbour,
+        { ...cheaper, total: { ...cheaper.total, value: cheaper.total.value - 100 } },
+        AbortSignal.timeout(10_000),
+      ),
+    ).toMatchObject({ status: 'failed', code: 'PriceChangedAfterConsent' });
     expect(await engine.placeOrder(harbour, await order('4000000000000002'), AbortSignal.timeout(10_000))).toEqual({
       status: 'failed',
       code: 'PaymentRejected',
@@ -112,16 +132,27 @@ describe("the demo's OpenTravel hotels book", () => {
     const challengePage = await (await globalThis.fetch(outcome.challenge.acsUrl, { method: 'POST', body: form })).text();
     expect(challengePage).toContain('demo code 123456');
     const reference = /name="reference" value="([^"]+)"/.exec(challengePage)?.[1] ?? '';
-    const verified = await (await globalThis.fetch(`${sites.origin}/acs/verify`, { method: 'POST', body: new URLSearchParams({ reference, otp: '123456' }) })).text();
+    const verified = await (
+      await globalThis.fetch(`${sites.origin}/acs/verify`, { method: 'POST', body: new URLSearchParams({ reference, otp: '123456' }) })
+    ).text();
     expect(verified).toContain('Payment confirmed');
-    expect(await engine.continueAfterChallenge(harbour, placed.reference, AbortSignal.timeout(10_000))).toMatchObject({ status: 'confirmed', confirmation: { price: placed.total } });
+    expect(await engine.continueAfterChallenge(harbour, placed.reference, AbortSignal.timeout(10_000))).toMatchObject({
+      status: 'confirmed',
+      confirmation: { price: placed.total },
+    });
   });
 
   it('a wrong code fails the payment; OTA_CancelRQ cancels a reservation held pending its challenge', async () => {
     const failed = await order('4000000000003220');
     await engine.placeOrder(harbour, failed, AbortSignal.timeout(10_000));
-    await globalThis.fetch(`${sites.origin}/acs/verify`, { method: 'POST', body: new URLSearchParams({ reference: failed.reference, otp: '000000' }) });
-    expect(await engine.continueAfterChallenge(harbour, failed.reference, AbortSignal.timeout(10_000))).toMatchObject({ status: 'failed', code: 'PaymentRejected' });
+    await globalThis.fetch(`${sites.origin}/acs/verify`, {
+      method: 'POST',
+      body: new URLSearchParams({ reference: failed.reference, otp: '000000' }),
+    });
+    expect(await engine.continueAfterChallenge(harbour, failed.reference, AbortSignal.timeout(10_000))).toMatchObject({
+      status: 'failed',
+      code: 'PaymentRejected',
+    });
     const expired = await order('4000000000003220');
     await engine.placeOrder(harbour, expired, AbortSignal.timeout(10_000));
     expect(await engine.cancelOrder!(harbour, expired.reference, AbortSignal.timeout(10_000))).toEqual({ status: 'cancelled' });

@@ -3,7 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { createTestDatabase, createTestRedis, freePort, quarryEnv, sendSmtp, waitFor, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  freePort,
+  quarryEnv,
+  sendSmtp,
+  waitFor,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellEnv, startUntil, type StartedProcess } from './support/npm-scripts.ts';
 
@@ -20,7 +29,11 @@ let smtpPort: number;
 
 const auth = () => ({ authorization: `Basic ${Buffer.from(`${secret}:`).toString('base64')}` });
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-type PulledHotel = { hotelId: string; checkIn: string; rooms: Array<{ id: string; rates: Array<{ id: string; baseRate: { currencyCode: string; value: number }; taxes: unknown[] }> }> };
+type PulledHotel = {
+  hotelId: string;
+  checkIn: string;
+  rooms: Array<{ id: string; rates: Array<{ id: string; baseRate: { currencyCode: string; value: number }; taxes: unknown[] }> }>;
+};
 
 beforeAll(async () => {
   database = await createTestDatabase('demo');
@@ -60,7 +73,10 @@ describe('npm run demo', () => {
   it('serves rooms of the demo hotels by pull, from its own OpenTravel server', async () => {
     const hotels = (await (await fetch(`${apiBase}/Pull/Hotels`, { headers: auth() })).json()) as Array<{ hotelId: string }>;
     expect(hotels.map((hotel) => hotel.hotelId).sort()).toEqual(['demo-harbour', 'demo-riverside', 'demo-sakura']);
-    const response = await fetch(`${apiBase}/Pull/RatesFeed?hotelIds=demo-harbour&hotelIds=demo-sakura&checkIn=${tomorrow()}&nights=1&guests=2`, { headers: auth() });
+    const response = await fetch(
+      `${apiBase}/Pull/RatesFeed?hotelIds=demo-harbour&hotelIds=demo-sakura&checkIn=${tomorrow()}&nights=1&guests=2`,
+      { headers: auth() },
+    );
     expect(response.status).toBe(200);
     const pulled = (await response.json()) as PulledHotel[];
     expect(pulled.map((hotel) => hotel.hotelId).sort()).toEqual(['demo-harbour', 'demo-sakura']);
@@ -71,7 +87,9 @@ describe('npm run demo', () => {
     const sakura = pulled.find((hotel) => hotel.hotelId === 'demo-sakura')!;
     expect(sakura.rooms[0]!.rates[0]!.baseRate).toMatchObject({ currencyCode: 'jpy', value: expect.any(Number) });
     // One guest fits the single room too (demo-harbour also sells searches for 1 guest).
-    const single = (await (await fetch(`${apiBase}/Pull/RatesFeed?hotelIds=demo-harbour&checkIn=${tomorrow()}&nights=1&guests=1`, { headers: auth() })).json()) as PulledHotel[];
+    const single = (await (
+      await fetch(`${apiBase}/Pull/RatesFeed?hotelIds=demo-harbour&checkIn=${tomorrow()}&nights=1&guests=1`, { headers: auth() })
+    ).json()) as PulledHotel[];
     expect(single[0]!.rooms.map((room) => room.id)).toEqual(['DBL', 'STE', 'SGL']);
   });
 
@@ -91,14 +109,23 @@ describe('npm run demo', () => {
     const mined = await fetch(`${apiBase}/v1/recruitment/job-posts/mine/`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
-      body: JSON.stringify({ jobPostId: 'demo-1', url: `${demoOrigin}/jobs/backend-engineer`, employer: 'Demo Robotics', jobTitle: 'Backend Engineer' }),
+      body: JSON.stringify({
+        jobPostId: 'demo-1',
+        url: `${demoOrigin}/jobs/backend-engineer`,
+        employer: 'Demo Robotics',
+        jobTitle: 'Backend Engineer',
+      }),
     });
     expect(mined.status).toBe(200);
     const result = await waitFor('the post mined', async () => {
-      const body = (await (await fetch(`${apiBase}/v2/recruitment/job-posts/find?jobPostId=demo-1`, { headers: auth() })).json()) as { questions?: Array<{ id: string }> };
+      const body = (await (await fetch(`${apiBase}/v2/recruitment/job-posts/find?jobPostId=demo-1`, { headers: auth() })).json()) as {
+        questions?: Array<{ id: string }>;
+      };
       return body.questions ? body : undefined;
     });
-    expect(result.questions!.map((question) => question.id)).toEqual(expect.arrayContaining(['first_name', 'email', 'resume', 'experience', 'work_permit']));
+    expect(result.questions!.map((question) => question.id)).toEqual(
+      expect.arrayContaining(['first_name', 'email', 'resume', 'experience', 'work_permit']),
+    );
 
     const bound = await fetch(`${apiBase}/Forwarding/bind`, {
       method: 'POST',
@@ -106,7 +133,11 @@ describe('npm run demo', () => {
       body: JSON.stringify({ recipient: 'shop-42@localhost', forwardsTo: 'me@example.com' }),
     });
     expect(bound.status).toBe(200);
-    const sent = await sendSmtp(smtpPort, { from: 'alice@example.org', to: ['shop-42@localhost'], raw: 'From: alice@example.org\r\nTo: shop-42@localhost\r\nSubject: Hello demo\r\n\r\nHi.\r\n' });
+    const sent = await sendSmtp(smtpPort, {
+      from: 'alice@example.org',
+      to: ['shop-42@localhost'],
+      raw: 'From: alice@example.org\r\nTo: shop-42@localhost\r\nSubject: Hello demo\r\n\r\nHi.\r\n',
+    });
     expect(sent.data?.code).toBe(250);
     const mails = await waitFor('the forwarded mail in the demo mailbox', async () => {
       const received = (await (await fetch(`${demoOrigin}/mail`)).json()) as Array<{ to: string[]; subject: string }>;
@@ -135,7 +166,9 @@ describe('npm run demo', () => {
     const found = await waitFor(
       'the application finished',
       async () => {
-        const body = (await (await fetch(`${apiBase}/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`, { headers: auth() })).json()) as {
+        const body = (await (
+          await fetch(`${apiBase}/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`, { headers: auth() })
+        ).json()) as {
           status: string;
           confirmation?: { reference?: string };
         };
@@ -143,9 +176,18 @@ describe('npm run demo', () => {
       },
       { timeoutMs: 60_000 },
     );
-    const received = (await (await fetch(`${demoOrigin}/applications`)).json()) as Array<{ reference: string; fields: Record<string, string[]>; files: Array<{ field: string; filename: string }> }>;
+    const received = (await (await fetch(`${demoOrigin}/applications`)).json()) as Array<{
+      reference: string;
+      fields: Record<string, string[]>;
+      files: Array<{ field: string; filename: string }>;
+    }>;
     expect(found).toMatchObject({ status: 'success', confirmation: { reference: received[0]!.reference } });
-    expect(received[0]!.fields).toMatchObject({ first_name: ['Jane'], email: ['jane@example.com'], experience: ['3-5'], work_permit: ['no'] });
+    expect(received[0]!.fields).toMatchObject({
+      first_name: ['Jane'],
+      email: ['jane@example.com'],
+      experience: ['3-5'],
+      work_permit: ['no'],
+    });
     expect(received[0]!.files).toEqual([expect.objectContaining({ field: 'resume', filename: 'jane-doe-cv.pdf' })]);
   });
 
@@ -153,7 +195,12 @@ describe('npm run demo', () => {
     const response = await fetch(`${apiBase}/v1/hotels/push-subscriptions`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
-      body: JSON.stringify({ pushUrl: `${apiBase}/push`, apiKey: 'k', hotelIds: ['demo-harbour'], searches: { daysAhead: 1, nights: [1], guests: [2] } }),
+      body: JSON.stringify({
+        pushUrl: `${apiBase}/push`,
+        apiKey: 'k',
+        hotelIds: ['demo-harbour'],
+        searches: { daysAhead: 1, nights: [1], guests: [2] },
+      }),
     });
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toMatch(/pushUrl/);
@@ -162,13 +209,29 @@ describe('npm run demo', () => {
     await fetch(`${apiBase}/v1/recruitment/job-posts/mine/`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
-      body: JSON.stringify({ jobPostId: 'demo-callbacks', url: `${demoOrigin}/jobs/backend-engineer`, employer: 'Demo Robotics', jobTitle: 'Backend Engineer' }),
+      body: JSON.stringify({
+        jobPostId: 'demo-callbacks',
+        url: `${demoOrigin}/jobs/backend-engineer`,
+        employer: 'Demo Robotics',
+        jobTitle: 'Backend Engineer',
+      }),
     });
-    const callbacks = await waitFor('the mined post at the demo callback receiver', async () => {
-      const received = (await (await fetch(`${demoOrigin}/callbacks`)).json()) as Array<{ type: string; verified: boolean; data: { jobPostId?: string } }>;
-      return received.some((callback) => callback.data.jobPostId === 'demo-callbacks') ? received : undefined;
-    }, { timeoutMs: 30_000 });
-    expect(callbacks.find((callback) => callback.data.jobPostId === 'demo-callbacks')).toMatchObject({ type: 'jobPost.mined', verified: true });
+    const callbacks = await waitFor(
+      'the mined post at the demo callback receiver',
+      async () => {
+        const received = (await (await fetch(`${demoOrigin}/callbacks`)).json()) as Array<{
+          type: string;
+          verified: boolean;
+          data: { jobPostId?: string };
+        }>;
+        return received.some((callback) => callback.data.jobPostId === 'demo-callbacks') ? received : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(callbacks.find((callback) => callback.data.jobPostId === 'demo-callbacks')).toMatchObject({
+      type: 'jobPost.mined',
+      verified: true,
+    });
     expect(callbacks.every((callback) => callback.verified)).toBe(true);
   });
 });
@@ -181,7 +244,9 @@ const [helpers, booking, challenge] = [...walkthrough.matchAll(/```sh\n([\s\S]*?
 const checkInLine = /^CHECKIN=.*$/m.exec(readme)?.[0] ?? '';
 
 function runReadme(steps: string[]): Promise<string> {
-  const script = ['set -e', checkInLine, helpers!, ...steps, 'echo "BOOKING=$BOOKING"'].join('\n').replaceAll('http://127.0.0.77:8090', demoOrigin);
+  const script = ['set -e', checkInLine, helpers!, ...steps, 'echo "BOOKING=$BOOKING"']
+    .join('\n')
+    .replaceAll('http://127.0.0.77:8090', demoOrigin);
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', script], { env: shellEnv({ QUARRY_SECRET: secret, API: apiBase }), timeout: 150_000 });
     let output = '';
@@ -195,23 +260,45 @@ function runReadme(steps: string[]): Promise<string> {
 const withCard = (hotel: string, pan: string) => booking!.replace(/^HOTEL=\S+ PAN=\S+$/m, `HOTEL=${hotel} PAN=${pan}`);
 const bookingOf = async (output: string) => {
   const bookingId = /^BOOKING=(\S+)$/m.exec(output)?.[1] ?? '';
-  return (await (await fetch(`${apiBase}/book/${bookingId}`, { headers: auth() })).json()) as { stage: string; orderReference: string; confirmation: { reference: string } | null; error: unknown };
+  return (await (await fetch(`${apiBase}/book/${bookingId}`, { headers: auth() })).json()) as {
+    stage: string;
+    orderReference: string;
+    confirmation: { reference: string } | null;
+    error: unknown;
+  };
 };
 
 describe("the README's booking walkthrough, after npm run demo", () => {
   it('books demo-harbour through its OpenTravel server, which lists the reservation at /reservations', async () => {
     expect([helpers, booking, challenge].every(Boolean)).toBe(true);
     const output = await runReadme([withCard('demo-harbour', '4111111111111111')]);
-    expect(output.match(/^(priceConfirmed|finalPriceConsent|bookingConfirmed)$/gm)).toEqual(['priceConfirmed', 'finalPriceConsent', 'bookingConfirmed']);
+    expect(output.match(/^(priceConfirmed|finalPriceConsent|bookingConfirmed)$/gm)).toEqual([
+      'priceConfirmed',
+      'finalPriceConsent',
+      'bookingConfirmed',
+    ]);
     const done = await bookingOf(output);
     expect(done).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^HA-/) } });
-    const reservations = (await (await fetch(`${demoOrigin}/reservations`)).json()) as Array<{ reference: string; confirmation: string; status: string; cardLast4: string }>;
-    expect(reservations.find((reservation) => reservation.reference === done.orderReference)).toMatchObject({ status: 'Committed', confirmation: done.confirmation!.reference, cardLast4: '1111' });
+    const reservations = (await (await fetch(`${demoOrigin}/reservations`)).json()) as Array<{
+      reference: string;
+      confirmation: string;
+      status: string;
+      cardLast4: string;
+    }>;
+    expect(reservations.find((reservation) => reservation.reference === done.orderReference)).toMatchObject({
+      status: 'Committed',
+      confirmation: done.confirmation!.reference,
+      cardLast4: '1111',
+    });
   }, 180_000);
 
   it('books demo-riverside on its booking page, in Chromium', async () => {
     const output = await runReadme([withCard('demo-riverside', '4111111111111111')]);
-    expect(await bookingOf(output)).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^DH-/) } });
+    expect(await bookingOf(output)).toMatchObject({
+      stage: 'bookingConfirmed',
+      error: null,
+      confirmation: { reference: expect.stringMatching(/^DH-/) },
+    });
   }, 180_000);
 
   it('completes 3-D Secure with the challenged demo card: awaitingTdsChallenge, the issuer page, bookingConfirmed', async () => {
@@ -225,7 +312,10 @@ describe("the README's booking walkthrough, after npm run demo", () => {
     const output = await runReadme([withCard('demo-riverside', '4000000000003220')]);
     expect(output).toMatch(/^awaitingTdsChallenge$/m);
     const bookingId = /^BOOKING=(\S+)$/m.exec(output)?.[1] ?? '';
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu'],
+    });
     try {
       // The user name is the secret, the password empty: what the browser's sign-in prompt is given.
       const context = await browser.newContext({ httpCredentials: { username: secret, password: '' } });
@@ -234,10 +324,14 @@ describe("the README's booking walkthrough, after npm run demo", () => {
       const challenge = page.frameLocator('#tds-challenge');
       await challenge.locator('#otp').fill('123456');
       await challenge.locator('#otp-submit').click();
-      const done = await waitFor('the booking to leave awaitingTdsChallenge', async () => {
-        const booking = await bookingOf(output);
-        return booking.stage === 'awaitingTdsChallenge' ? undefined : booking;
-      }, { timeoutMs: 60_000 });
+      const done = await waitFor(
+        'the booking to leave awaitingTdsChallenge',
+        async () => {
+          const booking = await bookingOf(output);
+          return booking.stage === 'awaitingTdsChallenge' ? undefined : booking;
+        },
+        { timeoutMs: 60_000 },
+      );
       expect(done).toMatchObject({ stage: 'bookingConfirmed', error: null, confirmation: { reference: expect.stringMatching(/^DH-/) } });
     } finally {
       await browser.close();

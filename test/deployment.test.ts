@@ -13,7 +13,9 @@ import { parse, parseAllDocuments } from 'yaml';
 const repoFile = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 
 /** The roles, one app each (`apps/<role>/src/<role>.role.ts`); `all` is their union and needs no service of its own. */
-const roles = readdirSync(new URL('../apps', import.meta.url)).filter((app) => existsSync(new URL(`../apps/${app}/src/${app}.role.ts`, import.meta.url)));
+const roles = readdirSync(new URL('../apps', import.meta.url)).filter((app) =>
+  existsSync(new URL(`../apps/${app}/src/${app}.role.ts`, import.meta.url)),
+);
 
 /** What a role reads, from its own configuration: the `mining` section's Chromium, the `vault` section's key. */
 const settingsOf = (role: string) => loadConfig({ QUARRY_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') }, role as ConfigScope);
@@ -38,7 +40,13 @@ type Manifest = {
   spec?: {
     scaleTargetRef?: { name: string };
     selector?: { matchLabels?: Record<string, string> };
-    template?: { spec: { terminationGracePeriodSeconds?: number; containers: Container[]; volumes?: Array<{ name: string; emptyDir?: { medium?: string } }> } };
+    template?: {
+      spec: {
+        terminationGracePeriodSeconds?: number;
+        containers: Container[];
+        volumes?: Array<{ name: string; emptyDir?: { medium?: string } }>;
+      };
+    };
   };
 };
 const manifestsIn = (path: string) => parseAllDocuments(repoFile(path)).map((document) => document.toJS() as Manifest);
@@ -54,7 +62,9 @@ const composeSeconds = (duration: string | undefined) => {
 
 describe('the shipped deployments', () => {
   it('know every role the code has', () => {
-    expect(roles).toEqual(expect.arrayContaining(['api', 'mining-worker', 'rates-worker', 'mail', 'applications-worker', 'bookings-worker']));
+    expect(roles).toEqual(
+      expect.arrayContaining(['api', 'mining-worker', 'rates-worker', 'mail', 'applications-worker', 'bookings-worker']),
+    );
   });
 
   describe.each(roles)('%s', (role) => {
@@ -77,8 +87,15 @@ describe('the shipped deployments', () => {
       const graceMs = Number(env.get('SHUTDOWN_GRACE_MS') ?? configMap.SHUTDOWN_GRACE_MS);
       const preStopSeconds = Number(container?.lifecycle?.preStop?.exec?.command?.find((word) => /^\d+$/.test(word)) ?? 0);
       expect((pod?.terminationGracePeriodSeconds ?? 30) - preStopSeconds).toBeGreaterThan(graceMs / 1000);
-      expect(applied.some((manifest) => manifest.kind === 'HorizontalPodAutoscaler' && manifest.spec?.scaleTargetRef?.name === `quarry-${role}`)).toBe(true);
-      expect(applied.some((manifest) => manifest.kind === 'PodDisruptionBudget' && manifest.spec?.selector?.matchLabels?.['app.kubernetes.io/component'] === role)).toBe(true);
+      expect(
+        applied.some((manifest) => manifest.kind === 'HorizontalPodAutoscaler' && manifest.spec?.scaleTargetRef?.name === `quarry-${role}`),
+      ).toBe(true);
+      expect(
+        applied.some(
+          (manifest) =>
+            manifest.kind === 'PodDisruptionBudget' && manifest.spec?.selector?.matchLabels?.['app.kubernetes.io/component'] === role,
+        ),
+      ).toBe(true);
       const secrets = (container?.envFrom ?? []).flatMap((source) => (source.secretRef ? [source.secretRef.name] : []));
       expect(secrets.includes('quarry-vault')).toBe(opensTheVault(role));
       if (runsChromium(role)) {
@@ -90,7 +107,12 @@ describe('the shipped deployments', () => {
   });
 
   it("keep the vault's key in a Secret of its own, apart from QUARRY_SECRET_KEY", () => {
-    const secrets = new Map(manifestsIn('infra/k8s/quarry-secrets.example.yaml').map((manifest) => [manifest.metadata.name, Object.keys(manifest.stringData ?? {})]));
+    const secrets = new Map(
+      manifestsIn('infra/k8s/quarry-secrets.example.yaml').map((manifest) => [
+        manifest.metadata.name,
+        Object.keys(manifest.stringData ?? {}),
+      ]),
+    );
     expect(secrets.get('quarry-secrets')).toContain('QUARRY_SECRET_KEY');
     expect(secrets.get('quarry-secrets')).not.toContain('VAULT_KEY');
     expect(secrets.get('quarry-vault')).toEqual(['VAULT_KEY']);

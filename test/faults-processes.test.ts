@@ -37,7 +37,11 @@ async function call(api: QuarryProcess, method: string, path: string, body?: unk
     headers: { authorization: `Basic ${Buffer.from(`${as.secret}:`).toString('base64')}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), json: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    json: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 const alive = (quarry: QuarryProcess) => quarry.child.exitCode === null && quarry.child.signalCode === null;
@@ -47,7 +51,12 @@ beforeAll(async () => {
   database = await createTestDatabase('faults_processes', postgres.url);
   db = createPool(database.url, 2);
   // Private URLs only so that a push subscription may name a loopback receiver.
-  env = { ...quarryEnv({ database, redis: { url: redis.url, prefix: 'qf' }, secretKey }), AUTH_CACHE_MS: '0', ALLOW_PRIVATE_URLS: '127.0.0.1', ALLOW_LOOPBACK_HTTP_HOTELS: 'true' };
+  env = {
+    ...quarryEnv({ database, redis: { url: redis.url, prefix: 'qf' }, secretKey }),
+    AUTH_CACHE_MS: '0',
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    ALLOW_LOOPBACK_HTTP_HOTELS: 'true',
+  };
   operator = await createClient({ db, secretKey }, { name: 'ops', scopes: ['recruitment', 'admin'] });
 });
 
@@ -72,19 +81,31 @@ describe('Redis down', () => {
     const worker = await start('mining-worker');
     await redis.kill();
     // Each answer arrives while Redis is still down: a request held for the outage never would.
-    const mined = await call(api, 'POST', '/v1/recruitment/job-posts/mine/', { jobPostId: 'accepted-while-away', url: 'http://127.0.0.1:9/job', employer: 'Acme', jobTitle: 'Engineer' });
+    const mined = await call(api, 'POST', '/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'accepted-while-away',
+      url: 'http://127.0.0.1:9/job',
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+    });
     expect(mined).toMatchObject({ status: 200, json: { jobPostId: 'accepted-while-away', status: 'queued' } });
     const canary = await call(api, 'POST', '/v1/admin/canaries', { holdMs: 0 });
     expect(canary).toMatchObject({ status: 503, retryAfter: '5', json: { object: 'error', name: 'ServiceUnavailable' } });
     await sleep(5_000);
     await redis.start();
-    await waitFor('the accepted post mined after Redis came back', async () => {
-      const row = await db.query<{ state: string }>(`SELECT state FROM submissions WHERE job_post_id = 'accepted-while-away'`);
-      return ['completed', 'failed'].includes(row.rows[0]?.state ?? '');
-    }, { timeoutMs: 45_000, intervalMs: 500 });
+    await waitFor(
+      'the accepted post mined after Redis came back',
+      async () => {
+        const row = await db.query<{ state: string }>(`SELECT state FROM submissions WHERE job_post_id = 'accepted-while-away'`);
+        return ['completed', 'failed'].includes(row.rows[0]?.state ?? '');
+      },
+      { timeoutMs: 45_000, intervalMs: 500 },
+    );
     expect(alive(api) && alive(worker)).toBe(true);
     for (const quarry of [api, worker]) {
-      const lines = quarry.output().split('\n').filter((line) => line.trim() !== '' && !line.startsWith('Quarry is up') && !line.startsWith('Create a client'));
+      const lines = quarry
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('Quarry is up') && !line.startsWith('Create a client'));
       const unstructured = lines.filter((line) => !line.startsWith('{'));
       expect(unstructured).toEqual([]);
       const aboutRedis = lines.filter((line) => /redis/i.test(line));
@@ -99,26 +120,50 @@ describe('Redis down, a push subscription changed', () => {
   it('answers at once, 503 with Retry-After, and keeps the change in Postgres for the rates scheduler to push', async () => {
     const api = await start('api');
     const partner = await createClient({ db, secretKey }, { name: 'partner', scopes: ['hotels'] });
-    const hotel = { name: 'R1', ibe: 'opentravel', address: '', countryCode: 'gb', guests: [2], bookingPageUrl: 'https://book.example.com/', source: { kind: 'opentravel', endpointUrl: 'http://127.0.0.1:9/ota', hotelCode: 'R1' } };
+    const hotel = {
+      name: 'R1',
+      ibe: 'opentravel',
+      address: '',
+      countryCode: 'gb',
+      guests: [2],
+      bookingPageUrl: 'https://book.example.com/',
+      source: { kind: 'opentravel', endpointUrl: 'http://127.0.0.1:9/ota', hotelCode: 'R1' },
+    };
     expect((await call(api, 'PUT', '/v1/admin/hotels/R1', hotel)).status).toBe(200);
     expect((await call(api, 'POST', '/v1/admin/hotel-grants', { clientId: partner.clientId, hotelIds: ['R1'] })).status).toBe(200);
-    const created = await call(api, 'POST', '/v1/hotels/push-subscriptions', { pushUrl: 'http://127.0.0.1:9/push', apiKey: 'k', hotelIds: ['R1'], searches: { daysAhead: 2, nights: [1], guests: [2] } }, partner);
+    const created = await call(
+      api,
+      'POST',
+      '/v1/hotels/push-subscriptions',
+      { pushUrl: 'http://127.0.0.1:9/push', apiKey: 'k', hotelIds: ['R1'], searches: { daysAhead: 2, nights: [1], guests: [2] } },
+      partner,
+    );
     expect(created.status).toBe(200);
     const subscriptionId = String(created.json.subscriptionId);
     await redis.kill();
     // Once the API has seen Redis go (its readiness says so): a loaded machine may run the request
     // before the process has read its sockets' close.
-    await waitFor('the API sees Redis gone', async () => (await fetch(`http://127.0.0.1:${api.port}/readyz`)).status === 503, { timeoutMs: 10_000 });
+    await waitFor('the API sees Redis gone', async () => (await fetch(`http://127.0.0.1:${api.port}/readyz`)).status === 503, {
+      timeoutMs: 10_000,
+    });
     // Answered while Redis is still down: a request waiting for Redis never would be.
-    const changed = await call(api, 'PATCH', `/v1/hotels/push-subscriptions/${subscriptionId}`, { searches: { daysAhead: 3, nights: [1], guests: [2] } }, partner);
+    const changed = await call(
+      api,
+      'PATCH',
+      `/v1/hotels/push-subscriptions/${subscriptionId}`,
+      { searches: { daysAhead: 3, nights: [1], guests: [2] } },
+      partner,
+    );
     expect(changed).toMatchObject({ status: 503, retryAfter: '5', json: { object: 'error', name: 'ServiceUnavailable' } });
-    const stored = await db.query<{ state_version: string }>('SELECT state_version FROM push_subscriptions WHERE subscription_id = $1', [subscriptionId]);
+    const stored = await db.query<{ state_version: string }>('SELECT state_version FROM push_subscriptions WHERE subscription_id = $1', [
+      subscriptionId,
+    ]);
     expect(Number(stored.rows[0]?.state_version)).toBeGreaterThan(Number(created.json.stateVersion));
   }, 90_000);
 });
 
 describe('PostgreSQL down', () => {
-  it('answers every endpoint 503 ServiceUnavailable with Retry-After in its surface\'s error shape, and no role exits', async () => {
+  it("answers every endpoint 503 ServiceUnavailable with Retry-After in its surface's error shape, and no role exits", async () => {
     const api = await start('api');
     const worker = await start('mining-worker');
     await postgres.stop();
@@ -126,7 +171,12 @@ describe('PostgreSQL down', () => {
     expect(questions).toMatchObject({ status: 503, retryAfter: '5', json: { error: 'ServiceUnavailable' } });
     const batches = await call(api, 'GET', '/v1/admin/batches');
     expect(batches).toMatchObject({ status: 503, retryAfter: '5', json: { object: 'error', name: 'ServiceUnavailable' } });
-    const mine = await call(api, 'POST', '/v1/recruitment/job-posts/mine/', { jobPostId: 'pg-down', url: 'http://127.0.0.1:9/job', employer: 'Acme', jobTitle: 'Engineer' });
+    const mine = await call(api, 'POST', '/v1/recruitment/job-posts/mine/', {
+      jobPostId: 'pg-down',
+      url: 'http://127.0.0.1:9/job',
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+    });
     expect(mine).toMatchObject({ status: 503, json: { name: 'ServiceUnavailable' } });
     await sleep(5_000);
     expect(alive(api) && alive(worker)).toBe(true);
@@ -143,7 +193,8 @@ describe('a mining worker SIGKILLed mid-job, default settings', () => {
     const canary = await call(api, 'POST', '/v1/admin/canaries', { holdMs: 3_000 });
     expect(canary.status).toBe(200);
     const canaryId = String(canary.json.canaryId);
-    const state = async () => (await db.query<{ state: string }>('SELECT state FROM canaries WHERE canary_id = $1', [canaryId])).rows[0]?.state;
+    const state = async () =>
+      (await db.query<{ state: string }>('SELECT state FROM canaries WHERE canary_id = $1', [canaryId])).rows[0]?.state;
     await waitFor('canary running', async () => (await state()) === 'processing');
     const survivor = await start('mining-worker');
     doomed.child.kill('SIGKILL');

@@ -45,7 +45,12 @@ afterAll(async () => {
 });
 
 /** A mining role in this process on the given Redis, with a miner that takes `mineMs` per post. */
-async function startMining(redisUrl: string, prefix: string, mineMs: number, reviveEveryMs = 1_000): Promise<{ ports: MiningPorts; queues: JobQueues; role: MiningRole }> {
+async function startMining(
+  redisUrl: string,
+  prefix: string,
+  mineMs: number,
+  reviveEveryMs = 1_000,
+): Promise<{ ports: MiningPorts; queues: JobQueues; role: MiningRole }> {
   const redis = createRedis(redisUrl);
   const queues = createJobQueues({ connection: redis, prefix, scheduleCheckMs: 1_000 });
   const ports: MiningPorts = {
@@ -76,7 +81,9 @@ async function startMining(redisUrl: string, prefix: string, mineMs: number, rev
 }
 
 async function submitBatch(ports: MiningPorts, label: string, rows: number): Promise<string> {
-  const csv = csvOf(Array.from({ length: rows }, (_, index) => ({ jobPostId: `${label}-${index + 1}`, url: `https://jobs.example/${label}/${index + 1}` })));
+  const csv = csvOf(
+    Array.from({ length: rows }, (_, index) => ({ jobPostId: `${label}-${index + 1}`, url: `https://jobs.example/${label}/${index + 1}` })),
+  );
   const accepted = await acceptBatch(ports, clientId, Readable.from([csv]), { maxRows: 1_000, source: 'test' });
   return accepted.batchId;
 }
@@ -99,10 +106,14 @@ describe('a PostgreSQL outage during a batch', () => {
     await postgres.stop();
     await sleep(10_000);
     await postgres.start();
-    const done = await waitFor('batch finished', async () => {
-      const row = await batchRow(batchId).catch(() => undefined);
-      return row?.state === 'finished' ? row : undefined;
-    }, { timeoutMs: 40_000, intervalMs: 200 });
+    const done = await waitFor(
+      'batch finished',
+      async () => {
+        const row = await batchRow(batchId).catch(() => undefined);
+        return row?.state === 'finished' ? row : undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 200 },
+    );
     expect(done).toMatchObject({ processed_count: 40, succeeded_count: 40, failed_count: 0 });
   }, 90_000);
 });
@@ -113,19 +124,25 @@ describe('a Redis restarted empty during a batch', () => {
     cleanups.push(() => redis.remove());
     const { ports } = await startMining(redis.url, 'qt-faults-empty', 300);
     const batchId = await submitBatch(ports, 'empty', 24);
-    await waitFor('a quarter of the batch processed', async () => ((await batchRow(batchId))?.processed_count ?? 0) >= 6, { timeoutMs: 30_000 });
+    await waitFor('a quarter of the batch processed', async () => ((await batchRow(batchId))?.processed_count ?? 0) >= 6, {
+      timeoutMs: 30_000,
+    });
     await redis.kill();
     await redis.start();
-    const done = await waitFor('batch finished', async () => {
-      const row = await batchRow(batchId);
-      return row?.state === 'finished' ? row : undefined;
-    }, { timeoutMs: 40_000, intervalMs: 200 });
+    const done = await waitFor(
+      'batch finished',
+      async () => {
+        const row = await batchRow(batchId);
+        return row?.state === 'finished' ? row : undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 200 },
+    );
     expect(done).toMatchObject({ processed_count: 24, succeeded_count: 24, failed_count: 0 });
   }, 90_000);
 });
 
 describe('a job post accepted while Redis was away', () => {
-  it('is queued as soon as Redis is back, not at the reconciler\'s next round', async () => {
+  it("is queued as soon as Redis is back, not at the reconciler's next round", async () => {
     const redis = await startPrivateRedis();
     cleanups.push(() => redis.remove());
     // The reconciler's own round is out of reach: only Redis coming back can queue the post.
@@ -142,10 +159,20 @@ describe('a job post accepted while Redis was away', () => {
       return row.rows[0]?.state === 'completed';
     };
     // As in a running API, the producer has been connected before Redis goes away.
-    await submitJobPost(producerPorts, clientId, { jobPostId: 'before-away', url: 'https://jobs.example/before-away', employer: 'Acme', jobTitle: 'Engineer' });
+    await submitJobPost(producerPorts, clientId, {
+      jobPostId: 'before-away',
+      url: 'https://jobs.example/before-away',
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+    });
     await waitFor('the first post mined', mined('before-away'), { timeoutMs: 20_000 });
     await redis.kill();
-    const accepted = await submitJobPost(producerPorts, clientId, { jobPostId: 'while-away', url: 'https://jobs.example/while-away', employer: 'Acme', jobTitle: 'Engineer' });
+    const accepted = await submitJobPost(producerPorts, clientId, {
+      jobPostId: 'while-away',
+      url: 'https://jobs.example/while-away',
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+    });
     expect(accepted).toMatchObject({ jobPostId: 'while-away', status: 'queued' });
     await redis.start();
     await waitFor('the post accepted while away mined', mined('while-away'), { timeoutMs: 30_000, intervalMs: 200 });
@@ -166,11 +193,13 @@ describe('recurring work', () => {
     expect(await queues.queue('mail').getJobScheduler('mail.housekeeping')).toBeTruthy();
     await redis.kill();
     await redis.start();
-    await waitFor('scheduler created again', async () => Boolean(await queues.queue('mail').getJobScheduler('mail.housekeeping')), { timeoutMs: 20_000 });
+    await waitFor('scheduler created again', async () => Boolean(await queues.queue('mail').getJobScheduler('mail.housekeeping')), {
+      timeoutMs: 20_000,
+    });
   });
 });
 
-describe('the API\'s producer connection', () => {
+describe("the API's producer connection", () => {
   it('fails an enqueue at once while Redis is down, with an error read as a store outage, and enqueues again once it is back', async () => {
     const redis = await startPrivateRedis();
     cleanups.push(() => redis.remove());
@@ -184,10 +213,15 @@ describe('the API\'s producer connection', () => {
     await queues.enqueue('system.canary', canary);
     await redis.kill();
     // A connection with ioredis's offline queue would wait here until Redis is back (never, in this test).
-    const failure = await queues.enqueue('system.canary', canary).then(() => null, (error: unknown) => error);
+    const failure = await queues.enqueue('system.canary', canary).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(Error);
     expect(isStoreOutage(failure)).toBe(true);
     await redis.start();
-    await waitFor('enqueued after Redis is back', () => queues.enqueue('system.canary', canary).then((id) => id.length > 0), { timeoutMs: 20_000 });
+    await waitFor('enqueued after Redis is back', () => queues.enqueue('system.canary', canary).then((id) => id.length > 0), {
+      timeoutMs: 20_000,
+    });
   });
 });

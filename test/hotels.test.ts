@@ -86,7 +86,10 @@ beforeAll(async () => {
     expect((await call('PUT', `/v1/admin/hotels/${code}`, admin, hotelBody(code))).status).toBe(200);
   }
   expect((await call('PUT', '/v1/admin/hotels/H-SOLO', admin, hotelBody('H-LIVE', { guests: [1, 2] }))).status).toBe(200);
-  const granted = await call('POST', '/v1/admin/hotel-grants', admin, { clientId: partner.clientId, hotelIds: ['H-LIVE', 'H-YEN', 'H-SLOW', 'H-NONE', 'H-BAD', 'H-DUP', 'H-GONE', 'H-SOLO'] });
+  const granted = await call('POST', '/v1/admin/hotel-grants', admin, {
+    clientId: partner.clientId,
+    hotelIds: ['H-LIVE', 'H-YEN', 'H-SLOW', 'H-NONE', 'H-BAD', 'H-DUP', 'H-GONE', 'H-SOLO'],
+  });
   expect(granted.status).toBe(200);
   expect((await call('POST', '/v1/admin/hotel-grants', admin, { clientId: other.clientId, hotelIds: ['H-OTHER'] })).status).toBe(200);
 }, 60_000);
@@ -102,18 +105,31 @@ afterAll(async () => {
 
 describe('hotel registry (operators)', () => {
   it('validates a hotel and lists every problem', async () => {
-    const response = await call('PUT', '/v1/admin/hotels/H-X', admin, { ...hotelBody('H-X'), countryCode: 'USA', guests: [3], source: { kind: 'fax' } });
+    const response = await call('PUT', '/v1/admin/hotels/H-X', admin, {
+      ...hotelBody('H-X'),
+      countryCode: 'USA',
+      guests: [3],
+      source: { kind: 'fax' },
+    });
     expect(response.status).toBe(400);
     const body = response.json as { object: string; name: string; details: { messages: string[] } };
     expect(body.object).toBe('error');
     expect(body.name).toBe('RequestParametersValidationError');
-    expect(body.details.messages.map((message) => message.split(':')[0])).toEqual(expect.arrayContaining(['countryCode', 'guests', 'source.kind']));
+    expect(body.details.messages.map((message) => message.split(':')[0])).toEqual(
+      expect.arrayContaining(['countryCode', 'guests', 'source.kind']),
+    );
   });
 
   it('refuses an http: booking page or OpenTravel endpoint off loopback with a 400 naming the field, allowance or not', async () => {
-    const response = await call('PUT', '/v1/admin/hotels/H-PLAIN-API', admin, hotelBody('H-PLAIN-API', {
-      bookingPageUrl: 'http://book.example.com/', source: { kind: 'opentravel', endpointUrl: 'http://ota.example.com/ota', hotelCode: 'H-PLAIN-API' },
-    }));
+    const response = await call(
+      'PUT',
+      '/v1/admin/hotels/H-PLAIN-API',
+      admin,
+      hotelBody('H-PLAIN-API', {
+        bookingPageUrl: 'http://book.example.com/',
+        source: { kind: 'opentravel', endpointUrl: 'http://ota.example.com/ota', hotelCode: 'H-PLAIN-API' },
+      }),
+    );
     expect(response.status).toBe(400);
     const body = response.json as { name: string; details: { messages: string[] } };
     expect(body.name).toBe('RequestParametersValidationError');
@@ -136,19 +152,27 @@ describe('hotel registry (CLI)', () => {
     expect(JSON.parse(added.stdout)).toMatchObject({ hotelId: 'H-CLI', guests: [2], source: { kind: 'opentravel', hotelCode: 'H-CLI' } });
     const granted = await runQuarry(['hotels', 'grant', other.clientId, 'H-CLI'], env);
     expect(JSON.parse(granted.stdout)).toEqual({ clientId: other.clientId, hotelIds: ['H-CLI'], granted: true });
-    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-CLI', 'H-OTHER']);
+    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual([
+      'H-CLI',
+      'H-OTHER',
+    ]);
     const listed = await runQuarry(['hotels', 'list'], env);
     expect((JSON.parse(listed.stdout) as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toContain('H-CLI');
     const bad = await runQuarry(['hotels', 'grant', other.clientId, 'NOPE'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('hotels grant: hotelIds: no hotel NOPE');
     await runQuarry(['hotels', 'revoke', other.clientId, 'H-CLI'], env);
-    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-OTHER']);
+    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual([
+      'H-OTHER',
+    ]);
   });
 
   it('refuses plain http: for card data unless the development allowance is on, and logs each hotel it lets through', async () => {
     const { ALLOW_LOOPBACK_HTTP_HOTELS: _allowance, ...production } = env;
-    const refused = await runQuarry(['hotels', 'add', '--json', JSON.stringify({ hotelId: 'H-PLAIN', ...hotelBody('H-PLAIN') })], production);
+    const refused = await runQuarry(
+      ['hotels', 'add', '--json', JSON.stringify({ hotelId: 'H-PLAIN', ...hotelBody('H-PLAIN') })],
+      production,
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('hotels add: source.endpointUrl: must be an https: URL');
     const allowed = await runQuarry(['hotels', 'add', '--json', JSON.stringify({ hotelId: 'H-PLAIN', ...hotelBody('H-PLAIN') })], env);
@@ -164,11 +188,19 @@ describe('listing, detail and redirect', () => {
     const ids = (all.json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId);
     expect(ids).toEqual(['H-BAD', 'H-DUP', 'H-GONE', 'H-LIVE', 'H-NONE', 'H-SLOW', 'H-SOLO', 'H-YEN']);
     expect((all.json as unknown[])[3]).toEqual({
-      hotelId: 'H-LIVE', name: 'Hotel H-LIVE', ibe: 'opentravel', address: '1 Main Street, Springfield', bookingServiceId: null, countryCode: 'us', guests: [2],
+      hotelId: 'H-LIVE',
+      name: 'Hotel H-LIVE',
+      ibe: 'opentravel',
+      address: '1 Main Street, Springfield',
+      bookingServiceId: null,
+      countryCode: 'us',
+      guests: [2],
     });
     const page = await call('GET', '/Pull/Hotels?limit=2&offset=3', partner);
     expect((page.json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-LIVE', 'H-NONE']);
-    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-OTHER']);
+    expect(((await call('GET', '/Pull/Hotels', other)).json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual([
+      'H-OTHER',
+    ]);
   });
 
   it('refuses a limit above 1000 or below 1', async () => {
@@ -180,7 +212,11 @@ describe('listing, detail and redirect', () => {
   });
 
   it('answers one hotel by query or path; another client’s hotel is 404', async () => {
-    expect((await call('GET', '/Pull/Hotel?hotelId=H-SOLO', partner)).json).toMatchObject({ hotelId: 'H-SOLO', guests: [1, 2], bookingServiceId: null });
+    expect((await call('GET', '/Pull/Hotel?hotelId=H-SOLO', partner)).json).toMatchObject({
+      hotelId: 'H-SOLO',
+      guests: [1, 2],
+      bookingServiceId: null,
+    });
     expect((await call('GET', '/Pull/Hotel/H-YEN', partner)).json).toMatchObject({ hotelId: 'H-YEN' });
     const foreign = await call('GET', '/Pull/Hotel/H-OTHER', partner);
     expect(foreign.status).toBe(404);
@@ -202,7 +238,12 @@ describe('listing, detail and redirect', () => {
       for (const path of ['/Pull/Hotels', `/Pull/RatesFeed?hotelIds=H-LIVE&checkIn=${checkIn}&nights=1`]) {
         const response = await call('GET', path, client);
         expect(response.status).toBe(401);
-        expect(response.json).toEqual({ object: 'error', name: 'EndpointAccessAuthorizationError', message: 'The authenticated user has no access to the endpoint', details: {} });
+        expect(response.json).toEqual({
+          object: 'error',
+          name: 'EndpointAccessAuthorizationError',
+          message: 'The authenticated user has no access to the endpoint',
+          details: {},
+        });
       }
     }
   });
@@ -226,28 +267,44 @@ describe('GET /Pull/RatesFeed', () => {
       'guests must be an integer of at least 1',
     ]);
     const twice = await pull(partner, `hotelIds=H-LIVE&checkIn=${checkIn}&checkIn=${checkIn}&nights=1.5`);
-    expect((twice.json as { details: { messages: string[] } }).details.messages).toEqual(['checkIn must be given once', 'nights must be an integer of at least 1']);
+    expect((twice.json as { details: { messages: string[] } }).details.messages).toEqual([
+      'checkIn must be given once',
+      'nights must be an integer of at least 1',
+    ]);
   });
 
   it('fetches a missing search live, then answers it from the store', async () => {
     const first = await pull(partner, `hotelIds=H-LIVE&hotelIds=H-YEN&checkIn=${checkIn}&nights=2`);
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toMatch(/^application\/json/);
-    const hotels = first.json as Array<{ hotelId: string; guests: number; rooms: Array<{ rates: Array<{ baseRate: unknown; taxes: unknown[] }> }> }>;
+    const hotels = first.json as Array<{
+      hotelId: string;
+      guests: number;
+      rooms: Array<{ rates: Array<{ baseRate: unknown; taxes: unknown[] }> }>;
+    }>;
     expect(hotels.map((hotel) => hotel.hotelId)).toEqual(['H-LIVE', 'H-YEN']);
     expect(hotels[0]).toEqual({
       hotelId: 'H-LIVE',
       checkIn,
       nights: 2,
       guests: 2,
-      rooms: [{
-        id: 'STD', name: 'Standard H-LIVE', description: 'Room', occupancy: 2,
-        rates: [{
-          id: 'STD:FLEX', name: 'Flexible', refundable: { available: false },
-          baseRate: { currencyCode: 'usd', value: 18000 },
-          taxes: [{ type: 'NamedPrice', name: 'VAT', code: 'vat', price: { currencyCode: 'usd', value: 1800 } }],
-        }],
-      }],
+      rooms: [
+        {
+          id: 'STD',
+          name: 'Standard H-LIVE',
+          description: 'Room',
+          occupancy: 2,
+          rates: [
+            {
+              id: 'STD:FLEX',
+              name: 'Flexible',
+              refundable: { available: false },
+              baseRate: { currencyCode: 'usd', value: 18000 },
+              taxes: [{ type: 'NamedPrice', name: 'VAT', code: 'vat', price: { currencyCode: 'usd', value: 1800 } }],
+            },
+          ],
+        },
+      ],
     });
     expect(hotels[1]?.rooms[0]?.rates[0]?.baseRate).toEqual({ currencyCode: 'jpy', value: 24000 });
     const fetches = ota.requests.get('H-LIVE');
@@ -262,8 +319,12 @@ describe('GET /Pull/RatesFeed', () => {
     await db.query(`UPDATE rate_results SET expires_at = now() - interval '1 second' WHERE hotel_id = 'H-LIVE'`);
     const response = await pull(partner, `hotelIds=H-LIVE&checkIn=${checkIn}&nights=2`);
     expect(ota.requests.get('H-LIVE')).toBe(fetches + 1);
-    expect((response.json as Array<{ rooms: Array<{ rates: Array<{ baseRate: { value: number } }> }> }>)[0]?.rooms[0]?.rates[0]?.baseRate.value).toBe(18500);
-    const stored = await db.query<{ fetched_at: Date; expires_at: Date }>(`SELECT fetched_at, expires_at FROM rate_results WHERE hotel_id = 'H-LIVE' AND nights = 2`);
+    expect(
+      (response.json as Array<{ rooms: Array<{ rates: Array<{ baseRate: { value: number } }> }> }>)[0]?.rooms[0]?.rates[0]?.baseRate.value,
+    ).toBe(18500);
+    const stored = await db.query<{ fetched_at: Date; expires_at: Date }>(
+      `SELECT fetched_at, expires_at FROM rate_results WHERE hotel_id = 'H-LIVE' AND nights = 2`,
+    );
     expect(stored.rows[0]?.expires_at.getTime()).toBeGreaterThan(Date.now());
   });
 
@@ -273,7 +334,10 @@ describe('GET /Pull/RatesFeed', () => {
     const hotel = (before.json as Array<Record<string, unknown>>)[0] ?? {};
     // Another process (a refresh in the rates-worker) replaces the stored result.
     const changed = JSON.stringify({ ...hotel, rooms: [] });
-    await db.query(`UPDATE rate_results SET body = $1, body_sha256 = sha256(convert_to($1, 'UTF8')) WHERE hotel_id = 'H-LIVE' AND nights = 2`, [changed]);
+    await db.query(
+      `UPDATE rate_results SET body = $1, body_sha256 = sha256(convert_to($1, 'UTF8')) WHERE hotel_id = 'H-LIVE' AND nights = 2`,
+      [changed],
+    );
     expect((await pull(partner, query)).text).toBe(`[${changed}]`);
     expect((await pull(partner, query)).text).toBe(`[${changed}]`);
   });
@@ -284,7 +348,11 @@ describe('GET /Pull/RatesFeed', () => {
     // Answered at the 1.5 s deadline, well before the 4 s source.
     expect(Date.now() - started).toBeLessThan(3_500);
     expect((response.json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-LIVE']);
-    await waitFor('the slow search stored', async () => (await db.query(`SELECT 1 FROM rate_results WHERE hotel_id = 'H-SLOW'`)).rowCount === 1, { timeoutMs: 8_000 });
+    await waitFor(
+      'the slow search stored',
+      async () => (await db.query(`SELECT 1 FROM rate_results WHERE hotel_id = 'H-SLOW'`)).rowCount === 1,
+      { timeoutMs: 8_000 },
+    );
     const later = await pull(partner, `hotelIds=H-SLOW&hotelIds=H-LIVE&checkIn=${checkIn}&nights=2`);
     expect((later.json as Array<{ hotelId: string }>).map((hotel) => hotel.hotelId)).toEqual(['H-SLOW', 'H-LIVE']);
   });
@@ -298,7 +366,10 @@ describe('GET /Pull/RatesFeed', () => {
     expect((await pull(partner, `hotelIds=H-OTHER&hotelIds=H-GONE&checkIn=${checkIn}&nights=1`)).json).toEqual([]);
     expect(ota.requests.get('H-OTHER')).toBeUndefined();
     expect((await pull(partner, `hotelIds=H-LIVE&checkIn=${checkIn}&nights=1&guests=1`)).json).toEqual([]);
-    const solo = (await pull(partner, `hotelIds=H-SOLO&hotelIds=H-LIVE&checkIn=${checkIn}&nights=1&guests=1`)).json as Array<{ hotelId: string; guests: number }>;
+    const solo = (await pull(partner, `hotelIds=H-SOLO&hotelIds=H-LIVE&checkIn=${checkIn}&nights=1&guests=1`)).json as Array<{
+      hotelId: string;
+      guests: number;
+    }>;
     expect(solo.map((hotel) => [hotel.hotelId, hotel.guests])).toEqual([['H-SOLO', 1]]);
     expect((await pull(partner, `hotelIds=H-LIVE&checkIn=${day(61)}&nights=1`)).json).toEqual([]);
     expect((await pull(partner, `hotelIds=H-LIVE&checkIn=${day(-1)}&nights=1`)).json).toEqual([]);
@@ -350,8 +421,12 @@ describe('GET /Pull/RatesFeed', () => {
     const before = ota.requests.get('H-SHIFT') ?? 0;
     expect((await pull(client, `hotelIds=H-SHIFT&checkIn=${checkIn}&nights=2`)).json).toEqual([]);
     expect(ota.requests.get('H-SHIFT')).toBe(before + 1);
-    const failures = await db.query<{ kind: string; reason: string }>(`SELECT kind, reason FROM rate_source_failures WHERE hotel_id = 'H-SHIFT'`);
-    expect(failures.rows).toEqual([{ kind: 'InvalidResult', reason: `the answer is not for the search asked: TimeSpan starts ${day(11)}, asked ${checkIn}` }]);
+    const failures = await db.query<{ kind: string; reason: string }>(
+      `SELECT kind, reason FROM rate_source_failures WHERE hotel_id = 'H-SHIFT'`,
+    );
+    expect(failures.rows).toEqual([
+      { kind: 'InvalidResult', reason: `the answer is not for the search asked: TimeSpan starts ${day(11)}, asked ${checkIn}` },
+    ]);
     expect((await db.query(`SELECT 1 FROM rate_results WHERE hotel_id = 'H-SHIFT'`)).rowCount).toBe(0);
   });
 });

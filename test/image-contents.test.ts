@@ -61,7 +61,9 @@ function runtimeCopies(dockerfile: string): { fromContext: string[]; fromStages:
   if (!runtime) throw new Error('infra/Dockerfile has no stage named runtime');
   const copies = [...runtime.matchAll(/^COPY (.+)$/gm)].map((match) => match[1]!.trim().split(/\s+/));
   return {
-    fromContext: copies.filter((words) => !words[0]!.startsWith('--from=')).flatMap((words) => words.filter((word) => !word.startsWith('--')).slice(0, -1)),
+    fromContext: copies
+      .filter((words) => !words[0]!.startsWith('--from='))
+      .flatMap((words) => words.filter((word) => !word.startsWith('--')).slice(0, -1)),
     fromStages: copies.filter((words) => words[0]!.startsWith('--from=')).map((words) => words[0]!.slice('--from='.length)),
   };
 }
@@ -71,11 +73,14 @@ const rules = readIgnoreRules(repoFile('.dockerignore'));
 const context = tracked.filter((file) => !ignored(rules, file));
 const dockerfile = repoFile('infra/Dockerfile');
 const copies = runtimeCopies(dockerfile);
-const inImage = context.filter((file) => copies.fromContext.some((source) => source === '.' || file === source || file.startsWith(`${source.replace(/\/$/, '')}/`)));
+const inImage = context.filter((file) =>
+  copies.fromContext.some((source) => source === '.' || file === source || file.startsWith(`${source.replace(/\/$/, '')}/`)),
+);
 
 /** Tests, doubles and test support by name, and everything of the testing package but its manifest. */
 const testOnly = (file: string) =>
-  /\.(test|double|test-support)\.|(^|\/)(test-support|fixtures)\//.test(file) || (file.startsWith('packages/testing/') && file !== 'packages/testing/package.json');
+  /\.(test|double|test-support)\.|(^|\/)(test-support|fixtures)\//.test(file) ||
+  (file.startsWith('packages/testing/') && file !== 'packages/testing/package.json');
 
 describe('the container image', () => {
   it('reads the ignore rules as Docker does', () => {
@@ -96,7 +101,14 @@ describe('the container image', () => {
     // deps installs from the manifests stage, which keeps package.json files and the lockfile only.
     expect(dockerfile).toMatch(/^COPY --from=manifests \/manifests\/ \.\/$/m);
     expect(dockerfile).toMatch(/cp package-lock\.json \/manifests\/ \\\n && find \. -name package\.json /);
-    expect(inImage).toEqual(expect.arrayContaining(['apps/quarry/src/main.ts', 'packages/miner/src/index.ts', 'packages/hosted-form-apply/src/browser.applier.ts', 'packages/testing/package.json']));
+    expect(inImage).toEqual(
+      expect.arrayContaining([
+        'apps/quarry/src/main.ts',
+        'packages/miner/src/index.ts',
+        'packages/hosted-form-apply/src/browser.applier.ts',
+        'packages/testing/package.json',
+      ]),
+    );
   });
 
   it('holds no test, test double, test support or fixture', () => {

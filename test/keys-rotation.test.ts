@@ -29,7 +29,10 @@ let clientId: string;
 
 const before = createSealer(secretKey);
 const during = createSealer(secretKey, createDeploymentKeyring({ secretKey, keys: [newKey], currentKeyId: 'k2' }));
-const after = createSealer(secretKey, createDeploymentKeyring({ secretKey, keys: [newKey], currentKeyId: 'k2', openSecretKeySeals: false }));
+const after = createSealer(
+  secretKey,
+  createDeploymentKeyring({ secretKey, keys: [newKey], currentKeyId: 'k2', openSecretKeySeals: false }),
+);
 
 /** AES-256-GCM under QUARRY_SECRET_KEY itself, no key id: how every value was sealed before the keyring. */
 function sealedBeforeTheKeyring(plaintext: string): Buffer {
@@ -48,10 +51,23 @@ const bookingsPorts = (sealer: Sealer): BookingsPorts => ({
   enqueueNotify: enqueuer(queues, 'bookings.notify'),
   checkCallbackUrl: async () => undefined,
 });
-const applicationsPorts = (sealer: Sealer): ApplicationsPorts => ({ pool: db, sealer, findMinedPost: async () => null, enqueueApply: enqueuer(queues, 'applications.apply') });
+const applicationsPorts = (sealer: Sealer): ApplicationsPorts => ({
+  pool: db,
+  sealer,
+  findMinedPost: async () => null,
+  enqueueApply: enqueuer(queues, 'applications.apply'),
+});
 
 async function book(sealer: Sealer, index: number): Promise<string> {
-  const { bookingId } = await createBooking(bookingsPorts(sealer), clientId, { hotelId: 'H-KEYS', checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX', callbackUrl: 'https://hooks.example.com/quarry' });
+  const { bookingId } = await createBooking(bookingsPorts(sealer), clientId, {
+    hotelId: 'H-KEYS',
+    checkIn,
+    nights: 1,
+    guests: 2,
+    roomId: 'STD',
+    rateId: 'STD:FLEX',
+    callbackUrl: 'https://hooks.example.com/quarry',
+  });
   // The guests and the card token, as POST /book seals them.
   await db.query('UPDATE bookings SET details_sealed = $2, pan_token_sealed = $3 WHERE booking_id = $1', [
     bookingId,
@@ -73,17 +89,30 @@ async function apply(sealer: Sealer, index: number): Promise<string> {
 
 /** Opens the booking's and application's sealed values as the service does. */
 async function readBack(sealer: Sealer, bookingId: string, applicationId: string): Promise<void> {
-  const booking = (await db.query<{ details_sealed: Buffer; pan_token_sealed: Buffer; webhook_secret_sealed: Buffer }>('SELECT details_sealed, pan_token_sealed, webhook_secret_sealed FROM bookings WHERE booking_id = $1', [bookingId])).rows[0];
+  const booking = (
+    await db.query<{ details_sealed: Buffer; pan_token_sealed: Buffer; webhook_secret_sealed: Buffer }>(
+      'SELECT details_sealed, pan_token_sealed, webhook_secret_sealed FROM bookings WHERE booking_id = $1',
+      [bookingId],
+    )
+  ).rows[0];
   if (!booking) throw new Error(`booking ${bookingId} is gone`);
   JSON.parse(sealer.open(sealedColumns.bookingDetails, bookingId, booking.details_sealed));
   expect(sealer.open(sealedColumns.bookingPanToken, bookingId, booking.pan_token_sealed)).toMatch(/^v2:/);
   expect(sealer.open(sealedColumns.bookingWebhookSecret, bookingId, booking.webhook_secret_sealed)).toMatch(/^whsec_/);
-  const application = (await db.query<{ sealed: Buffer }>('SELECT sealed FROM applications WHERE application_id = $1', [applicationId])).rows[0];
+  const application = (await db.query<{ sealed: Buffer }>('SELECT sealed FROM applications WHERE application_id = $1', [applicationId]))
+    .rows[0];
   if (!application) throw new Error(`application ${applicationId} is gone`);
-  expect(JSON.parse(sealer.open(sealedColumns.application, applicationId, application.sealed))).toMatchObject({ candidate: { firstName: 'Ada' } });
+  expect(JSON.parse(sealer.open(sealedColumns.application, applicationId, application.sealed))).toMatchObject({
+    candidate: { firstName: 'Ada' },
+  });
 }
 
-const env = (keys: Record<string, string>) => ({ ...quarryEnv({ database, redis: testRedis, secretKey }), QUARRY_KEYS: `k2:${newKey.material.toString('base64')}`, QUARRY_CURRENT_KEY_ID: 'k2', ...keys });
+const env = (keys: Record<string, string>) => ({
+  ...quarryEnv({ database, redis: testRedis, secretKey }),
+  QUARRY_KEYS: `k2:${newKey.material.toString('base64')}`,
+  QUARRY_CURRENT_KEY_ID: 'k2',
+  ...keys,
+});
 
 beforeAll(async () => {
   database = await createTestDatabase('keys-rotation');
@@ -111,7 +140,8 @@ describe('quarry keys rotate', () => {
   it('re-seals every row while bookings and applications are made and read, then the old key can go', async () => {
     // What a deployment with QUARRY_SECRET_KEY alone stored: half with the derived key, half from before the keyring.
     const old: Array<{ bookingId: string; applicationId: string }> = [];
-    for (let index = 0; index < 120; index += 1) old.push({ bookingId: await book(before, index), applicationId: await apply(before, index) });
+    for (let index = 0; index < 120; index += 1)
+      old.push({ bookingId: await book(before, index), applicationId: await apply(before, index) });
     for (const { bookingId, applicationId } of old.slice(0, 60)) {
       await db.query('UPDATE bookings SET details_sealed = $2, pan_token_sealed = $3, webhook_secret_sealed = $4 WHERE booking_id = $1', [
         bookingId,
@@ -119,13 +149,27 @@ describe('quarry keys rotate', () => {
         sealedBeforeTheKeyring('v2:legacy'),
         sealedBeforeTheKeyring('whsec_legacy'),
       ]);
-      await db.query('UPDATE applications SET sealed = $2 WHERE application_id = $1', [applicationId, sealedBeforeTheKeyring(JSON.stringify({ candidate: { firstName: 'Ada', lastName: 'Legacy', email: 'legacy@example.com' }, files: { cv: { type: 'File', url: 'https://files.example.com/cv.pdf', filename: 'cv.pdf' } }, answers: [] }))]);
+      await db.query('UPDATE applications SET sealed = $2 WHERE application_id = $1', [
+        applicationId,
+        sealedBeforeTheKeyring(
+          JSON.stringify({
+            candidate: { firstName: 'Ada', lastName: 'Legacy', email: 'legacy@example.com' },
+            files: { cv: { type: 'File', url: 'https://files.example.com/cv.pdf', filename: 'cv.pdf' } },
+            answers: [],
+          }),
+        ),
+      ]);
     }
 
     const status = async (keys: Record<string, string>) => {
       const result = await runQuarry(['keys', 'status'], env(keys));
       expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout) as { currentKeyId: string; notCurrent: number; unused: string[]; columns: Array<{ table: string; column: string; byKey: Record<string, number> }> };
+      return JSON.parse(result.stdout) as {
+        currentKeyId: string;
+        notCurrent: number;
+        unused: string[];
+        columns: Array<{ table: string; column: string; byKey: Record<string, number> }>;
+      };
     };
     const beforeRotation = await status({});
     // Three columns of each booking, one of each application, the client's JWT secret.
@@ -144,7 +188,10 @@ describe('quarry keys rotate', () => {
       const some = old[made.length % old.length]!;
       await readBack(during, some.bookingId, some.applicationId);
       // A booking change writes its row (waiting for the rotation's lock on it, if held) with the new key.
-      await db.query('UPDATE bookings SET details_sealed = $2 WHERE booking_id = $1', [some.bookingId, during.seal(sealedColumns.bookingDetails, some.bookingId, '{"guest":"changed"}')]);
+      await db.query('UPDATE bookings SET details_sealed = $2 WHERE booking_id = $1', [
+        some.bookingId,
+        during.seal(sealedColumns.bookingDetails, some.bookingId, '{"guest":"changed"}'),
+      ]);
       reads += 1;
     }
     const rotated = await rotation;
@@ -156,11 +203,15 @@ describe('quarry keys rotate', () => {
     // The old key is out of the environment: QUARRY_SECRET_KEY now only keys the lookup hashes.
     const afterRotation = await status({ QUARRY_OPEN_SECRET_KEY_SEALS: 'false' });
     expect(afterRotation).toMatchObject({ currentKeyId: 'k2', notCurrent: 0, unused: [] });
-    for (const column of afterRotation.columns) for (const keyId of Object.keys(column.byKey)) expect(`${column.table}.${column.column}:${keyId}`).toBe(`${column.table}.${column.column}:k2`);
+    for (const column of afterRotation.columns)
+      for (const keyId of Object.keys(column.byKey))
+        expect(`${column.table}.${column.column}:${keyId}`).toBe(`${column.table}.${column.column}:k2`);
     for (const { bookingId, applicationId } of [...old, ...made]) await readBack(after, bookingId, applicationId);
     // Every sealed value of every column opens with the new key alone.
     for (const column of Object.values(sealedColumns)) {
-      const rows = await db.query<{ row_key: string; sealed: Buffer }>(`SELECT (${column.rowKey})::text AS row_key, ${column.column} AS sealed FROM ${column.table} WHERE ${column.column} IS NOT NULL`);
+      const rows = await db.query<{ row_key: string; sealed: Buffer }>(
+        `SELECT (${column.rowKey})::text AS row_key, ${column.column} AS sealed FROM ${column.table} WHERE ${column.column} IS NOT NULL`,
+      );
       for (const row of rows.rows) expect(() => after.open(column, row.row_key, row.sealed)).not.toThrow();
     }
     // A client's JWT secret (sealed before the rotation) still verifies: its row was re-sealed too.
@@ -170,8 +221,12 @@ describe('quarry keys rotate', () => {
   it('does not open a value copied to another row, and leaves it for the operator', async () => {
     const source = await book(during, 5_000);
     const target = await book(during, 5_001);
-    await db.query('UPDATE bookings SET pan_token_sealed = (SELECT pan_token_sealed FROM bookings WHERE booking_id = $1) WHERE booking_id = $2', [source, target]);
-    const row = (await db.query<{ pan_token_sealed: Buffer }>('SELECT pan_token_sealed FROM bookings WHERE booking_id = $1', [target])).rows[0]!;
+    await db.query(
+      'UPDATE bookings SET pan_token_sealed = (SELECT pan_token_sealed FROM bookings WHERE booking_id = $1) WHERE booking_id = $2',
+      [source, target],
+    );
+    const row = (await db.query<{ pan_token_sealed: Buffer }>('SELECT pan_token_sealed FROM bookings WHERE booking_id = $1', [target]))
+      .rows[0]!;
     expect(() => during.open(sealedColumns.bookingPanToken, target, row.pan_token_sealed)).toThrow(/does not open/);
     expect(during.open(sealedColumns.bookingPanToken, source, row.pan_token_sealed)).toBe('v2:token-5000');
   });

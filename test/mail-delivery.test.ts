@@ -30,7 +30,9 @@ afterAll(async () => {
 describe('queued delivery', () => {
   it('retries a destination that answers 4xx for a while, then delivers exactly once', async () => {
     await stack.bind(at('patient'), 'greylisting@dest.test');
-    stack.sink.onRcpt('greylisting@dest.test', (attempt) => (attempt < 3 ? { code: 451, message: '4.7.1 Greylisted, try again later' } : null));
+    stack.sink.onRcpt('greylisting@dest.test', (attempt) =>
+      attempt < 3 ? { code: 451, message: '4.7.1 Greylisted, try again later' } : null,
+    );
     const sent = await sendSmtp(stack.smtpPort, { from: 'bob@sender.test', to: [at('patient')], raw: message('greylisted') });
     expect(sent.data?.code).toBe(250);
     await waitFor('delivered after retries', () => stack.sink.to('greylisting@dest.test').length === 1, { timeoutMs: 20_000 });
@@ -50,7 +52,9 @@ describe('queued delivery', () => {
     stack.sink.onRcpt('gone@dest.test', () => ({ code: 550, message: '5.1.1 <gone@dest.test>: no such user' }));
     const sent = await sendSmtp(stack.smtpPort, { from: 'bob@sender.test', to: [at('doomed')], raw: message('refused') });
     expect(sent.data?.code).toBe(250);
-    const [dsn] = await waitFor('bounce delivered to the sender', () => (stack.sink.to('bob@sender.test').length > 0 ? stack.sink.to('bob@sender.test') : undefined));
+    const [dsn] = await waitFor('bounce delivered to the sender', () =>
+      stack.sink.to('bob@sender.test').length > 0 ? stack.sink.to('bob@sender.test') : undefined,
+    );
     const text = dsn!.raw.toString('latin1');
     expect(dsn!.from).toBe(''); // a bounce has the null sender, so it can never bounce again
     expect(text).toMatch(/Content-Type: multipart\/report;\s+report-type=delivery-status/i);

@@ -14,7 +14,10 @@ const message = (subject: string) =>
 const recordStatement = "UPDATE mail_deliveries SET state = 'delivered'";
 
 async function delivered(recipient: string): Promise<number> {
-  const result = await stack.db.query<{ delivered: string }>('SELECT COALESCE(sum(delivered), 0) AS delivered FROM mail_binding_counters WHERE recipient = $1', [recipient]);
+  const result = await stack.db.query<{ delivered: string }>(
+    'SELECT COALESCE(sum(delivered), 0) AS delivered FROM mail_binding_counters WHERE recipient = $1',
+    [recipient],
+  );
   return Number(result.rows[0]?.delivered);
 }
 
@@ -31,7 +34,8 @@ describe('a mail process killed mid-delivery', () => {
     await stack.bind(at('mid-data'), 'unanswered@dest.test');
     await stack.bind(at('in-window'), 'answered@dest.test');
     await stack.bind(at('recorded'), 'recorded@dest.test');
-    const accept = async (local: string) => expect((await sendSmtp(stack.smtpPort, { from: 'bob@sender.test', to: [at(local)], raw: message(local) })).data?.code).toBe(250);
+    const accept = async (local: string) =>
+      expect((await sendSmtp(stack.smtpPort, { from: 'bob@sender.test', to: [at(local)], raw: message(local) })).data?.code).toBe(250);
 
     // 1. The destination has the data and holds its answer.
     const answerUnanswered = stack.sink.holdData('unanswered@dest.test');
@@ -68,7 +72,11 @@ describe('a mail process killed mid-delivery', () => {
     answerUnanswered();
 
     await stack.startMail();
-    await waitFor('every message recorded after the restart', async () => (await delivered(at('mid-data'))) === 1 && (await delivered(at('in-window'))) === 1, { timeoutMs: 30_000 });
+    await waitFor(
+      'every message recorded after the restart',
+      async () => (await delivered(at('mid-data'))) === 1 && (await delivered(at('in-window'))) === 1,
+      { timeoutMs: 30_000 },
+    );
     // Time for any stray copy to show up.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // Killed before the 250: the destination dropped the data, the resend is its only copy.

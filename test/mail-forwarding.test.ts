@@ -42,14 +42,20 @@ describe('bindings API', () => {
     expect((await stack.post('/Forwarding/bind', { recipient: at('api-two'), forwardsTo: 'dest@dest.test' })).status).toBe(200);
 
     const updated = await stack.post('/Forwarding/updateBinding', { recipient, forwardsTo: 'new@dest.test', keepSender: true });
-    expect(updated).toMatchObject({ status: 200, body: { message: 'updated', binding: { forwardsTo: 'new@dest.test', keepSender: true } } });
+    expect(updated).toMatchObject({
+      status: 200,
+      body: { message: 'updated', binding: { forwardsTo: 'new@dest.test', keepSender: true } },
+    });
     // keepSender has no default on update: leaving it out keeps the current value.
     const kept = await stack.post('/Forwarding/updateBinding', { recipient, forwardsTo: 'newer@dest.test' });
     expect(kept.body).toMatchObject({ binding: { forwardsTo: 'newer@dest.test', keepSender: true } });
 
     for (const latestDate of ['2027-03-01', '2027-03-01T00:00:00.000Z', 'Mon Mar 01 2027 00:00:00 GMT+0000 (Coordinated Universal Time)']) {
       const extended = await stack.post('/Forwarding/updateExpiresAt', { recipient, latestDate });
-      expect(extended).toMatchObject({ status: 200, body: { message: 'date updated', binding: { expiresAt: '2027-05-30T00:00:00.000Z' } } });
+      expect(extended).toMatchObject({
+        status: 200,
+        body: { message: 'date updated', binding: { expiresAt: '2027-05-30T00:00:00.000Z' } },
+      });
     }
     const badDate = await stack.post('/Forwarding/updateExpiresAt', { recipient, latestDate: 'next tuesday' });
     expect(badDate).toMatchObject({ status: 400, body: { name: 'RequestParametersValidationError' } });
@@ -58,7 +64,13 @@ describe('bindings API', () => {
     const past = await stack.post('/Forwarding/updateExpiresAt', { recipient, latestDate: '2020-01-01' });
     expect(past).toMatchObject({ status: 400, body: { name: 'RequestParametersValidationError' } });
     expect(JSON.stringify(past.body)).toContain('latestDate');
-    expect(await stack.post('/Forwarding/bind', { recipient, forwardsTo: 'thief@dest.test' }, (await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'next tenant', scopes: ['forwarding'] })).secret)).toMatchObject({ status: 409 });
+    expect(
+      await stack.post(
+        '/Forwarding/bind',
+        { recipient, forwardsTo: 'thief@dest.test' },
+        (await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'next tenant', scopes: ['forwarding'] })).secret,
+      ),
+    ).toMatchObject({ status: 409 });
 
     const other = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'other tenant', scopes: ['forwarding'] });
     for (const path of ['/Forwarding/updateBinding', '/Forwarding/updateExpiresAt', '/Forwarding/deleteBinding']) {
@@ -69,7 +81,9 @@ describe('bindings API', () => {
     const read = await fetch(`http://127.0.0.1:${stack.api.port}/Forwarding/binding?recipient=${encodeURIComponent(recipient)}`, {
       headers: { authorization: `Basic ${Buffer.from(`${stack.secret}:`).toString('base64')}` },
     });
-    expect(await read.json()).toMatchObject({ binding: { recipient, counters: { received: 0, delivered: 0, bounced: 0, lastDeliveredAt: null } } });
+    expect(await read.json()).toMatchObject({
+      binding: { recipient, counters: { received: 0, delivered: 0, bounced: 0, lastDeliveredAt: null } },
+    });
 
     expect(await stack.post('/Forwarding/deleteBinding', { recipient })).toMatchObject({ status: 200, body: { message: 'deleted' } });
     expect(await stack.post('/Forwarding/deleteBinding', { recipient })).toMatchObject({ status: 404, body: { name: 'BindingNotFound' } });
@@ -111,11 +125,15 @@ describe('inbound SMTP', () => {
     try {
       expect(client.greeting.code).toBe(220);
       const ehlo = await client.command('EHLO client.test');
-      for (const extension of ['SIZE 100000', '8BITMIME', 'SMTPUTF8', 'ENHANCEDSTATUSCODES', 'PIPELINING']) expect(ehlo.text).toContain(extension);
+      for (const extension of ['SIZE 100000', '8BITMIME', 'SMTPUTF8', 'ENHANCEDSTATUSCODES', 'PIPELINING'])
+        expect(ehlo.text).toContain(extension);
       expect(ehlo.text).not.toContain('STARTTLS'); // no certificate configured
       expect((await client.command('MAIL FROM:<a@sender.test>')).code).toBe(250);
       expect(await client.command(`RCPT TO:<${at('nobody')}>`)).toMatchObject({ code: 550, text: expect.stringMatching(/^5\.1\.1 /) });
-      expect(await client.command('RCPT TO:<victim@elsewhere.test>')).toMatchObject({ code: 550, text: expect.stringMatching(/^5\.1\.1 .*relay/) });
+      expect(await client.command('RCPT TO:<victim@elsewhere.test>')).toMatchObject({
+        code: 550,
+        text: expect.stringMatching(/^5\.1\.1 .*relay/),
+      });
       expect(await client.command(`RCPT TO:<${at('KNOWN')}>`)).toMatchObject({ code: 250 });
     } finally {
       await client.close();
@@ -128,7 +146,9 @@ describe('inbound SMTP', () => {
     expect(await rcpt()).toBe(250);
     await stack.db.query(`UPDATE mail_bindings SET expires_at = now() WHERE recipient = $1`, [at('timed')]);
     expect(await rcpt()).toBe(550);
-    expect((await stack.post('/Forwarding/updateExpiresAt', { recipient: at('timed'), latestDate: new Date().toISOString() })).status).toBe(200);
+    expect((await stack.post('/Forwarding/updateExpiresAt', { recipient: at('timed'), latestDate: new Date().toISOString() })).status).toBe(
+      200,
+    );
     expect(await rcpt()).toBe(250);
     expect((await stack.post('/Forwarding/deleteBinding', { recipient: at('timed') })).status).toBe(200);
     expect(await rcpt()).toBe(550);
@@ -136,7 +156,11 @@ describe('inbound SMTP', () => {
 
   it('answers 452 4.5.3 past the recipient limit, and delivers one copy per destination', async () => {
     for (const local of ['multi-1', 'multi-2', 'multi-3']) await stack.bind(at(local), 'shared-dest@dest.test');
-    const sent = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('multi-1'), at('multi-2'), at('multi-3'), at('known')], raw: message() });
+    const sent = await sendSmtp(stack.smtpPort, {
+      from: 'a@sender.test',
+      to: [at('multi-1'), at('multi-2'), at('multi-3'), at('known')],
+      raw: message(),
+    });
     expect(sent.rcpt.map((reply) => reply.code)).toEqual([250, 250, 250, 452]);
     expect(sent.rcpt[3]?.text).toMatch(/^4\.5\.3 /);
     expect(sent.data?.code).toBe(250);
@@ -149,17 +173,28 @@ describe('inbound SMTP', () => {
     await stack.bind(at('big'), 'big-dest@dest.test');
     const declared = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('big')], raw: message(), mailParams: 'SIZE=200000' });
     expect(declared.mail.code).toBe(552);
-    const actual = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('big')], raw: message({ body: `${'x'.repeat(990)}\r\n`.repeat(110) }) });
+    const actual = await sendSmtp(stack.smtpPort, {
+      from: 'a@sender.test',
+      to: [at('big')],
+      raw: message({ body: `${'x'.repeat(990)}\r\n`.repeat(110) }),
+    });
     expect(actual.data).toMatchObject({ code: 552, text: expect.stringMatching(/^5\.3\.4 /) });
     expect(stack.sink.to('big-dest@dest.test')).toHaveLength(0);
   });
 
   it('rejects a loop: too many Received headers, or a message already delivered to this address', async () => {
     await stack.bind(at('loopy'), 'loopy-dest@dest.test');
-    const hops = Array.from({ length: 30 }, (_, index) => `Received: from hop${index}.test by hop${index + 1}.test; Sun, 22 Nov 2026 05:00:00 +0000\r\n`).join('');
+    const hops = Array.from(
+      { length: 30 },
+      (_, index) => `Received: from hop${index}.test by hop${index + 1}.test; Sun, 22 Nov 2026 05:00:00 +0000\r\n`,
+    ).join('');
     const manyHops = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('loopy')], raw: hops + message() });
     expect(manyHops.data).toMatchObject({ code: 554, text: expect.stringContaining('loop') });
-    const seen = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('loopy')], raw: `Delivered-To: ${at('loopy')}\r\n${message()}` });
+    const seen = await sendSmtp(stack.smtpPort, {
+      from: 'a@sender.test',
+      to: [at('loopy')],
+      raw: `Delivered-To: ${at('loopy')}\r\n${message()}`,
+    });
     expect(seen.data).toMatchObject({ code: 554, text: expect.stringContaining('loop') });
     const fine = await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('loopy')], raw: message() });
     expect(fine.data?.code).toBe(250);
@@ -182,9 +217,15 @@ describe('forwarding rules, verified on what the destination received', () => {
 
   it('keepSender false: From is the relay sender, the author moves to Reply-To, DKIM and DMARC pass for the relay domain', async () => {
     await stack.bind(at('plain'), 'plain-dest@dest.test', false);
-    const sent = await sendSmtp(stack.smtpPort, { from: 'alice@sender.test', to: [at('plain')], raw: message({ to: at('plain'), subject: 'rewritten' }) });
+    const sent = await sendSmtp(stack.smtpPort, {
+      from: 'alice@sender.test',
+      to: [at('plain')],
+      raw: message({ to: at('plain'), subject: 'rewritten' }),
+    });
     expect(sent.data?.code).toBe(250);
-    const [received] = await waitFor('forwarded copy', () => (stack.sink.to('plain-dest@dest.test').length > 0 ? stack.sink.to('plain-dest@dest.test') : undefined));
+    const [received] = await waitFor('forwarded copy', () =>
+      stack.sink.to('plain-dest@dest.test').length > 0 ? stack.sink.to('plain-dest@dest.test') : undefined,
+    );
     const text = received!.raw.toString('latin1');
     expect(text).toMatch(/^From: "Alice Author \(alice at sender\.test\) via relay\.test"\s+<forwarder@relay\.test>\r$/m);
     expect(text).toMatch(/^X-Original-From: Alice Author <alice@sender\.test>\r$/m);
@@ -198,7 +239,15 @@ describe('forwarding rules, verified on what the destination received', () => {
     expect(text).toContain('\r\n\r\nHello there.\r\n.leading dot line\r\nBye.\r\n');
     expect(received!.from).toMatch(/^SRS0=[a-z2-7]+=[a-z2-7]{2}=sender\.test=alice@relay\.test$/);
 
-    const result = await authenticate(received!.raw, { ip: '127.0.0.1', helo: 'mx.quarry.test', sender: received!.from, mta: 'dest.test', resolver: dns(), disableArc: true, disableBimi: true });
+    const result = await authenticate(received!.raw, {
+      ip: '127.0.0.1',
+      helo: 'mx.quarry.test',
+      sender: received!.from,
+      mta: 'dest.test',
+      resolver: dns(),
+      disableArc: true,
+      disableBimi: true,
+    });
     const ours = result.dkim.results.find((entry) => entry.signingDomain === 'relay.test');
     expect(ours?.status.result).toBe('pass');
     expect(result.spf && result.spf.status.result).toBe('pass');
@@ -214,7 +263,9 @@ describe('forwarding rules, verified on what the destination received', () => {
     const original = signature.signatures + unsigned;
     const sent = await sendSmtp(stack.smtpPort, { from: 'alice@sender.test', to: [at('kept')], raw: original });
     expect(sent.data?.code).toBe(250);
-    const [received] = await waitFor('forwarded copy', () => (stack.sink.to('kept-dest@dest.test').length > 0 ? stack.sink.to('kept-dest@dest.test') : undefined));
+    const [received] = await waitFor('forwarded copy', () =>
+      stack.sink.to('kept-dest@dest.test').length > 0 ? stack.sink.to('kept-dest@dest.test') : undefined,
+    );
     const text = received!.raw.toString('latin1');
     expect(text.endsWith(original)).toBe(true);
     const added = text.slice(0, text.length - original.length);
@@ -229,14 +280,25 @@ describe('forwarding rules, verified on what the destination received', () => {
     expect(added).toMatch(/\r\nDelivered-To: kept@fwd\.test\r\nReceived: from client\.test[^]*$/);
     expect(received!.from).toMatch(/^SRS0=.*=sender\.test=alice@relay\.test$/);
 
-    const result = await authenticate(received!.raw, { ip: '127.0.0.1', helo: 'mx.quarry.test', sender: received!.from, mta: 'dest.test', resolver: dns(), disableBimi: true });
+    const result = await authenticate(received!.raw, {
+      ip: '127.0.0.1',
+      helo: 'mx.quarry.test',
+      sender: received!.from,
+      mta: 'dest.test',
+      resolver: dns(),
+      disableBimi: true,
+    });
     expect(result.dkim.results.find((entry) => entry.signingDomain === 'sender.test')?.status.result).toBe('pass');
     expect(result.spf && result.spf.status.result).toBe('pass'); // SRS: SPF is checked for relay.test
     expect(result.dmarc && result.dmarc.status.result).toBe('pass'); // via the author's aligned DKIM
     expect(result.arc && result.arc.status.result).toBe('pass');
 
     // A bounce to the SRS address comes back to the original sender; a forged one is refused.
-    const bounce = await sendSmtp(stack.smtpPort, { from: '', to: [received!.from], raw: message({ from: 'MAILER-DAEMON@dest.test', subject: 'Undelivered' }) });
+    const bounce = await sendSmtp(stack.smtpPort, {
+      from: '',
+      to: [received!.from],
+      raw: message({ from: 'MAILER-DAEMON@dest.test', subject: 'Undelivered' }),
+    });
     expect(bounce.data?.code).toBe(250);
     await waitFor('reversed bounce', () => stack.sink.to('alice@sender.test').length === 1);
     expect(stack.sink.to('alice@sender.test')[0]?.from).toBe('');
@@ -247,7 +309,14 @@ describe('forwarding rules, verified on what the destination received', () => {
 
   it('passes 8-bit mail on byte for byte, declared BODY=8BITMIME to a next hop that offers it', async () => {
     await stack.bind(at('eightbit'), 'eightbit-dest@dest.test', true);
-    const original = Buffer.from(message({ to: at('eightbit'), subject: 'utf-8 body', extraHeaders: 'Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n', body: 'Grüße aus Köln.\r\n' }));
+    const original = Buffer.from(
+      message({
+        to: at('eightbit'),
+        subject: 'utf-8 body',
+        extraHeaders: 'Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n',
+        body: 'Grüße aus Köln.\r\n',
+      }),
+    );
     const client = await openSmtp(stack.smtpPort);
     try {
       expect((await client.command('EHLO client.test')).text).toMatch(/^8BITMIME$/m);
@@ -257,20 +326,25 @@ describe('forwarding rules, verified on what the destination received', () => {
     } finally {
       await client.close();
     }
-    const [received] = await waitFor('forwarded copy', () => (stack.sink.to('eightbit-dest@dest.test').length > 0 ? stack.sink.to('eightbit-dest@dest.test') : undefined));
+    const [received] = await waitFor('forwarded copy', () =>
+      stack.sink.to('eightbit-dest@dest.test').length > 0 ? stack.sink.to('eightbit-dest@dest.test') : undefined,
+    );
     expect(received!.raw.subarray(received!.raw.length - original.length).equals(original)).toBe(true);
     expect(received!.mailArgs.BODY).toBe('8BITMIME');
   });
 
   it('counts what a binding received and delivered, for its owner', async () => {
     await stack.bind(at('counted'), 'counted-dest@dest.test');
-    for (let index = 0; index < 2; index += 1) await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('counted')], raw: message() });
+    for (let index = 0; index < 2; index += 1)
+      await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('counted')], raw: message() });
     await waitFor('two deliveries', () => stack.sink.to('counted-dest@dest.test').length === 2);
     const view = await waitFor('counters', async () => {
       const response = await fetch(`http://127.0.0.1:${stack.api.port}/Forwarding/binding?recipient=${at('counted')}`, {
         headers: { authorization: `Basic ${Buffer.from(`${stack.secret}:`).toString('base64')}` },
       });
-      const body = (await response.json()) as { binding: { counters: { received: number; delivered: number; lastDeliveredAt: string | null } } };
+      const body = (await response.json()) as {
+        binding: { counters: { received: number; delivered: number; lastDeliveredAt: string | null } };
+      };
       return body.binding.counters.delivered === 2 ? body.binding.counters : undefined;
     });
     expect(view).toMatchObject({ received: 2, delivered: 2, lastDeliveredAt: expect.any(String) });
@@ -282,7 +356,10 @@ describe('outlook account pool', () => {
   let mailboxes: PrivateDovecot;
   const imap = () => ({ host: mailboxes.host, port: mailboxes.port, secure: false });
   beforeAll(async () => {
-    const users = ['pool-1', 'race-0', 'race-1', 'race-2', 'race-3'].map((name, index) => ({ user: `${name}@outlook.test`, password: name === 'pool-1' ? 'pw-one-secret' : `pw-${index - 1}` }));
+    const users = ['pool-1', 'race-0', 'race-1', 'race-2', 'race-3'].map((name, index) => ({
+      user: `${name}@outlook.test`,
+      password: name === 'pool-1' ? 'pw-one-secret' : `pw-${index - 1}`,
+    }));
     mailboxes = await startPrivateDovecot({ users });
   });
   afterAll(async () => {
@@ -303,22 +380,40 @@ describe('outlook account pool', () => {
     // The alias must be ours; a failed request hands nothing out.
     expect((await stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: 'x@gmail.test' })).status).toBe(400);
     const account = await stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at('outlook-alias') });
-    expect(account).toEqual({ status: 200, body: { email: 'pool-1@outlook.test', password: 'pw-one-secret', alias: at('outlook-alias'), cookies: 'session=abc' } });
+    expect(account).toEqual({
+      status: 200,
+      body: { email: 'pool-1@outlook.test', password: 'pw-one-secret', alias: at('outlook-alias'), cookies: 'session=abc' },
+    });
     expect((await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('outlook-alias')], raw: message() })).rcpt[0]?.code).toBe(250);
 
     const other = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'second tenant', scopes: ['forwarding'] });
-    const exhausted = await stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at('outlook-alias-2') }, other.secret);
+    const exhausted = await stack.post(
+      '/email/retrieve-outlook-account',
+      { forwardsTo: 'me@dest.test', alias: at('outlook-alias-2') },
+      other.secret,
+    );
     expect(exhausted).toMatchObject({ status: 503, body: { name: 'AccountPoolExhausted' } });
     // The alias of the refused request was not bound.
-    expect((await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('outlook-alias-2')], raw: message() })).rcpt[0]?.code).toBe(550);
+    expect((await sendSmtp(stack.smtpPort, { from: 'a@sender.test', to: [at('outlook-alias-2')], raw: message() })).rcpt[0]?.code).toBe(
+      550,
+    );
   });
 
   it('never hands one account to two concurrent requests', async () => {
     const operator = await createClient({ db: stack.db, secretKey: Buffer.alloc(32, 5) }, { name: 'operator 2', scopes: ['admin'] });
-    const accounts = Array.from({ length: 4 }, (_, index) => ({ email: `race-${index}@outlook.test`, password: `pw-${index}`, imap: imap() }));
-    expect((await stack.post('/v1/admin/mail/outlook-accounts', { accounts }, operator.secret)).body).toMatchObject({ loaded: 4, available: 4 });
+    const accounts = Array.from({ length: 4 }, (_, index) => ({
+      email: `race-${index}@outlook.test`,
+      password: `pw-${index}`,
+      imap: imap(),
+    }));
+    expect((await stack.post('/v1/admin/mail/outlook-accounts', { accounts }, operator.secret)).body).toMatchObject({
+      loaded: 4,
+      available: 4,
+    });
     const results = await Promise.all(
-      Array.from({ length: 7 }, (_, index) => stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at(`race-alias-${index}`) })),
+      Array.from({ length: 7 }, (_, index) =>
+        stack.post('/email/retrieve-outlook-account', { forwardsTo: 'me@dest.test', alias: at(`race-alias-${index}`) }),
+      ),
     );
     const handedOut = results.filter((result) => result.status === 200).map((result) => result.body.email);
     expect(new Set(handedOut).size).toBe(4);

@@ -28,7 +28,9 @@ describe('delivery to the destination’s MX', () => {
       raw: 'From: Bob <bob@sender.test>\r\nTo: direct@fwd.test\r\nSubject: via MX\r\n\r\nHello.\r\n',
     });
     expect(sent.data?.code).toBe(250);
-    const [received] = await waitFor('delivered over IPv6', () => (stack.sink.to('someone@dest.test').length > 0 ? stack.sink.to('someone@dest.test') : undefined));
+    const [received] = await waitFor('delivered over IPv6', () =>
+      stack.sink.to('someone@dest.test').length > 0 ? stack.sink.to('someone@dest.test') : undefined,
+    );
     expect(received?.raw.toString()).toContain('Subject: via MX');
   });
 });

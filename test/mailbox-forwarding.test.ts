@@ -10,7 +10,10 @@ import type { QuarryProcess } from './support/quarry-process.ts';
 // destinations' MX.
 
 const password = 'right-password';
-const users = ['idle-1', 'idle-2', 'idle-3', 'restart', 'broken', 'junk', 'idle-timing'].map((name) => ({ user: `${name}@pool.test`, password }));
+const users = ['idle-1', 'idle-2', 'idle-3', 'restart', 'broken', 'junk', 'idle-timing'].map((name) => ({
+  user: `${name}@pool.test`,
+  password,
+}));
 let stack: MailStack;
 let idleServer: PrivateDovecot;
 let pollServer: PrivateDovecot;
@@ -37,7 +40,9 @@ async function load(server: PrivateDovecot, accounts: Array<{ email: string; pas
   const response = await fetch(`http://127.0.0.1:${stack.api.port}/v1/admin/mail/outlook-accounts`, {
     method: 'POST',
     headers: { authorization: basic(operator), 'content-type': 'application/json' },
-    body: JSON.stringify({ accounts: accounts.map((account) => ({ ...account, imap: { host: server.host, port: server.port, secure: false } })) }),
+    body: JSON.stringify({
+      accounts: accounts.map((account) => ({ ...account, imap: { host: server.host, port: server.port, secure: false } })),
+    }),
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { loaded: number; available: number; refused: Array<{ email: string; error: string }> };
@@ -52,10 +57,19 @@ async function handOut(server: PrivateDovecot, email: string, forwardsTo: string
   return alias;
 }
 
-type AccountView = { email: string; state: string; watcher: string | null; mode: 'idle' | 'poll' | null; lastError: string | null; forwarded: number };
+type AccountView = {
+  email: string;
+  state: string;
+  watcher: string | null;
+  mode: 'idle' | 'poll' | null;
+  lastError: string | null;
+  forwarded: number;
+};
 
 async function accounts(): Promise<AccountView[]> {
-  const response = await fetch(`http://127.0.0.1:${stack.api.port}/v1/admin/mail/outlook-accounts`, { headers: { authorization: basic(operator) } });
+  const response = await fetch(`http://127.0.0.1:${stack.api.port}/v1/admin/mail/outlook-accounts`, {
+    headers: { authorization: basic(operator) },
+  });
   return ((await response.json()) as { accounts: AccountView[] }).accounts;
 }
 
@@ -122,18 +136,29 @@ describe('a handed-out account', () => {
 
     // Still in the mailbox, marked: a message IDLE woke the session for is marked with the next full read of its folder.
     const marks = async () => {
-      const client = new ImapFlow({ host: idleServer.host, port: idleServer.port, secure: false, auth: { user: 'idle-1@pool.test', pass: password }, logger: false });
+      const client = new ImapFlow({
+        host: idleServer.host,
+        port: idleServer.port,
+        secure: false,
+        auth: { user: 'idle-1@pool.test', pass: password },
+        logger: false,
+      });
       await client.connect();
       try {
         await client.mailboxOpen('INBOX', { readOnly: true });
         const flags = [];
-        for await (const fetched of client.fetch('1:*', { uid: true, flags: true, envelope: true })) flags.push([fetched.envelope?.subject, [...(fetched.flags ?? [])].includes('$Forwarded')]);
+        for await (const fetched of client.fetch('1:*', { uid: true, flags: true, envelope: true }))
+          flags.push([fetched.envelope?.subject, [...(fetched.flags ?? [])].includes('$Forwarded')]);
         return flags;
       } finally {
         await client.logout();
       }
     };
-    await waitFor('the forwarded message marked', async () => (await marks()).some(([subject, marked]) => subject === 'idle-one' && marked), { timeoutMs: pollMs * 3 });
+    await waitFor(
+      'the forwarded message marked',
+      async () => (await marks()).some(([subject, marked]) => subject === 'idle-one' && marked),
+      { timeoutMs: pollMs * 3 },
+    );
     expect(await marks()).toEqual([
       ['before-hand-out', false],
       ['idle-one', true],
@@ -156,7 +181,9 @@ describe('a handed-out account', () => {
 
   it('follows INBOX in IDLE where the server offers it: a new message is forwarded well within the poll interval', async () => {
     await handOut(idleServer, 'idle-timing@pool.test', 'timing@dest.test');
-    await waitFor('the account watched in IDLE', async () => (await accounts()).find((account) => account.email === 'idle-timing@pool.test' && account.watcher && account.mode === 'idle'));
+    await waitFor('the account watched in IDLE', async () =>
+      (await accounts()).find((account) => account.email === 'idle-timing@pool.test' && account.watcher && account.mode === 'idle'),
+    );
     // Each message is appended once the one before was forwarded. A poller reads again only
     // MAILBOX_POLL_MS after the read that took the one before, so without IDLE the second and
     // third would each wait about that long; in IDLE, the server's notice wakes the reader.
@@ -167,7 +194,10 @@ describe('a handed-out account', () => {
       await waitFor(`${id} forwarded`, () => subjectsTo('timing@dest.test').includes(id));
       latencies.push(Date.now() - appended);
     }
-    expect(latencies.slice(1).every((ms) => ms < pollMs / 2), `append → forward ${latencies.join(', ')} ms, polling every ${pollMs} ms`).toBe(true);
+    expect(
+      latencies.slice(1).every((ms) => ms < pollMs / 2),
+      `append → forward ${latencies.join(', ')} ms, polling every ${pollMs} ms`,
+    ).toBe(true);
   });
 
   it('forwards by polling when the server offers no IDLE, and says so to operators', async () => {
@@ -192,7 +222,10 @@ describe('a handed-out account', () => {
     try {
       await append(idleServer, 'restart@pool.test', message('restart-2'));
       await append(idleServer, 'restart@pool.test', message('restart-3'));
-      await waitFor('the second message being stored', async () => (await lockWaiters(stack.db, 'INSERT INTO mail_mailbox_seen')).length === 1);
+      await waitFor(
+        'the second message being stored',
+        async () => (await lockWaiters(stack.db, 'INSERT INTO mail_mailbox_seen')).length === 1,
+      );
       stack.mail.child.kill('SIGKILL');
       await stack.mail.exited;
     } finally {
@@ -211,13 +244,17 @@ describe('a handed-out account', () => {
     await append(resetServer, 'reset@pool.test', message('reset-1'));
     await append(resetServer, 'reset@pool.test', message('reset-2'));
     await waitFor('two messages forwarded', () => stack.sink.to('reset@dest.test').length === 2);
-    const before = await stack.db.query<{ uidvalidity: string }>("SELECT uidvalidity FROM mail_mailbox_progress WHERE email = 'reset@pool.test' AND folder = 'INBOX'");
+    const before = await stack.db.query<{ uidvalidity: string }>(
+      "SELECT uidvalidity FROM mail_mailbox_progress WHERE email = 'reset@pool.test' AND folder = 'INBOX'",
+    );
 
     await resetServer.resetUidValidity('reset@pool.test');
     await append(resetServer, 'reset@pool.test', message('reset-3'));
     await waitFor('the new message forwarded', () => stack.sink.to('reset@dest.test').length >= 3, { timeoutMs: 30_000 });
     await waitFor('the checkpoint under the new UIDVALIDITY', async () => {
-      const after = await stack.db.query<{ uidvalidity: string; last_uid: string }>("SELECT uidvalidity, last_uid FROM mail_mailbox_progress WHERE email = 'reset@pool.test' AND folder = 'INBOX'");
+      const after = await stack.db.query<{ uidvalidity: string; last_uid: string }>(
+        "SELECT uidvalidity, last_uid FROM mail_mailbox_progress WHERE email = 'reset@pool.test' AND folder = 'INBOX'",
+      );
       return after.rows[0]?.uidvalidity !== before.rows[0]?.uidvalidity && after.rows[0]?.last_uid === '3';
     });
     await settle();
@@ -227,10 +264,16 @@ describe('a handed-out account', () => {
   it('marks an account whose login is refused broken after its retries, with the server answer, for operators', async () => {
     expect((await load(idleServer, [{ email: 'broken@pool.test', password }])).refused).toEqual([]);
     await idleServer.setUser({ user: 'broken@pool.test', password: 'changed-by-the-owner' });
-    expect(await stack.post('/email/retrieve-outlook-account', { alias: `alias-broken@${receivingDomain}`, forwardsTo: 'broken@dest.test' })).toMatchObject({ status: 200 });
-    const broken = await waitFor('the account broken', async () => (await accounts()).find((account) => account.email === 'broken@pool.test' && account.state === 'broken'), {
-      timeoutMs: 30_000,
-    });
+    expect(
+      await stack.post('/email/retrieve-outlook-account', { alias: `alias-broken@${receivingDomain}`, forwardsTo: 'broken@dest.test' }),
+    ).toMatchObject({ status: 200 });
+    const broken = await waitFor(
+      'the account broken',
+      async () => (await accounts()).find((account) => account.email === 'broken@pool.test' && account.state === 'broken'),
+      {
+        timeoutMs: 30_000,
+      },
+    );
     expect(broken).toMatchObject({ watcher: null, lastError: expect.stringContaining('Authentication failed') });
     expect((await accounts())[0]?.email).toBe('broken@pool.test');
   });
@@ -238,7 +281,10 @@ describe('a handed-out account', () => {
 
 describe('two mail processes', () => {
   it('share the accounts without forwarding twice, and one killed hands its accounts over', async () => {
-    const aliases = [await handOut(idleServer, 'idle-2@pool.test', 'shared-2@dest.test'), await handOut(idleServer, 'idle-3@pool.test', 'shared-3@dest.test')];
+    const aliases = [
+      await handOut(idleServer, 'idle-2@pool.test', 'shared-2@dest.test'),
+      await handOut(idleServer, 'idle-3@pool.test', 'shared-3@dest.test'),
+    ];
     expect(aliases).toHaveLength(2);
     const second = (await stack.startMail()).process;
     const first = stack.mail;
@@ -247,7 +293,11 @@ describe('two mail processes', () => {
       'the accounts shared',
       async () => {
         const watchers = (await accounts()).filter((account) => account.state === 'ok').map((account) => account.watcher ?? '');
-        return watchers.some((watcher) => watcher.includes(watcherOf(first))) && watchers.some((watcher) => watcher.includes(watcherOf(second))) && !watchers.includes('');
+        return (
+          watchers.some((watcher) => watcher.includes(watcherOf(first))) &&
+          watchers.some((watcher) => watcher.includes(watcherOf(second))) &&
+          !watchers.includes('')
+        );
       },
       { timeoutMs: 30_000 },
     );
@@ -264,7 +314,11 @@ describe('two mail processes', () => {
     // Every watched account forwards, whichever process watches it (and the earlier tests handed out more).
     const watched = (await accounts()).filter((account) => account.state === 'ok' && account.watcher).map((account) => account.email);
     for (const email of watched) await append(destinations[email]!.server, email, message(`shared-${email.split('@')[0]}`));
-    await waitFor('each forwarded', () => watched.every((email) => subjectsTo(destinations[email]!.to).includes(`shared-${email.split('@')[0]}`)), { timeoutMs: 30_000 });
+    await waitFor(
+      'each forwarded',
+      () => watched.every((email) => subjectsTo(destinations[email]!.to).includes(`shared-${email.split('@')[0]}`)),
+      { timeoutMs: 30_000 },
+    );
 
     // SIGKILL the first: its accounts go to the second once their leases run out.
     const orphaned = (await accounts()).filter((account) => account.watcher?.includes(watcherOf(first))).map((account) => account.email);
@@ -273,11 +327,15 @@ describe('two mail processes', () => {
     await first.exited;
     stack.mail = second;
     await waitFor('the orphaned accounts watched by the second process', async () =>
-      (await accounts()).filter((account) => orphaned.includes(account.email)).every((account) => account.watcher?.includes(watcherOf(second))),
+      (await accounts())
+        .filter((account) => orphaned.includes(account.email))
+        .every((account) => account.watcher?.includes(watcherOf(second))),
     );
     const subjectOf = (email: string) => `handed-over-${email.split('@')[0]}`;
     for (const email of orphaned) await append(destinations[email]!.server, email, message(subjectOf(email)));
-    await waitFor('the handed-over accounts forwarding again', () => orphaned.every((email) => subjectsTo(destinations[email]!.to).includes(subjectOf(email))));
+    await waitFor('the handed-over accounts forwarding again', () =>
+      orphaned.every((email) => subjectsTo(destinations[email]!.to).includes(subjectOf(email))),
+    );
     await settle();
     for (const { to } of Object.values(destinations)) {
       const subjects = subjectsTo(to);

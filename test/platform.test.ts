@@ -113,10 +113,14 @@ describe('crash and shutdown', () => {
     expect((await canaryRow(canaryId))?.state).toBe('processing');
 
     const survivor = await start('mining-worker');
-    const done = await waitFor('canary completed by the second worker', async () => {
-      const row = await canaryRow(canaryId);
-      return row?.state === 'completed' ? row : undefined;
-    }, { timeoutMs: 30_000 });
+    const done = await waitFor(
+      'canary completed by the second worker',
+      async () => {
+        const row = await canaryRow(canaryId);
+        return row?.state === 'completed' ? row : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(done.completed_by).toBe(survivor.workerId);
     expect(done.runs).toBe(2);
   });
@@ -145,17 +149,26 @@ describe('crash and shutdown', () => {
     expect((await canaryRow(canaryId))?.state).toBe('processing');
 
     const next = await start('mining-worker');
-    const done = await waitFor('canary completed after hand-back', async () => {
-      const row = await canaryRow(canaryId);
-      return row?.state === 'completed' ? row : undefined;
-    }, { timeoutMs: 30_000 });
+    const done = await waitFor(
+      'canary completed after hand-back',
+      async () => {
+        const row = await canaryRow(canaryId);
+        return row?.state === 'completed' ? row : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(done.completed_by).toBe(next.workerId);
   });
 });
 
 describe('the quarry command', () => {
   it('refuses to boot with a message naming each bad variable', async () => {
-    const result = await runQuarry(['start', '--role', 'api'], { ...env, PORT: 'eighty', QUARRY_SECRET_KEY: 'short', REDIS_URL: 'http://x' });
+    const result = await runQuarry(['start', '--role', 'api'], {
+      ...env,
+      PORT: 'eighty',
+      QUARRY_SECRET_KEY: 'short',
+      REDIS_URL: 'http://x',
+    });
     expect(result.code).toBe(1);
     for (const name of ['PORT', 'QUARRY_SECRET_KEY', 'REDIS_URL']) expect(result.stderr).toContain(name);
   });

@@ -53,7 +53,9 @@ describe('a port another process holds', () => {
       SMTP_PORT: String(smtpPort),
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`quarry: METRICS_PORT=${metricsPort} (on HOST=127.0.0.1) is in use by another process: stop it, or set METRICS_PORT to a free port`);
+    expect(result.stderr).toContain(
+      `quarry: METRICS_PORT=${metricsPort} (on HOST=127.0.0.1) is in use by another process: stop it, or set METRICS_PORT to a free port`,
+    );
     expect(result.stderr).toContain(`quarry: SMTP_PORT=${smtpPort} (on SMTP_HOST=127.0.0.1) is in use by another process`);
     expect(result.stderr).not.toContain('EADDRINUSE');
     // Well before the slow steps would have run (the newcomer waited 94 s), even on a loaded machine.
@@ -63,18 +65,24 @@ describe('a port another process holds', () => {
   });
 
   it('npm run demo names DEMO_PORT before installs and services', async () => {
-    const result = await runScript('start.sh', ['--demo'], shellEnv({
-      // A database that does not answer: had the services' check run, it would say so.
-      DATABASE_URL: 'postgres://postgres@192.0.2.1:5432/quarry',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      METRICS_PORT: '0',
-      SMTP_PORT: '0',
-      DEMO_PORT: String(demoPort),
-      DEMO_SMTP_PORT: '0',
-    }));
+    const result = await runScript(
+      'start.sh',
+      ['--demo'],
+      shellEnv({
+        // A database that does not answer: had the services' check run, it would say so.
+        DATABASE_URL: 'postgres://postgres@192.0.2.1:5432/quarry',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        METRICS_PORT: '0',
+        SMTP_PORT: '0',
+        DEMO_PORT: String(demoPort),
+        DEMO_SMTP_PORT: '0',
+      }),
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`quarry: DEMO_PORT=${demoPort} (on DEMO_HOST=127.0.0.77) is in use by another process: stop it, or set DEMO_PORT to a free port`);
+    expect(result.stderr).toContain(
+      `quarry: DEMO_PORT=${demoPort} (on DEMO_HOST=127.0.0.77) is in use by another process: stop it, or set DEMO_PORT to a free port`,
+    );
     expect(result.stderr).not.toContain('does not answer');
   });
 

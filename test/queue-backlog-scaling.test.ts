@@ -15,7 +15,9 @@ import { parseAllDocuments } from 'yaml';
  */
 const run = promisify(execFile);
 const render = async (folder: string) =>
-  parseAllDocuments((await run('kubectl', ['kustomize', new URL(`../${folder}`, import.meta.url).pathname], { maxBuffer: 16 * 1024 * 1024 })).stdout)
+  parseAllDocuments(
+    (await run('kubectl', ['kustomize', new URL(`../${folder}`, import.meta.url).pathname], { maxBuffer: 16 * 1024 * 1024 })).stdout,
+  )
     .map((document) => document.toJS() as { kind: string; metadata: { name: string }; spec?: Record<string, unknown> })
     .filter(Boolean);
 
@@ -79,7 +81,11 @@ describe('scaling the queue workers on their backlog', () => {
       await queue.add('later', {}, { delay: 3_600_000 });
       expected.set(name, 3 + index);
     }
-    for (const [key, rows] of [['b1', 4], ['b2', 5], ['b3', 7]] as const) {
+    for (const [key, rows] of [
+      ['b1', 4],
+      ['b2', 5],
+      ['b3', 7],
+    ] as const) {
       const batch = queues.familyQueue('mining.batch', key);
       await batch.addBulk(Array.from({ length: rows }, (_, row) => ({ name: 'row', data: { row } })));
       if (key === 'b3') await batch.pause();
@@ -93,7 +99,9 @@ describe('scaling the queue workers on their backlog', () => {
     for (const object of scaled) {
       for (const trigger of object.spec.triggers) {
         const sum = queuesOf(trigger.metadata.query).reduce((total, queue) => total + (value(queue) ?? 0), 0);
-        expect(sum, trigger.metadata.query).toBe(queuesOf(trigger.metadata.query).reduce((total, queue) => total + (expected.get(queue) ?? 0), 0));
+        expect(sum, trigger.metadata.query).toBe(
+          queuesOf(trigger.metadata.query).reduce((total, queue) => total + (expected.get(queue) ?? 0), 0),
+        );
         expect(sum, trigger.metadata.query).toBeGreaterThan(0);
       }
     }

@@ -60,16 +60,32 @@ describe('a pull during the first pass over new hotels', () => {
     const call = (method: string, path: string, secret: string, body?: unknown) =>
       fetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Basic ${Buffer.from(`${secret}:`).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${secret}:`).toString('base64')}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     for (const code of hotelCodes) {
-      const body = { name: code, ibe: 'opentravel', address: '', countryCode: 'us', bookingServiceId: null, guests: [2], bookingPageUrl: `https://book.example.com/${code}`, source: { kind: 'opentravel', endpointUrl: ota.url, hotelCode: code } };
+      const body = {
+        name: code,
+        ibe: 'opentravel',
+        address: '',
+        countryCode: 'us',
+        bookingServiceId: null,
+        guests: [2],
+        bookingPageUrl: `https://book.example.com/${code}`,
+        source: { kind: 'opentravel', endpointUrl: ota.url, hotelCode: code },
+      };
       expect((await call('PUT', `/v1/admin/hotels/${code}`, admin.secret, body)).status).toBe(200);
     }
-    expect((await call('POST', '/v1/admin/hotel-grants', admin.secret, { clientId: partner.clientId, hotelIds: hotelCodes })).status).toBe(200);
+    expect((await call('POST', '/v1/admin/hotel-grants', admin.secret, { clientId: partner.clientId, hotelIds: hotelCodes })).status).toBe(
+      200,
+    );
     // The first pass has begun: scheduled refreshes hold the host's slots and more wait for them.
-    await waitFor('scheduled refreshes at the source', () => [...ota.requests.values()].reduce((sum, count) => sum + count, 0) >= 2, { timeoutMs: 30_000 });
+    await waitFor('scheduled refreshes at the source', () => [...ota.requests.values()].reduce((sum, count) => sum + count, 0) >= 2, {
+      timeoutMs: 30_000,
+    });
     const response = await call('GET', `/Pull/RatesFeed?hotelIds=NEW-1&checkIn=${pulledDate}&nights=1&guests=2`, partner.secret);
     expect(response.status).toBe(200);
     const hotels = (await response.json()) as Array<{ hotelId: string; rooms: unknown[] }>;

@@ -43,7 +43,12 @@ async function call(method: string, path: string, client: Client, body?: unknown
 let jobSequence = 0;
 /** What the scheduler does: refresh jobs on the rates.refresh queue. */
 async function refresh(hotelIds: string[], days: number[]): Promise<void> {
-  const items = hotelIds.flatMap((hotelId) => days.map((offset) => ({ payload: { hotelId, checkIn: day(offset), nights: 1, guests: 2 }, options: { jobId: `t${(jobSequence += 1)}` } })));
+  const items = hotelIds.flatMap((hotelId) =>
+    days.map((offset) => ({
+      payload: { hotelId, checkIn: day(offset), nights: 1, guests: 2 },
+      options: { jobId: `t${(jobSequence += 1)}` },
+    })),
+  );
   await queues.enqueueBulk('rates.refresh', items);
 }
 
@@ -104,12 +109,19 @@ beforeAll(async () => {
   for (const code of ['P1', 'P2', 'P3']) {
     ota.hotels.set(code, { price: () => `${(counter += 1)}.00` });
     const put = await call('PUT', `/v1/admin/hotels/${code}`, admin, {
-      name: code, ibe: 'opentravel', address: '', countryCode: 'gb', guests: [2], bookingPageUrl: 'https://book.example.com/',
+      name: code,
+      ibe: 'opentravel',
+      address: '',
+      countryCode: 'gb',
+      guests: [2],
+      bookingPageUrl: 'https://book.example.com/',
       source: { kind: 'opentravel', endpointUrl: ota.url, hotelCode: code },
     });
     expect(put.status).toBe(200);
   }
-  expect((await call('POST', '/v1/admin/hotel-grants', admin, { clientId: partner.clientId, hotelIds: ['P1', 'P2', 'P3'] })).status).toBe(200);
+  expect((await call('POST', '/v1/admin/hotel-grants', admin, { clientId: partner.clientId, hotelIds: ['P1', 'P2', 'P3'] })).status).toBe(
+    200,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -126,13 +138,19 @@ afterAll(async () => {
 
 describe('refresh scheduler in the rates-worker role', () => {
   it('fills every hotel’s grid (3 days × nights 7 × guests 2) on its own, from the source', async () => {
-    const rows = await waitFor('the scheduled grid stored', async () => {
-      const result = await db.query<{ hotel_id: string; check_in: string }>(
-        `SELECT hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in FROM rate_results WHERE nights = 7 AND guests = 2 ORDER BY 1, 2`,
-      );
-      return result.rows.length === 9 && result.rows;
-    }, { timeoutMs: 20_000 });
-    expect(rows.map((row) => `${row.hotel_id}@${row.check_in}`)).toEqual(['P1', 'P2', 'P3'].flatMap((hotelId) => [0, 1, 2].map((offset) => `${hotelId}@${day(offset)}`)));
+    const rows = await waitFor(
+      'the scheduled grid stored',
+      async () => {
+        const result = await db.query<{ hotel_id: string; check_in: string }>(
+          `SELECT hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in FROM rate_results WHERE nights = 7 AND guests = 2 ORDER BY 1, 2`,
+        );
+        return result.rows.length === 9 && result.rows;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(rows.map((row) => `${row.hotel_id}@${row.check_in}`)).toEqual(
+      ['P1', 'P2', 'P3'].flatMap((hotelId) => [0, 1, 2].map((offset) => `${hotelId}@${day(offset)}`)),
+    );
   });
 });
 
@@ -146,15 +164,22 @@ describe('push delivery', () => {
       const state = await storedState(['P1', 'P2']);
       return state.length === 6 && state;
     });
-    await waitFor('a push with the complete state', () => JSON.stringify(lastBody('/complete')) === JSON.stringify(expected), { timeoutMs: 10_000 });
+    await waitFor('a push with the complete state', () => JSON.stringify(lastBody('/complete')) === JSON.stringify(expected), {
+      timeoutMs: 10_000,
+    });
     const push = pushesTo('/complete').at(-1);
     expect(push?.method).toBe('PUT');
     expect(push?.headers['x-api-key']).toBe('secret-key-123');
     expect(push?.headers['content-type']).toBe('application/json');
     // The key is stored sealed, never in clear, and never logged.
-    const row = await db.query<{ api_key_ciphertext: Buffer }>('SELECT api_key_ciphertext FROM push_subscriptions WHERE subscription_id = $1', [subscription.subscriptionId]);
+    const row = await db.query<{ api_key_ciphertext: Buffer }>(
+      'SELECT api_key_ciphertext FROM push_subscriptions WHERE subscription_id = $1',
+      [subscription.subscriptionId],
+    );
     expect(row.rows[0]?.api_key_ciphertext.includes('secret-key-123')).toBe(false);
-    expect(pushKeySealing(createSealer(secretKey)).decrypt(subscription.subscriptionId, row.rows[0]?.api_key_ciphertext as Buffer)).toBe('secret-key-123');
+    expect(pushKeySealing(createSealer(secretKey)).decrypt(subscription.subscriptionId, row.rows[0]?.api_key_ciphertext as Buffer)).toBe(
+      'secret-key-123',
+    );
     expect(quarry.output()).not.toContain('secret-key-123');
 
     const changed = await call('PATCH', `/v1/hotels/push-subscriptions/${subscription.subscriptionId}`, partner, { hotelIds: ['P1'] });
@@ -173,20 +198,30 @@ describe('push delivery', () => {
       // Some rounds land while a push is in flight (coalesced into the next), some after.
       await new Promise((resolve) => setTimeout(resolve, round % 2 === 0 ? 50 : 250));
     }
-    await waitFor('refreshes drained', async () => Object.values(await queues.queue('rates.refresh').getJobCounts('wait', 'active')).every((count) => count === 0));
-    const final = await waitFor('the final state delivered', async () => {
-      const state = await storedState(['P3']);
-      return JSON.stringify(lastBody('/ordered')) === JSON.stringify(state) && state;
-    }, { timeoutMs: 15_000 });
+    await waitFor('refreshes drained', async () =>
+      Object.values(await queues.queue('rates.refresh').getJobCounts('wait', 'active')).every((count) => count === 0),
+    );
+    const final = await waitFor(
+      'the final state delivered',
+      async () => {
+        const state = await storedState(['P3']);
+        return JSON.stringify(lastBody('/ordered')) === JSON.stringify(state) && state;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(final).toHaveLength(3);
     const versions = pushesTo('/ordered').map((push) => Number(push.headers['x-quarry-state-version']));
     expect(versions.length).toBeGreaterThanOrEqual(3);
     for (let index = 1; index < versions.length; index += 1) expect(versions[index]).toBeGreaterThan(versions[index - 1] as number);
     expect(receiver.maxInFlight.get('/ordered')).toBe(1);
     // Prices only go up at the source, so any older state arriving later would show a lower price.
-    const prices = pushesTo('/ordered').map((push) => (JSON.parse(push.body) as Array<{ checkIn: string; rooms: Array<{ rates: Array<{ baseRate: { value: number } }> }> }>));
+    const prices = pushesTo('/ordered').map(
+      (push) => JSON.parse(push.body) as Array<{ checkIn: string; rooms: Array<{ rates: Array<{ baseRate: { value: number } }> }> }>,
+    );
     for (const checkIn of [day(0), day(1), day(2)]) {
-      const series = prices.map((state) => state.find((hotel) => hotel.checkIn === checkIn)?.rooms[0]?.rates[0]?.baseRate.value).filter((value) => value !== undefined);
+      const series = prices
+        .map((state) => state.find((hotel) => hotel.checkIn === checkIn)?.rooms[0]?.rates[0]?.baseRate.value)
+        .filter((value) => value !== undefined);
       expect([...series].sort((a, b) => (a as number) - (b as number))).toEqual(series);
     }
   });
@@ -198,35 +233,58 @@ describe('push delivery', () => {
     await refresh(['P2'], [0, 1, 2]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     await refresh(['P2'], [0, 1, 2]);
-    await waitFor('refreshes drained', async () => Object.values(await queues.queue('rates.refresh').getJobCounts('wait', 'active')).every((count) => count === 0));
+    await waitFor('refreshes drained', async () =>
+      Object.values(await queues.queue('rates.refresh').getJobCounts('wait', 'active')).every((count) => count === 0),
+    );
     receiver.setMode('/down', { status: 204 });
     const latest = await storedState(['P2']);
     type Entry = { outcome: string; status: number | null; bytes: number; durationMs: number; error: string | null; startedAt: string };
-    const entries = await waitFor('a delivery after recovery', async () => {
-      const log = (await call('GET', `/v1/admin/push-subscriptions/${subscription.subscriptionId}/deliveries`, admin)).json as unknown as Entry[];
-      return log[0]?.outcome === 'delivered' && log;
-    }, { timeoutMs: 15_000 });
+    const entries = await waitFor(
+      'a delivery after recovery',
+      async () => {
+        const log = (await call('GET', `/v1/admin/push-subscriptions/${subscription.subscriptionId}/deliveries`, admin))
+          .json as unknown as Entry[];
+        return log[0]?.outcome === 'delivered' && log;
+      },
+      { timeoutMs: 15_000 },
+    );
     // The retry sent the state current when it ran (the newest), not the one that first failed.
     expect(lastBody('/down')).toEqual(latest);
     expect(latest).toHaveLength(3);
     expect(entries.filter((entry) => entry.outcome === 'delivered')).toHaveLength(1);
     expect(entries[0]).toMatchObject({ outcome: 'delivered', status: 204, error: null });
     expect(entries[0]?.bytes).toBe(Buffer.byteLength(pushesTo('/down').at(-1)?.body ?? ''));
-    expect(entries.filter((entry) => entry.outcome === 'failed').every((entry) => entry.status === 503 && entry.error === 'receiver answered 503')).toBe(true);
+    expect(
+      entries
+        .filter((entry) => entry.outcome === 'failed')
+        .every((entry) => entry.status === 503 && entry.error === 'receiver answered 503'),
+    ).toBe(true);
     expect(entries.some((entry) => entry.outcome === 'failed')).toBe(true);
     // Backoff: consecutive failed attempts are spaced out, not hammered.
-    const failedTimes = entries.filter((entry) => entry.outcome === 'failed').map((entry) => Date.parse(entry.startedAt)).sort();
-    for (let index = 1; index < failedTimes.length; index += 1) expect((failedTimes[index] as number) - (failedTimes[index - 1] as number)).toBeGreaterThanOrEqual(90);
-    expect((await call('GET', `/v1/hotels/push-subscriptions/${subscription.subscriptionId}`, partner)).json).toMatchObject({ failingSince: null, suspendedAt: null });
+    const failedTimes = entries
+      .filter((entry) => entry.outcome === 'failed')
+      .map((entry) => Date.parse(entry.startedAt))
+      .sort();
+    for (let index = 1; index < failedTimes.length; index += 1)
+      expect((failedTimes[index] as number) - (failedTimes[index - 1] as number)).toBeGreaterThanOrEqual(90);
+    expect((await call('GET', `/v1/hotels/push-subscriptions/${subscription.subscriptionId}`, partner)).json).toMatchObject({
+      failingSince: null,
+      suspendedAt: null,
+    });
   });
 
   it('times out a receiver that never answers', async () => {
     receiver.setMode('/silent', { status: 200, hang: true });
     const subscription = await subscribe('/silent', ['P1']);
-    const entries = await waitFor('a timed-out delivery', async () => {
-      const log = (await call('GET', `/v1/admin/push-subscriptions/${subscription.subscriptionId}/deliveries`, admin)).json as unknown as Array<{ outcome: string; error: string; durationMs: number }>;
-      return log.length > 0 && log;
-    }, { timeoutMs: 10_000 });
+    const entries = await waitFor(
+      'a timed-out delivery',
+      async () => {
+        const log = (await call('GET', `/v1/admin/push-subscriptions/${subscription.subscriptionId}/deliveries`, admin))
+          .json as unknown as Array<{ outcome: string; error: string; durationMs: number }>;
+        return log.length > 0 && log;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(entries.at(-1)).toMatchObject({ outcome: 'failed', error: `no answer within ${PUSH_TIMEOUT_MS} ms` });
     expect(entries.at(-1)?.durationMs).toBeGreaterThanOrEqual(PUSH_TIMEOUT_MS - 50);
     expect(entries.at(-1)?.durationMs).toBeLessThan(PUSH_TIMEOUT_MS + 1_000);
@@ -234,12 +292,28 @@ describe('push delivery', () => {
   });
 
   it('refuses push URLs that are private, metadata, credentialed or not http(s)', async () => {
-    for (const pushUrl of ['http://10.0.0.8/push', 'http://169.254.169.254/latest', 'http://[::1]:9/x', 'http://user:pw@127.0.0.1/x', 'ftp://127.0.0.1/x']) {
-      const response = await call('POST', '/v1/hotels/push-subscriptions', partner, { pushUrl, apiKey: 'k', hotelIds: ['P1'], searches: { daysAhead: 1, nights: [1], guests: [2] } });
+    for (const pushUrl of [
+      'http://10.0.0.8/push',
+      'http://169.254.169.254/latest',
+      'http://[::1]:9/x',
+      'http://user:pw@127.0.0.1/x',
+      'ftp://127.0.0.1/x',
+    ]) {
+      const response = await call('POST', '/v1/hotels/push-subscriptions', partner, {
+        pushUrl,
+        apiKey: 'k',
+        hotelIds: ['P1'],
+        searches: { daysAhead: 1, nights: [1], guests: [2] },
+      });
       expect(response.status, pushUrl).toBe(400);
       expect(response.json.name).toBe('RequestParametersValidationError');
     }
-    const foreign = await call('POST', '/v1/hotels/push-subscriptions', partner, { pushUrl: receiver.url('/x'), apiKey: 'k', hotelIds: ['NOT-MINE'], searches: { daysAhead: 1, nights: [1], guests: [2] } });
+    const foreign = await call('POST', '/v1/hotels/push-subscriptions', partner, {
+      pushUrl: receiver.url('/x'),
+      apiKey: 'k',
+      hotelIds: ['NOT-MINE'],
+      searches: { daysAhead: 1, nights: [1], guests: [2] },
+    });
     expect(foreign.json.details?.messages).toEqual(['hotelIds: no access to hotel NOT-MINE']);
   });
 });
@@ -249,9 +323,29 @@ describe('push sender and suspension (package level, same store)', () => {
     const before = receiver.started.get('/ssrf') ?? 0;
     const closed = createPushSender({ allowPrivate: [] });
     await expect(closed.check(receiver.url('/ssrf'))).rejects.toThrow(/Refused to fetch from host "127.0.0.1"/);
-    await expect(closed.put(receiver.url('/ssrf'), {}, (async function* () { yield Buffer.from('[]'); })(), 1_000)).rejects.toThrow(/Refused/);
+    await expect(
+      closed.put(
+        receiver.url('/ssrf'),
+        {},
+        (async function* () {
+          yield Buffer.from('[]');
+        })(),
+        1_000,
+      ),
+    ).rejects.toThrow(/Refused/);
     const open = createPushSender({ allowPrivate: ['127.0.0.1'] });
-    expect((await open.put(receiver.url('/ssrf'), {}, (async function* () { yield Buffer.from('[]'); })(), 1_000)).status).toBe(200);
+    expect(
+      (
+        await open.put(
+          receiver.url('/ssrf'),
+          {},
+          (async function* () {
+            yield Buffer.from('[]');
+          })(),
+          1_000,
+        )
+      ).status,
+    ).toBe(200);
     expect(receiver.started.get('/ssrf')).toBe(before + 1);
     await closed.close();
     await open.close();
@@ -261,11 +355,18 @@ describe('push sender and suspension (package level, same store)', () => {
     const subscription = await subscribe('/cap', ['P1']);
     await waitFor('the normal first push', () => pushesTo('/cap').length >= 1);
     const started = receiver.started.get('/cap');
-    await db.query('UPDATE push_subscriptions SET state_version = state_version + 1 WHERE subscription_id = $1', [subscription.subscriptionId]);
+    await db.query('UPDATE push_subscriptions SET state_version = state_version + 1 WHERE subscription_id = $1', [
+      subscription.subscriptionId,
+    ]);
     const sender = createPushSender({ allowPrivate: ['127.0.0.1'] });
     const outcome = await deliverPush(
       {
-        db, sender, decrypt: pushKeySealing(createSealer(secretKey)).decrypt, enqueueRetry: async () => {}, enqueueAfterLease: async () => {}, now: () => new Date(),
+        db,
+        sender,
+        decrypt: pushKeySealing(createSealer(secretKey)).decrypt,
+        enqueueRetry: async () => {},
+        enqueueAfterLease: async () => {},
+        now: () => new Date(),
         policy: { timeoutMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 60_000, maxBytes: 100 },
       },
       subscription.subscriptionId,
@@ -274,7 +375,10 @@ describe('push sender and suspension (package level, same store)', () => {
     await sender.close();
     expect(outcome).toBe('failed');
     expect(receiver.started.get('/cap')).toBe(started);
-    const log = await db.query<{ error: string }>(`SELECT error FROM push_deliveries WHERE subscription_id = $1 ORDER BY delivery_id DESC LIMIT 1`, [subscription.subscriptionId]);
+    const log = await db.query<{ error: string }>(
+      `SELECT error FROM push_deliveries WHERE subscription_id = $1 ORDER BY delivery_id DESC LIMIT 1`,
+      [subscription.subscriptionId],
+    );
     expect(log.rows[0]?.error).toMatch(/^state of \d+ bytes is above the push limit of 100 bytes$/);
     await call('DELETE', `/v1/hotels/push-subscriptions/${subscription.subscriptionId}`, partner);
   });
@@ -298,7 +402,9 @@ describe('push sender and suspension (package level, same store)', () => {
     // Suspension is measured on Postgres' clock from the first failure. The process's own attempt
     // failed a while ago, longer than the limit on a loaded machine: the clock starts again here,
     // so the failures below come before the suspension whatever the load.
-    await db.query('UPDATE push_subscriptions SET failures = 0, failing_since = NULL WHERE subscription_id = $1', [subscription.subscriptionId]);
+    await db.query('UPDATE push_subscriptions SET failures = 0, failing_since = NULL WHERE subscription_id = $1', [
+      subscription.subscriptionId,
+    ]);
     const outcomes: string[] = [];
     const deadline = Date.now() + 20_000;
     while (!outcomes.includes('suspended') && Date.now() < deadline) {
@@ -313,9 +419,19 @@ describe('push sender and suspension (package level, same store)', () => {
     expect(view.json.suspendedAt).toEqual(expect.any(String));
     receiver.setMode('/suspend', { status: 200 });
     expect((await call('POST', `/v1/admin/push-subscriptions/${subscription.subscriptionId}/resume`, admin)).status).toBe(200);
-    await waitFor('delivered after resume', async () =>
-      (await db.query(`SELECT 1 FROM push_deliveries WHERE subscription_id = $1 AND outcome = 'delivered'`, [subscription.subscriptionId])).rowCount === 1);
-    expect((await call('GET', `/v1/admin/push-subscriptions/${subscription.subscriptionId}`, admin)).json).toMatchObject({ suspendedAt: null, failingSince: null });
+    await waitFor(
+      'delivered after resume',
+      async () =>
+        (
+          await db.query(`SELECT 1 FROM push_deliveries WHERE subscription_id = $1 AND outcome = 'delivered'`, [
+            subscription.subscriptionId,
+          ])
+        ).rowCount === 1,
+    );
+    expect((await call('GET', `/v1/admin/push-subscriptions/${subscription.subscriptionId}`, admin)).json).toMatchObject({
+      suspendedAt: null,
+      failingSince: null,
+    });
     await sender.close();
   });
 });

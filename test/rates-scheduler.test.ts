@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createPool, type Pool } from '@quarry/db';
-import { refreshSearch, removeHotel, scheduleRefreshes, upsertHotel, type RateSource, type SourceOutcome, type SourceRegistry } from '@quarry/rates';
+import {
+  refreshSearch,
+  removeHotel,
+  scheduleRefreshes,
+  upsertHotel,
+  type RateSource,
+  type SourceOutcome,
+  type SourceRegistry,
+} from '@quarry/rates';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -15,7 +23,13 @@ const tiers = [
 ];
 
 const hotel = (hotelId: string, guests: [2] | [1, 2]) => ({
-  hotelId, name: hotelId, ibe: 'ota', address: '', countryCode: 'gb', guests, bookingPageUrl: 'https://example.com/',
+  hotelId,
+  name: hotelId,
+  ibe: 'ota',
+  address: '',
+  countryCode: 'gb',
+  guests,
+  bookingPageUrl: 'https://example.com/',
   source: { kind: 'opentravel', endpointUrl: 'https://ota.example.com/', hotelCode: hotelId },
 });
 
@@ -71,7 +85,9 @@ describe('refresh scheduler', () => {
     await store('A', '2026-11-23', twentyMinutesAgo); // 1 day ahead: every 15 min → due
     await store('A', '2026-12-02', twentyMinutesAgo); // 10 days ahead: every hour → not due
     await store('A', '2026-12-27', new Date(now.getTime() - 2 * 3600_000)); // 35 days ahead: every 6 h → not due
-    const due = (await tick(now)).enqueued.filter((item) => item.key.hotelId === 'A' && item.key.nights === 1).map((item) => item.key.checkIn);
+    const due = (await tick(now)).enqueued
+      .filter((item) => item.key.hotelId === 'A' && item.key.nights === 1)
+      .map((item) => item.key.checkIn);
     expect(due).toContain('2026-11-23');
     expect(due).not.toContain('2026-12-02');
     expect(due).not.toContain('2026-12-27');
@@ -83,7 +99,12 @@ describe('stored results', () => {
   it('reports a change only when the content differs, and a late older fetch never overwrites a newer one', async () => {
     let price = 10_000;
     const adapter: RateSource = {
-      search: async () => ({ ok: true, rooms: [{ id: 'R', name: 'Room', rates: [{ id: 'R:1', name: 'Rate', baseRate: { currencyCode: 'eur', value: price }, taxes: [] }] }] }),
+      search: async () => ({
+        ok: true,
+        rooms: [
+          { id: 'R', name: 'Room', rates: [{ id: 'R:1', name: 'Rate', baseRate: { currencyCode: 'eur', value: price }, taxes: [] }] },
+        ],
+      }),
     };
     const sources: SourceRegistry = { search: (row, key, signal) => adapter.search(row, key, signal) };
     let clock = now;
@@ -106,7 +127,9 @@ describe('a hotel removed while its searches run', () => {
   it('ends them quietly: what they found, rooms or a failure, is dropped, not a foreign-key error', async () => {
     await upsertHotel({ db }, hotel('GONE-ROOMS', [2]));
     await upsertHotel({ db }, hotel('GONE-FAILED', [2]));
-    const rooms = [{ id: 'R', name: 'Room', rates: [{ id: 'R:1', name: 'Rate', baseRate: { currencyCode: 'eur' as const, value: 9_000 }, taxes: [] }] }];
+    const rooms = [
+      { id: 'R', name: 'Room', rates: [{ id: 'R:1', name: 'Rate', baseRate: { currencyCode: 'eur' as const, value: 9_000 }, taxes: [] }] },
+    ];
     // The source answers after the operator removed the hotel (the search waited for its turn, or the source was slow).
     const sources: SourceRegistry = {
       search: async (row): Promise<SourceOutcome> => {
@@ -119,9 +142,17 @@ describe('a hotel removed while its searches run', () => {
       const outcome = await refreshSearch(ports, { hotelId, checkIn: '2026-12-01', nights: 1, guests: 2 }, new AbortController().signal);
       expect(outcome).toEqual({ status: 'no-coverage', reason: 'hotel was removed from the registry' });
     }
-    expect((await db.query(`SELECT 1 FROM rate_results WHERE hotel_id LIKE 'GONE-%' UNION ALL SELECT 1 FROM rate_source_failures WHERE hotel_id LIKE 'GONE-%'`)).rowCount).toBe(0);
+    expect(
+      (
+        await db.query(
+          `SELECT 1 FROM rate_results WHERE hotel_id LIKE 'GONE-%' UNION ALL SELECT 1 FROM rate_source_failures WHERE hotel_id LIKE 'GONE-%'`,
+        )
+      ).rowCount,
+    ).toBe(0);
     // Refreshes still queued for it start after the removal: no coverage, as before.
-    expect(await refreshSearch(ports, { hotelId: 'GONE-ROOMS', checkIn: '2026-12-02', nights: 1, guests: 2 }, new AbortController().signal)).toEqual({
+    expect(
+      await refreshSearch(ports, { hotelId: 'GONE-ROOMS', checkIn: '2026-12-02', nights: 1, guests: 2 }, new AbortController().signal),
+    ).toEqual({
       status: 'no-coverage',
       reason: 'hotel not in the registry',
     });

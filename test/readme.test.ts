@@ -17,7 +17,12 @@ function configurationRows(): string[][] {
     if (!/^\|\s*variable\s*\|\s*default\s*\|\s*meaning\s*\|$/.test(line.trim())) return;
     for (const row of lines.slice(index + 2)) {
       if (!row.startsWith('|')) break;
-      rows.push(row.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+      rows.push(
+        row
+          .slice(1, -1)
+          .split(/(?<!\\)\|/)
+          .map((cell) => cell.trim()),
+      );
     }
   });
   return rows;

@@ -25,15 +25,25 @@ describe('ATS endpoints from the environment', () => {
       if (!found) throw new Error(`no ${ats} fixture case`);
       const jobPostId = `ats-${ats}`;
       const submitted = await stack.call('/v1/recruitment/job-posts/mine/', {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jobPostId, url: found.url(stack.web.origin), employer: 'Acme', jobTitle: 'Engineer' }),
       });
       expect(submitted.status).toBe(200);
-      const result = await waitFor(`${ats} mined`, async () => {
-        const body = (await (await stack.call(`/questions/${jobPostId}`)).json()) as { questions?: Array<{ id: string }>; status?: string };
-        return body.questions || body.status === 'failed' ? body : undefined;
-      }, { timeoutMs: 20_000 });
-      const golden = JSON.parse(readFileSync(`${fixturesDir}expected/${found.fixture.replace(/\.\w+$/, '.json')}`, 'utf8')) as { questions: Array<{ id: string }> };
+      const result = await waitFor(
+        `${ats} mined`,
+        async () => {
+          const body = (await (await stack.call(`/questions/${jobPostId}`)).json()) as {
+            questions?: Array<{ id: string }>;
+            status?: string;
+          };
+          return body.questions || body.status === 'failed' ? body : undefined;
+        },
+        { timeoutMs: 20_000 },
+      );
+      const golden = JSON.parse(readFileSync(`${fixturesDir}expected/${found.fixture.replace(/\.\w+$/, '.json')}`, 'utf8')) as {
+        questions: Array<{ id: string }>;
+      };
       expect(result.questions?.map((question) => question.id)).toEqual(golden.questions.map((question) => question.id));
     }
   });

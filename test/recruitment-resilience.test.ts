@@ -35,11 +35,15 @@ describe('isolation', () => {
     const started = Date.now();
     const fastBatch = await submit(current, csvOf(rowsAt('fast', 100, (n) => `/jobs/${n}`, current.web.origin)));
     const single = await current.call('/v1/recruitment/job-posts/mine', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jobPostId: 'single', url: `${current.web.origin}/forms/basic`, employer: 'Other', jobTitle: 'Engineer' }),
     });
     expect(single.status).toBe(200);
-    await waitFor('the single post', async () => ((await (await current.call('/questions/single')).json()) as { questions?: unknown }).questions !== undefined);
+    await waitFor(
+      'the single post',
+      async () => ((await (await current.call('/questions/single')).json()) as { questions?: unknown }).questions !== undefined,
+    );
     const singleSeconds = (Date.now() - started) / 1000;
     await current.waitForBatch(fastBatch, 'finished', 30_000);
     const fastSeconds = (Date.now() - started) / 1000;
@@ -61,7 +65,9 @@ describe('pause and resume', () => {
     await waitFor('some progress', async () => (await counts(current, batchId)).processed_count >= 10);
 
     const paused = await current.call(`/v1/admin/batches/${batchId}/pause`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'employer site struggling' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'employer site struggling' }),
     });
     expect(paused.status).toBe(200);
     expect(await paused.json()).toMatchObject({ state: 'paused', pausedReason: 'employer site struggling' });
@@ -83,17 +89,25 @@ describe('pause and resume', () => {
     expect(await counts(current, batchId)).toMatchObject({ processed_count: 120, succeeded_count: 120, jobs_count: 120 });
     // Every row was fetched exactly once: no row ran twice.
     expect(current.web.hits.get('slow')).toBe(120);
-    const states = await current.db.query(`SELECT state, count(*)::int AS n FROM submissions WHERE batch_id = $1 GROUP BY state`, [batchId]);
+    const states = await current.db.query(`SELECT state, count(*)::int AS n FROM submissions WHERE batch_id = $1 GROUP BY state`, [
+      batchId,
+    ]);
     expect(states.rows).toEqual([{ state: 'completed', n: 120 }]);
   });
 
   it('pauses by itself when the success rate over the window drops', async () => {
-    stack = await startRecruitmentStack('autopause', { MINING_AUTOPAUSE_WINDOW: '10', MINING_AUTOPAUSE_MIN_SUCCESS_RATE: '0.5', MINING_BATCH_CONCURRENCY: '2' });
+    stack = await startRecruitmentStack('autopause', {
+      MINING_AUTOPAUSE_WINDOW: '10',
+      MINING_AUTOPAUSE_MIN_SUCCESS_RATE: '0.5',
+      MINING_BATCH_CONCURRENCY: '2',
+    });
     const current = stack;
     const batchId = await submit(current, csvOf(rowsAt('bad', 100, (n) => `/error/${n}`, current.web.origin)));
     await current.waitForBatch(batchId, 'paused', 30_000);
     const detail = (await (await current.call(`/v1/admin/batches/${batchId}`)).json()) as {
-      pausedReason: string; errorCodes: Array<{ errorCode: string; count: number }>; processedCount: number;
+      pausedReason: string;
+      errorCodes: Array<{ errorCode: string; count: number }>;
+      processedCount: number;
     };
     expect(detail.pausedReason).toMatch(/^auto: success rate 0% over the last 10/);
     expect(detail.errorCodes[0]).toMatchObject({ errorCode: 'GenericWebsiteError' });
@@ -113,7 +127,9 @@ describe('crashes', () => {
     await current.startWorker();
     await current.waitForBatch(batchId, 'finished', 90_000);
     expect(await counts(current, batchId)).toMatchObject({ processed_count: 200, succeeded_count: 200 });
-    const states = await current.db.query(`SELECT state, count(*)::int AS n FROM submissions WHERE batch_id = $1 GROUP BY state`, [batchId]);
+    const states = await current.db.query(`SELECT state, count(*)::int AS n FROM submissions WHERE batch_id = $1 GROUP BY state`, [
+      batchId,
+    ]);
     expect(states.rows).toEqual([{ state: 'completed', n: 200 }]);
   });
 });

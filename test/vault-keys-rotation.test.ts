@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
 import { createRedis } from '@quarry/jobs';
-import { createTestDatabase, createTestRedis, quarryEnv, startOpenTravelHotel, waitFor, type OpenTravelHotel, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startOpenTravelHotel,
+  waitFor,
+  type OpenTravelHotel,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { cardRowOf, legacyVaultKeys, sealLegacy } from '@quarry/vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuarry, startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -34,12 +43,20 @@ let baseEnv: Record<string, string>;
 // Before: VAULT_KEY alone. During: k2 added and current. After: VAULT_KEY gone, its value kept as the token MAC key only.
 const beforeEnv = () => ({ ...baseEnv, VAULT_KEY: oldKey.toString('base64') });
 const duringEnv = () => ({ ...beforeEnv(), VAULT_KEYS: `k2:${newKey.toString('base64')}`, VAULT_CURRENT_KEY_ID: 'k2' });
-const afterEnv = () => ({ ...baseEnv, VAULT_KEYS: `k2:${newKey.toString('base64')}`, VAULT_CURRENT_KEY_ID: 'k2', VAULT_TOKEN_KEY: oldKey.toString('base64') });
+const afterEnv = () => ({
+  ...baseEnv,
+  VAULT_KEYS: `k2:${newKey.toString('base64')}`,
+  VAULT_CURRENT_KEY_ID: 'k2',
+  VAULT_TOKEN_KEY: oldKey.toString('base64'),
+});
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await fetch(`http://127.0.0.1:${api.port}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${booker.secret}:`).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${booker.secret}:`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -47,10 +64,14 @@ async function call(method: string, path: string, body?: unknown) {
 }
 
 const untilStage = (bookingId: string, ...stages: string[]) =>
-  waitFor(`booking ${bookingId} to reach ${stages.join(' or ')}`, async () => {
-    const current = (await call('GET', `/book/${bookingId}`)).json as unknown as Status;
-    return stages.includes(current.stage) ? current : undefined;
-  }, { timeoutMs: 20_000, intervalMs: 100 });
+  waitFor(
+    `booking ${bookingId} to reach ${stages.join(' or ')}`,
+    async () => {
+      const current = (await call('GET', `/book/${bookingId}`)).json as unknown as Status;
+      return stages.includes(current.stage) ? current : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 100 },
+  );
 
 async function storeCard(): Promise<string> {
   const otp = await call('POST', '/vault/otp');
@@ -62,7 +83,14 @@ async function storeCard(): Promise<string> {
 
 /** Creates a booking, books it with the token and consents to the final price; resolves at its last stage. */
 async function bookWith(panToken: string): Promise<Status> {
-  const created = await call('POST', '/v1/bookings', { hotelId: 'H-ROTATE', checkIn, nights: 2, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+  const created = await call('POST', '/v1/bookings', {
+    hotelId: 'H-ROTATE',
+    checkIn,
+    nights: 2,
+    guests: 2,
+    roomId: 'STD',
+    rateId: 'STD:FLEX',
+  });
   expect(created.status, created.text).toBe(201);
   const bookingId = created.json?.bookingId as string;
   await untilStage(bookingId, 'priceConfirmed');
@@ -98,7 +126,10 @@ async function toLayoutBeforeKeyIds(cardIds: readonly string[]): Promise<void> {
     for (const cardId of cardIds) {
       const row = cardRowOf(cardId, booker.clientId);
       const { cvv, ...sealed } = card;
-      await db.query('UPDATE vault_cards SET card_sealed = $2 WHERE card_id = $1', [cardId, sealLegacy(keys.card, JSON.stringify(sealed), row)]);
+      await db.query('UPDATE vault_cards SET card_sealed = $2 WHERE card_id = $1', [
+        cardId,
+        sealLegacy(keys.card, JSON.stringify(sealed), row),
+      ]);
       await connection.set(`${redis.prefix}:vault:cvv:${cardId}`, sealLegacy(keys.cvv, cvv, row).toString('base64'), 'KEEPTTL', 'XX');
     }
   } finally {
@@ -111,7 +142,13 @@ beforeAll(async () => {
   redis = createTestRedis('vault-keys-rotation');
   db = createPool(database.url, 2);
   hotel = await startOpenTravelHotel();
-  baseEnv = { ...quarryEnv({ database, redis, secretKey }), VAULT_CVV_TTL_SECONDS: '600', ALLOW_PRIVATE_URLS: '127.0.0.1', RATES_SOURCE_PER_SECOND: '0', AUTH_CACHE_MS: '0' };
+  baseEnv = {
+    ...quarryEnv({ database, redis, secretKey }),
+    VAULT_CVV_TTL_SECONDS: '600',
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    RATES_SOURCE_PER_SECOND: '0',
+    AUTH_CACHE_MS: '0',
+  };
   api = await startQuarry('api', beforeEnv());
   booker = await createClient({ db, secretKey }, { name: 'agency', scopes: ['booking', 'hotels'] });
   worker = await startQuarry('bookings-worker', beforeEnv());
@@ -143,7 +180,12 @@ describe('quarry vault rotate', () => {
     const status = async (env: Record<string, string>) => {
       const result = await runQuarry(['vault', 'status'], env);
       expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout) as { currentKeyId: string; cardsByKey: Record<string, number>; notCurrent: number; unused: string[] };
+      return JSON.parse(result.stdout) as {
+        currentKeyId: string;
+        cardsByKey: Record<string, number>;
+        notCurrent: number;
+        unused: string[];
+      };
     };
     expect(await status(duringEnv())).toEqual({ currentKeyId: 'k2', cardsByKey: { legacy: 15, vault: 15 }, notCurrent: 30, unused: [] });
 
@@ -163,7 +205,8 @@ describe('quarry vault rotate', () => {
     expect(rotated.stderr).toMatch(/vault rotate: pass 1: \d+ cards re-sealed/);
     expect(rotated.stderr).toMatch(/vault rotate: CVVs: \d+ re-sealed/);
     expect(JSON.parse(rotated.stdout)).toMatchObject({ currentKeyId: 'k2', notCurrent: 0, unused: ['vault', 'legacy'], unreadable: 0 });
-    for (const output of [rotated.stdout, rotated.stderr]) for (const secret of [card.pan, card.name, card.cvv + '"']) expect(output.includes(secret)).toBe(false);
+    for (const output of [rotated.stdout, rotated.stderr])
+      for (const secret of [card.pan, card.name, card.cvv + '"']) expect(output.includes(secret)).toBe(false);
     for (const done of booked) expect(done, JSON.stringify(done.error)).toMatchObject({ stage: 'bookingConfirmed' });
 
     // VAULT_KEY leaves the environment: only k2 opens cards, VAULT_TOKEN_KEY checks the tokens handed out.
@@ -181,6 +224,7 @@ describe('quarry vault rotate', () => {
     const orders = hotel.orders.slice(ordersBefore);
     expect(orders).toHaveLength(3);
     for (const order of orders) expect(order).toMatchObject({ cardNumber: card.pan, cardHolderName: card.name, cvv: card.cvv });
-    for (const output of [api.output(), worker.output()]) for (const secret of [card.pan, legacyToken, card.name]) expect(output.includes(secret)).toBe(false);
+    for (const output of [api.output(), worker.output()])
+      for (const secret of [card.pan, legacyToken, card.name]) expect(output.includes(secret)).toBe(false);
   }, 180_000);
 });

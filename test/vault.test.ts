@@ -52,7 +52,14 @@ afterAll(async () => {
 describe('the vault in the api role', () => {
   it('stores a card for a token, and no card number or token reaches the output or the exported traces', async () => {
     const otp = (await (await call('/vault/otp')).json()) as { id: string };
-    const stored = await call('/vault/pan', { otp: otp.id, pan: '5555 5555 5555 4444', expiryMonth: 1, expiryYear: 2040, name: 'Katherine Johnson', cvv: '321' });
+    const stored = await call('/vault/pan', {
+      otp: otp.id,
+      pan: '5555 5555 5555 4444',
+      expiryMonth: 1,
+      expiryYear: 2040,
+      name: 'Katherine Johnson',
+      cvv: '321',
+    });
     expect(stored.status).toBe(200);
     const { panToken } = (await stored.json()) as { panToken: string };
     expect(panToken).toHaveLength(299);

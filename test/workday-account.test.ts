@@ -17,8 +17,18 @@ import { startMiningRole } from '@quarry/mining-worker';
 import { createLogger } from '@quarry/observability';
 import { createSafeFetch, type Lookup } from '@quarry/safe-fetch';
 import {
-  createTestDatabase, createTestRedis, quarryEnv, startHostedAtsDouble, waitFor, workdayHostedVendor, workdayJobPath, workdayQuestions, workdaySaved,
-  type HostedAtsDouble, type TestDatabase, type TestRedis,
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startHostedAtsDouble,
+  waitFor,
+  workdayHostedVendor,
+  workdayJobPath,
+  workdayQuestions,
+  workdaySaved,
+  type HostedAtsDouble,
+  type TestDatabase,
+  type TestRedis,
 } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQuarry, type QuarryProcess } from './support/quarry-process.ts';
@@ -86,7 +96,10 @@ beforeAll(async () => {
     maxContexts: 3,
     hostResolverRules: `MAP ${tenantHost} 127.0.0.1:${new URL(double.origin).port}`,
   });
-  const lookup: Lookup = async (name) => (name === tenantHost ? [{ address: '127.0.0.1', family: 4 }] : (await systemLookup(name, { all: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 })));
+  const lookup: Lookup = async (name) =>
+    name === tenantHost
+      ? [{ address: '127.0.0.1', family: 4 }]
+      : (await systemLookup(name, { all: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
   const allowPrivate = ['127.0.0.1'];
   // One memory of refused sign-ins for the process's miner and applier, as the roles share it.
   const signIns = createProcessSignIns();
@@ -101,7 +114,13 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   const shared = new Map<string, { close(): Promise<void> }>();
   const runtime = {
-    db, redis, queues, logger, miner, runsCanary: false, workerId: `${hostname()}:${process.pid}`,
+    db,
+    redis,
+    queues,
+    logger,
+    miner,
+    runsCanary: false,
+    workerId: `${hostname()}:${process.pid}`,
     events: { onError: (error: unknown, where: string) => logger.error({ err: error, where }, 'worker error') },
     shared: <T extends { close(): Promise<void> }>(name: string, create: () => T): T => {
       if (!shared.has(name)) shared.set(name, create());
@@ -110,7 +129,11 @@ beforeAll(async () => {
   };
   roles = [
     await startMiningRole({ ...runtime, config: loadConfig(env, 'mining-worker') }),
-    await startApplicationsRole({ ...runtime, config: loadConfig(env, 'applications-worker'), applier: createBrowserApplier({ pool, allowPrivate, lookup, timeoutMs: 180_000, signIns }) }),
+    await startApplicationsRole({
+      ...runtime,
+      config: loadConfig(env, 'applications-worker'),
+      applier: createBrowserApplier({ pool, allowPrivate, lookup, timeoutMs: 180_000, signIns }),
+    }),
   ];
 }, 120_000);
 
@@ -132,22 +155,42 @@ afterAll(async () => {
 });
 
 const call = (path: string, init: RequestInit = {}) =>
-  fetch(`http://127.0.0.1:${api.port}${path}`, { ...init, headers: { authorization, ...(init.body && typeof init.body === 'string' && init.body.startsWith('{') ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string> | undefined) } });
+  fetch(`http://127.0.0.1:${api.port}${path}`, {
+    ...init,
+    headers: {
+      authorization,
+      ...(init.body && typeof init.body === 'string' && init.body.startsWith('{') ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string> | undefined),
+    },
+  });
 const post = (path: string, body: unknown) => call(path, { method: 'POST', body: JSON.stringify(body) });
 
-type Mined = { status?: string; errorCode?: string; questions?: Array<{ id: string; category?: string } & Record<string, unknown>>; answers?: unknown[] };
+type Mined = {
+  status?: string;
+  errorCode?: string;
+  questions?: Array<{ id: string; category?: string } & Record<string, unknown>>;
+  answers?: unknown[];
+};
 const minedOf = (jobPostId: string) =>
-  waitFor(`${jobPostId} mined`, async () => {
-    const body = (await (await call(`/v2/recruitment/job-posts/find?jobPostId=${jobPostId}`)).json()) as Mined;
-    return body.questions || body.status === 'failed' ? body : undefined;
-  }, { timeoutMs: 180_000, intervalMs: 250 });
+  waitFor(
+    `${jobPostId} mined`,
+    async () => {
+      const body = (await (await call(`/v2/recruitment/job-posts/find?jobPostId=${jobPostId}`)).json()) as Mined;
+      return body.questions || body.status === 'failed' ? body : undefined;
+    },
+    { timeoutMs: 180_000, intervalMs: 250 },
+  );
 
 type Status = { status: string; errorCode?: string; message?: string; confirmation?: { text: string } };
 const endedOf = (applicationId: string) =>
-  waitFor(`application ${applicationId} to end`, async () => {
-    const status = (await (await call(`/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as Status;
-    return status.status === 'processing' ? undefined : status;
-  }, { timeoutMs: 240_000, intervalMs: 250 });
+  waitFor(
+    `application ${applicationId} to end`,
+    async () => {
+      const status = (await (await call(`/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as Status;
+      return status.status === 'processing' ? undefined : status;
+    },
+    { timeoutMs: 240_000, intervalMs: 250 },
+  );
 
 // The candidate's answers by Workday's field keys; name and phone come from `candidate`, the résumé from `files.cv`.
 const answers = [
@@ -177,10 +220,17 @@ const answers = [
 const candidate = { email: 'ada.lovelace@example.com', firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0001' };
 // What the tenant keeps of them, by Workday's field keys: texts and choices as given, dates as their boxes, the résumé's bytes.
 const expectedSaved = new Map<string, unknown>([
-  ...answers.filter((answer) => !['startDate', 'availableFrom'].includes(answer.id)).map((answer): [string, unknown] => [answer.id, answer.value]),
-  ['firstName', 'Ada'], ['lastName', 'Lovelace'], ['phoneNumber', '+44 20 7946 0001'],
-  ['startDateMonth', '09'], ['startDateYear', '1843'],
-  ['availableFromMonth', '01'], ['availableFromDay', '15'], ['availableFromYear', '2027'],
+  ...answers
+    .filter((answer) => !['startDate', 'availableFrom'].includes(answer.id))
+    .map((answer): [string, unknown] => [answer.id, answer.value]),
+  ['firstName', 'Ada'],
+  ['lastName', 'Lovelace'],
+  ['phoneNumber', '+44 20 7946 0001'],
+  ['startDateMonth', '09'],
+  ['startDateYear', '1843'],
+  ['availableFromMonth', '01'],
+  ['availableFromDay', '15'],
+  ['availableFromYear', '2027'],
   ['upload resume', { bytes: cvBytes }],
   ['resume', [{ id: expect.stringMatching(/^attachment-/), name: 'ada-cv.pdf' }]],
 ]);
@@ -193,7 +243,9 @@ const expectedApplication = {
 const withoutCategory = (questions: NonNullable<Mined['questions']>) => questions.map(({ category: _category, ...question }) => question);
 const eventsSince = (from: number) => double.events.slice(from).filter((event) => !event.startsWith('GET'));
 // Each step saved once, the résumé uploaded once: by the miner (with placeholders), then by the application, which submits.
-const stepSaves = ['myInformation', 'attachments', 'myExperience', 'primaryQuestionnaire', 'voluntaryDisclosures'].map((step) => `early ${cxs}/${step === 'attachments' ? step : `jobapplication/${step}`}`);
+const stepSaves = ['myInformation', 'attachments', 'myExperience', 'primaryQuestionnaire', 'voluntaryDisclosures'].map(
+  (step) => `early ${cxs}/${step === 'attachments' ? step : `jobapplication/${step}`}`,
+);
 
 function expectEveryAnswerOnce(events: string[], submissionsBefore: number, submittedBefore: number) {
   expect(events).toEqual([...stepSaves, `POST ${cxs}/jobapplication/submit`]);
@@ -204,12 +256,21 @@ function expectEveryAnswerOnce(events: string[], submissionsBefore: number, subm
   expect(vendor.draftOf(registered.email)).toBeUndefined();
 }
 
-describe('a Workday posting mined and applied to with the client\'s tenant account', () => {
+describe("a Workday posting mined and applied to with the client's tenant account", () => {
   it('registered → mined (every step, never submitted) → applied through the API → the tenant got every answer under its field names, once', async () => {
     expect((await post('/v1/recruitment/ats-credentials', { ats: 'workday', board: tenantHost, ...registered })).status).toBe(201);
 
     const mineStarted = performance.now();
-    expect((await post('/v1/recruitment/job-posts/mine/', { jobPostId: 'wd-1', url: postingUrl, employer: 'Acme', jobTitle: 'Software Developer' })).status).toBe(200);
+    expect(
+      (
+        await post('/v1/recruitment/job-posts/mine/', {
+          jobPostId: 'wd-1',
+          url: postingUrl,
+          employer: 'Acme',
+          jobTitle: 'Software Developer',
+        })
+      ).status,
+    ).toBe(200);
     const mined = await minedOf('wd-1');
     console.log(`Workday single-post mining through the queue: ${Math.round(performance.now() - mineStarted)} ms`);
     expect(mined.status, JSON.stringify(mined)).toBeUndefined();
@@ -234,7 +295,10 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
     console.log(`Workday application through the queue: ${Math.round(performance.now() - applyStarted)} ms`);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'success' });
     expectEveryAnswerOnce(eventsSince(eventsBefore), 0, 0);
-    expect(vendor.signIns).toEqual([{ email: registered.email, accepted: true }, { email: registered.email, accepted: true }]);
+    expect(vendor.signIns).toEqual([
+      { email: registered.email, accepted: true },
+      { email: registered.email, accepted: true },
+    ]);
   }, 420_000);
 
   it('an application to a posting never mined: its job mines it with the account, then applies', async () => {
@@ -262,21 +326,42 @@ describe('a Workday posting mined and applied to with the client\'s tenant accou
   }, 420_000);
 
   it('a wrong password: a batch of its postings ends LoginRequired, with one sign-in attempt; nothing secret is logged or queued', async () => {
-    expect((await post('/v1/recruitment/ats-credentials', { ats: 'workday', board: tenantHost, email: registered.email, password: 'Tr0ub4dor&3' })).status).toBe(201);
+    expect(
+      (
+        await post('/v1/recruitment/ats-credentials', {
+          ats: 'workday',
+          board: tenantHost,
+          email: registered.email,
+          password: 'Tr0ub4dor&3',
+        })
+      ).status,
+    ).toBe(201);
     const signInsBefore = vendor.signIns.length;
     const writesBefore = double.earlyWrites.length;
     const rows = ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4'].map((id) => `${id},${postingUrl},Acme,Software Developer`);
-    const batch = await call('/v1/recruitment/job-posts/batch/mine/', { method: 'POST', body: ['jobPostId,url,employer,jobTitle', ...rows].join('\r\n'), headers: { 'content-type': 'text/csv' } });
+    const batch = await call('/v1/recruitment/job-posts/batch/mine/', {
+      method: 'POST',
+      body: ['jobPostId,url,employer,jobTitle', ...rows].join('\r\n'),
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(batch.status).toBe(200);
-    for (const id of ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4']) expect(await minedOf(id)).toEqual({ status: 'failed', errorCode: 'LoginRequired', message: miningErrorMessages.LoginRequired });
+    for (const id of ['wd-b1', 'wd-b2', 'wd-b3', 'wd-b4'])
+      expect(await minedOf(id)).toEqual({ status: 'failed', errorCode: 'LoginRequired', message: miningErrorMessages.LoginRequired });
     // An application to another posting of the tenant, never mined: its mining meets the refusal, and says so.
     const applied = await post('/v1/recruitment/job-posts/apply/', {
-      jobPostId: 'wd-b5', url: postingUrl, employer: 'Acme', jobTitle: 'Software Developer', candidate: { ...candidate, email: 'augusta.ada@example.com' },
-      files: { cv: { type: 'File', url: `${storageOrigin}/ada-cv.pdf`, filename: 'ada-cv.pdf' } }, answers,
+      jobPostId: 'wd-b5',
+      url: postingUrl,
+      employer: 'Acme',
+      jobTitle: 'Software Developer',
+      candidate: { ...candidate, email: 'augusta.ada@example.com' },
+      files: { cv: { type: 'File', url: `${storageOrigin}/ada-cv.pdf`, filename: 'ada-cv.pdf' } },
+      answers,
     });
     const refused = await endedOf(((await applied.json()) as { applicationId: string }).applicationId);
     expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed' });
-    expect(refused.message).toMatch(/^The application form could not be read \(LoginRequired\): LoginFailed: Workday refused the client's account for acme\.wd5\.myworkdayjobs\.com: "refused at an earlier sign-in"/);
+    expect(refused.message).toMatch(
+      /^The application form could not be read \(LoginRequired\): LoginFailed: Workday refused the client's account for acme\.wd5\.myworkdayjobs\.com: "refused at an earlier sign-in"/,
+    );
     expect(vendor.signIns.slice(signInsBefore)).toEqual([{ email: registered.email, accepted: false }]);
     expect(double.earlyWrites.length).toBe(writesBefore);
 

@@ -133,7 +133,13 @@ export async function startFaultCluster(): Promise<FaultCluster> {
   const onExit = (exit: UnexpectedExit) => exits.push(exit);
   const pair = (role: string, extra: Record<string, string> = {}, namespace?: WorkerNamespace): [RoleProcess, RoleProcess] => [
     superviseRole(`${role}#1`, role, { ...env, ...extra }, onExit),
-    superviseRole(`${role}#2`, role, { ...env, ...extra, ...(namespace ? storesThrough(namespace) : {}) }, onExit, namespace ? { namespace } : {}),
+    superviseRole(
+      `${role}#2`,
+      role,
+      { ...env, ...extra, ...(namespace ? storesThrough(namespace) : {}) },
+      onExit,
+      namespace ? { namespace } : {},
+    ),
   ];
   // A worker in a namespace reaches the stores at the machine's end of its pair.
   const storesThrough = (namespace: WorkerNamespace) => ({
@@ -164,7 +170,12 @@ export async function startFaultCluster(): Promise<FaultCluster> {
   for (const hotelId of hotelIds) {
     ota.hotels.set(hotelId, { price: '120.00' });
     await post(apiPort, admin, 'PUT', `/v1/admin/hotels/${hotelId}`, {
-      name: hotelId, ibe: 'opentravel', address: '', countryCode: 'gb', guests: [2], bookingPageUrl: 'https://book.example.com/',
+      name: hotelId,
+      ibe: 'opentravel',
+      address: '',
+      countryCode: 'gb',
+      guests: [2],
+      bookingPageUrl: 'https://book.example.com/',
       source: { kind: 'opentravel', endpointUrl: ota.url, hotelCode: hotelId },
     });
   }
@@ -179,15 +190,35 @@ export async function startFaultCluster(): Promise<FaultCluster> {
   const subscriptions: string[] = [];
   for (let index = 0; index < 6; index += 1) {
     const created = await post(apiPort, partner, 'POST', '/v1/hotels/push-subscriptions', {
-      pushUrl: pushSink.url(`/sub-${index}`), apiKey: `key-${index}`, hotelIds, searches: { daysAhead: 2, nights: [1], guests: [2] },
+      pushUrl: pushSink.url(`/sub-${index}`),
+      apiKey: `key-${index}`,
+      hotelIds,
+      searches: { daysAhead: 2, nights: [1], guests: [2] },
     });
     subscriptions.push(String(created.subscriptionId));
   }
   await post(apiPort, forwarder, 'POST', '/Forwarding/bind', { recipient: mailRecipient, forwardsTo: mailDestination, keepSender: false });
 
   return {
-    postgres, redis, db, web, sink, pushSink, smtpRefusing, roles, exits, recruiter, forwarder, partner, booker, sites, hotel, network,
-    namespaces: network.namespaces, subscriptions, allReady,
+    postgres,
+    redis,
+    db,
+    web,
+    sink,
+    pushSink,
+    smtpRefusing,
+    roles,
+    exits,
+    recruiter,
+    forwarder,
+    partner,
+    booker,
+    sites,
+    hotel,
+    network,
+    namespaces: network.namespaces,
+    subscriptions,
+    allReady,
     async restartMail(extra) {
       await Promise.all(roles.mail.map((role) => role.stop()));
       roles.mail = pair('mail', extra);
@@ -196,7 +227,15 @@ export async function startFaultCluster(): Promise<FaultCluster> {
     async stop() {
       await Promise.all(all().map((role) => role.stop()));
       await db.end();
-      await Promise.all([web.close(), sink.close(), ota.close(), pushSink.close(), dns.close(), hotel.close(), ...sites.map((site) => site.close())]);
+      await Promise.all([
+        web.close(),
+        sink.close(),
+        ota.close(),
+        pushSink.close(),
+        dns.close(),
+        hotel.close(),
+        ...sites.map((site) => site.close()),
+      ]);
       await redis.remove();
       await postgres.remove();
       await network.remove();

@@ -16,7 +16,10 @@ const DRAIN_MS = 120_000;
 /** How long after the fault an unknown outcome may still be replaced by a definite one before it counts. */
 const UNKNOWN_SETTLE_MS = 30_000;
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
+});
 if (values.list) {
   for (const scenario of scenarios) console.log(`${scenario.name}${scenario.quick ? ' (quick)' : ''}`);
   process.exit(0);
@@ -26,7 +29,9 @@ if (unknown.length > 0) {
   console.error(`unknown scenario ${unknown.join(', ')}; available: ${scenarios.map((scenario) => scenario.name).join(', ')}`);
   process.exit(2);
 }
-const selected = scenarios.filter((scenario) => (positionals.length > 0 ? positionals.includes(scenario.name) : !values.quick || scenario.quick));
+const selected = scenarios.filter((scenario) =>
+  positionals.length > 0 ? positionals.includes(scenario.name) : !values.quick || scenario.quick,
+);
 
 console.log(`faults: starting private PostgreSQL and Redis and every role twice (${selected.length} scenarios)`);
 const cluster = await startFaultCluster();
@@ -36,7 +41,9 @@ const rows: ScenarioRow[] = [];
 let mailSettings = '';
 
 async function runScenario(scenario: Scenario): Promise<ScenarioRow> {
-  const settings = Object.entries(scenario.mailEnv ?? {}).map(([name, value]) => `${name}=${value}`).join(' ');
+  const settings = Object.entries(scenario.mailEnv ?? {})
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
   if (settings !== mailSettings) {
     await cluster.restartMail(scenario.mailEnv ?? {});
     mailSettings = settings;

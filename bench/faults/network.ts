@@ -82,7 +82,7 @@ async function freeBlock(): Promise<number> {
     const block = ((process.pid + offset) % 250) + 1;
     if (!used.has(block)) return block;
   }
-  throw new Error('no free 10.213.x.0/24 block for the fault suite\'s namespaces');
+  throw new Error("no free 10.213.x.0/24 block for the fault suite's namespaces");
 }
 
 /**
@@ -121,7 +121,10 @@ export async function createFaultNetwork(count: number, worldHosts = 1): Promise
           // switch or a cloud's network fails, until TCP's own timers or the heal decide.
           const match = what === 'all' ? 'iifname != "lo"' : `ip saddr ${hostAddress} tcp sport { ${what.ports.join(', ')} }`;
           const matchOut = what === 'all' ? 'oifname != "lo"' : `ip daddr ${hostAddress} tcp dport { ${what.ports.join(', ')} }`;
-          await nft(name, `table inet quarry_faults {\n chain in { type filter hook input priority 0; policy accept; ${match} drop; }\n chain out { type filter hook output priority 0; policy accept; ${matchOut} drop; }\n}\n`);
+          await nft(
+            name,
+            `table inet quarry_faults {\n chain in { type filter hook input priority 0; policy accept; ${match} drop; }\n chain out { type filter hook output priority 0; policy accept; ${matchOut} drop; }\n}\n`,
+          );
         },
         async heal() {
           await nft(name, 'flush ruleset\n');

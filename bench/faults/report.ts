@@ -56,7 +56,9 @@ export async function scenarioRow(
   const open = units.filter((unit) => unit.completedAt === undefined);
   // With Redis' data lost, a booking whose card's CVV went with it ends CvvUnavailable before
   // anything is sent: a named, truthful refusal its client answers by storing the card again.
-  const cardsToStoreAgain = window.cvvsLost ? units.filter((unit) => unit.kind === 'booking' && /^CvvUnavailable\b/.test(unit.failed ?? '') && unit.copies === 0) : [];
+  const cardsToStoreAgain = window.cvvsLost
+    ? units.filter((unit) => unit.kind === 'booking' && /^CvvUnavailable\b/.test(unit.failed ?? '') && unit.copies === 0)
+    : [];
   const failed = units.filter((unit) => unit.failed !== undefined && !cardsToStoreAgain.includes(unit));
   const untruthful = units.filter((unit) => unit.untruthful !== undefined);
   const unknown = units.filter((unit) => unit.unknown === true);
@@ -86,24 +88,73 @@ export async function scenarioRow(
   const unanswered = during.filter((call) => call.ms === null).length;
 
   const missed: string[] = [];
-  if (lost > 0) missed.push(`lost ${lost} (target 0; older push after newer: ${workload.regressions()})${failed.length ? `: failed ${failed.map((unit) => `${unit.key} ${unit.failed}`).slice(0, 3).join(', ')}` : ''}`);
-  if (stuck > 0) missed.push(`stuck ${stuck} (target 0): ${open.map((unit) => `${unit.kind} ${unit.key}`).slice(0, 4).join(', ')}`);
-  if (exits.length > 0) missed.push(`process exits ${exits.length} (target 0): ${exits.map((exit) => `${exit.name} ${exit.code ?? exit.signal}`).join(', ')}`);
+  if (lost > 0)
+    missed.push(
+      `lost ${lost} (target 0; older push after newer: ${workload.regressions()})${
+        failed.length
+          ? `: failed ${failed
+              .map((unit) => `${unit.key} ${unit.failed}`)
+              .slice(0, 3)
+              .join(', ')}`
+          : ''
+      }`,
+    );
+  if (stuck > 0)
+    missed.push(
+      `stuck ${stuck} (target 0): ${open
+        .map((unit) => `${unit.kind} ${unit.key}`)
+        .slice(0, 4)
+        .join(', ')}`,
+    );
+  if (exits.length > 0)
+    missed.push(`process exits ${exits.length} (target 0): ${exits.map((exit) => `${exit.name} ${exit.code ?? exit.signal}`).join(', ')}`);
   if (recoveryS === null) missed.push('recovery: work held up by the fault never finished');
-  else if (recoveryS > TARGETS.recoveryS) missed.push(`recovery ${recoveryS.toFixed(1)} s (target ≤ ${TARGETS.recoveryS} s): slowest ${describeSlowest(pending, window)}`);
+  else if (recoveryS > TARGETS.recoveryS)
+    missed.push(`recovery ${recoveryS.toFixed(1)} s (target ≤ ${TARGETS.recoveryS} s): slowest ${describeSlowest(pending, window)}`);
   const slowestCall = during.find((call) => call.ms === slowestApiMs);
-  if (slowestApiMs > TARGETS.apiMs) missed.push(`slowest API answer ${slowestApiMs} ms (target ≤ ${TARGETS.apiMs} ms): ${slowestCall?.path ?? ''}`);
+  if (slowestApiMs > TARGETS.apiMs)
+    missed.push(`slowest API answer ${slowestApiMs} ms (target ≤ ${TARGETS.apiMs} ms): ${slowestCall?.path ?? ''}`);
   if (unanswered > 0 && !name.startsWith('api-')) missed.push(`${unanswered} API requests got no answer`);
   if (doubleCounted > 0) missed.push(`batch rows counted twice: ${doubleCounted} (target 0)`);
-  if (extraWrites > 0) missed.push(`written to the outside world more than once: ${extraWrites} (target 0): ${writtenTwice.map((unit) => `${unit.kind} ${unit.key} ×${unit.copies}`).slice(0, 3).join(', ')}`);
-  if (untruthful.length > 0) missed.push(`untruthful statuses ${untruthful.length} (target 0): ${untruthful.map((unit) => `${unit.kind} ${unit.key}: ${unit.untruthful}`).slice(0, 3).join('; ')}`);
+  if (extraWrites > 0)
+    missed.push(
+      `written to the outside world more than once: ${extraWrites} (target 0): ${writtenTwice
+        .map((unit) => `${unit.kind} ${unit.key} ×${unit.copies}`)
+        .slice(0, 3)
+        .join(', ')}`,
+    );
+  if (untruthful.length > 0)
+    missed.push(
+      `untruthful statuses ${untruthful.length} (target 0): ${untruthful
+        .map((unit) => `${unit.kind} ${unit.key}: ${unit.untruthful}`)
+        .slice(0, 3)
+        .join('; ')}`,
+    );
   // An unknown outcome is the promise only for a process killed after its intent: a paused,
   // partitioned or stopped one lives on to read the answer, which must replace it.
-  if (unknown.length > 0 && !window.unknownAllowed) missed.push(`unknown outcomes ${unknown.length} (target 0 when no process died after its intent): ${unknown.map((unit) => `${unit.kind} ${unit.key}`).slice(0, 3).join(', ')}`);
+  if (unknown.length > 0 && !window.unknownAllowed)
+    missed.push(
+      `unknown outcomes ${unknown.length} (target 0 when no process died after its intent): ${unknown
+        .map((unit) => `${unit.kind} ${unit.key}`)
+        .slice(0, 3)
+        .join(', ')}`,
+    );
   // Mail duplicates are allowed only inside the RFC 1047 window of a killed mail process.
-  const outsideWindow = mailCopies.filter((unit) => !window.mailKillsAt.some((kill) => unit.completedAt !== undefined && unit.completedAt <= kill && kill - unit.completedAt <= TARGETS.windowMs));
-  if (outsideWindow.length > 0) missed.push(`mail duplicates outside the duplicate window: ${outsideWindow.length} (${outsideWindow.map((unit) => unit.key).slice(0, 3).join(', ')})`);
-  if (mailDuplicates > TARGETS.mailConcurrency * window.mailKillsAt.length) missed.push(`mail duplicates ${mailDuplicates} above MAIL_DELIVERY_CONCURRENCY per kill`);
+  const outsideWindow = mailCopies.filter(
+    (unit) =>
+      !window.mailKillsAt.some(
+        (kill) => unit.completedAt !== undefined && unit.completedAt <= kill && kill - unit.completedAt <= TARGETS.windowMs,
+      ),
+  );
+  if (outsideWindow.length > 0)
+    missed.push(
+      `mail duplicates outside the duplicate window: ${outsideWindow.length} (${outsideWindow
+        .map((unit) => unit.key)
+        .slice(0, 3)
+        .join(', ')})`,
+    );
+  if (mailDuplicates > TARGETS.mailConcurrency * window.mailKillsAt.length)
+    missed.push(`mail duplicates ${mailDuplicates} above MAIL_DELIVERY_CONCURRENCY per kill`);
 
   const kinds: Kind[] = ['job-post', 'batch-row', 'mail', 'push', 'application', 'booking'];
   // What the fault did, to read the row by: each kind's slowest recovery, the API's refusals during
@@ -111,7 +162,9 @@ export async function scenarioRow(
   const recoveryByKind = kinds
     .map((kind) => {
       const held = pending.filter((unit) => unit.kind === kind && unit.completedAt !== undefined);
-      return held.length ? `${kind} ${Math.max(...held.map((unit) => ((unit.completedAt ?? window.end) - window.end) / 1000)).toFixed(1)} s` : '';
+      return held.length
+        ? `${kind} ${Math.max(...held.map((unit) => ((unit.completedAt ?? window.end) - window.end) / 1000)).toFixed(1)} s`
+        : '';
     })
     .filter(Boolean);
   const refusals = new Map<string, number>();
@@ -123,10 +176,16 @@ export async function scenarioRow(
   const replaced = units.filter((unit) => unit.unknownReplaced).length;
   const extraNotes = [
     ...(recoveryByKind.length ? [`recovery by kind: ${recoveryByKind.join(', ')}`] : []),
-    ...(refusals.size ? [`API answers during the fault that were not 2xx/3xx: ${[...refusals].map(([key, count]) => `${key} ×${count}`).join(', ')}`] : []),
+    ...(refusals.size
+      ? [`API answers during the fault that were not 2xx/3xx: ${[...refusals].map(([key, count]) => `${key} ×${count}`).join(', ')}`]
+      : []),
     ...(replaced ? [`unknown outcomes replaced by a late definite answer: ${replaced}`] : []),
     ...(window.readsByReference ? [`orders read back by reference (OTA_ReadRQ): ${window.readsByReference}`] : []),
-    ...(cardsToStoreAgain.length ? [`bookings ended CvvUnavailable, nothing sent, their CVV lost with Redis' data (the client stores the card again): ${cardsToStoreAgain.length}`] : []),
+    ...(cardsToStoreAgain.length
+      ? [
+          `bookings ended CvvUnavailable, nothing sent, their CVV lost with Redis' data (the client stores the card again): ${cardsToStoreAgain.length}`,
+        ]
+      : []),
   ];
   const perKind = kinds
     .map((kind) => {
@@ -150,21 +209,47 @@ export async function scenarioRow(
     manual:
       stuck > 0 || lost > 0 || untruthful.length > 0
         ? 'needed'
-        : [...(unknown.length > 0 ? [`check ${unknown.length} unknown`] : []), ...(cardsToStoreAgain.length > 0 ? [`store ${cardsToStoreAgain.length} cards again`] : [])].join(', ') || 'none',
+        : [
+            ...(unknown.length > 0 ? [`check ${unknown.length} unknown`] : []),
+            ...(cardsToStoreAgain.length > 0 ? [`store ${cardsToStoreAgain.length} cards again`] : []),
+          ].join(', ') || 'none',
     settings,
     perKind,
-    notes: [...window.notes, ...extraNotes, ...(unknown.length ? [`unknown outcomes: ${unknown.map((unit) => `${unit.kind} ${unit.key}`).join(', ')}`] : []), ...(workload.smtpFailures.length ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`] : [])],
+    notes: [
+      ...window.notes,
+      ...extraNotes,
+      ...(unknown.length ? [`unknown outcomes: ${unknown.map((unit) => `${unit.kind} ${unit.key}`).join(', ')}`] : []),
+      ...(workload.smtpFailures.length
+        ? [`SMTP sends not accepted: ${workload.smtpFailures.length} (${[...new Set(workload.smtpFailures)].slice(0, 3).join(', ')})`]
+        : []),
+    ],
     missed,
   };
 }
 
 function describeSlowest(pending: Unit[], window: FaultWindow): string {
-  const slowest = pending.reduce<Unit | undefined>((worst, unit) => ((unit.completedAt ?? 0) > (worst?.completedAt ?? 0) ? unit : worst), undefined);
+  const slowest = pending.reduce<Unit | undefined>(
+    (worst, unit) => ((unit.completedAt ?? 0) > (worst?.completedAt ?? 0) ? unit : worst),
+    undefined,
+  );
   return slowest ? `${slowest.kind} ${slowest.key} done ${(((slowest.completedAt ?? 0) - window.end) / 1000).toFixed(1)} s after` : 'none';
 }
 
 export function printTable(rows: ScenarioRow[]): void {
-  const header = ['scenario', 'accepted', 'completed', 'lost', 'duplicated', 'stuck', 'untruthful', 'exits', 'recovery', 'slowest API', 'manual', 'settings changed'];
+  const header = [
+    'scenario',
+    'accepted',
+    'completed',
+    'lost',
+    'duplicated',
+    'stuck',
+    'untruthful',
+    'exits',
+    'recovery',
+    'slowest API',
+    'manual',
+    'settings changed',
+  ];
   const lines = rows.map((row) => [
     row.name,
     String(row.accepted),

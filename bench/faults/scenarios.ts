@@ -13,7 +13,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * duplicates; `unknownAllowed`: a process died after recording its intent, so an unknown outcome
  * is the promise (anywhere else the run lives on and its answer must replace it).
  */
-export type FaultWindow = { start: number; end: number; mailKillsAt: number[]; notes: string[]; unknownAllowed?: boolean; readsByReference?: number; cvvsLost?: boolean };
+export type FaultWindow = {
+  start: number;
+  end: number;
+  mailKillsAt: number[];
+  notes: string[];
+  unknownAllowed?: boolean;
+  readsByReference?: number;
+  cvvsLost?: boolean;
+};
 
 export type Scenario = {
   name: string;
@@ -32,10 +40,14 @@ async function pidsConnectedTo(port: number): Promise<Set<number>> {
 
 /** The process of a role that is talking to `port` right now (mid-work), waiting for one. */
 async function roleBusyWith(pair: RoleProcess[], port: number, what: string): Promise<RoleProcess> {
-  return waitFor(`a process ${what}`, async () => {
-    const pids = await pidsConnectedTo(port);
-    return pair.find((role) => pids.has(role.pid()));
-  }, { timeoutMs: 30_000, intervalMs: 50 });
+  return waitFor(
+    `a process ${what}`,
+    async () => {
+      const pids = await pidsConnectedTo(port);
+      return pair.find((role) => pids.has(role.pid()));
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
@@ -43,7 +55,10 @@ const portOf = (url: string) => Number(new URL(url).port);
 /** The pid holding the client end of a TCP connection (as the server saw it), in the machine's or a worker's namespace. */
 async function ownerOf(cluster: FaultCluster, end: { remoteAddress: string; remotePort: number }): Promise<number | undefined> {
   const filter = ['-tnpH', 'state', 'established', 'src', `${end.remoteAddress.replace(/^::ffff:/, '')}:${end.remotePort}`];
-  const lookups = [run('ss', filter), ...cluster.namespaces.map((namespace) => run('ip', ['netns', 'exec', namespace.name, 'ss', ...filter]))];
+  const lookups = [
+    run('ss', filter),
+    ...cluster.namespaces.map((namespace) => run('ip', ['netns', 'exec', namespace.name, 'ss', ...filter])),
+  ];
   for (const lookup of await Promise.allSettled(lookups)) {
     if (lookup.status !== 'fulfilled') continue;
     const pid = /pid=(\d+)/.exec(lookup.value.stdout)?.[1];
@@ -58,17 +73,26 @@ type CallingRole = 'applications-worker' | 'bookings-worker';
  * The process of the role that is waiting for a careers site's answer to a submitted form (its
  * Chromium holds the connection) or for the hotel's answer to an order, waiting for one.
  */
-async function roleMidCall(cluster: FaultCluster, role: CallingRole, which: (process: RoleProcess) => boolean = () => true): Promise<RoleProcess> {
+async function roleMidCall(
+  cluster: FaultCluster,
+  role: CallingRole,
+  which: (process: RoleProcess) => boolean = () => true,
+): Promise<RoleProcess> {
   const pair = cluster.roles[role].filter(which);
-  return waitFor(`a ${role} waiting for the outside world's answer`, async () => {
-    const waiting = role === 'applications-worker' ? cluster.sites.flatMap((site) => [...site.inFlight]) : [...cluster.hotel.ordersInFlight];
-    for (const end of waiting) {
-      const pid = await ownerOf(cluster, end);
-      const owner = pid === undefined ? undefined : ancestorAmong(pid, pair);
-      if (owner) return owner;
-    }
-    return undefined;
-  }, { timeoutMs: 90_000, intervalMs: 100 });
+  return waitFor(
+    `a ${role} waiting for the outside world's answer`,
+    async () => {
+      const waiting =
+        role === 'applications-worker' ? cluster.sites.flatMap((site) => [...site.inFlight]) : [...cluster.hotel.ordersInFlight];
+      for (const end of waiting) {
+        const pid = await ownerOf(cluster, end);
+        const owner = pid === undefined ? undefined : ancestorAmong(pid, pair);
+        if (owner) return owner;
+      }
+      return undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 100 },
+  );
 }
 
 const what = (role: CallingRole) => (role === 'applications-worker' ? 'a submitted form at the careers site' : 'an order at the hotel');
@@ -98,12 +122,20 @@ function pauseScenario(role: 'mining-worker' | CallingRole, ms: number): Scenari
   return {
     name: `${role}-pause-${ms / 1000}s`,
     async inject(cluster) {
-      const victim = role === 'mining-worker' ? await roleBusyWith(cluster.roles[role], portOf(cluster.web.origin), 'mining a row') : await roleMidCall(cluster, role);
+      const victim =
+        role === 'mining-worker'
+          ? await roleBusyWith(cluster.roles[role], portOf(cluster.web.origin), 'mining a row')
+          : await roleMidCall(cluster, role);
       const start = Date.now();
       await victim.pause();
       await sleep(ms);
       await victim.resume();
-      return { start, end: Date.now(), mailKillsAt: [], notes: [`${victim.name} and its children stopped ${role === 'mining-worker' ? 'mid-row' : `with ${what(role)} unanswered`}`] };
+      return {
+        start,
+        end: Date.now(),
+        mailKillsAt: [],
+        notes: [`${victim.name} and its children stopped ${role === 'mining-worker' ? 'mid-row' : `with ${what(role)} unanswered`}`],
+      };
     },
   };
 }
@@ -122,7 +154,14 @@ function partitionScenario(role: CallingRole, from: 'stores' | 'all', ms: number
       await namespace.cut(from === 'stores' ? { ports: [cluster.postgres.port, cluster.redis.port] } : 'all');
       await sleep(ms);
       await namespace.heal();
-      return { start, end: Date.now(), mailKillsAt: [], notes: [`${victim.name} cut off from ${from === 'stores' ? 'PostgreSQL and Redis (the outside world still reachable)' : 'everything'} with ${what(role)} unanswered`] };
+      return {
+        start,
+        end: Date.now(),
+        mailKillsAt: [],
+        notes: [
+          `${victim.name} cut off from ${from === 'stores' ? 'PostgreSQL and Redis (the outside world still reachable)' : 'everything'} with ${what(role)} unanswered`,
+        ],
+      };
     },
   };
 }
@@ -268,7 +307,15 @@ export const scenarios: Scenario[] = [
       // A card's CVV lives only in Redis, by design (it is never written to disk, ADR 0048): the
       // cards stored for bookings still waiting lose it, and those bookings end CvvUnavailable
       // before anything is sent; their clients store the card again (counted apart, not lost).
-      return { start, end, mailKillsAt: [], cvvsLost: true, notes: [`every key lost (append-only file deleted) with ${parked} bookings waiting for input and ${queued.filter((status) => status === 200).length} applications queued, one behind each site's politeness limit`] };
+      return {
+        start,
+        end,
+        mailKillsAt: [],
+        cvvsLost: true,
+        notes: [
+          `every key lost (append-only file deleted) with ${parked} bookings waiting for input and ${queued.filter((status) => status === 200).length} applications queued, one behind each site's politeness limit`,
+        ],
+      };
     },
   },
   midCallKill('applications-worker', 'SIGKILL'),

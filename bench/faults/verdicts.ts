@@ -25,11 +25,23 @@ type ApplicationRow = { state: string; errorCode: string | null };
 export function judgeApplication(row: ApplicationRow | undefined, atSite: number): Verdict {
   const open: Verdict = { final: false, unknown: false, untruthful: null, copies: atSite };
   if (!row) return open;
-  if (row.state === 'success') return { final: true, unknown: false, copies: atSite, untruthful: atSite === 0 ? 'success, but the site received no submission' : null };
+  if (row.state === 'success')
+    return {
+      final: true,
+      unknown: false,
+      copies: atSite,
+      untruthful: atSite === 0 ? 'success, but the site received no submission' : null,
+    };
   if (row.state !== 'failed') return open;
   if (row.errorCode === 'SubmissionOutcomeUnknown') return { final: true, unknown: true, untruthful: null, copies: atSite };
   const code = row.errorCode ?? 'failed';
-  return { final: true, unknown: false, failed: code, copies: atSite, untruthful: atSite > 0 ? `failed ${code}, but the site holds the submission` : null };
+  return {
+    final: true,
+    unknown: false,
+    failed: code,
+    copies: atSite,
+    untruthful: atSite > 0 ? `failed ${code}, but the site holds the submission` : null,
+  };
 }
 
 type BookingRow = { stage: string; errorCode: string | null; confirmationReference: string | null };
@@ -45,11 +57,19 @@ export function judgeBooking(row: BookingRow | undefined, orders: number, reserv
   const held = reservation !== undefined && reservation.status !== 'Cancelled';
   if (row.stage === 'bookingConfirmed') {
     const agrees = reservation?.status === 'Committed' && reservation.confirmation === row.confirmationReference;
-    const why = !reservation ? 'the hotel holds no reservation' : `the hotel's reservation is ${reservation.status} ${reservation.confirmation}, the booking says ${row.confirmationReference ?? 'no reference'}`;
+    const why = !reservation
+      ? 'the hotel holds no reservation'
+      : `the hotel's reservation is ${reservation.status} ${reservation.confirmation}, the booking says ${row.confirmationReference ?? 'no reference'}`;
     return { final: true, unknown: false, copies: orders, untruthful: agrees ? null : `bookingConfirmed, but ${why}` };
   }
   if (row.stage !== 'failed' && row.stage !== 'cancelled') return open;
   if (row.errorCode === 'BookingOutcomeUnknown') return { final: true, unknown: true, untruthful: null, copies: orders };
   const code = row.errorCode ?? row.stage;
-  return { final: true, unknown: false, failed: code, copies: orders, untruthful: held ? `${row.stage} ${code}, but the hotel holds a ${reservation.status} reservation` : null };
+  return {
+    final: true,
+    unknown: false,
+    failed: code,
+    copies: orders,
+    untruthful: held ? `${row.stage} ${code}, but the hotel holds a ${reservation.status} reservation` : null,
+  };
 }

@@ -63,7 +63,13 @@ export function createWorkload(cluster: FaultCluster, label: string) {
   const accept = (kind: Kind, key: string) => units.set(`${kind}:${key}`, { kind, key, acceptedAt: Date.now(), copies: 0 });
 
   /** Sends to one API process, then to the other when the first gave no answer (it was killed). */
-  async function api(method: string, path: string, client: { clientId: string; secret: string }, body: string | undefined, contentType = 'application/json') {
+  async function api(
+    method: string,
+    path: string,
+    client: { clientId: string; secret: string },
+    body: string | undefined,
+    contentType = 'application/json',
+  ) {
     const apis = cluster.roles.api;
     for (let tries = 0; tries < 4; tries += 1) {
       const target = apis[(rotation += 1) % apis.length]!;
@@ -92,7 +98,12 @@ export function createWorkload(cluster: FaultCluster, label: string) {
   async function jobPosts() {
     for (let index = 1; running; index += 1) {
       const jobPostId = `${label}-p${index}`;
-      const answer = await api('POST', '/v1/recruitment/job-posts/mine/', cluster.recruiter, JSON.stringify({ jobPostId, url: `${cluster.web.origin}/jobs/${index}`, employer: 'Acme', jobTitle: 'Engineer' }));
+      const answer = await api(
+        'POST',
+        '/v1/recruitment/job-posts/mine/',
+        cluster.recruiter,
+        JSON.stringify({ jobPostId, url: `${cluster.web.origin}/jobs/${index}`, employer: 'Acme', jobTitle: 'Engineer' }),
+      );
       if (answer.status === 200) accept('job-post', jobPostId);
       await sleep(500);
     }
@@ -101,7 +112,10 @@ export function createWorkload(cluster: FaultCluster, label: string) {
   /** A batch of `rows`; every other row's page takes 1.5 s, so rows are mid-work at any moment. */
   async function batch(tag: string, rows: number) {
     const ids = Array.from({ length: rows }, (_, index) => `${label}-${tag}${index + 1}`);
-    const csv = ['jobPostId,url,employer,jobTitle', ...ids.map((id, index) => `${id},${cluster.web.origin}/${index % 2 === 0 ? `slow/${index}?ms=1500` : `jobs/${index}`},Acme,Engineer`)].join('\r\n');
+    const csv = [
+      'jobPostId,url,employer,jobTitle',
+      ...ids.map((id, index) => `${id},${cluster.web.origin}/${index % 2 === 0 ? `slow/${index}?ms=1500` : `jobs/${index}`},Acme,Engineer`),
+    ].join('\r\n');
     const answer = await api('POST', '/v1/recruitment/job-posts/batch/mine/', cluster.recruiter, csv, 'text/csv');
     if (answer.status !== 200) return answer.status;
     batchIds.push(String(answer.json.batchId));
@@ -145,14 +159,19 @@ export function createWorkload(cluster: FaultCluster, label: string) {
   async function apply(siteIndex: number, tag: string): Promise<number> {
     const site = cluster.sites[siteIndex]!;
     const email = `${label}-${tag}@candidates.test`;
-    const answer = await api('POST', '/v1/recruitment/job-posts/apply/', cluster.recruiter, JSON.stringify({
-      jobPostId: `${label}-site${siteIndex}`,
-      url: `${site.origin}/slow`,
-      employer: 'Acme',
-      jobTitle: 'Technical Writer',
-      candidate: { email, firstName: 'Ada', lastName: `Lovelace ${tag}` },
-      files: { cv: { type: 'File', url: `${site.origin}/files/cv.pdf`, filename: 'cv.pdf' } },
-    }));
+    const answer = await api(
+      'POST',
+      '/v1/recruitment/job-posts/apply/',
+      cluster.recruiter,
+      JSON.stringify({
+        jobPostId: `${label}-site${siteIndex}`,
+        url: `${site.origin}/slow`,
+        employer: 'Acme',
+        jobTitle: 'Technical Writer',
+        candidate: { email, firstName: 'Ada', lastName: `Lovelace ${tag}` },
+        files: { cv: { type: 'File', url: `${site.origin}/files/cv.pdf`, filename: 'cv.pdf' } },
+      }),
+    );
     if (answer.status !== 200) return answer.status;
     accept('application', email);
     applicationIds.set(email, String(answer.json.applicationId));
@@ -182,13 +201,29 @@ export function createWorkload(cluster: FaultCluster, label: string) {
   async function book(tag: string): Promise<void> {
     const otp = await until(200, 'POST', '/vault/otp', {});
     if (otp.status !== 200) return;
-    const card = await until(200, 'POST', '/vault/pan', { otp: otp.json.id, pan: '4111111111111111', expiryMonth: 12, expiryYear: 2034, name: 'Ada Lovelace', cvv: '123' });
+    const card = await until(200, 'POST', '/vault/pan', {
+      otp: otp.json.id,
+      pan: '4111111111111111',
+      expiryMonth: 12,
+      expiryYear: 2034,
+      name: 'Ada Lovelace',
+      cvv: '123',
+    });
     if (card.status !== 200) return;
-    const created = await api('POST', '/v1/bookings', cluster.booker, JSON.stringify({ hotelId: bookingHotelId, checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' }));
+    const created = await api(
+      'POST',
+      '/v1/bookings',
+      cluster.booker,
+      JSON.stringify({ hotelId: bookingHotelId, checkIn, nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' }),
+    );
     if (created.status !== 201) return;
     const bookingId = String(created.json.bookingId);
     accept('booking', bookingId);
-    const details = { mainGuest: { firstName: 'Ada', lastName: `Lovelace ${tag}` }, otherGuests: [], contact: { email: `${label}-${tag}@guests.test`, phone: '+44 20 7946 0000' } };
+    const details = {
+      mainGuest: { firstName: 'Ada', lastName: `Lovelace ${tag}` },
+      otherGuests: [],
+      contact: { email: `${label}-${tag}@guests.test`, phone: '+44 20 7946 0000' },
+    };
     let answered = '';
     while (Date.now() < driveUntil) {
       const status = await api('GET', `/book/${bookingId}`, cluster.booker, undefined);
@@ -200,9 +235,10 @@ export function createWorkload(cluster: FaultCluster, label: string) {
           await inputsHeld;
           parkedAtInput -= 1;
         }
-        const input = stage === 'priceConfirmed'
-          ? await until(200, 'POST', `/book/${bookingId}`, { details, panToken: card.json.panToken })
-          : await until(200, 'POST', `/book/${bookingId}/consent`, { finalPrice: status.json.finalPrice });
+        const input =
+          stage === 'priceConfirmed'
+            ? await until(200, 'POST', `/book/${bookingId}`, { details, panToken: card.json.panToken })
+            : await until(200, 'POST', `/book/${bookingId}/consent`, { finalPrice: status.json.finalPrice });
         if (input.status === 200) answered = stage;
       }
       await sleep(500);
@@ -220,13 +256,24 @@ export function createWorkload(cluster: FaultCluster, label: string) {
 
   async function changeSubscription(slot: number, daysAhead: number) {
     const id = cluster.subscriptions[slot]!;
-    const answer = await api('PATCH', `/v1/hotels/push-subscriptions/${id}`, cluster.partner, JSON.stringify({ searches: { daysAhead, nights: [1], guests: [2] } }));
+    const answer = await api(
+      'PATCH',
+      `/v1/hotels/push-subscriptions/${id}`,
+      cluster.partner,
+      JSON.stringify({ searches: { daysAhead, nights: [1], guests: [2] } }),
+    );
     if (answer.status === 200) accept('push', `/sub-${slot}@${Number(answer.json.stateVersion)}`);
   }
 
   /** Reads what became of every unit: the record in Postgres, the destination's copies, the receiver's pushes. */
   async function refresh(): Promise<void> {
-    const rows = await cluster.db.query<{ job_post_id: string; batch: boolean; state: string; error_code: string | null; finished: number | null }>(
+    const rows = await cluster.db.query<{
+      job_post_id: string;
+      batch: boolean;
+      state: string;
+      error_code: string | null;
+      finished: number | null;
+    }>(
       `SELECT job_post_id, batch_id IS NOT NULL AS batch, state, error_code, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
        FROM submissions WHERE job_post_id LIKE $1`,
       [`${label}-%`],
@@ -283,25 +330,47 @@ export function createWorkload(cluster: FaultCluster, label: string) {
     };
     const ids = [...applicationIds.values()];
     if (ids.length > 0) {
-      const rows = await cluster.db.query<{ application_id: string; state: string; error_code: string | null; message: string | null; finished: number | null }>(
+      const rows = await cluster.db.query<{
+        application_id: string;
+        state: string;
+        error_code: string | null;
+        message: string | null;
+        finished: number | null;
+      }>(
         `SELECT application_id, state, error_code, message, (extract(epoch FROM finished_at) * 1000)::float8 AS finished FROM applications WHERE application_id = ANY($1::uuid[])`,
         [ids],
       );
       const byId = new Map(rows.rows.map((row) => [row.application_id, row]));
       const atSites = new Map<string, number>();
-      for (const site of cluster.sites) for (const received of site.received) {
-        const email = received.fields.email?.[0];
-        if (email) atSites.set(email, (atSites.get(email) ?? 0) + 1);
-      }
+      for (const site of cluster.sites)
+        for (const received of site.received) {
+          const email = received.fields.email?.[0];
+          if (email) atSites.set(email, (atSites.get(email) ?? 0) + 1);
+        }
       for (const [email, applicationId] of applicationIds) {
         const unit = units.get(`application:${email}`);
         const row = byId.get(applicationId);
-        if (unit) settle(unit, judgeApplication(row && { state: row.state, errorCode: row.error_code }, atSites.get(email) ?? 0), row?.finished ?? null, row?.message);
+        if (unit)
+          settle(
+            unit,
+            judgeApplication(row && { state: row.state, errorCode: row.error_code }, atSites.get(email) ?? 0),
+            row?.finished ?? null,
+            row?.message,
+          );
       }
     }
     const bookingIds = [...units.values()].filter((unit) => unit.kind === 'booking').map((unit) => unit.key);
     if (bookingIds.length > 0) {
-      const rows = await cluster.db.query<{ booking_id: string; stage: string; state: string; error_code: string | null; error_message: string | null; reference: string; confirmation: string | null; finished: number | null }>(
+      const rows = await cluster.db.query<{
+        booking_id: string;
+        stage: string;
+        state: string;
+        error_code: string | null;
+        error_message: string | null;
+        reference: string;
+        confirmation: string | null;
+        finished: number | null;
+      }>(
         `SELECT booking_id, stage, state, error_code, error_message, reference, confirmation->>'reference' AS confirmation,
            (extract(epoch FROM coalesce(succeeded_at, failed_at, updated_at)) * 1000)::float8 AS finished
          FROM bookings WHERE booking_id = ANY($1::uuid[])`,
@@ -312,7 +381,12 @@ export function createWorkload(cluster: FaultCluster, label: string) {
         if (!unit) continue;
         const orders = cluster.hotel.orders.filter((order) => order.reference === row.reference).length;
         const reservation = cluster.hotel.reservations.get(row.reference);
-        settle(unit, judgeBooking({ stage: row.stage, errorCode: row.error_code, confirmationReference: row.confirmation }, orders, reservation), row.state === 'finished' ? row.finished : null, row.error_message);
+        settle(
+          unit,
+          judgeBooking({ stage: row.stage, errorCode: row.error_code, confirmationReference: row.confirmation }, orders, reservation),
+          row.state === 'finished' ? row.finished : null,
+          row.error_message,
+        );
       }
     }
   }
@@ -376,12 +450,14 @@ export function createWorkload(cluster: FaultCluster, label: string) {
       if (kinds.applications !== false) loops.push(applications());
       if (kinds.bookings !== false) loops.push(bookings());
       // Statuses read every second while the work flows: an unknown outcome a late answer replaces shows.
-      loops.push((async () => {
-        while (running) {
-          await refresh().catch(() => {});
-          await sleep(1_000);
-        }
-      })());
+      loops.push(
+        (async () => {
+          while (running) {
+            await refresh().catch(() => {});
+            await sleep(1_000);
+          }
+        })(),
+      );
     },
     async stop() {
       running = false;
@@ -395,7 +471,9 @@ export function createWorkload(cluster: FaultCluster, label: string) {
       driveUntil = deadline;
       for (;;) {
         await refresh().catch(() => {});
-        const open = [...units.values()].some((unit) => unit.completedAt === undefined || (unit.unknown === true && Date.now() < settleUnknownBy));
+        const open = [...units.values()].some(
+          (unit) => unit.completedAt === undefined || (unit.unknown === true && Date.now() < settleUnknownBy),
+        );
         if (!open || Date.now() > deadline) break;
         await sleep(1_000);
       }

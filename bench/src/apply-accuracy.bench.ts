@@ -28,7 +28,16 @@ const applyAccuracyCases: ApplyCase[] = [
   teamtailorApiCase,
 ];
 
-type Tally = { sent: number; fields: number; exact: number; outcomes: number; correct: number; earlyWrites: number; notCarried: number | null; misses: string[] };
+type Tally = {
+  sent: number;
+  fields: number;
+  exact: number;
+  outcomes: number;
+  correct: number;
+  earlyWrites: number;
+  notCarried: number | null;
+  misses: string[];
+};
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 const codeOf = (outcome: SubmitOutcome) => (outcome.status === 'failed' ? outcome.errorCode : outcome.status);
 
@@ -50,8 +59,15 @@ function withinLimit<T>(work: Promise<T>, what: string): Promise<T> {
  * before the at-most-once intent (must be 0). Target: 100% on the doubles.
  */
 export async function benchApplyAccuracy(only: { ats: string[]; transport?: string } = { ats: [] }): Promise<void> {
-  const cases = applyAccuracyCases.filter((applyCase) => (only.ats.length === 0 || only.ats.includes(applyCase.ats)) && (!only.transport || only.transport === applyCase.transport));
-  const pool = createChromiumPool({ executablePath: process.env['QUARRY_CHROMIUM'] ?? '/usr/bin/chromium', recycleAfterJobs: 100, maxContexts: 4 });
+  const cases = applyAccuracyCases.filter(
+    (applyCase) =>
+      (only.ats.length === 0 || only.ats.includes(applyCase.ats)) && (!only.transport || only.transport === applyCase.transport),
+  );
+  const pool = createChromiumPool({
+    executablePath: process.env['QUARRY_CHROMIUM'] ?? '/usr/bin/chromium',
+    recycleAfterJobs: 100,
+    maxContexts: 4,
+  });
   const rows: string[][] = [];
   const misses: string[] = [];
   try {
@@ -60,11 +76,17 @@ export async function benchApplyAccuracy(only: { ats: string[]; transport?: stri
       const running = await applyCase.start(pool);
       try {
         for (const application of running.applications) {
-          const outcome: SubmitOutcome = await withinLimit(application.send({ beforeSubmit: async () => {} }), `${applyCase.ats} ${application.variant}`).catch((error: unknown) => ({ status: 'unknown', message: String(error) }));
+          const outcome: SubmitOutcome = await withinLimit(
+            application.send({ beforeSubmit: async () => {} }),
+            `${applyCase.ats} ${application.variant}`,
+          ).catch((error: unknown) => ({ status: 'unknown', message: String(error) }));
           tally.sent += 1;
           tally.outcomes += 1;
           if (codeOf(outcome) === application.expected) tally.correct += 1;
-          else misses.push(`${applyCase.ats}/${applyCase.transport} ${application.variant}: expected ${application.expected}, got ${codeOf(outcome)} (${outcome.status === 'success' ? '' : outcome.message})`);
+          else
+            misses.push(
+              `${applyCase.ats}/${applyCase.transport} ${application.variant}: expected ${application.expected}, got ${codeOf(outcome)} (${outcome.status === 'success' ? '' : outcome.message})`,
+            );
           tally.earlyWrites += application.writes().beforeIntent;
           const received = application.received();
           // An answer of an application reported success that reached none of its fields was dropped.
@@ -73,23 +95,52 @@ export async function benchApplyAccuracy(only: { ats: string[]; transport?: stri
             for (const answer of application.answerFields) {
               if (outcome.status !== 'success' || answer.fields.some((name) => received.get(name) !== undefined)) continue;
               tally.notCarried += 1;
-              misses.push(`${applyCase.ats}/${applyCase.transport} answer ${answer.id}: reported success, but none of its fields (${answer.fields.join(', ') || 'none named'}) arrived`);
+              misses.push(
+                `${applyCase.ats}/${applyCase.transport} answer ${answer.id}: reported success, but none of its fields (${answer.fields.join(', ') || 'none named'}) arrived`,
+              );
             }
           }
           for (const field of application.fields) {
             tally.fields += 1;
             if (sameValue(field.value, received.get(field.name))) tally.exact += 1;
-            else misses.push(`${applyCase.ats}/${applyCase.transport} field ${field.name}: expected ${JSON.stringify(field.value).slice(0, 80)}, received ${JSON.stringify(received.get(field.name))?.slice(0, 80)}`);
+            else
+              misses.push(
+                `${applyCase.ats}/${applyCase.transport} field ${field.name}: expected ${JSON.stringify(field.value).slice(0, 80)}, received ${JSON.stringify(received.get(field.name))?.slice(0, 80)}`,
+              );
           }
         }
       } finally {
         await withinLimit(running.close(), `closing the ${applyCase.ats} double`).catch((error: unknown) => misses.push(String(error)));
       }
-      rows.push([applyCase.ats, applyCase.transport, String(tally.sent), `${tally.exact}/${tally.fields}`, percent(tally.exact, tally.fields), tally.notCarried === null ? '—' : String(tally.notCarried), `${tally.correct}/${tally.outcomes}`, percent(tally.correct, tally.outcomes), String(tally.earlyWrites)]);
+      rows.push([
+        applyCase.ats,
+        applyCase.transport,
+        String(tally.sent),
+        `${tally.exact}/${tally.fields}`,
+        percent(tally.exact, tally.fields),
+        tally.notCarried === null ? '—' : String(tally.notCarried),
+        `${tally.correct}/${tally.outcomes}`,
+        percent(tally.correct, tally.outcomes),
+        String(tally.earlyWrites),
+      ]);
     }
   } finally {
     await pool.close();
   }
-  printTable('apply-accuracy: vendor doubles, per ATS and transport', ['ATS', 'transport', 'applications sent', 'fields exact', 'fields %', 'answers not carried', 'outcomes named', 'outcomes %', 'writes before intent'], rows);
+  printTable(
+    'apply-accuracy: vendor doubles, per ATS and transport',
+    [
+      'ATS',
+      'transport',
+      'applications sent',
+      'fields exact',
+      'fields %',
+      'answers not carried',
+      'outcomes named',
+      'outcomes %',
+      'writes before intent',
+    ],
+    rows,
+  );
   for (const miss of misses) console.log(`  miss: ${miss}`);
 }

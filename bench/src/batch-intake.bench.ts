@@ -11,7 +11,8 @@ import { sampleRss } from './rss-sampler.ts';
 
 function makeCsv(rows: number, origin: string): string {
   const lines = ['jobPostId,url,employer,jobTitle'];
-  for (let index = 1; index <= rows; index += 1) lines.push(`post-${index},${origin}/jobs/${index},Acme Corporation,Senior Software Engineer`);
+  for (let index = 1; index <= rows; index += 1)
+    lines.push(`post-${index},${origin}/jobs/${index},Acme Corporation,Senior Software Engineer`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -65,7 +66,13 @@ export async function benchBatchIntake(options: { runs: number }): Promise<void>
   const floorQueue = new Queue('floor', { connection, prefix: redis.prefix });
   const added = await time(async () => {
     for (let start = 0; start < 70_000; start += 1_000) {
-      await floorQueue.addBulk(Array.from({ length: 1_000 }, (_, offset) => ({ name: 'mine', data: { submissionId: String(start + offset) }, opts: { jobId: `f${start + offset}` } })));
+      await floorQueue.addBulk(
+        Array.from({ length: 1_000 }, (_, offset) => ({
+          name: 'mine',
+          data: { submissionId: String(start + offset) },
+          opts: { jobId: `f${start + offset}` },
+        })),
+      );
     }
   });
   rows.push(['floor: BullMQ addBulk 70,000 jobs', added.seconds.toFixed(3), Math.round(70_000 / added.seconds), '']);
@@ -74,7 +81,10 @@ export async function benchBatchIntake(options: { runs: number }): Promise<void>
   connection.disconnect();
 
   const api = await spawnServer(`${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], {
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...quarryEnv({ database, redis, secretKey }),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...quarryEnv({ database, redis, secretKey }),
     ALLOW_PRIVATE_URLS: '127.0.0.1',
   });
   const base = `http://127.0.0.1:${api.port}/v1/recruitment/job-posts/batch/mine/`;
@@ -84,15 +94,23 @@ export async function benchBatchIntake(options: { runs: number }): Promise<void>
       const result = await time(request);
       const memory = rss.stop();
       const body = (await result.value.json()) as { jobsCount?: number };
-      if (result.value.status !== 200 || body.jobsCount !== jobs) throw new Error(`${label}: HTTP ${result.value.status} ${JSON.stringify(body).slice(0, 300)}`);
-      rows.push([`${label} (run ${run})`, result.seconds.toFixed(3), Math.round(jobs / result.seconds), `+${(memory.peakMb - memory.baselineMb).toFixed(0)} MB (peak ${memory.peakMb.toFixed(0)} MB)`]);
+      if (result.value.status !== 200 || body.jobsCount !== jobs)
+        throw new Error(`${label}: HTTP ${result.value.status} ${JSON.stringify(body).slice(0, 300)}`);
+      rows.push([
+        `${label} (run ${run})`,
+        result.seconds.toFixed(3),
+        Math.round(jobs / result.seconds),
+        `+${(memory.peakMb - memory.baselineMb).toFixed(0)} MB (peak ${memory.peakMb.toFixed(0)} MB)`,
+      ]);
     }
   };
   try {
     await submit('quarry: 70,000 rows by fileUrl', 70_000, () =>
-      fetch(base, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ fileUrl }) }));
+      fetch(base, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ fileUrl }) }),
+    );
     await submit('quarry: 30,000 rows as text/csv', 30_000, () =>
-      fetch(base, { method: 'POST', headers: { authorization, 'content-type': 'text/csv' }, body: small }));
+      fetch(base, { method: 'POST', headers: { authorization, 'content-type': 'text/csv' }, body: small }),
+    );
   } finally {
     await api.stop();
     await db.end();
@@ -100,5 +118,9 @@ export async function benchBatchIntake(options: { runs: number }): Promise<void>
     await redis.cleanup();
     await database.drop();
   }
-  printTable('Batch intake (time to the 200 response; API process RSS growth during the request)', ['what', 'seconds', 'rows/s', 'API RSS'], rows);
+  printTable(
+    'Batch intake (time to the 200 response; API process RSS growth during the request)',
+    ['what', 'seconds', 'rows/s', 'API RSS'],
+    rows,
+  );
 }

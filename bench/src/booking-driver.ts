@@ -8,7 +8,13 @@ type Status = { bookingId: string; stage: string; finalPrice?: unknown; error?: 
  * `statusPollMs` while it waits. undici's own request, not fetch: the clients share the machine
  * with what is measured, and fetch spends more of the CPU they share per request.
  */
-export function createBookingDriver(options: { base: string; authorization: string; connections: number; statusPollMs: number; checkIn: string }) {
+export function createBookingDriver(options: {
+  base: string;
+  authorization: string;
+  connections: number;
+  statusPollMs: number;
+  checkIn: string;
+}) {
   const connections = new Pool(options.base, { connections: options.connections });
   let statusReads = 0;
   let lastBookingId = '';
@@ -36,7 +42,11 @@ export function createBookingDriver(options: { base: string; authorization: stri
     failureCodes.set(code, (failureCodes.get(code) ?? 0) + 1);
     return false;
   };
-  const details = { mainGuest: { firstName: 'Ada', lastName: 'Lovelace' }, otherGuests: [], contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' } };
+  const details = {
+    mainGuest: { firstName: 'Ada', lastName: 'Lovelace' },
+    otherGuests: [],
+    contact: { email: 'ada@example.com', phone: '+44 20 7946 0000' },
+  };
   return {
     /** One whole booking of this hotel's room and rate; resolves whether it was confirmed. */
     book: (hotelId: string, roomId: string, rateId: string) => async (): Promise<boolean> => {

@@ -44,14 +44,39 @@ export async function benchBookings(options: { seconds: number; connections: num
   const pages = await startDemoCheckoutSites(() => ({
     state: 'rooms',
     currency: 'EUR',
-    rooms: [{ code: 'DBL', name: 'Double room', description: '', maxGuests: 2, rates: [{ code: 'FLEX', name: 'Flexible', total: euros(12_000), cancellation: 'Non-refundable', charges: [{ kind: 'tax', code: 'vat', name: 'VAT', amount: euros(1_200) }] }] }],
+    rooms: [
+      {
+        code: 'DBL',
+        name: 'Double room',
+        description: '',
+        maxGuests: 2,
+        rates: [
+          {
+            code: 'FLEX',
+            name: 'Flexible',
+            total: euros(12_000),
+            cancellation: 'Non-refundable',
+            charges: [{ kind: 'tax', code: 'vat', name: 'VAT', amount: euros(1_200) }],
+          },
+        ],
+      },
+    ],
   }));
   await db.query(
     `INSERT INTO hotels (hotel_id, name, ibe, address, country_code, booking_service_id, guests, booking_page_url, source) VALUES ('BENCH-PAGE', 'Bench page', 'demo-ibe', '', 'pt', NULL, '{2}', $1, $2)`,
     [pages.engineUrl('/engine/search.html?hotel=BENCH-PAGE'), JSON.stringify({ kind: 'booking-page', engine: 'demo-ibe' })],
   );
   await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ($1, 'BENCH-PAGE')`, [client.clientId]);
-  const env = { ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', LOG_LEVEL: 'info', AUTH_CACHE_MS: '60000', PORT: '0', HOST: '127.0.0.1', BOOKING_CONCURRENCY: '64', DATABASE_POOL_SIZE: '20' };
+  const env = {
+    ...quarryEnv({ database, redis, secretKey }),
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    AUTH_CACHE_MS: '60000',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BOOKING_CONCURRENCY: '64',
+    DATABASE_POOL_SIZE: '20',
+  };
   const api = await spawnServer(mainScript, ['start', '--role', 'api'], env);
   const worker = await spawnServer(workerScript, [], env);
   const base = `http://127.0.0.1:${api.port}`;
@@ -67,7 +92,12 @@ export async function benchBookings(options: { seconds: number; connections: num
     const ordersBefore = hotel.orders.length;
     // CPU per booking of each process says what the rate would be where the worker has a core of its
     // own: on this 2-core machine it shares them with the API, the clients, the hotel and Postgres.
-    const cpuBefore = { worker: processCpuSeconds(worker.child.pid ?? 0), api: processCpuSeconds(api.child.pid ?? 0), bench: processCpuSeconds(process.pid), postgres: databaseCpuSeconds(database.name) };
+    const cpuBefore = {
+      worker: processCpuSeconds(worker.child.pid ?? 0),
+      api: processCpuSeconds(api.child.pid ?? 0),
+      bench: processCpuSeconds(process.pid),
+      postgres: databaseCpuSeconds(database.name),
+    };
     const readsBefore = driver.statusReads();
     const machine = measureMachineCpu();
     const result = await runFor(options.seconds, options.concurrency, bookOpenTravel);
@@ -98,9 +128,16 @@ export async function benchBookings(options: { seconds: number; connections: num
     const pageApiSeconds = (processCpuSeconds(api.child.pid ?? 0) - pageCpuBefore.api) / pageBooked;
     const { peakPssMb } = memory.stop();
     const pagePerSecond = (browser.runs - browser.failures) / browser.seconds;
-    const reads = await load(`${base}/book/${driver.lastBookingId()}`, { headers: { authorization }, connections: options.connections, seconds: options.seconds });
+    const reads = await load(`${base}/book/${driver.lastBookingId()}`, {
+      headers: { authorization },
+      connections: options.connections,
+      seconds: options.seconds,
+    });
     const floor = await spawnServer(floorScript, [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
-    const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${driver.lastBookingId()}`, { connections: options.connections, seconds: options.seconds }).finally(() => floor.stop());
+    const floorReads = await load(`http://127.0.0.1:${floor.port}/book/${driver.lastBookingId()}`, {
+      connections: options.connections,
+      seconds: options.seconds,
+    }).finally(() => floor.stop());
     printTable(
       `bookings: one API process, one bookings-worker process, ${options.concurrency} bookings in flight, each client reading its status every ${statusPollMs} ms while it waits (${repoRoot})`,
       ['what', 'throughput', 'p50 ms', 'p99 ms', 'failures'],
@@ -119,8 +156,20 @@ export async function benchBookings(options: { seconds: number; connections: num
           '',
           `${browser.failures} of ${browser.runs}${browser.failures ? ` (${codes()})` : ''}; ${pages.orders.length - pageOrdersBefore} orders at the hotel`,
         ],
-        [`GET /book/{id} (${options.connections} connections)`, `${Math.round(reads.requestsPerSecond)} req/s`, reads.p50Ms, reads.p99Ms, reads.errors + reads.non2xx],
-        [`floor: express + pg, the same row by prepared statement (${options.connections} connections)`, `${Math.round(floorReads.requestsPerSecond)} req/s`, floorReads.p50Ms, floorReads.p99Ms, floorReads.errors + floorReads.non2xx],
+        [
+          `GET /book/{id} (${options.connections} connections)`,
+          `${Math.round(reads.requestsPerSecond)} req/s`,
+          reads.p50Ms,
+          reads.p99Ms,
+          reads.errors + reads.non2xx,
+        ],
+        [
+          `floor: express + pg, the same row by prepared statement (${options.connections} connections)`,
+          `${Math.round(floorReads.requestsPerSecond)} req/s`,
+          floorReads.p50Ms,
+          floorReads.p99Ms,
+          floorReads.errors + floorReads.non2xx,
+        ],
       ],
     );
   } finally {

@@ -14,12 +14,26 @@ const fixtures = new URL('../../packages/miner/fixtures/', import.meta.url);
 const pages = ['/browser/every-type.html', '/browser/combobox.html', '/browser/conditional.html', '/browser/wizard.html', '/dom/form.html'];
 
 type WorkerReport = {
-  posts: number; failures: number; seconds: number; peakMb: number; peakPssMb: number; cpuPercent: number; floorPosts: number; floorSeconds: number; floorCpuPercent: number;
+  posts: number;
+  failures: number;
+  seconds: number;
+  peakMb: number;
+  peakPssMb: number;
+  cpuPercent: number;
+  floorPosts: number;
+  floorSeconds: number;
+  floorCpuPercent: number;
 };
 
 async function runWorker(origin: string, seconds: number, concurrency: number): Promise<void> {
   // Production's defaults (BROWSER_RECYCLE_JOBS, _RECYCLE_MB; BROWSER_CONTEXTS is the concurrency): recycling is part of the measure.
-  const launch = () => createChromiumPool({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 1024, maxContexts: concurrency });
+  const launch = () =>
+    createChromiumPool({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
+      recycleAfterJobs: 50,
+      recycleAboveMb: 1024,
+      maxContexts: concurrency,
+    });
   const pageAt = (index: number) => `${origin}${pages[index % pages.length] ?? pages[0]}`;
 
   // The floor: what one context per job costs before any mining (open it, load the page, close
@@ -32,7 +46,8 @@ async function runWorker(origin: string, seconds: number, concurrency: number): 
     floorPool.withContext(async (context) => {
       const page = await context.newPage();
       return (await page.goto(pageAt(index), { waitUntil: 'load' }))?.ok() ?? false;
-    }));
+    }),
+  );
   const floorCpuPercent = floorCpu.stop();
   await floorPool.close();
 
@@ -41,14 +56,25 @@ async function runWorker(origin: string, seconds: number, concurrency: number): 
   // Every 500 ms: reading smaps_rollup of every Chromium process costs CPU the miner would notice.
   const rss = sampleTreeRss(process.pid, 500);
   const cpu = measureMachineCpu();
-  const result = await runFor(seconds, concurrency, async (index) =>
-    (await miner({ url: pageAt(index), employer: 'Acme', jobTitle: 'Test Role', country: 'gb' }, AbortSignal.timeout(60_000))).ok);
+  const result = await runFor(
+    seconds,
+    concurrency,
+    async (index) =>
+      (await miner({ url: pageAt(index), employer: 'Acme', jobTitle: 'Test Role', country: 'gb' }, AbortSignal.timeout(60_000))).ok,
+  );
   const cpuPercent = cpu.stop();
   const memory = rss.stop();
   await pool.close();
   const report: WorkerReport = {
-    posts: result.runs, failures: result.failures, seconds: result.seconds, peakMb: memory.peakMb, peakPssMb: memory.peakPssMb, cpuPercent,
-    floorPosts: floor.runs, floorSeconds: floor.seconds, floorCpuPercent,
+    posts: result.runs,
+    failures: result.failures,
+    seconds: result.seconds,
+    peakMb: memory.peakMb,
+    peakPssMb: memory.peakPssMb,
+    cpuPercent,
+    floorPosts: floor.runs,
+    floorSeconds: floor.seconds,
+    floorCpuPercent,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
@@ -71,21 +97,43 @@ export async function benchBrowserThroughput(options: { seconds: number; concurr
   await new Promise((resolve) => server.once('listening', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'worker', origin, String(options.seconds), String(options.concurrency)], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(import.meta.url), 'worker', origin, String(options.seconds), String(options.concurrency)],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     if (code !== 0) throw new Error(`browser throughput worker exited with ${code}`);
     const report = JSON.parse(output.trim().split('\n').pop() ?? '{}') as WorkerReport;
-    printTable(`mining throughput: 1 worker process + its Chromium, ${options.concurrency} forms in flight, ${options.seconds} s, browser-driven forms (${pages.length} fixture pages round-robin)`, [
-      'what', 'posts', 'failed', 'posts/s', 'machine CPU busy', 'peak RSS, worker + Chromium (MB): sum of RSS / of PSS', 'target',
-    ], [
-      ['floor: a context per post, page loaded, nothing mined', report.floorPosts, '', (report.floorPosts / report.floorSeconds).toFixed(2), `${report.floorCpuPercent.toFixed(0)}%`, '', ''],
-      ['browser miner', report.posts, report.failures, (report.posts / report.seconds).toFixed(2), `${report.cpuPercent.toFixed(0)}%`, `${report.peakMb.toFixed(0)} / ${report.peakPssMb.toFixed(0)}`, '≥ 4 posts/s, < 1,500 MB'],
-    ]);
+    printTable(
+      `mining throughput: 1 worker process + its Chromium, ${options.concurrency} forms in flight, ${options.seconds} s, browser-driven forms (${pages.length} fixture pages round-robin)`,
+      ['what', 'posts', 'failed', 'posts/s', 'machine CPU busy', 'peak RSS, worker + Chromium (MB): sum of RSS / of PSS', 'target'],
+      [
+        [
+          'floor: a context per post, page loaded, nothing mined',
+          report.floorPosts,
+          '',
+          (report.floorPosts / report.floorSeconds).toFixed(2),
+          `${report.floorCpuPercent.toFixed(0)}%`,
+          '',
+          '',
+        ],
+        [
+          'browser miner',
+          report.posts,
+          report.failures,
+          (report.posts / report.seconds).toFixed(2),
+          `${report.cpuPercent.toFixed(0)}%`,
+          `${report.peakMb.toFixed(0)} / ${report.peakPssMb.toFixed(0)}`,
+          '≥ 4 posts/s, < 1,500 MB',
+        ],
+      ],
+    );
   } finally {
     server.closeAllConnections();
     server.close();

@@ -57,14 +57,27 @@ export async function benchCallbacks(options: { events: number; rate: number; se
     }),
   );
   const url = `http://127.0.0.1:${port}/hooks`;
-  const env = { ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', MINING_BROWSER: 'off', LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' };
+  const env = {
+    ...quarryEnv({ database, redis, secretKey }),
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    MINING_BROWSER: 'off',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
   const worker = await spawnServer(mainScript, ['start', '--role', 'applications-worker'], { ...env, LOG_LEVEL: 'info' });
   // A run that fails leaves no worker behind, delivering into a dropped database.
   const forgetWorker = cleanUpOnExit(() => worker.child.kill('SIGKILL'));
   // The client's cap of events in flight (CALLBACK_CLIENT_CONCURRENCY, inherited by the worker): the floor keeps as many in flight.
   const inFlight = Number(process.env.CALLBACK_CLIENT_CONCURRENCY ?? 50);
   const owe = (client_: { query: typeof db.query }, jobPostId: string) =>
-    oweCallback(client_, { clientId: client.clientId, url, subjectId: jobPostId, at: new Date(), ...jobPostEvent({ jobPostId, batchId: null, kind: 'completed', succeededAt: new Date() }) });
+    oweCallback(client_, {
+      clientId: client.clientId,
+      url,
+      subjectId: jobPostId,
+      at: new Date(),
+      ...jobPostEvent({ jobPostId, batchId: null, kind: 'completed', succeededAt: new Date() }),
+    });
   const waitForArrivals = async (count: number, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
     while (arrived < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -101,7 +114,11 @@ export async function benchCallbacks(options: { events: number; rate: number; se
     // The floor: the same signed POSTs (one per event, fresh signature each), a bare undici loop, as many in flight.
     const floorPool = new HttpPool(`http://127.0.0.1:${port}`, { connections: inFlight });
     const webhook = new Webhook(secret);
-    const body = JSON.stringify({ type: 'jobPost.mined', timestamp: new Date().toISOString(), data: jobPostEvent({ jobPostId: 'floor', batchId: null, kind: 'completed' }).data });
+    const body = JSON.stringify({
+      type: 'jobPost.mined',
+      timestamp: new Date().toISOString(),
+      data: jobPostEvent({ jobPostId: 'floor', batchId: null, kind: 'completed' }).data,
+    });
     let next = 0;
     const floorMachine = measureMachineCpu();
     const floorCpu = processCpuSeconds(process.pid);
@@ -115,7 +132,12 @@ export async function benchCallbacks(options: { events: number; rate: number; se
           const response = await floorPool.request({
             method: 'POST',
             path: '/hooks',
-            headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': webhook.sign(id, now, body) },
+            headers: {
+              'content-type': 'application/json',
+              'webhook-id': id,
+              'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+              'webhook-signature': webhook.sign(id, now, body),
+            },
             body,
           });
           await response.body.dump();
@@ -168,8 +190,22 @@ export async function benchCallbacks(options: { events: number; rate: number; se
       `callbacks: one applications-worker process (${inFlight} events of the client in flight, CALLBACK_CLIENT_CONCURRENCY), a receiver in a process of its own, Postgres and Redis on this machine (${repoRoot})`,
       ['what', 'events/s', 'p50 ms', 'p99 ms', 'max ms', 'notes'],
       [
-        [`throughput: ${options.events} events owed, then the relays released`, (delivered / throughputSeconds).toFixed(0), '', '', '', `${delivered}/${options.events} delivered in ${throughputSeconds.toFixed(1)} s; worker CPU ${workerMsPerEvent.toFixed(2)} ms/event; machine ${Math.round(throughputBusy)}% busy`],
-        [`floor: the same signed POSTs from a bare undici loop, ${inFlight} in flight`, (options.events / floorSeconds).toFixed(0), '', '', '', `loop CPU ${floorMsPerEvent.toFixed(2)} ms/event; machine ${Math.round(floorBusy)}% busy; Quarry at ${((100 * (delivered / throughputSeconds)) / (options.events / floorSeconds)).toFixed(0)}% of it (target ≥ 50%)`],
+        [
+          `throughput: ${options.events} events owed, then the relays released`,
+          (delivered / throughputSeconds).toFixed(0),
+          '',
+          '',
+          '',
+          `${delivered}/${options.events} delivered in ${throughputSeconds.toFixed(1)} s; worker CPU ${workerMsPerEvent.toFixed(2)} ms/event; machine ${Math.round(throughputBusy)}% busy`,
+        ],
+        [
+          `floor: the same signed POSTs from a bare undici loop, ${inFlight} in flight`,
+          (options.events / floorSeconds).toFixed(0),
+          '',
+          '',
+          '',
+          `loop CPU ${floorMsPerEvent.toFixed(2)} ms/event; machine ${Math.round(floorBusy)}% busy; Quarry at ${((100 * (delivered / throughputSeconds)) / (options.events / floorSeconds)).toFixed(0)}% of it (target ≥ 50%)`,
+        ],
         [
           `latency: ${options.rate} events/s offered for ${options.seconds} s, each in a transaction of its own, commit → receiver`,
           (latencyIds.length / offeredSeconds).toFixed(0),

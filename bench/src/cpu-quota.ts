@@ -21,9 +21,15 @@ const period = 100_000;
  */
 export function createCpuQuota(name: string, cpus: number): CpuQuota {
   const quota = String(Math.round(cpus * period));
-  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers') && readFileSync('/sys/fs/cgroup/cgroup.subtree_control', 'utf8').split(' ').map((word) => word.trim()).includes('cpu');
+  const v2 =
+    existsSync('/sys/fs/cgroup/cgroup.controllers') &&
+    readFileSync('/sys/fs/cgroup/cgroup.subtree_control', 'utf8')
+      .split(' ')
+      .map((word) => word.trim())
+      .includes('cpu');
   const root = v2 ? '/sys/fs/cgroup' : '/sys/fs/cgroup/cpu';
-  if (!existsSync(join(root, 'cgroup.procs'))) throw new Error(`no cgroup cpu controller at ${root}: the scale-out bench needs one (and root)`);
+  if (!existsSync(join(root, 'cgroup.procs')))
+    throw new Error(`no cgroup cpu controller at ${root}: the scale-out bench needs one (and root)`);
   const folder = join(root, name);
   mkdirSync(folder);
   if (v2) writeFileSync(join(folder, 'cpu.max'), `${quota} ${period}`);

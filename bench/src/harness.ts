@@ -11,7 +11,11 @@ const stopLimitMs = 60_000;
 
 /** Spawns a node script and waits for its `quarry started` log line, which carries the port. */
 export async function spawnServer(script: string, args: string[], env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -39,7 +43,11 @@ export async function spawnServer(script: string, args: string[], env: Record<st
 }
 
 export type LoadResult = {
-  requestsPerSecond: number; p99Ms: number; p50Ms: number; errors: number; non2xx: number;
+  requestsPerSecond: number;
+  p99Ms: number;
+  p50Ms: number;
+  errors: number;
+  non2xx: number;
   /** Responses received, the warm-up's included. */
   totalRequests: number;
 };
@@ -50,7 +58,14 @@ export async function load(
   options: { headers?: Record<string, string>; connections: number; seconds: number; requests?: Array<{ method: 'GET'; path: string }> },
 ): Promise<LoadResult> {
   const run = (duration: number) =>
-    autocannon({ url, connections: options.connections, duration, headers: options.headers ?? {}, pipelining: 1, ...(options.requests ? { requests: options.requests } : {}) });
+    autocannon({
+      url,
+      connections: options.connections,
+      duration,
+      headers: options.headers ?? {},
+      pipelining: 1,
+      ...(options.requests ? { requests: options.requests } : {}),
+    });
   const warmUp = await run(2);
   const result = await run(options.seconds);
   return {

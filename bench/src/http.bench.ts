@@ -35,7 +35,13 @@ function cpuSeconds(pid: number): number {
   return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
 }
 
-type Target = { label: string; server: Server; path: string; headers: Record<string, string>; sink?: Awaited<ReturnType<typeof startSpanSink>> };
+type Target = {
+  label: string;
+  server: Server;
+  path: string;
+  headers: Record<string, string>;
+  sink?: Awaited<ReturnType<typeof startSpanSink>>;
+};
 type Round = { result: LoadResult; cpuMsPerRequest: number };
 
 /**
@@ -68,7 +74,12 @@ export async function benchHttp(options: { seconds: number; connections: number;
   const rounds = new Map<Target, Round[]>();
   try {
     targets.push({ label: 'bare express GET /hello', server: await spawnServer(bareExpress, [], {}), path: '/hello', headers: {} });
-    targets.push({ label: 'quarry GET /v1/whoami (Basic), no tracing', server: await spawnServer(quarryMain, ['start', '--role', 'api'], apiEnv), path: '/v1/whoami', headers: { authorization } });
+    targets.push({
+      label: 'quarry GET /v1/whoami (Basic), no tracing',
+      server: await spawnServer(quarryMain, ['start', '--role', 'api'], apiEnv),
+      path: '/v1/whoami',
+      headers: { authorization },
+    });
     targets.push({
       label: 'quarry, every trace exported',
       server: await spawnServer(quarryMain, ['start', '--role', 'api'], { ...apiEnv, OTEL_EXPORTER_OTLP_ENDPOINT: everySink.url }),
@@ -92,7 +103,11 @@ export async function benchHttp(options: { seconds: number; connections: number;
       for (const target of targets) {
         const pid = target.server.child.pid ?? 0;
         const cpuBefore = cpuSeconds(pid);
-        const result = await load(`http://127.0.0.1:${target.server.port}${target.path}`, { connections: options.connections, seconds: options.seconds, headers: target.headers });
+        const result = await load(`http://127.0.0.1:${target.server.port}${target.path}`, {
+          connections: options.connections,
+          seconds: options.seconds,
+          headers: target.headers,
+        });
         const answered = result.totalRequests;
         requests.set(target, (requests.get(target) ?? 0) + answered);
         rounds.set(target, [...(rounds.get(target) ?? []), { result, cpuMsPerRequest: ((cpuSeconds(pid) - cpuBefore) * 1000) / answered }]);
@@ -110,7 +125,16 @@ export async function benchHttp(options: { seconds: number; connections: number;
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
   printTable(
     `HTTP: ${options.connections} connections, ${options.runs} runs of ${options.seconds} s per server in turns (each after 2 s warm-up); ratios are to bare express in the same run`,
-    ['target', 'req/s (median)', 'p99 ms (median)', 'errors', 'CPU per request, µs (median)', 'vs bare, each run', 'vs bare (median)', 'spans exported / requests answered'],
+    [
+      'target',
+      'req/s (median)',
+      'p99 ms (median)',
+      'errors',
+      'CPU per request, µs (median)',
+      'vs bare, each run',
+      'vs bare (median)',
+      'spans exported / requests answered',
+    ],
     targets.map((target) => {
       const own = rounds.get(target) ?? [];
       const ratios = own.map((round, index) => round.result.requestsPerSecond / (bareRounds[index]?.result.requestsPerSecond ?? 1));

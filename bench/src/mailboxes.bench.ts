@@ -96,7 +96,10 @@ type Appended = Map<number, number>;
  * 0 duplicated.
  */
 export async function benchMailboxes(options: Options): Promise<void> {
-  const users = Array.from({ length: options.accounts }, (_, index) => ({ user: `bench-${String(index).padStart(5, '0')}@pool.test`, password }));
+  const users = Array.from({ length: options.accounts }, (_, index) => ({
+    user: `bench-${String(index).padStart(5, '0')}@pool.test`,
+    password,
+  }));
   // Each watched account's session, each APPEND connection, and Dovecot's own services.
   const inotify = ensureInotifyInstances(options.accounts + options.appenders + 64);
   const dovecot = await startPrivateDovecot({ users, config: dovecotSettings(inotify) });
@@ -109,7 +112,12 @@ export async function benchMailboxes(options: Options): Promise<void> {
   let mail: ChildProcess | null = null;
   try {
     const loadStarted = performance.now();
-    await handOutAll(db, secretKey, dovecot, users.map((user) => user.user));
+    await handOutAll(
+      db,
+      secretKey,
+      dovecot,
+      users.map((user) => user.user),
+    );
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     mail = await startMailRole({
       ...quarryEnv({ database, redis, secretKey }),
@@ -124,7 +132,10 @@ export async function benchMailboxes(options: Options): Promise<void> {
     const pid = mail.pid ?? 0;
     const watchStarted = performance.now();
     // Dovecot's own count of logged-in IMAP sessions: every account's watcher is connected.
-    await waitFor(`${options.accounts} accounts watched`, () => imapSessions(dovecot) >= options.accounts, { timeoutMs: 300_000, intervalMs: 500 });
+    await waitFor(`${options.accounts} accounts watched`, () => imapSessions(dovecot) >= options.accounts, {
+      timeoutMs: 300_000,
+      intervalMs: 500,
+    });
     // The last ones to connect read their (empty) folders and enter IDLE.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const watchSeconds = (performance.now() - watchStarted) / 1000;
@@ -154,7 +165,12 @@ export async function benchMailboxes(options: Options): Promise<void> {
     const machineCpuBefore = busySeconds();
     const partsBefore = Object.values(parts).map((read) => read());
     const started = performance.now();
-    const appendErrors = await appendAll(dovecot, users.map((user) => user.user), options, appended);
+    const appendErrors = await appendAll(
+      dovecot,
+      users.map((user) => user.user),
+      options,
+      appended,
+    );
     const appendSeconds = (performance.now() - started) / 1000;
     // Everything forwarded, or nothing new for 30 s.
     const forwarded = forwardedTracker(sink);
@@ -183,7 +199,9 @@ export async function benchMailboxes(options: Options): Promise<void> {
     latencies.sort((a, b) => a - b);
     // When the watcher stored each message (its key's row is written in the storing transaction):
     // append → stored is the IMAP side alone, the rest up to the sink is the delivery queue.
-    const storedAt = await db.query<{ message_key: string; at: number }>('SELECT message_key, extract(epoch FROM seen_at) * 1000 AS at FROM mail_mailbox_seen');
+    const storedAt = await db.query<{ message_key: string; at: number }>(
+      'SELECT message_key, extract(epoch FROM seen_at) * 1000 AS at FROM mail_mailbox_seen',
+    );
     const storeLatencies = storedAt.rows
       .flatMap((row) => {
         const number = /^mid:<bench-(\d+)@origin\.test>$/.exec(row.message_key)?.[1];
@@ -198,7 +216,23 @@ export async function benchMailboxes(options: Options): Promise<void> {
     const duplicated = files - byNumber.size;
     printTable(
       `Mailboxes: ${options.accounts} Dovecot accounts watched by one mail process (IDLE), ${options.messages} messages appended at ${options.rate}/s over ${options.appenders} IMAP connections, forwarded to an SMTP sink${inotify ? '' : ` (Dovecot looks for new mail every second: ${inotifyInstancesFile} is below one instance per session and could not be raised)`}`,
-      ['load + hand out s', 'all watched s', 'append s', 'append errors', 'p50 / p99 append → stored ms', 'p50 append → forward ms', 'p99 ms', 'max ms', 'messages/s', 'CPU ms per message: machine; mail / Postgres / Dovecot / bench + sink', 'CPU % idle: mail / Postgres', 'RSS idle MB', 'peak RSS MB', 'lost', 'duplicated'],
+      [
+        'load + hand out s',
+        'all watched s',
+        'append s',
+        'append errors',
+        'p50 / p99 append → stored ms',
+        'p50 append → forward ms',
+        'p99 ms',
+        'max ms',
+        'messages/s',
+        'CPU ms per message: machine; mail / Postgres / Dovecot / bench + sink',
+        'CPU % idle: mail / Postgres',
+        'RSS idle MB',
+        'peak RSS MB',
+        'lost',
+        'duplicated',
+      ],
       [
         [
           loadSeconds.toFixed(1),
@@ -242,7 +276,9 @@ async function handOutAll(db: Pool, secretKey: Buffer, dovecot: PrivateDovecot, 
     domains: [receivingDomain],
     now: () => new Date(),
   };
-  const loaded = await loadOutlookAccounts(ports, { accounts: emails.map((email) => ({ email, password, imap: { host: dovecot.host, port: dovecot.port, secure: false } })) });
+  const loaded = await loadOutlookAccounts(ports, {
+    accounts: emails.map((email) => ({ email, password, imap: { host: dovecot.host, port: dovecot.port, secure: false } })),
+  });
   if (loaded.refused.length > 0) throw new Error(`accounts refused at load: ${JSON.stringify(loaded.refused.slice(0, 3))}`);
   const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['forwarding'] });
   for (const email of emails) {
@@ -268,7 +304,13 @@ async function appendAll(dovecot: PrivateDovecot, emails: string[], options: Opt
   const lane = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const [email, numbers] = next;
-      const client = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: email, pass: password }, logger: false });
+      const client = new ImapFlow({
+        host: dovecot.host,
+        port: dovecot.port,
+        secure: false,
+        auth: { user: email, pass: password },
+        logger: false,
+      });
       client.on('error', () => {});
       try {
         await client.connect();
@@ -312,7 +354,10 @@ function forwardedTracker(sink: PostfixSink): () => Promise<{ byNumber: Map<numb
 
 /** IMAP sessions logged in at Dovecot, by its own count (`doveadm who`, one line per connection). */
 function imapSessions(dovecot: PrivateDovecot): number {
-  return dovecot.doveadm(['who', '-1']).split('\n').filter((line) => line.includes('imap')).length;
+  return dovecot
+    .doveadm(['who', '-1'])
+    .split('\n')
+    .filter((line) => line.includes('imap')).length;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -324,7 +369,11 @@ function percentile(sorted: number[], p: number): number {
  * options: without them V8 would size its young generation from this machine's memory.
  */
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...mailProcessNodeOptions.split(' '), quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...mailProcessNodeOptions.split(' '), quarryMain, 'start', '--role', 'mail'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const forget = cleanUpOnExit(() => child.kill('SIGKILL'));
   child.once('exit', forget);
   return new Promise((resolve, reject) => {

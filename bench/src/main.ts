@@ -45,18 +45,30 @@ const benches: Record<string, () => Promise<void>> = {
   'batch-intake': () => benchBatchIntake({ runs: Number(values.runs ?? 3) }),
   // 20,000 events for throughput; 500 events/s for 20 s for latency (the target's rate).
   callbacks: () => benchCallbacks({ events: 20_000, rate: 500, seconds: Math.max(20, Number(values.seconds)) }),
-  bookings: () => benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
+  bookings: () =>
+    benchBookings({ seconds: Math.max(10, Number(values.seconds)), connections: Number(values.connections), concurrency: 64 }),
   // One mail process watching every account; APPEND paced above the 200 messages/s target.
-  mailboxes: () => benchMailboxes({ accounts: Number(values.accounts), messages: Number(values.messages), rate: Number(values.rate), appenders: 25 }),
+  mailboxes: () =>
+    benchMailboxes({ accounts: Number(values.accounts), messages: Number(values.messages), rate: Number(values.rate), appenders: 25 }),
   questions: () => benchQuestions({ seconds: Number(values.seconds), connections: Number(values.connections) }),
   rates: () => benchRates({ seconds: Number(values.seconds), connections: Number(values.connections), parts: values.only }),
   // One run by default: each takes about a minute (Quarry, then Postfix, in both modes).
-  smtp: () => benchSmtp({ messages: 10_000, sessions: 20, bytes: 10_240, processes: 1, runs: Number(values.runs ?? 1), postfixSettings: postfixSettings(values['postfix-setting']) }),
+  smtp: () =>
+    benchSmtp({
+      messages: 10_000,
+      sessions: 20,
+      bytes: 10_240,
+      processes: 1,
+      runs: Number(values.runs ?? 1),
+      postfixSettings: postfixSettings(values['postfix-setting']),
+    }),
   'apply-accuracy': () => benchApplyAccuracy({ ats: values.ats, ...(values.transport ? { transport: values.transport } : {}) }),
   'mining-accuracy': () => benchMiningAccuracy(),
   'scale-out': () =>
     benchScaleOut({
-      seconds: Math.max(10, Number(values.seconds)), quota: Number(values.quota), maxHosts: Number(values.hosts),
+      seconds: Math.max(10, Number(values.seconds)),
+      quota: Number(values.quota),
+      maxHosts: Number(values.hosts),
       roles: values.roles.length > 0 ? values.roles : ['mining', 'bookings', 'mail'],
     }),
   'mining-throughput': async () => {

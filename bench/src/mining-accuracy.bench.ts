@@ -19,10 +19,31 @@ function flatten(questions: Question[], prefix = ''): Map<string, Question> {
   return all;
 }
 
-const optionsOf = (question: Question) => JSON.stringify((question.options ?? []).map((option) => ('answer' in option ? option.answer : option.id)));
+const optionsOf = (question: Question) =>
+  JSON.stringify((question.options ?? []).map((option) => ('answer' in option ? option.answer : option.id)));
 
-type Tally = { forms: number; outcomes: number; expected: number; found: number; inputType: number; mandatory: number; options: number; category: number; exact: number };
-const emptyTally = (): Tally => ({ forms: 0, outcomes: 0, expected: 0, found: 0, inputType: 0, mandatory: 0, options: 0, category: 0, exact: 0 });
+type Tally = {
+  forms: number;
+  outcomes: number;
+  expected: number;
+  found: number;
+  inputType: number;
+  mandatory: number;
+  options: number;
+  category: number;
+  exact: number;
+};
+const emptyTally = (): Tally => ({
+  forms: 0,
+  outcomes: 0,
+  expected: 0,
+  found: 0,
+  inputType: 0,
+  mandatory: 0,
+  options: 0,
+  category: 0,
+  exact: 0,
+});
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 
 /**
@@ -39,8 +60,13 @@ export async function benchMiningAccuracy(): Promise<void> {
       const group = fixtureCase.partial ? 'html-form (browser models, partial goldens)' : fixtureCase.ats;
       const tally = tallies.get(group) ?? emptyTally();
       tallies.set(group, tally);
-      const golden = JSON.parse(readFileSync(`${fixturesDir}expected/${fixtureCase.fixture.replace(/\.(json|html)$/, '.json')}`, 'utf8')) as Golden;
-      const outcome = await miner({ url: fixtureCase.url(server.origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' }, AbortSignal.timeout(10_000));
+      const golden = JSON.parse(
+        readFileSync(`${fixturesDir}expected/${fixtureCase.fixture.replace(/\.(json|html)$/, '.json')}`, 'utf8'),
+      ) as Golden;
+      const outcome = await miner(
+        { url: fixtureCase.url(server.origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' },
+        AbortSignal.timeout(10_000),
+      );
       tally.forms += 1;
       if (!golden.ok) {
         if (!outcome.ok && outcome.errorCode === golden.errorCode) tally.outcomes += 1;
@@ -72,15 +98,24 @@ export async function benchMiningAccuracy(): Promise<void> {
     for (const key of Object.keys(total) as Array<keyof Tally>) total[key] += tally[key];
     return row(group, tally);
   });
-  printTable('mining accuracy against the reviewed goldens (packages/miner/fixtures/expected)', [
-    'ATS', 'forms', 'outcome as expected', 'questions expected', 'found', 'inputType', 'mandatory', 'options', 'category', 'exact',
-  ], [...rows, row('all', total)]);
+  printTable(
+    'mining accuracy against the reviewed goldens (packages/miner/fixtures/expected)',
+    ['ATS', 'forms', 'outcome as expected', 'questions expected', 'found', 'inputType', 'mandatory', 'options', 'category', 'exact'],
+    [...rows, row('all', total)],
+  );
 }
 
 function row(group: string, tally: Tally): Array<string | number> {
   return [
-    group, tally.forms, `${tally.outcomes}/${tally.forms}`, tally.expected, `${tally.found} (${percent(tally.found, tally.expected)})`,
-    percent(tally.inputType, tally.found), percent(tally.mandatory, tally.found), percent(tally.options, tally.found),
-    percent(tally.category, tally.found), percent(tally.exact, tally.expected),
+    group,
+    tally.forms,
+    `${tally.outcomes}/${tally.forms}`,
+    tally.expected,
+    `${tally.found} (${percent(tally.found, tally.expected)})`,
+    percent(tally.inputType, tally.found),
+    percent(tally.mandatory, tally.found),
+    percent(tally.options, tally.found),
+    percent(tally.category, tally.found),
+    percent(tally.exact, tally.expected),
   ];
 }

@@ -22,7 +22,10 @@ async function runWorker(origin: string, seconds: number, concurrency: number): 
   const result = await runFor(seconds, concurrency, async (index) => {
     const fixtureCase = cases[index % cases.length];
     if (!fixtureCase) return false;
-    const outcome = await miner({ url: fixtureCase.url(origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' }, AbortSignal.timeout(10_000));
+    const outcome = await miner(
+      { url: fixtureCase.url(origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' },
+      AbortSignal.timeout(10_000),
+    );
     byAts[fixtureCase.ats] = (byAts[fixtureCase.ats] ?? 0) + 1;
     return outcome.ok;
   });
@@ -64,12 +67,17 @@ async function recordRequests(server: AtsFixtureServer): Promise<CaseRequest[][]
   try {
     for (const fixtureCase of cases) {
       const before = server.received.length;
-      const outcome = await miner({ url: fixtureCase.url(server.origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' }, AbortSignal.timeout(10_000));
+      const outcome = await miner(
+        { url: fixtureCase.url(server.origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' },
+        AbortSignal.timeout(10_000),
+      );
       if (!outcome.ok) throw new Error(`${fixtureCase.fixture} did not mine: ${outcome.errorCode}`);
-      plan.push(server.received.slice(before).map(({ key, body }) => {
-        const [method = 'GET', path = '/'] = key.split(' ');
-        return { method, path, body };
-      }));
+      plan.push(
+        server.received.slice(before).map(({ key, body }) => {
+          const [method = 'GET', path = '/'] = key.split(' ');
+          return { method, path, body };
+        }),
+      );
     }
   } finally {
     await close();
@@ -78,7 +86,13 @@ async function recordRequests(server: AtsFixtureServer): Promise<CaseRequest[][]
 }
 
 /** Runs this file as a child (`worker` or `floor`), the plan on stdin; returns its report and peak RSS. */
-async function runChild(mode: 'worker' | 'floor', origin: string, seconds: number, concurrency: number, plan: CaseRequest[][]): Promise<WorkerReport & { peakMb: number }> {
+async function runChild(
+  mode: 'worker' | 'floor',
+  origin: string,
+  seconds: number,
+  concurrency: number,
+  plan: CaseRequest[][],
+): Promise<WorkerReport & { peakMb: number }> {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), mode, origin, String(seconds), String(concurrency)], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -109,12 +123,30 @@ export async function benchMiningThroughput(options: { seconds: number; concurre
     const report = await runChild('worker', server.origin, options.seconds, concurrency, plan);
     const floorRate = floor.posts / floor.seconds;
     const rate = report.posts / report.seconds;
-    printTable(`mining throughput: 1 process, ${concurrency} posts in flight, ${options.seconds} s each, JSON/HTML adapters (${cases.length} fixture forms round-robin, ${plan.flat().length} vendor requests)`, [
-      'what', 'posts', 'failed', 'posts/s', 'peak RSS (MB)', 'vs floor', 'target',
-    ], [
-      ['floor: the same requests fetched (undici) and parsed (JSON.parse, cheerio), nothing mined', floor.posts, floor.failures, floorRate.toFixed(0), floor.peakMb.toFixed(0), '100%', ''],
-      ['quarry: the ATS adapters and HTML miner', report.posts, report.failures, rate.toFixed(0), report.peakMb.toFixed(0), `${Math.round((rate / floorRate) * 100)}%`, '≥ 100 posts/s, ≥ 60% of the floor'],
-    ]);
+    printTable(
+      `mining throughput: 1 process, ${concurrency} posts in flight, ${options.seconds} s each, JSON/HTML adapters (${cases.length} fixture forms round-robin, ${plan.flat().length} vendor requests)`,
+      ['what', 'posts', 'failed', 'posts/s', 'peak RSS (MB)', 'vs floor', 'target'],
+      [
+        [
+          'floor: the same requests fetched (undici) and parsed (JSON.parse, cheerio), nothing mined',
+          floor.posts,
+          floor.failures,
+          floorRate.toFixed(0),
+          floor.peakMb.toFixed(0),
+          '100%',
+          '',
+        ],
+        [
+          'quarry: the ATS adapters and HTML miner',
+          report.posts,
+          report.failures,
+          rate.toFixed(0),
+          report.peakMb.toFixed(0),
+          `${Math.round((rate / floorRate) * 100)}%`,
+          '≥ 100 posts/s, ≥ 60% of the floor',
+        ],
+      ],
+    );
     printTable('posts mined per ATS', ['ATS', 'posts'], Object.entries(report.byAts));
   } finally {
     await server.close();
@@ -126,8 +158,9 @@ if (import.meta.main && (process.argv[2] === 'worker' || process.argv[2] === 'fl
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const plan = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CaseRequest[][];
-  const report = process.argv[2] === 'floor'
-    ? await runFloor(origin, Number(seconds), Number(concurrency), plan)
-    : await runWorker(origin, Number(seconds), Number(concurrency));
+  const report =
+    process.argv[2] === 'floor'
+      ? await runFloor(origin, Number(seconds), Number(concurrency), plan)
+      : await runWorker(origin, Number(seconds), Number(concurrency));
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }

@@ -22,7 +22,7 @@ export type PostfixPackage = { root: string; env: NodeJS.ProcessEnv };
 export function postfixPackage(): PostfixPackage {
   const root = join(repoRoot, '.tools/postfix');
   if (!existsSync(join(root, 'usr/sbin/smtp-source'))) {
-    throw new Error('Postfix\'s package is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)');
+    throw new Error("Postfix's package is missing: scripts/ensure-smtp-source.sh fetches it (npm run bench -- smtp runs it)");
   }
   return { root, env: { ...process.env, LD_LIBRARY_PATH: join(root, 'usr/lib/postfix') } };
 }
@@ -55,7 +55,12 @@ export function postfixUnavailable(): string | null {
  */
 export async function startPostfixReference(
   pkg: PostfixPackage,
-  options: { relayPort: number; port: number; aliases: Record<string, string>; /** main.cf settings over the ones below, e.g. to compare with a tuned Postfix. */ settings: Record<string, string> },
+  options: {
+    relayPort: number;
+    port: number;
+    aliases: Record<string, string>;
+    /** main.cf settings over the ones below, e.g. to compare with a tuned Postfix. */ settings: Record<string, string>;
+  },
 ): Promise<PostfixReference> {
   const folder = await mkdtemp(join(tmpdir(), 'quarry-postfix-'));
   // The services run as `nobody`, which must reach the queue below this folder.
@@ -68,7 +73,12 @@ export async function startPostfixReference(
   // `postfix start` makes the queue's own folders below this one.
   await mkdir(join(folder, 'spool'));
   await chown(data, uidOf('nobody'), -1);
-  await writeFile(join(config, 'virtual'), Object.entries(options.aliases).map(([from, to]) => `${from} ${to}\n`).join(''));
+  await writeFile(
+    join(config, 'virtual'),
+    Object.entries(options.aliases)
+      .map(([from, to]) => `${from} ${to}\n`)
+      .join(''),
+  );
   await writeFile(join(config, 'master.cf'), masterCf(options.port));
   await writeFile(join(config, 'main.cf'), mainCf(pkg.root, folder, options));
   const postfix = (command: string) => run(join(pkg.root, 'usr/sbin/postfix'), ['-c', config, command], { env: pkg.env });
@@ -170,11 +180,15 @@ function mainCf(packageRoot: string, folder: string, options: { relayPort: numbe
     smtpd_tls_security_level: 'none',
     smtp_tls_security_level: 'none',
   };
-  return Object.entries({ ...settings, ...options.settings }).map(([name, value]) => `${name} = ${value}\n`).join('');
+  return Object.entries({ ...settings, ...options.settings })
+    .map(([name, value]) => `${name} = ${value}\n`)
+    .join('');
 }
 
 function uidOf(user: string): number {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith(`${user}:`));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith(`${user}:`));
   const uid = Number(line?.split(':')[2]);
   if (!Number.isInteger(uid)) throw new Error(`no ${user} account in /etc/passwd`);
   return uid;

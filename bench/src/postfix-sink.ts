@@ -30,7 +30,10 @@ export async function startPostfixSink() {
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await chmod(folder, 0o777);
   const port = await freePort();
-  const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(bin, [...(asRoot ? ['-u', 'nobody'] : []), '-d', `${folder}/m.`, `127.0.0.1:${port}`, '256'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const forget = cleanUpOnExit(() => {
     child.kill('SIGKILL');
     rmSync(folder, { recursive: true, force: true });

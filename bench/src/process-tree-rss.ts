@@ -58,8 +58,14 @@ export function sampleTreeRss(rootPid: number, everyMs = 100): { stop: () => { p
       Promise.all(tree.map((pid) => procMbAsync(`/proc/${pid}/status`, /VmRSS:\s+(\d+) kB/))),
       Promise.all(tree.map(pssMb)),
     ]);
-    peakMb = Math.max(peakMb, rss.reduce((sum, mb) => sum + mb, 0));
-    peakPssMb = Math.max(peakPssMb, pss.reduce((sum, mb) => sum + mb, 0));
+    peakMb = Math.max(
+      peakMb,
+      rss.reduce((sum, mb) => sum + mb, 0),
+    );
+    peakPssMb = Math.max(
+      peakPssMb,
+      pss.reduce((sum, mb) => sum + mb, 0),
+    );
   };
   const next = () => {
     if (!stopped) timer = setTimeout(() => void sample().finally(next), everyMs);

@@ -15,7 +15,9 @@ async function push(url: string, hotelIds: string[], checkIn: string): Promise<v
   try {
     const ids = hotelIds.map((id) => client.escapeLiteral(id)).join(',');
     const copy = client.query(
-      copyStreams.to(`COPY (SELECT body FROM rate_results WHERE hotel_id = ANY(ARRAY[${ids}]::text[]) AND check_in = ${client.escapeLiteral(checkIn)} ORDER BY hotel_id) TO STDOUT (FORMAT binary)`),
+      copyStreams.to(
+        `COPY (SELECT body FROM rate_results WHERE hotel_id = ANY(ARRAY[${ids}]::text[]) AND check_in = ${client.escapeLiteral(checkIn)} ORDER BY hotel_id) TO STDOUT (FORMAT binary)`,
+      ),
     );
     const request = http.request(url, { method: 'PUT', agent, headers: { 'content-type': 'application/octet-stream' } });
     const answered = new Promise<void>((resolve, reject) => {

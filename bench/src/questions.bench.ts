@@ -9,7 +9,9 @@ import { load, printTable, repoRoot, spawnServer, type LoadResult } from './harn
 function resultBody(jobPostId: string): string {
   const extracted = extractHtmlForm(fixtureForms.grouped, { defaultLabel: 'Application' });
   if (!extracted.ok) throw new Error('fixture form did not extract');
-  const questions = Array.from({ length: 6 }, () => extracted.questions).flat().map((question, index) => ({ ...question, id: `${question.id}_${index}` }));
+  const questions = Array.from({ length: 6 }, () => extracted.questions)
+    .flat()
+    .map((question, index) => ({ ...question, id: `${question.id}_${index}` }));
   return JSON.stringify({ jobPostId, succeededAt: new Date().toISOString(), answers: syntheticAnswers(questions), questions });
 }
 
@@ -41,21 +43,55 @@ export async function benchQuestions(options: { seconds: number; connections: nu
   const env = { DATABASE_URL: database.url, CLIENT_ID: client.clientId };
   const requests = ids.slice(0, 100).map((id) => ({ method: 'GET' as const, path: `/questions/${id}` }));
   const rows: Array<[string, LoadResult]> = [];
-  const measure = async (label: string, script: string, args: string[], extraEnv: Record<string, string>, headers: Record<string, string>) => {
+  const measure = async (
+    label: string,
+    script: string,
+    args: string[],
+    extraEnv: Record<string, string>,
+    headers: Record<string, string>,
+  ) => {
     const server = await spawnServer(script, args, { ...env, ...extraEnv });
     try {
-      rows.push([label, await load(`http://127.0.0.1:${server.port}`, { connections: options.connections, seconds: options.seconds, headers, requests })]);
+      rows.push([
+        label,
+        await load(`http://127.0.0.1:${server.port}`, { connections: options.connections, seconds: options.seconds, headers, requests }),
+      ]);
     } finally {
       await server.stop();
     }
   };
   try {
-    await measure('floor: express + pg, stored text by prepared statement', fileURLToPath(new URL('./questions-floor.server.ts', import.meta.url)), [], {}, {});
-    const quarryEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, QUARRY_SECRET_KEY: secretKey.toString('base64') };
+    await measure(
+      'floor: express + pg, stored text by prepared statement',
+      fileURLToPath(new URL('./questions-floor.server.ts', import.meta.url)),
+      [],
+      {},
+      {},
+    );
+    const quarryEnv = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: redis.prefix,
+      QUARRY_SECRET_KEY: secretKey.toString('base64'),
+    };
     const basic = { authorization: `Basic ${Buffer.from(`${client.secret}:`).toString('base64')}` };
-    await measure('quarry GET /questions/:id (Basic; retrieval cache, the default)', `${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], quarryEnv, basic);
+    await measure(
+      'quarry GET /questions/:id (Basic; retrieval cache, the default)',
+      `${repoRoot}apps/quarry/src/main.ts`,
+      ['start', '--role', 'api'],
+      quarryEnv,
+      basic,
+    );
     // The same with every answer read from Postgres: a cold cache, or RETRIEVAL_CACHE_MB=0.
-    await measure('quarry, RETRIEVAL_CACHE_MB=0 (every answer from Postgres)', `${repoRoot}apps/quarry/src/main.ts`, ['start', '--role', 'api'], { ...quarryEnv, RETRIEVAL_CACHE_MB: '0' }, basic);
+    await measure(
+      'quarry, RETRIEVAL_CACHE_MB=0 (every answer from Postgres)',
+      `${repoRoot}apps/quarry/src/main.ts`,
+      ['start', '--role', 'api'],
+      { ...quarryEnv, RETRIEVAL_CACHE_MB: '0' },
+      basic,
+    );
   } finally {
     await redis.cleanup();
     await database.drop();

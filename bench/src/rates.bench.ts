@@ -16,10 +16,19 @@ const today = new Date().toISOString().slice(0, 10);
 /** A valid hotel object of about `bytes` (rooms × rates, descriptions padded), serialized once. */
 function hotelBody(hotelId: string, bytes: number): string {
   const rate = (room: number, index: number) => ({
-    id: `R${room}:P${index}`, name: `Plan ${index}`, mealPlan: 'breakfast', refundable: { available: true, untilDate: today, untilTime: '18:00' },
-    baseRate: { currencyCode: 'usd', value: 18_000 + index }, taxes: [{ type: 'NamedPrice', name: 'VAT', code: 'vat', price: { currencyCode: 'usd', value: 1_800 } }],
+    id: `R${room}:P${index}`,
+    name: `Plan ${index}`,
+    mealPlan: 'breakfast',
+    refundable: { available: true, untilDate: today, untilTime: '18:00' },
+    baseRate: { currencyCode: 'usd', value: 18_000 + index },
+    taxes: [{ type: 'NamedPrice', name: 'VAT', code: 'vat', price: { currencyCode: 'usd', value: 1_800 } }],
   });
-  const rooms = Array.from({ length: 4 }, (_, room) => ({ id: `R${room}`, name: `Room ${room}`, description: '', rates: [0, 1, 2].map((index) => rate(room, index)) }));
+  const rooms = Array.from({ length: 4 }, (_, room) => ({
+    id: `R${room}`,
+    name: `Room ${room}`,
+    description: '',
+    rates: [0, 1, 2].map((index) => rate(room, index)),
+  }));
   const base = JSON.stringify({ hotelId, checkIn: today, nights: 1, guests: 2, rooms });
   const pad = Math.max(0, Math.floor((bytes - base.length) / rooms.length));
   for (const room of rooms) room.description = 'x'.repeat(pad);
@@ -30,7 +39,10 @@ async function seedHotels(db: Pool, clientIds: string[], count: number, bytesEac
   const hotelIds = Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(4, '0')}`);
   for (const hotelId of hotelIds) {
     const body = hotelBody(hotelId, bytesEach);
-    await db.query(`INSERT INTO hotels (hotel_id, name, ibe, address, country_code, guests, booking_page_url, source) VALUES ($1, $1, 'bench', '', 'gb', '{2}', 'https://example.com/', '{"kind":"opentravel","endpointUrl":"https://ota.example.com/","hotelCode":"x"}')`, [hotelId]);
+    await db.query(
+      `INSERT INTO hotels (hotel_id, name, ibe, address, country_code, guests, booking_page_url, source) VALUES ($1, $1, 'bench', '', 'gb', '{2}', 'https://example.com/', '{"kind":"opentravel","endpointUrl":"https://ota.example.com/","hotelCode":"x"}')`,
+      [hotelId],
+    );
     await db.query(
       `INSERT INTO rate_results (hotel_id, check_in, nights, guests, body, body_sha256, fetched_at, expires_at, changed_at)
        VALUES ($1, $2, 1, 2, $3, $4, now(), now() + interval '1 day', now())`,
@@ -48,12 +60,15 @@ const epochNow = () => performance.timeOrigin + performance.now();
 
 /** The counting receiver in its own process (push-receiver.server.ts); `done` holds the last request per path. */
 async function startCountingReceiver(): Promise<{ port: number; done: Map<string, ReceivedPush>; stop: () => void }> {
-  const child = fork(fileURLToPath(new URL('./push-receiver.server.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./push-receiver.server.ts', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const done = new Map<string, ReceivedPush>();
   const port = await new Promise<number>((resolve, reject) => {
     child.on('message', (message: { port?: number; path?: string } & Partial<ReceivedPush>) => {
       if (message.port !== undefined) resolve(message.port);
-      else if (message.path !== undefined) done.set(message.path, { bytes: message.bytes ?? 0, startedAt: message.startedAt ?? 0, endedAt: message.endedAt ?? 0 });
+      else if (message.path !== undefined)
+        done.set(message.path, { bytes: message.bytes ?? 0, startedAt: message.startedAt ?? 0, endedAt: message.endedAt ?? 0 });
     });
     child.once('exit', (code) => reject(new Error(`push receiver exited with ${code}`)));
   });
@@ -61,8 +76,17 @@ async function startCountingReceiver(): Promise<{ port: number; done: Map<string
 }
 
 /** The push floor (push-floor.server.ts) in its own process; `push` resolves once every receiver answered. */
-async function startPushFloor(databaseUrl: string): Promise<{ pid: number; push: (pushes: Array<{ url: string; hotelIds: string[] }>, checkIn: string) => Promise<void>; stop: () => void }> {
-  const child = fork(fileURLToPath(new URL('./push-floor.server.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, DATABASE_URL: databaseUrl } });
+async function startPushFloor(
+  databaseUrl: string,
+): Promise<{
+  pid: number;
+  push: (pushes: Array<{ url: string; hotelIds: string[] }>, checkIn: string) => Promise<void>;
+  stop: () => void;
+}> {
+  const child = fork(fileURLToPath(new URL('./push-floor.server.ts', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`push floor exited with ${code}`)));
@@ -90,7 +114,12 @@ export async function benchRates(options: { seconds: number; connections: number
   const db = createPool(database.url, 4);
   const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['hotels'] });
   const env = {
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...quarryEnv({ database, redis, secretKey }), ALLOW_PRIVATE_URLS: '127.0.0.1', RATES_SCHEDULE_EVERY_MS: '86400000',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...quarryEnv({ database, redis, secretKey }),
+    ALLOW_PRIVATE_URLS: '127.0.0.1',
+    RATES_SCHEDULE_EVERY_MS: '86400000',
     // The seeded results are the whole horizon, all fresh: the scheduler's first tick then has
     // nothing to fetch (a 90-day horizon had the worker enqueue and fail ~50,000 refreshes of the
     // seeded hotels' unreachable sources during the pushes it measured).
@@ -109,15 +138,21 @@ export async function benchRates(options: { seconds: number; connections: number
     const pullRuns = async (server: Server, headers: Record<string, string>) => {
       const probe = await fetch(`http://127.0.0.1:${server.port}/Pull/RatesFeed?${query}`, { headers });
       const probeBody = (await probe.json()) as unknown[];
-      if (probe.status !== 200 || probeBody.length !== 50) throw new Error(`pull probe answered ${probe.status} with ${probeBody.length} hotels`);
+      if (probe.status !== 200 || probeBody.length !== 50)
+        throw new Error(`pull probe answered ${probe.status} with ${probeBody.length} hotels`);
       const results: LoadResult[] = [];
       for (const connections of [10, options.connections]) {
-        results.push(await load(`http://127.0.0.1:${server.port}/Pull/RatesFeed?${query}`, { connections, seconds: options.seconds, headers }));
+        results.push(
+          await load(`http://127.0.0.1:${server.port}/Pull/RatesFeed?${query}`, { connections, seconds: options.seconds, headers }),
+        );
       }
       return results;
     };
     if (parts.has('pull')) {
-      const floorServer = await spawnServer(fileURLToPath(new URL('./rates-floor.server.ts', import.meta.url)), [], { DATABASE_URL: database.url, CLIENT_ID: client.clientId });
+      const floorServer = await spawnServer(fileURLToPath(new URL('./rates-floor.server.ts', import.meta.url)), [], {
+        DATABASE_URL: database.url,
+        CLIENT_ID: client.clientId,
+      });
       const floor = await pullRuns(floorServer, {}).finally(() => floorServer.stop());
       const api = await spawnServer(quarryMain, ['start', '--role', 'api'], { ...env, LOG_LEVEL: 'info' });
       const ours = await pullRuns(api, { authorization }).finally(() => api.stop());
@@ -125,7 +160,12 @@ export async function benchRates(options: { seconds: number; connections: number
         const floorResult = floor[index];
         const result = ours[index];
         if (!floorResult || !result) return;
-        rows.push([`pull floor: express + pg, the same stored rows, no auth (${connections} conn, ${options.seconds} s)`, `${Math.round(floorResult.requestsPerSecond)} req/s`, `p99 ${floorResult.p99Ms} ms, p50 ${floorResult.p50Ms} ms, errors ${floorResult.errors + floorResult.non2xx}`, '']);
+        rows.push([
+          `pull floor: express + pg, the same stored rows, no auth (${connections} conn, ${options.seconds} s)`,
+          `${Math.round(floorResult.requestsPerSecond)} req/s`,
+          `p99 ${floorResult.p99Ms} ms, p50 ${floorResult.p50Ms} ms, errors ${floorResult.errors + floorResult.non2xx}`,
+          '',
+        ]);
         rows.push([
           `pull: 50 hotels/request from the store (${connections} conn, ${options.seconds} s)`,
           `${Math.round(result.requestsPerSecond)} req/s (${(result.requestsPerSecond / floorResult.requestsPerSecond).toFixed(2)}× the floor)`,
@@ -143,7 +183,14 @@ export async function benchRates(options: { seconds: number; connections: number
       const subscriptionId = randomUUID();
       await db.query(
         `INSERT INTO push_subscriptions (subscription_id, client_id, push_url, api_key_ciphertext, hotel_ids, searches) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [subscriptionId, client.clientId, `http://127.0.0.1:${receiver.port}${path}`, createSealer(secretKey).seal(sealedColumns.pushApiKey, subscriptionId, 'bench-key'), hotelIds, JSON.stringify({ daysAhead: 1, nights: [1], guests: [2] })],
+        [
+          subscriptionId,
+          client.clientId,
+          `http://127.0.0.1:${receiver.port}${path}`,
+          createSealer(secretKey).seal(sealedColumns.pushApiKey, subscriptionId, 'bench-key'),
+          hotelIds,
+          JSON.stringify({ daysAhead: 1, nights: [1], guests: [2] }),
+        ],
       );
       return subscriptionId;
     };
@@ -152,7 +199,8 @@ export async function benchRates(options: { seconds: number; connections: number
       await queues.enqueue('rates.push', { subscriptionId }, { jobId: `bench_${subscriptionId}_${tag}` });
     };
     const waitDone = async (paths: string[], since: number) => {
-      while (!paths.every((path) => (receiver.done.get(path)?.endedAt ?? 0) > since)) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!paths.every((path) => (receiver.done.get(path)?.endedAt ?? 0) > since))
+        await new Promise((resolve) => setTimeout(resolve, 20));
     };
     /** A warm-up push, then three measured ones of the same subscription: MB/s at the receiver. */
     const measureBigPush = async (trigger: (tag: string) => Promise<unknown>, path: string, pid: number) => {
@@ -235,12 +283,36 @@ export async function benchRates(options: { seconds: number; connections: number
       }
       const floor = await startPushFloor(database.url);
       try {
-        const floorRuns = await measureBigPush(() => floor.push([{ url: `http://127.0.0.1:${receiver.port}/floor-big`, hotelIds: bigHotels }], today), '/floor-big', floor.pid);
-        const floorFanOut = await measureFanOut('floor-many', (paths) => floor.push(paths.map((path) => ({ url: `http://127.0.0.1:${receiver.port}${path}`, hotelIds: smallHotels })), today));
-        rows.push(bigRow(`push floor: binary COPY of the same ${(floorRuns.bytes / MB).toFixed(1)} MB piped into a PUT (median of 3)`, floorRuns).with(3, ''));
-        rows.push([...bigRow(`push: the same ${(coldRuns.bytes / MB).toFixed(1)} MB, no body cache (all from Postgres; median of 3)`, coldRuns).with(1, `${coldRuns.medianMbPerSecond} MB/s (${Math.round((coldRuns.medianMbPerSecond / floorRuns.medianMbPerSecond) * 100)}% of the floor)`)]);
+        const floorRuns = await measureBigPush(
+          () => floor.push([{ url: `http://127.0.0.1:${receiver.port}/floor-big`, hotelIds: bigHotels }], today),
+          '/floor-big',
+          floor.pid,
+        );
+        const floorFanOut = await measureFanOut('floor-many', (paths) =>
+          floor.push(
+            paths.map((path) => ({ url: `http://127.0.0.1:${receiver.port}${path}`, hotelIds: smallHotels })),
+            today,
+          ),
+        );
+        rows.push(
+          bigRow(
+            `push floor: binary COPY of the same ${(floorRuns.bytes / MB).toFixed(1)} MB piped into a PUT (median of 3)`,
+            floorRuns,
+          ).with(3, ''),
+        );
+        rows.push([
+          ...bigRow(`push: the same ${(coldRuns.bytes / MB).toFixed(1)} MB, no body cache (all from Postgres; median of 3)`, coldRuns).with(
+            1,
+            `${coldRuns.medianMbPerSecond} MB/s (${Math.round((coldRuns.medianMbPerSecond / floorRuns.medianMbPerSecond) * 100)}% of the floor)`,
+          ),
+        ]);
         rows.push(fanOutRow('push floor', floorFanOut).with(3, ''));
-        rows.push(fanOutRow('push, no body cache', coldFanOut).with(1, `${coldFanOut.mbPerSecond} MB/s aggregate (${Math.round((coldFanOut.mbPerSecond / floorFanOut.mbPerSecond) * 100)}% of the floor)`));
+        rows.push(
+          fanOutRow('push, no body cache', coldFanOut).with(
+            1,
+            `${coldFanOut.mbPerSecond} MB/s aggregate (${Math.round((coldFanOut.mbPerSecond / floorFanOut.mbPerSecond) * 100)}% of the floor)`,
+          ),
+        );
       } finally {
         floor.stop();
       }

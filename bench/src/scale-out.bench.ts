@@ -81,7 +81,12 @@ function keepBusy(concurrency: number, task: () => Promise<unknown>): { stop: ()
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function runRound(role: RoleUnderTest, hosts: number, options: { seconds: number; quota: number }, stores: { db: Pool; database: string; redisPort: number; redisPid: number }): Promise<Round> {
+async function runRound(
+  role: RoleUnderTest,
+  hosts: number,
+  options: { seconds: number; quota: number },
+  stores: { db: Pool; database: string; redisPort: number; redisPid: number },
+): Promise<Round> {
   await role.prepare(hosts);
   const started: Array<{ server: Server; quota: CpuQuota; appName: string }> = [];
   try {
@@ -97,7 +102,11 @@ async function runRound(role: RoleUnderTest, hosts: number, options: { seconds: 
     try {
       await sleep(warmUpSeconds * 1000);
       const before = {
-        at: performance.now(), work: await role.completed(), busy: busySeconds(), postgres: databaseCpuSeconds(stores.database), redis: processCpuSeconds(stores.redisPid),
+        at: performance.now(),
+        work: await role.completed(),
+        busy: busySeconds(),
+        postgres: databaseCpuSeconds(stores.database),
+        redis: processCpuSeconds(stores.redisPid),
         hosts: started.reduce((sum, host) => sum + processCpuSeconds(host.server.child.pid ?? 0), 0),
         periods: started.map((host) => host.quota.periods()),
       };
@@ -109,7 +118,10 @@ async function runRound(role: RoleUnderTest, hosts: number, options: { seconds: 
         const then = before.periods[index] ?? { total: 0, throttled: 0 };
         return (now.throttled - then.throttled) / Math.max(1, now.total - then.total);
       });
-      const pg = await stores.db.query<{ application_name: string; n: string }>('SELECT application_name, count(*) AS n FROM pg_stat_activity WHERE datname = $1 GROUP BY 1', [stores.database]);
+      const pg = await stores.db.query<{ application_name: string; n: string }>(
+        'SELECT application_name, count(*) AS n FROM pg_stat_activity WHERE datname = $1 GROUP BY 1',
+        [stores.database],
+      );
       const redis = connectionsTo(stores.redisPort);
       return {
         hosts,
@@ -137,7 +149,13 @@ async function runRound(role: RoleUnderTest, hosts: number, options: { seconds: 
 }
 
 /** The mining worker on the JSON/HTML adapters, against the ATS fixture server (a local site). */
-async function miningRole(base: Record<string, string>, db: Pool, redisUrl: string, prefix: string, clientId: string): Promise<RoleUnderTest> {
+async function miningRole(
+  base: Record<string, string>,
+  db: Pool,
+  redisUrl: string,
+  prefix: string,
+  clientId: string,
+): Promise<RoleUnderTest> {
   const site = await startAtsFixtureServer();
   const cases = fixtureCases.filter((fixtureCase) => !fixtureCase.partial && fixtureCase.fixture !== 'smartrecruiters/posting.json');
   const redis = createRedis(redisUrl);
@@ -146,7 +164,12 @@ async function miningRole(base: Record<string, string>, db: Pool, redisUrl: stri
   return {
     name: 'mining',
     unit: 'posts/s',
-    hostEnv: { ...base, MINING_BROWSER: 'off', MINING_ATS_ENDPOINTS: JSON.stringify(minerEndpointsFor(site.origin)), ALLOW_PRIVATE_URLS: '127.0.0.1' },
+    hostEnv: {
+      ...base,
+      MINING_BROWSER: 'off',
+      MINING_ATS_ENDPOINTS: JSON.stringify(minerEndpointsFor(site.origin)),
+      ALLOW_PRIVATE_URLS: '127.0.0.1',
+    },
     startHost: (env) => spawnServer(quarryMain, ['start', '--role', 'mining-worker'], env),
     async prepare(hosts) {
       // A backlog no round can finish: 150 posts/s per host (above what one 0.4-CPU host mines) for the round.
@@ -160,12 +183,17 @@ async function miningRole(base: Record<string, string>, db: Pool, redisUrl: stri
            SELECT $1, 'scale-' || n, u, 'Acme', 'Test Role', 'us' FROM unnest($2::int[], $3::text[]) AS t (n, u) RETURNING submission_id`,
           [clientId, ids, ids.map((id) => cases[id % cases.length]?.url(site.origin) ?? '')],
         );
-        await queues.enqueueBulk('mining.mine', rows.rows.map((row) => ({ payload: { submissionId: String(row.submission_id) }, options: { jobId: `s${row.submission_id}` } })));
+        await queues.enqueueBulk(
+          'mining.mine',
+          rows.rows.map((row) => ({ payload: { submissionId: String(row.submission_id) }, options: { jobId: `s${row.submission_id}` } })),
+        );
       }
     },
     load: async () => ({ stop: async () => {} }),
     async completed() {
-      const result = await db.query<{ done: string; failed: string }>(`SELECT count(*) FILTER (WHERE state IN ('completed', 'failed')) AS done, count(*) FILTER (WHERE state = 'failed') AS failed FROM submissions`);
+      const result = await db.query<{ done: string; failed: string }>(
+        `SELECT count(*) FILTER (WHERE state IN ('completed', 'failed')) AS done, count(*) FILTER (WHERE state = 'failed') AS failed FROM submissions`,
+      );
       return { done: Number(result.rows[0]?.done ?? 0), failed: Number(result.rows[0]?.failed ?? 0) };
     },
     async close() {
@@ -218,17 +246,32 @@ async function bookingsRole(base: Record<string, string>, db: Pool, secretKey: B
 /** The mail role: SMTP in (one port shared by every host, SO_REUSEPORT), delivered to Postfix's smtp-sink. */
 async function mailRole(base: Record<string, string>, db: Pool, secretKey: Buffer): Promise<RoleUnderTest> {
   const client = await createClient({ db, secretKey }, { name: 'scale mail', scopes: ['forwarding'] });
-  await db.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('scale@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`, [client.clientId]);
+  await db.query(
+    `INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('scale@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`,
+    [client.clientId],
+  );
   const sink = await startPostfixSink();
   const smtpPort = await freePort();
-  const accepted = async () => Number((await db.query<{ n: string }>(`SELECT COALESCE(sum(received), 0) AS n FROM mail_binding_counters WHERE recipient = 'scale@fwd.test'`)).rows[0]?.n ?? 0);
+  const accepted = async () =>
+    Number(
+      (
+        await db.query<{ n: string }>(
+          `SELECT COALESCE(sum(received), 0) AS n FROM mail_binding_counters WHERE recipient = 'scale@fwd.test'`,
+        )
+      ).rows[0]?.n ?? 0,
+    );
   let acceptedBefore = 0;
   return {
     name: 'mail',
     unit: 'messages/s delivered',
     hostEnv: {
-      ...base, SMTP_PORT: String(smtpPort), SMTP_HOST: '127.0.0.1', SMTP_REUSE_PORT: 'true', MAIL_DOMAINS: 'fwd.test',
-      MAIL_RELAY_SENDER: 'forwarder@relay.test', MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
+      ...base,
+      SMTP_PORT: String(smtpPort),
+      SMTP_HOST: '127.0.0.1',
+      SMTP_REUSE_PORT: 'true',
+      MAIL_DOMAINS: 'fwd.test',
+      MAIL_RELAY_SENDER: 'forwarder@relay.test',
+      MAIL_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
     },
     startHost: (env) => spawnServer(quarryMain, ['start', '--role', 'mail'], env),
     prepare: async () => {
@@ -238,7 +281,25 @@ async function mailRole(base: Record<string, string>, db: Pool, secretKey: Buffe
     async load(hosts) {
       // Postfix's smtp-source, a new connection per message, 10 KB each, 10 sessions per host.
       const { bin, env } = postfixTool('smtp-source');
-      const source = spawn(bin, ['-s', String(10 * hosts), '-m', '10000000', '-l', '10240', '-f', 'load@sender.test', '-t', 'scale@fwd.test', '-M', 'scale.test', `127.0.0.1:${smtpPort}`], { env, stdio: 'ignore' });
+      const source = spawn(
+        bin,
+        [
+          '-s',
+          String(10 * hosts),
+          '-m',
+          '10000000',
+          '-l',
+          '10240',
+          '-f',
+          'load@sender.test',
+          '-t',
+          'scale@fwd.test',
+          '-M',
+          'scale.test',
+          `127.0.0.1:${smtpPort}`,
+        ],
+        { env, stdio: 'ignore' },
+      );
       const forget = cleanUpOnExit(() => source.kill('SIGKILL'));
       return {
         stop: async () => {
@@ -253,7 +314,10 @@ async function mailRole(base: Record<string, string>, db: Pool, secretKey: Buffe
     // Every accepted message delivered before the hosts stop: none is left for the next round's hosts.
     settle: async () => {
       const target = (await accepted()) - acceptedBefore;
-      await waitFor('every accepted message delivered', async () => (await sink.delivered()) >= target, { timeoutMs: 120_000, intervalMs: 250 }).catch(() => {});
+      await waitFor('every accepted message delivered', async () => (await sink.delivered()) >= target, {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+      }).catch(() => {});
     },
     close: () => sink.close(),
   };
@@ -278,7 +342,9 @@ export async function benchScaleOut(options: { seconds: number; quota: number; m
   const prefix = 'scale';
   const base = {
     // info: the start line carries the port the bench waits for; the roles log nothing per job at info.
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
     ...quarryEnv({ database, redis: { url: redis.url, prefix }, secretKey }),
   };
   const miner = await createClient({ db, secretKey }, { name: 'scale miner', scopes: ['recruitment'] });
@@ -316,7 +382,19 @@ function printRole(role: RoleUnderTest, rounds: Round[], options: { seconds: num
   const first = rounds[0]?.perSecond ?? 0;
   printTable(
     `scale-out: ${role.name}, each host one process held to ${options.quota} CPU by a cgroup, one Postgres and one Redis shared; ${options.seconds} s per round after ${warmUpSeconds} s of warm-up`,
-    ['hosts', role.unit, 'per host', 'the last host added (of the first host)', 'efficiency', 'failed', 'hosts CPU (cores) / throttled', 'Postgres CPU (cores)', 'Redis CPU (cores)', 'machine busy (load avg)', 'connections per host: Postgres / Redis'],
+    [
+      'hosts',
+      role.unit,
+      'per host',
+      'the last host added (of the first host)',
+      'efficiency',
+      'failed',
+      'hosts CPU (cores) / throttled',
+      'Postgres CPU (cores)',
+      'Redis CPU (cores)',
+      'machine busy (load avg)',
+      'connections per host: Postgres / Redis',
+    ],
     rounds.map((round, index) => {
       const previous = index > 0 ? (rounds[index - 1]?.perSecond ?? 0) : 0;
       return [

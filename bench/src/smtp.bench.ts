@@ -34,10 +34,12 @@ function acceptedAt(head: string): number | null {
   return postfixId ? postfixQueueIdTime(postfixId) : null;
 }
 
-
-
 function startMailRole(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [quarryMain, 'start', '--role', 'mail'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const forget = cleanUpOnExit(() => child.kill('SIGKILL'));
   child.once('exit', forget);
   return new Promise((resolve, reject) => {
@@ -64,9 +66,17 @@ function runSmtpSource(args: string[]): Promise<{ seconds: number; code: number 
 type Mode = 'new connection per message' | 'connections reused';
 
 type Row = {
-  system: string; mode: string; accepted: number; acceptedPerSecond: number; deliveredPerSecond: number; p50: number; p99: number; lost: number;
+  system: string;
+  mode: string;
+  accepted: number;
+  acceptedPerSecond: number;
+  deliveredPerSecond: number;
+  p50: number;
+  p99: number;
+  lost: number;
   /** CPU per delivered message, in ms: the whole machine (Postgres, Redis, the load tools included), and the mail system's own processes. */
-  machineCpuMs: number; mailCpuMs: number;
+  machineCpuMs: number;
+  mailCpuMs: number;
 };
 
 type Options = { messages: number; sessions: number; bytes: number; processes: number; postfixSettings: Record<string, string> };
@@ -102,9 +112,26 @@ export async function benchSmtp(options: Options & { runs: number }): Promise<vo
   }
   printTable(
     `SMTP: ${options.messages} messages of ${options.bytes} bytes, ${options.sessions} sessions (smtp-source), ${options.processes} Quarry mail process(es); the relay/smarthost is Postfix's smtp-sink`,
-    ['system', 'mode', 'accepted', 'accepted msg/s', 'delivered msg/s (end to end)', 'p50 latency ms', 'p99 latency ms', 'lost', 'CPU ms per message: machine / mail system'],
+    [
+      'system',
+      'mode',
+      'accepted',
+      'accepted msg/s',
+      'delivered msg/s (end to end)',
+      'p50 latency ms',
+      'p99 latency ms',
+      'lost',
+      'CPU ms per message: machine / mail system',
+    ],
     rows.map((row) => [
-      row.system, row.mode, row.accepted, Math.round(row.acceptedPerSecond), Math.round(row.deliveredPerSecond), row.p50, row.p99, row.lost,
+      row.system,
+      row.mode,
+      row.accepted,
+      Math.round(row.acceptedPerSecond),
+      Math.round(row.deliveredPerSecond),
+      row.p50,
+      row.p99,
+      row.lost,
       `${row.machineCpuMs.toFixed(2)} / ${row.mailCpuMs.toFixed(2)}`,
     ]),
   );
@@ -120,7 +147,14 @@ function printComparison(rows: Row[]): void {
     quarry.flatMap((ours) => {
       const theirs = rows.find((row) => row.system !== 'Quarry' && row.mode === ours.mode);
       return theirs
-        ? [[ours.mode, (ours.acceptedPerSecond / theirs.acceptedPerSecond).toFixed(2), (ours.deliveredPerSecond / theirs.deliveredPerSecond).toFixed(2), (ours.machineCpuMs / theirs.machineCpuMs).toFixed(2)]]
+        ? [
+            [
+              ours.mode,
+              (ours.acceptedPerSecond / theirs.acceptedPerSecond).toFixed(2),
+              (ours.deliveredPerSecond / theirs.deliveredPerSecond).toFixed(2),
+              (ours.machineCpuMs / theirs.machineCpuMs).toFixed(2),
+            ],
+          ]
         : [];
     }),
   );
@@ -132,7 +166,10 @@ async function measureQuarry(mode: Mode, options: Options): Promise<Row> {
   const secretKey = Buffer.alloc(32, 2);
   const db = createPool(database.url, 2);
   const client = await createClient({ db, secretKey }, { name: 'bench', scopes: ['forwarding'] });
-  await db.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('bench@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`, [client.clientId]);
+  await db.query(
+    `INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ('bench@fwd.test', $1, 'sink@dest.test', now() + interval '1 day')`,
+    [client.clientId],
+  );
   const sink = await startPostfixSink();
   const smtpPort = await freePort();
   const quarries: ChildProcess[] = [];
@@ -177,7 +214,12 @@ async function measureQuarry(mode: Mode, options: Options): Promise<Row> {
 async function measurePostfix(pkg: PostfixPackage, mode: Mode, options: Options): Promise<Row> {
   const sink = await startPostfixSink();
   try {
-    const postfix = await startPostfixReference(pkg, { relayPort: sink.port, port: await freePort(), aliases: { 'bench@fwd.test': 'sink@dest.test' }, settings: options.postfixSettings });
+    const postfix = await startPostfixReference(pkg, {
+      relayPort: sink.port,
+      port: await freePort(),
+      aliases: { 'bench@fwd.test': 'sink@dest.test' },
+      settings: options.postfixSettings,
+    });
     try {
       return await measure('Postfix 3.7', mode, options, sink, {
         port: postfix.port,
@@ -197,8 +239,19 @@ async function measurePostfix(pkg: PostfixPackage, mode: Mode, options: Options)
 async function measure(system: string, mode: Mode, options: Options, sink: PostfixSink, under: SystemUnderTest): Promise<Row> {
   const source = (count: number) => [
     ...(mode === 'connections reused' ? ['-d'] : []),
-    '-s', String(options.sessions), '-m', String(count), '-l', String(options.bytes),
-    '-f', 'load@sender.test', '-t', 'bench@fwd.test', '-M', 'bench.test', `127.0.0.1:${under.port}`,
+    '-s',
+    String(options.sessions),
+    '-m',
+    String(count),
+    '-l',
+    String(options.bytes),
+    '-f',
+    'load@sender.test',
+    '-t',
+    'bench@fwd.test',
+    '-M',
+    'bench.test',
+    `127.0.0.1:${under.port}`,
   ];
   await runSmtpSource(source(500));
   await waitFor('the warm-up delivered', async () => (await sink.delivered()) >= 500, { timeoutMs: 60_000, intervalMs: 100 });
@@ -213,7 +266,10 @@ async function measure(system: string, mode: Mode, options: Options, sink: Postf
   if (run.code !== 0) console.error(`${system}: smtp-source exited ${run.code}: ${run.stderr}`);
   const acceptedAtExit = await under.acceptedSinceStart();
   // A shortfall is reported as loss below, so the wait ends quietly.
-  await waitFor('every accepted message delivered', async () => (await sink.delivered()) >= acceptedAtExit, { timeoutMs: 300_000, intervalMs: 250 }).catch(() => {});
+  await waitFor('every accepted message delivered', async () => (await sink.delivered()) >= acceptedAtExit, {
+    timeoutMs: 300_000,
+    intervalMs: 250,
+  }).catch(() => {});
   const machineCpuSeconds = busySeconds() - machineBefore;
   const mailCpuSeconds = under.cpuSeconds() - mailBefore;
   // Postfix logs through a separate process; ask again now that everything has settled.
@@ -238,6 +294,8 @@ async function measure(system: string, mode: Mode, options: Options, sink: Postf
 }
 
 async function receivedCount(db: ReturnType<typeof createPool>): Promise<number> {
-  const result = await db.query<{ n: string }>(`SELECT COALESCE(sum(received), 0) AS n FROM mail_binding_counters WHERE recipient = 'bench@fwd.test'`);
+  const result = await db.query<{ n: string }>(
+    `SELECT COALESCE(sum(received), 0) AS n FROM mail_binding_counters WHERE recipient = 'bench@fwd.test'`,
+  );
   return Number(result.rows[0]?.n ?? 0);
 }

@@ -10,7 +10,15 @@ export type EngineAnswer = {
     name: string;
     description: string;
     maxGuests: number;
-    rates: Array<{ code: string; name: string; total: string; cancellation: string; meal?: string; member?: boolean; charges: Array<{ kind: 'tax' | 'fee'; code?: string; name: string; amount: string }> }>;
+    rates: Array<{
+      code: string;
+      name: string;
+      total: string;
+      cancellation: string;
+      meal?: string;
+      member?: boolean;
+      charges: Array<{ kind: 'tax' | 'fee'; code?: string; name: string; amount: string }>;
+    }>;
   }>;
 };
 
@@ -28,8 +36,10 @@ export async function startFixtureBookingEngine(
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://engine.local');
     pages.push(url.pathname);
-    if (url.pathname.endsWith('/search.html')) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('search.html'));
-    if (url.pathname.endsWith('/results.html')) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('results.html'));
+    if (url.pathname.endsWith('/search.html'))
+      return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('search.html'));
+    if (url.pathname.endsWith('/results.html'))
+      return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('results.html'));
     if (url.pathname === '/api/availability') {
       searches.push(url.searchParams);
       const answer = answers(url.searchParams.get('hotel') ?? '', url.searchParams);
@@ -44,6 +54,10 @@ export async function startFixtureBookingEngine(
     url: (path) => `http://127.0.0.1:${port}${path}`,
     searches,
     pages,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

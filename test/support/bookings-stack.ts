@@ -8,7 +8,11 @@ export type BookingsWorker = { child: ChildProcess; output: () => string; exited
 
 /** Starts a real bookings-worker process (test vault) and resolves once it is up. */
 export async function startBookingsWorker(env: Record<string, string>): Promise<BookingsWorker> {
-  const child = spawn(process.execPath, [workerScript], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [workerScript], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

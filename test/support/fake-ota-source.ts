@@ -27,7 +27,12 @@ type Asked = { echoToken: string; start: string; end: string; guests: string };
 
 function askedIn(body: string): Asked {
   const value = (pattern: RegExp) => pattern.exec(body)?.[1] ?? '';
-  return { echoToken: value(/EchoToken="([^"]*)"/), start: value(/StayDateRange Start="([^"]*)"/), end: value(/StayDateRange[^>]* End="([^"]*)"/), guests: value(/GuestCount [^>]*Count="(\d+)"/) };
+  return {
+    echoToken: value(/EchoToken="([^"]*)"/),
+    start: value(/StayDateRange Start="([^"]*)"/),
+    end: value(/StayDateRange[^>]* End="([^"]*)"/),
+    guests: value(/GuestCount [^>]*Count="(\d+)"/),
+  };
 }
 
 const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
@@ -39,7 +44,8 @@ function roomStays(code: string, hotel: FakeHotel & { price?: string }, asked: A
   const scale = 10 ** fraction.length;
   const beforeUnits = Number(whole) * scale + Number(fraction || '0');
   const taxUnits = Math.floor(beforeUnits / 10);
-  const format = (units: number) => (fraction.length === 0 ? String(units) : `${Math.floor(units / scale)}.${String(units % scale).padStart(fraction.length, '0')}`);
+  const format = (units: number) =>
+    fraction.length === 0 ? String(units) : `${Math.floor(units / scale)}.${String(units % scale).padStart(fraction.length, '0')}`;
   const roomRate = `<RoomRate RoomTypeCode="STD" RatePlanCode="FLEX"><Total AmountBeforeTax="${before}" AmountAfterTax="${format(beforeUnits + taxUnits)}" CurrencyCode="${currency}">
 <Taxes><Tax Code="19" Amount="${format(taxUnits)}" CurrencyCode="${currency}"><TaxDescription><Text>VAT</Text></TaxDescription></Tax></Taxes></Total></RoomRate>`;
   const pad = hotel.padBytes ? 'x'.repeat(hotel.padBytes) : '';
@@ -66,7 +72,8 @@ export async function startFakeOtaSource(): Promise<FakeOtaSource> {
       if (!firstEchoToken.has(code)) firstEchoToken.set(code, asked.echoToken);
       const hotel = hotels.get(code) ?? { behaviour: 'unknown-hotel' };
       const answer = () => {
-        const ota = (inner: string) => `<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="${asked.echoToken}">${inner}</OTA_HotelAvailRS>`;
+        const ota = (inner: string) =>
+          `<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="${asked.echoToken}">${inner}</OTA_HotelAvailRS>`;
         const price = typeof hotel.price === 'function' ? hotel.price() : hotel.price;
         switch (hotel.behaviour ?? 'rooms') {
           case 'down':

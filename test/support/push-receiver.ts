@@ -49,8 +49,16 @@ export async function startPushReceiver(options: { keepBodies?: boolean } = {}):
     request.on('end', () => {
       const mode = modes.get(path) ?? { status: 200 };
       if (mode.hang) return;
-      received.push({ path, method: request.method ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), bytes, receivedAt: Date.now() });
-      const answer = () => response.writeHead(mode.status, { 'content-type': 'application/json' }).end(mode.status >= 400 ? '{"error":"nope"}' : '');
+      received.push({
+        path,
+        method: request.method ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        bytes,
+        receivedAt: Date.now(),
+      });
+      const answer = () =>
+        response.writeHead(mode.status, { 'content-type': 'application/json' }).end(mode.status >= 400 ? '{"error":"nope"}' : '');
       if (mode.delayMs) setTimeout(answer, mode.delayMs);
       else answer();
     });

@@ -58,5 +58,13 @@ export async function startQuarry(role: string, env: Record<string, string>, tim
       reject(new Error(`quarry ${role} exited with ${code} before starting:\n${output}`));
     });
   });
-  return { child, port: started.port, metricsPort: started.metricsPort, pid: child.pid ?? 0, workerId: started.workerId, output: () => output, exited };
+  return {
+    child,
+    port: started.port,
+    metricsPort: started.metricsPort,
+    pid: child.pid ?? 0,
+    workerId: started.workerId,
+    output: () => output,
+    exited,
+  };
 }

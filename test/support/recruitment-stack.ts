@@ -1,6 +1,15 @@
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, quarryEnv, startFixtureWeb, waitFor, type FixtureWeb, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startFixtureWeb,
+  waitFor,
+  type FixtureWeb,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { startQuarry, type QuarryProcess } from './quarry-process.ts';
 
 type Tenant = { clientId: string; secret: string; authorization: string };
@@ -17,18 +26,29 @@ export type RecruitmentStack = {
   startWorker: () => Promise<QuarryProcess>;
   call: (path: string, init?: RequestInit & { as?: Tenant }) => Promise<Response>;
   submitCsv: (csv: string, contentType?: string, as?: Tenant) => Promise<Response>;
-  waitForBatch: (batchId: string, state: string, timeoutMs?: number) => Promise<{ state: string; processedRate: number; successRate: number; jobsCount: number }>;
+  waitForBatch: (
+    batchId: string,
+    state: string,
+    timeoutMs?: number,
+  ) => Promise<{ state: string; processedRate: number; successRate: number; jobsCount: number }>;
   stop: () => Promise<void>;
 };
 
 const secretKey = Buffer.alloc(32, 5);
 
 export function csvOf(rows: Array<{ jobPostId: string; url: string; employer?: string; jobTitle?: string }>): string {
-  return ['jobPostId,url,employer,jobTitle', ...rows.map((row) => `${row.jobPostId},${row.url},${row.employer ?? 'Acme'},${row.jobTitle ?? 'Engineer'}`)].join('\r\n');
+  return [
+    'jobPostId,url,employer,jobTitle',
+    ...rows.map((row) => `${row.jobPostId},${row.url},${row.employer ?? 'Acme'},${row.jobTitle ?? 'Engineer'}`),
+  ].join('\r\n');
 }
 
 /** Postgres, Redis, a fixture careers site, an API process and mining worker process(es). */
-export async function startRecruitmentStack(label: string, extraEnv: Record<string, string> = {}, workerCount = 1): Promise<RecruitmentStack> {
+export async function startRecruitmentStack(
+  label: string,
+  extraEnv: Record<string, string> = {},
+  workerCount = 1,
+): Promise<RecruitmentStack> {
   const web = await startFixtureWeb();
   const database: TestDatabase = await createTestDatabase(label);
   const redis: TestRedis = createTestRedis(label);
@@ -47,7 +67,11 @@ export async function startRecruitmentStack(label: string, extraEnv: Record<stri
   };
   const newTenant = async (scopes: Array<'recruitment' | 'admin'> = ['recruitment', 'admin']): Promise<Tenant> => {
     const created = await createClient({ db, secretKey }, { name: `tenant ${Math.random()}`, scopes });
-    return { clientId: created.clientId, secret: created.secret, authorization: `Basic ${Buffer.from(`${created.secret}:`).toString('base64')}` };
+    return {
+      clientId: created.clientId,
+      secret: created.secret,
+      authorization: `Basic ${Buffer.from(`${created.secret}:`).toString('base64')}`,
+    };
   };
   const tenant = await newTenant();
   const api = await startQuarry('api', env);
@@ -60,18 +84,42 @@ export async function startRecruitmentStack(label: string, extraEnv: Record<stri
   for (let index = 0; index < workerCount; index += 1) await startWorker();
   const base = `http://127.0.0.1:${api.port}`;
   const call = (path: string, init: RequestInit & { as?: Tenant } = {}) =>
-    fetch(`${base}${path}`, { ...init, headers: { authorization: (init.as ?? tenant).authorization, ...(init.headers as Record<string, string> | undefined) } });
+    fetch(`${base}${path}`, {
+      ...init,
+      headers: { authorization: (init.as ?? tenant).authorization, ...(init.headers as Record<string, string> | undefined) },
+    });
   return {
-    web, db, env, api, workers, base, tenant, newTenant, startWorker, call,
+    web,
+    db,
+    env,
+    api,
+    workers,
+    base,
+    tenant,
+    newTenant,
+    startWorker,
+    call,
     submitCsv: (csv, contentType = 'text/csv', as) =>
-      call('/v1/recruitment/job-posts/batch/mine/', { method: 'POST', body: csv, headers: { 'content-type': contentType }, ...(as ? { as } : {}) }),
+      call('/v1/recruitment/job-posts/batch/mine/', {
+        method: 'POST',
+        body: csv,
+        headers: { 'content-type': contentType },
+        ...(as ? { as } : {}),
+      }),
     waitForBatch: (batchId, state, timeoutMs = 60_000) =>
-      waitFor(`batch ${batchId} ${state}`, async () => {
-        const status = (await (await call(`/v1/recruitment/job-posts/batch/status/?batchId=${batchId}`)).json()) as {
-          state: string; processedRate: number; successRate: number; jobsCount: number;
-        };
-        return status.state === state ? status : undefined;
-      }, { timeoutMs, intervalMs: 200 }),
+      waitFor(
+        `batch ${batchId} ${state}`,
+        async () => {
+          const status = (await (await call(`/v1/recruitment/job-posts/batch/status/?batchId=${batchId}`)).json()) as {
+            state: string;
+            processedRate: number;
+            successRate: number;
+            jobsCount: number;
+          };
+          return status.state === state ? status : undefined;
+        },
+        { timeoutMs, intervalMs: 200 },
+      ),
     stop: async () => {
       for (const quarry of [api, ...workers]) {
         if (quarry.child.exitCode === null && quarry.child.signalCode === null) quarry.child.kill('SIGKILL');

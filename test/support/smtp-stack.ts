@@ -1,7 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createClient } from '@quarry/auth';
 import { createPool, type Pool } from '@quarry/db';
-import { createTestDatabase, createTestRedis, quarryEnv, startSmtpSink, waitFor, type SmtpSink, type TestDatabase, type TestRedis } from '@quarry/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  quarryEnv,
+  startSmtpSink,
+  waitFor,
+  type SmtpSink,
+  type TestDatabase,
+  type TestRedis,
+} from '@quarry/testing';
 import { startQuarry, type QuarryProcess } from './quarry-process.ts';
 import { startDnsServer, type DnsServer } from './dns-server.ts';
 
@@ -48,7 +57,11 @@ const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('b
  * An `api` and a `mail` process on their own database and queue prefix, delivering to a sink:
  * as their smarthost, or (`'direct-mx'`) as the MX host the DNS names, listening on IPv6 loopback.
  */
-export async function startMailStack(label: string, extraEnv: Record<string, string> = {}, route: 'smarthost' | 'direct-mx' = 'smarthost'): Promise<MailStack> {
+export async function startMailStack(
+  label: string,
+  extraEnv: Record<string, string> = {},
+  route: 'smarthost' | 'direct-mx' = 'smarthost',
+): Promise<MailStack> {
   const database: TestDatabase = await createTestDatabase(label);
   const redis: TestRedis = createTestRedis(label);
   const db = createPool(database.url, 4);
@@ -80,7 +93,12 @@ export async function startMailStack(label: string, extraEnv: Record<string, str
   const startMail = async () => {
     const process = await startQuarry('mail', env);
     processes.push(process);
-    const line = await waitFor('smtp listening', () => process.output().split('\n').find((candidate) => candidate.includes('"smtp listening"')));
+    const line = await waitFor('smtp listening', () =>
+      process
+        .output()
+        .split('\n')
+        .find((candidate) => candidate.includes('"smtp listening"')),
+    );
     return { process, smtpPort: (JSON.parse(line) as { smtpPort: number }).smtpPort };
   };
   const api = await startQuarry('api', env);

@@ -13,7 +13,8 @@ const cards: Record<string, CardDetails> = {
 
 let issued = 0;
 /** A new token for a test card each call: the vault purges a card when its booking ends. */
-export const testCardToken = (card: keyof typeof cards | 'unknown'): string => `v2:${card}-${process.pid}x${(issued += 1)}x${Date.now()}`.padEnd(299, 'A');
+export const testCardToken = (card: keyof typeof cards | 'unknown'): string =>
+  `v2:${card}-${process.pid}x${(issued += 1)}x${Date.now()}`.padEnd(299, 'A');
 
 /** The vault as a worker sees it; a token's CVV is read until an order spends it, as the real vault does. */
 export function createTestCardVault(): CardVault & { purged: string[] } {

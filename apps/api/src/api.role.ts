@@ -19,9 +19,13 @@ const clientUrlFetch = (config: Pick<ConfigFor<'api'>, 'allowPrivateUrls'>): Saf
   createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' });
 
 /** Everything the hotel rates feed needs in one process; the API and the rates-worker share one per process. */
-const sharedRatesPorts = (
-  runtime: { config: Pick<ConfigFor<'api'>, 'rates' | 'chromiumRunAs' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey' | 'keyring'>; db: Pool; redis: Redis; queues: JobQueues; logger: Logger },
-): RatesPorts =>
+const sharedRatesPorts = (runtime: {
+  config: Pick<ConfigFor<'api'>, 'rates' | 'chromiumRunAs' | 'allowPrivateUrls' | 'queuePrefix' | 'secretKey' | 'keyring'>;
+  db: Pool;
+  redis: Redis;
+  queues: JobQueues;
+  logger: Logger;
+}): RatesPorts =>
   createRatesPorts({
     rates: runtime.config.rates,
     chromiumRunAs: runtime.config.chromiumRunAs,
@@ -55,7 +59,9 @@ export async function startApiRole(runtime: {
 }): Promise<HttpRole> {
   const { config, db, redis, logger } = runtime;
   if (config.allowLoopbackHttpHotels) {
-    logger.warn('ALLOW_LOOPBACK_HTTP_HOTELS=true: hotels on a loopback address may take card data over plain http: (tests and the demo only; never in production)');
+    logger.warn(
+      'ALLOW_LOOPBACK_HTTP_HOTELS=true: hotels on a loopback address may take card data over plain http: (tests and the demo only; never in production)',
+    );
   }
   // The API's producers fail fast while Redis is away (503, or accepted from Postgres and
   // enqueued later), while the workers' connection waits for Redis to come back.
@@ -164,4 +170,3 @@ export async function startApiRole(runtime: {
     await producerRedis.quit().catch(() => {});
   });
 }
-

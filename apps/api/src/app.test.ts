@@ -26,7 +26,12 @@ let hotelsOnly: { clientId: string; secret: string; jwtSecret: string };
 
 const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
 const hs256 = (clientId: string, jwtSecret: string, expiresIn: string | number) =>
-  new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(clientId).setIssuedAt().setExpirationTime(expiresIn).sign(new TextEncoder().encode(jwtSecret));
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(clientId)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(jwtSecret));
 
 beforeAll(async () => {
   database = await createTestDatabase('api');
@@ -58,7 +63,8 @@ describe('authentication', () => {
   const unauthorized = {
     object: 'error',
     name: 'AuthenticationRequired',
-    message: "Invalid or missing secret: send the client's secret as the Basic user name with an empty password, or a Bearer JWT signed with its jwtSecret",
+    message:
+      "Invalid or missing secret: send the client's secret as the Basic user name with an empty password, or a Bearer JWT signed with its jwtSecret",
     details: {},
   };
 
@@ -87,7 +93,8 @@ describe('authentication', () => {
   ])('answers 401 with the exact body for %s credentials', async (_label, header) => {
     let authorization = header;
     if (header === 'jwt-other-key') authorization = `Bearer ${await hs256(admin.clientId, 'qj_someone-else', '5m')}`;
-    if (header === 'jwt-expired') authorization = `Bearer ${await hs256(admin.clientId, admin.jwtSecret, Math.floor(Date.now() / 1000) - 10)}`;
+    if (header === 'jwt-expired')
+      authorization = `Bearer ${await hs256(admin.clientId, admin.jwtSecret, Math.floor(Date.now() / 1000) - 10)}`;
     if (header === 'jwt-no-exp') {
       authorization = `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(admin.clientId).sign(new TextEncoder().encode(admin.jwtSecret))}`;
     }
@@ -135,8 +142,16 @@ describe('errors and documents', () => {
 
   it.each([
     ['a body that ends early', '{"holdMs":', 'body: not valid JSON at position 10 (line 1, column 11): Unexpected end of JSON input'],
-    ['a trailing comma on the second line', '{\n  "holdMs": 5,\n}', 'body: not valid JSON at position 17 (line 3, column 1): Expected double-quoted property name'],
-    ['a stray word, never quoted back', '{"holdMs": qs_secret}', "body: not valid JSON at position 11 (line 1, column 12): Unexpected token 'q'"],
+    [
+      'a trailing comma on the second line',
+      '{\n  "holdMs": 5,\n}',
+      'body: not valid JSON at position 17 (line 3, column 1): Expected double-quoted property name',
+    ],
+    [
+      'a stray word, never quoted back',
+      '{"holdMs": qs_secret}',
+      "body: not valid JSON at position 11 (line 1, column 12): Unexpected token 'q'",
+    ],
   ])('says where malformed JSON breaks: %s', async (_label, body, message) => {
     const response = await fetch(`${base}/v1/admin/canaries`, {
       method: 'POST',
@@ -144,7 +159,12 @@ describe('errors and documents', () => {
       body,
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ object: 'error', name: 'RequestParametersValidationError', message, details: { messages: [message] } });
+    expect(await response.json()).toEqual({
+      object: 'error',
+      name: 'RequestParametersValidationError',
+      message,
+      details: { messages: [message] },
+    });
   });
 
   it('hides another tenant’s resources behind a 404', async () => {
@@ -170,7 +190,9 @@ describe('errors and documents', () => {
   it('serves an OpenAPI 3.1 document and its rendering', async () => {
     const document = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/whoami', '/v1/admin/canaries', '/v1/admin/canaries/{canaryId}']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/v1/whoami', '/v1/admin/canaries', '/v1/admin/canaries/{canaryId}']),
+    );
     const page = await fetch(`${base}/docs/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('swagger-ui');

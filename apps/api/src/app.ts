@@ -70,7 +70,6 @@ export type ApiDeps = {
   vault?: Pick<CardVaultService, 'issueOtp' | 'storePan'>;
 };
 
-
 /** The API gateway: every public and admin endpoint, plus the operational routes. */
 export function createApiApp(deps: ApiDeps): Express {
   const app = baseApp();
@@ -103,12 +102,27 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(clientsAdminRoutes(deps));
   app.use(batchAdminRoutes(deps));
   app.use(clientAdminRoutes(deps));
-  if (deps.recruitment.callbacks) app.use(callbacksAdminRoutes({ authenticator: deps.authenticator, callbacks: { pool: deps.recruitment.pool, ...deps.recruitment.callbacks } }));
+  if (deps.recruitment.callbacks)
+    app.use(
+      callbacksAdminRoutes({
+        authenticator: deps.authenticator,
+        callbacks: { pool: deps.recruitment.pool, ...deps.recruitment.callbacks },
+      }),
+    );
   app.use(miningActivityRoutes(deps));
   app.use(queueAdminRoutes(deps));
   app.use(mailAdminRoutes(deps));
   if (deps.hotels) {
-    app.use(hotelsRoutes({ authenticator: deps.authenticator, db: deps.db, hotels: { enqueuePush: deps.hotels.push.enqueuePush, ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}) } }));
+    app.use(
+      hotelsRoutes({
+        authenticator: deps.authenticator,
+        db: deps.db,
+        hotels: {
+          enqueuePush: deps.hotels.push.enqueuePush,
+          ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}),
+        },
+      }),
+    );
     app.use(pullRatesRoutes({ authenticator: deps.authenticator, pull: deps.hotels.pull }));
     app.use(pushSubscriptionsRoutes({ authenticator: deps.authenticator, push: deps.hotels.push }));
   }
@@ -117,4 +131,3 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(errorHandler(deps.logger));
   return app;
 }
-

@@ -24,14 +24,31 @@ let tenant: { clientId: string; secret: string };
 let other: { clientId: string; secret: string };
 
 const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
-const q = (id: string, inputType: Question['inputType'], extra: Partial<Question> = {}): Question => ({ id, question: `Question ${id}`, inputType, label: 'Apply', mandatory: true, ...extra });
+const q = (id: string, inputType: Question['inputType'], extra: Partial<Question> = {}): Question => ({
+  id,
+  question: `Question ${id}`,
+  inputType,
+  label: 'Apply',
+  mandatory: true,
+  ...extra,
+});
 const questions: Question[] = [
   q('first_name', 'Text', { category: 'firstName' }),
   q('email', 'Text', { category: 'email' }),
   q('resume', 'File', { category: 'resume', accept: ['.pdf', '.docx'] }),
   q('visa', 'SelectOne', {
     options: [
-      { answer: 'Yes', conditionalQuestions: [q('visa_type', 'SelectOne', { options: [{ answer: 'H-1B', conditionalQuestions: [q('visa_expiry', 'Date')] }, { answer: 'Other', conditionalQuestions: [] }] })] },
+      {
+        answer: 'Yes',
+        conditionalQuestions: [
+          q('visa_type', 'SelectOne', {
+            options: [
+              { answer: 'H-1B', conditionalQuestions: [q('visa_expiry', 'Date')] },
+              { answer: 'Other', conditionalQuestions: [] },
+            ],
+          }),
+        ],
+      },
       { answer: 'No', conditionalQuestions: [] },
     ],
   }),
@@ -59,9 +76,17 @@ async function mine(clientId: string, jobPostId: string): Promise<void> {
 }
 
 const post = (as: { secret: string }, payload: unknown, headers: Record<string, string> = {}, path = '/v1/recruitment/job-posts/apply/') =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { authorization: basic(as.secret), 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
-const find = (as: { secret: string }, query: string) => fetch(`${base}/v1/recruitment/job-posts/find/application/?${query}`, { headers: { authorization: basic(as.secret) } });
-const waitingJobs = async () => (await queues.queue('applications.apply').getJobs(['waiting'])).map((job) => (job.data as { payload: { applicationId: string } }).payload.applicationId);
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: basic(as.secret), 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(payload),
+  });
+const find = (as: { secret: string }, query: string) =>
+  fetch(`${base}/v1/recruitment/job-posts/find/application/?${query}`, { headers: { authorization: basic(as.secret) } });
+const waitingJobs = async () =>
+  (await queues.queue('applications.apply').getJobs(['waiting'])).map(
+    (job) => (job.data as { payload: { applicationId: string } }).payload.applicationId,
+  );
 
 beforeAll(async () => {
   database = await createTestDatabase('api-applications');
@@ -102,7 +127,9 @@ describe('POST /v1/recruitment/job-posts/apply/', () => {
     const status = await find(tenant, `applicationId=${accepted.applicationId}`);
     expect(await status.json()).toEqual({ applicationId: accepted.applicationId, jobPostId: 'post-1', status: 'processing' });
     // Nothing that identifies the candidate is readable in the row.
-    const row = await db.query<{ text: string }>('SELECT row_to_json(a)::text AS text FROM applications AS a WHERE application_id = $1', [accepted.applicationId]);
+    const row = await db.query<{ text: string }>('SELECT row_to_json(a)::text AS text FROM applications AS a WHERE application_id = $1', [
+      accepted.applicationId,
+    ]);
     // Words, not hex: a ciphertext's hex may hold any three hex letters ("ada" among them).
     expect(row.rows[0]!.text.toLowerCase()).not.toContain('lovelace');
     expect(row.rows[0]!.text.toLowerCase()).not.toContain('ada@example.com');
@@ -114,10 +141,18 @@ describe('POST /v1/recruitment/job-posts/apply/', () => {
   });
 
   it('answers 400 naming each problem by question id, conditional questions two levels deep included', async () => {
-    const response = await post(tenant, body({
-      files: { cv: { ...cv, filename: 'cv.txt' } },
-      answers: [{ id: 'visa', value: 'Yes' }, { id: 'visa_type', value: 'H-1B' }, { id: 'start', value: '31/01/2026' }, { id: 'hobby', value: 'chess' }],
-    }));
+    const response = await post(
+      tenant,
+      body({
+        files: { cv: { ...cv, filename: 'cv.txt' } },
+        answers: [
+          { id: 'visa', value: 'Yes' },
+          { id: 'visa_type', value: 'H-1B' },
+          { id: 'start', value: '31/01/2026' },
+          { id: 'hobby', value: 'chess' },
+        ],
+      }),
+    );
     expect(response.status).toBe(400);
     const error = (await response.json()) as { error: string; message: string };
     expect(error.error).toBe('RequestParametersValidationError');
@@ -156,7 +191,11 @@ describe('POST /v1/recruitment/job-posts/apply/', () => {
   });
 
   it('answers 401 without credentials, in the {error, message} shape', async () => {
-    const response = await fetch(`${base}/v1/recruitment/job-posts/apply/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body()) });
+    const response = await fetch(`${base}/v1/recruitment/job-posts/apply/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body()),
+    });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: 'AuthenticationRequired' });
   });
@@ -164,14 +203,22 @@ describe('POST /v1/recruitment/job-posts/apply/', () => {
 
 describe('GET /v1/recruitment/job-posts/find/application/', () => {
   it('shows another client 404, by id and by post and email', async () => {
-    const { applicationId } = (await (await post(tenant, body({ candidate: { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper' } }))).json()) as { applicationId: string };
+    const { applicationId } = (await (
+      await post(tenant, body({ candidate: { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper' } }))
+    ).json()) as { applicationId: string };
     expect((await find(tenant, `applicationId=${applicationId}`)).status).toBe(200);
     expect((await find(tenant, 'jobPostId=post-1&email=GRACE@example.com')).status).toBe(200);
     const byId = await find(other, `applicationId=${applicationId}`);
     expect(byId.status).toBe(404);
     expect(await byId.json()).toMatchObject({ error: 'NotFound' });
     expect((await find(other, 'jobPostId=post-1&email=grace@example.com')).status).toBe(404);
-    expect((await fetch(`${base}/v1/recruitment/job-posts/find/application/screenshot/?applicationId=${applicationId}`, { headers: { authorization: basic(other.secret) } })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${base}/v1/recruitment/job-posts/find/application/screenshot/?applicationId=${applicationId}`, {
+          headers: { authorization: basic(other.secret) },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('answers 400 naming the query parameters', async () => {
@@ -186,23 +233,46 @@ describe('a candidate who already applied', () => {
   it('gets AlreadyApplied without the site being touched again', async () => {
     const candidate = { email: 'katherine@example.com', firstName: 'Katherine', lastName: 'Johnson' };
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
-    const applier = createFakeApplier([{ status: 'success', confirmation: { reference: 'APP-7', text: 'Thank you for applying' }, screenshot: png }]);
+    const applier = createFakeApplier([
+      { status: 'success', confirmation: { reference: 'APP-7', text: 'Thank you for applying' }, screenshot: png },
+    ]);
     const { applicationId } = (await (await post(tenant, body({ candidate }))).json()) as { applicationId: string };
     const summary = await runApplication(
-      { ...ports, miner: async () => { throw new Error('not mined again'); }, recordMining: async () => { throw new Error('not mined again'); }, applier, limitHost: (_host, work) => work(), maxFileBytes: 1024, fetchFile: fakeFiles },
+      {
+        ...ports,
+        miner: async () => {
+          throw new Error('not mined again');
+        },
+        recordMining: async () => {
+          throw new Error('not mined again');
+        },
+        applier,
+        limitHost: (_host, work) => work(),
+        maxFileBytes: 1024,
+        fetchFile: fakeFiles,
+      },
       applicationId,
       { signal: new AbortController().signal, finalAttempt: true },
     );
     expect(summary).toEqual({ applicationId, status: 'success' });
-    const success = (await (await find(tenant, `applicationId=${applicationId}`)).json()) as { status: string; confirmation: { reference: string; text: string; screenshot: string }; submittedAt: string };
+    const success = (await (await find(tenant, `applicationId=${applicationId}`)).json()) as {
+      status: string;
+      confirmation: { reference: string; text: string; screenshot: string };
+      submittedAt: string;
+    };
     expect(success).toMatchObject({ status: 'success', confirmation: { reference: 'APP-7', text: 'Thank you for applying' } });
     const screenshot = await fetch(`${base}${success.confirmation.screenshot}`, { headers: { authorization: basic(tenant.secret) } });
     expect(screenshot.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await screenshot.arrayBuffer())).toEqual(png);
 
     const queuedBefore = (await waitingJobs()).length;
-    const second = (await (await post(tenant, body({ candidate: { ...candidate, email: 'KATHERINE@example.com' } }))).json()) as { applicationId: string };
-    expect(await (await find(tenant, `applicationId=${second.applicationId}`)).json()).toMatchObject({ status: 'failed', errorCode: 'AlreadyApplied' });
+    const second = (await (await post(tenant, body({ candidate: { ...candidate, email: 'KATHERINE@example.com' } }))).json()) as {
+      applicationId: string;
+    };
+    expect(await (await find(tenant, `applicationId=${second.applicationId}`)).json()).toMatchObject({
+      status: 'failed',
+      errorCode: 'AlreadyApplied',
+    });
     expect((await waitingJobs()).length).toBe(queuedBefore);
     expect(applier.calls).toHaveLength(1);
     // Another client applying the same candidate is its own business.
@@ -216,7 +286,18 @@ const fakeFiles = Object.assign(
   async () => {
     const { Readable } = await import('node:stream');
     const bytes = Buffer.from('%PDF-1.7\nthe CV');
-    return { status: 200, ok: true, headers: new Headers(), url: cv.url, redirected: false, body: Readable.from([bytes]), bodyUsed: false, text: async () => '', json: async () => ({}), arrayBuffer: async () => new ArrayBuffer(0) };
+    return {
+      status: 200,
+      ok: true,
+      headers: new Headers(),
+      url: cv.url,
+      redirected: false,
+      body: Readable.from([bytes]),
+      bodyUsed: false,
+      text: async () => '',
+      json: async () => ({}),
+      arrayBuffer: async () => new ArrayBuffer(0),
+    };
   },
   { close: async () => {} },
 );
@@ -224,7 +305,9 @@ const fakeFiles = Object.assign(
 describe('operators', () => {
   it('list applications by status and error code with the recent failures, and pause the applications queue', async () => {
     const operator = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
-    const overview = (await (await fetch(`${base}/v1/admin/applications`, { headers: { authorization: basic(operator.secret) } })).json()) as {
+    const overview = (await (
+      await fetch(`${base}/v1/admin/applications`, { headers: { authorization: basic(operator.secret) } })
+    ).json()) as {
       counts: Array<{ status: string; errorCode: string | null; count: number }>;
       recentFailures: Array<{ errorCode: string; jobPostId: string; screenshot: string | null }>;
     };
@@ -233,9 +316,15 @@ describe('operators', () => {
     expect(overview.recentFailures[0]).toMatchObject({ errorCode: 'AlreadyApplied', jobPostId: 'post-1', screenshot: null });
     expect((await fetch(`${base}/v1/admin/applications`, { headers: { authorization: basic(tenant.secret) } })).status).toBe(403);
 
-    const paused = await fetch(`${base}/v1/admin/queues/applications.apply/pause`, { method: 'POST', headers: { authorization: basic(operator.secret) } });
+    const paused = await fetch(`${base}/v1/admin/queues/applications.apply/pause`, {
+      method: 'POST',
+      headers: { authorization: basic(operator.secret) },
+    });
     expect(paused.status).toBe(200);
     expect(await queues.queue('applications.apply').isPaused()).toBe(true);
-    await fetch(`${base}/v1/admin/queues/applications.apply/resume`, { method: 'POST', headers: { authorization: basic(operator.secret) } });
+    await fetch(`${base}/v1/admin/queues/applications.apply/resume`, {
+      method: 'POST',
+      headers: { authorization: basic(operator.secret) },
+    });
   });
 });

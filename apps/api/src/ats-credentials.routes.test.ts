@@ -2,7 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findAtsAccount, findAtsCredential, runApplication, type ApplicationsPorts } from '@quarry/applications';
 import { createAtsApplier } from '@quarry/ats-api-apply';
-import { greenhouseDoubleJob, startGreenhouseApiDouble, startWorkableApiDouble, workableDoubleJobs, type VendorApiDouble } from '@quarry/testing';
+import {
+  greenhouseDoubleJob,
+  startGreenhouseApiDouble,
+  startWorkableApiDouble,
+  workableDoubleJobs,
+  type VendorApiDouble,
+} from '@quarry/testing';
 import { createClient } from '@quarry/auth';
 import { createSealer } from '@quarry/keyring';
 import { createPool, type Pool } from '@quarry/db';
@@ -35,7 +41,11 @@ let other: { clientId: string; secret: string };
 
 const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('base64')}`;
 const call = (as: { secret: string }, method: string, path: string, payload?: unknown) =>
-  fetch(`${base}${path}`, { method, headers: { authorization: basic(as.secret), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { body: JSON.stringify(payload) }) });
+  fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: basic(as.secret), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+  });
 
 beforeAll(async () => {
   database = await createTestDatabase('api-ats-credentials');
@@ -79,7 +89,9 @@ describe('/v1/recruitment/ats-credentials', () => {
     const created = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'Acme', key: 'lever-secret-key' });
     expect(created.status).toBe(201);
     expect(await created.json()).toEqual({ ats: 'lever', board: 'acme', createdAt: expect.any(String) });
-    expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme', key: 'rotated-key' })).status).toBe(201);
+    expect(
+      (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme', key: 'rotated-key' })).status,
+    ).toBe(201);
     const listed = (await (await call(tenant, 'GET', '/v1/recruitment/ats-credentials')).json()) as { credentials: unknown[] };
     expect(listed).toEqual({ credentials: [{ ats: 'lever', board: 'acme', createdAt: expect.any(String) }] });
     expect(JSON.stringify(listed)).not.toContain('key');
@@ -104,7 +116,12 @@ describe('/v1/recruitment/ats-credentials', () => {
 
 describe('a Workday tenant account', () => {
   const posting = 'https://acme.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1';
-  const account = { ats: 'workday', board: 'Acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse battery staple' };
+  const account = {
+    ats: 'workday',
+    board: 'Acme.wd5.myworkdayjobs.com',
+    email: 'ada@example.com',
+    password: 'correct horse battery staple',
+  };
 
   it('is stored sealed per client, listed without its secret, opened only for postings on that tenant, and deleted', async () => {
     const created = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', account);
@@ -116,9 +133,16 @@ describe('a Workday tenant account', () => {
     const row = await db.query<{ text: string }>("SELECT row_to_json(c)::text AS text FROM ats_credentials AS c WHERE ats = 'workday'");
     expect(row.rows.map((stored) => stored.text).join()).not.toMatch(/horse|ada@example/);
 
-    expect(await findAtsAccount(ports, tenant.clientId, posting)).toEqual({ ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', email: 'ada@example.com', password: 'correct horse battery staple' });
+    expect(await findAtsAccount(ports, tenant.clientId, posting)).toEqual({
+      ats: 'workday',
+      board: 'acme.wd5.myworkdayjobs.com',
+      email: 'ada@example.com',
+      password: 'correct horse battery staple',
+    });
     expect(await findAtsAccount(ports, other.clientId, posting)).toBeNull();
-    expect(await findAtsAccount(ports, tenant.clientId, 'https://globex.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1')).toBeNull();
+    expect(
+      await findAtsAccount(ports, tenant.clientId, 'https://globex.wd5.myworkdayjobs.com/en-US/External/job/London/Engineer_R1'),
+    ).toBeNull();
     // An API key is never taken for an account, nor an account for a key.
     expect(await findAtsCredential(ports, tenant.clientId, posting)).toBeNull();
 
@@ -126,35 +150,59 @@ describe('a Workday tenant account', () => {
     expect(await findAtsAccount(ports, tenant.clientId, posting)).toBeNull();
   });
 
-  it('on a shared myworkdaysite.com host is registered for host and tenant, opened only for that tenant\'s postings there, and deleted by its board (its slash encoded)', async () => {
+  it("on a shared myworkdaysite.com host is registered for host and tenant, opened only for that tenant's postings there, and deleted by its board (its slash encoded)", async () => {
     const shared = { ...account, board: 'WD5.myworkdaysite.com/Acme' };
     const created = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', shared);
     expect(created.status).toBe(201);
     expect(await created.json()).toEqual({ ats: 'workday', board: 'wd5.myworkdaysite.com/acme', createdAt: expect.any(String) });
     const acmePosting = 'https://wd5.myworkdaysite.com/en-US/recruiting/acme/External/job/London/Engineer_R1';
-    expect(await findAtsAccount(ports, tenant.clientId, acmePosting)).toEqual({ ats: 'workday', board: 'wd5.myworkdaysite.com/acme', email: 'ada@example.com', password: 'correct horse battery staple' });
+    expect(await findAtsAccount(ports, tenant.clientId, acmePosting)).toEqual({
+      ats: 'workday',
+      board: 'wd5.myworkdaysite.com/acme',
+      email: 'ada@example.com',
+      password: 'correct horse battery staple',
+    });
     // Another tenant on the same host, the same tenant on another host: not this account.
-    expect(await findAtsAccount(ports, tenant.clientId, 'https://wd5.myworkdaysite.com/recruiting/globex/External/job/London/Engineer_R1')).toBeNull();
-    expect(await findAtsAccount(ports, tenant.clientId, 'https://wd3.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1')).toBeNull();
+    expect(
+      await findAtsAccount(ports, tenant.clientId, 'https://wd5.myworkdaysite.com/recruiting/globex/External/job/London/Engineer_R1'),
+    ).toBeNull();
+    expect(
+      await findAtsAccount(ports, tenant.clientId, 'https://wd3.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1'),
+    ).toBeNull();
     expect((await call(tenant, 'DELETE', '/v1/recruitment/ats-credentials/workday/wd5.myworkdaysite.com%2Facme')).status).toBe(204);
     expect(await findAtsAccount(ports, tenant.clientId, acmePosting)).toBeNull();
     // The host alone names no tenant; a slash is Workday's only.
-    const hostOnly = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ...account, board: 'wd5.myworkdaysite.com' })).json()) as { message: string };
+    const hostOnly = (await (
+      await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ...account, board: 'wd5.myworkdaysite.com' })
+    ).json()) as { message: string };
     expect(hostOnly.message).toMatch(/board: must be the tenant host .* or host\/tenant on myworkdaysite\.com/);
-    const slashed = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme/jobs', key: 'k' })).json()) as { message: string };
+    const slashed = (await (
+      await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme/jobs', key: 'k' })
+    ).json()) as { message: string };
     expect(slashed.message).toMatch(/board: must be the board name of the posting URLs, without a slash/);
   });
 
   it('answers 400 naming what is missing or misplaced: email and password for Workday, no key; a key, not an account, for the others', async () => {
-    const missing = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'workday', board: 'acme.wd5.myworkdayjobs.com', key: 'an-api-key' });
+    const missing = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', {
+      ats: 'workday',
+      board: 'acme.wd5.myworkdayjobs.com',
+      key: 'an-api-key',
+    });
     expect(missing.status).toBe(400);
     const { message } = (await missing.json()) as { message: string };
     expect(message).toMatch(/email/);
     expect(message).toMatch(/password/);
     expect(message).toMatch(/key: not used for workday/);
-    const notTenant = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ...account, board: 'acme' })).json()) as { message: string };
+    const notTenant = (await (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ...account, board: 'acme' })).json()) as {
+      message: string;
+    };
     expect(notTenant.message).toMatch(/board: must be the tenant host/);
-    const lever = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'lever', board: 'acme', email: 'ada@example.com', password: 'x' });
+    const lever = await call(tenant, 'POST', '/v1/recruitment/ats-credentials', {
+      ats: 'lever',
+      board: 'acme',
+      email: 'ada@example.com',
+      password: 'x',
+    });
     expect(lever.status).toBe(400);
     expect(((await lever.json()) as { message: string }).message).toMatch(/key: required/);
   });
@@ -162,7 +210,9 @@ describe('a Workday tenant account', () => {
 
 describe('an application to a board the client holds a key for', () => {
   it('goes through the vendor API: registered → applied → the vendor double received it → success', async () => {
-    expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'greenhouse', board: 'acme', key: greenhouseKey })).status).toBe(201);
+    expect(
+      (await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats: 'greenhouse', board: 'acme', key: greenhouseKey })).status,
+    ).toBe(201);
     const url = `https://job-boards.greenhouse.io/acme/jobs/${greenhouseDoubleJob()}`;
     const applied = await call(tenant, 'POST', '/v1/recruitment/job-posts/apply/', {
       jobPostId: 'gh-post',
@@ -216,7 +266,9 @@ describe('an application to a board the client holds a key for', () => {
       resume_content_filename: 'grace-cv.pdf',
     });
 
-    const status = (await (await call(tenant, 'GET', `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)).json()) as { status: string; confirmation: { text: string } };
+    const status = (await (
+      await call(tenant, 'GET', `/v1/recruitment/job-posts/find/application/?applicationId=${applicationId}`)
+    ).json()) as { status: string; confirmation: { text: string } };
     expect(status).toMatchObject({ status: 'success', confirmation: { text: expect.stringContaining("Greenhouse's Job Board API") } });
   });
 });
@@ -224,7 +276,9 @@ describe('an application to a board the client holds a key for', () => {
 describe('a key for one of the other vendors', () => {
   it('is accepted for each vendor with a transport, and a Workable application reaches the double through the account named by the posting link', async () => {
     for (const ats of ['ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor']) {
-      expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats, board: 'Acme', key: `${ats}-key` })).status, ats).toBe(201);
+      expect((await call(tenant, 'POST', '/v1/recruitment/ats-credentials', { ats, board: 'Acme', key: `${ats}-key` })).status, ats).toBe(
+        201,
+      );
     }
     const workable = await startWorkableApiDouble({ key: 'workable-key' });
     try {
@@ -266,8 +320,15 @@ describe('a key for one of the other vendors', () => {
       expect(hostedForm.calls).toHaveLength(0);
       const [received] = workable.submissions();
       expect(received?.headers.authorization).toBe('Bearer workable-key');
-      const sent = (received?.json as { candidate: { firstname: string; email: string; resume: { name: string; data: string }; answers: unknown[] } }).candidate;
-      expect(sent).toMatchObject({ firstname: 'Katherine', email: 'katherine@example.com', phone: '+1 757 555 0100', address: 'Hampton, Virginia' });
+      const sent = (
+        received?.json as { candidate: { firstname: string; email: string; resume: { name: string; data: string }; answers: unknown[] } }
+      ).candidate;
+      expect(sent).toMatchObject({
+        firstname: 'Katherine',
+        email: 'katherine@example.com',
+        phone: '+1 757 555 0100',
+        address: 'Hampton, Virginia',
+      });
       expect(Buffer.from(sent.resume.data, 'base64')).toEqual(cvBytes);
       expect(sent.answers).toContainEqual({ question_key: 'QA_12566959', body: 'Yes:\nten years of it' });
     } finally {

@@ -30,7 +30,11 @@ beforeAll(async () => {
   redis = createRedis(testRedis.url);
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   admin = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
-  apps = await Promise.all([0, 1].map(() => startEdgeApp({ db, queues, secretKey, failedAttempts: createFailureLimiter({ redis, prefix: testRedis.prefix, ...limits }) })));
+  apps = await Promise.all(
+    [0, 1].map(() =>
+      startEdgeApp({ db, queues, secretKey, failedAttempts: createFailureLimiter({ redis, prefix: testRedis.prefix, ...limits }) }),
+    ),
+  );
 });
 
 afterAll(async () => {
@@ -61,20 +65,33 @@ describe('failed authentication limits', () => {
   });
 
   it('limits forged tokens naming one client, whatever address they come from', async () => {
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(admin.clientId).setIssuedAt().setExpirationTime('5m')
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(admin.clientId)
+      .setIssuedAt()
+      .setExpirationTime('5m')
       .sign(new TextEncoder().encode('qj_not-the-secret'));
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 4; attempt += 1) statuses.push((await whoami(attempt, from(`198.51.100.${attempt + 1}`, `Bearer ${forged}`))).status);
+    for (let attempt = 0; attempt < 4; attempt += 1)
+      statuses.push((await whoami(attempt, from(`198.51.100.${attempt + 1}`, `Bearer ${forged}`))).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
-    const valid = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(admin.clientId).setIssuedAt().setExpirationTime('5m')
+    const valid = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(admin.clientId)
+      .setIssuedAt()
+      .setExpirationTime('5m')
       .sign(new TextEncoder().encode(admin.jwtSecret));
     expect((await whoami(0, from('198.51.100.9', `Bearer ${valid}`))).status).toBe(200);
   });
 
   it('limits dashboard sign-ins the same way, on the sign-in page', async () => {
-    const signIn = (index: number, secret: string) => fetch(`${apps[index % 2]?.base}/dashboard/login`, {
-      method: 'POST', redirect: 'manual', headers: { ...from('192.0.2.44'), 'content-type': 'application/x-www-form-urlencoded' }, body: `secret=${encodeURIComponent(secret)}`,
-    });
+    const signIn = (index: number, secret: string) =>
+      fetch(`${apps[index % 2]?.base}/dashboard/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { ...from('192.0.2.44'), 'content-type': 'application/x-www-form-urlencoded' },
+        body: `secret=${encodeURIComponent(secret)}`,
+      });
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 4; attempt += 1) statuses.push((await signIn(attempt, 'qs_wrong')).status);
     expect(statuses).toEqual([401, 401, 401, 429]);

@@ -18,7 +18,11 @@ const vaultKey = Buffer.alloc(32, 52);
 const otherVaultKey = Buffer.alloc(32, 53);
 const horizonDays = 30;
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-const details = { mainGuest: { firstName: 'Mary', lastName: 'Jackson' }, otherGuests: [], contact: { email: 'mary@example.com', phone: '+1 757 555 0101' } };
+const details = {
+  mainGuest: { firstName: 'Mary', lastName: 'Jackson' },
+  otherGuests: [],
+  contact: { email: 'mary@example.com', phone: '+1 757 555 0101' },
+};
 const card = { pan: '4111111111111111', expiryMonth: 8, expiryYear: 2033, name: 'Mary Jackson' };
 
 let database: TestDatabase;
@@ -39,7 +43,10 @@ async function call(method: string, path: string, body?: unknown, as = booker) {
     headers: { authorization: basic(as.secret), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as { bookingId?: string; stage?: string; message?: string; details?: { messages?: string[] } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { bookingId?: string; stage?: string; message?: string; details?: { messages?: string[] } },
+  };
 }
 
 async function tokenOf(store: CardVaultService, clientId: string): Promise<string> {
@@ -49,9 +56,19 @@ async function tokenOf(store: CardVaultService, clientId: string): Promise<strin
 
 /** A booking moved to priceConfirmed as the worker would: POST /book is taken in that stage only. */
 async function priceConfirmedBooking(): Promise<string> {
-  const created = await call('POST', '/v1/bookings', { hotelId: 'H-EDGE', checkIn: day(10), nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+  const created = await call('POST', '/v1/bookings', {
+    hotelId: 'H-EDGE',
+    checkIn: day(10),
+    nights: 1,
+    guests: 2,
+    roomId: 'STD',
+    rateId: 'STD:FLEX',
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  await db.query(`UPDATE bookings SET stage = 'priceConfirmed', state = 'pending', work = NULL, price_confirmed_until = now() + interval '15 minutes' WHERE booking_id = $1`, [created.body.bookingId]);
+  await db.query(
+    `UPDATE bookings SET stage = 'priceConfirmed', state = 'pending', work = NULL, price_confirmed_until = now() + interval '15 minutes' WHERE booking_id = $1`,
+    [created.body.bookingId],
+  );
   return created.body.bookingId!;
 }
 
@@ -84,21 +101,40 @@ afterAll(async () => {
 
 describe('POST /v1/bookings refuses a stay it cannot book', () => {
   it('a check-in in the past: 400 naming checkIn, nothing stored', async () => {
-    const refused = await call('POST', '/v1/bookings', { hotelId: 'H-EDGE', checkIn: '2020-01-01', nights: 1, guests: 2, roomId: 'STD', rateId: 'STD:FLEX' });
+    const refused = await call('POST', '/v1/bookings', {
+      hotelId: 'H-EDGE',
+      checkIn: '2020-01-01',
+      nights: 1,
+      guests: 2,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+    });
     expect(refused.status).toBe(400);
-    expect(refused.body.details?.messages).toEqual([expect.stringMatching(/^checkIn: 2020-01-01 is in the past \(today is \d{4}-\d{2}-\d{2}, UTC\)/)]);
+    expect(refused.body.details?.messages).toEqual([
+      expect.stringMatching(/^checkIn: 2020-01-01 is in the past \(today is \d{4}-\d{2}-\d{2}, UTC\)/),
+    ]);
     expect(refused.body.message).toContain('checkIn');
     expect((await db.query('SELECT 1 FROM bookings')).rowCount).toBe(0);
   });
 
   it('a stay the feed cannot price: a guest count the hotel is not priced for, a check-in past the horizon, each field named', async () => {
-    const refused = await call('POST', '/v1/bookings', { hotelId: 'H-EDGE', checkIn: day(horizonDays + 5), nights: 1, guests: 3, roomId: 'STD', rateId: 'STD:FLEX' });
+    const refused = await call('POST', '/v1/bookings', {
+      hotelId: 'H-EDGE',
+      checkIn: day(horizonDays + 5),
+      nights: 1,
+      guests: 3,
+      roomId: 'STD',
+      rateId: 'STD:FLEX',
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.details?.messages).toEqual([
-      'guests: hotel H-EDGE is priced for 1 or 2 guest(s) only, not 3 (GET /Pull/Hotels lists each hotel\'s guest counts)',
+      "guests: hotel H-EDGE is priced for 1 or 2 guest(s) only, not 3 (GET /Pull/Hotels lists each hotel's guest counts)",
       `checkIn: ${day(horizonDays + 5)} is beyond the rates feed's horizon of ${horizonDays} days: the last check-in it prices is ${day(horizonDays - 1)}`,
     ]);
-    expect((await call('POST', '/v1/bookings', { hotelId: 'H-EDGE', checkIn: day(0), nights: 1, guests: 1, roomId: 'STD', rateId: 'STD:FLEX' })).status).toBe(201);
+    expect(
+      (await call('POST', '/v1/bookings', { hotelId: 'H-EDGE', checkIn: day(0), nights: 1, guests: 1, roomId: 'STD', rateId: 'STD:FLEX' }))
+        .status,
+    ).toBe(201);
   });
 });
 

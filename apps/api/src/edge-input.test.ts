@@ -17,7 +17,13 @@ let queues: JobQueues;
 let app: Awaited<ReturnType<typeof startEdgeApp>>;
 let authorization: string;
 
-type ErrorBody = { object?: string; name?: string; error?: string; message: string; details?: { messages?: string[]; limitBytes?: number } };
+type ErrorBody = {
+  object?: string;
+  name?: string;
+  error?: string;
+  message: string;
+  details?: { messages?: string[]; limitBytes?: number };
+};
 
 beforeAll(async () => {
   database = await createTestDatabase('api_edge');
@@ -25,7 +31,10 @@ beforeAll(async () => {
   db = createPool(database.url, 4);
   redis = createRedis(testRedis.url);
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
-  const everything = await createClient({ db, secretKey }, { name: 'everything', scopes: ['admin', 'recruitment', 'forwarding', 'hotels', 'booking'] });
+  const everything = await createClient(
+    { db, secretKey },
+    { name: 'everything', scopes: ['admin', 'recruitment', 'forwarding', 'hotels', 'booking'] },
+  );
   authorization = `Basic ${Buffer.from(`${everything.secret}:`).toString('base64')}`;
   app = await startEdgeApp({ db, queues, secretKey, maxCsvBytes });
 });
@@ -49,13 +58,22 @@ type Operation = {
 
 /** Every operation of the published document, so an endpoint added later is walked too. */
 function operations(): Array<{ method: string; path: string; operation: Operation }> {
-  const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> } };
+  const document = buildOpenApiDocument() as unknown as {
+    paths: Record<string, Record<string, Operation>>;
+    components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
+  };
   return Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => {
       const content = operation.requestBody?.content['application/json'];
       const ref = content?.schema.$ref?.split('/').pop();
       const properties = ref ? document.components?.schemas?.[ref]?.properties : content?.schema.properties;
-      return { method: method.toUpperCase(), path, operation: { ...operation, ...(properties ? { bodyFields: Object.keys(properties) } : {}) } as Operation & { bodyFields?: string[] } };
+      return {
+        method: method.toUpperCase(),
+        path,
+        operation: { ...operation, ...(properties ? { bodyFields: Object.keys(properties) } : {}) } as Operation & {
+          bodyFields?: string[];
+        },
+      };
     }),
   );
 }
@@ -69,18 +87,30 @@ describe('NUL characters, on every endpoint of the OpenAPI document', () => {
     expect(all.length).toBeGreaterThan(40);
   });
 
-  it.each(all.filter(({ path }) => path.includes('{')).map(({ method, path }) => [method, path]))('%s %s: a path id holding a NUL character is a 404', async (method, path) => {
-    const response = await call(fill(path, 'a%00b'), { method });
-    expect(response.status).toBe(404);
-  });
+  it.each(all.filter(({ path }) => path.includes('{')).map(({ method, path }) => [method, path]))(
+    '%s %s: a path id holding a NUL character is a 404',
+    async (method, path) => {
+      const response = await call(fill(path, 'a%00b'), { method });
+      expect(response.status).toBe(404);
+    },
+  );
 
-  it.each(all.filter(({ path }) => path.includes('{')).map(({ method, path }) => [method, path]))('%s %s: a path id of the wrong shape is no 500', async (method, path) => {
-    const response = await call(fill(path, 'not-a-uuid'), { method, ...(method === 'GET' || method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
-    expect(response.status).toBeLessThan(500);
-  });
+  it.each(all.filter(({ path }) => path.includes('{')).map(({ method, path }) => [method, path]))(
+    '%s %s: a path id of the wrong shape is no 500',
+    async (method, path) => {
+      const response = await call(fill(path, 'not-a-uuid'), {
+        method,
+        ...(method === 'GET' || method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }),
+      });
+      expect(response.status).toBeLessThan(500);
+    },
+  );
 
   const queried = all.flatMap(({ method, path, operation }) =>
-    (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [method, path, parameter.name] as const));
+    (operation.parameters ?? [])
+      .filter((parameter) => parameter.in === 'query')
+      .map((parameter) => [method, path, parameter.name] as const),
+  );
   it.each(queried)('%s %s: a NUL in query %s is a 400 naming it', async (method, path, name) => {
     const response = await call(`${fill(path, '00000000-0000-4000-8000-000000000000')}?${name}=a%00b`, { method });
     expect(response.status).toBe(400);
@@ -89,10 +119,13 @@ describe('NUL characters, on every endpoint of the OpenAPI document', () => {
   });
 
   const bodied = all.flatMap(({ method, path, operation }) =>
-    ((operation as { bodyFields?: string[] }).bodyFields ?? []).slice(0, 1).map((field) => [method, path, field] as const));
+    ((operation as { bodyFields?: string[] }).bodyFields ?? []).slice(0, 1).map((field) => [method, path, field] as const),
+  );
   it.each(bodied)('%s %s: a NUL in body field %s is a 400 naming it', async (method, path, field) => {
     const response = await call(fill(path, '00000000-0000-4000-8000-000000000000'), {
-      method, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [field]: 'a\u0000b' }),
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ [field]: 'a\u0000b' }),
     });
     expect(response.status).toBe(400);
     // The recruitment surface answers {error, message}: the one problem is the message.
@@ -102,7 +135,9 @@ describe('NUL characters, on every endpoint of the OpenAPI document', () => {
 
   it('names a NUL nested inside a body', async () => {
     const response = await call('/v1/admin/hotel-grants', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: 'cl_x', hotelIds: ['h1', 'h\u00002'] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: 'cl_x', hotelIds: ['h1', 'h\u00002'] }),
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as ErrorBody).details?.messages).toEqual(['hotelIds.1: must not contain NUL (\\u0000) characters']);
@@ -120,7 +155,11 @@ describe('NUL characters, on every endpoint of the OpenAPI document', () => {
   });
 
   it('answers a push subscription id that is not a UUID with 404', async () => {
-    const response = await call('/v1/hotels/push-subscriptions/not-a-uuid', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await call('/v1/hotels/push-subscriptions/not-a-uuid', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(response.status).toBe(404);
   });
 });
@@ -139,7 +178,11 @@ describe('bodies of the wrong type', () => {
   });
 
   it('calls a batch body of an unknown type a 415 too', async () => {
-    const response = await call('/v1/recruitment/job-posts/batch/mine', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
+    const response = await call('/v1/recruitment/job-posts/batch/mine', {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: '<a/>',
+    });
     expect(response.status).toBe(415);
     expect(((await response.json()) as ErrorBody).message).toMatch(/application\/json, text\/csv, application\/octet-stream/);
   });
@@ -155,7 +198,11 @@ describe('CSV bodies over the limit', () => {
   const csv = `jobPostId,url,employer,jobTitle\n${'x,https://jobs.example/x,Acme,Engineer\n'.repeat(Math.ceil((maxCsvBytes * 3) / 40))}`;
 
   it('answers 413 with the limit when the length is announced', async () => {
-    const response = await call('/v1/recruitment/job-posts/batch/mine', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: csv });
+    const response = await call('/v1/recruitment/job-posts/batch/mine', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: csv,
+    });
     expect(response.status).toBe(413);
     const body = (await response.json()) as ErrorBody;
     expect(body).toMatchObject({ name: 'PayloadTooLarge', details: { limitBytes: maxCsvBytes } });
@@ -170,7 +217,12 @@ describe('CSV bodies over the limit', () => {
         controller.close();
       },
     });
-    const response = await call('/v1/recruitment/job-posts/batch/mine', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: stream, duplex: 'half' } as RequestInit);
+    const response = await call('/v1/recruitment/job-posts/batch/mine', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(response.status).toBe(413);
     expect(((await response.json()) as ErrorBody).details?.limitBytes).toBe(maxCsvBytes);
   });
@@ -188,7 +240,11 @@ describe('authentication challenges', () => {
   });
 
   it('the dashboard names its sign-in form, not Basic (browsers would prompt)', async () => {
-    const response = await fetch(`${app.base}/dashboard/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'secret=wrong' });
+    const response = await fetch(`${app.base}/dashboard/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'secret=wrong',
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Cookie realm="quarry dashboard"/);
   });
@@ -197,7 +253,9 @@ describe('authentication challenges', () => {
 describe('dashboard sign-in', () => {
   it('refuses an opaque Origin (null) with the refused-origin page', async () => {
     const response = await fetch(`${app.base}/dashboard/login`, {
-      method: 'POST', headers: { origin: 'null', 'content-type': 'application/x-www-form-urlencoded' }, body: 'secret=x',
+      method: 'POST',
+      headers: { origin: 'null', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'secret=x',
     });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('Sign-in from another site was refused.');

@@ -1,14 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from './openapi.ts';
 
-type Schema = { type?: string | string[]; format?: string; description?: string; properties?: Record<string, Schema>; required?: string[]; $ref?: string; [key: string]: unknown };
+type Schema = {
+  type?: string | string[];
+  format?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  $ref?: string;
+  [key: string]: unknown;
+};
 
 const document = buildOpenApiDocument() as unknown as {
-  paths: Record<string, Record<string, { requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
+        responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+      }
+    >
+  >;
   components?: { schemas?: Record<string, Schema> };
 };
 
-const resolve = (schema: Schema): Schema => (schema.$ref ? (document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] ?? schema) : schema);
+const resolve = (schema: Schema): Schema =>
+  schema.$ref ? (document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] ?? schema) : schema;
 
 /** Every property named `name` in every response schema, with the path and status it is under. */
 function propertiesNamed(name: string): Array<{ where: string; schema: Schema }> {

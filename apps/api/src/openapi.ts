@@ -59,7 +59,8 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     info: {
       title: 'Quarry',
       version: '1.0.0',
-      description: 'Job-post form mining, email forwarding, hotel rates feed and hotel bookings. Every resource is scoped to the authenticated client.',
+      description:
+        'Job-post form mining, email forwarding, hotel rates feed and hotel bookings. Every resource is scoped to the authenticated client.',
     },
     servers: [{ url: '/' }],
   });

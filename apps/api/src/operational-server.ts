@@ -23,7 +23,11 @@ export function baseApp(): Express {
 export type HttpRole = { port: number; stop(): Promise<void> };
 
 /** The HTTP side of a process: listens, and at shutdown stops taking requests, letting open ones finish (at most 2 s). */
-export async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' | 'host'>, onStop: () => Promise<void> | void = () => {}): Promise<HttpRole> {
+export async function serve(
+  app: Express,
+  config: Pick<ConfigFor<'api'>, 'port' | 'host'>,
+  onStop: () => Promise<void> | void = () => {},
+): Promise<HttpRole> {
   const server: Server = app.listen(config.port, config.host);
   try {
     await once(server, 'listening');
@@ -31,7 +35,9 @@ export async function serve(app: Express, config: Pick<ConfigFor<'api'>, 'port' 
     // Taken since the start tried it (apps/quarry/src/port-check.ts): still named by its setting.
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EADDRINUSE') throw error;
-    throw new Error(`PORT=${config.port} (on HOST=${config.host}) is in use by another process: stop it, or set PORT to a free port`, { cause: error });
+    throw new Error(`PORT=${config.port} (on HOST=${config.host}) is in use by another process: stop it, or set PORT to a free port`, {
+      cause: error,
+    });
   }
   const address = server.address();
   return {
@@ -50,13 +56,18 @@ export function readinessCheck(db: Pool, redis: Redis): ReadinessCheck {
     Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
   return async () => {
     const [postgres, redisState] = await Promise.all([
-      within(db.query('SELECT 1'), 2_000).then(() => 'ok' as const, (error: Error) => error.message),
-      within(redis.ping(), 2_000).then(() => 'ok' as const, (error: Error) => error.message),
+      within(db.query('SELECT 1'), 2_000).then(
+        () => 'ok' as const,
+        (error: Error) => error.message,
+      ),
+      within(redis.ping(), 2_000).then(
+        () => 'ok' as const,
+        (error: Error) => error.message,
+      ),
     ]);
     return { postgres, redis: redisState };
   };
 }
-
 
 /** What worker-only roles serve: health, readiness and metrics. */
 export function createOperationalApp(deps: { metrics: Metrics; logger: Logger; checkReadiness: ReadinessCheck }): Express {
@@ -68,7 +79,16 @@ export function createOperationalApp(deps: { metrics: Metrics; logger: Logger; c
 }
 
 /** What a process without the API serves: health, readiness and metrics. */
-export function startOperationalServer(runtime: { config: Pick<ConfigFor<'api'>, 'port' | 'host'>; db: Pool; redis: Redis; metrics: Metrics; logger: Logger }): Promise<HttpRole> {
-  return serve(createOperationalApp({ metrics: runtime.metrics, logger: runtime.logger, checkReadiness: readinessCheck(runtime.db, runtime.redis) }), runtime.config);
+export function startOperationalServer(runtime: {
+  config: Pick<ConfigFor<'api'>, 'port' | 'host'>;
+  db: Pool;
+  redis: Redis;
+  metrics: Metrics;
+  logger: Logger;
+}): Promise<HttpRole> {
+  return serve(
+    createOperationalApp({ metrics: runtime.metrics, logger: runtime.logger, checkReadiness: readinessCheck(runtime.db, runtime.redis) }),
+    runtime.config,
+  );
 }
 export { createMetricsApp } from './metrics-app.ts';

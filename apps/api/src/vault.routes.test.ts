@@ -35,10 +35,21 @@ const basic = (secret: string) => `Basic ${Buffer.from(`${secret}:`).toString('b
 const post = (at: string, path: string, as: { secret: string } | null, payload?: unknown) =>
   fetch(`${at}${path}`, {
     method: 'POST',
-    headers: { ...(as ? { authorization: basic(as.secret) } : {}), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(as ? { authorization: basic(as.secret) } : {}),
+      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}),
   });
-const card = (otp: string, extra: Record<string, unknown> = {}) => ({ otp, pan, expiryMonth: 11, expiryYear: 2034, name: holder, cvv, ...extra });
+const card = (otp: string, extra: Record<string, unknown> = {}) => ({
+  otp,
+  pan,
+  expiryMonth: 11,
+  expiryYear: 2034,
+  name: holder,
+  cvv,
+  ...extra,
+});
 const logs = () => logChunks.join('');
 /** Every error body the test received, for the final search for card data. */
 const bodies: string[] = [];
@@ -110,7 +121,13 @@ describe('POST /vault/otp and POST /vault/pan', () => {
     const { panToken } = (await stored.json()) as { panToken: string };
     expect(panToken).toMatch(/^v2:[A-Za-z0-9_-]{296}$/);
     tokens.push(panToken);
-    expect(await vault.openCard(panToken, { bookingId: 'bk_1', clientId: booker.clientId })).toEqual({ pan: panDigits, expiryMonth: 11, expiryYear: 2034, name: holder, cvv });
+    expect(await vault.openCard(panToken, { bookingId: 'bk_1', clientId: booker.clientId })).toEqual({
+      pan: panDigits,
+      expiryMonth: 11,
+      expiryYear: 2034,
+      name: holder,
+      cvv,
+    });
     await vault.spendCvv(panToken, { clientId: booker.clientId });
     await expect(vault.openCard(panToken, { bookingId: 'bk_1', clientId: booker.clientId })).rejects.toThrow('CVV');
     await expect(vault.openCard(panToken, { bookingId: 'bk_2', clientId: other.clientId })).rejects.toThrow('panToken is not usable');
@@ -118,7 +135,9 @@ describe('POST /vault/otp and POST /vault/pan', () => {
 
   it('answers a v1 token of 164 characters on request, accepted where a token is', async () => {
     const otp = (await (await post(base, '/vault/otp', booker)).json()) as { id: string };
-    const { panToken } = (await (await post(base, '/vault/pan', booker, card(otp.id, { tokenVersion: 'v1' }))).json()) as { panToken: string };
+    const { panToken } = (await (await post(base, '/vault/pan', booker, card(otp.id, { tokenVersion: 'v1' }))).json()) as {
+      panToken: string;
+    };
     expect(panToken).toHaveLength(164);
     tokens.push(panToken);
     expect(vault.isPanTokenShaped(panToken)).toBe(true);
@@ -133,7 +152,11 @@ describe('POST /vault/otp and POST /vault/pan', () => {
     expect(body).toMatchObject({ object: 'error', name: 'RequestParametersValidationError' });
     const messages = (body.details as { messages: string[] }).messages;
     expect(messages).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^pan: is not a card number/), expect.stringMatching(/^expiryMonth: /), expect.stringMatching(/^name: is required/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^pan: is not a card number/),
+        expect.stringMatching(/^expiryMonth: /),
+        expect.stringMatching(/^name: is required/),
+      ]),
     );
     // The refusal left the OTP unspent.
     expect((await post(base, '/vault/pan', booker, card(otp.id))).status).toBe(200);
@@ -144,7 +167,10 @@ describe('POST /vault/otp and POST /vault/pan', () => {
     expect((await post(base, '/vault/pan', booker, card(otp.id))).status).toBe(200);
     const reused = await post(base, '/vault/pan', booker, card(otp.id));
     expect(reused.status).toBe(400);
-    expect(await bodyOf(reused)).toMatchObject({ name: 'RequestParametersValidationError', details: { messages: ['otp: already used (each OTP stores one card)'] } });
+    expect(await bodyOf(reused)).toMatchObject({
+      name: 'RequestParametersValidationError',
+      details: { messages: ['otp: already used (each OTP stores one card)'] },
+    });
     const theirs = (await (await post(base, '/vault/otp', other)).json()) as { id: string };
     const stolen = await post(base, '/vault/pan', booker, card(theirs.id));
     expect(stolen.status).toBe(400);
@@ -165,13 +191,19 @@ describe('POST /vault/otp and POST /vault/pan', () => {
     const [token] = tokens;
     const leaky: ApiDeps['vault'] = {
       issueOtp: async () => {
-        throw new (await import('@quarry/contracts')).AppError('RequestParametersValidationError', `card ${pan} refused`, { messages: [`pan: ${panDigits} refused`], token });
+        throw new (await import('@quarry/contracts')).AppError('RequestParametersValidationError', `card ${pan} refused`, {
+          messages: [`pan: ${panDigits} refused`],
+          token,
+        });
       },
       storePan: async () => {
         throw new Error(`gateway failed for ${panDigits} with ${token}`);
       },
     };
-    const logger = createLogger({ level: 'trace', destination: new Writable({ write: (chunk: Buffer, _encoding, callback) => (logChunks.push(chunk.toString()), callback()) }) });
+    const logger = createLogger({
+      level: 'trace',
+      destination: new Writable({ write: (chunk: Buffer, _encoding, callback) => (logChunks.push(chunk.toString()), callback()) }),
+    });
     const at = await startApp(logger, leaky);
     const refused = await bodyOf(await post(at, '/vault/otp', booker));
     expect(refused).toEqual({
@@ -189,12 +221,24 @@ describe('POST /vault/otp and POST /vault/pan', () => {
   it('leaves no card number, name, CVV or token in clear in the logs, the error bodies, a dump of the database or Redis', async () => {
     expect(tokens).toHaveLength(2);
     expect(logs()).toContain('vault: card stored');
-    const { stdout: dump } = await promisify(execFile)('pg_dump', ['--data-only', '--no-owner', database.url], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout: dump } = await promisify(execFile)('pg_dump', ['--data-only', '--no-owner', database.url], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(dump).toContain('vault_cards');
     const keys = await redis.keys(`${testRedis.prefix}:*`);
-    const redisValues = (await Promise.all(keys.map(async (key) => ((await redis.type(key)) === 'string' ? ((await redis.get(key)) ?? '') : '')))).join('\n');
-    const places = { logs: logs(), 'error bodies': bodies.join('\n'), 'pg_dump': dump, redis: `${keys.join('\n')}\n${redisValues}` };
-    const secrets = [panDigits, pan, panDigits.slice(0, 12), Buffer.from(panDigits).toString('hex'), holder, Buffer.from(holder).toString('hex'), ...tokens.flatMap((token) => [token, token.replace(/^v2:/, '').slice(30, 90)])];
+    const redisValues = (
+      await Promise.all(keys.map(async (key) => ((await redis.type(key)) === 'string' ? ((await redis.get(key)) ?? '') : '')))
+    ).join('\n');
+    const places = { logs: logs(), 'error bodies': bodies.join('\n'), pg_dump: dump, redis: `${keys.join('\n')}\n${redisValues}` };
+    const secrets = [
+      panDigits,
+      pan,
+      panDigits.slice(0, 12),
+      Buffer.from(panDigits).toString('hex'),
+      holder,
+      Buffer.from(holder).toString('hex'),
+      ...tokens.flatMap((token) => [token, token.replace(/^v2:/, '').slice(30, 90)]),
+    ];
     for (const [place, text] of Object.entries(places)) {
       for (const secret of secrets) expect(text.includes(secret), `${place} contains ${secret.slice(0, 6)}…`).toBe(false);
     }

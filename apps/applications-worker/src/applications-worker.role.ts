@@ -8,7 +8,17 @@ import { canaryJobHandler } from '@quarry/canary';
 import { createClusterLimiter } from '@quarry/cluster-limits';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { bulkEnqueuer, enqueuer, isStoreOutage, queuedJobFinder, startRoleWorkers, whenRedisIsBack, type JobQueues, type Shared, type WorkerEvents } from '@quarry/jobs';
+import {
+  bulkEnqueuer,
+  enqueuer,
+  isStoreOutage,
+  queuedJobFinder,
+  startRoleWorkers,
+  whenRedisIsBack,
+  type JobQueues,
+  type Shared,
+  type WorkerEvents,
+} from '@quarry/jobs';
 import { createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
 import { createOutcomeAnnouncer, findMinedPost, recordMinedPost } from '@quarry/recruitment';
@@ -50,7 +60,11 @@ export async function startApplicationsRole(runtime: {
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled
+    ? runtime.shared('chromium', () =>
+        createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled')),
+      )
+    : null;
   if (!runtime.applier && !chromium) logger.warn('the browser is off (MINING_BROWSER=off): applications will fail with ApplicationFailed');
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
@@ -78,7 +92,11 @@ export async function startApplicationsRole(runtime: {
   // A tenant's refusal of an account holds for every role of the process that signs in with it.
   const signIns = runtime.shared('tenant-sign-ins', createProcessSignIns);
   // The same Chromium as the miner of this role: one browser per process, its contexts shared.
-  const hostedForm = runtime.applier ?? (chromium ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs, signIns }) : noEngine);
+  const hostedForm =
+    runtime.applier ??
+    (chromium
+      ? createBrowserApplier({ pool: chromium, allowPrivate: config.allowPrivateUrls, timeoutMs: config.applications.timeoutMs, signIns })
+      : noEngine);
   const ports: RunPorts = {
     pool: db,
     sealer: createSealer(config.secretKey, createDeploymentKeyring(config.keyring)),
@@ -86,7 +104,12 @@ export async function startApplicationsRole(runtime: {
     miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, signIns),
     recordMining: (post, mined, durationMs) => recordMinedPost({ pool: db, announceOutcome }, post, mined, durationMs),
     // The vendor's API where the client registered the employer's key (or none is needed), else the hosted form.
-    applier: createAtsApplier({ hostedForm, endpoints: config.mining.atsEndpoints, timeoutMs: config.applications.timeoutMs, rateLimit: vendorLimiter }),
+    applier: createAtsApplier({
+      hostedForm,
+      endpoints: config.mining.atsEndpoints,
+      timeoutMs: config.applications.timeoutMs,
+      rateLimit: vendorLimiter,
+    }),
     fetchFile: fetchClientUrl,
     limitHost: hostLimiter,
     maxFileBytes: config.applications.maxFileBytes,
@@ -94,7 +117,14 @@ export async function startApplicationsRole(runtime: {
     // soon as its job is, and a paused one's second run waits no longer than the lock it lost.
     leaseMs: config.jobLockMs,
   };
-  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  const workers = startRoleWorkers(
+    {
+      redis: runtime.redis,
+      events: runtime.events,
+      canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null,
+    },
+    config,
+  );
   workers.start({
     queues: ['applications.apply'],
     concurrency: config.applications.concurrency,
@@ -112,7 +142,8 @@ export async function startApplicationsRole(runtime: {
       { pool: db, enqueueApply: enqueuer(queues, 'applications.apply'), findApplyJob: queuedJobFinder(queues, 'applications.apply') },
       { strandedAfterMs: config.applications.strandedAfterMs, retentionDays: config.applications.retentionDays },
     );
-    if (reconciled.requeued > 0 || reconciled.abandoned > 0) logger.warn(reconciled, 'applications whose job was lost were enqueued again, or abandoned ones ended');
+    if (reconciled.requeued > 0 || reconciled.abandoned > 0)
+      logger.warn(reconciled, 'applications whose job was lost were enqueued again, or abandoned ones ended');
     return reconciled;
   };
   // A Redis restarted empty lost every queued application's job, and the scheduled reconcile with
@@ -129,7 +160,7 @@ export async function startApplicationsRole(runtime: {
     handlers: {
       'applications.purge': async () => {
         const purged = await purgeApplications(db, { retentionDays: config.applications.retentionDays });
-        if (purged > 0) logger.info({ purged }, 'purged candidates\' data of ended applications');
+        if (purged > 0) logger.info({ purged }, "purged candidates' data of ended applications");
         return { purged };
       },
       'applications.reconcile': () => reconcile(),
@@ -150,7 +181,15 @@ export async function startApplicationsRole(runtime: {
     sealer: ports.sealer,
     fetchCallback: fetchClientUrl,
     // Each job keeps its client's lane for up to 10 s of rounds (its last round well within the job's 2-min timeout).
-    settings: { ...config.callbacks, lane: { clientConcurrency: config.callbacks.clientConcurrency, leaseMs: callbackLeaseMs, eventsPerRound: config.callbacks.eventsPerJob, forMs: 10_000 } },
+    settings: {
+      ...config.callbacks,
+      lane: {
+        clientConcurrency: config.callbacks.clientConcurrency,
+        leaseMs: callbackLeaseMs,
+        eventsPerRound: config.callbacks.eventsPerJob,
+        forMs: 10_000,
+      },
+    },
   };
   workers.start({
     queues: ['callbacks.deliver'],
@@ -167,7 +206,11 @@ export async function startApplicationsRole(runtime: {
     },
   });
   await queues.schedule('applications.purge', {}, { schedulerId: 'applications-purge', everyMs: config.applications.purgeEveryMs });
-  await queues.schedule('applications.reconcile', {}, { schedulerId: 'applications-reconcile', everyMs: config.applications.reconcileEveryMs });
+  await queues.schedule(
+    'applications.reconcile',
+    {},
+    { schedulerId: 'applications-reconcile', everyMs: config.applications.reconcileEveryMs },
+  );
   return {
     async stop(graceMs) {
       stopReconcilingOnReconnect();

@@ -28,7 +28,10 @@ afterAll(async () => {
 
 /** Starts the role with `env` added to the test's, stops it, and says which shared objects it asked for. */
 async function sharedObjectsAsked(env: Record<string, string>): Promise<string[]> {
-  const config = loadConfig({ ...quarryEnv({ database, redis: testRedis, secretKey: Buffer.alloc(32, 5) }), LOG_LEVEL: 'silent', ...env }, 'bookings-worker');
+  const config = loadConfig(
+    { ...quarryEnv({ database, redis: testRedis, secretKey: Buffer.alloc(32, 5) }), LOG_LEVEL: 'silent', ...env },
+    'bookings-worker',
+  );
   const redis = createRedis(config.redisUrl);
   const queues = createJobQueues({ connection: redis, prefix: config.queuePrefix });
   const asked: string[] = [];

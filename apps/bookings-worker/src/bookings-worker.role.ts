@@ -49,7 +49,11 @@ export async function startBookingsRole(runtime: {
   engines?: BookingEngines;
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
-  const sourceFetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.bookings.sourceTimeoutMs, userAgent: 'Quarry/1.0 bookings' });
+  const sourceFetch = createSafeFetch({
+    allowPrivate: config.allowPrivateUrls,
+    timeoutMs: config.bookings.sourceTimeoutMs,
+    userAgent: 'Quarry/1.0 bookings',
+  });
   const fetchCallback = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );
@@ -58,7 +62,11 @@ export async function startBookingsRole(runtime: {
   // its own, sandboxed (ADR 0056). Its booking contexts are under their own limit: a checkout holds
   // its context through the client's waits. Started on the first booking page; mining's switch
   // (MINING_BROWSER) is mining's alone and never turns it off (ADR 0061).
-  const chromium = runtime.shared('checkout-chromium', () => createCheckoutChromium(config.browser, config.chromiumRunAs, (event) => logger.info({ ...event, browser: 'checkout' }, 'browser recycled')));
+  const chromium = runtime.shared('checkout-chromium', () =>
+    createCheckoutChromium(config.browser, config.chromiumRunAs, (event) =>
+      logger.info({ ...event, browser: 'checkout' }, 'browser recycled'),
+    ),
+  );
   const pageGuard = createHostGuard(config.allowPrivateUrls);
   const acsGuard = createAddressGuard(config.allowPrivateUrls);
   const bookingPages = createBrowserBookingEngine({
@@ -79,7 +87,15 @@ export async function startBookingsRole(runtime: {
     vault:
       runtime.vault ??
       (hasVaultKeys(config.vault)
-        ? createCardVault({ db, redis: runtime.redis, keys: vaultKeySettingsOf(config.vault), prefix: config.queuePrefix, cvvTtlMs: config.vault.cvvTtlMs, cardRetentionMs: config.vault.cardRetentionMs, logger })
+        ? createCardVault({
+            db,
+            redis: runtime.redis,
+            keys: vaultKeySettingsOf(config.vault),
+            prefix: config.queuePrefix,
+            cvvTtlMs: config.vault.cvvTtlMs,
+            cardRetentionMs: config.vault.cardRetentionMs,
+            logger,
+          })
         : noCardVault),
     findGrantedHotel: (clientId, hotelId) => findGrantedHotelRow(db, clientId, hotelId),
     findHotel: (hotelId) => findHotelRow(db, hotelId),
@@ -103,7 +119,14 @@ export async function startBookingsRole(runtime: {
     acsUrlPolicy: { vetAcsHost: (hostname) => acsGuard.vet(hostname), allowLoopbackHttp: config.allowLoopbackHttpHotels },
     onError: (error, where) => logger.warn({ err: error, where }, 'booking side effect failed'),
   };
-  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  const workers = startRoleWorkers(
+    {
+      redis: runtime.redis,
+      events: runtime.events,
+      canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null,
+    },
+    config,
+  );
   workers.start({
     queues: ['bookings.step'],
     concurrency: config.bookings.concurrency,

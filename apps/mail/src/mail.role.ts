@@ -28,7 +28,14 @@ export async function startMailRole(runtime: {
   runsCanary: boolean;
 }): Promise<{ stop(graceMs: number): Promise<void> }> {
   const { config, db, queues, logger } = runtime;
-  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  const workers = startRoleWorkers(
+    {
+      redis: runtime.redis,
+      events: runtime.events,
+      canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null,
+    },
+    config,
+  );
   const deliveryPool = createPool(config.databaseUrl, deliveryPoolSize(config.mail.deliveryConcurrency), runtime.poolEvents);
   const mail = createMailService({
     pool: db,

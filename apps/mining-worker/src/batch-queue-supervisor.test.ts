@@ -20,7 +20,9 @@ beforeAll(async () => {
   db = createPool(database.url, 2);
   redis = createRedis(testRedis.url);
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
-  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_supervisortest0000000', 's', '{recruitment}', 'x', 'x')`);
+  await db.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_supervisortest0000000', 's', '{recruitment}', 'x', 'x')`,
+  );
 });
 afterAll(async () => {
   await queues.close();
@@ -43,9 +45,18 @@ describe('batch queue supervisor', () => {
     await createMiningQueuePort(miningJobsOf(queues)).enqueueBatchRows(batchId, rows, { concurrency: 5, ratePerMinute: 300 });
     const starts: number[] = [];
     const supervisor = startBatchQueueSupervisor({
-      db, connection: redis, prefix: testRedis.prefix, queues, pollMs: 50, graceMs: 1_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000,
+      db,
+      connection: redis,
+      prefix: testRedis.prefix,
+      queues,
+      pollMs: 50,
+      graceMs: 1_000,
+      lockDurationMs: 30_000,
+      stalledIntervalMs: 30_000,
       handler: async () => void starts.push(performance.now()),
-      onError: (error) => { throw error; },
+      onError: (error) => {
+        throw error;
+      },
     });
     try {
       await waitFor('five rows started', async () => (starts.length >= 5 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });

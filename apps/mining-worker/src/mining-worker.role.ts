@@ -2,12 +2,31 @@ import { createProcessChromium } from '@quarry/browser';
 import { canaryJobHandler } from '@quarry/canary';
 import type { ConfigFor } from '@quarry/config';
 import type { Pool } from '@quarry/db';
-import { isStoreOutage, startRoleWorkers, whenRedisIsBack, type JobContext, type JobHandlers, type JobQueues, type RoleWorkerConfig, type Shared, type WorkerEvents } from '@quarry/jobs';
+import {
+  isStoreOutage,
+  startRoleWorkers,
+  whenRedisIsBack,
+  type JobContext,
+  type JobHandlers,
+  type JobQueues,
+  type RoleWorkerConfig,
+  type Shared,
+  type WorkerEvents,
+} from '@quarry/jobs';
 import { findAtsAccount, findAtsCredential } from '@quarry/applications';
 import { createDeploymentKeyring, createSealer } from '@quarry/keyring';
 import { createProcessMiner, createProcessSignIns, type Miner } from '@quarry/miner';
 import type { Logger } from '@quarry/observability';
-import { admitBatch, createMiningQueuePort, miningJobsOf, createOutcomeAnnouncer, listBatches, mineSubmission, reviveStrandedRows, type MiningPorts } from '@quarry/recruitment';
+import {
+  admitBatch,
+  createMiningQueuePort,
+  miningJobsOf,
+  createOutcomeAnnouncer,
+  listBatches,
+  mineSubmission,
+  reviveStrandedRows,
+  type MiningPorts,
+} from '@quarry/recruitment';
 import { createSafeFetch } from '@quarry/safe-fetch';
 import type { Redis } from 'ioredis';
 import { startBatchQueueSupervisor } from './batch-queue-supervisor.ts';
@@ -36,10 +55,15 @@ export async function startMiningRole(runtime: {
   const { config, db, queues, logger } = runtime;
   const { accountsKey } = config;
   const opensAccounts = accountsKey !== undefined || config.keyring.keys.length > 0;
-  if (!opensAccounts) logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
+  if (!opensAccounts)
+    logger.warn('QUARRY_SECRET_KEY is not set: Workday postings are answered LoginRequired even for clients with a tenant account');
   const sealer = opensAccounts ? createSealer(accountsKey, createDeploymentKeyring(config.keyring)) : null;
   // One Chromium per process, shared by the roles that drive pages (mining, applying), started on the first job that needs it.
-  const chromium = config.mining.browser.enabled ? runtime.shared('chromium', () => createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled'))) : null;
+  const chromium = config.mining.browser.enabled
+    ? runtime.shared('chromium', () =>
+        createProcessChromium(config.browser, config.chromiumRunAs, (event) => logger.info(event, 'browser recycled')),
+      )
+    : null;
   const fetchClientUrl = runtime.shared('client-url-fetch', () =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, userAgent: 'Quarry/1.0 (+https://github.com/quarry)' }),
   );
@@ -47,7 +71,15 @@ export async function startMiningRole(runtime: {
     pool: db,
     queue: createMiningQueuePort(miningJobsOf(queues)),
     settings: config.batches,
-    miner: runtime.miner ?? createProcessMiner(config.mining, config.allowPrivateUrls, fetchClientUrl, chromium, runtime.shared('tenant-sign-ins', createProcessSignIns)),
+    miner:
+      runtime.miner ??
+      createProcessMiner(
+        config.mining,
+        config.allowPrivateUrls,
+        fetchClientUrl,
+        chromium,
+        runtime.shared('tenant-sign-ins', createProcessSignIns),
+      ),
     // The sealed account is read and opened here, at mining time, for the submission's client.
     ...(sealer
       ? {
@@ -94,9 +126,13 @@ export async function startMiningWorkers(
 ): Promise<MiningRole> {
   // Short enough that a post accepted while a producer could not enqueue starts within seconds.
   const reviveEveryMs = options.reviveEveryMs ?? 5_000;
-  const mine = (submissionId: string, { signal, isFinalAttempt }: JobContext) => mineSubmission(ports, submissionId, { signal, finalAttempt: isFinalAttempt });
+  const mine = (submissionId: string, { signal, isFinalAttempt }: JobContext) =>
+    mineSubmission(ports, submissionId, { signal, finalAttempt: isFinalAttempt });
 
-  const workers = startRoleWorkers({ redis: options.connection, canary: options.canary ?? null, ...(options.events ? { events: options.events } : {}) }, options.config);
+  const workers = startRoleWorkers(
+    { redis: options.connection, canary: options.canary ?? null, ...(options.events ? { events: options.events } : {}) },
+    options.config,
+  );
   workers.start({
     queues: ['mining.single', 'mining.control'],
     handlers: {

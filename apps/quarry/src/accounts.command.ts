@@ -12,7 +12,11 @@ import { listMailboxAccounts, loadOutlookAccounts } from '@quarry/mail';
  *                 be read are left out and listed under "refused" (exit status 1 when any is)
  *   list          the pool as operators see it (state, last message, last error)
  */
-export async function runAccountsCommand(config: ConfigFor<'accounts'>, subcommand: string | undefined, options: { json: string | undefined; file: string | undefined }): Promise<void> {
+export async function runAccountsCommand(
+  config: ConfigFor<'accounts'>,
+  subcommand: string | undefined,
+  options: { json: string | undefined; file: string | undefined },
+): Promise<void> {
   await migrateToLatest(config.databaseUrl);
   const db = createPool(config.databaseUrl, 2);
   try {

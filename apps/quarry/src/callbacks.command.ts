@@ -20,7 +20,11 @@ export async function runCallbacksCommand(
   const db = createPool(config.databaseUrl, 2);
   // The policy the deliveries follow (ALLOW_PRIVATE_URLS): a URL they would refuse is refused here.
   const guard = createAddressGuard(config.allowPrivateUrls);
-  const ports = { pool: db, sealer: createSealer(config.secretKey, createDeploymentKeyring(config.keyring)), checkUrl: async (url: string) => void (await guard.vet(new URL(url).hostname)) };
+  const ports = {
+    pool: db,
+    sealer: createSealer(config.secretKey, createDeploymentKeyring(config.keyring)),
+    checkUrl: async (url: string) => void (await guard.vet(new URL(url).hostname)),
+  };
   const clientId = args[0];
   const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   try {
@@ -40,7 +44,8 @@ export async function runCallbacksCommand(
     } else if (subcommand === 'rotate') {
       if (!clientId) throw new Error('callbacks rotate: give the client id');
       const overlapHours = Number(options.overlapHours ?? 24);
-      if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 720) throw new Error('callbacks rotate: --overlap-hours must be an integer from 0 to 720');
+      if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 720)
+        throw new Error('callbacks rotate: --overlap-hours must be an integer from 0 to 720');
       print(await rotateCallbackSecret(ports, clientId, overlapHours));
     } else {
       throw new Error('callbacks: use list, show, set, clear or rotate');

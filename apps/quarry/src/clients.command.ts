@@ -14,8 +14,14 @@ export async function runClientsCommand(
   const db = createPool(config.databaseUrl, 2);
   try {
     if (subcommand === 'create') {
-      const scopes = (options.scopes ?? '').split(',').map((scope) => scope.trim()).filter(Boolean);
-      const created = await createClient({ db, secretKey: config.secretKey, keyring: createDeploymentKeyring(config.keyring) }, { name: options.name ?? '', scopes }).catch((error: unknown) => {
+      const scopes = (options.scopes ?? '')
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter(Boolean);
+      const created = await createClient(
+        { db, secretKey: config.secretKey, keyring: createDeploymentKeyring(config.keyring) },
+        { name: options.name ?? '', scopes },
+      ).catch((error: unknown) => {
         if (error instanceof AppError) throw new Error(`clients create: ${(error.details.messages ?? [error.message]).join('; ')}`);
         throw error;
       });
@@ -33,9 +39,10 @@ export async function runClientsCommand(
         if (error instanceof AppError) throw new Error(`clients frame-origins: ${(error.details.messages ?? [error.message]).join('; ')}`);
         throw error;
       };
-      const view = options.clear || options.origins.length > 0
-        ? await setFrameOrigins({ db }, options.clientId, { origins: options.clear ? [] : options.origins }).catch(explain)
-        : await findFrameOrigins({ db }, options.clientId).catch(explain);
+      const view =
+        options.clear || options.origins.length > 0
+          ? await setFrameOrigins({ db }, options.clientId, { origins: options.clear ? [] : options.origins }).catch(explain)
+          : await findFrameOrigins({ db }, options.clientId).catch(explain);
       process.stdout.write(`${JSON.stringify(view)}\n`);
     } else {
       throw new Error('clients: use create, list, revoke or frame-origins');

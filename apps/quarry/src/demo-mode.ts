@@ -21,9 +21,12 @@ const demoScopes = ['recruitment', 'forwarding', 'hotels', 'booking', 'admin'] a
  */
 export async function startDemo(config: Config, role: 'all' | 'api', tracing: Tracing): Promise<void> {
   const host = config.demo.host;
-  if (!/^127\./.test(host) && host !== '::1') throw new Error(`DEMO_HOST ${host} must be a loopback address: the demo sites are for this machine only`);
+  if (!/^127\./.test(host) && host !== '::1')
+    throw new Error(`DEMO_HOST ${host} must be a loopback address: the demo sites are for this machine only`);
   if (host === '127.0.0.1' || host === '::1') {
-    process.stderr.write(`quarry: DEMO_HOST=${host} lets client URLs reach every service on ${host} (Postgres, Redis) while the demo runs; the default 127.0.0.77 does not\n`);
+    process.stderr.write(
+      `quarry: DEMO_HOST=${host} lets client URLs reach every service on ${host} (Postgres, Redis) while the demo runs; the default 127.0.0.77 does not\n`,
+    );
   }
   const sites = await startDemoSites(config.demo);
   const demoConfig: Config = {
@@ -39,7 +42,9 @@ export async function startDemo(config: Config, role: 'all' | 'api', tracing: Tr
   const client = await registerDemo(config, apiBase, sites);
   process.stdout.write(demoInstructions(apiBase, sites, client, config));
   // The line tests and scripts wait for; the secret is only in the instructions above.
-  process.stdout.write(`${JSON.stringify({ msg: 'demo ready', apiBase, demoOrigin: sites.origin, demoSmtp: sites.smtpUrl, clientId: client.clientId })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'demo ready', apiBase, demoOrigin: sites.origin, demoSmtp: sites.smtpUrl, clientId: client.clientId })}\n`,
+  );
 }
 
 async function call(apiBase: string, secret: string, method: string, path: string, body: unknown): Promise<unknown> {
@@ -62,13 +67,20 @@ async function registerDemo(config: Config, apiBase: string, sites: DemoSites): 
   const db = createPool(config.databaseUrl, 1);
   try {
     for (const old of (await listClients({ db })).filter((client) => client.name === demoClientName && client.revokedAt === null)) {
-      for (const subscription of await listClientSubscriptions({ db }, old.clientId)) await removeSubscription({ db }, old.clientId, subscription.subscriptionId);
+      for (const subscription of await listClientSubscriptions({ db }, old.clientId))
+        await removeSubscription({ db }, old.clientId, subscription.subscriptionId);
       await revokeClient({ db }, old.clientId);
     }
-    const client = await createClient({ db, secretKey: config.secretKey, keyring: createDeploymentKeyring(config.keyring) }, { name: demoClientName, scopes: [...demoScopes] });
+    const client = await createClient(
+      { db, secretKey: config.secretKey, keyring: createDeploymentKeyring(config.keyring) },
+      { name: demoClientName, scopes: [...demoScopes] },
+    );
     const hotels = demoHotels(sites.origin);
     for (const hotel of hotels) await call(apiBase, client.secret, 'PUT', `/v1/admin/hotels/${hotel.hotelId}`, hotel);
-    await call(apiBase, client.secret, 'POST', '/v1/admin/hotel-grants', { clientId: client.clientId, hotelIds: hotels.map((hotel) => hotel.hotelId) });
+    await call(apiBase, client.secret, 'POST', '/v1/admin/hotel-grants', {
+      clientId: client.clientId,
+      hotelIds: hotels.map((hotel) => hotel.hotelId),
+    });
     const apiKey = `demo-${client.clientId}`;
     sites.expectPushKey(apiKey);
     await call(apiBase, client.secret, 'POST', '/v1/hotels/push-subscriptions', {
@@ -78,7 +90,9 @@ async function registerDemo(config: Config, apiBase: string, sites: DemoSites): 
       searches: { daysAhead: 7, nights: [1], guests: [2] },
     });
     // Recruitment's callbacks: every mined post, batch and application of the demo client is POSTed to the receiver.
-    const callbacks = (await call(apiBase, client.secret, 'PUT', `/v1/admin/callbacks/${client.clientId}`, { url: `${sites.origin}/callbacks` })) as { webhookSecret?: string };
+    const callbacks = (await call(apiBase, client.secret, 'PUT', `/v1/admin/callbacks/${client.clientId}`, {
+      url: `${sites.origin}/callbacks`,
+    })) as { webhookSecret?: string };
     if (callbacks.webhookSecret) sites.expectCallbackSecret(callbacks.webhookSecret);
     return { clientId: client.clientId, secret: client.secret };
   } finally {

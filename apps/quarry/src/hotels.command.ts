@@ -13,7 +13,12 @@ import { changeGrants, listHotelsForOperator, removeHotel, toListing, upsertHote
  * Grant changes move the client's push subscriptions to a new state; the rates-worker's scheduler
  * tick delivers it (the CLI does not talk to the queues).
  */
-export async function runHotelsCommand(config: ConfigFor<'hotels'>, subcommand: string | undefined, args: string[], options: { json: string | undefined }): Promise<void> {
+export async function runHotelsCommand(
+  config: ConfigFor<'hotels'>,
+  subcommand: string | undefined,
+  args: string[],
+  options: { json: string | undefined },
+): Promise<void> {
   await migrateToLatest(config.databaseUrl);
   const db = createPool(config.databaseUrl, 2);
   const enqueuePush = async () => {};
@@ -31,7 +36,8 @@ export async function runHotelsCommand(config: ConfigFor<'hotels'>, subcommand: 
       }
       const cardTransport = {
         allowLoopbackHttp: config.allowLoopbackHttpHotels,
-        warn: (fields: Record<string, unknown>, message: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...fields, msg: message })}\n`),
+        warn: (fields: Record<string, unknown>, message: string) =>
+          process.stderr.write(`${JSON.stringify({ level: 'warn', ...fields, msg: message })}\n`),
       };
       const hotel = await upsertHotel({ db, cardTransport }, body).catch(explain);
       process.stdout.write(`${JSON.stringify({ ...toListing(hotel), bookingPageUrl: hotel.bookingPageUrl, source: hotel.source })}\n`);

@@ -62,9 +62,14 @@ async function useRecordedConfig(): Promise<void> {
 /** Exits naming each port of this start that another process holds (or that cannot be listened on). */
 async function exitIfPortsTaken(config: ConfigFor<Role>, demo: boolean): Promise<void> {
   const { listenersOf, unavailablePorts } = await import('./port-check.ts');
-  const smtp = 'smtp' in config && 'smtpPort' in config ? { host: config.smtp.host, port: config.smtpPort, reusePort: config.smtp.reusePort } : undefined;
+  const smtp =
+    'smtp' in config && 'smtpPort' in config
+      ? { host: config.smtp.host, port: config.smtpPort, reusePort: config.smtp.reusePort }
+      : undefined;
   const demoSites = demo && 'demo' in config ? config.demo : undefined;
-  const problems = await unavailablePorts(listenersOf({ host: config.host, port: config.port, metricsPort: config.metricsPort, smtp, demo: demoSites }));
+  const problems = await unavailablePorts(
+    listenersOf({ host: config.host, port: config.port, metricsPort: config.metricsPort, smtp, demo: demoSites }),
+  );
   if (problems.length > 0) {
     process.stderr.write(problems.map((problem) => `quarry: ${problem}\n`).join(''));
     process.exit(1);
@@ -75,7 +80,21 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string', default: 'all' }, demo: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean' }, json: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' }, 'overlap-hours': { type: 'string' }, clear: { type: 'boolean' }, id: { type: 'string' }, 'batch-size': { type: 'string' }, passes: { type: 'string' } },
+    options: {
+      role: { type: 'string', default: 'all' },
+      demo: { type: 'boolean' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      help: { type: 'boolean' },
+      json: { type: 'string' },
+      file: { type: 'string' },
+      url: { type: 'string' },
+      'overlap-hours': { type: 'string' },
+      clear: { type: 'boolean' },
+      id: { type: 'string' },
+      'batch-size': { type: 'string' },
+      passes: { type: 'string' },
+    },
   });
   const [command, subcommand, ...rest] = positionals;
   if (values.help || !command) fail(usage);
@@ -90,7 +109,8 @@ async function main(argv: string[]): Promise<void> {
     const config = configOrExit(role);
     // Before anything slow (migrations, the demo's sites, Chromium): a taken port names its setting.
     await exitIfPortsTaken(config, values.demo === true);
-    if (records && process.env.QUARRY_LOCAL_CONFIG) (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
+    if (records && process.env.QUARRY_LOCAL_CONFIG)
+      (await import('./local-config.ts')).recordLocalConfig(process.env.QUARRY_LOCAL_CONFIG, process.env);
     const tracing = startTracing({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint, role });
     if (values.demo) {
       if (role !== 'all' && role !== 'api') fail('quarry: --demo runs with --role all (or api)');
@@ -105,7 +125,8 @@ async function main(argv: string[]): Promise<void> {
     await startRoles(config, role, tracing);
     return;
   }
-  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks', 'keys', 'vault'].includes(command)) fail(`quarry: unknown command "${command}"\n${usage}`);
+  if (!['migrate', 'clients', 'hotels', 'accounts', 'callbacks', 'keys', 'vault'].includes(command))
+    fail(`quarry: unknown command "${command}"\n${usage}`);
   await useRecordedConfig();
   if (command === 'migrate') {
     const config = configOrExit('migrate');
@@ -117,39 +138,53 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'clients') {
     const config = configOrExit('clients');
     const { runClientsCommand } = await import('./clients.command.ts');
-    await runClientsCommand(config, subcommand, { name: values.name, scopes: values.scopes, clientId: rest[0] ?? undefined, origins: rest.slice(1), clear: values.clear === true }).catch(
-      (error: unknown) => fail(`quarry: ${(error as Error).message}`),
-    );
+    await runClientsCommand(config, subcommand, {
+      name: values.name,
+      scopes: values.scopes,
+      clientId: rest[0] ?? undefined,
+      origins: rest.slice(1),
+      clear: values.clear === true,
+    }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
     return;
   }
   if (command === 'hotels') {
     const config = configOrExit('hotels');
     const { runHotelsCommand } = await import('./hotels.command.ts');
-    await runHotelsCommand(config, subcommand, rest, { json: values.json }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    await runHotelsCommand(config, subcommand, rest, { json: values.json }).catch((error: unknown) =>
+      fail(`quarry: ${(error as Error).message}`),
+    );
     return;
   }
   if (command === 'accounts') {
     const config = configOrExit('accounts');
     const { runAccountsCommand } = await import('./accounts.command.ts');
-    await runAccountsCommand(config, subcommand, { json: values.json, file: values.file }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    await runAccountsCommand(config, subcommand, { json: values.json, file: values.file }).catch((error: unknown) =>
+      fail(`quarry: ${(error as Error).message}`),
+    );
     return;
   }
   if (command === 'callbacks') {
     const config = configOrExit('callbacks');
     const { runCallbacksCommand } = await import('./callbacks.command.ts');
-    await runCallbacksCommand(config, subcommand, rest, { url: values.url, overlapHours: values['overlap-hours'] }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    await runCallbacksCommand(config, subcommand, rest, { url: values.url, overlapHours: values['overlap-hours'] }).catch(
+      (error: unknown) => fail(`quarry: ${(error as Error).message}`),
+    );
     return;
   }
   if (command === 'keys') {
     const config = configOrExit('keys');
     const { runKeysCommand } = await import('./keys.command.ts');
-    await runKeysCommand(config, subcommand, { id: values.id, batchSize: values['batch-size'], passes: values.passes }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    await runKeysCommand(config, subcommand, { id: values.id, batchSize: values['batch-size'], passes: values.passes }).catch(
+      (error: unknown) => fail(`quarry: ${(error as Error).message}`),
+    );
     return;
   }
   if (command === 'vault') {
     const config = configOrExit('vault');
     const { runVaultCommand } = await import('./vault.command.ts');
-    await runVaultCommand(config, subcommand, { batchSize: values['batch-size'], passes: values.passes }).catch((error: unknown) => fail(`quarry: ${(error as Error).message}`));
+    await runVaultCommand(config, subcommand, { batchSize: values['batch-size'], passes: values.passes }).catch((error: unknown) =>
+      fail(`quarry: ${(error as Error).message}`),
+    );
     return;
   }
   fail(`quarry: unknown command "${command}"\n${usage}`);

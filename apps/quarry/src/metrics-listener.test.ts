@@ -8,9 +8,9 @@ it('names METRICS_PORT when its port was taken after the start checked it', asyn
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const port = (holder.address() as { port: number }).port;
   try {
-    await expect(listenForMetrics({ host: '127.0.0.1', metricsPort: port }, createMetrics(), createLogger({ level: 'silent' }))).rejects.toThrow(
-      `METRICS_PORT=${port} (on HOST=127.0.0.1) is in use by another process: stop it, or set METRICS_PORT to a free port`,
-    );
+    await expect(
+      listenForMetrics({ host: '127.0.0.1', metricsPort: port }, createMetrics(), createLogger({ level: 'silent' })),
+    ).rejects.toThrow(`METRICS_PORT=${port} (on HOST=127.0.0.1) is in use by another process: stop it, or set METRICS_PORT to a free port`);
   } finally {
     await new Promise((resolve) => holder.close(resolve));
   }

@@ -39,7 +39,8 @@ export function listenersOf(settings: ListenerSettings): Listener[] {
     { setting: 'PORT', hostSetting: 'HOST', host: settings.host, port: settings.port },
     { setting: 'METRICS_PORT', hostSetting: 'HOST', host: settings.host, port: settings.metricsPort },
   ];
-  if (settings.smtp && !settings.smtp.reusePort) listeners.push({ setting: 'SMTP_PORT', hostSetting: 'SMTP_HOST', host: settings.smtp.host, port: settings.smtp.port });
+  if (settings.smtp && !settings.smtp.reusePort)
+    listeners.push({ setting: 'SMTP_PORT', hostSetting: 'SMTP_HOST', host: settings.smtp.host, port: settings.smtp.port });
   if (settings.demo) {
     listeners.push({ setting: 'DEMO_PORT', hostSetting: 'DEMO_HOST', host: settings.demo.host, port: settings.demo.port });
     listeners.push({ setting: 'DEMO_SMTP_PORT', hostSetting: 'DEMO_HOST', host: settings.demo.host, port: settings.demo.smtpPort });
@@ -54,7 +55,10 @@ export function listenerSettingsOf(env: NodeJS.ProcessEnv, role: string, demo: b
     host: read('HOST'),
     port: Number(read('PORT')),
     metricsPort: Number(read('METRICS_PORT')),
-    smtp: role === 'all' || role === 'mail' ? { host: read('SMTP_HOST'), port: Number(read('SMTP_PORT')), reusePort: read('SMTP_REUSE_PORT') === 'true' } : undefined,
+    smtp:
+      role === 'all' || role === 'mail'
+        ? { host: read('SMTP_HOST'), port: Number(read('SMTP_PORT')), reusePort: read('SMTP_REUSE_PORT') === 'true' }
+        : undefined,
     demo: demo ? { host: read('DEMO_HOST'), port: Number(read('DEMO_PORT')), smtpPort: Number(read('DEMO_SMTP_PORT')) } : undefined,
   };
 }
@@ -89,7 +93,12 @@ export async function unavailablePorts(listeners: Listener[]): Promise<string[]>
 
 /** `node apps/quarry/src/port-check.ts [start] [--role R] [--demo] …`: exits 1 naming every port that is taken. */
 async function checkFromCommandLine(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), strict: false, allowPositionals: true, options: { role: { type: 'string' }, demo: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    strict: false,
+    allowPositionals: true,
+    options: { role: { type: 'string' }, demo: { type: 'boolean' } },
+  });
   const role = typeof values.role === 'string' ? values.role : (process.env.QUARRY_ROLE ?? 'all');
   const problems = await unavailablePorts(listenersOf(listenerSettingsOf(process.env, role, values.demo === true)));
   if (problems.length === 0) return;

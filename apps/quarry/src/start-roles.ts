@@ -13,8 +13,12 @@ export type RoleConfig = { [R in Role]: ConfigFor<R> }[Role];
 const runs = (role: Role, ...roles: Role[]) => role === 'all' || roles.includes(role);
 
 async function storesReachable(db: { query(sql: string): Promise<unknown> }, redis: { ping(): Promise<unknown> }): Promise<boolean> {
-  const within = <T>(promise: Promise<T>) => Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), 2_000).unref())]);
-  return Promise.all([within(db.query('SELECT 1')), within(redis.ping())]).then(() => true, () => false);
+  const within = <T>(promise: Promise<T>) =>
+    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), 2_000).unref())]);
+  return Promise.all([within(db.query('SELECT 1')), within(redis.ping())]).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Stops one part of the process: waits up to `graceMs` for its active jobs. */
@@ -67,7 +71,8 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   const events = {
     onOutcome: ({ queue, job, outcome, seconds }: { queue: string; job: string; outcome: string; seconds: number }) =>
       metrics.jobDuration.observe({ queue: queue.startsWith('mining.batch.') ? 'mining.batch' : queue, job, outcome }, seconds),
-    onError: (error: unknown, where: string) => (isStoreOutage(error) ? storeHealth.redis.lost(error) : logger.error({ err: error, where }, 'worker error')),
+    onError: (error: unknown, where: string) =>
+      isStoreOutage(error) ? storeHealth.redis.lost(error) : logger.error({ err: error, where }, 'worker error'),
     // A job whose handler met a store outage is put back without spending an attempt, but only
     // when the stores really are unreachable from here (ADR 0005).
     storesReachable: () => storesReachable(db, redis),
@@ -89,11 +94,32 @@ export async function startRoles(config: RoleConfig, role: Role, tracing: Tracin
   // Every worker role can run the operator canary; in one process, the first one started does.
   let canaryTaken = false;
   const takeCanary = () => !canaryTaken && (canaryTaken = true);
-  if (runs(role, 'mining-worker')) parts.push(await (await import('@quarry/mining-worker')).startMiningRole({ ...runtime, config: configOf('mining-worker'), runsCanary: takeCanary() }));
-  if (runs(role, 'mail')) parts.push(await (await import('@quarry/mail-role')).startMailRole({ ...runtime, config: configOf('mail'), runsCanary: takeCanary() }));
-  if (runs(role, 'rates-worker')) parts.push(await (await import('@quarry/rates-worker')).startRatesRole({ ...runtime, config: configOf('rates-worker'), runsCanary: takeCanary() }));
-  if (runs(role, 'applications-worker')) parts.push(await (await import('@quarry/applications-worker')).startApplicationsRole({ ...runtime, config: configOf('applications-worker'), runsCanary: takeCanary() }));
-  if (runs(role, 'bookings-worker')) parts.push(await (await import('@quarry/bookings-worker')).startBookingsRole({ ...runtime, config: configOf('bookings-worker'), runsCanary: takeCanary() }));
+  if (runs(role, 'mining-worker'))
+    parts.push(
+      await (
+        await import('@quarry/mining-worker')
+      ).startMiningRole({ ...runtime, config: configOf('mining-worker'), runsCanary: takeCanary() }),
+    );
+  if (runs(role, 'mail'))
+    parts.push(await (await import('@quarry/mail-role')).startMailRole({ ...runtime, config: configOf('mail'), runsCanary: takeCanary() }));
+  if (runs(role, 'rates-worker'))
+    parts.push(
+      await (
+        await import('@quarry/rates-worker')
+      ).startRatesRole({ ...runtime, config: configOf('rates-worker'), runsCanary: takeCanary() }),
+    );
+  if (runs(role, 'applications-worker'))
+    parts.push(
+      await (
+        await import('@quarry/applications-worker')
+      ).startApplicationsRole({ ...runtime, config: configOf('applications-worker'), runsCanary: takeCanary() }),
+    );
+  if (runs(role, 'bookings-worker'))
+    parts.push(
+      await (
+        await import('@quarry/bookings-worker')
+      ).startBookingsRole({ ...runtime, config: configOf('bookings-worker'), runsCanary: takeCanary() }),
+    );
 
   logger.info({ role, port: http.port, metricsPort: metricsListener.port, workerId }, 'quarry started');
   if (servesApi) {

@@ -24,12 +24,15 @@ export async function runVaultCommand(
     if (subcommand === 'rotate') {
       const batchSize = Number(options.batchSize ?? 500);
       const passes = Number(options.passes ?? 10);
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new Error('vault rotate: --batch-size must be 1 to 10000');
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
+        throw new Error('vault rotate: --batch-size must be 1 to 10000');
       if (!Number.isInteger(passes) || passes < 1) throw new Error('vault rotate: --passes must be a positive integer');
       const redis = createRedis(config.redisUrl);
       try {
         const cvvs = await resealCvvs(db, redis, keys, config.queuePrefix);
-        process.stderr.write(`quarry: vault rotate: CVVs: ${cvvs.resealed} re-sealed${cvvs.unreadable ? `, ${cvvs.unreadable} unreadable` : ''}\n`);
+        process.stderr.write(
+          `quarry: vault rotate: CVVs: ${cvvs.resealed} re-sealed${cvvs.unreadable ? `, ${cvvs.unreadable} unreadable` : ''}\n`,
+        );
       } finally {
         redis.disconnect();
       }
@@ -37,7 +40,10 @@ export async function runVaultCommand(
       for (let pass = 1; pass <= passes; pass += 1) {
         const result = await resealCards(db, keys, {
           batchSize,
-          onProgress: (step) => process.stderr.write(`quarry: vault rotate: pass ${pass}: ${step.resealed} cards re-sealed${step.unreadable ? `, ${step.unreadable} unreadable` : ''}\n`),
+          onProgress: (step) =>
+            process.stderr.write(
+              `quarry: vault rotate: pass ${pass}: ${step.resealed} cards re-sealed${step.unreadable ? `, ${step.unreadable} unreadable` : ''}\n`,
+            ),
         });
         const status = await vaultKeysStatus(db, keys);
         if (status.notCurrent <= result.unreadable || pass === passes) {

@@ -32,12 +32,23 @@ export async function startRatesRole(runtime: {
       limitsPrefix: `${config.queuePrefix}:source-limits`,
       db,
       redis: runtime.redis,
-      jobs: { push: enqueuer(queues, 'rates.push'), pushRetry: enqueuer(queues, 'rates.push-retry'), refresh: bulkEnqueuer(queues, 'rates.refresh') },
+      jobs: {
+        push: enqueuer(queues, 'rates.push'),
+        pushRetry: enqueuer(queues, 'rates.push-retry'),
+        refresh: bulkEnqueuer(queues, 'rates.refresh'),
+      },
       ...pushKeySealing(createSealer(config.secretKey, createDeploymentKeyring(config.keyring))),
       logger,
     }),
   );
-  const workers = startRoleWorkers({ redis: runtime.redis, events: runtime.events, canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null }, config);
+  const workers = startRoleWorkers(
+    {
+      redis: runtime.redis,
+      events: runtime.events,
+      canary: runtime.runsCanary ? { 'system.canary': canaryJobHandler({ db, workerId: runtime.workerId }) } : null,
+    },
+    config,
+  );
   workers.start({
     queues: ['rates.refresh', 'rates.push', 'rates.control'],
     handlers: {

@@ -1,5 +1,12 @@
 import type { Applier, ApplicationToSubmit, ResolvedAnswer } from '@quarry/hosted-form-apply';
-import { candidate, cvFile, mineQuestions, type ApplyCase, type CaseApplication, type ExpectedField } from '@quarry/testing/hosted-form-apply';
+import {
+  candidate,
+  cvFile,
+  mineQuestions,
+  type ApplyCase,
+  type CaseApplication,
+  type ExpectedField,
+} from '@quarry/testing/hosted-form-apply';
 import { createAtsApplier } from '@quarry/ats-api-apply';
 import type { Question } from '@quarry/contracts';
 import type { DoubleReply, ReceivedRequest, VendorApiDouble } from '@quarry/testing';
@@ -33,13 +40,19 @@ export type DeliveredAnswer = { id: string; value: ResolvedAnswer['value']; fiel
 /** An expected field's value as one application's requests (in order) carried it. */
 export type FieldReader = (sent: ReceivedRequest[], name: string) => unknown;
 
-const jsonAt = (json: unknown, path: string): unknown => path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), json);
+const jsonAt = (json: unknown, path: string): unknown =>
+  path
+    .split('.')
+    .reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), json);
 
 /** A JSON body's value at a dotted path (`candidate.resume.data`), or a multipart field (a file as its bytes, a `[]` name as every value): the first request that carries it. */
 export const requestFields: FieldReader = (sent, name) => {
   for (const request of sent) {
-    const parts = request.parts.filter(([key]) => key === name).map(([, value]) => (typeof value === 'string' ? value : { bytes: value.bytes }));
-    const value = request.json === undefined ? (parts.length === 0 ? undefined : name.endsWith('[]') ? parts : parts[0]) : jsonAt(request.json, name);
+    const parts = request.parts
+      .filter(([key]) => key === name)
+      .map(([, value]) => (typeof value === 'string' ? value : { bytes: value.bytes }));
+    const value =
+      request.json === undefined ? (parts.length === 0 ? undefined : name.endsWith('[]') ? parts : parts[0]) : jsonAt(request.json, name);
     if (value !== undefined) return value;
   }
   return undefined;
@@ -50,11 +63,18 @@ export const requestFields: FieldReader = (sent, name) => {
  * `<prefix> <question>` is that entry's value; any other name is read as `requestFields` does.
  */
 export const listedFields =
-  (prefix: string, list: (sent: ReceivedRequest[]) => unknown, keyOf: (entry: Record<string, unknown>) => unknown, valueOf: (entry: Record<string, unknown>) => unknown): FieldReader =>
+  (
+    prefix: string,
+    list: (sent: ReceivedRequest[]) => unknown,
+    keyOf: (entry: Record<string, unknown>) => unknown,
+    valueOf: (entry: Record<string, unknown>) => unknown,
+  ): FieldReader =>
   (sent, name) => {
     if (!name.startsWith(`${prefix} `)) return requestFields(sent, name);
     const entries = list(sent);
-    const entry = Array.isArray(entries) ? (entries as Array<Record<string, unknown>>).find((candidateEntry) => keyOf(candidateEntry) === name.slice(prefix.length + 1)) : undefined;
+    const entry = Array.isArray(entries)
+      ? (entries as Array<Record<string, unknown>>).find((candidateEntry) => keyOf(candidateEntry) === name.slice(prefix.length + 1))
+      : undefined;
     return entry === undefined ? undefined : valueOf(entry);
   };
 
@@ -77,22 +97,42 @@ export function apiCase(
     transport: 'authorizedApi',
     start: async () => {
       const doubles = await startDouble({ key });
-      const { url, minedAt = url, carried = () => true, unchanged = () => [], answers: otherAnswers = () => [], fields: otherFields = () => [], delivered, fixed = () => [], refusals } = setup();
+      const {
+        url,
+        minedAt = url,
+        carried = () => true,
+        unchanged = () => [],
+        answers: otherAnswers = () => [],
+        fields: otherFields = () => [],
+        delivered,
+        fixed = () => [],
+        refusals,
+      } = setup();
       const questions = (await mineQuestions(minedAt, doubles.endpoints)).filter((question) => carried(question.id));
       const answers = (email: string): ResolvedAnswer[] =>
-        delivered ? delivered(email, questions).map(({ id, value }) => ({ id, value })) : [...unchanged(email).map(([id, , value]) => ({ id, value })), ...otherAnswers(email, questions)];
+        delivered
+          ? delivered(email, questions).map(({ id, value }) => ({ id, value }))
+          : [...unchanged(email).map(([id, , value]) => ({ id, value })), ...otherAnswers(email, questions)];
       const fields = (email: string): ExpectedField[] =>
         delivered
           ? [...fixed(email), ...delivered(email, questions).flatMap((answer) => answer.fields)]
           : [...unchanged(email).map(([, name, value]) => ({ name, value })), ...otherFields(email)];
-      const notHosted: Applier = async () => ({ status: 'failed', errorCode: 'ApplicationFailed', message: 'handed to the hosted form', submitted: false });
+      const notHosted: Applier = async () => ({
+        status: 'failed',
+        errorCode: 'ApplicationFailed',
+        message: 'handed to the hosted form',
+        submitted: false,
+      });
       const applier = createAtsApplier({
         hostedForm: notHosted,
         endpoints: doubles.endpoints,
         timeoutMs: 5_000,
         rateLimit: (_key, work) => work(),
       });
-      const sends = [{ expected: 'success' as const, replies: [] as DoubleReply[] }, ...refusals.map(([replies, expected]) => ({ expected, replies }))].map(({ expected, replies }, index): CaseApplication => {
+      const sends = [
+        { expected: 'success' as const, replies: [] as DoubleReply[] },
+        ...refusals.map(([replies, expected]) => ({ expected, replies })),
+      ].map(({ expected, replies }, index): CaseApplication => {
         const email = `${ats}-${index}@example.com`;
         let before = 0;
         let intentAt: number | null = null;
@@ -100,12 +140,22 @@ export function apiCase(
           variant: replies.length === 0 ? 'accept' : `refusal ${replies.map((reply) => reply.status).join(' then ')}`,
           expected,
           fields: replies.length === 0 ? fields(email) : [],
-          ...(delivered && replies.length === 0 ? { answerFields: delivered(email, questions).map((answer) => ({ id: answer.id, fields: answer.fields.map((field) => field.name) })) } : {}),
+          ...(delivered && replies.length === 0
+            ? {
+                answerFields: delivered(email, questions).map((answer) => ({
+                  id: answer.id,
+                  fields: answer.fields.map((field) => field.name),
+                })),
+              }
+            : {}),
           received: () => {
             const sent = doubles.submissions().slice(before);
             return new Map(fields(email).map((field) => [field.name, received(sent, field.name)]));
           },
-          writes: () => ({ beforeIntent: (intentAt ?? doubles.submissions().length) - before, total: doubles.submissions().length - before }),
+          writes: () => ({
+            beforeIntent: (intentAt ?? doubles.submissions().length) - before,
+            total: doubles.submissions().length - before,
+          }),
           send: async (hooks) => {
             before = doubles.submissions().length;
             intentAt = null;
@@ -116,7 +166,13 @@ export function apiCase(
                 await hooks.beforeSubmit();
               },
             };
-            const application: ApplicationToSubmit = { url, questions, answers: answers(email), candidate: { ...candidate, email }, ...(keyless ? {} : { credential: { ats, board: 'acme', key } }) };
+            const application: ApplicationToSubmit = {
+              url,
+              questions,
+              answers: answers(email),
+              candidate: { ...candidate, email },
+              ...(keyless ? {} : { credential: { ats, board: 'acme', key } }),
+            };
             return applier(application, counted, new AbortController().signal);
           },
         };

@@ -14,7 +14,10 @@ const ashbyFields: FieldReader = (sent, name) => {
   const [kind, path] = name.split(' ', 2) as [string, string | undefined];
   if (kind === 'applicationForm' && path !== undefined) {
     const form = requestFields(sent, 'applicationForm');
-    const entries = typeof form === 'string' ? (JSON.parse(form) as { fieldSubmissions?: Array<{ path: string; value: unknown }> }).fieldSubmissions : undefined;
+    const entries =
+      typeof form === 'string'
+        ? (JSON.parse(form) as { fieldSubmissions?: Array<{ path: string; value: unknown }> }).fieldSubmissions
+        : undefined;
     return entries?.find((entry) => entry.path === path)?.value;
   }
   if (kind === 'survey' && path !== undefined) {
@@ -27,8 +30,16 @@ const ashbyFields: FieldReader = (sent, name) => {
   return requestFields(sent, name);
 };
 
-const inForm = (id: string, value: DeliveredAnswer['value'], sent: unknown = value): DeliveredAnswer => ({ id, value, fields: [{ name: `applicationForm ${id}`, value: sent }] });
-const inSurvey = (id: string, value: DeliveredAnswer['value'], sent: unknown = value): DeliveredAnswer => ({ id, value, fields: [{ name: `survey ${id}`, value: sent }] });
+const inForm = (id: string, value: DeliveredAnswer['value'], sent: unknown = value): DeliveredAnswer => ({
+  id,
+  value,
+  fields: [{ name: `applicationForm ${id}`, value: sent }],
+});
+const inSurvey = (id: string, value: DeliveredAnswer['value'], sent: unknown = value): DeliveredAnswer => ({
+  id,
+  value,
+  fields: [{ name: `survey ${id}`, value: sent }],
+});
 const error = (code: string, message: string) => ({ status: 200, body: { success: false, errors: [code], errorInfo: { code, message } } });
 
 export const ashbyApiCase = apiCase(
@@ -42,7 +53,14 @@ export const ashbyApiCase = apiCase(
       inForm('_systemfield_email', email),
       inForm('_systemfield_phone', '+44 20 7946 0001'),
       inForm('_systemfield_location', 'London, England, United Kingdom', { city: 'London', region: 'England', country: 'United Kingdom' }),
-      { id: '_systemfield_resume', value: cv, fields: [{ name: 'applicationForm _systemfield_resume', value: '_systemfield_resume' }, { name: '_systemfield_resume', value: { bytes: cv.bytes } }] },
+      {
+        id: '_systemfield_resume',
+        value: cv,
+        fields: [
+          { name: 'applicationForm _systemfield_resume', value: '_systemfield_resume' },
+          { name: '_systemfield_resume', value: { bytes: cv.bytes } },
+        ],
+      },
       inForm(field('a1'), 'https://www.linkedin.com/in/ada'),
       inForm(field('b1'), true),
       inForm(field('b2'), '2027-01-04T00:00:00.000Z', '2027-01-04'),
@@ -52,10 +70,25 @@ export const ashbyApiCase = apiCase(
       inForm(field('b6'), ['English', 'Spanish'], ['en', 'es']),
       inForm(field('b7'), 'The Analytical Engine notes.', { type: 'PlainText', value: 'The Analytical Engine notes.' }),
       inForm(field('b8'), '4', { score: 4 }),
-      { id: field('b9'), value: sample, fields: [{ name: `applicationForm ${field('b9')}`, value: field('b9') }, { name: field('b9'), value: { bytes: sample.bytes } }] },
+      {
+        id: field('b9'),
+        value: sample,
+        fields: [
+          { name: `applicationForm ${field('b9')}`, value: field('b9') },
+          { name: field('b9'), value: { bytes: sample.bytes } },
+        ],
+      },
       inForm(
         education,
-        [[{ id: `${education}.schoolName`, value: 'University of London' }, { id: `${education}.degree`, value: 'BSc' }, { id: `${education}.major`, value: 'Mathematics' }, { id: `${education}.startDate`, value: '1830-09-01' }, { id: `${education}.endDate`, value: '1833-06-30' }]],
+        [
+          [
+            { id: `${education}.schoolName`, value: 'University of London' },
+            { id: `${education}.degree`, value: 'BSc' },
+            { id: `${education}.major`, value: 'Mathematics' },
+            { id: `${education}.startDate`, value: '1830-09-01' },
+            { id: `${education}.endDate`, value: '1833-06-30' },
+          ],
+        ],
         [{ schoolName: 'University of London', degree: 'BSc', major: 'Mathematics', startDate: '1830-09-01', endDate: '1833-06-30' }],
       ),
       inForm(field('ba'), 'A friend'),
@@ -76,8 +109,28 @@ export const ashbyApiCase = apiCase(
       [[error('invalid_input', 'Missing required field: Preferred office')], 'MandatoryQuestionsNotAnswered'],
       [[error('invalid_input', 'Resume: file type not supported')], 'FileTypeNotSupported'],
       [[error('invalid_input', 'Email: email is not a valid email address')], 'ApplicantDetailsInvalid'],
-      [[{ status: 200, body: { success: true, results: { submittedFormInstance: { id: 'blocked-instance' }, formMessages: { blocked: true, blockMessageForCandidateHtml: '<p>One application per candidate for this role in any 60 day span.</p>' } } } }], 'AlreadyApplied'],
-      [[{ status: 401, body: { success: false, errorInfo: { code: 'invalid_api_key', message: 'The API key is not valid' } } }], 'ApiKeyRejected'],
+      [
+        [
+          {
+            status: 200,
+            body: {
+              success: true,
+              results: {
+                submittedFormInstance: { id: 'blocked-instance' },
+                formMessages: {
+                  blocked: true,
+                  blockMessageForCandidateHtml: '<p>One application per candidate for this role in any 60 day span.</p>',
+                },
+              },
+            },
+          },
+        ],
+        'AlreadyApplied',
+      ],
+      [
+        [{ status: 401, body: { success: false, errorInfo: { code: 'invalid_api_key', message: 'The API key is not valid' } } }],
+        'ApiKeyRejected',
+      ],
       [[error('rate_limit_exceeded', 'Too many requests')], 'ApplicationFailed'],
     ],
   }),

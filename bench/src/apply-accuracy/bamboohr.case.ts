@@ -8,7 +8,12 @@ import { apiCase, cv } from './api-case.ts';
  */
 export const bambooApiCase = apiCase('bamboohr', startBambooApiDouble, () => {
   const url = `https://acme.bamboohr.com/careers/${bambooDoubleJobs.standardOnly}`;
-  const coverLetter = { type: 'File' as const, filename: 'cover.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]) };
+  const coverLetter = {
+    type: 'File' as const,
+    filename: 'cover.docx',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]),
+  };
   const asSent = (id: string, value: string, parameter = id) => ({ id, value, fields: [{ name: parameter, value }] });
   return {
     url,

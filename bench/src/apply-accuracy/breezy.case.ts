@@ -25,13 +25,26 @@ export const breezyApiCase = apiCase('breezy', startBreezyApiDouble, () => ({
       const box = boxes(email)[question.id];
       if (!box) return { id: question.id, value: 'an answer with no documented field', fields: [] };
       const [field, value] = box;
-      return { id: question.id, value: value as DeliveredAnswer['value'], fields: [{ name: field, value: field === 'file' ? { bytes: cv.bytes } : value }] };
+      return {
+        id: question.id,
+        value: value as DeliveredAnswer['value'],
+        fields: [{ name: field, value: field === 'file' ? { bytes: cv.bytes } : value }],
+      };
     }),
   refusals: [
     [[{ status: 400, body: { error: { type: 'missingAccessToken', message: 'access token is null or empty' } } }], 'ApiKeyRejected'],
     [[{ status: 401, body: { error: { type: 'invalidAccessToken', message: 'access token is invalid' } } }], 'ApiKeyRejected'],
-    [[{ status: 400, body: { error: { type: 'invalidCandidate', message: 'email_address is required' } } }], 'MandatoryQuestionsNotAnswered'],
+    [
+      [{ status: 400, body: { error: { type: 'invalidCandidate', message: 'email_address is required' } } }],
+      'MandatoryQuestionsNotAnswered',
+    ],
     [[{ status: 400, body: { error: { type: 'positionNotPublished', message: 'position is not published' } } }], 'JobExpired'],
-    [[{ status: 200, body: { _id: 'c00000000099' } }, { status: 400, body: { error: { type: 'invalidFile', message: 'Unsupported file type' } } }], 'FileFailedToUpload'],
+    [
+      [
+        { status: 200, body: { _id: 'c00000000099' } },
+        { status: 400, body: { error: { type: 'invalidFile', message: 'Unsupported file type' } } },
+      ],
+      'FileFailedToUpload',
+    ],
   ],
 }));

@@ -3,7 +3,12 @@ import { greenhouseDoubleJob, startGreenhouseApiDouble } from '@quarry/testing';
 import { apiCase, cv } from './api-case.ts';
 
 /** A Word file for the custom file question: bytes that must arrive unchanged, as base64. */
-const sample = { type: 'File' as const, filename: 'Sample.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([80, 75, 3, 4, 0, 255, 13, 10]) };
+const sample = {
+  type: 'File' as const,
+  filename: 'Sample.docx',
+  contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  bytes: Buffer.from([80, 75, 3, 4, 0, 255, 13, 10]),
+};
 const base64 = (bytes: Buffer) => bytes.toString('base64');
 
 /**
@@ -28,12 +33,24 @@ export const greenhouseApiCase = apiCase('greenhouse', startGreenhouseApiDouble,
         { name: 'resume_content_filename', value: cv.filename },
       ],
     },
-    { id: 'cover_letter_or_text', value: [{ id: 'cover_letter_text', value: 'Dear Acme,\nI build engines.' }], fields: [{ name: 'cover_letter_text', value: 'Dear Acme,\nI build engines.' }] },
-    { id: 'question_30000001', value: 'https://www.linkedin.com/in/ada', fields: [{ name: 'question_30000001', value: 'https://www.linkedin.com/in/ada' }] },
+    {
+      id: 'cover_letter_or_text',
+      value: [{ id: 'cover_letter_text', value: 'Dear Acme,\nI build engines.' }],
+      fields: [{ name: 'cover_letter_text', value: 'Dear Acme,\nI build engines.' }],
+    },
+    {
+      id: 'question_30000001',
+      value: 'https://www.linkedin.com/in/ada',
+      fields: [{ name: 'question_30000001', value: 'https://www.linkedin.com/in/ada' }],
+    },
     // A yes/no select is its 1/0 option; single selects the option's value, multi-selects the list of values.
     { id: 'question_30000002', value: 'No', fields: [{ name: 'question_30000002', value: 0 }] },
     { id: 'question_30000003', value: ['English', 'Mandarin'], fields: [{ name: 'question_30000003', value: [101, 103] }] },
-    { id: 'question_30000004', value: 'Engines.\nAnd analysis.', fields: [{ name: 'question_30000004', value: 'Engines.\nAnd analysis.' }] },
+    {
+      id: 'question_30000004',
+      value: 'Engines.\nAnd analysis.',
+      fields: [{ name: 'question_30000004', value: 'Engines.\nAnd analysis.' }],
+    },
     {
       id: 'question_30000006',
       value: sample,
@@ -49,14 +66,40 @@ export const greenhouseApiCase = apiCase('greenhouse', startGreenhouseApiDouble,
     { id: 'gender', value: 'Female', fields: [{ name: 'gender', value: 2 }] },
     { id: 'race', value: 'Asian', fields: [{ name: 'race', value: 4 }] },
     { id: 'veteran_status', value: "I don't wish to answer", fields: [{ name: 'veteran_status', value: 3 }] },
-    { id: 'disability_status', value: 'No, I do not have a disability and have not had one in the past', fields: [{ name: 'disability_status', value: 2 }] },
+    {
+      id: 'disability_status',
+      value: 'No, I do not have a disability and have not had one in the past',
+      fields: [{ name: 'disability_status', value: 2 }],
+    },
     // The demographic answers travel together; each answer is found in the list by its question.
-    { id: 'demographic_7001', value: 'I prefer to self-describe', fields: [{ name: 'demographic_answers.0', value: { question_id: 7001, answer_options: [{ answer_option_id: 83, text: 'Countess' }] } }] },
-    { id: 'demographic_7001_83_text', value: 'Countess', fields: [{ name: 'demographic_answers.0.answer_options.0.text', value: 'Countess' }] },
-    { id: 'demographic_7002', value: ['East Asian', 'White'], fields: [{ name: 'demographic_answers.1', value: { question_id: 7002, answer_options: [{ answer_option_id: 91 }, { answer_option_id: 92 }] } }] },
+    {
+      id: 'demographic_7001',
+      value: 'I prefer to self-describe',
+      fields: [
+        { name: 'demographic_answers.0', value: { question_id: 7001, answer_options: [{ answer_option_id: 83, text: 'Countess' }] } },
+      ],
+    },
+    {
+      id: 'demographic_7001_83_text',
+      value: 'Countess',
+      fields: [{ name: 'demographic_answers.0.answer_options.0.text', value: 'Countess' }],
+    },
+    {
+      id: 'demographic_7002',
+      value: ['East Asian', 'White'],
+      fields: [
+        {
+          name: 'demographic_answers.1',
+          value: { question_id: 7002, answer_options: [{ answer_option_id: 91 }, { answer_option_id: 92 }] },
+        },
+      ],
+    },
   ],
   refusals: [
-    [[{ status: 400, body: { error: 'Invalid attachment: resume must be a supported file type (pdf, doc, docx, txt, rtf)' } }], 'FileTypeNotSupported'],
+    [
+      [{ status: 400, body: { error: 'Invalid attachment: resume must be a supported file type (pdf, doc, docx, txt, rtf)' } }],
+      'FileTypeNotSupported',
+    ],
     [[{ status: 400, body: { error: 'The job must be live and published' } }], 'JobExpired'],
     [[{ status: 400, body: { error: 'The job post ID must exist on the job board with the supplied board_token' } }], 'JobNotFound'],
     [[{ status: 400, body: { error: 'email field must contain a valid email address' } }], 'ApplicantDetailsInvalid'],

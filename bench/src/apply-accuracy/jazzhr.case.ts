@@ -36,13 +36,21 @@ export const jazzApiCase = apiCase('jazzhr', startJazzApiDouble, () => ({
   url: `https://acme.applytojob.com/apply/${jazzDoubleJobs.carried}/Platform-Engineer`,
   delivered: (email: string, questions: Question[]): DeliveredAnswer[] =>
     questions
-      .flatMap((question) => (question.inputType === 'FragmentedQuestion' ? (question.options ?? []).filter((part): part is Question => 'id' in part) : [question]))
+      .flatMap((question) =>
+        question.inputType === 'FragmentedQuestion'
+          ? (question.options ?? []).filter((part): part is Question => 'id' in part)
+          : [question],
+      )
       .map((question): DeliveredAnswer => {
-        if (question.id === 'resumator-resume-value') return { id: question.id, value: cv, fields: [{ name: 'base64-resume', value: cv.bytes.toString('base64') }] };
+        if (question.id === 'resumator-resume-value')
+          return { id: question.id, value: cv, fields: [{ name: 'base64-resume', value: cv.bytes.toString('base64') }] };
         // A Date box: the interface's ISO instant in, the calendar date out.
-        if (question.id === 'resumator-start-value') return { id: question.id, value: '2027-01-04T00:00:00.000Z', fields: [{ name: 'start', value: '2027-01-04' }] };
+        if (question.id === 'resumator-start-value')
+          return { id: question.id, value: '2027-01-04T00:00:00.000Z', fields: [{ name: 'start', value: '2027-01-04' }] };
         const box = boxes(email)[question.id];
-        return box ? { id: question.id, value: box[1], fields: [{ name: box[0], value: box[1] }] } : { id: question.id, value: 'an answer with no documented parameter', fields: [] };
+        return box
+          ? { id: question.id, value: box[1], fields: [{ name: box[0], value: box[1] }] }
+          : { id: question.id, value: 'an answer with no documented parameter', fields: [] };
       }),
   fixed: () => [
     { name: 'apikey', value: 'bench-jazzhr-key' },

@@ -8,7 +8,11 @@ import { apiCase, cv, type DeliveredAnswer } from './api-case.ts';
  */
 export const leverApiCase = apiCase('lever', startLeverApiDouble, () => {
   const url = `https://jobs.lever.co/acme/${leverDoublePostings.standard}`;
-  const asSent = (id: string, value: DeliveredAnswer['value']): DeliveredAnswer => ({ id, value, fields: [{ name: id, value: typeof value === 'boolean' ? String(value) : value }] });
+  const asSent = (id: string, value: DeliveredAnswer['value']): DeliveredAnswer => ({
+    id,
+    value,
+    fields: [{ name: id, value: typeof value === 'boolean' ? String(value) : value }],
+  });
   return {
     url,
     minedAt: `${url}/apply`,
@@ -30,7 +34,10 @@ export const leverApiCase = apiCase('lever', startLeverApiDouble, () => {
     // Lever's errors carry no code, only `{ok: false, error}` with an HTTP status (postings-api README).
     refusals: [
       [[{ status: 404, body: { ok: false, error: 'Posting not found' } }], 'JobExpired'],
-      [[{ status: 400, body: { ok: false, error: 'Invalid resume: resume must be uploaded as a file in multipart/form-data' } }], 'FileTypeNotSupported'],
+      [
+        [{ status: 400, body: { ok: false, error: 'Invalid resume: resume must be uploaded as a file in multipart/form-data' } }],
+        'FileTypeNotSupported',
+      ],
       [[{ status: 400, body: { ok: false, error: 'Missing required field: phone' } }], 'MandatoryQuestionsNotAnswered'],
       [[{ status: 400, body: { ok: false, error: 'Invalid email address: requires an "@" symbol' } }], 'ApplicantDetailsInvalid'],
       [[{ status: 401, body: { ok: false, error: 'Invalid API key' } }], 'ApiKeyRejected'],

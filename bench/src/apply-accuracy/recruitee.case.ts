@@ -37,7 +37,11 @@ export const recruiteeApiCase = apiCase(
         { id: 'candidate.phone', value: candidate.phone, fields: [{ name: 'candidate[phone]', value: candidate.phone }] },
         { id: 'candidate.photo', value: photo, fields: [{ name: 'candidate[photo]', value: { bytes: photo.bytes } }] },
         { id: 'candidate.cv', value: cv, fields: [{ name: 'candidate[cv]', value: { bytes: cv.bytes } }] },
-        { id: 'candidate.cover_letter', value: 'Dear Acme,\nI write programs.', fields: [{ name: 'candidate[cover_letter]', value: 'Dear Acme,\nI write programs.' }] },
+        {
+          id: 'candidate.cover_letter',
+          value: 'Dear Acme,\nI write programs.',
+          fields: [{ name: 'candidate[cover_letter]', value: 'Dear Acme,\nI write programs.' }],
+        },
         ...openQuestions.map(([id, value, field, sent], index) => ({
           id: `open_question_${id}`,
           value,
@@ -49,8 +53,14 @@ export const recruiteeApiCase = apiCase(
       ],
       // Recruitee's 422 `{error: [...], error_fields: {field: [...]}}` (Cheddar's submit_application.rb:57-66), and a job taken down between reading and sending.
       refusals: [
-        [[{ status: 422, body: { error: ["Phone can't be blank"], error_fields: { phone: ["can't be blank"] } } }], 'MandatoryQuestionsNotAnswered'],
-        [[{ status: 422, body: { error: ['Cv has an invalid file type'], error_fields: { cv: ['has an invalid file type'] } } }], 'FileTypeNotSupported'],
+        [
+          [{ status: 422, body: { error: ["Phone can't be blank"], error_fields: { phone: ["can't be blank"] } } }],
+          'MandatoryQuestionsNotAnswered',
+        ],
+        [
+          [{ status: 422, body: { error: ['Cv has an invalid file type'], error_fields: { cv: ['has an invalid file type'] } } }],
+          'FileTypeNotSupported',
+        ],
         [[{ status: 422, body: { error: ['Email is invalid'], error_fields: { email: ['is invalid'] } } }], 'ApplicantDetailsInvalid'],
         [[{ status: 404, body: { error: 'Not found' } }], 'JobExpired'],
       ],

@@ -14,15 +14,24 @@ const boxes = (email: string): Record<string, [field: string, sent: unknown, val
   'candidate[last_name]': ['data.attributes.last-name', 'Lovelace', 'Lovelace'],
   'candidate[email]': ['data.attributes.email', email, email],
   'candidate[phone]': ['data.attributes.phone', candidate.phone, candidate.phone],
-  'candidate[job_applications_attributes][0][cover_letter]': ['data.attributes.cover-letter', 'Dear Acme,\nI write programs.', 'Dear Acme,\nI write programs.'],
+  'candidate[job_applications_attributes][0][cover_letter]': [
+    'data.attributes.cover-letter',
+    'Dear Acme,\nI write programs.',
+    'Dear Acme,\nI write programs.',
+  ],
   'candidate[answers_attributes][0][boolean]': ['answer 100626', true, { boolean: true }],
   'candidate[answers_attributes][1][text]': ['answer 100638', 'Toronto, Ontario', { text: 'Toronto, Ontario' }],
-  'candidate[answers_attributes][2][text]': ['answer 100966', 'https://www.linkedin.com/in/ada', { text: 'https://www.linkedin.com/in/ada' }],
+  'candidate[answers_attributes][2][text]': [
+    'answer 100966',
+    'https://www.linkedin.com/in/ada',
+    { text: 'https://www.linkedin.com/in/ada' },
+  ],
   'candidate[answers_attributes][3][number]': ['answer 100762', '95000', { number: 95000 }],
   'candidate[answers_attributes][4][text]': ['answer 100633', 'Charles Babbage', { text: 'Charles Babbage' }],
 });
 
-const answersSent = (sent: ReceivedRequest[]) => sent.filter((request) => request.path === '/api/v1/answers').map((request) => (request.json as { data: Record<string, unknown> }).data);
+const answersSent = (sent: ReceivedRequest[]) =>
+  sent.filter((request) => request.path === '/api/v1/answers').map((request) => (request.json as { data: Record<string, unknown> }).data);
 
 export const teamtailorApiCase = apiCase(
   'teamtailor',
@@ -42,9 +51,33 @@ export const teamtailorApiCase = apiCase(
       { name: 'data.attributes.sourced', value: false },
     ],
     refusals: [
-      [[{ status: 422, body: { errors: [{ status: '422', title: 'Unprocessable Entity', detail: "email can't be blank", source: { pointer: '/data/attributes/email' } }] } }], 'MandatoryQuestionsNotAnswered'],
+      [
+        [
+          {
+            status: 422,
+            body: {
+              errors: [
+                {
+                  status: '422',
+                  title: 'Unprocessable Entity',
+                  detail: "email can't be blank",
+                  source: { pointer: '/data/attributes/email' },
+                },
+              ],
+            },
+          },
+        ],
+        'MandatoryQuestionsNotAnswered',
+      ],
       [[{ status: 401, body: { errors: [{ status: '401', title: 'Unauthorized', detail: 'Invalid API key' }] } }], 'ApiKeyRejected'],
     ],
   }),
-  { received: listedFields('answer', answersSent, (entry) => (entry.relationships as { question?: { data?: { id?: unknown } } } | undefined)?.question?.data?.id, (entry) => entry.attributes) },
+  {
+    received: listedFields(
+      'answer',
+      answersSent,
+      (entry) => (entry.relationships as { question?: { data?: { id?: unknown } } } | undefined)?.question?.data?.id,
+      (entry) => entry.attributes,
+    ),
+  },
 );

@@ -22,8 +22,16 @@ export const workableApiCase = apiCase(
   'workable',
   startWorkableApiDouble,
   () => {
-    const question = (key: string, value: DeliveredAnswer['value'], answer: Record<string, unknown>): DeliveredAnswer => ({ id: key, value, fields: [{ name: `candidate.answers ${key}`, value: { question_key: key, ...answer } }] });
-    const own = (id: string, value: DeliveredAnswer['value'], attribute = `candidate.${id}`, sent: unknown = value): DeliveredAnswer => ({ id, value, fields: [{ name: attribute, value: sent }] });
+    const question = (key: string, value: DeliveredAnswer['value'], answer: Record<string, unknown>): DeliveredAnswer => ({
+      id: key,
+      value,
+      fields: [{ name: `candidate.answers ${key}`, value: { question_key: key, ...answer } }],
+    });
+    const own = (id: string, value: DeliveredAnswer['value'], attribute = `candidate.${id}`, sent: unknown = value): DeliveredAnswer => ({
+      id,
+      value,
+      fields: [{ name: attribute, value: sent }],
+    });
     return {
       url: `https://apply.workable.com/acme/j/${workableDoubleJobs.everyKind}/`,
       delivered: (email) => [
@@ -33,14 +41,39 @@ export const workableApiCase = apiCase(
         own('headline', 'Analyst of engines'),
         own('phone', candidate.phone),
         own('address', 'London, United Kingdom'),
-        own('education', [[{ id: 'education.school', value: 'University of London' }, { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.end_date', value: '1835-06-30' }]], 'candidate.education_entries', [
-          { school: 'University of London', start_date: '1832-09-01', end_date: '1835-06-30' },
-        ]),
-        own('experience', [[{ id: 'experience.title', value: 'Analyst' }, { id: 'experience.current', value: true }, { id: 'experience.start_date', value: '1842-01-01' }]], 'candidate.experience_entries', [
-          { title: 'Analyst', current: true, start_date: '1842-01-01' },
-        ]),
+        own(
+          'education',
+          [
+            [
+              { id: 'education.school', value: 'University of London' },
+              { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' },
+              { id: 'education.end_date', value: '1835-06-30' },
+            ],
+          ],
+          'candidate.education_entries',
+          [{ school: 'University of London', start_date: '1832-09-01', end_date: '1835-06-30' }],
+        ),
+        own(
+          'experience',
+          [
+            [
+              { id: 'experience.title', value: 'Analyst' },
+              { id: 'experience.current', value: true },
+              { id: 'experience.start_date', value: '1842-01-01' },
+            ],
+          ],
+          'candidate.experience_entries',
+          [{ title: 'Analyst', current: true, start_date: '1842-01-01' }],
+        ),
         own('summary', 'I wrote the first program.\nFor an engine.'),
-        { id: 'resume', value: cv, fields: [{ name: 'candidate.resume.name', value: cv.filename }, { name: 'candidate.resume.data', value: cv.bytes.toString('base64') }] },
+        {
+          id: 'resume',
+          value: cv,
+          fields: [
+            { name: 'candidate.resume.name', value: cv.filename },
+            { name: 'candidate.resume.data', value: cv.bytes.toString('base64') },
+          ],
+        },
         own('cover_letter', 'Dear Acme,\nI write programs.'),
         question('QA_9530805', true, { checked: true }),
         question('QA_9530809', 'Female', { choices: ['5094526'] }),
@@ -59,7 +92,16 @@ export const workableApiCase = apiCase(
         [[{ status: 422, body: { error: 'Validation failed: resume file type is not supported' } }], 'FileTypeNotSupported'],
         [[{ status: 422, body: { error: 'Validation failed: email is invalid' } }], 'ApplicantDetailsInvalid'],
         [[{ status: 404, body: { error: 'Not found' } }], 'JobExpired'],
-        [[{ status: 429, body: { error: 'Too many requests' }, headers: { 'x-rate-limit-limit': '10', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': '1795000000' } }], 'ApplicationFailed'],
+        [
+          [
+            {
+              status: 429,
+              body: { error: 'Too many requests' },
+              headers: { 'x-rate-limit-limit': '10', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': '1795000000' },
+            },
+          ],
+          'ApplicationFailed',
+        ],
       ],
     };
   },

@@ -3,25 +3,52 @@ import { describe, expect, it } from 'vitest';
 import { validateAnswers } from './answer-validation.ts';
 
 const q = (id: string, inputType: Question['inputType'], extra: Partial<Question> = {}): Question => ({
-  id, question: `Question ${id}`, inputType, label: 'Apply', mandatory: true, ...extra,
+  id,
+  question: `Question ${id}`,
+  inputType,
+  label: 'Apply',
+  mandatory: true,
+  ...extra,
 });
 const file = (filename: string) => ({ type: 'File', url: `https://files.example/${filename}`, filename });
 const candidate = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0000' };
 const files = { cv: file('cv.pdf') as { type: 'File'; url: string; filename: string } };
-const check = (questions: Question[], answers: Array<{ id: string; value: unknown }>, extra: Partial<{ files: typeof files & { coverLetter?: typeof files.cv } }> = {}) =>
-  validateAnswers(questions, { candidate, files: extra.files ?? files, answers });
+const check = (
+  questions: Question[],
+  answers: Array<{ id: string; value: unknown }>,
+  extra: Partial<{ files: typeof files & { coverLetter?: typeof files.cv } }> = {},
+) => validateAnswers(questions, { candidate, files: extra.files ?? files, answers });
 const ids = (result: ReturnType<typeof check>) => result.problems.map((problem) => `${problem.id}:${problem.kind}`);
 
 describe('validateAnswers: each input type', () => {
   it('Text and TextArea take strings', () => {
     const questions = [q('t', 'Text'), q('ta', 'TextArea')];
-    expect(check(questions, [{ id: 't', value: 'x' }, { id: 'ta', value: 'long\ntext' }]).problems).toEqual([]);
-    expect(ids(check(questions, [{ id: 't', value: 3 }, { id: 'ta', value: ['x'] }]))).toEqual(['t:invalid', 'ta:invalid']);
+    expect(
+      check(questions, [
+        { id: 't', value: 'x' },
+        { id: 'ta', value: 'long\ntext' },
+      ]).problems,
+    ).toEqual([]);
+    expect(
+      ids(
+        check(questions, [
+          { id: 't', value: 3 },
+          { id: 'ta', value: ['x'] },
+        ]),
+      ),
+    ).toEqual(['t:invalid', 'ta:invalid']);
     expect(ids(check(questions, [{ id: 't', value: '  ' }]))).toEqual(['t:missing', 'ta:missing']);
   });
 
   it('SelectOne takes one of the options', () => {
-    const questions = [q('s', 'SelectOne', { options: [{ answer: 'Yes', conditionalQuestions: [] }, { answer: 'No', conditionalQuestions: [] }] })];
+    const questions = [
+      q('s', 'SelectOne', {
+        options: [
+          { answer: 'Yes', conditionalQuestions: [] },
+          { answer: 'No', conditionalQuestions: [] },
+        ],
+      }),
+    ];
     expect(check(questions, [{ id: 's', value: 'No' }]).problems).toEqual([]);
     const wrong = check(questions, [{ id: 's', value: 'Maybe' }]);
     expect(ids(wrong)).toEqual(['s:invalid']);
@@ -58,23 +85,68 @@ describe('validateAnswers: each input type', () => {
 
   it('File takes a file object whose extension fits accept', () => {
     const questions = [q('f', 'File', { accept: ['.pdf', 'application/msword', 'image/*'] })];
-    for (const name of ['a.pdf', 'A.PDF', 'a.doc', 'a.png', 'a.jpeg']) expect(check(questions, [{ id: 'f', value: file(name) }]).problems, name).toEqual([]);
+    for (const name of ['a.pdf', 'A.PDF', 'a.doc', 'a.png', 'a.jpeg'])
+      expect(check(questions, [{ id: 'f', value: file(name) }]).problems, name).toEqual([]);
     expect(ids(check(questions, [{ id: 'f', value: file('a.docx') }]))).toEqual(['f:file-type']);
     expect(ids(check(questions, [{ id: 'f', value: file('noextension') }]))).toEqual(['f:file-type']);
     expect(ids(check(questions, [{ id: 'f', value: { url: 'https://files.example/a.pdf' } }]))).toEqual(['f:invalid']);
-    expect(ids(check(questions, [{ id: 'f', value: { type: 'File', url: 'ftp://files.example/a.pdf', filename: 'a.pdf' } }]))).toEqual(['f:invalid']);
+    expect(ids(check(questions, [{ id: 'f', value: { type: 'File', url: 'ftp://files.example/a.pdf', filename: 'a.pdf' } }]))).toEqual([
+      'f:invalid',
+    ]);
     expect(check([q('any', 'File')], [{ id: 'any', value: file('a.zip') }]).problems).toEqual([]);
   });
 
   it('ArrayOfObjects takes instances, each an array of {id, value} checked against the sub-questions', () => {
-    const jobs = q('jobs', 'ArrayOfObjects', { options: [q('company', 'Text'), q('from', 'Date'), q('current', 'Boolean', { mandatory: false })] });
-    const good = check([jobs], [{ id: 'jobs', value: [[{ id: 'company', value: 'Acme' }, { id: 'from', value: '2020-01-01' }], [{ id: 'company', value: 'Initech' }, { id: 'from', value: '2022-06-01' }, { id: 'current', value: true }]] }]);
+    const jobs = q('jobs', 'ArrayOfObjects', {
+      options: [q('company', 'Text'), q('from', 'Date'), q('current', 'Boolean', { mandatory: false })],
+    });
+    const good = check(
+      [jobs],
+      [
+        {
+          id: 'jobs',
+          value: [
+            [
+              { id: 'company', value: 'Acme' },
+              { id: 'from', value: '2020-01-01' },
+            ],
+            [
+              { id: 'company', value: 'Initech' },
+              { id: 'from', value: '2022-06-01' },
+              { id: 'current', value: true },
+            ],
+          ],
+        },
+      ],
+    );
     expect(good.problems).toEqual([]);
     expect(good.answers[0]?.value).toEqual([
-      [{ id: 'company', value: 'Acme' }, { id: 'from', value: '2020-01-01' }],
-      [{ id: 'company', value: 'Initech' }, { id: 'from', value: '2022-06-01' }, { id: 'current', value: true }],
+      [
+        { id: 'company', value: 'Acme' },
+        { id: 'from', value: '2020-01-01' },
+      ],
+      [
+        { id: 'company', value: 'Initech' },
+        { id: 'from', value: '2022-06-01' },
+        { id: 'current', value: true },
+      ],
     ]);
-    const bad = check([jobs], [{ id: 'jobs', value: [[{ id: 'company', value: 'Acme' }, { id: 'from', value: 'June' }, { id: 'salary', value: 1 }], [{ id: 'from', value: '2020-01-01' }]] }]);
+    const bad = check(
+      [jobs],
+      [
+        {
+          id: 'jobs',
+          value: [
+            [
+              { id: 'company', value: 'Acme' },
+              { id: 'from', value: 'June' },
+              { id: 'salary', value: 1 },
+            ],
+            [{ id: 'from', value: '2020-01-01' }],
+          ],
+        },
+      ],
+    );
     expect(ids(bad)).toEqual(['from:invalid', 'salary:unknown', 'company:missing']);
     expect(bad.problems.map((problem) => problem.message)).toEqual([
       'jobs[0].from: must be an ISO 8601 date (YYYY-MM-DD, or a date-time)',
@@ -86,9 +158,40 @@ describe('validateAnswers: each input type', () => {
   });
 
   it('FragmentedQuestion takes one {id, value} per part', () => {
-    const address = q('address', 'FragmentedQuestion', { options: [q('street', 'Text'), q('city', 'Text'), q('zip', 'Text', { mandatory: false })] });
-    expect(check([address], [{ id: 'address', value: [{ id: 'street', value: '1 Main St' }, { id: 'city', value: 'London' }] }]).problems).toEqual([]);
-    expect(ids(check([address], [{ id: 'address', value: [{ id: 'street', value: '1 Main St' }, { id: 'street', value: '2 Main St' }, { id: 'city', value: 'London' }] }]))).toEqual(['street:invalid']);
+    const address = q('address', 'FragmentedQuestion', {
+      options: [q('street', 'Text'), q('city', 'Text'), q('zip', 'Text', { mandatory: false })],
+    });
+    expect(
+      check(
+        [address],
+        [
+          {
+            id: 'address',
+            value: [
+              { id: 'street', value: '1 Main St' },
+              { id: 'city', value: 'London' },
+            ],
+          },
+        ],
+      ).problems,
+    ).toEqual([]);
+    expect(
+      ids(
+        check(
+          [address],
+          [
+            {
+              id: 'address',
+              value: [
+                { id: 'street', value: '1 Main St' },
+                { id: 'street', value: '2 Main St' },
+                { id: 'city', value: 'London' },
+              ],
+            },
+          ],
+        ),
+      ),
+    ).toEqual(['street:invalid']);
     expect(ids(check([address], [{ id: 'address', value: [{ id: 'street', value: '1 Main St' }] }]))).toEqual(['city:missing']);
     expect(ids(check([address], [{ id: 'address', value: { street: 'x' } }]))).toEqual(['address:invalid']);
   });
@@ -121,36 +224,77 @@ describe('validateAnswers: the form as a whole', () => {
 
   it('requires conditional questions revealed by the chosen options, two levels deep', () => {
     expect(ids(check([visa], [{ id: 'visa', value: 'Yes' }]))).toEqual(['visaType:missing']);
-    expect(ids(check([visa], [{ id: 'visa', value: 'Yes' }, { id: 'visaType', value: 'H-1B' }]))).toEqual(['visaExpiry:missing']);
-    const complete = check([visa], [{ id: 'visa', value: 'Yes' }, { id: 'visaType', value: 'H-1B' }, { id: 'visaExpiry', value: '2027-01-31' }]);
+    expect(
+      ids(
+        check(
+          [visa],
+          [
+            { id: 'visa', value: 'Yes' },
+            { id: 'visaType', value: 'H-1B' },
+          ],
+        ),
+      ),
+    ).toEqual(['visaExpiry:missing']);
+    const complete = check(
+      [visa],
+      [
+        { id: 'visa', value: 'Yes' },
+        { id: 'visaType', value: 'H-1B' },
+        { id: 'visaExpiry', value: '2027-01-31' },
+      ],
+    );
     expect(complete.problems).toEqual([]);
-    expect(complete.answers).toEqual([{ id: 'visa', value: 'Yes' }, { id: 'visaType', value: 'H-1B' }, { id: 'visaExpiry', value: '2027-01-31' }]);
+    expect(complete.answers).toEqual([
+      { id: 'visa', value: 'Yes' },
+      { id: 'visaType', value: 'H-1B' },
+      { id: 'visaExpiry', value: '2027-01-31' },
+    ]);
     expect(check([visa], [{ id: 'visa', value: 'No' }]).problems).toEqual([]);
   });
 
   it('refuses answers to conditional questions the chosen options hide, and unknown ids', () => {
-    const result = check([visa], [{ id: 'visa', value: 'No' }, { id: 'visaType', value: 'H-1B' }, { id: 'nope', value: 'x' }]);
+    const result = check(
+      [visa],
+      [
+        { id: 'visa', value: 'No' },
+        { id: 'visaType', value: 'H-1B' },
+        { id: 'nope', value: 'x' },
+      ],
+    );
     expect(ids(result)).toEqual(['visaType:unknown', 'nope:unknown']);
     expect(result.problems[0]?.message).toBe('visaType: answers a conditional question that the chosen options do not reveal');
     expect(result.problems[1]?.message).toBe('nope: no such question in this job post');
   });
 
   it('a conditional question of a SelectMultiple is revealed by any chosen option', () => {
-    const langs = q('langs', 'SelectMultiple', { options: [{ answer: 'Go', conditionalQuestions: [q('goYears', 'Text')] }, { answer: 'Rust', conditionalQuestions: [q('rustYears', 'Text')] }] });
+    const langs = q('langs', 'SelectMultiple', {
+      options: [
+        { answer: 'Go', conditionalQuestions: [q('goYears', 'Text')] },
+        { answer: 'Rust', conditionalQuestions: [q('rustYears', 'Text')] },
+      ],
+    });
     expect(ids(check([langs], [{ id: 'langs', value: ['Rust'] }]))).toEqual(['rustYears:missing']);
   });
 
   it('answers candidate and file questions from candidate and files when the client did not', () => {
     const questions = [
-      q('fn', 'Text', { category: 'firstName' }), q('ln', 'Text', { category: 'lastName' }), q('full', 'Text', { category: 'fullName' }),
-      q('mail', 'Text', { category: 'email' }), q('tel', 'Text', { category: 'phone' }),
-      q('cv', 'File', { category: 'resume', accept: ['.pdf'] }), q('cover', 'File', { category: 'coverLetter', mandatory: false }),
+      q('fn', 'Text', { category: 'firstName' }),
+      q('ln', 'Text', { category: 'lastName' }),
+      q('full', 'Text', { category: 'fullName' }),
+      q('mail', 'Text', { category: 'email' }),
+      q('tel', 'Text', { category: 'phone' }),
+      q('cv', 'File', { category: 'resume', accept: ['.pdf'] }),
+      q('cover', 'File', { category: 'coverLetter', mandatory: false }),
     ];
     const result = check(questions, [{ id: 'fn', value: 'Augusta' }]);
     expect(result.problems).toEqual([]);
     expect(result.answers).toEqual([
-      { id: 'fn', value: 'Augusta' }, { id: 'ln', value: 'Lovelace' }, { id: 'full', value: 'Ada Lovelace' },
-      { id: 'mail', value: 'ada@example.com' }, { id: 'tel', value: '+44 20 7946 0000' }, { id: 'cv', value: file('cv.pdf') },
+      { id: 'fn', value: 'Augusta' },
+      { id: 'ln', value: 'Lovelace' },
+      { id: 'full', value: 'Ada Lovelace' },
+      { id: 'mail', value: 'ada@example.com' },
+      { id: 'tel', value: '+44 20 7946 0000' },
+      { id: 'cv', value: file('cv.pdf') },
     ]);
     // The CV named by files must fit the résumé question's accept too.
     expect(ids(check(questions, [], { files: { cv: file('cv.docx') as typeof files.cv } }))).toEqual(['cv:file-type']);
@@ -158,7 +302,11 @@ describe('validateAnswers: the form as a whole', () => {
 
   it('places files.cv and files.coverLetter on the file part of a file-or-text question, which either part answers', () => {
     const either = (id: string, category: Question['category'], mandatory: boolean) =>
-      q(`${id}_or_text`, 'FragmentedQuestion', { category, mandatory, options: [q(id, 'File', { mandatory: false }), q(`${id}_text`, 'TextArea', { mandatory: false })] });
+      q(`${id}_or_text`, 'FragmentedQuestion', {
+        category,
+        mandatory,
+        options: [q(id, 'File', { mandatory: false }), q(`${id}_text`, 'TextArea', { mandatory: false })],
+      });
     const questions = [either('resume', 'resume', true), either('cover_letter', 'coverLetter', false)];
     const placed = check(questions, [], { files: { ...files, coverLetter: file('letter.pdf') as typeof files.cv } });
     expect(placed.problems).toEqual([]);
@@ -173,6 +321,16 @@ describe('validateAnswers: the form as a whole', () => {
   });
 
   it('refuses an answer id given twice', () => {
-    expect(ids(check([q('t', 'Text')], [{ id: 't', value: 'a' }, { id: 't', value: 'b' }]))).toEqual(['t:invalid']);
+    expect(
+      ids(
+        check(
+          [q('t', 'Text')],
+          [
+            { id: 't', value: 'a' },
+            { id: 't', value: 'b' },
+          ],
+        ),
+      ),
+    ).toEqual(['t:invalid']);
   });
 });

@@ -29,8 +29,11 @@ function isIsoDate(value: unknown): boolean {
 }
 
 const choicesOf = (question: Question) =>
-  (question.options ?? []).filter((option): option is { answer: string; conditionalQuestions: Question[] } => 'conditionalQuestions' in option);
-const partsOf = (question: Question) => (question.options ?? []).filter((option): option is Question => !('conditionalQuestions' in option));
+  (question.options ?? []).filter(
+    (option): option is { answer: string; conditionalQuestions: Question[] } => 'conditionalQuestions' in option,
+  );
+const partsOf = (question: Question) =>
+  (question.options ?? []).filter((option): option is Question => !('conditionalQuestions' in option));
 
 /** Every question id reachable in a set (conditional questions of every option, at any depth). */
 function collectIds(questions: Question[], into: Set<string>): Set<string> {
@@ -41,7 +44,11 @@ function collectIds(questions: Question[], into: Set<string>): Set<string> {
   return into;
 }
 
-const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+const isBlank = (value: unknown) =>
+  value === undefined ||
+  value === null ||
+  (typeof value === 'string' && value.trim() === '') ||
+  (Array.isArray(value) && value.length === 0);
 
 /**
  * Checks a set of answers against a set of questions: the top level of a form, one instance of
@@ -49,7 +56,14 @@ const isBlank = (value: unknown) => value === undefined || value === null || (ty
  * the chosen option reveals them, to any depth; an answer to a question no chosen option reveals
  * is refused like an unknown id, since the engine could not place it.
  */
-function checkSet(questions: Question[], given: Given, derive: Derived, problems: AnswerProblem[], planned: PlannedAnswer[], where: string): void {
+function checkSet(
+  questions: Question[],
+  given: Given,
+  derive: Derived,
+  problems: AnswerProblem[],
+  planned: PlannedAnswer[],
+  where: string,
+): void {
   const reached = new Set<string>();
   const visit = (list: Question[]) => {
     for (const question of list) {
@@ -61,7 +75,8 @@ function checkSet(questions: Question[], given: Given, derive: Derived, problems
       }
       const value = given.has(question.id) ? given.get(question.id) : derive(question);
       if (isBlank(value)) {
-        if (question.mandatory) problems.push({ id: question.id, kind: 'missing', message: `${name}: required (${question.inputType} "${question.question}")` });
+        if (question.mandatory)
+          problems.push({ id: question.id, kind: 'missing', message: `${name}: required (${question.inputType} "${question.question}")` });
         continue;
       }
       const accepted = checkValue(question, value, derive, problems, name);
@@ -97,10 +112,13 @@ function checkValue(question: Question, value: unknown, derive: Derived, problem
     case 'SelectOne': {
       if (typeof value !== 'string') return invalid('must be a string, one of the options');
       const answers = choicesOf(question).map((choice) => choice.answer);
-      return answers.includes(value) ? value : invalid(`"${value}" is not one of the options (${answers.map((answer) => `"${answer}"`).join(', ')})`);
+      return answers.includes(value)
+        ? value
+        : invalid(`"${value}" is not one of the options (${answers.map((answer) => `"${answer}"`).join(', ')})`);
     }
     case 'SelectMultiple': {
-      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return invalid('must be an array of strings, each one of the options');
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+        return invalid('must be an array of strings, each one of the options');
       const answers = new Set(choicesOf(question).map((choice) => choice.answer));
       const outside = value.filter((item) => !answers.has(item));
       if (outside.length > 0) return invalid(`not among the options: ${outside.map((item) => `"${item}"`).join(', ')}`);
@@ -115,7 +133,11 @@ function checkValue(question: Question, value: unknown, derive: Derived, problem
       const file = FileAnswer.safeParse(value);
       if (!file.success) return invalid('must be a file object {type: "File", url, filename, headers?}');
       if (question.accept && question.accept.length > 0 && !fitsAccept(file.data.filename, question.accept)) {
-        problems.push({ id: question.id, kind: 'file-type', message: `${name}: "${file.data.filename}" is not one of the accepted types (${question.accept.join(', ')})` });
+        problems.push({
+          id: question.id,
+          kind: 'file-type',
+          message: `${name}: "${file.data.filename}" is not one of the accepted types (${question.accept.join(', ')})`,
+        });
         return undefined;
       }
       return file.data;
@@ -206,7 +228,10 @@ function derivedFrom(application: Pick<ApplyBody, 'candidate' | 'files'>): Deriv
  * Checks an application's answers against the questions mined for its post (item by item, every
  * problem named by question id) and plans the answers the engine gets.
  */
-export function validateAnswers(questions: Question[], application: Pick<ApplyBody, 'candidate' | 'files' | 'answers'>): { problems: AnswerProblem[]; answers: PlannedAnswer[] } {
+export function validateAnswers(
+  questions: Question[],
+  application: Pick<ApplyBody, 'candidate' | 'files' | 'answers'>,
+): { problems: AnswerProblem[]; answers: PlannedAnswer[] } {
   const problems: AnswerProblem[] = [];
   const planned: PlannedAnswer[] = [];
   const given = pairs(application.answers, 'answers', 'answers', problems) ?? new Map<string, unknown>();

@@ -35,7 +35,11 @@ export type HostLimiter = <T>(host: string, work: () => Promise<T>, signal: Abor
  * Records a post the job mined (it was not mined for this client) as mining records its own
  * (recruitment's `recordMinedPost`), so the client's retrieval endpoints show it.
  */
-export type RecordMining = (post: JobPostToMine & { clientId: string; jobPostId: string }, mined: MineOutcome, durationMs: number) => Promise<void>;
+export type RecordMining = (
+  post: JobPostToMine & { clientId: string; jobPostId: string },
+  mined: MineOutcome,
+  durationMs: number,
+) => Promise<void>;
 
 /** What the worker side needs on top: the miner (posts not mined yet) and its record, the files' fetch, the engine. */
 export type RunPorts = Omit<ApplicationsPorts, 'enqueueApply'> & {

@@ -32,7 +32,21 @@ export async function insertApplication(db: Queryable, row: NewApplication): Pro
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING application_id`,
-    [row.applicationId, row.clientId, row.jobPostId, row.emailHash, row.idempotencyKey, row.url, row.host, row.employer, row.jobTitle, row.questions, row.sealed, row.atsJob, row.callbackUrl ?? null],
+    [
+      row.applicationId,
+      row.clientId,
+      row.jobPostId,
+      row.emailHash,
+      row.idempotencyKey,
+      row.url,
+      row.host,
+      row.employer,
+      row.jobTitle,
+      row.questions,
+      row.sealed,
+      row.atsJob,
+      row.callbackUrl ?? null,
+    ],
   );
   if (inserted.rows[0]) return { applicationId: inserted.rows[0].application_id, created: true };
   const first = await db.query<{ application_id: string }>(
@@ -76,8 +90,16 @@ export type ApplicationRow = {
 
 const rowColumns = `application_id, client_id, job_post_id, state, error_code, message, submitted_at, confirmation_sealed, screenshot_sealed IS NOT NULL AS has_screenshot, transport`;
 type RawRow = {
-  application_id: string; client_id: string; job_post_id: string; state: ApplicationState; error_code: string | null; message: string | null;
-  submitted_at: Date | null; confirmation_sealed: Buffer | null; has_screenshot: boolean; transport: ApplicationTransport | null;
+  application_id: string;
+  client_id: string;
+  job_post_id: string;
+  state: ApplicationState;
+  error_code: string | null;
+  message: string | null;
+  submitted_at: Date | null;
+  confirmation_sealed: Buffer | null;
+  has_screenshot: boolean;
+  transport: ApplicationTransport | null;
 };
 const toRow = (row: RawRow): ApplicationRow => ({
   applicationId: row.application_id,
@@ -93,11 +115,19 @@ const toRow = (row: RawRow): ApplicationRow => ({
 });
 
 export async function findApplicationById(db: Queryable, clientId: string, applicationId: string): Promise<ApplicationRow | null> {
-  const result = await db.query<RawRow>(`SELECT ${rowColumns} FROM applications WHERE client_id = $1 AND application_id = $2`, [clientId, applicationId]);
+  const result = await db.query<RawRow>(`SELECT ${rowColumns} FROM applications WHERE client_id = $1 AND application_id = $2`, [
+    clientId,
+    applicationId,
+  ]);
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
-export async function findNewestForCandidate(db: Queryable, clientId: string, jobPostId: string, emailHash: Buffer): Promise<ApplicationRow | null> {
+export async function findNewestForCandidate(
+  db: Queryable,
+  clientId: string,
+  jobPostId: string,
+  emailHash: Buffer,
+): Promise<ApplicationRow | null> {
   const result = await db.query<RawRow>(
     `SELECT ${rowColumns} FROM applications WHERE client_id = $1 AND job_post_id = $2 AND email_hash = $3 ORDER BY created_at DESC LIMIT 1`,
     [clientId, jobPostId, emailHash],
@@ -130,7 +160,8 @@ export type ApplicationToRun = {
  * What `claimApplication` found: the application to run (its lease now this run's), or why not:
  * it ended, it does not exist, or another run holds a live lease until `until`.
  */
-export type Claim = { kind: 'claimed'; application: ApplicationToRun } | { kind: 'ended' } | { kind: 'missing' } | { kind: 'held'; until: Date };
+export type Claim =
+  { kind: 'claimed'; application: ApplicationToRun } | { kind: 'ended' } | { kind: 'missing' } | { kind: 'held'; until: Date };
 
 /**
  * Takes the application's run lease for `owner` for `leaseMs` (queued becomes processing): when no
@@ -138,8 +169,17 @@ export type Claim = { kind: 'claimed'; application: ApplicationToRun } | { kind:
  */
 export async function claimApplication(db: Queryable, applicationId: string, owner: string, leaseMs: number): Promise<Claim> {
   const result = await db.query<{
-    client_id: string; job_post_id: string; ats_job: string; email_hash: Buffer; previous: ApplicationState; url: string | null; host: string | null;
-    employer: string | null; job_title: string | null; questions: string | null; sealed: Buffer | null;
+    client_id: string;
+    job_post_id: string;
+    ats_job: string;
+    email_hash: Buffer;
+    previous: ApplicationState;
+    url: string | null;
+    host: string | null;
+    employer: string | null;
+    job_title: string | null;
+    questions: string | null;
+    sealed: Buffer | null;
   }>(
     `UPDATE applications AS a SET state = CASE WHEN a.state = 'queued' THEN 'processing' ELSE a.state END, started_at = coalesce(a.started_at, now()),
        run_owner = $2, run_expires_at = now() + make_interval(secs => $3::double precision / 1000)
@@ -151,7 +191,10 @@ export async function claimApplication(db: Queryable, applicationId: string, own
   );
   const row = result.rows[0];
   if (!row) {
-    const found = await db.query<{ state: ApplicationState; run_expires_at: Date | null }>('SELECT state, run_expires_at FROM applications WHERE application_id = $1', [applicationId]);
+    const found = await db.query<{ state: ApplicationState; run_expires_at: Date | null }>(
+      'SELECT state, run_expires_at FROM applications WHERE application_id = $1',
+      [applicationId],
+    );
     const current = found.rows[0];
     if (!current) return { kind: 'missing' };
     if (current.state === 'success' || current.state === 'failed') return { kind: 'ended' };
@@ -178,7 +221,10 @@ export async function claimApplication(db: Queryable, applicationId: string, own
 
 /** Gives up `owner`'s lease of an application that did not end, so the next run need not wait for it to lapse. */
 export async function releaseApplicationLease(db: Queryable, applicationId: string, owner: string): Promise<void> {
-  await db.query(`UPDATE applications SET run_owner = NULL, run_expires_at = NULL WHERE application_id = $1 AND run_owner = $2 AND state IN ('processing', 'submitting')`, [applicationId, owner]);
+  await db.query(
+    `UPDATE applications SET run_owner = NULL, run_expires_at = NULL WHERE application_id = $1 AND run_owner = $2 AND state IN ('processing', 'submitting')`,
+    [applicationId, owner],
+  );
 }
 
 /** Extends `owner`'s lease; false when it is no longer `owner`'s (another run took it, or the application ended). */
@@ -200,7 +246,11 @@ export async function storeMinedQuestions(db: Queryable, applicationId: string, 
  * Records, in its own statement (committed before the engine's irreversible step), that the
  * application is about to be submitted.
  */
-export async function markSubmitting(db: Queryable, applicationId: string, owner: string): Promise<'recorded' | 'not-processing' | 'other-submission'> {
+export async function markSubmitting(
+  db: Queryable,
+  applicationId: string,
+  owner: string,
+): Promise<'recorded' | 'not-processing' | 'other-submission'> {
   try {
     // Only the run that holds the lease: a run whose lease lapsed (paused, cut off) never submits.
     const result = await db.query(
@@ -244,9 +294,15 @@ export type FinishOptions = {
   withinMs?: number;
 };
 
-export async function finishApplication(db: Pool, applicationId: string, outcome: ApplicationOutcome, options: FinishOptions = {}): Promise<boolean> {
+export async function finishApplication(
+  db: Pool,
+  applicationId: string,
+  outcome: ApplicationOutcome,
+  options: FinishOptions = {},
+): Promise<boolean> {
   const { owner = null, definite = false, afterOwnIntent = false, withinMs } = options;
-  const inTransaction = <T>(work: (client: Queryable) => Promise<T>) => (withinMs === undefined ? withTransaction(db, work) : withTransactionWithin(db, withinMs, work));
+  const inTransaction = <T>(work: (client: Queryable) => Promise<T>) =>
+    withinMs === undefined ? withTransaction(db, work) : withTransactionWithin(db, withinMs, work);
   return inTransaction(async (client) => {
     const result = await client.query<{ client_id: string; job_post_id: string; callback_url: string | null; replaced: boolean }>(
       `UPDATE applications AS a SET state = $2, error_code = $3, message = $4, submitted_at = $5, confirmation_sealed = $6,
@@ -318,7 +374,13 @@ export async function findStrandedApplications(db: Queryable, before: Date, limi
  */
 export async function endAbandonedApplications(db: Pool, createdBefore: Date): Promise<number> {
   return withTransaction(db, async (client) => {
-    const result = await client.query<{ application_id: string; client_id: string; job_post_id: string; callback_url: string | null; error_code: string }>(
+    const result = await client.query<{
+      application_id: string;
+      client_id: string;
+      job_post_id: string;
+      callback_url: string | null;
+      error_code: string;
+    }>(
       `UPDATE applications SET
          state = 'failed',
          error_code = CASE WHEN state = 'submitting' THEN 'SubmissionOutcomeUnknown' ELSE 'ApplicationFailed' END,
@@ -335,7 +397,13 @@ export async function endAbandonedApplications(db: Pool, createdBefore: Date): P
     const at = new Date();
     for (const row of result.rows) {
       const event = applicationEndedEvent({
-        applicationId: row.application_id, jobPostId: row.job_post_id, status: 'failed', errorCode: row.error_code, transport: null, submittedAt: null, replacedUnknown: false,
+        applicationId: row.application_id,
+        jobPostId: row.job_post_id,
+        status: 'failed',
+        errorCode: row.error_code,
+        transport: null,
+        submittedAt: null,
+        replacedUnknown: false,
       });
       await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: row.application_id, at, ...event });
     }
@@ -372,8 +440,14 @@ export async function countByStatus(db: Queryable): Promise<Array<{ status: stri
 
 export async function recentFailures(db: Queryable, limit: number) {
   const result = await db.query<{
-    application_id: string; client_id: string; job_post_id: string; host: string | null; error_code: string | null; message: string | null;
-    finished_at: Date | null; has_screenshot: boolean;
+    application_id: string;
+    client_id: string;
+    job_post_id: string;
+    host: string | null;
+    error_code: string | null;
+    message: string | null;
+    finished_at: Date | null;
+    has_screenshot: boolean;
   }>(
     `SELECT application_id, client_id, job_post_id, host, error_code, message, finished_at, screenshot_sealed IS NOT NULL AS has_screenshot
      FROM applications WHERE state = 'failed' ORDER BY finished_at DESC NULLS LAST LIMIT $1`,

@@ -3,7 +3,10 @@ import type { Queryable } from '@quarry/db';
 export type StoredAtsCredential = { ats: string; board: string; createdAt: Date };
 
 /** Registers a client's key for a board; a repeat replaces the key (a rotated key). */
-export async function upsertAtsCredential(db: Queryable, row: { clientId: string; ats: string; board: string; keySealed: Buffer }): Promise<StoredAtsCredential> {
+export async function upsertAtsCredential(
+  db: Queryable,
+  row: { clientId: string; ats: string; board: string; keySealed: Buffer },
+): Promise<StoredAtsCredential> {
   const result = await db.query<{ created_at: Date }>(
     `INSERT INTO ats_credentials (client_id, ats, board, key_sealed) VALUES ($1, $2, $3, $4)
      ON CONFLICT (client_id, ats, board) DO UPDATE SET key_sealed = EXCLUDED.key_sealed, created_at = now()
@@ -29,6 +32,9 @@ export async function deleteAtsCredential(db: Queryable, clientId: string, ats: 
 }
 
 export async function findSealedAtsKey(db: Queryable, clientId: string, ats: string, board: string): Promise<Buffer | null> {
-  const result = await db.query<{ key_sealed: Buffer }>('SELECT key_sealed FROM ats_credentials WHERE client_id = $1 AND ats = $2 AND board = $3', [clientId, ats, board]);
+  const result = await db.query<{ key_sealed: Buffer }>(
+    'SELECT key_sealed FROM ats_credentials WHERE client_id = $1 AND ats = $2 AND board = $3',
+    [clientId, ats, board],
+  );
   return result.rows[0]?.key_sealed ?? null;
 }

@@ -1,14 +1,35 @@
 import type { AtsAccount, AtsCredential } from '@quarry/hosted-form-apply';
-import { AppError, AtsAccountSecret, atsAccountVendors, AtsCredentialBody, AtsCredentialParams, AtsCredentialVendor, describeIssues, validationError, type AtsCredentialList, type AtsCredentialSummary } from '@quarry/contracts';
+import {
+  AppError,
+  AtsAccountSecret,
+  atsAccountVendors,
+  AtsCredentialBody,
+  AtsCredentialParams,
+  AtsCredentialVendor,
+  describeIssues,
+  validationError,
+  type AtsCredentialList,
+  type AtsCredentialSummary,
+} from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import { atsCredentialRow, sealedColumns } from '@quarry/keyring';
 import { detectAts, workdayBoardOf, type AtsTarget } from '@quarry/miner';
 import type { Sealer } from './applications-ports.ts';
-import { deleteAtsCredential, findSealedAtsKey, listAtsCredentials, upsertAtsCredential, type StoredAtsCredential } from './ats-credentials.queries.ts';
+import {
+  deleteAtsCredential,
+  findSealedAtsKey,
+  listAtsCredentials,
+  upsertAtsCredential,
+  type StoredAtsCredential,
+} from './ats-credentials.queries.ts';
 
 type CredentialPorts = { pool: Queryable; sealer: Pick<Sealer, 'seal' | 'open'> };
 
-const summary = (row: StoredAtsCredential): AtsCredentialSummary => ({ ats: AtsCredentialVendor.parse(row.ats), board: row.board, createdAt: row.createdAt.toISOString() });
+const summary = (row: StoredAtsCredential): AtsCredentialSummary => ({
+  ats: AtsCredentialVendor.parse(row.ats),
+  board: row.board,
+  createdAt: row.createdAt.toISOString(),
+});
 
 /** POST /v1/recruitment/ats-credentials: stores the employer's key for one board, sealed; a repeat replaces it. */
 export async function registerAtsCredential(ports: CredentialPorts, clientId: string, body: unknown): Promise<AtsCredentialSummary> {
@@ -17,7 +38,14 @@ export async function registerAtsCredential(ports: CredentialPorts, clientId: st
   const { ats, board, key, email, password } = parsed.data;
   // A tenant account is kept as one sealed secret, like a key.
   const secret = atsAccountVendors.includes(ats) ? JSON.stringify(AtsAccountSecret.parse({ email, password })) : String(key);
-  return summary(await upsertAtsCredential(ports.pool, { clientId, ats, board, keySealed: ports.sealer.seal(sealedColumns.atsCredential, atsCredentialRow(clientId, ats, board), secret) }));
+  return summary(
+    await upsertAtsCredential(ports.pool, {
+      clientId,
+      ats,
+      board,
+      keySealed: ports.sealer.seal(sealedColumns.atsCredential, atsCredentialRow(clientId, ats, board), secret),
+    }),
+  );
 }
 
 /** GET /v1/recruitment/ats-credentials: the client's boards with a key (never the keys). */
@@ -67,7 +95,12 @@ export async function findAtsCredential(ports: CredentialPorts, clientId: string
   const vendorBoard = target ? boardOf(target) : null;
   if (!vendorBoard) return null;
   const sealed = await findSealedAtsKey(ports.pool, clientId, vendorBoard.ats, vendorBoard.board);
-  return sealed ? { ...vendorBoard, key: ports.sealer.open(sealedColumns.atsCredential, atsCredentialRow(clientId, vendorBoard.ats, vendorBoard.board), sealed) } : null;
+  return sealed
+    ? {
+        ...vendorBoard,
+        key: ports.sealer.open(sealedColumns.atsCredential, atsCredentialRow(clientId, vendorBoard.ats, vendorBoard.board), sealed),
+      }
+    : null;
 }
 
 /**
@@ -80,6 +113,8 @@ export async function findAtsAccount(ports: CredentialPorts, clientId: string, u
   if (!board) return null;
   const sealed = await findSealedAtsKey(ports.pool, clientId, 'workday', board);
   if (!sealed) return null;
-  const secret = AtsAccountSecret.parse(JSON.parse(ports.sealer.open(sealedColumns.atsCredential, atsCredentialRow(clientId, 'workday', board), sealed)));
+  const secret = AtsAccountSecret.parse(
+    JSON.parse(ports.sealer.open(sealedColumns.atsCredential, atsCredentialRow(clientId, 'workday', board), sealed)),
+  );
   return { ats: 'workday', board, ...secret };
 }

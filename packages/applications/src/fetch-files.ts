@@ -31,7 +31,12 @@ function indexQuestions(questions: Question[], into = new Map<string, Question>(
  * client's headers, capped at `maxFileBytes`, its type told from the bytes and checked against the
  * question's `accept`. Kept in memory only: a candidate's files never touch the disk.
  */
-export async function resolveFiles(ports: Pick<RunPorts, 'fetchFile' | 'maxFileBytes' | 'fileTimeoutMs'>, questions: Question[], planned: PlannedAnswer[], signal: AbortSignal): Promise<ResolvedAnswer[]> {
+export async function resolveFiles(
+  ports: Pick<RunPorts, 'fetchFile' | 'maxFileBytes' | 'fileTimeoutMs'>,
+  questions: Question[],
+  planned: PlannedAnswer[],
+  signal: AbortSignal,
+): Promise<ResolvedAnswer[]> {
   const byId = indexQuestions(questions);
   const fetched = new Map<string, Promise<Buffer>>();
   const fetchOnce = (file: FileAnswer) => {
@@ -49,15 +54,25 @@ export async function resolveFiles(ports: Pick<RunPorts, 'fetchFile' | 'maxFileB
     if (question?.inputType === 'File' && file.success) {
       const bytes = await fetchOnce(file.data);
       const type = sniffFileType(bytes);
-      if (!type) throw new FileProblem('FileTypeNotSupported', `${answer.id}: "${file.data.filename}" is not a PDF, Word, OpenDocument, RTF, text, PNG or JPEG file`);
+      if (!type)
+        throw new FileProblem(
+          'FileTypeNotSupported',
+          `${answer.id}: "${file.data.filename}" is not a PDF, Word, OpenDocument, RTF, text, PNG or JPEG file`,
+        );
       if (question.accept && question.accept.length > 0 && !typeFitsAccept(type, question.accept)) {
-        throw new FileProblem('FileTypeNotSupported', `${answer.id}: "${file.data.filename}" is ${type.extension.slice(1).toUpperCase()}, not one of ${question.accept.join(', ')}`);
+        throw new FileProblem(
+          'FileTypeNotSupported',
+          `${answer.id}: "${file.data.filename}" is ${type.extension.slice(1).toUpperCase()}, not one of ${question.accept.join(', ')}`,
+        );
       }
       const upload: FileToUpload = { type: 'File', filename: file.data.filename, contentType: type.contentType, bytes };
       return { id: answer.id, value: upload };
     }
     if (question?.inputType === 'ArrayOfObjects' && Array.isArray(answer.value)) {
-      return { id: answer.id, value: await Promise.all((answer.value as PlannedAnswer[][]).map((instance) => Promise.all(instance.map(resolve)))) };
+      return {
+        id: answer.id,
+        value: await Promise.all((answer.value as PlannedAnswer[][]).map((instance) => Promise.all(instance.map(resolve)))),
+      };
     }
     if (question?.inputType === 'FragmentedQuestion' && Array.isArray(answer.value)) {
       return { id: answer.id, value: await Promise.all((answer.value as PlannedAnswer[]).map(resolve)) };
@@ -67,11 +82,20 @@ export async function resolveFiles(ports: Pick<RunPorts, 'fetchFile' | 'maxFileB
   return Promise.all(planned.map(resolve));
 }
 
-async function download(ports: Pick<RunPorts, 'fetchFile' | 'maxFileBytes' | 'fileTimeoutMs'>, file: FileAnswer, signal: AbortSignal): Promise<Buffer> {
+async function download(
+  ports: Pick<RunPorts, 'fetchFile' | 'maxFileBytes' | 'fileTimeoutMs'>,
+  file: FileAnswer,
+  signal: AbortSignal,
+): Promise<Buffer> {
   const failed = (why: string) => new FileProblem('FileFailedToUpload', `"${file.filename}" could not be fetched: ${why}`);
   let response;
   try {
-    response = await ports.fetchFile(file.url, { headers: file.headers ?? {}, maxBytes: ports.maxFileBytes, timeoutMs: ports.fileTimeoutMs ?? 60_000, signal });
+    response = await ports.fetchFile(file.url, {
+      headers: file.headers ?? {},
+      maxBytes: ports.maxFileBytes,
+      timeoutMs: ports.fileTimeoutMs ?? 60_000,
+      signal,
+    });
   } catch (error) {
     signal.throwIfAborted();
     throw failed((error as Error).message);

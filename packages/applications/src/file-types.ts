@@ -17,7 +17,8 @@ const types = {
   jpg: { extension: '.jpg', contentType: 'image/jpeg' },
 } as const satisfies Record<string, SniffedType>;
 
-const startsWith = (bytes: Buffer, signature: number[]) => bytes.length >= signature.length && signature.every((byte, index) => bytes[index] === byte);
+const startsWith = (bytes: Buffer, signature: number[]) =>
+  bytes.length >= signature.length && signature.every((byte, index) => bytes[index] === byte);
 
 /** Plain text: valid UTF-8 without NUL or other control bytes than tab, newlines and form feed. */
 function isText(bytes: Buffer): boolean {
@@ -43,7 +44,11 @@ export function sniffFileType(bytes: Buffer): SniffedType | null {
     // A zip: an OpenDocument file names its type in the first entry; a Word file has word/ entries.
     const head = bytes.subarray(0, Math.min(bytes.length, 256)).toString('latin1');
     if (head.includes('mimetypeapplication/vnd.oasis.opendocument.text')) return types.odt;
-    if (bytes.includes('word/document.xml', 0, 'latin1') || (bytes.includes('[Content_Types].xml', 0, 'latin1') && bytes.includes('word/', 0, 'latin1'))) return types.docx;
+    if (
+      bytes.includes('word/document.xml', 0, 'latin1') ||
+      (bytes.includes('[Content_Types].xml', 0, 'latin1') && bytes.includes('word/', 0, 'latin1'))
+    )
+      return types.docx;
     return null;
   }
   return isText(bytes) ? types.txt : null;
@@ -69,7 +74,8 @@ function acceptedExtensions(accept: readonly string[]): Set<string> | null {
     if (entry === '' || entry === '*' || entry === '*/*') return null;
     if (entry.startsWith('.')) extensions.add(entry === '.jpeg' ? '.jpg' : entry);
     else if (entry.endsWith('/*')) {
-      for (const [mime, list] of Object.entries(mimeExtensions)) if (mime.startsWith(entry.slice(0, -1))) list.forEach((extension) => extensions.add(extension));
+      for (const [mime, list] of Object.entries(mimeExtensions))
+        if (mime.startsWith(entry.slice(0, -1))) list.forEach((extension) => extensions.add(extension));
     } else for (const extension of mimeExtensions[entry] ?? []) extensions.add(extension);
   }
   if (extensions.has('.jpg')) extensions.add('.jpeg');

@@ -45,30 +45,50 @@ function render(ports: Pick<ApplicationsPorts, 'sealer'>, row: ApplicationRow): 
       };
     case 'success': {
       // The confirmation is purged with the candidate's data after the retention period.
-      const confirmation = row.confirmationSealed ? Confirmation.parse(JSON.parse(ports.sealer.open(sealedColumns.applicationConfirmation, row.applicationId, row.confirmationSealed))) : null;
+      const confirmation = row.confirmationSealed
+        ? Confirmation.parse(
+            JSON.parse(ports.sealer.open(sealedColumns.applicationConfirmation, row.applicationId, row.confirmationSealed)),
+          )
+        : null;
       return {
         ...base,
         status: 'success',
         ...(row.submittedAt ? { submittedAt: row.submittedAt.toISOString() } : {}),
-        ...(confirmation ? { confirmation: { ...confirmation, ...(row.hasScreenshot ? { screenshot: screenshotPath(row.applicationId) } : {}) } } : {}),
+        ...(confirmation
+          ? { confirmation: { ...confirmation, ...(row.hasScreenshot ? { screenshot: screenshotPath(row.applicationId) } : {}) } }
+          : {}),
       };
     }
   }
 }
 
 /** GET /v1/recruitment/job-posts/find/application/: another client's application is a 404 like a missing one. */
-export async function findApplication(ports: Pick<ApplicationsPorts, 'pool' | 'sealer'>, clientId: string, query: Record<string, unknown>): Promise<ApplicationStatusBody> {
+export async function findApplication(
+  ports: Pick<ApplicationsPorts, 'pool' | 'sealer'>,
+  clientId: string,
+  query: Record<string, unknown>,
+): Promise<ApplicationStatusBody> {
   const wanted = parseQuery(query);
   const row =
     'applicationId' in wanted
       ? await findApplicationById(ports.pool, clientId, wanted.applicationId)
       : await findNewestForCandidate(ports.pool, clientId, wanted.jobPostId, ports.sealer.hashEmail(wanted.email));
-  if (!row) throw new AppError('NotFound', 'applicationId' in wanted ? `application ${wanted.applicationId} does not exist` : `no application of this candidate to jobPostId ${wanted.jobPostId}`);
+  if (!row)
+    throw new AppError(
+      'NotFound',
+      'applicationId' in wanted
+        ? `application ${wanted.applicationId} does not exist`
+        : `no application of this candidate to jobPostId ${wanted.jobPostId}`,
+    );
   return render(ports, row);
 }
 
 /** The screenshot's PNG bytes; `clientId` null for operators (any client's). */
-export async function readScreenshot(ports: Pick<ApplicationsPorts, 'pool' | 'sealer'>, clientId: string | null, id: unknown): Promise<Buffer> {
+export async function readScreenshot(
+  ports: Pick<ApplicationsPorts, 'pool' | 'sealer'>,
+  clientId: string | null,
+  id: unknown,
+): Promise<Buffer> {
   const parsed = applicationId.safeParse(id);
   if (!parsed.success) throw validationError(['applicationId: must be a UUID']);
   const sealed = await findScreenshot(ports.pool, parsed.data, clientId);

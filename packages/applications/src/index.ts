@@ -9,4 +9,10 @@ export { reconcileApplications } from './reconcile-applications.ts';
 export { runApplication } from './run-application.ts';
 export type { RunSummary } from './run-application.ts';
 export { submitApplication } from './submit-application.ts';
-export { findAtsAccount, findAtsCredential, listClientAtsCredentials, registerAtsCredential, removeAtsCredential } from './ats-credentials.ts';
+export {
+  findAtsAccount,
+  findAtsCredential,
+  listClientAtsCredentials,
+  registerAtsCredential,
+  removeAtsCredential,
+} from './ats-credentials.ts';

@@ -21,7 +21,9 @@ import { submitApplication } from './submit-application.ts';
  */
 const key = Buffer.alloc(32, 7);
 const sealer: Sealer = createSealer(key);
-const questions: Question[] = [{ id: 'first', question: 'First name', inputType: 'Text', label: 'Apply', mandatory: true, category: 'firstName' }];
+const questions: Question[] = [
+  { id: 'first', question: 'First name', inputType: 'Text', label: 'Apply', mandatory: true, category: 'firstName' },
+];
 
 let postgres: PrivatePostgres;
 let database: TestDatabase;
@@ -36,7 +38,9 @@ beforeAll(async () => {
   files = createServer((_request, response) => void response.end('%PDF-1.7\nCV')).listen(0, '127.0.0.1');
   await once(files, 'listening');
   cvUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}/cv.pdf`;
-  await db.query(`INSERT INTO clients (client_id, name, secret_hash, jwt_secret_ciphertext, scopes) VALUES ('cl_test', 'test', '\\x00', '\\x00', '{recruitment}')`);
+  await db.query(
+    `INSERT INTO clients (client_id, name, secret_hash, jwt_secret_ciphertext, scopes) VALUES ('cl_test', 'test', '\\x00', '\\x00', '{recruitment}')`,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -46,8 +50,23 @@ afterAll(async () => {
 });
 
 async function apply(applier: FakeApplier) {
-  const ports = { pool: db, sealer, findMinedPost: async () => ({ url: 'https://careers.example.com/apply', employer: 'Acme', jobTitle: 'Engineer', country: 'gb', questions }), enqueueApply: async () => 'job' };
-  const { applicationId } = await submitApplication(ports, 'cl_test', { jobPostId: `post-${randomBytes(4).toString('hex')}`, candidate: { email: `c${Math.random()}@example.com`, firstName: 'Ada', lastName: 'Lovelace' }, files: { cv: { type: 'File', url: cvUrl, filename: 'cv.pdf' } } });
+  const ports = {
+    pool: db,
+    sealer,
+    findMinedPost: async () => ({
+      url: 'https://careers.example.com/apply',
+      employer: 'Acme',
+      jobTitle: 'Engineer',
+      country: 'gb',
+      questions,
+    }),
+    enqueueApply: async () => 'job',
+  };
+  const { applicationId } = await submitApplication(ports, 'cl_test', {
+    jobPostId: `post-${randomBytes(4).toString('hex')}`,
+    candidate: { email: `c${Math.random()}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
+    files: { cv: { type: 'File', url: cvUrl, filename: 'cv.pdf' } },
+  });
   const runPorts: RunPorts = {
     ...ports,
     applier,
@@ -63,7 +82,8 @@ async function apply(applier: FakeApplier) {
   };
   return {
     applicationId,
-    run: (context: Partial<Parameters<typeof runApplication>[2]> = {}) => runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt: false, ...context }),
+    run: (context: Partial<Parameters<typeof runApplication>[2]> = {}) =>
+      runApplication(runPorts, applicationId, { signal: new AbortController().signal, finalAttempt: false, ...context }),
   };
 }
 
@@ -88,14 +108,19 @@ describe('a definite answer read from the site', () => {
     );
     expect(await run()).toEqual({ applicationId, status: 'success' });
     await restarted;
-    expect(await findApplication({ pool: db, sealer }, 'cl_test', { applicationId })).toMatchObject({ status: 'success', confirmation: { reference: 'ref-1' } });
+    expect(await findApplication({ pool: db, sealer }, 'cl_test', { applicationId })).toMatchObject({
+      status: 'success',
+      confirmation: { reference: 'ref-1' },
+    });
   }, 60_000);
 
   it('is recorded by the run that recorded the intent even when another run took the application over and has not ended it yet', async () => {
     const { applicationId, run } = await apply(
       answered(async () => {
         // The lease lapsed (a pause) and another run claimed the application; it will find the intent and say unknown.
-        await db.query(`UPDATE applications SET run_owner = 'another-run', run_expires_at = now() + interval '30 seconds' WHERE state = 'submitting'`);
+        await db.query(
+          `UPDATE applications SET run_owner = 'another-run', run_expires_at = now() + interval '30 seconds' WHERE state = 'submitting'`,
+        );
       }),
     );
     expect(await run()).toEqual({ applicationId, status: 'success' });
@@ -111,13 +136,22 @@ describe('a definite answer read from the site', () => {
         lockLost.abort(new Error('lock lost'));
         job.abort(new Error('lock lost'));
         expect(signal.aborted).toBe(true);
-        return { status: 'failed' as const, errorCode: 'ApplicationFailed' as const, message: 'no application form on the page', submitted: false };
+        return {
+          status: 'failed' as const,
+          errorCode: 'ApplicationFailed' as const,
+          message: 'no application form on the page',
+          submitted: false,
+        };
       },
       { calls: [], script: [] },
     );
     const { applicationId, run } = await apply(pulledAway);
     await expect(run({ signal: job.signal, lockLost: lockLost.signal, finalAttempt: true })).rejects.toThrow('lock lost');
-    const row = (await db.query<{ state: string; run_owner: string | null }>('SELECT state, run_owner FROM applications WHERE application_id = $1', [applicationId])).rows[0];
+    const row = (
+      await db.query<{ state: string; run_owner: string | null }>('SELECT state, run_owner FROM applications WHERE application_id = $1', [
+        applicationId,
+      ])
+    ).rows[0];
     expect(row).toEqual({ state: 'processing', run_owner: null });
   });
 });

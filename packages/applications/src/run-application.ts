@@ -8,7 +8,16 @@ import { findAtsAccount, findAtsCredential } from './ats-credentials.ts';
 import type { RunPorts } from './applications-ports.ts';
 import { randomUUID } from 'node:crypto';
 import { isStoreOutage, RunLater } from '@quarry/jobs';
-import { claimApplication, finishApplication, hasEarlierSuccess, markSubmitting, releaseApplicationLease, storeMinedQuestions, type ApplicationOutcome, type ApplicationToRun } from './applications.queries.ts';
+import {
+  claimApplication,
+  finishApplication,
+  hasEarlierSuccess,
+  markSubmitting,
+  releaseApplicationLease,
+  storeMinedQuestions,
+  type ApplicationOutcome,
+  type ApplicationToRun,
+} from './applications.queries.ts';
 import { keepApplicationLease } from './run-lease.ts';
 import { FileProblem, resolveFiles } from './fetch-files.ts';
 import { openApplication, type SealedApplication } from './sealed-application.ts';
@@ -19,7 +28,11 @@ export type RunSummary = { applicationId: string; status: 'skipped' | 'success' 
 class IntentNotRecorded extends Error {
   readonly otherSubmission: boolean;
   constructor(applicationId: string, otherSubmission: boolean) {
-    super(otherSubmission ? `another application of this candidate to this job is being submitted or succeeded` : `application ${applicationId} is no longer processing; not submitting it`);
+    super(
+      otherSubmission
+        ? `another application of this candidate to this job is being submitted or succeeded`
+        : `application ${applicationId} is no longer processing; not submitting it`,
+    );
     this.name = 'IntentNotRecorded';
     this.otherSubmission = otherSubmission;
   }
@@ -27,7 +40,7 @@ class IntentNotRecorded extends Error {
 
 const outcomeUnknownMessage =
   'The form may have been submitted: the run stopped after the final step began and its result could not be confirmed. ' +
-  'It is not retried; check with the employer (or the candidate\'s inbox) before applying again.';
+  "It is not retried; check with the employer (or the candidate's inbox) before applying again.";
 
 /** Mining failures that say something about the post itself keep their meaning for an application. */
 function fromMiningError(code: MiningErrorCode): ApplicationErrorCode {
@@ -36,11 +49,19 @@ function fromMiningError(code: MiningErrorCode): ApplicationErrorCode {
 }
 
 function fromProblems(problems: AnswerProblem[]): { errorCode: ApplicationErrorCode; message: string } {
-  const errorCode: ApplicationErrorCode = problems.some((problem) => problem.kind === 'file-type') ? 'FileTypeNotSupported' : 'MandatoryQuestionsNotAnswered';
+  const errorCode: ApplicationErrorCode = problems.some((problem) => problem.kind === 'file-type')
+    ? 'FileTypeNotSupported'
+    : 'MandatoryQuestionsNotAnswered';
   return { errorCode, message: problems.map((problem) => problem.message).join('; ') };
 }
 
-const failed = (errorCode: ApplicationErrorCode, message: string, submittedAt: Date | null = null, screenshot?: Buffer, seal?: (bytes: Buffer) => Buffer): ApplicationOutcome => ({
+const failed = (
+  errorCode: ApplicationErrorCode,
+  message: string,
+  submittedAt: Date | null = null,
+  screenshot?: Buffer,
+  seal?: (bytes: Buffer) => Buffer,
+): ApplicationOutcome => ({
   status: 'failed',
   errorCode,
   message,
@@ -93,7 +114,11 @@ export async function runApplication(
   const claim = await claimApplication(ports.pool, applicationId, owner, leaseMs);
   if (claim.kind === 'ended' || claim.kind === 'missing') return { applicationId, status: 'skipped' };
   // Another run holds it (a paused worker, or one whose lock lapsed while it still runs): wait for its lease.
-  if (claim.kind === 'held') throw new RunLater(Math.max(1_000, claim.until.getTime() - Date.now() + 500 + Math.round(Math.random() * 1_000)), `application ${applicationId} is held by another run`);
+  if (claim.kind === 'held')
+    throw new RunLater(
+      Math.max(1_000, claim.until.getTime() - Date.now() + 500 + Math.round(Math.random() * 1_000)),
+      `application ${applicationId} is held by another run`,
+    );
   const application = claim.application;
 
   const lease = keepApplicationLease(ports.pool, applicationId, owner, leaseMs);
@@ -117,7 +142,9 @@ export async function runApplication(
     // A definite answer read from the site exists nowhere else: while the database cannot take it
     // (stopped, or this worker cut off from it), it is kept trying, each attempt on a fresh
     // connection, rather than left for a next run that could only say "unknown".
-    const recorded = definite ? await recordDefinitely(() => finishApplication(ports.pool, applicationId, outcome, { ...options, withinMs: outcomeAttemptMs })) : await finishApplication(ports.pool, applicationId, outcome, options);
+    const recorded = definite
+      ? await recordDefinitely(() => finishApplication(ports.pool, applicationId, outcome, { ...options, withinMs: outcomeAttemptMs }))
+      : await finishApplication(ports.pool, applicationId, outcome, options);
     finished = true;
     if (!recorded) return { applicationId, status: 'skipped' };
     return { applicationId, status: outcome.status, ...(outcome.status === 'failed' ? { errorCode: outcome.errorCode } : {}) };
@@ -126,15 +153,24 @@ export async function runApplication(
     if (application.state === 'submitting') return await finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
     if (!application.sealed) return await finish(failed('ApplicationFailed', 'The application data is no longer kept'));
     try {
-      return await submit(ports, { application, owner }, openApplication(ports.sealer, application.applicationId, application.sealed), engine.signal, finish, () => {
-        intentRecorded = true;
-      });
+      return await submit(
+        ports,
+        { application, owner },
+        openApplication(ports.sealer, application.applicationId, application.sealed),
+        engine.signal,
+        finish,
+        () => {
+          intentRecorded = true;
+        },
+      );
     } catch (error) {
       // Once the intent is recorded, any end but a recorded outcome is an unknown one: the form may
       // be in. A hand-back at shutdown is re-run, and that run reports it the same way.
       if (intentRecorded && !engine.signal.aborted) return await finish(failed('SubmissionOutcomeUnknown', outcomeUnknownMessage));
       if (error instanceof IntentNotRecorded && error.otherSubmission) {
-        return await finish(failed('AlreadyApplied', 'Another application of this candidate to this job was submitted through this service'));
+        return await finish(
+          failed('AlreadyApplied', 'Another application of this candidate to this job was submitted through this service'),
+        );
       }
       // A run that lost the application writes nothing: the run that holds it now decides.
       if (lease.lost.aborted && !intentRecorded) throw lease.lost.reason;
@@ -161,7 +197,8 @@ async function submit(
   finish: (outcome: ApplicationOutcome, definite?: boolean) => Promise<RunSummary>,
   onIntentRecorded: () => void,
 ): Promise<RunSummary> {
-  const seal = (bytes: Buffer) => ports.sealer.seal(sealedColumns.applicationScreenshot, application.applicationId, bytes.toString('base64'));
+  const seal = (bytes: Buffer) =>
+    ports.sealer.seal(sealedColumns.applicationScreenshot, application.applicationId, bytes.toString('base64'));
   let intended = false;
   if (await hasEarlierSuccess(ports.pool, application, application.applicationId)) {
     return finish(failed('AlreadyApplied', alreadyAppliedMessage));
@@ -182,10 +219,15 @@ async function submit(
     const mined = await ports.miner(post, signal, { account: account ?? undefined, credential: credential ?? undefined });
     signal.throwIfAborted();
     // The client sees this mining like one it asked for (`/questions/:id`), success or failure.
-    await ports.recordMining({ ...post, clientId: application.clientId, jobPostId: application.jobPostId }, mined, Math.round(performance.now() - started));
+    await ports.recordMining(
+      { ...post, clientId: application.clientId, jobPostId: application.jobPostId },
+      mined,
+      Math.round(performance.now() - started),
+    );
     // At an account wall the miner's words say which: no account for the tenant, another host's, or a refused one.
     const wall = !mined.ok && mined.errorCode === 'LoginRequired' ? `: ${mined.detail}` : '';
-    if (!mined.ok) return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})${wall}`));
+    if (!mined.ok)
+      return finish(failed(fromMiningError(mined.errorCode), `The application form could not be read (${mined.errorCode})${wall}`));
     questions = mined.form.questions;
     await storeMinedQuestions(ports.pool, application.applicationId, JSON.stringify(questions));
   }
@@ -207,7 +249,14 @@ async function submit(
     application.host,
     () =>
       ports.applier(
-        { url: application.url as string, questions, answers: resolved, candidate: sealed.candidate, ...(credential ? { credential } : {}), ...(account ? { account } : {}) },
+        {
+          url: application.url as string,
+          questions,
+          answers: resolved,
+          candidate: sealed.candidate,
+          ...(credential ? { credential } : {}),
+          ...(account ? { account } : {}),
+        },
         {
           beforeSubmit: async () => {
             // Its own committed statement, before the irreversible step: a crash after this line
@@ -235,15 +284,25 @@ async function submit(
         {
           status: 'success',
           submittedAt: now,
-          confirmationSealed: ports.sealer.seal(sealedColumns.applicationConfirmation, application.applicationId, JSON.stringify(outcome.confirmation)),
+          confirmationSealed: ports.sealer.seal(
+            sealedColumns.applicationConfirmation,
+            application.applicationId,
+            JSON.stringify(outcome.confirmation),
+          ),
           screenshotSealed: outcome.screenshot ? seal(outcome.screenshot) : null,
           transport,
         },
         true,
       );
     case 'failed':
-      return finish({ ...failed(outcome.errorCode, outcome.message, outcome.submitted ? now : null, outcome.screenshot, seal), transport }, true);
+      return finish(
+        { ...failed(outcome.errorCode, outcome.message, outcome.submitted ? now : null, outcome.screenshot, seal), transport },
+        true,
+      );
     case 'unknown':
-      return finish({ ...failed('SubmissionOutcomeUnknown', `${outcomeUnknownMessage} (${outcome.message})`, now, outcome.screenshot, seal), transport });
+      return finish({
+        ...failed('SubmissionOutcomeUnknown', `${outcomeUnknownMessage} (${outcome.message})`, now, outcome.screenshot, seal),
+        transport,
+      });
   }
 }

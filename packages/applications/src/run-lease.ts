@@ -21,22 +21,26 @@ export function keepApplicationLease(db: Queryable, applicationId: string, owner
   const controller = new AbortController();
   let renewedAt = Date.now();
   let renewing = false;
-  const timer = setInterval(() => {
-    if (renewing || controller.signal.aborted) return;
-    renewing = true;
-    const asked = Date.now();
-    renewApplicationLease(db, applicationId, owner, leaseMs)
-      .then((held) => {
-        if (held) renewedAt = asked;
-        else controller.abort(new LeaseLost(`application ${applicationId}: another run holds it now`));
-      })
-      .catch(() => {
-        if (Date.now() - renewedAt >= leaseMs) controller.abort(new LeaseLost(`application ${applicationId}: its lease could not be renewed before it lapsed`));
-      })
-      .finally(() => {
-        renewing = false;
-      });
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (renewing || controller.signal.aborted) return;
+      renewing = true;
+      const asked = Date.now();
+      renewApplicationLease(db, applicationId, owner, leaseMs)
+        .then((held) => {
+          if (held) renewedAt = asked;
+          else controller.abort(new LeaseLost(`application ${applicationId}: another run holds it now`));
+        })
+        .catch(() => {
+          if (Date.now() - renewedAt >= leaseMs)
+            controller.abort(new LeaseLost(`application ${applicationId}: its lease could not be renewed before it lapsed`));
+        })
+        .finally(() => {
+          renewing = false;
+        });
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   timer.unref();
   return { lost: controller.signal, stop: () => clearInterval(timer) };
 }

@@ -41,9 +41,13 @@ export async function submitApplication(
     const { problems } = validateAnswers(mined.questions, application);
     if (problems.length > 0) throw validationError(problems.map((problem) => `answers ${problem.message}`));
   } else if (!application.url) {
-    throw new AppError('RequestParametersValidationError', `url: required, since jobPostId ${application.jobPostId} has not been mined for this client (it is then mined before the application)`, {
-      messages: [`url: required, since jobPostId ${application.jobPostId} has not been mined for this client`],
-    });
+    throw new AppError(
+      'RequestParametersValidationError',
+      `url: required, since jobPostId ${application.jobPostId} has not been mined for this client (it is then mined before the application)`,
+      {
+        messages: [`url: required, since jobPostId ${application.jobPostId} has not been mined for this client`],
+      },
+    );
   }
   const url = mined?.url ?? application.url ?? null;
   const emailHash = ports.sealer.hashEmail(application.candidate.email);
@@ -64,7 +68,11 @@ export async function submitApplication(
       employer: mined?.employer ?? application.employer ?? null,
       jobTitle: mined?.jobTitle ?? application.jobTitle ?? null,
       questions: mined ? JSON.stringify(mined.questions) : null,
-      sealed: sealApplication(ports.sealer, newApplicationId, { candidate: application.candidate, files: application.files, answers: application.answers }),
+      sealed: sealApplication(ports.sealer, newApplicationId, {
+        candidate: application.candidate,
+        files: application.files,
+        answers: application.answers,
+      }),
       callbackUrl: application.callbackUrl ?? null,
     });
   });

@@ -1,7 +1,12 @@
 import { isoDate } from './vendor-transport.ts';
 
 /** A field of an Ashby form definition, as jobPosting.info gives it. */
-export type AshbyField = { path: string; title?: string | null; type: string; selectableValues?: Array<{ label: string; value: string }> | null };
+export type AshbyField = {
+  path: string;
+  title?: string | null;
+  type: string;
+  selectableValues?: Array<{ label: string; value: string }> | null;
+};
 
 type Encoded = { kind: 'value'; value: unknown } | { kind: 'invalid'; reason: string } | { kind: 'undocumented' };
 
@@ -10,11 +15,14 @@ const invalid = (reason: string): Encoded => ({ kind: 'invalid', reason });
 
 /** An option's value from the label the candidate chose (the mined form keeps labels). */
 function optionValue(field: AshbyField, label: unknown): string | null {
-  const option = (field.selectableValues ?? []).find((candidate) => candidate.label.trim().toLowerCase() === String(label).trim().toLowerCase());
+  const option = (field.selectableValues ?? []).find(
+    (candidate) => candidate.label.trim().toLowerCase() === String(label).trim().toLowerCase(),
+  );
   return option ? option.value : null;
 }
 
-const booleanOf = (answer: unknown): boolean | null => (typeof answer === 'boolean' ? answer : /^(yes|true)$/i.test(String(answer)) ? true : /^(no|false)$/i.test(String(answer)) ? false : null);
+const booleanOf = (answer: unknown): boolean | null =>
+  typeof answer === 'boolean' ? answer : /^(yes|true)$/i.test(String(answer)) ? true : /^(no|false)$/i.test(String(answer)) ? false : null;
 
 /**
  * A Location answer (one text box on the hosted form) as the object the reference takes:
@@ -22,7 +30,10 @@ const booleanOf = (answer: unknown): boolean | null => (typeof answer === 'boole
  * combination of these properties and we will attempt to geocode the location").
  */
 function locationOf(answer: string): Record<string, string> {
-  const parts = answer.split(',').map((part) => part.trim()).filter(Boolean);
+  const parts = answer
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   if (parts.length >= 3) return { city: parts[0] ?? '', region: parts.slice(1, -1).join(', '), country: parts.at(-1) ?? '' };
   if (parts.length === 2) return { city: parts[0] ?? '', country: parts[1] ?? '' };
   return { city: answer.trim() };
@@ -78,7 +89,9 @@ export function ashbyValue(field: AshbyField, answer: unknown): Encoded {
       return typeof answer === 'string' ? value({ type: 'PlainText', value: answer }) : invalid('text is expected');
     case 'Score': {
       const score = Number(answer);
-      return Number.isInteger(score) && score >= 1 && score <= 4 ? value({ score }) : invalid(`"${String(answer)}" is not a score from 1 to 4`);
+      return Number.isInteger(score) && score >= 1 && score <= 4
+        ? value({ score })
+        : invalid(`"${String(answer)}" is not a score from 1 to 4`);
     }
     case 'ValueSelect': {
       const option = optionValue(field, answer);
@@ -87,7 +100,9 @@ export function ashbyValue(field: AshbyField, answer: unknown): Encoded {
     case 'MultiValueSelect': {
       const chosen = (Array.isArray(answer) ? answer : [answer]).map((choice) => [choice, optionValue(field, choice)] as const);
       const unknown = chosen.filter(([, option]) => option === null).map(([choice]) => `"${String(choice)}"`);
-      return unknown.length > 0 ? invalid(`${unknown.join(', ')} not an option of "${field.title ?? field.path}"`) : value(chosen.map(([, option]) => option));
+      return unknown.length > 0
+        ? invalid(`${unknown.join(', ')} not an option of "${field.title ?? field.path}"`)
+        : value(chosen.map(([, option]) => option));
     }
     case 'Location':
       return typeof answer === 'string' ? value(locationOf(answer)) : invalid('a place is expected');

@@ -33,7 +33,16 @@ const answers = (email = candidate.email): ResolvedAnswer[] => [
   { id: field('b7'), value: 'The Analytical Engine notes.' },
   { id: field('b8'), value: '4' },
   { id: field('b9'), value: sample() },
-  { id: education, value: [[{ id: `${education}.schoolName`, value: 'University of London' }, { id: `${education}.degree`, value: 'BSc' }, { id: `${education}.startDate`, value: '1830-09-01' }]] },
+  {
+    id: education,
+    value: [
+      [
+        { id: `${education}.schoolName`, value: 'University of London' },
+        { id: `${education}.degree`, value: 'BSc' },
+        { id: `${education}.startDate`, value: '1830-09-01' },
+      ],
+    ],
+  },
   { id: field('ba'), value: 'A friend' },
   { id: '_systemfield_eeoc_gender', value: 'Female' },
   { id: '_systemfield_eeoc_veteran_status', value: 'I am not a protected veteran' },
@@ -42,7 +51,14 @@ const answers = (email = candidate.email): ResolvedAnswer[] => [
 let people = 0;
 const someoneNew = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => {
   const email = `ada+${(people += 1)}@example.com`;
-  return { url: postingUrl(ashbyDoublePostings.everyKind), questions, answers: answers(email), candidate: { ...candidate, email }, credential, ...overrides };
+  return {
+    url: postingUrl(ashbyDoublePostings.everyKind),
+    questions,
+    answers: answers(email),
+    candidate: { ...candidate, email },
+    credential,
+    ...overrides,
+  };
 };
 
 beforeAll(async () => {
@@ -53,7 +69,9 @@ afterAll(async () => double.close());
 
 describe("Ashby's applicationForm.submit transport", () => {
   it('mines a question for every field of the form and of its surveys', () => {
-    expect(new Set(questions.filter((question) => question.inputType !== 'TextLiteral').map((question) => question.id))).toEqual(new Set([...answers().map((answer) => answer.id), '_systemfield_eeoc_race', '_systemfield_eeoc_disability_status']));
+    expect(new Set(questions.filter((question) => question.inputType !== 'TextLiteral').map((question) => question.id))).toEqual(
+      new Set([...answers().map((answer) => answer.id), '_systemfield_eeoc_race', '_systemfield_eeoc_disability_status']),
+    );
   });
 
   it('sends every answer under its path in the value its type documents, files as parts, surveys through surveySubmission.create', async () => {
@@ -69,7 +87,9 @@ describe("Ashby's applicationForm.submit transport", () => {
     const parts = submit?.parts ?? [];
     expect(partsNamed(parts, 'jobPostingId')).toEqual([ashbyDoublePostings.everyKind]);
     expect(partsNamed(parts, 'allowSubmissionForUnpublishedJobPosting')).toEqual(['false']);
-    const submitted = JSON.parse(String(partsNamed(parts, 'applicationForm')[0])) as { fieldSubmissions: Array<{ path: string; value: unknown }> };
+    const submitted = JSON.parse(String(partsNamed(parts, 'applicationForm')[0])) as {
+      fieldSubmissions: Array<{ path: string; value: unknown }>;
+    };
     expect(Object.fromEntries(submitted.fieldSubmissions.map((entry) => [entry.path, entry.value]))).toEqual({
       _systemfield_name: 'Ada Lovelace',
       _systemfield_email: application.candidate.email,
@@ -89,15 +109,20 @@ describe("Ashby's applicationForm.submit transport", () => {
       [education]: [{ schoolName: 'University of London', degree: 'BSc', startDate: '1830-09-01' }],
       [field('ba')]: 'A friend',
     });
-    expect(partsNamed(parts, '_systemfield_resume')).toEqual([{ filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes }]);
+    expect(partsNamed(parts, '_systemfield_resume')).toEqual([
+      { filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes },
+    ]);
     expect(partsNamed(parts, field('b9'))).toEqual([{ filename: 'sample.txt', type: 'text/plain', bytes: sample().bytes }]);
     expect(surveys.map((survey) => [survey.path, (survey.json as { submittedValues: unknown }).submittedValues])).toEqual([
       ['/surveySubmission.create', { _systemfield_eeoc_gender: 'Female', _systemfield_eeoc_veteran_status: 'not-veteran' }],
       ['/surveySubmission.create', { _systemfield_data_consent_ack: true }],
     ]);
-    expect(ashbyApiCoverage.fields.map((entry) => entry.field)).toEqual(expect.arrayContaining(['jobPostingId', 'allowSubmissionForUnpublishedJobPosting', 'applicationForm']));
+    expect(ashbyApiCoverage.fields.map((entry) => entry.field)).toEqual(
+      expect.arrayContaining(['jobPostingId', 'allowSubmissionForUnpublishedJobPosting', 'applicationForm']),
+    );
     const named = new Set(ashbyApiCoverage.fields.map((entry) => entry.field));
-    for (const [name, value] of parts) expect(named.has(name) || (typeof value !== 'string' && named.has('<file part named by its value>')), name).toBe(true);
+    for (const [name, value] of parts)
+      expect(named.has(name) || (typeof value !== 'string' && named.has('<file part named by its value>')), name).toBe(true);
   });
 
   it('refuses a required answer left empty (and an unknown option) before anything is sent', async () => {
@@ -105,18 +130,39 @@ describe("Ashby's applicationForm.submit transport", () => {
     const hooks = hooksOn(double);
     const before = double.submissions().length;
     const application = someoneNew();
-    const missing = await apply(applier, { ...application, answers: application.answers.filter((answer) => answer.id !== field('b1')) }, hooks);
+    const missing = await apply(
+      applier,
+      { ...application, answers: application.answers.filter((answer) => answer.id !== field('b1')) },
+      hooks,
+    );
     expect(missing).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
-    const unknownOption = await apply(applier, { ...application, answers: [...application.answers.filter((answer) => answer.id !== field('b5')), { id: field('b5'), value: 'Mars' }] }, hooks);
+    const unknownOption = await apply(
+      applier,
+      {
+        ...application,
+        answers: [...application.answers.filter((answer) => answer.id !== field('b5')), { id: field('b5'), value: 'Mars' }],
+      },
+      hooks,
+    );
     expect(unknownOption).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
     expect(hooks.calls).toBe(0);
     expect(double.submissions().length).toBe(before);
   });
 
-  it("reports an unpublished posting, which Ashby refuses with job_posting_not_published, as JobExpired", async () => {
+  it('reports an unpublished posting, which Ashby refuses with job_posting_not_published, as JobExpired', async () => {
     const { applier } = routerWith(endpoints());
     const application = someoneNew({ url: postingUrl(ashbyDoublePostings.closed) });
-    const outcome = await apply(applier, { ...application, answers: application.answers.filter((answer) => answer.id.startsWith('_systemfield_') && ['_systemfield_name', '_systemfield_email', '_systemfield_phone'].includes(answer.id)) }, hooksOn(double));
+    const outcome = await apply(
+      applier,
+      {
+        ...application,
+        answers: application.answers.filter(
+          (answer) =>
+            answer.id.startsWith('_systemfield_') && ['_systemfield_name', '_systemfield_email', '_systemfield_phone'].includes(answer.id),
+        ),
+      },
+      hooksOn(double),
+    );
     expect(outcome).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
     expect(outcome.status === 'failed' && outcome.message).toMatch(/job_posting_not_published/);
   });
@@ -142,17 +188,31 @@ describe("Ashby's applicationForm.submit transport", () => {
         [429, error('rate_limit_exceeded', 'Too many requests'), 'ApplicationFailed', /rate-limited/],
       ],
       application: () => someoneNew(),
-      revokedKey: { application: someoneNew({ credential: { ...credential, key: 'revoked' } }), message: /Ashby refused the registered API key \(HTTP 401/ },
+      revokedKey: {
+        application: someoneNew({ credential: { ...credential, key: 'revoked' } }),
+        message: /Ashby refused the registered API key \(HTTP 401/,
+      },
       serverError: { status: 503, body: 'unavailable' },
     });
     // The documented way to see a validation failure: this email always fails.
-    const simulated = await apply(applier, { ...someoneNew(), answers: answers('testing-fail-validation@example.com'), candidate: { ...candidate, email: 'testing-fail-validation@example.com' } }, hooksOn(double));
+    const simulated = await apply(
+      applier,
+      {
+        ...someoneNew(),
+        answers: answers('testing-fail-validation@example.com'),
+        candidate: { ...candidate, email: 'testing-fail-validation@example.com' },
+      },
+      hooksOn(double),
+    );
     expect(simulated).toMatchObject({ status: 'failed', submitted: false });
   });
 
   it('says the application was submitted when a survey is refused after it', async () => {
     const { applier } = routerWith(endpoints());
-    double.replyNext({ status: 200, body: { success: true, results: { submittedFormInstance: { id: 'missing-instance' }, formMessages: { blocked: false } } } });
+    double.replyNext({
+      status: 200,
+      body: { success: true, results: { submittedFormInstance: { id: 'missing-instance' }, formMessages: { blocked: false } } },
+    });
     const outcome = await apply(applier, someoneNew(), hooksOn(double));
     expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: true });
     expect(outcome.status === 'failed' && outcome.message).toMatch(/recorded the application .* not its survey answers/);

@@ -11,7 +11,12 @@ let double: Awaited<ReturnType<typeof startBambooApiDouble>>;
 let questions: Question[];
 const endpoints = () => double.endpoints;
 const credential = { ats: 'bamboohr', board: 'acme', key };
-const coverLetter = { type: 'File' as const, filename: 'cover.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]) };
+const coverLetter = {
+  type: 'File' as const,
+  filename: 'cover.docx',
+  contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  bytes: Buffer.from([0x50, 0x4b, 3, 4, 0, 13, 10, 255]),
+};
 
 /** An answer to every question of the standard-field opening, and the parameter it must arrive as. */
 const answersWithFields = (): Array<[id: string, value: ResolvedAnswer['value'], parameter: string, sent: unknown]> => [
@@ -33,11 +38,26 @@ const answersWithFields = (): Array<[id: string, value: ResolvedAnswer['value'],
   ['references', 'Charles Babbage, +44 20 7946 0002\nMary Somerville', 'references', 'Charles Babbage, +44 20 7946 0002\nMary Somerville'],
   ['referredBy', 'Charles Babbage', 'referredBy', 'Charles Babbage'],
   ['resumeFileId', cvFile(), 'resumeFile', { filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes }],
-  ['coverLetterFileId', coverLetter, 'coverLetterFile', { filename: 'cover.docx', type: coverLetter.contentType, bytes: coverLetter.bytes }],
+  [
+    'coverLetterFileId',
+    coverLetter,
+    'coverLetterFile',
+    { filename: 'cover.docx', type: coverLetter.contentType, bytes: coverLetter.bytes },
+  ],
 ];
-const answers = (without: string[] = []): ResolvedAnswer[] => answersWithFields().filter(([id]) => !without.includes(id)).map(([id, value]) => ({ id, value }));
+const answers = (without: string[] = []): ResolvedAnswer[] =>
+  answersWithFields()
+    .filter(([id]) => !without.includes(id))
+    .map(([id, value]) => ({ id, value }));
 
-const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url: jobUrl(bambooDoubleJobs.standardOnly), questions, answers: answers(), candidate, credential, ...overrides });
+const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({
+  url: jobUrl(bambooDoubleJobs.standardOnly),
+  questions,
+  answers: answers(),
+  candidate,
+  credential,
+  ...overrides,
+});
 
 beforeAll(async () => {
   double = await startBambooApiDouble({ key });
@@ -47,7 +67,11 @@ afterAll(async () => double.close());
 
 describe("BambooHR's Add New Candidate transport", () => {
   it('sends an answer to every mined question in the parameter Add New Candidate documents for it, after beforeSubmit', async () => {
-    expect(questions.map((question) => question.id).sort()).toEqual(answers().map((answer) => answer.id).sort());
+    expect(questions.map((question) => question.id).sort()).toEqual(
+      answers()
+        .map((answer) => answer.id)
+        .sort(),
+    );
     const limited: string[] = [];
     const { applier, hostedForm } = routerWith(endpoints(), limited);
     const hooks = hooksOn(double);
@@ -69,7 +93,12 @@ describe("BambooHR's Add New Candidate transport", () => {
   it('sends only parameters its coverage lists, and the coverage lists only what it sends or hands to the page', async () => {
     const before = double.submissions().length;
     await apply(routerWith(endpoints()).applier, application(), hooksOn(double));
-    const sentNames = new Set(double.submissions().slice(before).flatMap((request) => request.parts.map(([name]) => name)));
+    const sentNames = new Set(
+      double
+        .submissions()
+        .slice(before)
+        .flatMap((request) => request.parts.map(([name]) => name)),
+    );
     const listed = new Set(bambooApiCoverage.fields.map((field) => field.field));
     expect([...sentNames].filter((name) => !listed.has(name))).toEqual([]);
     expect([...listed].filter((name) => !sentNames.has(name))).toEqual([]);
@@ -91,8 +120,16 @@ describe("BambooHR's Add New Candidate transport", () => {
     const { applier } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
-    expect(await apply(applier, application({ url: jobUrl(bambooDoubleJobs.closed) }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
-    expect(await apply(applier, application({ url: jobUrl('999') }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
+    expect(await apply(applier, application({ url: jobUrl(bambooDoubleJobs.closed) }), hooks)).toMatchObject({
+      status: 'failed',
+      errorCode: 'JobExpired',
+      submitted: false,
+    });
+    expect(await apply(applier, application({ url: jobUrl('999') }), hooks)).toMatchObject({
+      status: 'failed',
+      errorCode: 'JobExpired',
+      submitted: false,
+    });
     expect(hooks.calls).toBe(0);
     expect(double.submissions().length).toBe(before);
   });
@@ -109,7 +146,10 @@ describe("BambooHR's Add New Candidate transport", () => {
         [403, { error: 'The API key owner has no access to ATS settings' }, 'ApiKeyRejected', /ATS settings/],
       ],
       application: () => application(),
-      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /BambooHR refused the registered API key \(HTTP 401/ },
+      revokedKey: {
+        application: application({ credential: { ...credential, key: 'revoked' } }),
+        message: /BambooHR refused the registered API key \(HTTP 401/,
+      },
       serverError: { status: 502, body: 'bad gateway' },
     });
   });
@@ -119,12 +159,44 @@ describe("BambooHR's Add New Candidate transport", () => {
     const before = double.submissions().length;
     const url = jobUrl(bambooDoubleJobs.customAndEeo);
     const mined = await mineWith(endpoints(), url);
-    const pageOnly = mined.filter((question) => question.id.startsWith('customQuestionAnswers.') || /^(gender|ethnicity|veteranStatus|disability)Id$/.test(question.id));
-    expect(pageOnly.map((question) => question.inputType).sort()).toEqual(['Boolean', 'File', 'SelectMultiple', 'SelectOne', 'SelectOne', 'SelectOne', 'SelectOne', 'Text', 'TextArea']);
+    const pageOnly = mined.filter(
+      (question) => question.id.startsWith('customQuestionAnswers.') || /^(gender|ethnicity|veteranStatus|disability)Id$/.test(question.id),
+    );
+    expect(pageOnly.map((question) => question.inputType).sort()).toEqual([
+      'Boolean',
+      'File',
+      'SelectMultiple',
+      'SelectOne',
+      'SelectOne',
+      'SelectOne',
+      'SelectOne',
+      'Text',
+      'TextArea',
+    ]);
     for (const question of pageOnly) {
       hostedForm.calls.length = 0;
-      const answer = question.inputType === 'Boolean' ? true : question.inputType === 'File' ? cvFile() : question.inputType === 'SelectMultiple' ? ['Days'] : question.inputType === 'SelectOne' ? 'Decline to answer' : 'An answer';
-      await apply(applier, application({ url, questions: mined, answers: [...answers().filter((given) => mined.some((minedQuestion) => minedQuestion.id === given.id)), { id: question.id, value: answer }] }), hooksOn(double));
+      const answer =
+        question.inputType === 'Boolean'
+          ? true
+          : question.inputType === 'File'
+            ? cvFile()
+            : question.inputType === 'SelectMultiple'
+              ? ['Days']
+              : question.inputType === 'SelectOne'
+                ? 'Decline to answer'
+                : 'An answer';
+      await apply(
+        applier,
+        application({
+          url,
+          questions: mined,
+          answers: [
+            ...answers().filter((given) => mined.some((minedQuestion) => minedQuestion.id === given.id)),
+            { id: question.id, value: answer },
+          ],
+        }),
+        hooksOn(double),
+      );
       expect(hostedForm.calls, question.id).toHaveLength(1);
       expect(hostedForm.calls[0]?.credential).toBeUndefined();
     }

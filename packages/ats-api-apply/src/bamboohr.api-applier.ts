@@ -7,8 +7,16 @@ import { callVendor, expandEndpoint, type VendorAnswer } from './vendor-request.
 import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
 import { answeredValues, failedBeforeSending, isFile, isoDate, type TransportCoverage, type VendorApplier } from './vendor-transport.ts';
 
-const StandardField = z.object({ isRequired: z.boolean().optional(), options: z.array(z.object({ id: z.union([z.string(), z.number()]), text: z.string() })).optional() });
-const Detail = z.object({ result: z.object({ jobOpening: z.object({ jobOpeningStatus: z.string().optional() }).optional(), formFields: z.record(z.string(), z.unknown()) }) });
+const StandardField = z.object({
+  isRequired: z.boolean().optional(),
+  options: z.array(z.object({ id: z.union([z.string(), z.number()]), text: z.string() })).optional(),
+});
+const Detail = z.object({
+  result: z.object({
+    jobOpening: z.object({ jobOpeningStatus: z.string().optional() }).optional(),
+    formFields: z.record(z.string(), z.unknown()),
+  }),
+});
 
 const addNewCandidate = 'https://documentation.bamboohr.com/reference/add-new-candidate-1';
 
@@ -42,7 +50,8 @@ const apiNames: Record<string, string> = {
 /** What the transport fills (every parameter of Add New Candidate an answer can give) and what the careers page takes instead. */
 export const bambooApiCoverage: TransportCoverage = {
   vendor: 'bamboohr',
-  endpoint: 'POST https://api.bamboohr.com/api/gateway.php/{companyDomain}/v1/applicant_tracking/application (multipart, HTTP Basic with the API key)',
+  endpoint:
+    'POST https://api.bamboohr.com/api/gateway.php/{companyDomain}/v1/applicant_tracking/application (multipart, HTTP Basic with the API key)',
   fields: [
     { field: 'firstName', carries: 'first name', source: addNewCandidate },
     { field: 'lastName', carries: 'last name', source: addNewCandidate },
@@ -66,8 +75,14 @@ export const bambooApiCoverage: TransportCoverage = {
     { field: 'coverLetterFile', carries: 'cover letter file', source: addNewCandidate },
   ],
   hostedFormOnly: [
-    { what: "the employer's custom questions (customQuestionAnswers.*: short, long, yes_no, multi, file)", why: 'Add New Candidate documents no parameter for them' },
-    { what: 'EEO answers (genderId, ethnicityId, veteranStatusId, disabilityId)', why: 'Add New Candidate documents no parameter for them' },
+    {
+      what: "the employer's custom questions (customQuestionAnswers.*: short, long, yes_no, multi, file)",
+      why: 'Add New Candidate documents no parameter for them',
+    },
+    {
+      what: 'EEO answers (genderId, ethnicityId, veteranStatusId, disabilityId)',
+      why: 'Add New Candidate documents no parameter for them',
+    },
   ],
 };
 
@@ -78,9 +93,17 @@ export const bambooApiCoverage: TransportCoverage = {
  */
 function bambooRefusal(answer: VendorAnswer): SubmitOutcome {
   const message = vendorMessage(answer.json, answer.text);
-  if (answer.status === 404) return { status: 'failed', errorCode: 'JobNotFound', message: `BambooHR: ${message || 'HTTP 404'} (the request names no company or job opening this key reaches)`, submitted: false };
-  if (answer.status === 400 && /job ?(opening|id)[^.]*not found|not found[^.]*job/i.test(message)) return { status: 'failed', errorCode: 'JobNotFound', message: `BambooHR: ${message}`, submitted: false };
-  if (answer.status === 400 && /must (have|be in) the format|invalid format|format YYYY-MM-DD/i.test(message)) return { status: 'failed', errorCode: 'ApplicantDetailsInvalid', message: `BambooHR: ${message}`, submitted: false };
+  if (answer.status === 404)
+    return {
+      status: 'failed',
+      errorCode: 'JobNotFound',
+      message: `BambooHR: ${message || 'HTTP 404'} (the request names no company or job opening this key reaches)`,
+      submitted: false,
+    };
+  if (answer.status === 400 && /job ?(opening|id)[^.]*not found|not found[^.]*job/i.test(message))
+    return { status: 'failed', errorCode: 'JobNotFound', message: `BambooHR: ${message}`, submitted: false };
+  if (answer.status === 400 && /must (have|be in) the format|invalid format|format YYYY-MM-DD/i.test(message))
+    return { status: 'failed', errorCode: 'ApplicantDetailsInvalid', message: `BambooHR: ${message}`, submitted: false };
   return refusal('BambooHR', answer, message);
 }
 
@@ -91,16 +114,29 @@ function bambooRefusal(answer: VendorAnswer): SubmitOutcome {
  * answering one is not carried (the hosted form takes it). The careers page's job detail is read
  * first: it says whether the opening is still open and which fields are required.
  */
-export function bambooApiApplier(options: { careersBaseUrl: string; apiBaseUrl: string; timeoutMs: number; rateLimit: VendorRateLimit }): VendorApplier {
+export function bambooApiApplier(options: {
+  careersBaseUrl: string;
+  apiBaseUrl: string;
+  timeoutMs: number;
+  rateLimit: VendorRateLimit;
+}): VendorApplier {
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'bamboohr' || !credential) return { status: 'not-carried', reason: 'not a BambooHR posting with a registered key', answers: [] };
+    if (target?.ats !== 'bamboohr' || !credential)
+      return { status: 'not-carried', reason: 'not a BambooHR posting with a registered key', answers: [] };
 
-    const detail = await callVendor(`${expandEndpoint(options.careersBaseUrl, { company: target.company })}/careers/${encodeURIComponent(target.jobId)}/detail`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
-    if (detail.status === 404 || detail.status === 410) return failedBeforeSending('JobExpired', `BambooHR: job opening ${target.jobId} is no longer published`);
+    const detail = await callVendor(
+      `${expandEndpoint(options.careersBaseUrl, { company: target.company })}/careers/${encodeURIComponent(target.jobId)}/detail`,
+      { method: 'GET', headers: { accept: 'application/json' } },
+      options.timeoutMs,
+      signal,
+    );
+    if (detail.status === 404 || detail.status === 410)
+      return failedBeforeSending('JobExpired', `BambooHR: job opening ${target.jobId} is no longer published`);
     const parsed = detail.status === 200 ? Detail.safeParse(detail.json) : null;
-    if (!parsed?.success) return failedBeforeSending('ApplicationFailed', `BambooHR answered HTTP ${detail.status} to the job's detail; nothing was submitted`);
+    if (!parsed?.success)
+      return failedBeforeSending('ApplicationFailed', `BambooHR answered HTTP ${detail.status} to the job's detail; nothing was submitted`);
     const status = parsed.data.result.jobOpening?.jobOpeningStatus;
     if (status && !/^open$/i.test(status)) return failedBeforeSending('JobExpired', `BambooHR: job opening ${target.jobId} is "${status}"`);
     const fields = new Map(
@@ -129,14 +165,21 @@ export function bambooApiApplier(options: { careersBaseUrl: string; apiBaseUrl: 
         if (isFile(value)) values.set(id, value);
         else problems.push(`${id}: a file is expected`);
       } else if (field.options) {
-        const option = field.options.find((candidateOption) => candidateOption.text.trim().toLowerCase() === String(value).trim().toLowerCase());
+        const option = field.options.find(
+          (candidateOption) => candidateOption.text.trim().toLowerCase() === String(value).trim().toLowerCase(),
+        );
         if (!option) problems.push(`${id}: "${String(value)}" is not an option`);
         else values.set(id, option.text);
       } else if (question?.inputType === 'Date') values.set(id, isoDate(value));
       else if (typeof value === 'string' || typeof value === 'number') values.set(id, String(value));
       else notCarried.push(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `BambooHR's applicant-tracking API has no field for ${notCarried.join(', ')}`, answers: notCarried };
+    if (notCarried.length > 0)
+      return {
+        status: 'not-carried',
+        reason: `BambooHR's applicant-tracking API has no field for ${notCarried.join(', ')}`,
+        answers: notCarried,
+      };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `BambooHR: ${problems.join('; ')}`);
     const missing = [...fields].filter(([key, field]) => field.isRequired === true && !values.has(key)).map(([key]) => key);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `BambooHR requires ${missing.join(', ')}`);
@@ -152,13 +195,20 @@ export function bambooApiApplier(options: { careersBaseUrl: string; apiBaseUrl: 
         submitOnce(
           'BambooHR',
           hooks,
-          () => callVendor(url, { method: 'POST', headers: { authorization, accept: 'application/json' }, body }, options.timeoutMs, signal),
+          () =>
+            callVendor(url, { method: 'POST', headers: { authorization, accept: 'application/json' }, body }, options.timeoutMs, signal),
           (answer): SubmitOutcome => {
             if (answer.status === 200 || answer.status === 201) {
               // The reference shows no success body: the candidate's id is read where it is, if anywhere.
               const body = answer.json as { candidateId?: unknown; result?: { candidateId?: unknown } } | undefined;
               const id = body?.candidateId ?? body?.result?.candidateId;
-              return { status: 'success', confirmation: { text: "Submitted through BambooHR's applicant-tracking API", ...(id !== undefined ? { reference: String(id) } : {}) } };
+              return {
+                status: 'success',
+                confirmation: {
+                  text: "Submitted through BambooHR's applicant-tracking API",
+                  ...(id !== undefined ? { reference: String(id) } : {}),
+                },
+              };
             }
             return bambooRefusal(answer);
           },

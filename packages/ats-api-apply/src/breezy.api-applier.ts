@@ -35,9 +35,15 @@ export const breezyApiCoverage: TransportCoverage = {
   ],
   hostedFormOnly: [
     { what: 'questionnaire answers (every question type)', why: 'the v3 API documents no write of questionnaire answers' },
-    { what: 'desired salary and preferred location', why: 'no documented candidate field carries them (a custom attribute is the employer\'s own data, not the form\'s field)' },
+    {
+      what: 'desired salary and preferred location',
+      why: "no documented candidate field carries them (a custom attribute is the employer's own data, not the form's field)",
+    },
     { what: 'EEOC self-identification and CCPA consent', why: 'no documented candidate field carries them' },
-    { what: 'work history and education entries', why: 'documented as arrays of objects, but the apply page mines them as entries without parts, so no answer has a documented shape to send' },
+    {
+      what: 'work history and education entries',
+      why: 'documented as arrays of objects, but the apply page mines them as entries without parts, so no answer has a documented shape to send',
+    },
   ],
 };
 
@@ -45,7 +51,8 @@ export const breezyApiCoverage: TransportCoverage = {
 function breezyRefusal(answer: VendorAnswer): SubmitOutcome {
   const type = (answer.json as { error?: { type?: unknown } } | undefined)?.error?.type;
   const message = vendorMessage(answer.json, answer.text);
-  if (type === 'missingAccessToken' || type === 'invalidAccessToken') return refusal('Breezy', { ...answer, status: 401 }, `${message} (HTTP ${answer.status})`);
+  if (type === 'missingAccessToken' || type === 'invalidAccessToken')
+    return refusal('Breezy', { ...answer, status: 401 }, `${message} (HTTP ${answer.status})`);
   return refusal('Breezy', answer, message);
 }
 
@@ -63,10 +70,15 @@ export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: numbe
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'breezy' || !credential) return { status: 'not-carried', reason: 'not a Breezy posting with a registered key', answers: [] };
+    if (target?.ats !== 'breezy' || !credential)
+      return { status: 'not-carried', reason: 'not a Breezy posting with a registered key', answers: [] };
 
     const { candidate } = application;
-    const body: Record<string, unknown> = { name: `${candidate.firstName} ${candidate.lastName}`, email_address: candidate.email, ...(candidate.phone ? { phone_number: candidate.phone } : {}) };
+    const body: Record<string, unknown> = {
+      name: `${candidate.firstName} ${candidate.lastName}`,
+      email_address: candidate.email,
+      ...(candidate.phone ? { phone_number: candidate.phone } : {}),
+    };
     let resume: FileToUpload | null = null;
     const given = new Set<string>(['cName', 'cEmail', ...(candidate.phone ? ['cPhoneNumber'] : [])]);
     const notCarried: string[] = [];
@@ -80,23 +92,39 @@ export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: numbe
       }
       given.add(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Breezy's candidate API has no field for ${notCarried.join(', ')}`, answers: notCarried };
-    const missing = application.questions.filter((question) => question.mandatory && !given.has(question.id)).map((question) => question.id);
-    if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Breezy's apply page requires ${missing.join(', ')}`);
+    if (notCarried.length > 0)
+      return { status: 'not-carried', reason: `Breezy's candidate API has no field for ${notCarried.join(', ')}`, answers: notCarried };
+    const missing = application.questions
+      .filter((question) => question.mandatory && !given.has(question.id))
+      .map((question) => question.id);
+    if (missing.length > 0)
+      return failedBeforeSending('MandatoryQuestionsNotAnswered', `Breezy's apply page requires ${missing.join(', ')}`);
 
     const base = expandEndpoint(options.apiBaseUrl, {});
     const headers = { authorization: credential.key, accept: 'application/json' };
     const companies = await callVendor(`${base}/v3/companies`, { method: 'GET', headers }, options.timeoutMs, signal);
     if (companies.status !== 200) return breezyRefusal(companies);
     const company = Companies.safeParse(companies.json);
-    const companyId = company.success ? company.data.find((entry) => entry.friendly_id?.toLowerCase() === target.company.toLowerCase())?._id : undefined;
-    if (!companyId) return failedBeforeSending('ApplicationFailed', `Breezy: the registered token does not open company ${target.company}; nothing was submitted`);
-    const listing = await callVendor(`${base}/v3/company/${encodeURIComponent(companyId)}/positions`, { method: 'GET', headers }, options.timeoutMs, signal);
+    const companyId = company.success
+      ? company.data.find((entry) => entry.friendly_id?.toLowerCase() === target.company.toLowerCase())?._id
+      : undefined;
+    if (!companyId)
+      return failedBeforeSending(
+        'ApplicationFailed',
+        `Breezy: the registered token does not open company ${target.company}; nothing was submitted`,
+      );
+    const listing = await callVendor(
+      `${base}/v3/company/${encodeURIComponent(companyId)}/positions`,
+      { method: 'GET', headers },
+      options.timeoutMs,
+      signal,
+    );
     if (listing.status !== 200) return breezyRefusal(listing);
     const positions = Positions.safeParse(listing.json);
     const position = positions.success ? positions.data.find((entry) => entry.friendly_id === target.posting) : undefined;
     if (!position) return failedBeforeSending('JobNotFound', `Breezy: position ${target.posting} is not among the company's positions`);
-    if (position.state && position.state !== 'published') return failedBeforeSending('JobExpired', `Breezy: position ${target.posting} is ${position.state}`);
+    if (position.state && position.state !== 'published')
+      return failedBeforeSending('JobExpired', `Breezy: position ${target.posting} is ${position.state}`);
     const positionUrl = `${base}/v3/company/${encodeURIComponent(companyId)}/position/${encodeURIComponent(position._id)}`;
 
     return options.rateLimit(
@@ -114,7 +142,11 @@ export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: numbe
               candidateId = String(id);
               return { status: 'success', confirmation: { text: "Submitted through Breezy's candidate API", reference: candidateId } };
             }
-            if (answer.status >= 200 && answer.status < 300) return { status: 'unknown', message: `Breezy answered HTTP ${answer.status} to the candidate without its _id (${answer.text.slice(0, 200)})` };
+            if (answer.status >= 200 && answer.status < 300)
+              return {
+                status: 'unknown',
+                message: `Breezy answered HTTP ${answer.status} to the candidate without its _id (${answer.text.slice(0, 200)})`,
+              };
             return breezyRefusal(answer);
           },
         );
@@ -122,12 +154,27 @@ export function breezyApiApplier(options: { apiBaseUrl: string; timeoutMs: numbe
         const form = new MultipartBody();
         form.append('file', resume);
         try {
-          const attached = await callVendor(`${positionUrl}/candidate/${encodeURIComponent(candidateId)}/resume`, { method: 'POST', headers, body: form }, options.timeoutMs, signal);
+          const attached = await callVendor(
+            `${positionUrl}/candidate/${encodeURIComponent(candidateId)}/resume`,
+            { method: 'POST', headers, body: form },
+            options.timeoutMs,
+            signal,
+          );
           if (attached.status >= 200 && attached.status < 300) return created;
-          return { status: 'failed', errorCode: 'FileFailedToUpload', message: `Breezy recorded the candidate (${candidateId}) but refused the résumé (HTTP ${attached.status}: ${vendorMessage(attached.json, attached.text)})`, submitted: true };
+          return {
+            status: 'failed',
+            errorCode: 'FileFailedToUpload',
+            message: `Breezy recorded the candidate (${candidateId}) but refused the résumé (HTTP ${attached.status}: ${vendorMessage(attached.json, attached.text)})`,
+            submitted: true,
+          };
         } catch (error) {
           const reason = error instanceof VendorUnreachable ? error.message : 'no answer';
-          return { status: 'failed', errorCode: 'FileFailedToUpload', message: `Breezy recorded the candidate (${candidateId}); whether the résumé was attached is not known (${reason})`, submitted: true };
+          return {
+            status: 'failed',
+            errorCode: 'FileFailedToUpload',
+            message: `Breezy recorded the candidate (${candidateId}); whether the résumé was attached is not known (${reason})`,
+            submitted: true,
+          };
         }
       },
       signal,

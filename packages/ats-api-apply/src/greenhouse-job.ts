@@ -4,7 +4,11 @@ import { z } from 'zod';
  * The parts of a Greenhouse job definition (`GET /v1/boards/{board}/jobs/{id}?questions=true`,
  * https://developers.greenhouse.io/job-board.html#retrieve-a-job) the transport reads.
  */
-const GhField = z.object({ name: z.string(), type: z.string(), values: z.array(z.object({ label: z.string(), value: z.unknown().optional() })).nullish() });
+const GhField = z.object({
+  name: z.string(),
+  type: z.string(),
+  values: z.array(z.object({ label: z.string(), value: z.unknown().optional() })).nullish(),
+});
 const GhQuestion = z.object({ label: z.string(), required: z.boolean().nullish(), fields: z.array(GhField) });
 export const GhJob = z.object({
   questions: z.array(GhQuestion).nullish(),
@@ -22,7 +26,15 @@ export const GhJob = z.object({
       ),
     })
     .nullish(),
-  data_compliance: z.array(z.object({ requires_consent: z.boolean().nullish(), requires_processing_consent: z.boolean().nullish(), requires_retention_consent: z.boolean().nullish() })).nullish(),
+  data_compliance: z
+    .array(
+      z.object({
+        requires_consent: z.boolean().nullish(),
+        requires_processing_consent: z.boolean().nullish(),
+        requires_retention_consent: z.boolean().nullish(),
+      }),
+    )
+    .nullish(),
 });
 export type GhJob = z.infer<typeof GhJob>;
 export type GhField = z.infer<typeof GhField>;
@@ -34,7 +46,11 @@ export type GhField = z.infer<typeof GhField>;
  */
 export function postFields(job: GhJob): Map<string, { field: GhField; label: string }> {
   const fields = new Map<string, { field: GhField; label: string }>();
-  const entries = [...(job.questions ?? []), ...(job.location_questions ?? []), ...(job.compliance ?? []).flatMap((block) => block.questions ?? [])];
+  const entries = [
+    ...(job.questions ?? []),
+    ...(job.location_questions ?? []),
+    ...(job.compliance ?? []).flatMap((block) => block.questions ?? []),
+  ];
   for (const entry of entries) for (const field of entry.fields) fields.set(field.name.replace(/\[\]$/, ''), { field, label: entry.label });
   return fields;
 }

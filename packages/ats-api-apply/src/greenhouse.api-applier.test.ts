@@ -12,35 +12,42 @@ const urlOf = (id: string) => `https://job-boards.greenhouse.io/acme/jobs/${id}`
 const credential = { ats: 'greenhouse', board: 'acme', key };
 const mined = new Map<string, Question[]>();
 
-const sample: FileToUpload = { type: 'File', filename: 'Sample.docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: Buffer.from([80, 75, 3, 4, 0, 255, 13, 10]) };
+const sample: FileToUpload = {
+  type: 'File',
+  filename: 'Sample.docx',
+  contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  bytes: Buffer.from([80, 75, 3, 4, 0, 255, 13, 10]),
+};
 
 /** Every mined question of the US post answered, each field kind: file-or-text both ways, a custom file, selects, EEOC, demographic with a free-form text, located place. */
 const usAnswers = (extra: ResolvedAnswer[] = [], without: string[] = []): ResolvedAnswer[] =>
-  ([
-    { id: 'first_name', value: 'Ada' },
-    { id: 'last_name', value: 'Lovelace' },
-    { id: 'email', value: candidate.email },
-    { id: 'phone', value: candidate.phone },
-    { id: 'resume_or_text', value: [{ id: 'resume', value: cvFile() }] },
-    { id: 'cover_letter_or_text', value: [{ id: 'cover_letter_text', value: 'Dear Acme,\nI build engines.' }] },
-    { id: 'question_30000001', value: 'https://linkedin.example/in/ada' },
-    { id: 'question_30000002', value: 'No' },
-    { id: 'question_30000003', value: ['English', 'Mandarin'] },
-    { id: 'question_30000004', value: 'Because of the engines.\nAnd the notes.' },
-    { id: 'question_30000006', value: sample },
-    { id: 'question_30000007', value: 'A friend' },
-    { id: 'location', value: 'London, United Kingdom' },
-    { id: 'latitude', value: '51.5072' },
-    { id: 'longitude', value: '-0.1276' },
-    { id: 'gender', value: 'Female' },
-    { id: 'race', value: 'White' },
-    { id: 'veteran_status', value: 'I am not a protected veteran' },
-    { id: 'disability_status', value: 'I do not want to answer' },
-    { id: 'demographic_7001', value: 'I prefer to self-describe' },
-    { id: 'demographic_7001_83_text', value: 'Countess' },
-    { id: 'demographic_7002', value: ['East Asian', 'Prefer to type my own'] },
-    { id: 'demographic_7002_93_text', value: 'Mixed' },
-  ] as ResolvedAnswer[])
+  (
+    [
+      { id: 'first_name', value: 'Ada' },
+      { id: 'last_name', value: 'Lovelace' },
+      { id: 'email', value: candidate.email },
+      { id: 'phone', value: candidate.phone },
+      { id: 'resume_or_text', value: [{ id: 'resume', value: cvFile() }] },
+      { id: 'cover_letter_or_text', value: [{ id: 'cover_letter_text', value: 'Dear Acme,\nI build engines.' }] },
+      { id: 'question_30000001', value: 'https://linkedin.example/in/ada' },
+      { id: 'question_30000002', value: 'No' },
+      { id: 'question_30000003', value: ['English', 'Mandarin'] },
+      { id: 'question_30000004', value: 'Because of the engines.\nAnd the notes.' },
+      { id: 'question_30000006', value: sample },
+      { id: 'question_30000007', value: 'A friend' },
+      { id: 'location', value: 'London, United Kingdom' },
+      { id: 'latitude', value: '51.5072' },
+      { id: 'longitude', value: '-0.1276' },
+      { id: 'gender', value: 'Female' },
+      { id: 'race', value: 'White' },
+      { id: 'veteran_status', value: 'I am not a protected veteran' },
+      { id: 'disability_status', value: 'I do not want to answer' },
+      { id: 'demographic_7001', value: 'I prefer to self-describe' },
+      { id: 'demographic_7001_83_text', value: 'Countess' },
+      { id: 'demographic_7002', value: ['East Asian', 'Prefer to type my own'] },
+      { id: 'demographic_7002_93_text', value: 'Mixed' },
+    ] as ResolvedAnswer[]
+  )
     .filter((answer) => !without.includes(answer.id))
     .concat(extra);
 
@@ -52,7 +59,8 @@ const application = (id: string, answers: ResolvedAnswer[], overrides: Partial<A
   credential,
   ...overrides,
 });
-const us = (answers = usAnswers(), overrides: Partial<ApplicationToSubmit> = {}) => application(greenhouseDoublePostings.backendEngineer, answers, overrides);
+const us = (answers = usAnswers(), overrides: Partial<ApplicationToSubmit> = {}) =>
+  application(greenhouseDoublePostings.backendEngineer, answers, overrides);
 
 const euAnswers = (without: string[] = []): ResolvedAnswer[] =>
   [
@@ -145,7 +153,9 @@ describe("Greenhouse's Job Board API transport", () => {
       { id: 'data_compliance[gdpr_consent_given]', value: true },
       { id: 'data_compliance[gdpr_demographic_data_consent_given]', value: true },
     ];
-    expect(await apply(applier, application(greenhouseDoublePostings.supportAgentEu, answers), hooksOn(double))).toMatchObject({ status: 'success' });
+    expect(await apply(applier, application(greenhouseDoublePostings.supportAgentEu, answers), hooksOn(double))).toMatchObject({
+      status: 'success',
+    });
     expect(jsonAt(lastSent(), 'data_compliance')).toEqual({ gdpr_consent_given: true, gdpr_demographic_data_consent_given: true });
     expect(jsonAt(lastSent(), 'demographic_answers')).toEqual([{ question_id: 8001, answer_options: [{ answer_option_id: 302 }] }]);
     expect(jsonAt(lastSent(), 'question_50000001')).toBe(1);
@@ -170,7 +180,11 @@ describe("Greenhouse's Job Board API transport", () => {
     expect(noSponsorship.status === 'failed' && noSponsorship.message).toMatch(/question_30000002/);
     const noResume = await apply(applier, us(usAnswers([], ['resume_or_text'])), hooks);
     expect(noResume.status === 'failed' && noResume.message).toMatch(/resume \("Resume\/CV"\)/);
-    const noConsent = await apply(applier, application(greenhouseDoublePostings.dataAnalystEu, euAnswers(['data_compliance[gdpr_retention_consent_given]'])), hooks);
+    const noConsent = await apply(
+      applier,
+      application(greenhouseDoublePostings.dataAnalystEu, euAnswers(['data_compliance[gdpr_retention_consent_given]'])),
+      hooks,
+    );
     expect(noConsent).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered' });
     expect(noConsent.status === 'failed' && noConsent.message).toMatch(/gdpr_retention_consent_given/);
     expect(hooks.calls).toBe(0);
@@ -199,7 +213,11 @@ describe("Greenhouse's Job Board API transport", () => {
   it("names Greenhouse's own validation refusals: an unsupported attachment, a URL in the phone", async () => {
     const { applier } = routerWith(endpoints());
     const png: FileToUpload = { ...cvFile(), filename: 'cv.png', contentType: 'image/png' };
-    const badFile = await apply(applier, us(usAnswers([{ id: 'resume_or_text', value: [{ id: 'resume', value: png }] }], ['resume_or_text'])), hooksOn(double));
+    const badFile = await apply(
+      applier,
+      us(usAnswers([{ id: 'resume_or_text', value: [{ id: 'resume', value: png }] }], ['resume_or_text'])),
+      hooksOn(double),
+    );
     expect(badFile).toMatchObject({ status: 'failed', errorCode: 'FileTypeNotSupported', submitted: false });
     expect(badFile.status === 'failed' && badFile.message).toMatch(/supported file type/);
     const badPhone = await apply(applier, us(usAnswers(), { candidate: { ...candidate, phone: 'https://ada.example' } }), hooksOn(double));
@@ -218,13 +236,18 @@ describe("Greenhouse's Job Board API transport", () => {
         [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
       ],
       application: () => us(),
-      revokedKey: { application: us(usAnswers(), { credential: { ...credential, key: 'revoked' } }), message: /refused the registered API key \(HTTP 401/ },
+      revokedKey: {
+        application: us(usAnswers(), { credential: { ...credential, key: 'revoked' } }),
+        message: /refused the registered API key \(HTTP 401/,
+      },
       serverError: { status: 502, body: 'Bad gateway' },
     });
   });
 
   it('lists in its coverage every field name it sent', () => {
-    const listed = greenhouseApiCoverage.fields.map((entry) => new RegExp(`^${entry.field.replace('{id}', '\\d+').replace(/[[\]]/g, '\\$&')}$`));
+    const listed = greenhouseApiCoverage.fields.map(
+      (entry) => new RegExp(`^${entry.field.replace('{id}', '\\d+').replace(/[[\]]/g, '\\$&')}$`),
+    );
     const names = new Set(double.submissions().flatMap((request) => Object.keys((request.json ?? {}) as Record<string, unknown>)));
     expect(names.size).toBeGreaterThan(20);
     expect([...names].filter((name) => !listed.some((pattern) => pattern.test(name)))).toEqual([]);

@@ -18,7 +18,8 @@ const retrieveJob = 'https://developers.greenhouse.io/job-board.html#retrieve-a-
  */
 export const greenhouseApiCoverage: TransportCoverage = {
   vendor: 'Greenhouse',
-  endpoint: 'POST https://boards-api.greenhouse.io/v1/boards/{board_token}/jobs/{id} (Basic auth: the board key as user, no password; application/json)',
+  endpoint:
+    'POST https://boards-api.greenhouse.io/v1/boards/{board_token}/jobs/{id} (Basic auth: the board key as user, no password; application/json)',
   fields: [
     { field: 'first_name', carries: "the candidate's first name", source: applications },
     { field: 'last_name', carries: "the candidate's last name", source: applications },
@@ -30,23 +31,54 @@ export const greenhouseApiCoverage: TransportCoverage = {
     { field: 'cover_letter_content', carries: 'the cover letter file, base64 (with cover_letter_content_filename)', source: attachments },
     { field: 'cover_letter_content_filename', carries: "the cover letter's file name", source: attachments },
     { field: 'cover_letter_text', carries: 'the cover letter as text', source: attachments },
-    { field: 'question_{id}', carries: "a custom question: text as given, a single select as its option's value, a multi-select as the list of values (yes/no selects are 1/0 options)", source: applications },
-    { field: 'question_{id}_content', carries: 'a custom file question, base64 (with question_{id}_content_filename)', source: attachments },
+    {
+      field: 'question_{id}',
+      carries:
+        "a custom question: text as given, a single select as its option's value, a multi-select as the list of values (yes/no selects are 1/0 options)",
+      source: applications,
+    },
+    {
+      field: 'question_{id}_content',
+      carries: 'a custom file question, base64 (with question_{id}_content_filename)',
+      source: attachments,
+    },
     { field: 'question_{id}_content_filename', carries: "a custom file question's file name", source: attachments },
-    { field: 'location', carries: "the candidate's location, sent only with latitude and longitude (Greenhouse ignores it otherwise)", source: applications },
+    {
+      field: 'location',
+      carries: "the candidate's location, sent only with latitude and longitude (Greenhouse ignores it otherwise)",
+      source: applications,
+    },
     { field: 'latitude', carries: "the location's latitude, as the client gave it", source: applications },
     { field: 'longitude', carries: "the location's longitude, as the client gave it", source: applications },
     { field: 'gender', carries: "EEOC gender, the compliance question's option value", source: applications },
     { field: 'race', carries: "EEOC race, the compliance question's option value", source: applications },
     { field: 'veteran_status', carries: "EEOC veteran status, the compliance question's option value", source: applications },
     { field: 'disability_status', carries: "EEOC disability status, the compliance question's option value", source: applications },
-    { field: 'demographic_answers', carries: 'demographic questions: [{question_id, answer_options: [{answer_option_id, text (free-form options)}]}]', source: applications },
-    { field: 'data_compliance', carries: 'GDPR consents: {gdpr_consent_given | gdpr_processing_consent_given, gdpr_retention_consent_given, gdpr_demographic_data_consent_given}', source: applications },
+    {
+      field: 'demographic_answers',
+      carries: 'demographic questions: [{question_id, answer_options: [{answer_option_id, text (free-form options)}]}]',
+      source: applications,
+    },
+    {
+      field: 'data_compliance',
+      carries:
+        'GDPR consents: {gdpr_consent_given | gdpr_processing_consent_given, gdpr_retention_consent_given, gdpr_demographic_data_consent_given}',
+      source: applications,
+    },
   ],
   hostedFormOnly: [
-    { what: 'a location without latitude and longitude', why: 'the API ignores a location sent without both, and nothing documented geocodes offline; the hosted form places it with its own place search' },
-    { what: 'education', why: "the API takes only school, degree and discipline ids from its education lists, with both dates; the candidate's words are not those ids" },
-    { what: 'employment', why: 'no job definition field says a post asks it, so it is never mined; the hosted form shows it when the post does' },
+    {
+      what: 'a location without latitude and longitude',
+      why: 'the API ignores a location sent without both, and nothing documented geocodes offline; the hosted form places it with its own place search',
+    },
+    {
+      what: 'education',
+      why: "the API takes only school, degree and discipline ids from its education lists, with both dates; the candidate's words are not those ids",
+    },
+    {
+      what: 'employment',
+      why: 'no job definition field says a post asks it, so it is never mined; the hosted form shows it when the post does',
+    },
     { what: 'any answer to a field the job definition does not list', why: 'the API documents no field for it' },
   ],
 };
@@ -72,7 +104,8 @@ function putField(body: Body, field: GhField, id: string, value: unknown, proble
     const chosen = field.type === 'multi_value_multi_select' && Array.isArray(value) ? value : [value];
     const values = chosen.map((choice) => optionValue(field, choice));
     const unknown = chosen.filter((_, index) => values[index] === null);
-    if (unknown.length > 0) return void problems.invalid.push(`${id}: ${unknown.map((choice) => `"${String(choice)}"`).join(', ')} not among the options`);
+    if (unknown.length > 0)
+      return void problems.invalid.push(`${id}: ${unknown.map((choice) => `"${String(choice)}"`).join(', ')} not among the options`);
     body[name] = field.type === 'multi_value_multi_select' ? values : values[0];
   } else if (typeof value === 'string') body[name] = value;
   else problems.invalid.push(`${id}: text is expected`);
@@ -114,14 +147,24 @@ const placeFields = new Set(['location', 'latitude', 'longitude']);
  * The JSON body for one application, or what keeps it from the API: answers with no documented
  * field (for the hosted form), answers that do not fit their field, required questions left empty.
  */
-function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { body: Body; notCarried: string[]; invalid: string[]; missing: string[] } {
+function greenhouseBody(
+  job: GhJob,
+  application: ApplicationToSubmit,
+): { body: Body; notCarried: string[]; invalid: string[]; missing: string[] } {
   const { candidate } = application;
-  const body: Body = { first_name: candidate.firstName, last_name: candidate.lastName, email: candidate.email, ...(candidate.phone ? { phone: candidate.phone } : {}) };
+  const body: Body = {
+    first_name: candidate.firstName,
+    last_name: candidate.lastName,
+    email: candidate.email,
+    ...(candidate.phone ? { phone: candidate.phone } : {}),
+  };
   const problems: Problems = { notCarried: [], invalid: [] };
   const fields = postFields(job);
   const given = answeredValues(application).flatMap(({ id, value, question }) =>
     // A file-or-text question (`resume_or_text`) is answered by its parts, named as the fields.
-    question?.inputType === 'FragmentedQuestion' && Array.isArray(value) ? (value as Array<{ id: string; value: unknown }>).map((part) => ({ id: part.id, value: part.value })) : [{ id, value }],
+    question?.inputType === 'FragmentedQuestion' && Array.isArray(value)
+      ? (value as Array<{ id: string; value: unknown }>).map((part) => ({ id: part.id, value: part.value }))
+      : [{ id, value }],
   );
   const consents: Body = {};
   const place: Body = {};
@@ -152,18 +195,31 @@ function greenhouseBody(job: GhJob, application: ApplicationToSubmit): { body: B
 /** Required questions left empty, which Greenhouse accepts (its docs: "Validation for required fields must be done on the client side"). */
 function missingRequired(job: GhJob, body: Body): string[] {
   const sent = (name: string) => body[name] !== undefined || body[`${name}_content`] !== undefined || body[`${name}_text`] !== undefined;
-  const questions = [...(job.questions ?? []), ...(job.location_questions ?? []), ...(job.compliance ?? []).flatMap((block) => block.questions ?? [])];
+  const questions = [
+    ...(job.questions ?? []),
+    ...(job.location_questions ?? []),
+    ...(job.compliance ?? []).flatMap((block) => block.questions ?? []),
+  ];
   const missing = questions
     .filter((question) => question.required === true)
-    .map((question) => ({ label: question.label, names: question.fields.filter((field) => field.type !== 'input_hidden').map((field) => field.name.replace(/\[\]$/, '')) }))
+    .map((question) => ({
+      label: question.label,
+      names: question.fields.filter((field) => field.type !== 'input_hidden').map((field) => field.name.replace(/\[\]$/, '')),
+    }))
     .filter((question) => question.names.length > 0 && !question.names.some(sent))
     .map((question) => `${question.names[0] ?? ''} ("${question.label}")`);
   const answered = new Set(((body['demographic_answers'] ?? []) as Array<{ question_id: number }>).map((entry) => entry.question_id));
-  for (const question of job.demographic_questions?.questions ?? []) if (question.required === true && !answered.has(question.id)) missing.push(`demographic_${question.id} ("${question.label}")`);
+  for (const question of job.demographic_questions?.questions ?? [])
+    if (question.required === true && !answered.has(question.id)) missing.push(`demographic_${question.id} ("${question.label}")`);
   const consents = (body['data_compliance'] ?? {}) as Body;
   for (const block of job.data_compliance ?? []) {
     const single = block.requires_processing_consent === true || block.requires_retention_consent === true;
-    const required = single ? [block.requires_processing_consent === true && 'gdpr_processing_consent_given', block.requires_retention_consent === true && 'gdpr_retention_consent_given'] : [block.requires_consent === true && 'gdpr_consent_given'];
+    const required = single
+      ? [
+          block.requires_processing_consent === true && 'gdpr_processing_consent_given',
+          block.requires_retention_consent === true && 'gdpr_retention_consent_given',
+        ]
+      : [block.requires_consent === true && 'gdpr_consent_given'];
     for (const key of required) if (key && consents[key] === undefined) missing.push(`data_compliance[${key}] (GDPR consent)`);
   }
   return missing;
@@ -181,7 +237,9 @@ const refusalTexts: Array<[ApplicationErrorCode, RegExp]> = [
 function refused(answer: VendorAnswer): SubmitOutcome {
   const message = vendorMessage(answer.json, answer.text);
   const code = answer.status === 400 || answer.status === 422 ? refusalTexts.find(([, pattern]) => pattern.test(message))?.[0] : undefined;
-  return code ? { status: 'failed', errorCode: code, message: `Greenhouse: ${message}`, submitted: false } : refusal('Greenhouse', answer, message);
+  return code
+    ? { status: 'failed', errorCode: code, message: `Greenhouse: ${message}`, submitted: false }
+    : refusal('Greenhouse', answer, message);
 }
 
 /**
@@ -193,17 +251,37 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'greenhouse' || !credential) return { status: 'not-carried', reason: 'not a Greenhouse posting with a registered key', answers: [] };
+    if (target?.ats !== 'greenhouse' || !credential)
+      return { status: 'not-carried', reason: 'not a Greenhouse posting with a registered key', answers: [] };
     const jobUrl = `${expandEndpoint(options.apiBaseUrl, {})}/v1/boards/${encodeURIComponent(credential.board)}/jobs/${encodeURIComponent(target.jobId)}`;
 
-    const definition = await callVendor(`${jobUrl}?questions=true`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
-    if (definition.status === 404 || definition.status === 410) return failedBeforeSending('JobExpired', `Greenhouse: job ${target.jobId} is no longer on board ${credential.board}`);
-    if (definition.status !== 200) return failedBeforeSending('ApplicationFailed', `Greenhouse answered HTTP ${definition.status} to the job's definition; nothing was submitted`);
+    const definition = await callVendor(
+      `${jobUrl}?questions=true`,
+      { method: 'GET', headers: { accept: 'application/json' } },
+      options.timeoutMs,
+      signal,
+    );
+    if (definition.status === 404 || definition.status === 410)
+      return failedBeforeSending('JobExpired', `Greenhouse: job ${target.jobId} is no longer on board ${credential.board}`);
+    if (definition.status !== 200)
+      return failedBeforeSending(
+        'ApplicationFailed',
+        `Greenhouse answered HTTP ${definition.status} to the job's definition; nothing was submitted`,
+      );
     const job = GhJob.safeParse(definition.json);
-    if (!job.success) return failedBeforeSending('ApplicationFailed', `Greenhouse's job definition has an unknown shape (${retrieveJob}); nothing was submitted`);
+    if (!job.success)
+      return failedBeforeSending(
+        'ApplicationFailed',
+        `Greenhouse's job definition has an unknown shape (${retrieveJob}); nothing was submitted`,
+      );
 
     const { body, notCarried, invalid, missing } = greenhouseBody(job.data, application);
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Greenhouse's Job Board API carries no field for ${notCarried.join(', ')}`, answers: notCarried };
+    if (notCarried.length > 0)
+      return {
+        status: 'not-carried',
+        reason: `Greenhouse's Job Board API carries no field for ${notCarried.join(', ')}`,
+        answers: notCarried,
+      };
     if (invalid.length > 0) return failedBeforeSending('ApplicationFailed', `Greenhouse: ${invalid.join('; ')}`);
     if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Greenhouse requires ${missing.join(', ')}`);
 
@@ -214,9 +292,18 @@ export function greenhouseApiApplier(options: { apiBaseUrl: string; timeoutMs: n
         submitOnce(
           'Greenhouse',
           hooks,
-          () => callVendor(jobUrl, { method: 'POST', headers: { authorization, accept: 'application/json' }, json: body }, options.timeoutMs, signal),
+          () =>
+            callVendor(
+              jobUrl,
+              { method: 'POST', headers: { authorization, accept: 'application/json' }, json: body },
+              options.timeoutMs,
+              signal,
+            ),
           // Greenhouse documents no success body: a 2xx is the application recorded.
-          (answer): SubmitOutcome => (answer.status >= 200 && answer.status < 300 ? { status: 'success', confirmation: { text: `Submitted through Greenhouse's Job Board API (HTTP ${answer.status})` } } : refused(answer)),
+          (answer): SubmitOutcome =>
+            answer.status >= 200 && answer.status < 300
+              ? { status: 'success', confirmation: { text: `Submitted through Greenhouse's Job Board API (HTTP ${answer.status})` } }
+              : refused(answer),
         ),
       signal,
     );

@@ -33,7 +33,14 @@ const answers = (without: string[] = []): ResolvedAnswer[] =>
     { id: 'resumator-references-value', value: 'Charles Babbage, +44 20 7946 0001' },
   ].filter((answer) => !without.includes(answer.id));
 
-const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url: jobUrl(jazzDoubleJobs.carried), questions: carried, answers: answers(), candidate, credential, ...overrides });
+const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({
+  url: jobUrl(jazzDoubleJobs.carried),
+  questions: carried,
+  answers: answers(),
+  candidate,
+  credential,
+  ...overrides,
+});
 
 beforeAll(async () => {
   double = await startJazzApiDouble({ key });
@@ -43,7 +50,7 @@ beforeAll(async () => {
 afterAll(async () => double.close());
 
 describe("JazzHR's applicants API transport", () => {
-  it("sends each answered box under its documented applicant parameter, the job by its API id and the résumé in base64, after beforeSubmit; JazzHR keeps every one", async () => {
+  it('sends each answered box under its documented applicant parameter, the job by its API id and the résumé in base64, after beforeSubmit; JazzHR keeps every one', async () => {
     const limited: string[] = [];
     const { applier, hostedForm } = routerWith(endpoints(), limited);
     const hooks = hooksOn(double);
@@ -100,8 +107,16 @@ describe("JazzHR's applicants API transport", () => {
     const { applier } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
-    expect(await apply(applier, application({ url: jobUrl(jazzDoubleJobs.closed) }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
-    expect(await apply(applier, application({ url: jobUrl('ZzZzZ99999') }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobNotFound', submitted: false });
+    expect(await apply(applier, application({ url: jobUrl(jazzDoubleJobs.closed) }), hooks)).toMatchObject({
+      status: 'failed',
+      errorCode: 'JobExpired',
+      submitted: false,
+    });
+    expect(await apply(applier, application({ url: jobUrl('ZzZzZ99999') }), hooks)).toMatchObject({
+      status: 'failed',
+      errorCode: 'JobNotFound',
+      submitted: false,
+    });
     expect(hooks.calls).toBe(0);
     expect(double.submissions().length).toBe(before);
   });
@@ -115,7 +130,10 @@ describe("JazzHR's applicants API transport", () => {
         [409, { error: 'Applicant already exists for this job' }, 'AlreadyApplied', /already exists/],
       ],
       application: () => application(),
-      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /JazzHR refused the registered API key \(HTTP 401/ },
+      revokedKey: {
+        application: application({ credential: { ...credential, key: 'revoked' } }),
+        message: /JazzHR refused the registered API key \(HTTP 401/,
+      },
       serverError: { status: 500, body: 'oops' },
     });
   });
@@ -126,13 +144,34 @@ describe("JazzHR's applicants API transport", () => {
     expect(veteran).toHaveLength(1);
     expect(veteran[0]).toMatchObject({ inputType: 'SelectOne', category: 'veteran' });
     expect(veteran[0]?.options).toHaveLength(3);
-    const pageOnly = withQuestionnaire.filter((question) => /questionnaire|eeo|over18|weekends|evenings|license|education/.test(question.id));
-    expect(new Set(pageOnly.map((question) => question.inputType))).toEqual(new Set(['SelectOne', 'SelectMultiple', 'Text', 'TextArea', 'Date']));
+    const pageOnly = withQuestionnaire.filter((question) =>
+      /questionnaire|eeo|over18|weekends|evenings|license|education/.test(question.id),
+    );
+    expect(new Set(pageOnly.map((question) => question.inputType))).toEqual(
+      new Set(['SelectOne', 'SelectMultiple', 'Text', 'TextArea', 'Date']),
+    );
     for (const question of pageOnly) {
       const { applier, hostedForm } = routerWith(endpoints());
       const before = double.submissions().length;
-      const value = question.inputType === 'SelectMultiple' ? [question.options?.[0] && 'answer' in question.options[0] ? question.options[0].answer : ''] : question.inputType === 'SelectOne' ? (question.options?.[0] && 'answer' in question.options[0] ? question.options[0].answer : '') : question.inputType === 'Date' ? '2026-11-28' : 'Four years';
-      const outcome = await apply(applier, application({ url: jobUrl(jazzDoubleJobs.withQuestionnaire), questions: withQuestionnaire, answers: [...answers(), { id: question.id, value }] }), hooksOn(double));
+      const value =
+        question.inputType === 'SelectMultiple'
+          ? [question.options?.[0] && 'answer' in question.options[0] ? question.options[0].answer : '']
+          : question.inputType === 'SelectOne'
+            ? question.options?.[0] && 'answer' in question.options[0]
+              ? question.options[0].answer
+              : ''
+            : question.inputType === 'Date'
+              ? '2026-11-28'
+              : 'Four years';
+      const outcome = await apply(
+        applier,
+        application({
+          url: jobUrl(jazzDoubleJobs.withQuestionnaire),
+          questions: withQuestionnaire,
+          answers: [...answers(), { id: question.id, value }],
+        }),
+        hooksOn(double),
+      );
       expect(hostedForm.calls, question.id).toHaveLength(1);
       expect(hostedForm.calls[0]?.credential).toBeUndefined();
       expect(outcome.transport).toMatchObject({ kind: 'hostedForm' });

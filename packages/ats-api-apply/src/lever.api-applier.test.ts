@@ -50,7 +50,12 @@ afterAll(async () => double.close());
 
 describe("Lever's Postings API transport", () => {
   it('mines the standard posting as rows the API has fields for, consents as yes/no boxes', () => {
-    expect(standardQuestions.map((question) => [question.id, question.inputType])).toEqual(standard().map((answer) => [answer.id, answer.id === 'resume' ? 'File' : answer.id === 'comments' ? 'TextArea' : answer.id.startsWith('consent[') ? 'Boolean' : 'Text']));
+    expect(standardQuestions.map((question) => [question.id, question.inputType])).toEqual(
+      standard().map((answer) => [
+        answer.id,
+        answer.id === 'resume' ? 'File' : answer.id === 'comments' ? 'TextArea' : answer.id.startsWith('consent[') ? 'Boolean' : 'Text',
+      ]),
+    );
   });
 
   it("sends every answer under the README's field, the résumé byte for byte, within Lever's rate, after beforeSubmit", async () => {
@@ -76,17 +81,32 @@ describe("Lever's Postings API transport", () => {
     expect(partsNamed(parts, 'resume')).toEqual([{ filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes }]);
     // Every name sent is a field the coverage lists (urls[…] under its pattern).
     const listed = leverApiCoverage.fields.map((field) => field.field);
-    for (const [name] of parts) expect(listed.includes(name) || (/^urls\[[^\]]+\]$/.test(name) && listed.includes('urls[<name>]')), name).toBe(true);
+    for (const [name] of parts)
+      expect(listed.includes(name) || (/^urls\[[^\]]+\]$/.test(name) && listed.includes('urls[<name>]')), name).toBe(true);
   });
 
   it('hands to the hosted form, without the key, an answer the README has no field for: cards, surveys, EEO, location, pronouns', async () => {
     const { applier, hostedForm } = routerWith(endpoints());
     const before = double.submissions().length;
     const notCarried = customQuestions.filter((question) => /^(cards|surveysResponses|eeo)\[|^(location|pronouns)$/.test(question.id));
-    expect(new Set(notCarried.map((question) => question.id.replace(/\[.*$/, '')))).toEqual(new Set(['cards', 'surveysResponses', 'eeo', 'location', 'pronouns']));
+    expect(new Set(notCarried.map((question) => question.id.replace(/\[.*$/, '')))).toEqual(
+      new Set(['cards', 'surveysResponses', 'eeo', 'location', 'pronouns']),
+    );
     for (const question of notCarried) {
-      const value = question.inputType === 'File' ? cvFile() : question.options?.[0] && 'answer' in question.options[0] ? question.options[0].answer : 'Yes';
-      const outcome = await apply(applier, application([...standard().filter((answer) => customQuestions.some((mined) => mined.id === answer.id)), { id: question.id, value }], { url: postingUrl(leverDoublePostings.custom), questions: customQuestions }), hooksOn(double));
+      const value =
+        question.inputType === 'File'
+          ? cvFile()
+          : question.options?.[0] && 'answer' in question.options[0]
+            ? question.options[0].answer
+            : 'Yes';
+      const outcome = await apply(
+        applier,
+        application(
+          [...standard().filter((answer) => customQuestions.some((mined) => mined.id === answer.id)), { id: question.id, value }],
+          { url: postingUrl(leverDoublePostings.custom), questions: customQuestions },
+        ),
+        hooksOn(double),
+      );
       expect(outcome.transport, question.id).toMatchObject({ kind: 'hostedForm', handedOverBecause: expect.stringContaining(question.id) });
     }
     expect(hostedForm.calls).toHaveLength(notCarried.length);
@@ -97,7 +117,11 @@ describe("Lever's Postings API transport", () => {
   it('is refused by the double when a field the posting requires is missing, an email lacks "@", or the key is wrong', async () => {
     await spaced();
     const { applier } = routerWith(endpoints());
-    const withoutConsent = await apply(applier, application(standard().filter((answer) => answer.id !== 'consent[store]')), hooksOn(double));
+    const withoutConsent = await apply(
+      applier,
+      application(standard().filter((answer) => answer.id !== 'consent[store]')),
+      hooksOn(double),
+    );
     expect(withoutConsent).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
     expect(withoutConsent.status === 'failed' && withoutConsent.message).toMatch(/consent\[store\]/);
     const noAt = await apply(applier, application(standard('ada.example.com')), hooksOn(double));
@@ -120,12 +144,20 @@ describe("Lever's Postings API transport", () => {
     await expectRefusals(double, applier, {
       cases: [
         [404, { ok: false, error: 'Posting not found' }, 'JobExpired', /Posting not found/],
-        [400, { ok: false, error: 'Invalid resume: resume must be uploaded as a file in multipart/form-data' }, 'FileTypeNotSupported', /Invalid resume/],
+        [
+          400,
+          { ok: false, error: 'Invalid resume: resume must be uploaded as a file in multipart/form-data' },
+          'FileTypeNotSupported',
+          /Invalid resume/,
+        ],
         [400, { ok: false, error: 'Missing required field: phone' }, 'MandatoryQuestionsNotAnswered', /Missing required field/],
         [429, { ok: false, error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
       ],
       application: () => application(),
-      revokedKey: { application: application(standard(), { credential: { ats: 'lever', board: 'acme', key: 'revoked' } }), message: /Lever refused the registered API key \(HTTP 401: Invalid API key/ },
+      revokedKey: {
+        application: application(standard(), { credential: { ats: 'lever', board: 'acme', key: 'revoked' } }),
+        message: /Lever refused the registered API key \(HTTP 401: Invalid API key/,
+      },
       serverError: { status: 503, body: 'unavailable' },
     });
   });

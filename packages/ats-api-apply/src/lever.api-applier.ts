@@ -24,15 +24,25 @@ export const leverApiCoverage: TransportCoverage = {
     { field: 'resume', carries: 'the résumé file (multipart only)', source: readme },
     { field: 'phone', carries: 'the phone number', source: readme },
     { field: 'org', carries: 'the current company', source: readme },
-    { field: 'urls[<name>]', carries: 'each link the form asks for (LinkedIn, GitHub, Twitter, Portfolio, Other…), under its name', source: readme },
+    {
+      field: 'urls[<name>]',
+      carries: 'each link the form asks for (LinkedIn, GitHub, Twitter, Portfolio, Other…), under its name',
+      source: readme,
+    },
     { field: 'comments', carries: "the candidate's additional information", source: readme },
     { field: 'consent[marketing]', carries: 'consent to be contacted about future opportunities (true/false)', source: readme },
     { field: 'consent[store]', carries: 'consent to store and process their data (true/false)', source: readme },
   ],
   hostedFormOnly: [
-    { what: 'custom questions (cards[…])', why: 'the README says the API does not "Expose custom questions built into your job postings"; it has no field for their answers' },
+    {
+      what: 'custom questions (cards[…])',
+      why: 'the README says the API does not "Expose custom questions built into your job postings"; it has no field for their answers',
+    },
     { what: 'surveys (surveysResponses[…]) and EEO answers (eeo[…])', why: 'the README lists no field for them' },
-    { what: 'current location (location) and pronouns', why: 'the README lists no field for them (opportunityLocation is the posting\'s location, not the candidate\'s)' },
+    {
+      what: 'current location (location) and pronouns',
+      why: "the README lists no field for them (opportunityLocation is the posting's location, not the candidate's)",
+    },
   ],
 };
 
@@ -41,7 +51,8 @@ const carried = new Set(['name', 'email', 'phone', 'org', 'resume', 'comments', 
 const isCarried = (id: string) => carried.has(id) || /^urls\[[^\]]+\]$/.test(id);
 const isConsent = (id: string) => id.startsWith('consent[');
 
-const booleanOf = (value: unknown): boolean | null => (typeof value === 'boolean' ? value : /^(yes|true)$/i.test(String(value)) ? true : /^(no|false)$/i.test(String(value)) ? false : null);
+const booleanOf = (value: unknown): boolean | null =>
+  typeof value === 'boolean' ? value : /^(yes|true)$/i.test(String(value)) ? true : /^(no|false)$/i.test(String(value)) ? false : null;
 
 /**
  * Lever Postings API: `POST /v0/postings/{site}/{postingId}?key=`, multipart (the résumé is
@@ -55,10 +66,12 @@ export function leverApiApplier(options: { apiBaseUrl: string; timeoutMs: number
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'lever' || !credential) return { status: 'not-carried', reason: 'not a Lever posting with a registered key', answers: [] };
+    if (target?.ats !== 'lever' || !credential)
+      return { status: 'not-carried', reason: 'not a Lever posting with a registered key', answers: [] };
     const answers = answeredValues(application);
     const notCarried = answers.filter((answer) => !isCarried(answer.id)).map((answer) => answer.id);
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Lever's Postings API has no field for ${notCarried.join(', ')}`, answers: notCarried };
+    if (notCarried.length > 0)
+      return { status: 'not-carried', reason: `Lever's Postings API has no field for ${notCarried.join(', ')}`, answers: notCarried };
 
     const { candidate } = application;
     const byId = new Map(answers.map((answer) => [answer.id, answer.value]));
@@ -93,9 +106,16 @@ export function leverApiApplier(options: { apiBaseUrl: string; timeoutMs: number
           (answer): SubmitOutcome => {
             const body = answer.json as { ok?: unknown; applicationId?: unknown; error?: unknown } | undefined;
             if (answer.status === 200 && body?.ok === true) {
-              return { status: 'success', confirmation: { text: "Submitted through Lever's Postings API", ...(body.applicationId !== undefined ? { reference: String(body.applicationId) } : {}) } };
+              return {
+                status: 'success',
+                confirmation: {
+                  text: "Submitted through Lever's Postings API",
+                  ...(body.applicationId !== undefined ? { reference: String(body.applicationId) } : {}),
+                },
+              };
             }
-            if (answer.status === 200) return { status: 'unknown', message: `Lever answered 200 without ok: true (${answer.text.slice(0, 200)})` };
+            if (answer.status === 200)
+              return { status: 'unknown', message: `Lever answered 200 without ok: true (${answer.text.slice(0, 200)})` };
             // Lever's errors are `{ok: false, error: <string>}` with no code: the text is all there is to read.
             return refusal('Lever', answer, typeof body?.error === 'string' ? body.error : vendorMessage(answer.json, answer.text));
           },

@@ -21,9 +21,10 @@ export class MultipartBody {
     const boundary = `----quarry${randomBytes(12).toString('hex')}`;
     const chunks: Buffer[] = [];
     for (const part of this.#parts) {
-      const head = 'file' in part
-        ? `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"; filename="${quoted(part.file.filename)}"\r\nContent-Type: ${part.file.contentType}\r\n\r\n`
-        : `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"\r\n\r\n`;
+      const head =
+        'file' in part
+          ? `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"; filename="${quoted(part.file.filename)}"\r\nContent-Type: ${part.file.contentType}\r\n\r\n`
+          : `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"\r\n\r\n`;
       chunks.push(Buffer.from(head, 'utf8'), 'file' in part ? part.file.bytes : Buffer.from(part.value, 'utf8'), Buffer.from('\r\n'));
     }
     chunks.push(Buffer.from(`--${boundary}--\r\n`));

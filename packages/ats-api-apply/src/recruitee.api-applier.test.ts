@@ -34,7 +34,13 @@ const answers = (without: string[] = []): ResolvedAnswer[] =>
     { id: 'open_question_2553710', value: sample },
     { id: 'open_question_2553711', value: true },
   ].filter((answer) => !without.includes(answer.id));
-const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url, questions, answers: answers(), candidate, ...overrides });
+const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({
+  url,
+  questions,
+  answers: answers(),
+  candidate,
+  ...overrides,
+});
 
 /** The documented field a sent part is listed under: entry indices read as `[i]`. */
 const listedName = (name: string) => name.replace(/\[open_question_answers_attributes\]\[\d+\]/, '[open_question_answers_attributes][i]');
@@ -68,7 +74,7 @@ describe("Recruitee's careers-site API transport (no key)", () => {
     ]);
   });
 
-  it("sends each answer in the field Recruitee documents for its kind (a single choice as content), after beforeSubmit", async () => {
+  it('sends each answer in the field Recruitee documents for its kind (a single choice as content), after beforeSubmit', async () => {
     const { applier, hostedForm } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
@@ -84,20 +90,30 @@ describe("Recruitee's careers-site API transport (no key)", () => {
     expect(partsNamed(parts, 'candidate[email]')).toEqual([candidate.email]);
     expect(partsNamed(parts, 'candidate[phone]')).toEqual([candidate.phone]);
     expect(partsNamed(parts, 'candidate[cover_letter]')).toEqual(['Dear Acme,\nI write programs.']);
-    expect(partsNamed(parts, 'candidate[cv]')).toEqual([{ filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes }]);
+    expect(partsNamed(parts, 'candidate[cv]')).toEqual([
+      { filename: 'Ada Lovelace CV.pdf', type: 'application/pdf', bytes: cvFile().bytes },
+    ]);
     expect(partsNamed(parts, 'candidate[photo]')).toEqual([{ filename: 'Ada.jpg', type: 'image/jpeg', bytes: photo.bytes }]);
     const entries = new Map<string, Array<[string, unknown]>>();
     for (const [name, value] of parts) {
       const entry = /^candidate\[open_question_answers_attributes\]\[(\d+)\](.+)$/.exec(name);
       if (entry) entries.set(entry[1] ?? '', [...(entries.get(entry[1] ?? '') ?? []), [entry[2] ?? '', value]]);
     }
-    const byQuestion = new Map([...entries.values()].map((entry) => [entry.find(([field]) => field === '[open_question_id]')?.[1], entry.filter(([field]) => field !== '[open_question_id]')]));
+    const byQuestion = new Map(
+      [...entries.values()].map((entry) => [
+        entry.find(([field]) => field === '[open_question_id]')?.[1],
+        entry.filter(([field]) => field !== '[open_question_id]'),
+      ]),
+    );
     expect(Object.fromEntries(byQuestion)).toEqual({
       '2553702': [['[flag]', 'true']],
       '2553703': [['[content]', 'One month']],
       '2553704': [['[content]', 'Because of the engines.\nAnd the people.']],
       '2553705': [['[content]', 'Advanced']],
-      '2553706': [['[multi_content][]', 'Elixir'], ['[multi_content][]', 'TypeScript']],
+      '2553706': [
+        ['[multi_content][]', 'Elixir'],
+        ['[multi_content][]', 'TypeScript'],
+      ],
       '2553707': [['[content]', '2027-01-04']],
       '2553708': [['[content]', '7']],
       '2553709': [['[content]', '85000']],
@@ -115,7 +131,20 @@ describe("Recruitee's careers-site API transport (no key)", () => {
     const videoQuestions = await mineWith(endpoints(), videoUrl);
     const before = double.submissions().length;
     const hooks = hooksOn(double);
-    await apply(applier, { url: videoUrl, questions: videoQuestions, candidate, answers: [{ id: 'candidate.name', value: 'Ada Lovelace' }, { id: 'candidate.email', value: candidate.email }, { id: 'open_question_2553801', value: cvFile() }] }, hooks);
+    await apply(
+      applier,
+      {
+        url: videoUrl,
+        questions: videoQuestions,
+        candidate,
+        answers: [
+          { id: 'candidate.name', value: 'Ada Lovelace' },
+          { id: 'candidate.email', value: candidate.email },
+          { id: 'open_question_2553801', value: cvFile() },
+        ],
+      },
+      hooks,
+    );
     expect(hostedForm.calls).toHaveLength(1);
     expect(double.submissions().length).toBe(before);
   });
@@ -138,8 +167,16 @@ describe("Recruitee's careers-site API transport (no key)", () => {
   it("maps Recruitee's 422 by its error_fields (blank, refused file, invalid detail); a 5xx is unknown", async () => {
     const { applier } = routerWith(endpoints());
     const cases: Array<[unknown, string, RegExp]> = [
-      [{ error: ["Phone can't be blank"], error_fields: { phone: ["can't be blank"] } }, 'MandatoryQuestionsNotAnswered', /Phone can't be blank/],
-      [{ error: ['Cv has an invalid file type'], error_fields: { cv: ['has an invalid file type'] } }, 'FileTypeNotSupported', /invalid file type/],
+      [
+        { error: ["Phone can't be blank"], error_fields: { phone: ["can't be blank"] } },
+        'MandatoryQuestionsNotAnswered',
+        /Phone can't be blank/,
+      ],
+      [
+        { error: ['Cv has an invalid file type'], error_fields: { cv: ['has an invalid file type'] } },
+        'FileTypeNotSupported',
+        /invalid file type/,
+      ],
       [{ error: ['Email is invalid'], error_fields: { email: ['is invalid'] } }, 'ApplicantDetailsInvalid', /Email is invalid/],
     ];
     for (const [body, errorCode, message] of cases) {

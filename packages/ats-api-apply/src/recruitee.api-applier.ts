@@ -8,8 +8,10 @@ import { refusal, submitOnce, vendorMessage } from './vendor-outcomes.ts';
 import { answeredValues, failedBeforeSending, isFile, isoDate, type TransportCoverage, type VendorApplier } from './vendor-transport.ts';
 
 const docs = 'https://docs.recruitee.com/reference/offersoffer_idcandidates';
-const cheddarFields = 'https://github.com/Ches-ctrl/Cheddar/blob/b08713b333767b5cb7560865013b0ae7bddb119e/app/models/concerns/ats/recruitee/application_fields.rb#L96-L146';
-const cheddarSubmit = 'https://github.com/Ches-ctrl/Cheddar/blob/b08713b333767b5cb7560865013b0ae7bddb119e/app/models/concerns/ats/recruitee/submit_application.rb#L10-L28';
+const cheddarFields =
+  'https://github.com/Ches-ctrl/Cheddar/blob/b08713b333767b5cb7560865013b0ae7bddb119e/app/models/concerns/ats/recruitee/application_fields.rb#L96-L146';
+const cheddarSubmit =
+  'https://github.com/Ches-ctrl/Cheddar/blob/b08713b333767b5cb7560865013b0ae7bddb119e/app/models/concerns/ats/recruitee/submit_application.rb#L10-L28';
 const answer = 'candidate[open_question_answers_attributes][i]';
 
 /** What this transport sends to Recruitee's careers-site API, and what it leaves to the careers page. */
@@ -24,7 +26,11 @@ export const recruiteeApiCoverage: TransportCoverage = {
     { field: 'candidate[cover_letter]', carries: 'the cover letter, as text', source: cheddarSubmit },
     { field: 'candidate[photo]', carries: 'the photo file (offers with options_photo on)', source: cheddarFields },
     { field: `${answer}[open_question_id]`, carries: 'the id of the open question each entry answers', source: docs },
-    { field: `${answer}[content]`, carries: 'answers of kind string, text, number, salary, date (YYYY-MM-DD) and single_choice (the chosen option’s text)', source: docs },
+    {
+      field: `${answer}[content]`,
+      carries: 'answers of kind string, text, number, salary, date (YYYY-MM-DD) and single_choice (the chosen option’s text)',
+      source: docs,
+    },
     { field: `${answer}[multi_content][]`, carries: 'answers of kind multi_choice, one part per chosen option’s text', source: docs },
     { field: `${answer}[file]`, carries: 'answers of kind file', source: docs },
     { field: `${answer}[flag]`, carries: 'answers of kind boolean and legal (consent), true or false', source: docs },
@@ -43,7 +49,9 @@ const Offers = z.object({
       options_cover_letter: z.string().nullish(),
       options_phone: z.string().nullish(),
       options_photo: z.string().nullish(),
-      open_questions: z.array(z.object({ id: z.union([z.number(), z.string()]), kind: z.string(), required: z.boolean().nullish() })).nullish(),
+      open_questions: z
+        .array(z.object({ id: z.union([z.number(), z.string()]), kind: z.string(), required: z.boolean().nullish() }))
+        .nullish(),
     }),
   ),
 });
@@ -64,9 +72,17 @@ const valueField: Record<string, 'content' | 'multi_content' | 'file' | 'flag'> 
 };
 
 /** The candidate's own fields (the miner's ids `candidate.<name>`) and whether each is a file. */
-const candidateFields: Record<string, 'text' | 'file'> = { name: 'text', email: 'text', phone: 'text', cover_letter: 'text', cv: 'file', photo: 'file' };
+const candidateFields: Record<string, 'text' | 'file'> = {
+  name: 'text',
+  email: 'text',
+  phone: 'text',
+  cover_letter: 'text',
+  cv: 'file',
+  photo: 'file',
+};
 
-const yes = (value: unknown): boolean | null => (typeof value === 'boolean' ? value : /^(yes|true)$/i.test(String(value)) ? true : /^(no|false)$/i.test(String(value)) ? false : null);
+const yes = (value: unknown): boolean | null =>
+  typeof value === 'boolean' ? value : /^(yes|true)$/i.test(String(value)) ? true : /^(no|false)$/i.test(String(value)) ? false : null;
 
 /** One open question's answer as its entry's parts, or null when its value has no documented field. */
 function encodeAnswer(kind: string, value: unknown): Array<[field: string, part: string | FileToUpload]> | null {
@@ -93,7 +109,9 @@ function encodeAnswer(kind: string, value: unknown): Array<[field: string, part:
 
 /** The candidate fields the offer requires (DOCS: name and email always, the rest by the offer's settings). */
 const requiredCandidateFields = (offer: Offer): string[] =>
-  (['phone', 'cv', 'cover_letter', 'photo'] as const).filter((name) => offer[`options_${name}`] === 'required').map((name) => `candidate.${name}`);
+  (['phone', 'cv', 'cover_letter', 'photo'] as const)
+    .filter((name) => offer[`options_${name}`] === 'required')
+    .map((name) => `candidate.${name}`);
 
 /**
  * Recruitee's 422 names the refused fields in `error_fields` (CHEDDAR submit_application.rb:57-66):
@@ -103,7 +121,9 @@ function refusalFrom(answer: VendorAnswer): SubmitOutcome {
   const fields = (answer.json as { error_fields?: unknown } | undefined)?.error_fields;
   const message = vendorMessage((answer.json as { error?: unknown } | undefined)?.error ?? answer.json, answer.text);
   if (answer.status !== 422 || !fields || typeof fields !== 'object') return refusal('Recruitee', answer, message);
-  const entries = Object.entries(fields as Record<string, unknown>).flatMap(([field, messages]) => (Array.isArray(messages) ? messages : [messages]).map((text) => [field, String(text)] as const));
+  const entries = Object.entries(fields as Record<string, unknown>).flatMap(([field, messages]) =>
+    (Array.isArray(messages) ? messages : [messages]).map((text) => [field, String(text)] as const),
+  );
   const codeOf = ([field, text]: readonly [string, string]): ApplicationErrorCode | null => {
     if (/can.?t be blank|required|missing/i.test(text)) return 'MandatoryQuestionsNotAnswered';
     if (/^(cv|photo)$|file/.test(field)) return /too (big|large)|size/i.test(text) ? 'FileFailedToUpload' : 'FileTypeNotSupported';
@@ -127,9 +147,15 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
     const target = detectAts(application.url);
     if (target?.ats !== 'recruitee') return { status: 'not-carried', reason: 'not a Recruitee posting', answers: [] };
     const base = expandEndpoint(options.baseUrl, { company: target.company });
-    const listing = await callVendor(`${base}/api/offers/`, { method: 'GET', headers: { accept: 'application/json' } }, options.timeoutMs, signal);
+    const listing = await callVendor(
+      `${base}/api/offers/`,
+      { method: 'GET', headers: { accept: 'application/json' } },
+      options.timeoutMs,
+      signal,
+    );
     const parsed = listing.status === 200 ? Offers.safeParse(listing.json) : null;
-    if (!parsed?.success) return failedBeforeSending('ApplicationFailed', `Recruitee answered HTTP ${listing.status} to the offer list; nothing was submitted`);
+    if (!parsed?.success)
+      return failedBeforeSending('ApplicationFailed', `Recruitee answered HTTP ${listing.status} to the offer list; nothing was submitted`);
     const offer = parsed.data.offers.find((candidate) => candidate.slug === target.slug);
     if (!offer) return failedBeforeSending('JobExpired', `Recruitee: offer "${target.slug}" is no longer published`);
     const questions = new Map((offer.open_questions ?? []).map((question) => [`open_question_${question.id}`, question]));
@@ -140,10 +166,17 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
     const form = new MultipartBody();
     const name = given.get('candidate.name');
     form.append('candidate[name]', typeof name === 'string' ? name : `${candidate.firstName} ${candidate.lastName}`);
-    form.append('candidate[email]', typeof given.get('candidate.email') === 'string' ? (given.get('candidate.email') as string) : candidate.email);
+    form.append(
+      'candidate[email]',
+      typeof given.get('candidate.email') === 'string' ? (given.get('candidate.email') as string) : candidate.email,
+    );
     const phone = given.get('candidate.phone') ?? candidate.phone;
     if (typeof phone === 'string' && phone !== '') form.append('candidate[phone]', phone);
-    const answered = new Set<string>(['candidate.name', 'candidate.email', ...(typeof phone === 'string' && phone !== '' ? ['candidate.phone'] : [])]);
+    const answered = new Set<string>([
+      'candidate.name',
+      'candidate.email',
+      ...(typeof phone === 'string' && phone !== '' ? ['candidate.phone'] : []),
+    ]);
     const notCarried: string[] = [];
     let index = 0;
     for (const { id, value } of answers) {
@@ -152,7 +185,8 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
         const kind = candidateFields[own];
         if (own === 'name' || own === 'email' || own === 'phone') continue;
         if (kind === 'file' && isFile(value)) form.append(`candidate[${own}]`, value);
-        else if (kind === 'text' && (typeof value === 'string' || typeof value === 'number')) form.append(`candidate[${own}]`, String(value));
+        else if (kind === 'text' && (typeof value === 'string' || typeof value === 'number'))
+          form.append(`candidate[${own}]`, String(value));
         else notCarried.push(id);
         answered.add(id);
         continue;
@@ -168,21 +202,39 @@ export function recruiteeApiApplier(options: { baseUrl: string; timeoutMs: numbe
       answered.add(id);
       index += 1;
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Recruitee's careers-site API documents no field for the answer to ${notCarried.join(', ')}`, answers: notCarried };
+    if (notCarried.length > 0)
+      return {
+        status: 'not-carried',
+        reason: `Recruitee's careers-site API documents no field for the answer to ${notCarried.join(', ')}`,
+        answers: notCarried,
+      };
     const missing = [
       ...requiredCandidateFields(offer),
       ...[...questions].filter(([, question]) => question.required === true && valueField[question.kind] !== undefined).map(([id]) => id),
     ].filter((id) => !answered.has(id));
-    if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Recruitee requires ${missing.join(', ')}; nothing was submitted`);
+    if (missing.length > 0)
+      return failedBeforeSending('MandatoryQuestionsNotAnswered', `Recruitee requires ${missing.join(', ')}; nothing was submitted`);
 
     return submitOnce(
       'Recruitee',
       hooks,
-      () => callVendor(`${base}/api/offers/${encodeURIComponent(target.slug)}/candidates`, { method: 'POST', headers: { accept: 'application/json' }, body: form }, options.timeoutMs, signal),
+      () =>
+        callVendor(
+          `${base}/api/offers/${encodeURIComponent(target.slug)}/candidates`,
+          { method: 'POST', headers: { accept: 'application/json' }, body: form },
+          options.timeoutMs,
+          signal,
+        ),
       (reply): SubmitOutcome => {
         if (reply.status === 201 || reply.status === 200) {
           const id = (reply.json as { candidate?: { id?: unknown } } | undefined)?.candidate?.id;
-          return { status: 'success', confirmation: { text: `Submitted through Recruitee's careers-site API (HTTP ${reply.status})`, ...(id !== undefined ? { reference: String(id) } : {}) } };
+          return {
+            status: 'success',
+            confirmation: {
+              text: `Submitted through Recruitee's careers-site API (HTTP ${reply.status})`,
+              ...(id !== undefined ? { reference: String(id) } : {}),
+            },
+          };
         }
         return refusalFrom(reply);
       },

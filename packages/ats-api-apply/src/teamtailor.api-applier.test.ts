@@ -21,7 +21,14 @@ const screening = [
   { id: 'candidate[answers_attributes][3][number]', value: '95000' },
   { id: 'candidate[answers_attributes][4][text]', value: 'Charles Babbage' },
 ];
-const carried = new Set(['candidate[first_name]', 'candidate[last_name]', 'candidate[email]', 'candidate[phone]', 'candidate[job_applications_attributes][0][cover_letter]', ...screening.map((answer) => answer.id)]);
+const carried = new Set([
+  'candidate[first_name]',
+  'candidate[last_name]',
+  'candidate[email]',
+  'candidate[phone]',
+  'candidate[job_applications_attributes][0][cover_letter]',
+  ...screening.map((answer) => answer.id),
+]);
 
 const answers = (without: string[] = []): ResolvedAnswer[] =>
   [
@@ -37,7 +44,14 @@ let sequence = 0;
 const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => {
   sequence += 1;
   const email = `teamtailor-${sequence}@example.com`;
-  return { url: jobUrl(teamtailorDoubleJobs.carried), questions, answers: [...answers(['candidate[email]']), { id: 'candidate[email]', value: email }], candidate: { ...candidate, email }, credential, ...overrides };
+  return {
+    url: jobUrl(teamtailorDoubleJobs.carried),
+    questions,
+    answers: [...answers(['candidate[email]']), { id: 'candidate[email]', value: email }],
+    candidate: { ...candidate, email },
+    credential,
+    ...overrides,
+  };
 };
 
 beforeAll(async () => {
@@ -66,13 +80,27 @@ describe("Teamtailor's API transport", () => {
     expect(created?.headers['x-api-version']).toBeTruthy();
     expect(created?.headers['content-type']).toBe('application/vnd.api+json');
     expect(jsonAt(created, 'data.type')).toBe('candidates');
-    expect(jsonAt(created, 'data.attributes')).toEqual({ 'first-name': 'Ada', 'last-name': 'Lovelace', email: candidate.email, phone: candidate.phone, sourced: false, merge: true });
+    expect(jsonAt(created, 'data.attributes')).toEqual({
+      'first-name': 'Ada',
+      'last-name': 'Lovelace',
+      email: candidate.email,
+      phone: candidate.phone,
+      sourced: false,
+      merge: true,
+    });
     expect(jsonAt(linked, 'data.type')).toBe('job-applications');
     expect(jsonAt(linked, 'data.attributes')).toEqual({ 'cover-letter': 'Dear Acme,\nI write programs.' });
     expect(jsonAt(linked, 'data.relationships.job.data')).toEqual({ type: 'jobs', id: '4959370' });
     const candidateId = jsonAt(linked, 'data.relationships.candidate.data.id');
     expect(candidateId).toMatch(/^5\d+$/);
-    expect(answered.map((request) => [request.path, jsonAt(request, 'data.relationships.question.data.id'), jsonAt(request, 'data.attributes'), jsonAt(request, 'data.relationships.candidate.data.id')])).toEqual([
+    expect(
+      answered.map((request) => [
+        request.path,
+        jsonAt(request, 'data.relationships.question.data.id'),
+        jsonAt(request, 'data.attributes'),
+        jsonAt(request, 'data.relationships.candidate.data.id'),
+      ]),
+    ).toEqual([
       ['/api/v1/answers', '100626', { boolean: true }, candidateId],
       ['/api/v1/answers', '100638', { text: 'Toronto, Ontario' }, candidateId],
       ['/api/v1/answers', '100966', { text: 'https://www.linkedin.com/in/ada' }, candidateId],
@@ -91,10 +119,28 @@ describe("Teamtailor's API transport", () => {
 
   it('reports a screening answer Teamtailor refuses after the candidate was written as failed, submitted', async () => {
     const { applier } = routerWith(endpoints());
-    double.replyNext({ status: 201, body: { data: { id: '59999999', type: 'candidates' } } }, { status: 201, body: { data: { id: '79999999', type: 'job-applications' } } }, { status: 422, body: { errors: [{ status: '422', title: 'Unprocessable Entity', detail: 'boolean is invalid for a Boolean question', source: { pointer: '/data/attributes/boolean' } }] } });
+    double.replyNext(
+      { status: 201, body: { data: { id: '59999999', type: 'candidates' } } },
+      { status: 201, body: { data: { id: '79999999', type: 'job-applications' } } },
+      {
+        status: 422,
+        body: {
+          errors: [
+            {
+              status: '422',
+              title: 'Unprocessable Entity',
+              detail: 'boolean is invalid for a Boolean question',
+              source: { pointer: '/data/attributes/boolean' },
+            },
+          ],
+        },
+      },
+    );
     const outcome = await apply(applier, application(), hooksOn(double));
     expect(outcome).toMatchObject({ status: 'failed', submitted: true });
-    expect(outcome.status === 'failed' && outcome.message).toMatch(/refused the answer to question 100626; the candidate 59999999 was recorded/);
+    expect(outcome.status === 'failed' && outcome.message).toMatch(
+      /refused the answer to question 100626; the candidate 59999999 was recorded/,
+    );
   });
 
   it("maps Teamtailor's refusal of a second application of the candidate to the job to AlreadyApplied, submitted (the candidate was merged)", async () => {
@@ -110,12 +156,23 @@ describe("Teamtailor's API transport", () => {
     const { applier } = routerWith(endpoints());
     const hooks = hooksOn(double);
     const before = double.submissions().length;
-    const withPhoneRequired = application({ answers: answers(['candidate[phone]']), candidate: { email: 'no-phone@example.com', firstName: 'Ada', lastName: 'Lovelace' } });
+    const withPhoneRequired = application({
+      answers: answers(['candidate[phone]']),
+      candidate: { email: 'no-phone@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+    });
     const missing = await apply(applier, withPhoneRequired, hooks);
     expect(missing).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
     expect(missing.status === 'failed' && missing.message).toMatch(/candidate\[phone\]/);
-    expect(await apply(applier, application({ url: jobUrl(teamtailorDoubleJobs.archived) }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobExpired', submitted: false });
-    expect(await apply(applier, application({ url: jobUrl('jobs/4950000-never') }), hooks)).toMatchObject({ status: 'failed', errorCode: 'JobNotFound', submitted: false });
+    expect(await apply(applier, application({ url: jobUrl(teamtailorDoubleJobs.archived) }), hooks)).toMatchObject({
+      status: 'failed',
+      errorCode: 'JobExpired',
+      submitted: false,
+    });
+    expect(await apply(applier, application({ url: jobUrl('jobs/4950000-never') }), hooks)).toMatchObject({
+      status: 'failed',
+      errorCode: 'JobNotFound',
+      submitted: false,
+    });
     expect(hooks.calls).toBe(0);
     expect(double.submissions().length).toBe(before);
   });
@@ -123,7 +180,11 @@ describe("Teamtailor's API transport", () => {
   it("maps Teamtailor's refusals of the candidate (blank email, bad key) and a 5xx after the job application left to the interface's outcomes", async () => {
     const { applier } = routerWith(endpoints());
     double.replyNext({ status: 422, body: { errors: [{ detail: "email can't be blank" }] } });
-    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({ status: 'failed', errorCode: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect(await apply(applier, application(), hooksOn(double))).toMatchObject({
+      status: 'failed',
+      errorCode: 'MandatoryQuestionsNotAnswered',
+      submitted: false,
+    });
     const refused = await apply(applier, application({ credential: { ...credential, key: 'revoked' } }), hooksOn(double));
     expect(refused).toMatchObject({ status: 'failed', errorCode: 'ApiKeyRejected', submitted: false });
     expect(refused.status === 'failed' && refused.message).toMatch(/Teamtailor refused the registered API key \(HTTP 401/);
@@ -133,14 +194,27 @@ describe("Teamtailor's API transport", () => {
     expect(lost.status === 'unknown' && lost.message).toMatch(/recorded the candidate \(59999998\)/);
   });
 
-  it('hands each of the captured form\'s résumé, files, location and consents (no documented field) to the hosted form, without the key', async () => {
+  it("hands each of the captured form's résumé, files, location and consents (no documented field) to the hosted form, without the key", async () => {
     const rest = captured.filter((question) => !carried.has(question.id));
-    expect(rest.map((question) => question.id).sort()).toEqual(['candidate[consent_given]', 'candidate[consent_given_future_jobs]', 'candidate[file_remote_url]', 'candidate[location][query]', 'candidate[resume_remote_url]']);
+    expect(rest.map((question) => question.id).sort()).toEqual([
+      'candidate[consent_given]',
+      'candidate[consent_given_future_jobs]',
+      'candidate[file_remote_url]',
+      'candidate[location][query]',
+      'candidate[resume_remote_url]',
+    ]);
     for (const question of rest) {
       const { applier, hostedForm } = routerWith(endpoints());
       const before = double.submissions().length;
-      const more: ResolvedAnswer = { id: question.id, value: question.inputType === 'File' ? cvFile() : question.inputType === 'Boolean' ? true : 'London' };
-      await apply(applier, application({ url: jobUrl(teamtailorDoubleJobs.captured), questions: captured, answers: [...answers(), more] }), hooksOn(double));
+      const more: ResolvedAnswer = {
+        id: question.id,
+        value: question.inputType === 'File' ? cvFile() : question.inputType === 'Boolean' ? true : 'London',
+      };
+      await apply(
+        applier,
+        application({ url: jobUrl(teamtailorDoubleJobs.captured), questions: captured, answers: [...answers(), more] }),
+        hooksOn(double),
+      );
       expect(hostedForm.calls, question.id).toHaveLength(1);
       expect(hostedForm.calls[0]?.credential).toBeUndefined();
       expect(double.submissions().length).toBe(before);

@@ -22,14 +22,17 @@ describe('the vendor transports and the README', () => {
     );
   });
 
-  it.each(coverages.map((coverage) => [coverage.vendor, coverage] as const))('lists in the README every field %s carries, with the sources that document them, and what goes to the page', (vendor, coverage) => {
-    const row = rowOf(vendor);
-    expect(row, `no README row for ${vendor}`).toBeDefined();
-    for (const field of coverage.fields) {
-      expect(field.source, `${vendor} ${field.field}`).toMatch(/^https:\/\//);
-      expect(row, `${vendor}: ${field.field}`).toContain(`\`${field.field}\``);
-      expect(row, `${vendor}: ${field.source}`).toContain(field.source);
-    }
-    for (const page of coverage.hostedFormOnly) expect(row, `${vendor}: ${page.what}`).toContain(page.what);
-  });
+  it.each(coverages.map((coverage) => [coverage.vendor, coverage] as const))(
+    'lists in the README every field %s carries, with the sources that document them, and what goes to the page',
+    (vendor, coverage) => {
+      const row = rowOf(vendor);
+      expect(row, `no README row for ${vendor}`).toBeDefined();
+      for (const field of coverage.fields) {
+        expect(field.source, `${vendor} ${field.field}`).toMatch(/^https:\/\//);
+        expect(row, `${vendor}: ${field.field}`).toContain(`\`${field.field}\``);
+        expect(row, `${vendor}: ${field.source}`).toContain(field.source);
+      }
+      for (const page of coverage.hostedFormOnly) expect(row, `${vendor}: ${page.what}`).toContain(page.what);
+    },
+  );
 });

@@ -13,7 +13,22 @@ import { recruiteeApiApplier } from './recruitee.api-applier.ts';
 import type { VendorApplier } from './vendor-transport.ts';
 
 /** The vendor base URLs the API transports call (`MINING_ATS_ENDPOINTS`, the miner's too). */
-export type AtsApiEndpoints = Pick<MinerEndpoints, 'greenhouseApi' | 'leverApi' | 'recruitee' | 'ashby' | 'ashbyApi' | 'workable' | 'workableApi' | 'bamboohr' | 'bamboohrApi' | 'smartRecruitersApi' | 'jazzhrApi' | 'breezyApi' | 'teamtailorApi'>;
+export type AtsApiEndpoints = Pick<
+  MinerEndpoints,
+  | 'greenhouseApi'
+  | 'leverApi'
+  | 'recruitee'
+  | 'ashby'
+  | 'ashbyApi'
+  | 'workable'
+  | 'workableApi'
+  | 'bamboohr'
+  | 'bamboohrApi'
+  | 'smartRecruitersApi'
+  | 'jazzhrApi'
+  | 'breezyApi'
+  | 'teamtailorApi'
+>;
 
 export const defaultAtsApiEndpoints: AtsApiEndpoints = {
   greenhouseApi: 'https://boards-api.greenhouse.io',
@@ -56,13 +71,32 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
   const withKey: Partial<Record<AtsName, VendorApplier>> = {
     greenhouse: greenhouseApiApplier({ apiBaseUrl: endpoints.greenhouseApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     lever: leverApiApplier({ apiBaseUrl: endpoints.leverApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
-    workable: workableApiApplier({ formBaseUrl: endpoints.workable, apiBaseUrl: endpoints.workableApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
-    bamboohr: bambooApiApplier({ careersBaseUrl: endpoints.bamboohr, apiBaseUrl: endpoints.bamboohrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
-    smartrecruiters: smartRecruitersApiApplier({ apiBaseUrl: endpoints.smartRecruitersApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    workable: workableApiApplier({
+      formBaseUrl: endpoints.workable,
+      apiBaseUrl: endpoints.workableApi,
+      timeoutMs: options.timeoutMs,
+      rateLimit: options.rateLimit,
+    }),
+    bamboohr: bambooApiApplier({
+      careersBaseUrl: endpoints.bamboohr,
+      apiBaseUrl: endpoints.bamboohrApi,
+      timeoutMs: options.timeoutMs,
+      rateLimit: options.rateLimit,
+    }),
+    smartrecruiters: smartRecruitersApiApplier({
+      apiBaseUrl: endpoints.smartRecruitersApi,
+      timeoutMs: options.timeoutMs,
+      rateLimit: options.rateLimit,
+    }),
     jazzhr: jazzApiApplier({ apiBaseUrl: endpoints.jazzhrApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     breezy: breezyApiApplier({ apiBaseUrl: endpoints.breezyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
     teamtailor: teamtailorApiApplier({ apiBaseUrl: endpoints.teamtailorApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
-    ashby: ashbyApiApplier({ formBaseUrl: endpoints.ashby, apiBaseUrl: endpoints.ashbyApi, timeoutMs: options.timeoutMs, rateLimit: options.rateLimit }),
+    ashby: ashbyApiApplier({
+      formBaseUrl: endpoints.ashby,
+      apiBaseUrl: endpoints.ashbyApi,
+      timeoutMs: options.timeoutMs,
+      rateLimit: options.rateLimit,
+    }),
   };
   const keyless: Partial<Record<AtsName, VendorApplier>> = {
     recruitee: recruiteeApiApplier({ baseUrl: endpoints.recruitee, timeoutMs: options.timeoutMs }),
@@ -70,9 +104,7 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    const api = target
-      ? (credential?.ats === target.ats ? withKey[target.ats] : undefined) ?? keyless[target.ats]
-      : undefined;
+    const api = target ? ((credential?.ats === target.ats ? withKey[target.ats] : undefined) ?? keyless[target.ats]) : undefined;
     if (!api || !target) return { ...(await options.hostedForm(application, hooks, signal)), transport: { kind: 'hostedForm' } };
     const outcome = await api(application, hooks, signal);
     if (outcome.status !== 'not-carried') return { ...outcome, transport: { kind: 'vendorApi', vendor: target.ats } };
@@ -81,7 +113,8 @@ export function createAtsApplier(options: AtsApplierOptions): Applier {
     const handedOver = await options.hostedForm(withoutKey, hooks, signal);
     const transport = { kind: 'hostedForm' as const, handedOverBecause: outcome.reason };
     // A hosted form that failed on its own says so beside why it was used at all.
-    if (handedOver.status === 'failed' && !handedOver.submitted) return { ...handedOver, message: `${handedOver.message} (the hosted form was used because ${outcome.reason})`, transport };
+    if (handedOver.status === 'failed' && !handedOver.submitted)
+      return { ...handedOver, message: `${handedOver.message} (the hosted form was used because ${outcome.reason})`, transport };
     return { ...handedOver, transport };
   };
 }

@@ -9,7 +9,10 @@ import { VendorUnreachable, type VendorAnswer } from './vendor-request.ts';
 const refusalRules: Array<[ApplicationErrorCode, RegExp]> = [
   ['AlreadyApplied', /already (applied|submitted|exists)|duplicate|one application per/i],
   ['JobExpired', /no longer (accepting|available|open)|closed|not (live|published|open)|unpublished|archived|expired/i],
-  ['FileTypeNotSupported', /(attachment|file|resume|cv|cover[ _]letter)[^.]*(type|format|extension|empty|0 bytes|> ?0 bytes|invalid|not supported|unsupported)|(invalid|unsupported)[^.]*(file|attachment|resume|cv)/i],
+  [
+    'FileTypeNotSupported',
+    /(attachment|file|resume|cv|cover[ _]letter)[^.]*(type|format|extension|empty|0 bytes|> ?0 bytes|invalid|not supported|unsupported)|(invalid|unsupported)[^.]*(file|attachment|resume|cv)/i,
+  ],
   ['MandatoryQuestionsNotAnswered', /required|missing|can(no|')t be blank|must be (present|answered|provided)/i],
   ['ApplicantDetailsInvalid', /(email|phone|name)[^.]*(invalid|not valid|format|url)|invalid[^.]*(email|phone|name)/i],
 ];
@@ -25,11 +28,21 @@ function refusalCode(message: string): ApplicationErrorCode {
 export function refusal(vendor: string, answer: VendorAnswer, message: string): SubmitOutcome {
   const said = message.trim() || `HTTP ${answer.status}`;
   if (answer.status === 401 || answer.status === 403) {
-    return { status: 'failed', errorCode: 'ApiKeyRejected', message: `${vendor} refused the registered API key (HTTP ${answer.status}: ${said}); nothing was submitted; register the employer's current key`, submitted: false };
+    return {
+      status: 'failed',
+      errorCode: 'ApiKeyRejected',
+      message: `${vendor} refused the registered API key (HTTP ${answer.status}: ${said}); nothing was submitted; register the employer's current key`,
+      submitted: false,
+    };
   }
   if (answer.status === 429) {
     const wait = answer.retryAfter ? ` (retry after ${answer.retryAfter} s)` : '';
-    return { status: 'failed', errorCode: 'ApplicationFailed', message: `${vendor} rate-limited the submission${wait}: ${said}; nothing was recorded, apply again later`, submitted: false };
+    return {
+      status: 'failed',
+      errorCode: 'ApplicationFailed',
+      message: `${vendor} rate-limited the submission${wait}: ${said}; nothing was recorded, apply again later`,
+      submitted: false,
+    };
   }
   const errorCode = answer.status === 404 || answer.status === 410 ? 'JobExpired' : refusalCode(said);
   return { status: 'failed', errorCode, message: `${vendor}: ${said}`, submitted: false };
@@ -51,8 +64,17 @@ export async function submitOnce(
   try {
     answer = await send();
   } catch (error) {
-    if (error instanceof VendorUnreachable) return { status: 'failed', errorCode: 'ApplicationFailed', message: `${vendor}: ${error.message}; nothing was sent`, submitted: false };
-    return { status: 'unknown', message: `${vendor} did not answer the submission (${error instanceof Error ? error.message : String(error)})` };
+    if (error instanceof VendorUnreachable)
+      return {
+        status: 'failed',
+        errorCode: 'ApplicationFailed',
+        message: `${vendor}: ${error.message}; nothing was sent`,
+        submitted: false,
+      };
+    return {
+      status: 'unknown',
+      message: `${vendor} did not answer the submission (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   if (answer.status >= 500) return { status: 'unknown', message: `${vendor} answered HTTP ${answer.status} to the submission` };
   return read(answer);
@@ -63,9 +85,11 @@ export function vendorMessage(json: unknown, text: string): string {
   const seen: string[] = [];
   const walk = (value: unknown, key = '') => {
     if (seen.length >= 5) return;
-    if (typeof value === 'string') seen.push(key && !/^\d+$/.test(key) && !['error', 'errors', 'message'].includes(key) ? `${key}: ${value}` : value);
+    if (typeof value === 'string')
+      seen.push(key && !/^\d+$/.test(key) && !['error', 'errors', 'message'].includes(key) ? `${key}: ${value}` : value);
     else if (Array.isArray(value)) value.forEach((item) => walk(item, key));
-    else if (value && typeof value === 'object') for (const [name, item] of Object.entries(value)) if (name !== 'ok' && name !== 'success') walk(item, name);
+    else if (value && typeof value === 'object')
+      for (const [name, item] of Object.entries(value)) if (name !== 'ok' && name !== 'success') walk(item, name);
   };
   walk(json);
   return (seen.length > 0 ? seen.join('; ') : text).slice(0, 1000);

@@ -21,15 +21,22 @@ export async function callVendor(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<VendorAnswer> {
-  const encoded = init.body instanceof MultipartBody
-    ? init.body.encode()
-    : init.json !== undefined
-      ? { body: Buffer.from(JSON.stringify(init.json), 'utf8'), contentType: 'application/json' }
-      : null;
+  const encoded =
+    init.body instanceof MultipartBody
+      ? init.body.encode()
+      : init.json !== undefined
+        ? { body: Buffer.from(JSON.stringify(init.json), 'utf8'), contentType: 'application/json' }
+        : null;
   const headers = { ...(encoded ? { 'content-type': encoded.contentType } : {}), ...init.headers };
   let response: Response;
   try {
-    response = await fetch(url, { method: init.method, headers, ...(encoded ? { body: encoded.body } : {}), redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    response = await fetch(url, {
+      method: init.method,
+      headers,
+      ...(encoded ? { body: encoded.body } : {}),
+      redirect: 'error',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     if (code && unreachableCodes.has(code)) throw new VendorUnreachable(`the vendor's API could not be reached (${code})`);

@@ -26,7 +26,11 @@ export type TransportCoverage = {
   fields: DocumentedField[];
   hostedFormOnly: Array<{ what: string; why: string }>;
 };
-export type VendorApplier = (application: ApplicationToSubmit, hooks: SubmitHooks, signal: AbortSignal) => Promise<SubmitOutcome | NotCarried>;
+export type VendorApplier = (
+  application: ApplicationToSubmit,
+  hooks: SubmitHooks,
+  signal: AbortSignal,
+) => Promise<SubmitOutcome | NotCarried>;
 
 /** Every question of a form by id: conditional questions and the parts of fragmented ones included. */
 function questionsById(questions: Question[]): Map<string, Question> {
@@ -45,13 +49,22 @@ function questionsById(questions: Question[]): Map<string, Question> {
 }
 
 export const isFile = (value: unknown): value is FileToUpload =>
-  typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'File' && Buffer.isBuffer((value as { bytes?: unknown }).bytes);
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { type?: unknown }).type === 'File' &&
+  Buffer.isBuffer((value as { bytes?: unknown }).bytes);
 
 /** The answers worth sending: TextLiterals carry nothing, an empty answer is no answer. */
 export function answeredValues(application: ApplicationToSubmit): Array<{ id: string; value: unknown; question: Question | undefined }> {
   const byId = questionsById(application.questions);
   return application.answers
-    .filter((answer) => answer.value !== undefined && answer.value !== null && answer.value !== '' && !(Array.isArray(answer.value) && answer.value.length === 0))
+    .filter(
+      (answer) =>
+        answer.value !== undefined &&
+        answer.value !== null &&
+        answer.value !== '' &&
+        !(Array.isArray(answer.value) && answer.value.length === 0),
+    )
     .map((answer) => ({ id: answer.id, value: answer.value, question: byId.get(answer.id) }))
     .filter((answer) => answer.question?.inputType !== 'TextLiteral');
 }
@@ -59,7 +72,10 @@ export function answeredValues(application: ApplicationToSubmit): Array<{ id: st
 /** A Date answer as the calendar date the candidate gave (the interface's ISO string, date part). */
 export const isoDate = (value: unknown): string => String(value).slice(0, 10);
 
-export const failedBeforeSending = (errorCode: Extract<SubmitOutcome, { status: 'failed' }>['errorCode'], message: string): SubmitOutcome => ({
+export const failedBeforeSending = (
+  errorCode: Extract<SubmitOutcome, { status: 'failed' }>['errorCode'],
+  message: string,
+): SubmitOutcome => ({
   status: 'failed',
   errorCode,
   message,

@@ -22,8 +22,28 @@ const answers = (without: string[] = []): ResolvedAnswer[] =>
     { id: 'headline', value: 'Analyst of engines' },
     { id: 'phone', value: candidate.phone },
     { id: 'address', value: 'London, United Kingdom' },
-    { id: 'education', value: [[{ id: 'education.school', value: 'University of London' }, { id: 'education.degree', value: 'Mathematics' }, { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' }, { id: 'education.end_date', value: '1835-06-30' }]] },
-    { id: 'experience', value: [[{ id: 'experience.title', value: 'Analyst' }, { id: 'experience.company', value: 'Analytical Engine' }, { id: 'experience.current', value: true }, { id: 'experience.start_date', value: '1842-01-01' }]] },
+    {
+      id: 'education',
+      value: [
+        [
+          { id: 'education.school', value: 'University of London' },
+          { id: 'education.degree', value: 'Mathematics' },
+          { id: 'education.start_date', value: '1832-09-01T00:00:00.000Z' },
+          { id: 'education.end_date', value: '1835-06-30' },
+        ],
+      ],
+    },
+    {
+      id: 'experience',
+      value: [
+        [
+          { id: 'experience.title', value: 'Analyst' },
+          { id: 'experience.company', value: 'Analytical Engine' },
+          { id: 'experience.current', value: true },
+          { id: 'experience.start_date', value: '1842-01-01' },
+        ],
+      ],
+    },
     { id: 'summary', value: 'I wrote the first program.\nFor an engine.' },
     { id: 'resume', value: cvFile() },
     { id: 'cover_letter', value: 'Dear Acme,\nI write programs.' },
@@ -38,13 +58,26 @@ const answers = (without: string[] = []): ResolvedAnswer[] =>
     { id: 'QA_9530870', value: permit },
   ].filter((answer) => !without.includes(answer.id));
 
-const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({ url: jobUrl(workableDoubleJobs.everyKind), questions, answers: answers(), candidate, credential, ...overrides });
+const application = (overrides: Partial<ApplicationToSubmit> = {}): ApplicationToSubmit => ({
+  url: jobUrl(workableDoubleJobs.everyKind),
+  questions,
+  answers: answers(),
+  candidate,
+  credential,
+  ...overrides,
+});
 
 /** The JSON paths a candidate body carries, as the coverage names them (`candidate.answers[].body`). */
 function sentPaths(body: unknown): string[] {
   const { sourced, candidate: sent } = body as { sourced?: unknown; candidate: Record<string, unknown> };
-  const paths = [...(sourced === undefined ? [] : ['sourced']), ...Object.keys(sent).filter((name) => name !== 'answers').map((name) => `candidate.${name}`)];
-  for (const entry of (sent.answers ?? []) as Array<Record<string, unknown>>) paths.push(...Object.keys(entry).map((name) => `candidate.answers[].${name}`));
+  const paths = [
+    ...(sourced === undefined ? [] : ['sourced']),
+    ...Object.keys(sent)
+      .filter((name) => name !== 'answers')
+      .map((name) => `candidate.${name}`),
+  ];
+  for (const entry of (sent.answers ?? []) as Array<Record<string, unknown>>)
+    paths.push(...Object.keys(entry).map((name) => `candidate.answers[].${name}`));
   return [...new Set(paths)];
 }
 
@@ -56,7 +89,11 @@ afterAll(async () => double.close());
 
 describe("Workable's candidate API transport", () => {
   it('answers every mined question of the job with every kind', () => {
-    expect(questions.map((question) => question.id).sort()).toEqual(answers().map((answer) => answer.id).sort());
+    expect(questions.map((question) => question.id).sort()).toEqual(
+      answers()
+        .map((answer) => answer.id)
+        .sort(),
+    );
   });
 
   it("sends every answer in Workable's documented attribute and encoding (a file question as base64, choices by id), after beforeSubmit", async () => {
@@ -107,7 +144,17 @@ describe("Workable's candidate API transport", () => {
     const url = jobUrl(workableDoubleJobs.paragraphs);
     const mined = await mineWith(endpoints(), url);
     const before = double.submissions().length;
-    await apply(applier, { url, questions: mined, candidate, credential, answers: [{ id: 'avatar', value: { ...cvFile(), filename: 'ada.png', contentType: 'image/png' } }] }, hooksOn(double));
+    await apply(
+      applier,
+      {
+        url,
+        questions: mined,
+        candidate,
+        credential,
+        answers: [{ id: 'avatar', value: { ...cvFile(), filename: 'ada.png', contentType: 'image/png' } }],
+      },
+      hooksOn(double),
+    );
     expect(hostedForm.calls).toHaveLength(1);
     expect(hostedForm.calls[0]?.credential).toBeUndefined();
     expect(double.submissions().length).toBe(before);
@@ -139,7 +186,10 @@ describe("Workable's candidate API transport", () => {
         [429, { error: 'Too many requests' }, 'ApplicationFailed', /rate-limited/],
       ],
       application: () => application(),
-      revokedKey: { application: application({ credential: { ...credential, key: 'revoked' } }), message: /Workable refused the registered API key \(HTTP 401/ },
+      revokedKey: {
+        application: application({ credential: { ...credential, key: 'revoked' } }),
+        message: /Workable refused the registered API key \(HTTP 401/,
+      },
       serverError: { status: 500, body: 'oops' },
     });
   });

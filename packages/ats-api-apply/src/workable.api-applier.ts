@@ -9,7 +9,8 @@ import { answeredValues, failedBeforeSending, isFile, isoDate, type TransportCov
 
 const create = 'https://workable.readme.io/reference/job-candidates-create';
 const applicationForm = 'https://workable.readme.io/reference/jobsshortcodeapplication_form';
-const hrflow = 'https://github.com/Riminder/hrflow-connectors/blob/d9304cf89167fc6cb939a8fbe3d08c35371945c5/src/hrflow_connectors/v2/connectors/workable/schemas.py';
+const hrflow =
+  'https://github.com/Riminder/hrflow-connectors/blob/d9304cf89167fc6cb939a8fbe3d08c35371945c5/src/hrflow_connectors/v2/connectors/workable/schemas.py';
 const wable = 'https://github.com/CVector-Energy/wable/blob/1484a8257199bb69c96032d84d68167a253bdb81/src/types.ts';
 
 /** What this transport sends to Workable's SPI, and what it leaves to the hosted form. */
@@ -26,29 +27,59 @@ export const workableApiCoverage: TransportCoverage = {
     { field: 'candidate.summary', carries: 'the profile summary', source: hrflow },
     { field: 'candidate.address', carries: 'the address', source: hrflow },
     { field: 'candidate.cover_letter', carries: 'the cover letter, as text', source: hrflow },
-    { field: 'candidate.education_entries', carries: 'the education group: school, degree, field_of_study, start_date, end_date (YYYY-MM-DD)', source: hrflow },
-    { field: 'candidate.experience_entries', carries: 'the experience group: title, company, industry, summary, start_date, end_date, current', source: hrflow },
+    {
+      field: 'candidate.education_entries',
+      carries: 'the education group: school, degree, field_of_study, start_date, end_date (YYYY-MM-DD)',
+      source: hrflow,
+    },
+    {
+      field: 'candidate.experience_entries',
+      carries: 'the experience group: title, company, industry, summary, start_date, end_date, current',
+      source: hrflow,
+    },
     { field: 'candidate.resume', carries: 'the résumé file as {name, data} (base64)', source: create },
-    { field: 'candidate.answers[].question_key', carries: 'the id of the job question each answer answers (GET /jobs/:shortcode/application_form questions[].id)', source: applicationForm },
+    {
+      field: 'candidate.answers[].question_key',
+      carries: 'the id of the job question each answer answers (GET /jobs/:shortcode/application_form questions[].id)',
+      source: applicationForm,
+    },
     { field: 'candidate.answers[].body', carries: 'answers to free_text questions', source: wable },
     { field: 'candidate.answers[].checked', carries: 'answers to boolean questions', source: wable },
-    { field: 'candidate.answers[].choices', carries: 'answers to multiple_choice and dropdown questions, as the chosen choices’ ids', source: wable },
+    {
+      field: 'candidate.answers[].choices',
+      carries: 'answers to multiple_choice and dropdown questions, as the chosen choices’ ids',
+      source: wable,
+    },
     { field: 'candidate.answers[].value', carries: 'answers to numeric questions, as a number', source: wable },
     { field: 'candidate.answers[].date', carries: 'answers to date questions, YYYY-MM-DD', source: wable },
     { field: 'candidate.answers[].file', carries: 'answers to file questions, as {name, data} (base64)', source: wable },
   ],
   hostedFormOnly: [
     { what: 'the photo (form field avatar)', why: 'no documented candidate attribute of the create call takes the photo file' },
-    { what: 'answers to form questions the job’s SPI application form does not list (by id or words)', why: 'an answer needs the question_key the SPI names it by' },
+    {
+      what: 'answers to form questions the job’s SPI application form does not list (by id or words)',
+      why: 'an answer needs the question_key the SPI names it by',
+    },
   ],
 };
 
 type FormField = { key: string; type: string; required?: boolean | undefined; fields?: FormField[] | undefined };
-const FormField: z.ZodType<FormField> = z.lazy(() => z.object({ key: z.string(), type: z.string(), required: z.boolean().optional(), fields: z.array(FormField).optional() }));
+const FormField: z.ZodType<FormField> = z.lazy(() =>
+  z.object({ key: z.string(), type: z.string(), required: z.boolean().optional(), fields: z.array(FormField).optional() }),
+);
 const ApplicationForm = z.object({
   form_fields: z.array(FormField).default([]),
   questions: z
-    .array(z.object({ id: z.union([z.string(), z.number()]).transform(String), body: z.string(), type: z.string(), required: z.boolean().optional(), single_answer: z.boolean().optional(), choices: z.array(z.object({ id: z.union([z.string(), z.number()]).transform(String), body: z.string() })).optional() }))
+    .array(
+      z.object({
+        id: z.union([z.string(), z.number()]).transform(String),
+        body: z.string(),
+        type: z.string(),
+        required: z.boolean().optional(),
+        single_answer: z.boolean().optional(),
+        choices: z.array(z.object({ id: z.union([z.string(), z.number()]).transform(String), body: z.string() })).optional(),
+      }),
+    )
     .default([]),
 });
 type SpiQuestion = z.infer<typeof ApplicationForm>['questions'][number];
@@ -58,12 +89,14 @@ const textAttributes = new Set(['firstname', 'lastname', 'email', 'phone', 'head
 /** A complex form field and the candidate attribute its entries go in (HRFLOW). */
 const entriesAttribute: Record<string, string> = { education: 'education_entries', experience: 'experience_entries' };
 
-const booleanOf = (value: unknown): boolean | null => (typeof value === 'boolean' ? value : /^(yes|true)$/i.test(String(value)) ? true : /^(no|false)$/i.test(String(value)) ? false : null);
+const booleanOf = (value: unknown): boolean | null =>
+  typeof value === 'boolean' ? value : /^(yes|true)$/i.test(String(value)) ? true : /^(no|false)$/i.test(String(value)) ? false : null;
 const sameWords = (a: string, b: string) => a.replace(/\s+/g, ' ').trim().toLowerCase() === b.replace(/\s+/g, ' ').trim().toLowerCase();
 
 /** The SPI question a mined question is: the same id, else the same words (the public form and the SPI are two views of one form). */
 const spiQuestionFor = (questions: SpiQuestion[], id: string, mined: Question | undefined): SpiQuestion | undefined =>
-  questions.find((question) => question.id === id) ?? (mined ? questions.find((question) => sameWords(question.body, mined.question)) : undefined);
+  questions.find((question) => question.id === id) ??
+  (mined ? questions.find((question) => sameWords(question.body, mined.question)) : undefined);
 
 /** One answer in the encoding of its question's type (WABLE), or a reason it cannot be. */
 function encodeAnswer(question: SpiQuestion, value: unknown): Record<string, unknown> | string {
@@ -115,23 +148,40 @@ const entriesOf = (groupId: string, field: FormField, value: unknown): Array<Rec
  * `{sourced: false, candidate}`. An answer with no documented attribute, or to a question the SPI
  * does not list, sends the whole application to the hosted form instead.
  */
-export function workableApiApplier(options: { formBaseUrl: string; apiBaseUrl: string; timeoutMs: number; rateLimit: VendorRateLimit }): VendorApplier {
+export function workableApiApplier(options: {
+  formBaseUrl: string;
+  apiBaseUrl: string;
+  timeoutMs: number;
+  rateLimit: VendorRateLimit;
+}): VendorApplier {
   return async (application, hooks, signal) => {
     const target = detectAts(application.url);
     const credential = application.credential;
-    if (target?.ats !== 'workable' || !credential) return { status: 'not-carried', reason: 'not a Workable posting with a registered key', answers: [] };
+    if (target?.ats !== 'workable' || !credential)
+      return { status: 'not-carried', reason: 'not a Workable posting with a registered key', answers: [] };
     const jobBase = `${expandEndpoint(options.apiBaseUrl, { company: credential.board })}/spi/v3/jobs/${encodeURIComponent(target.shortcode)}`;
     const headers = { authorization: `Bearer ${credential.key}`, accept: 'application/json' };
 
     const definition = await callVendor(`${jobBase}/application_form`, { method: 'GET', headers }, options.timeoutMs, signal);
-    if (definition.status === 404 || definition.status === 410) return failedBeforeSending('JobExpired', `Workable: job ${target.shortcode} is no longer open`);
-    if (definition.status >= 400 && definition.status < 500) return refusal('Workable', definition, vendorMessage(definition.json, definition.text));
+    if (definition.status === 404 || definition.status === 410)
+      return failedBeforeSending('JobExpired', `Workable: job ${target.shortcode} is no longer open`);
+    if (definition.status >= 400 && definition.status < 500)
+      return refusal('Workable', definition, vendorMessage(definition.json, definition.text));
     const parsed = definition.status === 200 ? ApplicationForm.safeParse(definition.json) : null;
-    if (!parsed?.success) return failedBeforeSending('ApplicationFailed', `Workable answered HTTP ${definition.status} to the job's application form; nothing was submitted`);
+    if (!parsed?.success)
+      return failedBeforeSending(
+        'ApplicationFailed',
+        `Workable answered HTTP ${definition.status} to the job's application form; nothing was submitted`,
+      );
     const { form_fields: formFields, questions } = parsed.data;
 
     const { candidate } = application;
-    const profile: Record<string, unknown> = { firstname: candidate.firstName, lastname: candidate.lastName, email: candidate.email, ...(candidate.phone ? { phone: candidate.phone } : {}) };
+    const profile: Record<string, unknown> = {
+      firstname: candidate.firstName,
+      lastname: candidate.lastName,
+      email: candidate.email,
+      ...(candidate.phone ? { phone: candidate.phone } : {}),
+    };
     const answers: Array<Record<string, unknown>> = [];
     const problems: string[] = [];
     const notCarried: string[] = [];
@@ -139,9 +189,11 @@ export function workableApiApplier(options: { formBaseUrl: string; apiBaseUrl: s
     for (const { id, value, question: mined } of answeredValues(application)) {
       const field = formFields.find((candidateField) => candidateField.key === id);
       const spiQuestion = field ? undefined : spiQuestionFor(questions, id, mined);
-      if (field && textAttributes.has(field.key) && (typeof value === 'string' || typeof value === 'number')) profile[field.key] = String(value);
+      if (field && textAttributes.has(field.key) && (typeof value === 'string' || typeof value === 'number'))
+        profile[field.key] = String(value);
       else if (field?.key === 'resume' && isFile(value)) profile.resume = { name: value.filename, data: value.bytes.toString('base64') };
-      else if (field && entriesAttribute[field.key] && Array.isArray(value)) profile[entriesAttribute[field.key] ?? field.key] = entriesOf(field.key, field, value);
+      else if (field && entriesAttribute[field.key] && Array.isArray(value))
+        profile[entriesAttribute[field.key] ?? field.key] = entriesOf(field.key, field, value);
       else if (spiQuestion) {
         const encoded = encodeAnswer(spiQuestion, value);
         if (typeof encoded === 'string') problems.push(`${id}: ${encoded}`);
@@ -154,10 +206,19 @@ export function workableApiApplier(options: { formBaseUrl: string; apiBaseUrl: s
       }
       given.add(id);
     }
-    if (notCarried.length > 0) return { status: 'not-carried', reason: `Workable's candidate API documents no attribute for the answer to ${notCarried.join(', ')}`, answers: notCarried };
+    if (notCarried.length > 0)
+      return {
+        status: 'not-carried',
+        reason: `Workable's candidate API documents no attribute for the answer to ${notCarried.join(', ')}`,
+        answers: notCarried,
+      };
     if (problems.length > 0) return failedBeforeSending('ApplicationFailed', `Workable: ${problems.join('; ')}; nothing was submitted`);
-    const missing = [...formFields.filter((field) => field.required === true).map((field) => field.key), ...questions.filter((question) => question.required === true).map((question) => question.id)].filter((key) => !given.has(key));
-    if (missing.length > 0) return failedBeforeSending('MandatoryQuestionsNotAnswered', `Workable requires ${missing.join(', ')}; nothing was submitted`);
+    const missing = [
+      ...formFields.filter((field) => field.required === true).map((field) => field.key),
+      ...questions.filter((question) => question.required === true).map((question) => question.id),
+    ].filter((key) => !given.has(key));
+    if (missing.length > 0)
+      return failedBeforeSending('MandatoryQuestionsNotAnswered', `Workable requires ${missing.join(', ')}; nothing was submitted`);
     if (answers.length > 0) profile.answers = answers;
 
     return options.rateLimit(
@@ -166,11 +227,23 @@ export function workableApiApplier(options: { formBaseUrl: string; apiBaseUrl: s
         submitOnce(
           'Workable',
           hooks,
-          () => callVendor(`${jobBase}/candidates`, { method: 'POST', headers, json: { sourced: false, candidate: profile } }, options.timeoutMs, signal),
+          () =>
+            callVendor(
+              `${jobBase}/candidates`,
+              { method: 'POST', headers, json: { sourced: false, candidate: profile } },
+              options.timeoutMs,
+              signal,
+            ),
           (answer): SubmitOutcome => {
             if (answer.status === 200 || answer.status === 201) {
               const id = (answer.json as { candidate?: { id?: unknown } } | undefined)?.candidate?.id;
-              return { status: 'success', confirmation: { text: "Submitted through Workable's candidate API", ...(id !== undefined ? { reference: String(id) } : {}) } };
+              return {
+                status: 'success',
+                confirmation: {
+                  text: "Submitted through Workable's candidate API",
+                  ...(id !== undefined ? { reference: String(id) } : {}),
+                },
+              };
             }
             return refusal('Workable', answer, vendorMessage(answer.json, answer.text));
           },

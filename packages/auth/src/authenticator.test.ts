@@ -254,7 +254,11 @@ describe('RS256 and ES256 bearer tokens against a JWKS', () => {
   it('accepts an RS256 token signed by a key of the JWKS', async () => {
     const before = jwksRequests;
     const token = await signed('RS256', 'rsa-1', rsa.privateKey, ops.clientId);
-    expect(await withJwks().authenticate(`Bearer ${token}`)).toEqual({ clientId: ops.clientId, name: 'ops', scopes: ['admin', 'recruitment'] });
+    expect(await withJwks().authenticate(`Bearer ${token}`)).toEqual({
+      clientId: ops.clientId,
+      name: 'ops',
+      scopes: ['admin', 'recruitment'],
+    });
     expect(jwksRequests).toBeGreaterThan(before);
   });
 
@@ -288,7 +292,10 @@ describe('RS256 and ES256 bearer tokens against a JWKS', () => {
     const auth = withJwks({ issuer: 'https://idp.example', audience: 'quarry' });
     const good = await signed('RS256', 'rsa-1', rsa.privateKey, ops.clientId, { issuer: 'https://idp.example', audience: 'quarry' });
     expect((await auth.authenticate(`Bearer ${good}`))?.clientId).toBe(ops.clientId);
-    const wrongIssuer = await signed('RS256', 'rsa-1', rsa.privateKey, ops.clientId, { issuer: 'https://evil.example', audience: 'quarry' });
+    const wrongIssuer = await signed('RS256', 'rsa-1', rsa.privateKey, ops.clientId, {
+      issuer: 'https://evil.example',
+      audience: 'quarry',
+    });
     expect(await auth.authenticate(`Bearer ${wrongIssuer}`)).toBeNull();
     const wrongAudience = await signed('ES256', 'ec-1', ec.privateKey, ops.clientId, { issuer: 'https://idp.example', audience: 'other' });
     expect(await auth.authenticate(`Bearer ${wrongAudience}`)).toBeNull();

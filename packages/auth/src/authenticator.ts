@@ -96,10 +96,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     try {
       const verified =
         algorithm === 'HS256'
-          ? await jwtVerify(token, new TextEncoder().encode(sealer.open(sealedColumns.clientJwtSecret, row.clientId, row.jwtSecretCiphertext)), {
-              algorithms: ['HS256'],
-              requiredClaims: ['exp', 'sub'],
-            })
+          ? await jwtVerify(
+              token,
+              new TextEncoder().encode(sealer.open(sealedColumns.clientJwtSecret, row.clientId, row.jwtSecretCiphertext)),
+              {
+                algorithms: ['HS256'],
+                requiredClaims: ['exp', 'sub'],
+              },
+            )
           : algorithm && asymmetricAlgorithms.includes(algorithm) && jwks
             ? await jwtVerify(token, jwks, {
                 algorithms: asymmetricAlgorithms,
@@ -137,14 +141,26 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       const [scheme = '', credential = ''] = authorization.trim().split(/\s+/, 2);
       const verified = !credential
         ? null
-        : scheme.toLowerCase() === 'basic' ? await fromBasic(credential) : scheme.toLowerCase() === 'bearer' ? await fromBearer(credential) : null;
+        : scheme.toLowerCase() === 'basic'
+          ? await fromBasic(credential)
+          : scheme.toLowerCase() === 'bearer'
+            ? await fromBearer(credential)
+            : null;
       if (!verified) {
         // Only failures are counted, after the credential was checked: a valid credential is
         // answered whatever its address did (secrets are 256-bit random, so the limit is about
         // load and probing, not guessing; ADR 0030).
-        const retryAfterSeconds = await options.failedAttempts?.record({ address: context.address, clientId: claimedClientId(scheme, credential) });
+        const retryAfterSeconds = await options.failedAttempts?.record({
+          address: context.address,
+          clientId: claimedClientId(scheme, credential),
+        });
         if (retryAfterSeconds) {
-          throw new AppError('TooManyRequests', 'Too many failed authentication attempts; retry later', { retryAfterSeconds }, { retryAfterSeconds });
+          throw new AppError(
+            'TooManyRequests',
+            'Too many failed authentication attempts; retry later',
+            { retryAfterSeconds },
+            { retryAfterSeconds },
+          );
         }
         return null;
       }

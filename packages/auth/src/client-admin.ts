@@ -1,8 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, ClientId, CreateClientInput, describeIssues, SetFrameOriginsBody, validationError, type ClientSummary, type CreatedClient, type FrameOriginsView } from '@quarry/contracts';
+import {
+  AppError,
+  ClientId,
+  CreateClientInput,
+  describeIssues,
+  SetFrameOriginsBody,
+  validationError,
+  type ClientSummary,
+  type CreatedClient,
+  type FrameOriginsView,
+} from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
 import { createSealer, sealedColumns, type Keyring } from '@quarry/keyring';
-import { findFrameOriginsRow, insertClient, listClients as listClientRows, revokeClient as revokeClientRow, updateFrameOriginsRow, type ClientRow } from './clients.queries.ts';
+import {
+  findFrameOriginsRow,
+  insertClient,
+  listClients as listClientRows,
+  revokeClient as revokeClientRow,
+  updateFrameOriginsRow,
+  type ClientRow,
+} from './clients.queries.ts';
 import { hashSecret, randomToken } from './secret-crypto.ts';
 
 /** `secretKey` keys the secret's hash; the keyring (default: QUARRY_SECRET_KEY's alone) seals the JWT secret. */

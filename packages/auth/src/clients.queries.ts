@@ -69,10 +69,7 @@ export async function listClients(db: Queryable): Promise<ClientRow[]> {
 
 /** Returns false when no active client has that id. */
 export async function revokeClient(db: Queryable, clientId: string): Promise<boolean> {
-  const result = await db.query(
-    'UPDATE clients SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL',
-    [clientId],
-  );
+  const result = await db.query('UPDATE clients SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL', [clientId]);
   return result.rowCount === 1;
 }
 

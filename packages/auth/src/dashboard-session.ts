@@ -30,7 +30,11 @@ export function createSessionCodec(secretKey: Buffer, options: { ttlMs: number; 
       const expected = Buffer.from(sign(`${purpose}:${payload}`));
       const given = Buffer.from(signature);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-      const sealed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { purpose: string; data: Record<string, string>; expiresAt: number };
+      const sealed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        purpose: string;
+        data: Record<string, string>;
+        expiresAt: number;
+      };
       return sealed.purpose === purpose && sealed.expiresAt > now() ? sealed.data : null;
     },
     verify(value: string | undefined): DashboardSession | null {

@@ -6,7 +6,11 @@ import type { AcsUrlPolicy, TdsPagePorts } from './bookings-ports.ts';
 const isLoopbackHost = (hostname: string) => /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i.test(hostname);
 
 /** Without a deployment's policy: no page may frame it, and the ACS must be public and https:. */
-export const strictest: TdsPagePorts = { frameOriginsOf: async () => [], vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname), allowLoopbackHttp: false };
+export const strictest: TdsPagePorts = {
+  frameOriginsOf: async () => [],
+  vetAcsHost: (hostname) => createAddressGuard([]).vet(hostname),
+  allowLoopbackHttp: false,
+};
 
 /**
  * The hotel's ACS URL, checked before the page posts the card holder there: an https: URL (http:
@@ -16,7 +20,11 @@ export const strictest: TdsPagePorts = { frameOriginsOf: async () => [], vetAcsH
  */
 export async function vetAcsUrl(ports: AcsUrlPolicy, bookingId: string, acsUrl: string): Promise<URL> {
   const refuse = (why: string) =>
-    new AppError('Conflict', `tdsChallenge.acsUrl ${why}: the hotel's 3-D Secure page is not shown; cancel booking ${bookingId} (POST /book/${bookingId}/cancel) or let it end TdsTimeout`, { field: 'tdsChallenge.acsUrl' });
+    new AppError(
+      'Conflict',
+      `tdsChallenge.acsUrl ${why}: the hotel's 3-D Secure page is not shown; cancel booking ${bookingId} (POST /book/${bookingId}/cancel) or let it end TdsTimeout`,
+      { field: 'tdsChallenge.acsUrl' },
+    );
   let url: URL;
   try {
     url = new URL(acsUrl);

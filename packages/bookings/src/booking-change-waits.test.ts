@@ -16,15 +16,20 @@ let waits: BookingChangeWaits;
 let lost = 0;
 
 const insertBooking = () => insertBookingRow(db, 'cl_owner');
-const consent = (bookingId: string) => db.query(`UPDATE bookings SET stage = 'processingBooking', state = 'pending' WHERE booking_id = $1`, [bookingId]);
+const consent = (bookingId: string) =>
+  db.query(`UPDATE bookings SET stage = 'processingBooking', state = 'pending' WHERE booking_id = $1`, [bookingId]);
 /** Whether `promise` settled within `ms`. */
-const settlesWithin = (promise: Promise<unknown>, ms: number) => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+const settlesWithin = (promise: Promise<unknown>, ms: number) =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
 
 beforeAll(async () => {
   database = await createTestDatabase('booking-change-waits');
   await migrateToLatest(database.url);
   db = createPool(database.url, 3);
-  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_owner', 'owner', '{booking}', $1, '\\x00')`, [Buffer.from('owner')]);
+  await db.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_owner', 'owner', '{booking}', $1, '\\x00')`,
+    [Buffer.from('owner')],
+  );
   waits = followBookingChangesForWaits(database.url, () => (lost += 1));
   await waitFor('the waits to be listening', async () => waits.listening() || undefined);
 }, 30_000);

@@ -87,7 +87,13 @@ export type HeldCheckout = {
 /** The checkout side of an engine that books in a browser: a context held for `work`, closed after it. */
 export type CheckoutEngine = {
   /** `onStarted` is called once the context is open (before it, a stopped worker has started nothing). */
-  withCheckout<T>(hotel: HotelRow, request: CheckoutRequest, signal: AbortSignal, work: (checkout: HeldCheckout) => Promise<T>, onStarted?: () => void): Promise<T>;
+  withCheckout<T>(
+    hotel: HotelRow,
+    request: CheckoutRequest,
+    signal: AbortSignal,
+    work: (checkout: HeldCheckout) => Promise<T>,
+    onStarted?: () => void,
+  ): Promise<T>;
   /** The failure a `withCheckout` rejection stands for, when it is one (else a defect or an abort). */
   failureOf(error: unknown): CheckoutFailure | null;
 };

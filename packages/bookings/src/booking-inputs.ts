@@ -1,5 +1,15 @@
 import { sealedColumns } from '@quarry/keyring';
-import { AppError, AvailableRooms, BookBody, ConfirmPriceBody, ConsentBody, describeIssues, validationError, type BookingStage, type BookingStatus } from '@quarry/contracts';
+import {
+  AppError,
+  AvailableRooms,
+  BookBody,
+  ConfirmPriceBody,
+  ConsentBody,
+  describeIssues,
+  validationError,
+  type BookingStage,
+  type BookingStatus,
+} from '@quarry/contracts';
 import { PanTokenInvalidError } from '@quarry/vault';
 import { applyMove } from './booking-moves.ts';
 import { canonical } from './booking-prices.ts';
@@ -13,7 +23,13 @@ function notInStage(row: BookingRow, wanted: string): AppError {
 }
 
 /** The move lost to another change (the sweep timing out, the client cancelling): say where the booking is now. */
-async function moved(ports: BookingsPorts, clientId: string, row: BookingRow, result: BookingRow | null, wanted: string): Promise<BookingStatus> {
+async function moved(
+  ports: BookingsPorts,
+  clientId: string,
+  row: BookingRow,
+  result: BookingRow | null,
+  wanted: string,
+): Promise<BookingStatus> {
   if (result) return renderBooking(result);
   throw notInStage(await loadClientBooking(ports, clientId, row.bookingId), wanted);
 }
@@ -36,7 +52,9 @@ export async function confirmPrice(ports: BookingsPorts, clientId: string, body:
     });
     return moved(ports, clientId, row, result, 'roomSelection');
   }
-  throw new AppError('NotFound', `priceId ${parsed.data.priceId} is not one of this booking's available prices`, { messages: [`priceId: not one of booking ${row.bookingId}'s available prices`] });
+  throw new AppError('NotFound', `priceId ${parsed.data.priceId} is not one of this booking's available prices`, {
+    messages: [`priceId: not one of booking ${row.bookingId}'s available prices`],
+  });
 }
 
 /**
@@ -51,13 +69,19 @@ export async function bookBooking(ports: BookingsPorts, clientId: string, bookin
   const row = await loadClientBooking(ports, clientId, bookingId);
   if (request.skipConfirmation) {
     if (row.stage !== 'priceConfirmed' && row.stage !== 'roomSelection') throw notInStage(row, 'priceConfirmed or roomSelection');
-    const result = await applyMove(ports, row.bookingId, { from: [row.stage], to: 'processingBooking', seq: row.seq, fields: { work: 'survey', skipConfirmation: true } });
+    const result = await applyMove(ports, row.bookingId, {
+      from: [row.stage],
+      to: 'processingBooking',
+      seq: row.seq,
+      fields: { work: 'survey', skipConfirmation: true },
+    });
     return moved(ports, clientId, row, result, 'priceConfirmed or roomSelection');
   }
   const problems: string[] = [];
   if (!request.details) problems.push('details: required (mainGuest, otherGuests, contact) unless skipConfirmation is true');
   if (!request.panToken) problems.push('panToken: required unless skipConfirmation is true');
-  else if (!ports.vault.isPanTokenShaped(request.panToken)) problems.push('panToken: not a card token (v1: 164 characters; v2: "v2:" and 296 more)');
+  else if (!ports.vault.isPanTokenShaped(request.panToken))
+    problems.push('panToken: not a card token (v1: 164 characters; v2: "v2:" and 296 more)');
   if (problems.length > 0 || !request.details || !request.panToken) throw validationError(problems);
   if (row.stage !== 'priceConfirmed') throw notInStage(row, 'priceConfirmed (confirm a priceId first)');
   // A token that cannot pay is refused now, the booking left waiting for a good one: found only at
@@ -87,14 +111,22 @@ export async function bookBooking(ports: BookingsPorts, clientId: string, bookin
 }
 
 /** POST /book/{bookingId}/consent: an exact copy of `finalPrice` lets the order go to the hotel. */
-export async function consentToFinalPrice(ports: BookingsPorts, clientId: string, bookingId: unknown, body: unknown): Promise<BookingStatus> {
+export async function consentToFinalPrice(
+  ports: BookingsPorts,
+  clientId: string,
+  bookingId: unknown,
+  body: unknown,
+): Promise<BookingStatus> {
   parseBookingId(bookingId);
   const parsed = ConsentBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   const row = await loadClientBooking(ports, clientId, bookingId);
   if (row.stage !== 'finalPriceConsent') throw notInStage(row, 'finalPriceConsent');
   if (parsed.data.finalPrice === undefined || canonical(parsed.data.finalPrice) !== canonical(row.finalPrice)) {
-    throw new AppError('FinalPriceNotFound', `finalPrice is not an exact copy of the final price booking ${row.bookingId} shows; nothing was booked`);
+    throw new AppError(
+      'FinalPriceNotFound',
+      `finalPrice is not an exact copy of the final price booking ${row.bookingId} shows; nothing was booked`,
+    );
   }
   const result = await applyMove(ports, row.bookingId, {
     from: ['finalPriceConsent'],

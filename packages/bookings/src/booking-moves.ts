@@ -56,7 +56,11 @@ export async function flushOutbox(ports: OutboxPorts, jobs: readonly OutboxJob[]
  * its commit), and the card's purge when the booking ended. Null when the booking was no longer
  * where the caller saw it (another change won).
  */
-export async function applyMove(ports: Pick<BookingsPorts, 'pool' | 'sealer' | 'vault' | 'enqueueStep' | 'enqueueNotify' | 'onError' | 'statusCache'>, bookingId: string, move: Move): Promise<BookingRow | null> {
+export async function applyMove(
+  ports: Pick<BookingsPorts, 'pool' | 'sealer' | 'vault' | 'enqueueStep' | 'enqueueNotify' | 'onError' | 'statusCache'>,
+  bookingId: string,
+  move: Move,
+): Promise<BookingRow | null> {
   const illegal = move.from.filter((from) => !canMove(from, move.to));
   if (illegal.length > 0) throw new Error(`booking stage ${illegal.join('/')} cannot move to ${move.to}`);
   const state = stateOf(move.to);
@@ -70,7 +74,9 @@ export async function applyMove(ports: Pick<BookingsPorts, 'pool' | 'sealer' | '
   if (state === 'finished' && previousPanToken) {
     // The card is no longer needed whatever the outcome; a failed purge is logged (the vault's own
     // expiry removes it in the end) and never changes the booking's outcome.
-    await ports.vault.purgeCard(ports.sealer.open(sealedColumns.bookingPanToken, bookingId, previousPanToken), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'card purge'));
+    await ports.vault
+      .purgeCard(ports.sealer.open(sealedColumns.bookingPanToken, bookingId, previousPanToken), { clientId: row.clientId })
+      .catch((error: unknown) => ports.onError?.(error, 'card purge'));
   }
   return row;
 }

@@ -6,10 +6,16 @@ export function priceOf(rate: Rate): BookingPrice {
   const fees = rate.fees ?? [];
   const parts = [rate.baseRate, ...rate.taxes.map((tax) => tax.price), ...fees.map((fee) => fee.price)];
   if (parts.some((part) => part.currencyCode !== rate.baseRate.currencyCode)) throw new Error(`rate ${rate.id} mixes currencies`);
-  return { baseRate: rate.baseRate, taxes: rate.taxes, fees, total: { currencyCode: rate.baseRate.currencyCode, value: parts.reduce((sum, part) => sum + part.value, 0) } };
+  return {
+    baseRate: rate.baseRate,
+    taxes: rate.taxes,
+    fees,
+    total: { currencyCode: rate.baseRate.currencyCode, value: parts.reduce((sum, part) => sum + part.value, 0) },
+  };
 }
 
-export const samePrice = (a: BookingPrice, b: BookingPrice): boolean => a.total.currencyCode === b.total.currencyCode && a.total.value === b.total.value;
+export const samePrice = (a: BookingPrice, b: BookingPrice): boolean =>
+  a.total.currencyCode === b.total.currencyCode && a.total.value === b.total.value;
 
 export function findRate(rooms: Room[], roomId: string, rateId: string): Rate | undefined {
   return rooms.find((room) => room.id === roomId)?.rates.find((rate) => rate.id === rateId);
@@ -20,7 +26,12 @@ export function availableRoomsOf(rooms: Room[]): AvailableRooms {
   return rooms.map((room) => ({
     roomId: room.id,
     name: room.name,
-    rates: room.rates.map((rate) => ({ rateId: rate.id, name: rate.name, priceId: `pr_${randomBytes(9).toString('base64url')}`, price: priceOf(rate) })),
+    rates: room.rates.map((rate) => ({
+      rateId: rate.id,
+      name: rate.name,
+      priceId: `pr_${randomBytes(9).toString('base64url')}`,
+      price: priceOf(rate),
+    })),
   }));
 }
 

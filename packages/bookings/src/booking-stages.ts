@@ -42,7 +42,13 @@ export const awaitsClientInput: readonly BookingStage[] = ['priceConfirmed', 'ro
  * Stages a client may still cancel from: before the order is placed. During `processingBooking`
  * only while the order is not being placed (checked against the order state too).
  */
-export const cancellable: readonly BookingStage[] = ['priceCheck', 'priceConfirmed', 'roomSelection', 'processingBooking', 'finalPriceConsent'];
+export const cancellable: readonly BookingStage[] = [
+  'priceCheck',
+  'priceConfirmed',
+  'roomSelection',
+  'processingBooking',
+  'finalPriceConsent',
+];
 
 /** What the worker does at its next job of a booking. */
 export type BookingWork = 'reprice' | 'survey' | 'quote' | 'placeOrder' | 'readOrder';

@@ -18,14 +18,18 @@ let lost = 0;
 const announcementWaitMs = 10_000;
 
 const insertBooking = (clientId: string) => insertBookingRow(db, clientId);
-const stageOf = async (clientId: string, bookingId: string) => (JSON.parse(await findBookingStatusText({ pool: db, statusCache: cache }, clientId, bookingId)) as { stage: string }).stage;
+const stageOf = async (clientId: string, bookingId: string) =>
+  (JSON.parse(await findBookingStatusText({ pool: db, statusCache: cache }, clientId, bookingId)) as { stage: string }).stage;
 
 beforeAll(async () => {
   database = await createTestDatabase('booking-status-cache');
   await migrateToLatest(database.url);
   db = createPool(database.url, 3);
   for (const clientId of ['cl_owner', 'cl_other']) {
-    await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, '\\x00')`, [clientId, Buffer.from(clientId)]);
+    await db.query(
+      `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, '\\x00')`,
+      [clientId, Buffer.from(clientId)],
+    );
   }
   cache = createBookingStatusCache({ maxBytes: 1024 * 1024, ttlMs: 600_000 });
   listener = followBookingChanges(database.url, cache, () => (lost += 1));
@@ -45,7 +49,10 @@ describe('booking status cache', { timeout: 2 * announcementWaitMs }, () => {
     expect(cache.get('cl_owner', bookingId)).toContain('"priceCheck"');
     // A change made outside this process's code (another API replica, the worker, an operator).
     await db.query(`UPDATE bookings SET stage = 'priceConfirmed', state = 'pending' WHERE booking_id = $1`, [bookingId]);
-    await waitFor('the announcement', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
+    await waitFor('the announcement', async () => cache.get('cl_owner', bookingId) === undefined || undefined, {
+      timeoutMs: announcementWaitMs,
+      intervalMs: 10,
+    });
     expect(await stageOf('cl_owner', bookingId)).toBe('priceConfirmed');
   });
 
@@ -59,15 +66,20 @@ describe('booking status cache', { timeout: 2 * announcementWaitMs }, () => {
     // Read before the marker's change: its announcement may be handled before the UPDATE's reply.
     const before = cache.reservation();
     await db.query(`UPDATE bookings SET seq = seq + 1 WHERE booking_id = $1`, [marker]);
-    await waitFor('the marker announcement', async () => cache.reservation() !== before || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
+    await waitFor('the marker announcement', async () => cache.reservation() !== before || undefined, {
+      timeoutMs: announcementWaitMs,
+      intervalMs: 10,
+    });
     expect(cache.get('cl_owner', bookingId)).toContain('"priceCheck"');
   });
 
-  it('serves a copy only to the booking\'s client', async () => {
+  it("serves a copy only to the booking's client", async () => {
     const bookingId = await insertBooking('cl_owner');
     await stageOf('cl_owner', bookingId);
     expect(cache.get('cl_owner', bookingId)).toBeDefined();
-    await expect(findBookingStatusText({ pool: db, statusCache: cache }, 'cl_other', bookingId)).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(findBookingStatusText({ pool: db, statusCache: cache }, 'cl_other', bookingId)).rejects.toMatchObject({
+      code: 'NotFound',
+    });
   });
 
   it('stops serving while its connection is lost, and listens again when Postgres lets it', async () => {
@@ -84,7 +96,10 @@ describe('booking status cache', { timeout: 2 * announcementWaitMs }, () => {
     await waitFor('listening again', async () => cache.reservation() !== null || undefined, { timeoutMs: 10_000, intervalMs: 50 });
     await stageOf('cl_owner', bookingId);
     await db.query(`UPDATE bookings SET stage = 'cancelled', state = 'finished' WHERE booking_id = $1`, [bookingId]);
-    await waitFor('the announcement after the reconnection', async () => cache.get('cl_owner', bookingId) === undefined || undefined, { timeoutMs: announcementWaitMs, intervalMs: 10 });
+    await waitFor('the announcement after the reconnection', async () => cache.get('cl_owner', bookingId) === undefined || undefined, {
+      timeoutMs: announcementWaitMs,
+      intervalMs: 10,
+    });
     expect(await stageOf('cl_owner', bookingId)).toBe('cancelled');
   });
 });

@@ -24,7 +24,11 @@ export type BookingStatusCacheSettings = { maxBytes: number; ttlMs: number };
 
 export function createBookingStatusCache(settings: BookingStatusCacheSettings): BookingStatusCache {
   const cache = createAnnouncedCache<string, { clientId: string; status: string }>(
-    new LRUCache({ maxSize: Math.max(1, settings.maxBytes), sizeCalculation: (entry) => Math.max(1, entry.status.length + entry.clientId.length + 64), ttl: settings.ttlMs }),
+    new LRUCache({
+      maxSize: Math.max(1, settings.maxBytes),
+      sizeCalculation: (entry) => Math.max(1, entry.status.length + entry.clientId.length + 64),
+      ttl: settings.ttlMs,
+    }),
     { keeps: settings.maxBytes > 0 },
   );
   return {

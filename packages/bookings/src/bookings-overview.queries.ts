@@ -15,7 +15,9 @@ export type BookingProblemRow = {
 };
 
 export async function countBookingsByStage(db: Queryable): Promise<Array<{ stage: string; count: number }>> {
-  const result = await db.query<{ stage: string; count: string }>('SELECT stage, count(*) AS count FROM bookings GROUP BY stage ORDER BY count(*) DESC, stage');
+  const result = await db.query<{ stage: string; count: string }>(
+    'SELECT stage, count(*) AS count FROM bookings GROUP BY stage ORDER BY count(*) DESC, stage',
+  );
   return result.rows.map((row) => ({ stage: row.stage, count: Number(row.count) }));
 }
 
@@ -45,8 +47,26 @@ export async function listFailedBookings(db: Queryable, since: Date, outcomeUnkn
 export async function sourceFailuresByHotel(
   db: Queryable,
   since: Date,
-): Promise<Array<{ hotel_id: string; hotel_name: string | null; rate_failures: string; failed_bookings: string; last_kind: string | null; last_reason: string | null; last_at: Date | null }>> {
-  const result = await db.query<{ hotel_id: string; hotel_name: string | null; rate_failures: string; failed_bookings: string; last_kind: string | null; last_reason: string | null; last_at: Date | null }>(
+): Promise<
+  Array<{
+    hotel_id: string;
+    hotel_name: string | null;
+    rate_failures: string;
+    failed_bookings: string;
+    last_kind: string | null;
+    last_reason: string | null;
+    last_at: Date | null;
+  }>
+> {
+  const result = await db.query<{
+    hotel_id: string;
+    hotel_name: string | null;
+    rate_failures: string;
+    failed_bookings: string;
+    last_kind: string | null;
+    last_reason: string | null;
+    last_at: Date | null;
+  }>(
     `WITH rates AS (
        SELECT hotel_id, count(*) AS failures FROM rate_source_failures WHERE failed_at >= $1 GROUP BY hotel_id
      ), booked AS (

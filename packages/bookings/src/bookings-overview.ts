@@ -1,6 +1,12 @@
 import { BookingsOverviewQuery, describeIssues, validationError, type BookingsOverview } from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
-import { countBookingsByStage, countFailuresByErrorCode, listFailedBookings, sourceFailuresByHotel, type BookingProblemRow } from './bookings-overview.queries.ts';
+import {
+  countBookingsByStage,
+  countFailuresByErrorCode,
+  listFailedBookings,
+  sourceFailuresByHotel,
+  type BookingProblemRow,
+} from './bookings-overview.queries.ts';
 
 const problemOf = (row: BookingProblemRow): BookingsOverview['outcomeUnknown'][number] => ({
   bookingId: row.booking_id,
@@ -44,7 +50,10 @@ export async function bookingsOverview(db: Queryable, query: unknown, now: Date 
       hotelName: row.hotel_name,
       rateFailures: Number(row.rate_failures),
       failedBookings: Number(row.failed_bookings),
-      lastFailure: row.last_kind && row.last_reason && row.last_at ? { kind: row.last_kind, reason: row.last_reason, at: row.last_at.toISOString() } : null,
+      lastFailure:
+        row.last_kind && row.last_reason && row.last_at
+          ? { kind: row.last_kind, reason: row.last_reason, at: row.last_at.toISOString() }
+          : null,
     })),
   };
 }

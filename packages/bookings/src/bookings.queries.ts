@@ -157,7 +157,19 @@ export async function insertBooking(db: Queryable, booking: NewBooking): Promise
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'reprice') RETURNING ${columns}),
      ${queueAfter('inserted', '0', false)}
      SELECT inserted.*, ${outboxColumn('inserted')} FROM inserted`,
-    values: [booking.bookingId, booking.clientId, booking.hotelId, booking.checkIn, booking.nights, booking.guests, booking.roomId, booking.rateId, booking.reference, booking.callbackUrl, booking.webhookSecretSealed],
+    values: [
+      booking.bookingId,
+      booking.clientId,
+      booking.hotelId,
+      booking.checkIn,
+      booking.nights,
+      booking.guests,
+      booking.roomId,
+      booking.rateId,
+      booking.reference,
+      booking.callbackUrl,
+      booking.webhookSecretSealed,
+    ],
   });
   const row = result.rows[0] as RawRow;
   return { row: toRow(row), outbox: toOutbox(row.outbox) };
@@ -165,14 +177,33 @@ export async function insertBooking(db: Queryable, booking: NewBooking): Promise
 
 /** Tenant-scoped: another client's booking is the same as a missing one. */
 export async function findClientBooking(db: Queryable, clientId: string, bookingId: string): Promise<BookingRow | null> {
-  const result = await db.query<RawRow>({ name: 'find-client-booking', text: `SELECT ${columns} FROM bookings WHERE booking_id = $1 AND client_id = $2`, values: [bookingId, clientId] });
+  const result = await db.query<RawRow>({
+    name: 'find-client-booking',
+    text: `SELECT ${columns} FROM bookings WHERE booking_id = $1 AND client_id = $2`,
+    values: [bookingId, clientId],
+  });
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
 /** What the client's view of a booking shows (`renderBooking`): no sealed data. */
 export type BookingViewRow = Pick<
   BookingRow,
-  'bookingId' | 'clientId' | 'state' | 'stage' | 'createdAt' | 'succeededAt' | 'failedAt' | 'errorCode' | 'errorMessage' | 'priceConfirmedUntil' | 'availableRooms' | 'priceBreakdown' | 'finalPrice' | 'confirmation' | 'tdsChallenge' | 'reference'
+  | 'bookingId'
+  | 'clientId'
+  | 'state'
+  | 'stage'
+  | 'createdAt'
+  | 'succeededAt'
+  | 'failedAt'
+  | 'errorCode'
+  | 'errorMessage'
+  | 'priceConfirmedUntil'
+  | 'availableRooms'
+  | 'priceBreakdown'
+  | 'finalPrice'
+  | 'confirmation'
+  | 'tdsChallenge'
+  | 'reference'
 >;
 
 /**
@@ -210,7 +241,11 @@ export async function findClientBookingView(db: Queryable, clientId: string, boo
 }
 
 export async function findBooking(db: Queryable, bookingId: string): Promise<BookingRow | null> {
-  const result = await db.query<RawRow>({ name: 'find-booking', text: `SELECT ${columns} FROM bookings WHERE booking_id = $1`, values: [bookingId] });
+  const result = await db.query<RawRow>({
+    name: 'find-booking',
+    text: `SELECT ${columns} FROM bookings WHERE booking_id = $1`,
+    values: [bookingId],
+  });
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
@@ -308,7 +343,11 @@ export async function moveBooking(
        RETURNING ${movedColumns}, before.pan_token_sealed AS previous_pan_token),
      ${queueAfter('moved', '$5', true)}
      SELECT moved.*, ${outboxColumn('moved')} FROM moved`;
-  const result = await db.query<RawRow & { previous_pan_token: Buffer | null }>({ name: statementName('move-booking', text), text, values });
+  const result = await db.query<RawRow & { previous_pan_token: Buffer | null }>({
+    name: statementName('move-booking', text),
+    text,
+    values,
+  });
   const row = result.rows[0];
   return row ? { row: toRow(row), previousPanToken: row.previous_pan_token, outbox: toOutbox(row.outbox) } : null;
 }
@@ -319,11 +358,20 @@ export async function moveBooking(
  * again. Only the run that holds the booking's order lease (or its checkout's lease), live, at the
  * version it read: a run that lost the booking (paused, cut off) never orders.
  */
-export async function markPlacingOrder(db: Queryable, bookingId: string, seq: number, holder: { order: string } | { checkout: string }): Promise<boolean> {
+export async function markPlacingOrder(
+  db: Queryable,
+  bookingId: string,
+  seq: number,
+  holder: { order: string } | { checkout: string },
+): Promise<boolean> {
   const held = 'order' in holder ? 'order_owner = $3 AND order_lease_until > now()' : 'checkout_worker = $3 AND checkout_until > now()';
   const text = `UPDATE bookings SET order_state = 'placing', placing_order_at = now(), updated_at = now()
      WHERE booking_id = $1 AND seq = $2 AND stage = 'processingBooking' AND work = 'placeOrder' AND order_state IS NULL AND ${held}`;
-  const result = await db.query({ name: statementName('mark-placing-order', text), text, values: [bookingId, seq, 'order' in holder ? holder.order : holder.checkout] });
+  const result = await db.query({
+    name: statementName('mark-placing-order', text),
+    text,
+    values: [bookingId, seq, 'order' in holder ? holder.order : holder.checkout],
+  });
   return (result.rowCount ?? 0) > 0;
 }
 
@@ -381,14 +429,22 @@ export async function renewOrderLease(db: Queryable, bookingId: string, owner: s
 
 /** A run that stops (done, handed back, waiting) lets the next one take the order at once instead of waiting out its lease. */
 export async function releaseOrderLease(db: Queryable, bookingId: string, owner: string): Promise<void> {
-  await db.query('UPDATE bookings SET order_owner = NULL, order_lease_until = NULL WHERE booking_id = $1 AND order_owner = $2', [bookingId, owner]);
+  await db.query('UPDATE bookings SET order_owner = NULL, order_lease_until = NULL WHERE booking_id = $1 AND order_owner = $2', [
+    bookingId,
+    owner,
+  ]);
 }
 
 /**
  * A new version of a booking that stays where it is, its next step (when it has work) due after
  * `delayMs` and in the outbox with the change (the next 3-D Secure poll gets its own job id).
  */
-export async function touchBooking(db: Queryable, bookingId: string, seq: number, delayMs = 0): Promise<{ seq: number; outbox: OutboxJob[] } | null> {
+export async function touchBooking(
+  db: Queryable,
+  bookingId: string,
+  seq: number,
+  delayMs = 0,
+): Promise<{ seq: number; outbox: OutboxJob[] } | null> {
   const result = await db.query<{ seq: number; outbox: unknown }>(
     `WITH moved AS (UPDATE bookings SET seq = seq + 1, updated_at = now() WHERE booking_id = $1 AND seq = $2 RETURNING booking_id, seq, work, callback_url),
      ${queueAfter('moved', '$3', false)}
@@ -400,7 +456,13 @@ export async function touchBooking(db: Queryable, bookingId: string, seq: number
 }
 
 /** The hotel holds the order undecided (no challenge to show): the worker reads it again (after `delayMs`) until `expiresAt`. */
-export async function keepReadingOrder(db: Queryable, bookingId: string, seq: number, expiresAt: Date, delayMs: number): Promise<{ seq: number; outbox: OutboxJob[] } | null> {
+export async function keepReadingOrder(
+  db: Queryable,
+  bookingId: string,
+  seq: number,
+  expiresAt: Date,
+  delayMs: number,
+): Promise<{ seq: number; outbox: OutboxJob[] } | null> {
   const result = await db.query<{ seq: number; outbox: unknown }>(
     `WITH moved AS (
        UPDATE bookings SET seq = seq + 1, updated_at = now(), order_state = 'placed', work = 'readOrder', tds_expires_at = coalesce(tds_expires_at, $3)
@@ -430,7 +492,12 @@ export async function deleteOutbox(db: Queryable, jobIds: readonly string[]): Pr
 }
 
 /** Bookings awaiting a client input since before `since`. */
-export async function listAwaitingSince(db: Queryable, stages: readonly BookingStage[], since: Date, limit: number): Promise<Array<{ bookingId: string; seq: number }>> {
+export async function listAwaitingSince(
+  db: Queryable,
+  stages: readonly BookingStage[],
+  since: Date,
+  limit: number,
+): Promise<Array<{ bookingId: string; seq: number }>> {
   const result = await db.query<{ booking_id: string; seq: number }>(
     `SELECT booking_id, seq FROM bookings WHERE state = 'pending' AND stage = ANY($1::text[]) AND awaiting_since < $2 ORDER BY awaiting_since LIMIT $3`,
     [stages, since, limit],
@@ -439,7 +506,11 @@ export async function listAwaitingSince(db: Queryable, stages: readonly BookingS
 }
 
 /** Unfinished bookings created before `before` whose order was never sent (JobTimeout may end them). */
-export async function listCreatedBefore(db: Queryable, before: Date, limit: number): Promise<Array<{ bookingId: string; seq: number; stage: BookingStage }>> {
+export async function listCreatedBefore(
+  db: Queryable,
+  before: Date,
+  limit: number,
+): Promise<Array<{ bookingId: string; seq: number; stage: BookingStage }>> {
   const result = await db.query<{ booking_id: string; seq: number; stage: BookingStage }>(
     `SELECT booking_id, seq, stage FROM bookings WHERE state <> 'finished' AND order_state IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`,
     [before, limit],
@@ -471,19 +542,28 @@ export async function takeCheckout(db: Queryable, bookingId: string, seq: number
 
 /** The holder renews its lease while the page is open; false once it lost it. */
 export async function renewCheckout(db: Queryable, bookingId: string, worker: string, leaseMs: number): Promise<boolean> {
-  const result = await db.query(`UPDATE bookings SET checkout_until = now() + $3 * interval '1 millisecond' WHERE booking_id = $1 AND checkout_worker = $2`, [bookingId, worker, leaseMs]);
+  const result = await db.query(
+    `UPDATE bookings SET checkout_until = now() + $3 * interval '1 millisecond' WHERE booking_id = $1 AND checkout_worker = $2`,
+    [bookingId, worker, leaseMs],
+  );
   return (result.rowCount ?? 0) > 0;
 }
 
 export async function releaseCheckout(db: Queryable, bookingId: string, worker: string): Promise<void> {
-  await db.query('UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL WHERE booking_id = $1 AND checkout_worker = $2', [bookingId, worker]);
+  await db.query('UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL WHERE booking_id = $1 AND checkout_worker = $2', [
+    bookingId,
+    worker,
+  ]);
 }
 
 /**
  * Checkouts whose holder stopped renewing (it died): the lease is cleared and the booking gets a
  * new version, so that its next step (enqueued by the caller when it has work) runs without it.
  */
-export async function takeLostCheckouts(db: Queryable, limit: number): Promise<Array<{ bookingId: string; seq: number; outbox: OutboxJob[] }>> {
+export async function takeLostCheckouts(
+  db: Queryable,
+  limit: number,
+): Promise<Array<{ bookingId: string; seq: number; outbox: OutboxJob[] }>> {
   const result = await db.query<{ booking_id: string; seq: number; outbox: unknown }>(
     `WITH moved AS (
        UPDATE bookings SET checkout_worker = NULL, checkout_until = NULL, seq = seq + 1, updated_at = now()

@@ -15,14 +15,24 @@ const dayMs = 86_400_000;
  * What makes a stay one the rates feed cannot price (it would list no rate of it to book): a
  * guest count the hotel is not priced for, a check-in past the feed's horizon. One message per field.
  */
-function unpricedStay(hotel: HotelRow, stay: { hotelId: string; checkIn: string; guests: number }, today: string, horizonDays: number | undefined): string[] {
+function unpricedStay(
+  hotel: HotelRow,
+  stay: { hotelId: string; checkIn: string; guests: number },
+  today: string,
+  horizonDays: number | undefined,
+): string[] {
   const problems: string[] = [];
   if (!hotel.guests.includes(stay.guests)) {
-    problems.push(`guests: hotel ${stay.hotelId} is priced for ${hotel.guests.join(' or ')} guest(s) only, not ${stay.guests} (GET /Pull/Hotels lists each hotel's guest counts)`);
+    problems.push(
+      `guests: hotel ${stay.hotelId} is priced for ${hotel.guests.join(' or ')} guest(s) only, not ${stay.guests} (GET /Pull/Hotels lists each hotel's guest counts)`,
+    );
   }
   if (horizonDays !== undefined) {
     const last = new Date(Date.parse(`${today}T00:00:00Z`) + (horizonDays - 1) * dayMs).toISOString().slice(0, 10);
-    if (stay.checkIn > last) problems.push(`checkIn: ${stay.checkIn} is beyond the rates feed's horizon of ${horizonDays} days: the last check-in it prices is ${last}`);
+    if (stay.checkIn > last)
+      problems.push(
+        `checkIn: ${stay.checkIn} is beyond the rates feed's horizon of ${horizonDays} days: the last check-in it prices is ${last}`,
+      );
   }
   return problems;
 }
@@ -38,7 +48,8 @@ export async function createBooking(ports: BookingsPorts, clientId: string, body
   const request = parsed.data;
   // The feed's day, UTC: a stay it would list is one a booking may take.
   const today = (ports.now ?? (() => new Date()))().toISOString().slice(0, 10);
-  if (request.checkIn < today) throw validationError([`checkIn: ${request.checkIn} is in the past (today is ${today}, UTC): book a stay that starts today or later`]);
+  if (request.checkIn < today)
+    throw validationError([`checkIn: ${request.checkIn} is in the past (today is ${today}, UTC): book a stay that starts today or later`]);
   if (request.callbackUrl) {
     // Checked again at each delivery (a name may resolve elsewhere later); refused here so a
     // client learns of it now rather than by callbacks that never come.

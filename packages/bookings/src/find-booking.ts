@@ -51,7 +51,11 @@ export async function findBooking(ports: Pick<BookingsPorts, 'pool'>, clientId: 
 }
 
 /** GET /book/{bookingId}: the status as JSON text, from this process's copy when it holds a current one. */
-export async function findBookingStatusText(ports: Pick<BookingsPorts, 'pool' | 'statusCache' | 'tdsPage'>, clientId: string, bookingId: unknown): Promise<string> {
+export async function findBookingStatusText(
+  ports: Pick<BookingsPorts, 'pool' | 'statusCache' | 'tdsPage'>,
+  clientId: string,
+  bookingId: unknown,
+): Promise<string> {
   const id = parseBookingId(bookingId);
   const cached = ports.statusCache?.get(clientId, id);
   if (cached !== undefined) return cached;

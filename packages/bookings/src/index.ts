@@ -1,4 +1,13 @@
-export type { BookingEngine, BookingEngines, CheckoutEngine, HeldCheckout, Order, OrderOutcome, RepriceOutcome, Stay } from './booking-engine.ts';
+export type {
+  BookingEngine,
+  BookingEngines,
+  CheckoutEngine,
+  HeldCheckout,
+  Order,
+  OrderOutcome,
+  RepriceOutcome,
+  Stay,
+} from './booking-engine.ts';
 export { createBrowserBookingEngine } from './browser/browser-booking.engine.ts';
 export type { BookingBrowser } from './browser/browser-booking.engine.ts';
 export { bookingPageRecipes, checkoutRecipes } from './browser/checkout-recipes.ts';

@@ -30,7 +30,11 @@ export async function notifyBooking(
   const now = (ports.now ?? (() => new Date()))();
   const body = JSON.stringify({ type: 'booking.stageChanged', timestamp: now.toISOString(), data: status });
   const id = `${row.bookingId}:${payload.seq}`;
-  const signature = new Webhook(ports.sealer.open(sealedColumns.bookingWebhookSecret, row.bookingId, row.webhookSecretSealed)).sign(id, now, body);
+  const signature = new Webhook(ports.sealer.open(sealedColumns.bookingWebhookSecret, row.bookingId, row.webhookSecretSealed)).sign(
+    id,
+    now,
+    body,
+  );
   const response = await ports.fetchCallback(row.callbackUrl, {
     method: 'POST',
     headers: {

@@ -22,22 +22,26 @@ export function keepOrderLease(db: Queryable, bookingId: string, owner: string, 
   const controller = new AbortController();
   let renewedAt = Date.now();
   let renewing = false;
-  const timer = setInterval(() => {
-    if (renewing || controller.signal.aborted) return;
-    renewing = true;
-    const asked = Date.now();
-    renewOrderLease(db, bookingId, owner, leaseMs)
-      .then((held) => {
-        if (held) renewedAt = asked;
-        else controller.abort(new OrderLeaseLost(`booking ${bookingId}: another run holds its order now`));
-      })
-      .catch(() => {
-        if (Date.now() - renewedAt >= leaseMs) controller.abort(new OrderLeaseLost(`booking ${bookingId}: its order lease could not be renewed before it lapsed`));
-      })
-      .finally(() => {
-        renewing = false;
-      });
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (renewing || controller.signal.aborted) return;
+      renewing = true;
+      const asked = Date.now();
+      renewOrderLease(db, bookingId, owner, leaseMs)
+        .then((held) => {
+          if (held) renewedAt = asked;
+          else controller.abort(new OrderLeaseLost(`booking ${bookingId}: another run holds its order now`));
+        })
+        .catch(() => {
+          if (Date.now() - renewedAt >= leaseMs)
+            controller.abort(new OrderLeaseLost(`booking ${bookingId}: its order lease could not be renewed before it lapsed`));
+        })
+        .finally(() => {
+          renewing = false;
+        });
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   timer.unref();
   return { lost: controller.signal, stop: () => clearInterval(timer) };
 }

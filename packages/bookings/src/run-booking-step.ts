@@ -8,7 +8,16 @@ import type { BookingEngine, CancelOutcome, OrderOutcome, Stay } from './booking
 import { applyMove, flushOutbox } from './booking-moves.ts';
 import { availableRoomsOf, findRate, priceOf, samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
-import { claimOrder, findBooking, keepReadingOrder, markPlacingOrder, recordOrderCause, releaseOrderLease, touchBooking, type BookingRow } from './bookings.queries.ts';
+import {
+  claimOrder,
+  findBooking,
+  keepReadingOrder,
+  markPlacingOrder,
+  recordOrderCause,
+  releaseOrderLease,
+  touchBooking,
+  type BookingRow,
+} from './bookings.queries.ts';
 import { keepOrderLease } from './order-lease.ts';
 
 /** What the job reports to its log: ids, stages and codes only, never guests or cards. */
@@ -18,7 +27,8 @@ export type StepSummary = { bookingId: string; work: string | null; outcome: str
  * The level a step's summary is logged at: a booking that ended `BookingOutcomeUnknown` may hold a
  * room the client was told nothing certain of, and needs someone to ask the hotel (warn).
  */
-export const stepLogLevel = (summary: StepSummary): 'warn' | 'info' => (summary.outcome === 'failed BookingOutcomeUnknown' ? 'warn' : 'info');
+export const stepLogLevel = (summary: StepSummary): 'warn' | 'info' =>
+  summary.outcome === 'failed BookingOutcomeUnknown' ? 'warn' : 'info';
 
 /**
  * The message of a `BookingOutcomeUnknown`: what happened first (`cause`: the order's request, or
@@ -29,7 +39,7 @@ function outcomeUnknownMessage(reference: string, cause: string, asked: string):
 }
 
 /** The first cause when the run that sent the order recorded none: it stopped before it could. */
-const stoppedCause = 'the run that sent the order stopped before it recorded the hotel\'s answer';
+const stoppedCause = "the run that sent the order stopped before it recorded the hotel's answer";
 const causeOf = (row: BookingRow) => row.orderCause ?? stoppedCause;
 
 /** A source failure worth another attempt of the job (the hotel unreachable, a timeout). */
@@ -75,8 +85,15 @@ export async function runBookingStep(ports: WorkerPorts, bookingId: string, cont
   const hotel = await ports.findHotel(row.hotelId);
   const engine = hotel ? ports.engines[hotel.source.kind] : undefined;
   if (!hotel || !engine) {
-    if (row.orderState === 'placing') return fail('BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, causeOf(row), 'the hotel is no longer configured here to be asked'));
-    return fail('GenericWebsiteError', hotel ? `hotels of source ${hotel.source.kind} cannot be booked by this deployment` : `hotel ${row.hotelId} is no longer configured`);
+    if (row.orderState === 'placing')
+      return fail(
+        'BookingOutcomeUnknown',
+        outcomeUnknownMessage(row.reference, causeOf(row), 'the hotel is no longer configured here to be asked'),
+      );
+    return fail(
+      'GenericWebsiteError',
+      hotel ? `hotels of source ${hotel.source.kind} cannot be booked by this deployment` : `hotel ${row.hotelId} is no longer configured`,
+    );
   }
   // A browser checkout holds this booking's page: its holder does the work (ADR 0040).
   if (row.checkoutHeld) return summary('held by its checkout');
@@ -115,7 +132,13 @@ async function currentRooms(engine: BookingEngine, hotel: HotelRow, row: Booking
 /** `priceCheck`: the price the feed showed still holds → `priceConfirmed`; changed or gone → `roomSelection`. */
 async function checkPrice(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
   const outcome = await currentRooms(engine, hotel, row, context.signal);
-  const fail = (code: BookingErrorCode, message: string) => applyMove(ports, row.bookingId, { from: ['priceCheck'], to: 'failed', seq: row.seq, fields: { errorCode: code, errorMessage: message } });
+  const fail = (code: BookingErrorCode, message: string) =>
+    applyMove(ports, row.bookingId, {
+      from: ['priceCheck'],
+      to: 'failed',
+      seq: row.seq,
+      fields: { errorCode: code, errorMessage: message },
+    });
   if (!outcome.ok) return (await fail(outcome.code, outcome.reason)) ? `failed ${outcome.code}` : 'superseded';
   const holdsUntil = new Date(nowOf(ports).getTime() + ports.timers.priceHoldMs);
   const live = findRate(outcome.rooms, row.roomId, row.rateId);
@@ -131,7 +154,8 @@ async function checkPrice(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
     });
     return moved ? 'priceConfirmed' : 'superseded';
   }
-  if (outcome.rooms.length === 0) return (await fail('RoomNotAvailable', 'The hotel has no room left for this stay')) ? 'failed RoomNotAvailable' : 'superseded';
+  if (outcome.rooms.length === 0)
+    return (await fail('RoomNotAvailable', 'The hotel has no room left for this stay')) ? 'failed RoomNotAvailable' : 'superseded';
   const moved = await applyMove(ports, row.bookingId, {
     from: ['priceCheck'],
     to: 'roomSelection',
@@ -142,24 +166,45 @@ async function checkPrice(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
 }
 
 /** `skipConfirmation`: the hotel's current prices of every room, nothing held. */
-async function surveyPrices(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+async function surveyPrices(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  hotel: HotelRow,
+  row: BookingRow,
+  context: Context,
+): Promise<string> {
   const outcome = await currentRooms(engine, hotel, row, context.signal);
   const rooms = outcome.ok ? outcome.rooms : [];
   if (!outcome.ok && outcome.code !== 'RoomNotAvailable') {
-    const failed = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'failed', seq: row.seq, fields: { errorCode: outcome.code, errorMessage: outcome.reason } });
+    const failed = await applyMove(ports, row.bookingId, {
+      from: ['processingBooking'],
+      to: 'failed',
+      seq: row.seq,
+      fields: { errorCode: outcome.code, errorMessage: outcome.reason },
+    });
     return failed ? `failed ${outcome.code}` : 'superseded';
   }
   const moved = await applyMove(ports, row.bookingId, {
     from: ['processingBooking'],
     to: 'roomSelection',
     seq: row.seq,
-    fields: { work: null, availableRooms: availableRoomsOf(rooms), priceConfirmedUntil: new Date(nowOf(ports).getTime() + ports.timers.priceHoldMs) },
+    fields: {
+      work: null,
+      availableRooms: availableRoomsOf(rooms),
+      priceConfirmedUntil: new Date(nowOf(ports).getTime() + ports.timers.priceHoldMs),
+    },
   });
   return moved ? 'roomSelection (survey)' : 'superseded';
 }
 
 /** Right before the order: the hotel's price now is the final price the client must consent to. */
-async function quoteFinalPrice(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+async function quoteFinalPrice(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  hotel: HotelRow,
+  row: BookingRow,
+  context: Context,
+): Promise<string> {
   const outcome = await currentRooms(engine, hotel, row, context.signal);
   const live = outcome.ok ? findRate(outcome.rooms, row.roomId, row.rateId) : undefined;
   if (!live) {
@@ -172,7 +217,12 @@ async function quoteFinalPrice(ports: WorkerPorts, engine: BookingEngine, hotel:
     });
     return moved ? `failed ${code}` : 'superseded';
   }
-  const moved = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'finalPriceConsent', seq: row.seq, fields: { work: null, finalPrice: priceOf(live) } });
+  const moved = await applyMove(ports, row.bookingId, {
+    from: ['processingBooking'],
+    to: 'finalPriceConsent',
+    seq: row.seq,
+    fields: { work: null, finalPrice: priceOf(live) },
+  });
   return moved ? 'finalPriceConsent' : 'superseded';
 }
 
@@ -188,7 +238,8 @@ async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
   const claim = await claimOrder(ports.pool, row.bookingId, owner, ports.orderLeaseMs);
   if (claim.kind === 'gone') return 'superseded';
   // A paused or cut-off worker's run still holds it (BullMQ ran the job again): its answer is coming.
-  if (claim.kind === 'held') throw new RunLater(waitFor(claim.until.getTime()), `booking ${row.bookingId}: its order is held by another run`);
+  if (claim.kind === 'held')
+    throw new RunLater(waitFor(claim.until.getTime()), `booking ${row.bookingId}: its order is held by another run`);
   const lease = keepOrderLease(ports.pool, row.bookingId, owner, ports.orderLeaseMs);
   try {
     const held = claim.row;
@@ -203,8 +254,17 @@ async function placeOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hote
   }
 }
 
-async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context, owner: string, leaseLost: AbortSignal): Promise<string> {
-  if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
+async function sendOrder(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  hotel: HotelRow,
+  row: BookingRow,
+  context: Context,
+  owner: string,
+  leaseLost: AbortSignal,
+): Promise<string> {
+  if (!row.panTokenSealed || !row.detailsSealed)
+    return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
   const details = BookingDetails.parse(JSON.parse(ports.sealer.open(sealedColumns.bookingDetails, row.bookingId, row.detailsSealed)));
   const total = BookingPrice.parse(row.finalPrice).total;
   const panToken = ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, row.panTokenSealed);
@@ -213,7 +273,8 @@ async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
     card = await ports.vault.openCard(panToken, { bookingId: row.bookingId, clientId: row.clientId });
   } catch (error) {
     if (error instanceof PanTokenInvalidError) return failFrom(ports, row, 'PanTokenInvalid', error.message);
-    if (error instanceof CvvUnavailableError) return failFrom(ports, row, 'CvvUnavailable', `${error.message}; nothing was sent to the hotel`);
+    if (error instanceof CvvUnavailableError)
+      return failFrom(ports, row, 'CvvUnavailable', `${error.message}; nothing was sent to the hotel`);
     throw error;
   }
   // Lost while the card was opened: the run that holds the order now decides. A job stopped (its
@@ -242,7 +303,17 @@ async function sendOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
     try {
       outcome = await engine.placeOrder(
         hotel,
-        { reference: row.reference, stay: stayOf(row), roomId: row.roomId, rateId: row.rateId, total, mainGuest: details.mainGuest, otherGuests: details.otherGuests, contact: details.contact, card },
+        {
+          reference: row.reference,
+          stay: stayOf(row),
+          roomId: row.roomId,
+          rateId: row.rateId,
+          total,
+          mainGuest: details.mainGuest,
+          otherGuests: details.otherGuests,
+          contact: details.contact,
+          card,
+        },
         requests.signal,
       );
     } catch (error) {
@@ -273,18 +344,44 @@ export async function keepOrderCause(ports: Pick<WorkerPorts, 'pool'>, row: Book
  * the order only when it answers): the run reads again once that request's time is up, and only
  * then ends the booking `BookingOutcomeUnknown`.
  */
-export async function recoverOrder(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+export async function recoverOrder(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  hotel: HotelRow,
+  row: BookingRow,
+  context: Context,
+): Promise<string> {
   let found: OrderOutcome | { status: 'notFound' };
   try {
     found = await engine.findOrderByReference(hotel, row.reference, context.signal);
   } catch (error) {
     if (!context.finalAttempt || context.signal.aborted) throw error;
-    return failFrom(ports, row, 'BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, causeOf(row), `asking the hotel for it by our reference failed too (${(error as Error).message})`), 'placing');
+    return failFrom(
+      ports,
+      row,
+      'BookingOutcomeUnknown',
+      outcomeUnknownMessage(
+        row.reference,
+        causeOf(row),
+        `asking the hotel for it by our reference failed too (${(error as Error).message})`,
+      ),
+      'placing',
+    );
   }
   if (found.status === 'notFound') {
     const answerBy = (row.placingOrderAt?.getTime() ?? 0) + ports.timers.sourceTimeoutMs + answerGraceMs;
-    if (nowOf(ports).getTime() < answerBy) throw new RunLater(waitFor(answerBy), `booking ${row.bookingId}: the order may still be with the hotel; reading it again when its request's time is up`);
-    return failFrom(ports, row, 'BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, causeOf(row), 'the hotel reports no reservation under our reference'), 'placing');
+    if (nowOf(ports).getTime() < answerBy)
+      throw new RunLater(
+        waitFor(answerBy),
+        `booking ${row.bookingId}: the order may still be with the hotel; reading it again when its request's time is up`,
+      );
+    return failFrom(
+      ports,
+      row,
+      'BookingOutcomeUnknown',
+      outcomeUnknownMessage(row.reference, causeOf(row), 'the hotel reports no reservation under our reference'),
+      'placing',
+    );
   }
   return recordOutcome(ports, row, found, 'placing');
 }
@@ -296,7 +393,16 @@ async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
     return { status: 'pending' as const };
   });
   if (found.status === 'notFound') {
-    return failFrom(ports, row, 'BookingOutcomeUnknown', outcomeUnknownMessage(row.reference, 'the hotel held it pending the card holder\'s 3-D Secure challenge', 'it no longer reports a reservation under our reference'));
+    return failFrom(
+      ports,
+      row,
+      'BookingOutcomeUnknown',
+      outcomeUnknownMessage(
+        row.reference,
+        "the hotel held it pending the card holder's 3-D Secure challenge",
+        'it no longer reports a reservation under our reference',
+      ),
+    );
   }
   if (found.status === 'confirmed' || found.status === 'failed') return recordOutcome(ports, row, found);
   if (row.tdsExpiresAt && nowOf(ports) >= row.tdsExpiresAt) return endExpiredChallenge(ports, engine, hotel, row, context);
@@ -312,7 +418,13 @@ async function readOrder(ports: WorkerPorts, engine: BookingEngine, hotel: Hotel
  * is not booked. A hotel that refuses may have heard from the issuer meanwhile: a reservation it
  * then reports confirmed is recorded as confirmed.
  */
-async function endExpiredChallenge(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, row: BookingRow, context: Context): Promise<string> {
+async function endExpiredChallenge(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  hotel: HotelRow,
+  row: BookingRow,
+  context: Context,
+): Promise<string> {
   const expired = 'The card holder did not complete the 3-D Secure challenge in time';
   if (!engine.cancelOrder) return failFrom(ports, row, 'TdsTimeout', expired);
   let cancel: CancelOutcome;
@@ -322,14 +434,28 @@ async function endExpiredChallenge(ports: WorkerPorts, engine: BookingEngine, ho
     if (!context.finalAttempt || context.signal.aborted) throw error;
     cancel = { status: 'refused', message: (error as Error).message };
   }
-  if (cancel.status === 'cancelled') return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel cancelled the reservation it held pending the challenge`);
-  if (cancel.status === 'notFound') return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel holds no reservation under our reference`);
+  if (cancel.status === 'cancelled')
+    return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel cancelled the reservation it held pending the challenge`);
+  if (cancel.status === 'notFound')
+    return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel holds no reservation under our reference`);
   const found = await engine.continueAfterChallenge(hotel, row.reference, context.signal).catch(() => ({ status: 'pending' as const }));
   if (found.status === 'confirmed') return recordOutcome(ports, row, found);
-  return failFrom(ports, row, 'TdsTimeout', `${expired}; the hotel did not cancel the reservation it holds pending the challenge (${cancel.message}): check with the hotel`);
+  return failFrom(
+    ports,
+    row,
+    'TdsTimeout',
+    `${expired}; the hotel did not cancel the reservation it holds pending the challenge (${cancel.message}): check with the hotel`,
+  );
 }
 
-export async function failFrom(ports: WorkerPorts, row: BookingRow, code: BookingErrorCode, message: string, orderState?: 'placing', replacesUnknown = false): Promise<string> {
+export async function failFrom(
+  ports: WorkerPorts,
+  row: BookingRow,
+  code: BookingErrorCode,
+  message: string,
+  orderState?: 'placing',
+  replacesUnknown = false,
+): Promise<string> {
   const moved = await applyMove(ports, row.bookingId, {
     from: [row.stage],
     to: 'failed',
@@ -351,7 +477,16 @@ export async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome
   const placed = { orderState: 'placed' as const };
   switch (outcome.status) {
     case 'confirmed': {
-      const moved = await applyMove(ports, row.bookingId, { from: [row.stage], to: 'bookingConfirmed', seq: row.seq, ...guard, fields: { ...placed, confirmation: { ...outcome.confirmation, price: outcome.confirmation.price ?? BookingPrice.parse(row.finalPrice).total } } });
+      const moved = await applyMove(ports, row.bookingId, {
+        from: [row.stage],
+        to: 'bookingConfirmed',
+        seq: row.seq,
+        ...guard,
+        fields: {
+          ...placed,
+          confirmation: { ...outcome.confirmation, price: outcome.confirmation.price ?? BookingPrice.parse(row.finalPrice).total },
+        },
+      });
       return moved ? 'bookingConfirmed' : 'superseded';
     }
     case 'failed':
@@ -359,7 +494,8 @@ export async function recordOutcome(ports: WorkerPorts, row: BookingRow, outcome
     case 'challenge':
     case 'pending': {
       const limit = nowOf(ports).getTime() + ports.timers.tdsTimeoutMs;
-      const sourceExpiry = outcome.status === 'challenge' && outcome.challenge.expiresAt ? Date.parse(outcome.challenge.expiresAt) : Number.NaN;
+      const sourceExpiry =
+        outcome.status === 'challenge' && outcome.challenge.expiresAt ? Date.parse(outcome.challenge.expiresAt) : Number.NaN;
       const expiresAt = new Date(Number.isFinite(sourceExpiry) ? Math.min(sourceExpiry, limit) : limit);
       const challenge = outcome.status === 'challenge' ? { ...outcome.challenge, expiresAt: expiresAt.toISOString() } : undefined;
       if (!challenge) {

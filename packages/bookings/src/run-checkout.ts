@@ -9,7 +9,15 @@ import type { BookingEngine, CheckoutEngine, HeldCheckout, OrderOutcome } from '
 import { applyMove, flushOutbox } from './booking-moves.ts';
 import { samePrice } from './booking-prices.ts';
 import type { WorkerPorts } from './bookings-ports.ts';
-import { findBooking, markPlacingOrder, releaseCheckout, renewCheckout, takeCheckout, touchBooking, type BookingRow } from './bookings.queries.ts';
+import {
+  findBooking,
+  markPlacingOrder,
+  releaseCheckout,
+  renewCheckout,
+  takeCheckout,
+  touchBooking,
+  type BookingRow,
+} from './bookings.queries.ts';
 import { failFrom, keepOrderCause, recordOutcome, recoverOrder, type Context, type StepSummary } from './run-booking-step.ts';
 
 const stoppedMessage = 'The worker stopped during the checkout, before the order button; nothing was ordered';
@@ -30,11 +38,18 @@ export async function runCheckout(ports: WorkerPorts, bookingId: string, context
   const summary = (outcome: string): StepSummary => ({ bookingId, work: row.work, outcome });
   const hotel = await ports.findHotel(row.hotelId);
   const engine = hotel ? ports.engines[hotel.source.kind] : undefined;
-  if (!hotel || !engine?.checkout) return summary(await failFrom(ports, row, 'GenericWebsiteError', 'the hotel can no longer be booked in a browser by this deployment'));
+  if (!hotel || !engine?.checkout)
+    return summary(await failFrom(ports, row, 'GenericWebsiteError', 'the hotel can no longer be booked in a browser by this deployment'));
   // This run, not only this process: a booking handed on may come back to the same process.
   const holder = `${ports.workerId}/${randomUUID()}`;
   if (!(await takeCheckout(ports.pool, bookingId, row.seq, holder, ports.checkoutLeaseMs))) return summary('held elsewhere');
-  const renewal = setInterval(() => void renewCheckout(ports.pool, bookingId, holder, ports.checkoutLeaseMs).catch((error: unknown) => ports.onError?.(error, 'checkout lease')), Math.max(100, Math.floor(ports.checkoutLeaseMs / 3)));
+  const renewal = setInterval(
+    () =>
+      void renewCheckout(ports.pool, bookingId, holder, ports.checkoutLeaseMs).catch((error: unknown) =>
+        ports.onError?.(error, 'checkout lease'),
+      ),
+    Math.max(100, Math.floor(ports.checkoutLeaseMs / 3)),
+  );
   let handedOver = false;
   const progress = { started: false };
   try {
@@ -65,7 +80,8 @@ export async function runCheckout(ports: WorkerPorts, bookingId: string, context
     return summary('handed over to the reservation lookup');
   } finally {
     clearInterval(renewal);
-    if (!handedOver) await releaseCheckout(ports.pool, bookingId, holder).catch((error: unknown) => ports.onError?.(error, 'checkout release'));
+    if (!handedOver)
+      await releaseCheckout(ports.pool, bookingId, holder).catch((error: unknown) => ports.onError?.(error, 'checkout release'));
   }
 }
 
@@ -80,7 +96,8 @@ async function checkOut(
   progress: { started: boolean },
   holder: string,
 ): Promise<string> {
-  if (!row.panTokenSealed || !row.detailsSealed) return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
+  if (!row.panTokenSealed || !row.detailsSealed)
+    return failFrom(ports, row, 'PanTokenInvalid', 'The card is no longer kept for this booking');
   const details = BookingDetails.parse(JSON.parse(ports.sealer.open(sealedColumns.bookingDetails, row.bookingId, row.detailsSealed)));
   const panTokenSealed = row.panTokenSealed;
   const request = {
@@ -91,15 +108,25 @@ async function checkOut(
     mainGuest: details.mainGuest,
     otherGuests: details.otherGuests,
     contact: details.contact,
-    card: () => ports.vault.openCard(ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, panTokenSealed), { bookingId: row.bookingId, clientId: row.clientId }),
+    card: () =>
+      ports.vault.openCard(ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, panTokenSealed), {
+        bookingId: row.bookingId,
+        clientId: row.clientId,
+      }),
   };
   const onThePage = async (held: HeldCheckout): Promise<string> => {
     let current: BookingRow | null = row;
     if (entry === 'quote') {
-      const moved = await applyMove(ports, row.bookingId, { from: ['processingBooking'], to: 'finalPriceConsent', seq: row.seq, fields: { work: null, finalPrice: await held.finalPrice() } });
+      const moved = await applyMove(ports, row.bookingId, {
+        from: ['processingBooking'],
+        to: 'finalPriceConsent',
+        seq: row.seq,
+        fields: { work: null, finalPrice: await held.finalPrice() },
+      });
       if (!moved) return 'superseded';
       current = await awaitConsent(ports, moved, context.signal);
-      if (!current || current.stage !== 'processingBooking' || current.work !== 'placeOrder') return `ended in ${current?.stage ?? 'nothing'} while the page waited`;
+      if (!current || current.stage !== 'processingBooking' || current.work !== 'placeOrder')
+        return `ended in ${current?.stage ?? 'nothing'} while the page waited`;
     }
     return placeFromPage(ports, engine, hotel, held, current, context, holder);
   };
@@ -110,7 +137,8 @@ async function checkOut(
   } catch (error) {
     const current = (await findBooking(ports.pool, row.bookingId)) ?? row;
     if (error instanceof PanTokenInvalidError) return failFrom(ports, current, 'PanTokenInvalid', error.message);
-    if (error instanceof CvvUnavailableError && current.orderState === null) return failFrom(ports, current, 'CvvUnavailable', `${error.message}; nothing was ordered`);
+    if (error instanceof CvvUnavailableError && current.orderState === null)
+      return failFrom(ports, current, 'CvvUnavailable', `${error.message}; nothing was ordered`);
     throw error;
   }
 }
@@ -140,7 +168,10 @@ async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: Abort
       const pollMs = change && ports.bookingChanges?.listening() ? announcedConsentCheckMs : (ports.consentPollMs ?? 250);
       const timer = new AbortController();
       try {
-        await Promise.race([sleep(pollMs, undefined, { signal: AbortSignal.any([signal, timer.signal]) }), ...(change ? [change.changed] : [])]);
+        await Promise.race([
+          sleep(pollMs, undefined, { signal: AbortSignal.any([signal, timer.signal]) }),
+          ...(change ? [change.changed] : []),
+        ]);
       } finally {
         timer.abort();
       }
@@ -151,18 +182,34 @@ async function awaitConsent(ports: WorkerPorts, shown: BookingRow, signal: Abort
   }
 }
 
-async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: HotelRow, held: HeldCheckout, row: BookingRow, context: Context, holder: string): Promise<string> {
+async function placeFromPage(
+  ports: WorkerPorts,
+  engine: BookingEngine,
+  hotel: HotelRow,
+  held: HeldCheckout,
+  row: BookingRow,
+  context: Context,
+  holder: string,
+): Promise<string> {
   const consented = BookingPrice.parse(row.finalPrice);
   const shownNow = await held.reloadFinalPrice();
   if (!samePrice(shownNow, consented)) {
-    return failFrom(ports, row, 'PriceChangedAfterConsent', `The hotel's page now asks ${shownNow.total.value} ${shownNow.total.currencyCode} instead of the consented ${consented.total.value}; nothing was ordered`);
+    return failFrom(
+      ports,
+      row,
+      'PriceChangedAfterConsent',
+      `The hotel's page now asks ${shownNow.total.value} ${shownNow.total.currencyCode} instead of the consented ${consented.total.value}; nothing was ordered`,
+    );
   }
   // Its own committed statement, before the click, by the checkout's live holder only: a crash
   // after this line never orders twice, and a holder whose lease went to another never clicks.
   if (!(await markPlacingOrder(ports.pool, row.bookingId, row.seq, { checkout: holder }))) return 'superseded';
   const placing: BookingRow = { ...row, orderState: 'placing', placingOrderAt: new Date() };
   // The page holds the CVV it was typed with; the vault's copy goes now the order is recorded.
-  if (row.panTokenSealed) void ports.vault.spendCvv(ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, row.panTokenSealed), { clientId: row.clientId }).catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
+  if (row.panTokenSealed)
+    void ports.vault
+      .spendCvv(ports.sealer.open(sealedColumns.bookingPanToken, row.bookingId, row.panTokenSealed), { clientId: row.clientId })
+      .catch((error: unknown) => ports.onError?.(error, 'CVV removal'));
   let outcome: OrderOutcome;
   try {
     outcome = await held.placeOrder(consented.total);
@@ -173,10 +220,12 @@ async function placeFromPage(ports: WorkerPorts, engine: BookingEngine, hotel: H
   if (outcome.status !== 'challenge') return recordOutcome(ports, placing, outcome, 'placing');
   const relayed = await recordOutcome(ports, placing, outcome, 'placing');
   const awaiting = await findBooking(ports.pool, row.bookingId);
-  if (relayed !== 'awaitingTdsChallenge' || !awaiting || awaiting.stage !== 'awaitingTdsChallenge' || !awaiting.tdsExpiresAt) return relayed;
+  if (relayed !== 'awaitingTdsChallenge' || !awaiting || awaiting.stage !== 'awaitingTdsChallenge' || !awaiting.tdsExpiresAt)
+    return relayed;
   // The card holder completes the challenge in their own browser; the issuer tells the hotel, and the page here continues.
   const final = await held.awaitChallengeOutcome(consented.total, awaiting.tdsExpiresAt);
   const latest = (await findBooking(ports.pool, row.bookingId)) ?? awaiting;
-  if (final.status === 'pending' || final.status === 'challenge') return failFrom(ports, latest, 'TdsTimeout', 'The card holder did not complete the 3-D Secure challenge in time');
+  if (final.status === 'pending' || final.status === 'challenge')
+    return failFrom(ports, latest, 'TdsTimeout', 'The card holder did not complete the 3-D Secure challenge in time');
   return recordOutcome(ports, latest, final);
 }

@@ -24,11 +24,19 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
  * `awaitingTdsChallenge`. The page's security policy lets it post to that ACS only, and lets only
  * the client's own origins frame it (none set: no page may); the message names those origins.
  */
-export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool' | 'tdsPage'>, clientId: string, bookingId: unknown): Promise<{ html: string; contentSecurityPolicy: string }> {
+export async function renderTdsPage(
+  ports: Pick<BookingsPorts, 'pool' | 'tdsPage'>,
+  clientId: string,
+  bookingId: unknown,
+): Promise<{ html: string; contentSecurityPolicy: string }> {
   const booking = await findBooking(ports, clientId, bookingId);
   const challenge = booking.tdsChallenge;
   if (booking.stage !== 'awaitingTdsChallenge' || !challenge) {
-    throw new AppError('Conflict', `booking ${booking.bookingId} is in stage ${booking.stage}; a 3-D Secure challenge is shown in awaitingTdsChallenge only`, { stage: booking.stage });
+    throw new AppError(
+      'Conflict',
+      `booking ${booking.bookingId} is in stage ${booking.stage}; a 3-D Secure challenge is shown in awaitingTdsChallenge only`,
+      { stage: booking.stage },
+    );
   }
   const policy = ports.tdsPage ?? strictest;
   const acsUrl = challenge.acsUrl ?? '';
@@ -38,7 +46,9 @@ export async function renderTdsPage(ports: Pick<BookingsPorts, 'pool' | 'tdsPage
   const parents = await policy.frameOriginsOf(clientId);
   const nonce = randomBytes(16).toString('base64');
   const size = windowSizes[challenge.windowSize] ?? { width: '100%', height: '100%' };
-  const session = challenge.threeDSSessionData ? `<input type="hidden" name="threeDSSessionData" value="${escape(challenge.threeDSSessionData)}">` : '';
+  const session = challenge.threeDSSessionData
+    ? `<input type="hidden" name="threeDSSessionData" value="${escape(challenge.threeDSSessionData)}">`
+    : '';
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Card verification</title>
 <style nonce="${nonce}">html,body{margin:0;height:100%;background:#fff}iframe{border:0;display:block;margin:0 auto;width:${size.width};height:${size.height};max-width:100%}</style></head>
 <body><iframe name="tds-challenge" id="tds-challenge" title="Card verification"></iframe>

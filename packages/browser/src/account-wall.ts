@@ -37,8 +37,7 @@ export type SignInMemory = { refused: Set<string>; codeAsked: Set<string>; pendi
 export const createSignInMemory = (): SignInMemory => ({ refused: new Set(), codeAsked: new Set(), pending: new Map() });
 
 export type SignInVerdict =
-  | { signedIn: true }
-  | { signedIn: false; reason: 'noAccount' | 'otherHost' | 'refused' | 'emailCode' | 'noAnswer'; message: string };
+  { signedIn: true } | { signedIn: false; reason: 'noAccount' | 'otherHost' | 'refused' | 'emailCode' | 'noAnswer'; message: string };
 
 const signInWaitMs = 15_000;
 
@@ -74,15 +73,26 @@ export const showsWall = async (page: Page, wall: AccountWall): Promise<boolean>
  * no mailbox is read); that too is remembered, so queued jobs do not each have a code sent. The
  * messages never carry the email or the password.
  */
-export async function signInOnce(page: Page, wall: AccountWall, account: TenantAccount | undefined, memory: SignInMemory): Promise<SignInVerdict> {
+export async function signInOnce(
+  page: Page,
+  wall: AccountWall,
+  account: TenantAccount | undefined,
+  memory: SignInMemory,
+): Promise<SignInVerdict> {
   const asks = `LoginRequired: ${wall.vendor} asks the candidate to sign in to an account before the form`;
   if (!account || account.ats !== wall.ats) return { signedIn: false, reason: 'noAccount', message: asks };
   const url = new URL(page.url());
   const board = wall.boardOf ? wall.boardOf(url) : url.host.toLowerCase();
   if (account.board.toLowerCase() !== board) {
-    return { signedIn: false, reason: 'otherHost', message: `${asks} (the client's ${wall.vendor} account is for ${account.board}, this page is on ${board})` };
+    return {
+      signedIn: false,
+      reason: 'otherHost',
+      message: `${asks} (the client's ${wall.vendor} account is for ${account.board}, this page is on ${board})`,
+    };
   }
-  const fingerprint = createHash('sha256').update(JSON.stringify([account.ats, account.board, account.email, account.password])).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([account.ats, account.board, account.email, account.password]))
+    .digest('hex');
   const refused = (said: string): SignInVerdict => ({
     signedIn: false,
     reason: 'refused',
@@ -122,7 +132,11 @@ export async function signInOnce(page: Page, wall: AccountWall, account: TenantA
         return refused(((await refusal.textContent()) ?? '').trim());
       }
     }
-    return { signedIn: false, reason: 'noAnswer', message: `LoginFailed: ${wall.vendor} neither signed the client's account in nor said why within ${signInWaitMs / 1_000} s` };
+    return {
+      signedIn: false,
+      reason: 'noAnswer',
+      message: `LoginFailed: ${wall.vendor} neither signed the client's account in nor said why within ${signInWaitMs / 1_000} s`,
+    };
   })();
   memory.pending.set(fingerprint, attempt);
   try {

@@ -3,7 +3,10 @@ import { chromiumArgs } from './launch-args.ts';
 import { sandboxedLaunchOptions, type ChromiumRunAs } from './sandboxed-launch.ts';
 
 /** A Chromium started on first use only (most processes never search a booking page), shared by its users. */
-export function createChromiumLauncher(executablePath: string, runAs?: ChromiumRunAs): { browser: () => Promise<Browser>; close(): Promise<void> } {
+export function createChromiumLauncher(
+  executablePath: string,
+  runAs?: ChromiumRunAs,
+): { browser: () => Promise<Browser>; close(): Promise<void> } {
   let launched: Promise<Browser> | null = null;
   return {
     browser: () => {

@@ -32,7 +32,8 @@ describe('chromium pool', () => {
       const seen = await pool.withContext(async (context) => {
         const pages: Record<string, string> = {
           'http://pay.test/set': '<script>localStorage.setItem("card", "kept")</script>',
-          'http://shop.test/': '<script>window.card = new Promise((resolve) => addEventListener("message", (event) => resolve(event.data)))</script><iframe src="http://pay.test/get"></iframe>',
+          'http://shop.test/':
+            '<script>window.card = new Promise((resolve) => addEventListener("message", (event) => resolve(event.data)))</script><iframe src="http://pay.test/get"></iframe>',
           'http://pay.test/get': '<script>parent.postMessage(localStorage.getItem("card"), "*")</script>',
         };
         await context.route(/\.test\//, (route) => route.fulfill({ contentType: 'text/html', body: pages[route.request().url()] ?? '' }));
@@ -102,7 +103,12 @@ describe('chromium pool', () => {
     });
     await running;
     // Needs a new browser, which waits for the first one's job (up to 30 s).
-    const second = pool.withContext(async (context) => context.browser()).then(() => 'ran', (error: Error) => error.message);
+    const second = pool
+      .withContext(async (context) => context.browser())
+      .then(
+        () => 'ran',
+        (error: Error) => error.message,
+      );
     await replacing;
     await pool.close();
     expect(await second).toBe('the browser pool is closed');
@@ -190,7 +196,8 @@ describe('chromium pool', () => {
   describe('kept contexts of a lane', () => {
     const limits = { uses: 3, idleMs: 60_000 };
     /** One use of a kept context of `key`, which answers the context it ran in. */
-    const contextOf = (lane: ReturnType<ChromiumPool['lane']>, key: string, keptLimits = limits) => lane.withKeptContext(key, keptLimits, async (context) => context);
+    const contextOf = (lane: ReturnType<ChromiumPool['lane']>, key: string, keptLimits = limits) =>
+      lane.withKeptContext(key, keptLimits, async (context) => context);
 
     it('are used again under their key, one use at a time, and closed after their uses', async () => {
       const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
@@ -217,7 +224,9 @@ describe('chromium pool', () => {
       const pool = createChromiumPool({ executablePath, recycleAfterJobs: 100 });
       const searches = pool.lane(2, 2);
       try {
-        const failed = await searches.withKeptContext('a', limits, async (context) => Promise.reject(Object.assign(new Error('timeout'), { context }))).catch((error: { context: BrowserContext }) => error.context);
+        const failed = await searches
+          .withKeptContext('a', limits, async (context) => Promise.reject(Object.assign(new Error('timeout'), { context })))
+          .catch((error: { context: BrowserContext }) => error.context);
         expect(await contextOf(searches, 'a')).not.toBe(failed);
         const briefly = await contextOf(searches, 'b', { uses: 10, idleMs: 100 });
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -274,7 +283,9 @@ describe('chromium pool', () => {
       const events: RecycleEvent[] = [];
       const pool = createChromiumPool({ executablePath, recycleAfterJobs: 1, onRecycle: (event) => events.push(event) });
       try {
-        const kept = await pool.lane(1, 1).withKeptContext('search', { uses: 10, idleMs: 60_000 }, async (context) => context.browser() as Browser);
+        const kept = await pool
+          .lane(1, 1)
+          .withKeptContext('search', { uses: 10, idleMs: 60_000 }, async (context) => context.browser() as Browser);
         // The next job finds the browser at its job count; the replacement would wait up to 30 s for a context still open.
         const started = performance.now();
         const next = await pool.withContext(async (context) => context.browser() as Browser);
@@ -299,7 +310,12 @@ describe('chromium pool', () => {
         const childrenOf = (pid: number): number[] => {
           // ps exits 1 when a process has no children.
           const found = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.trim();
-          return found ? found.split(/\s+/).map(Number).flatMap((child) => [child, ...childrenOf(child)]) : [];
+          return found
+            ? found
+                .split(/\s+/)
+                .map(Number)
+                .flatMap((child) => [child, ...childrenOf(child)])
+            : [];
         };
         for (const pid of childrenOf(process.pid)) {
           try {

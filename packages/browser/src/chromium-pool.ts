@@ -89,14 +89,28 @@ export async function closeWithin(target: { close(): Promise<unknown> }, timeout
     timer.unref();
   });
   try {
-    return await Promise.race([target.close().then(() => true, () => true), gaveUp]);
+    return await Promise.race([
+      target.close().then(
+        () => true,
+        () => true,
+      ),
+      gaveUp,
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
 export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
-  type Entry = { browser: Promise<Browser>; jobs: number; active: number; memoryCheckedAt: number; closed: Promise<void>; markClosed: () => void; retiring: AbortController };
+  type Entry = {
+    browser: Promise<Browser>;
+    jobs: number;
+    active: number;
+    memoryCheckedAt: number;
+    closed: Promise<void>;
+    markClosed: () => void;
+    retiring: AbortController;
+  };
   let current: Entry | null = null;
   const retired = new Set<Entry>();
   let closed = false;
@@ -105,17 +119,23 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   // A paused browser may never answer its close: after the limit it counts as closed (its close
   // stays asked, and it goes once the process runs again), so no replacement waits on it.
   const closeBrowser = (entry: Entry): Promise<void> =>
-    entry.browser.then(async (browser) => void (await closeWithin(browser, options.closeLimitMs))).catch(() => {}).finally(() => {
-      retired.delete(entry);
-      entry.markClosed();
-    });
+    entry.browser
+      .then(async (browser) => void (await closeWithin(browser, options.closeLimitMs)))
+      .catch(() => {})
+      .finally(() => {
+        retired.delete(entry);
+        entry.markClosed();
+      });
   const retire = (entry: Entry) => {
     retired.add(entry);
     entry.retiring.abort();
     if (entry.active === 0) void closeBrowser(entry);
   };
   const launch = (): Entry => {
-    const draining = Promise.race([Promise.all([...retired].map((entry) => entry.closed)), new Promise((resolve) => setTimeout(resolve, drainLimitMs).unref())]);
+    const draining = Promise.race([
+      Promise.all([...retired].map((entry) => entry.closed)),
+      new Promise((resolve) => setTimeout(resolve, drainLimitMs).unref()),
+    ]);
     const { promise: closedPromise, resolve } = Promise.withResolvers<undefined>();
     return {
       browser: draining.then(() => {
@@ -127,7 +147,12 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
         // checkouts and jobs the process's graceful shutdown lets finish: the process closes the pool itself.
         return chromium.launch(sandboxedLaunchOptions({ executablePath: options.executablePath, args, runAs: options.runAs }));
       }),
-      jobs: 0, active: 0, memoryCheckedAt: Date.now(), closed: closedPromise, markClosed: () => resolve(undefined), retiring: new AbortController(),
+      jobs: 0,
+      active: 0,
+      memoryCheckedAt: Date.now(),
+      closed: closedPromise,
+      markClosed: () => resolve(undefined),
+      retiring: new AbortController(),
     };
   };
 
@@ -146,15 +171,17 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
   };
 
   const slots = createSlots(options.maxContexts ?? Number.POSITIVE_INFINITY);
-  const limited = (laneSlots: Slots) => async <T>(work: InBrowserWork<T>): Promise<T> => {
-    if (closed) throw new Error('the browser pool is closed');
-    await laneSlots.acquire();
-    try {
-      return await inBrowser(work);
-    } finally {
-      laneSlots.release();
-    }
-  };
+  const limited =
+    (laneSlots: Slots) =>
+    async <T>(work: InBrowserWork<T>): Promise<T> => {
+      if (closed) throw new Error('the browser pool is closed');
+      await laneSlots.acquire();
+      try {
+        return await inBrowser(work);
+      } finally {
+        laneSlots.release();
+      }
+    };
 
   const lane = (maxContexts: number, keepIdle = 0): ChromiumLane => {
     const laneSlots = createSlots(maxContexts);
@@ -209,13 +236,25 @@ export function createChromiumPool(options: ChromiumPoolOptions): ChromiumPool {
 /** A job's work: its context, and a signal that fires when the context's browser is retired. */
 type InBrowserWork<T> = (context: BrowserContext, retired: AbortSignal) => Promise<T>;
 
-type KeptContext = { key: string; context: BrowserContext; uses: number; idleTimer?: NodeJS.Timeout; ended: boolean; close: () => void; retired: AbortSignal };
+type KeptContext = {
+  key: string;
+  context: BrowserContext;
+  uses: number;
+  idleTimer?: NodeJS.Timeout;
+  ended: boolean;
+  close: () => void;
+  retired: AbortSignal;
+};
 
 /**
  * A lane's kept contexts. One in use holds a slot of the lane like any context; an idle one holds
  * none (at most `keepIdle` of them, the oldest closed first), so it never keeps a checkout waiting.
  */
-function createKeptContexts(laneSlots: Slots, keepIdle: number, inBrowser: <T>(work: InBrowserWork<T>) => Promise<T>): ChromiumLane['withKeptContext'] {
+function createKeptContexts(
+  laneSlots: Slots,
+  keepIdle: number,
+  inBrowser: <T>(work: InBrowserWork<T>) => Promise<T>,
+): ChromiumLane['withKeptContext'] {
   const idle: KeptContext[] = [];
   const forget = (kept: KeptContext) => {
     clearTimeout(kept.idleTimer);

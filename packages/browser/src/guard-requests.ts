@@ -8,7 +8,10 @@ export async function guardRequests(context: BrowserContext, checkUrl: (url: str
     if (url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
     let verdict = vetted.get(url.host);
     if (!verdict) {
-      verdict = checkUrl(url.href).then(() => true, () => false);
+      verdict = checkUrl(url.href).then(
+        () => true,
+        () => false,
+      );
       vetted.set(url.host, verdict);
     }
     return (await verdict) ? route.continue() : route.abort('blockedbyclient');

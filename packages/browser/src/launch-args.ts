@@ -7,7 +7,15 @@
  * --disable-features here: Playwright passes its own list (MediaRouter, PaintHolding, the redirect
  * fix its request interception needs, …) and Chromium honours only the last such switch.
  */
-export const chromiumArgs: readonly string[] = ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+export const chromiumArgs: readonly string[] = [
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 /** Pages clients submit: renderers capped (memory). */
 export const cappedRendererArgs: readonly string[] = [...chromiumArgs, '--renderer-process-limit=4'];

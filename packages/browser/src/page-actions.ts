@@ -28,7 +28,11 @@ type PageElement = PageNode & {
 };
 type PageEvent = { isTrusted: boolean; composedPath(): PageNode[]; preventDefault(): void; stopImmediatePropagation(): void };
 type Globals = Record<string, unknown> & {
-  document: { querySelector(selector: string): PageElement | null; elementFromPoint(x: number, y: number): PageElement | null; createRange(): { selectNodeContents(node: PageElement): void } };
+  document: {
+    querySelector(selector: string): PageElement | null;
+    elementFromPoint(x: number, y: number): PageElement | null;
+    createRange(): { selectNodeContents(node: PageElement): void };
+  };
   getSelection(): { removeAllRanges(): void; addRange(range: unknown): void } | null;
   getComputedStyle(element: PageElement): { visibility: string };
   innerWidth: number;
@@ -53,7 +57,9 @@ type Globals = Record<string, unknown> & {
  * centre; a guard then refuses the click's events to any other element (a banner that slid in),
  * and `guard` names it for `clickResult`.
  */
-function prepare([[selector, action, value, guard], ms]: readonly [readonly [string, Action, string, string], number]): Promise<PageAnswer<Prepared>> {
+function prepare([[selector, action, value, guard], ms]: readonly [readonly [string, Action, string, string], number]): Promise<
+  PageAnswer<Prepared>
+> {
   const page = globalThis as unknown as Globals;
   const typed = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number']);
   const setDirectly = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
@@ -80,7 +86,8 @@ function prepare([[selector, action, value, guard], ms]: readonly [readonly [str
         element.dispatchEvent(new page.Event('change', { bubbles: true }));
         return { done: true, value: { typing: false } };
       }
-      if (!((tag === 'input' && typed.has(kind)) || tag === 'textarea' || element.isContentEditable)) return { done: false, why: 'not a text field' };
+      if (!((tag === 'input' && typed.has(kind)) || tag === 'textarea' || element.isContentEditable))
+        return { done: false, why: 'not a text field' };
       if (element.readOnly || element.closest('[aria-readonly="true"]')) return { done: false, why: 'read-only' };
       element.focus();
       if (element.select) element.select();
@@ -92,11 +99,13 @@ function prepare([[selector, action, value, guard], ms]: readonly [readonly [str
       }
       return { done: true, value: { typing: true } };
     }
-    if (box.top < 0 || box.left < 0 || box.bottom > page.innerHeight || box.right > page.innerWidth) element.scrollIntoView({ block: 'center', inline: 'center' });
+    if (box.top < 0 || box.left < 0 || box.bottom > page.innerHeight || box.right > page.innerWidth)
+      element.scrollIntoView({ block: 'center', inline: 'center' });
     const before = element.getBoundingClientRect();
     await nextFrame();
     const after = element.getBoundingClientRect();
-    if (before.x !== after.x || before.y !== after.y || before.width !== after.width || before.height !== after.height) return { done: false, why: 'still moving' };
+    if (before.x !== after.x || before.y !== after.y || before.width !== after.width || before.height !== after.height)
+      return { done: false, why: 'still moving' };
     const x = after.x + after.width / 2;
     const y = after.y + after.height / 2;
     let hit = page.document.elementFromPoint(x, y);
@@ -193,7 +202,8 @@ export async function clickOnPage(page: Page, selector: string, timeoutMs: numbe
     await page.mouse.click(prepared.x, prepared.y);
     const result = await page.evaluate(clickResult, [selector, guard] as const).catch((error: unknown) => {
       // The click took the page elsewhere: it reached its element (a refused click navigates nowhere).
-      if (/Execution context was destroyed|because of a navigation/.test((error as Error).message)) return { misdirected: false, checked: null };
+      if (/Execution context was destroyed|because of a navigation/.test((error as Error).message))
+        return { misdirected: false, checked: null };
       throw error;
     });
     if (!result.misdirected) return result.checked;

@@ -8,7 +8,10 @@ type PageElement = { getAttribute(name: string): string | null; textContent: str
 type PageDocument = { querySelector(selector: string): PageElement | null };
 type PageGlobals = {
   document: PageDocument;
-  MutationObserver: new (callback: () => void) => { observe(target: PageDocument, options: Record<string, boolean>): void; disconnect(): void };
+  MutationObserver: new (callback: () => void) => {
+    observe(target: PageDocument, options: Record<string, boolean>): void;
+    disconnect(): void;
+  };
   setTimeout(callback: () => void, ms: number): number;
   clearTimeout(timer: number): void;
 };
@@ -38,7 +41,13 @@ const navigatedAway = (error: unknown) => /Execution context was destroyed|becau
  * in every document it touches, and waits by polling over the DevTools protocol, each action a
  * dozen round trips; a question waits on the page's own DOM events, one round trip.
  */
-export async function askPage<A, T>(target: PageOrFrame, question: (args: readonly [A, number]) => Promise<PageAnswer<T>>, args: A, timeoutMs: number, what: string): Promise<T> {
+export async function askPage<A, T>(
+  target: PageOrFrame,
+  question: (args: readonly [A, number]) => Promise<PageAnswer<T>>,
+  args: A,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   // Playwright types evaluate's argument through its handle-unboxing types, which a generic argument cannot satisfy.
   const evaluate = target.evaluate.bind(target) as unknown as (run: typeof question, arg: readonly [A, number]) => Promise<PageAnswer<T>>;
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +59,9 @@ export async function askPage<A, T>(target: PageOrFrame, question: (args: readon
     });
     asked.catch(() => {});
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<PageAnswer<T>>((resolve) => (timer = setTimeout(() => resolve({ done: false, why: 'the page did not answer' }), left + answerGraceMs)));
+    const late = new Promise<PageAnswer<T>>(
+      (resolve) => (timer = setTimeout(() => resolve({ done: false, why: 'the page did not answer' }), left + answerGraceMs)),
+    );
     const answer = await Promise.race([asked, late]).finally(() => clearTimeout(timer));
     if (answer.done) return answer.value;
     why = answer.why;

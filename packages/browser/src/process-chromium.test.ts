@@ -10,7 +10,12 @@ import { createCheckoutChromium, createProcessChromium } from './process-chromiu
  * The process's browsers as the kernel sees them while a page is open (/proc): the checkouts' own
  * Chromium and mining's, each with Chromium's sandbox on, neither running as root.
  */
-const settings: BrowserSettings = { chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 50, recycleAboveMb: 2048, maxContexts: 2 };
+const settings: BrowserSettings = {
+  chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
+  recycleAfterJobs: 50,
+  recycleAboveMb: 2048,
+  maxContexts: 2,
+};
 const runAs = { uid: 65534, gid: 65534 };
 let server: Server;
 let port: number;
@@ -20,7 +25,11 @@ beforeAll(async () => {
   // A hotel's page on 127.0.0.1 with its payment provider's card frame on localhost: two sites.
   server = createServer((request, response) => {
     response.setHeader('content-type', 'text/html');
-    response.end(request.url === '/card' ? '<input id="pan" autocomplete="cc-number">' : `<p>checkout</p><iframe src="http://localhost:${port}/card"></iframe>`);
+    response.end(
+      request.url === '/card'
+        ? '<input id="pan" autocomplete="cc-number">'
+        : `<p>checkout</p><iframe src="http://localhost:${port}/card"></iframe>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -40,7 +49,9 @@ async function processesDuringPage(pool: ChromiumPool): Promise<{ processes: Chr
     await page.goto(`http://127.0.0.1:${port}/`);
     await page.frameLocator('iframe').locator('#pan').waitFor();
     const processes = chromiumProcessesUnder().filter((process) => !before.has(process.pid));
-    const main = processes.find((process) => process.commandLine.includes('--remote-debugging-pipe') && !process.commandLine.startsWith('/bin/sh'));
+    const main = processes.find(
+      (process) => process.commandLine.includes('--remote-debugging-pipe') && !process.commandLine.startsWith('/bin/sh'),
+    );
     return { processes, main };
   });
 }

@@ -7,7 +7,11 @@ import type { ChromiumRunAs } from './sandboxed-launch.ts';
  * browser settings. Started on the first job that needs it; one per process, its contexts shared
  * by those roles. Checkouts never use it (`createCheckoutChromium`).
  */
-export function createProcessChromium(settings: BrowserSettings, runAs: ChromiumRunAs, onRecycle: (event: RecycleEvent) => void): ChromiumPool {
+export function createProcessChromium(
+  settings: BrowserSettings,
+  runAs: ChromiumRunAs,
+  onRecycle: (event: RecycleEvent) => void,
+): ChromiumPool {
   return createChromiumPool({
     executablePath: settings.chromiumPath,
     recycleAfterJobs: settings.recycleAfterJobs,
@@ -23,7 +27,11 @@ export function createProcessChromium(settings: BrowserSettings, runAs: Chromium
  * renders only the booking pages operators registered (never a URL a client submitted), every site
  * in a renderer of its own. Its contexts are limited by the bookings' lane.
  */
-export function createCheckoutChromium(settings: BrowserSettings, runAs: ChromiumRunAs, onRecycle: (event: RecycleEvent) => void): ChromiumPool {
+export function createCheckoutChromium(
+  settings: BrowserSettings,
+  runAs: ChromiumRunAs,
+  onRecycle: (event: RecycleEvent) => void,
+): ChromiumPool {
   return createChromiumPool({
     executablePath: settings.chromiumPath,
     recycleAfterJobs: settings.recycleAfterJobs,

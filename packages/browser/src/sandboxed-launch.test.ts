@@ -16,7 +16,11 @@ beforeAll(async () => {
   // A page on 127.0.0.1 framing a page on localhost: two sites, so two renderers with --site-per-process.
   server = createServer((request, response) => {
     response.setHeader('content-type', 'text/html');
-    response.end(request.url === '/frame' ? '<p id="inner">card frame</p>' : `<p id="outer">hotel</p><iframe src="http://localhost:${port}/frame"></iframe>`);
+    response.end(
+      request.url === '/frame'
+        ? '<p id="inner">card frame</p>'
+        : `<p id="outer">hotel</p><iframe src="http://localhost:${port}/frame"></iframe>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -30,7 +34,11 @@ afterAll(async () => {
 describe('sandboxedLaunchOptions', () => {
   it('never passes --no-sandbox, and as root starts Chromium as the unprivileged user', () => {
     const asRoot = sandboxedLaunchOptions({ executablePath, args: ['--disable-gpu'], runAs, uid: 0 });
-    expect(asRoot).toMatchObject({ chromiumSandbox: true, args: ['--disable-gpu'], env: { QUARRY_CHROMIUM_PATH: executablePath, QUARRY_CHROMIUM_UID: '65534', QUARRY_CHROMIUM_GID: '65534' } });
+    expect(asRoot).toMatchObject({
+      chromiumSandbox: true,
+      args: ['--disable-gpu'],
+      env: { QUARRY_CHROMIUM_PATH: executablePath, QUARRY_CHROMIUM_UID: '65534', QUARRY_CHROMIUM_GID: '65534' },
+    });
     expect(asRoot.executablePath).toMatch(/bin\/chromium-as-user\.sh$/);
     const asUser = sandboxedLaunchOptions({ executablePath, args: [], runAs, uid: 1000 });
     expect(asUser).toMatchObject({ chromiumSandbox: true, executablePath });
@@ -38,14 +46,19 @@ describe('sandboxedLaunchOptions', () => {
   });
 
   it('runs every renderer sandboxed (namespaces of its own, seccomp-bpf), no process as root, one renderer per site', async () => {
-    browser = await chromium.launch(sandboxedLaunchOptions({ executablePath, args: ['--disable-gpu', '--disable-dev-shm-usage', '--site-per-process'], runAs }));
+    browser = await chromium.launch(
+      sandboxedLaunchOptions({ executablePath, args: ['--disable-gpu', '--disable-dev-shm-usage', '--site-per-process'], runAs }),
+    );
     const page = await (await browser.newContext()).newPage();
     await page.goto(`http://127.0.0.1:${port}/`);
     await page.frameLocator('iframe').locator('#inner').waitFor();
     const processes = chromiumProcessesUnder();
     expect(processes.filter((process) => process.commandLine.includes('--no-sandbox'))).toEqual([]);
     expect(processes.filter((process) => process.uid === 0)).toEqual([]);
-    const main = processes.find((process) => process.type === 'browser' && process.commandLine.includes('--remote-debugging-pipe') && !process.commandLine.startsWith('/bin/sh'));
+    const main = processes.find(
+      (process) =>
+        process.type === 'browser' && process.commandLine.includes('--remote-debugging-pipe') && !process.commandLine.startsWith('/bin/sh'),
+    );
     expect(main?.commandLine).toContain('--site-per-process');
     const renderers = processes.filter((process) => process.type === 'renderer');
     // The hotel's page and the card frame of another site: never one renderer.

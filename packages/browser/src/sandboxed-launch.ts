@@ -16,9 +16,20 @@ const asUserScript = fileURLToPath(new URL('../bin/chromium-as-user.sh', import.
  * `runAs` (no groups, no capabilities) through `bin/chromium-as-user.sh` (ADR 0056). Where the
  * sandbox cannot start (no unprivileged user namespaces), the launch fails: never a browser without it.
  */
-export function sandboxedLaunchOptions(settings: { executablePath: string; args: readonly string[]; runAs?: ChromiumRunAs | undefined; uid?: number }): LaunchOptions {
+export function sandboxedLaunchOptions(settings: {
+  executablePath: string;
+  args: readonly string[];
+  runAs?: ChromiumRunAs | undefined;
+  uid?: number;
+}): LaunchOptions {
   // The process's shutdown closes the browser, after the work in flight: not Playwright at the first signal.
-  const common = { chromiumSandbox: true, args: [...settings.args], handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } satisfies LaunchOptions;
+  const common = {
+    chromiumSandbox: true,
+    args: [...settings.args],
+    handleSIGTERM: false,
+    handleSIGINT: false,
+    handleSIGHUP: false,
+  } satisfies LaunchOptions;
   const uid = settings.uid ?? process.getuid?.();
   if (uid !== 0) return { ...common, executablePath: settings.executablePath };
   const runAs = settings.runAs ?? nobody;

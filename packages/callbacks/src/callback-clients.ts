@@ -36,7 +36,11 @@ export async function vetCallbackUrl(checkUrl: CallbackClientPorts['checkUrl'], 
  * (shown once), and a request that fails takes it back with its rollback. Two first requests at
  * once: only the one whose row went in shows it.
  */
-export async function ensureCallbackSecret(db: Queryable, sealer: Pick<CallbackSealer, 'seal'>, clientId: string): Promise<string | undefined> {
+export async function ensureCallbackSecret(
+  db: Queryable,
+  sealer: Pick<CallbackSealer, 'seal'>,
+  clientId: string,
+): Promise<string | undefined> {
   const existing = await db.query('SELECT 1 FROM callback_clients WHERE client_id = $1', [clientId]);
   if (existing.rows.length > 0) return undefined;
   const secret = newSecret();
@@ -57,7 +61,8 @@ const view = (clientId: string, row: SettingsRow | undefined, webhookSecret?: st
   clientId,
   defaultUrl: row?.default_url ?? null,
   ...(webhookSecret ? { webhookSecret } : {}),
-  previousSecretValidUntil: row?.previous_valid_until && row.previous_valid_until > new Date() ? row.previous_valid_until.toISOString() : null,
+  previousSecretValidUntil:
+    row?.previous_valid_until && row.previous_valid_until > new Date() ? row.previous_valid_until.toISOString() : null,
 });
 
 /**
@@ -83,7 +88,11 @@ export async function setDefaultCallbackUrl(ports: CallbackClientPorts, clientId
  * signatures in `webhook-signature`) for `overlapHours`, so receivers can switch without losing
  * a callback. A client without a secret gets its first.
  */
-export async function rotateCallbackSecret(ports: Pick<CallbackClientPorts, 'pool' | 'sealer'>, clientId: string, overlapHours: number): Promise<CallbackSecretView> {
+export async function rotateCallbackSecret(
+  ports: Pick<CallbackClientPorts, 'pool' | 'sealer'>,
+  clientId: string,
+  overlapHours: number,
+): Promise<CallbackSecretView> {
   await clientExists(ports.pool, clientId);
   const secret = newSecret();
   const result = await ports.pool.query<SettingsRow>(

@@ -12,7 +12,9 @@ export function jobPostEvent(outcome: {
   kind: 'completed' | 'failed';
   errorCode?: string | null;
   succeededAt?: Date | null;
-}): { type: 'jobPost.mined'; data: CallbackEventData['jobPost.mined'] } | { type: 'jobPost.failed'; data: CallbackEventData['jobPost.failed'] } {
+}):
+  | { type: 'jobPost.mined'; data: CallbackEventData['jobPost.mined'] }
+  | { type: 'jobPost.failed'; data: CallbackEventData['jobPost.failed'] } {
   const find = `/v2/recruitment/job-posts/find?jobPostId=${path(outcome.jobPostId)}`;
   if (outcome.kind === 'completed') {
     return {
@@ -81,7 +83,9 @@ export function applicationEndedEvent(application: {
       applicationId: application.applicationId,
       jobPostId: application.jobPostId,
       status: application.status,
-      ...(application.status === 'failed' && application.errorCode ? { errorCode: application.errorCode as CallbackEventData['application.ended']['errorCode'] } : {}),
+      ...(application.status === 'failed' && application.errorCode
+        ? { errorCode: application.errorCode as CallbackEventData['application.ended']['errorCode'] }
+        : {}),
       ...(application.transport ? { transport: application.transport } : {}),
       ...(application.status === 'success' && application.submittedAt ? { submittedAt: application.submittedAt.toISOString() } : {}),
       ...(application.replacedUnknown ? { replaces: { status: 'failed' as const, errorCode: 'SubmissionOutcomeUnknown' as const } } : {}),

@@ -36,7 +36,9 @@ export async function oweCallback<T extends CallbackEventType>(db: Queryable, ow
 /** Whether an event would be sent for a request of this client that names `url` (or none): the client's default, or the URL. */
 export async function callbackTarget(db: Queryable, clientId: string, url: string | null): Promise<string | null> {
   if (url) return url;
-  const result = await db.query<{ default_url: string | null }>('SELECT default_url FROM callback_clients WHERE client_id = $1', [clientId]);
+  const result = await db.query<{ default_url: string | null }>('SELECT default_url FROM callback_clients WHERE client_id = $1', [
+    clientId,
+  ]);
   return result.rows[0]?.default_url ?? null;
 }
 
@@ -54,7 +56,10 @@ export const callbackClaimLock = 5_301_053;
  * events in flight, oldest first. Each claimed event becomes `sending` under a lease and a new
  * dispatch number: a job of an older dispatch finds its number gone and sends nothing.
  */
-export async function claimDueCallbacks(db: Queryable, options: { clientConcurrency: number; leaseMs: number }): Promise<DispatchedCallback[]> {
+export async function claimDueCallbacks(
+  db: Queryable,
+  options: { clientConcurrency: number; leaseMs: number },
+): Promise<DispatchedCallback[]> {
   const result = await db.query<{ event_id: string; client_id: string; dispatch_seq: number }>(
     `WITH lanes AS (
        SELECT c.client_id, $1::int - (
@@ -122,12 +127,18 @@ function sendableOf(rows: SendableRow[]): CallbacksToSend {
       attempts: event.attempts,
       createdAt: event.created_at,
     })),
-    secrets: first ? { current: first.secret_sealed, previous: first.previous_secret_sealed, previousValidUntil: first.previous_valid_until } : null,
+    secrets: first
+      ? { current: first.secret_sealed, previous: first.previous_secret_sealed, previousValidUntil: first.previous_valid_until }
+      : null,
   };
 }
 
 /** The events of one job still in its dispatch (sending, same number), and the client's secrets. */
-export async function findCallbacksToSend(db: Queryable, clientId: string, events: Array<{ eventId: string; seq: number }>): Promise<CallbacksToSend> {
+export async function findCallbacksToSend(
+  db: Queryable,
+  clientId: string,
+  events: Array<{ eventId: string; seq: number }>,
+): Promise<CallbacksToSend> {
   const found = await db.query<SendableRow>(
     `SELECT o.event_id, o.dispatch_seq, o.webhook_id, o.url, o.body, o.attempts, o.created_at,
        c.secret_sealed, c.previous_secret_sealed, c.previous_valid_until
@@ -183,7 +194,15 @@ export async function recordAndClaimNext(db: Pool, results: AttemptResult[], lan
 }
 
 /** What one attempt came to: delivered (a 2xx), or the next attempt (`retryAt`) or giving up (`retryAt` null). */
-export type AttemptResult = { eventId: string; seq: number; delivered: boolean; status: number | null; error: string | null; retryAt: Date | null; at: Date };
+export type AttemptResult = {
+  eventId: string;
+  seq: number;
+  delivered: boolean;
+  status: number | null;
+  error: string | null;
+  retryAt: Date | null;
+  at: Date;
+};
 
 /**
  * Records a job's attempts in one statement, each only while its event is still in that dispatch.

@@ -45,12 +45,26 @@ export async function callbackOverview(db: Queryable): Promise<CallbackOverview>
 }
 
 type EventRow = {
-  webhook_id: string; event_type: CallbackEventView['type']; subject_id: string; url: string; state: CallbackEventView['state']; attempts: number;
-  created_at: Date; next_attempt_at: Date; last_attempt_at: Date | null; last_status: number | null; last_error: string | null; delivered_at: Date | null;
+  webhook_id: string;
+  event_type: CallbackEventView['type'];
+  subject_id: string;
+  url: string;
+  state: CallbackEventView['state'];
+  attempts: number;
+  created_at: Date;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
 };
 
 /** Operators: one client's settings (never its secret), its counts and its newest events, optionally of one state. */
-export async function callbackClientView(db: Queryable, clientId: string, options: { state?: CallbackEventView['state'] | undefined; limit: number }): Promise<CallbackClientView> {
+export async function callbackClientView(
+  db: Queryable,
+  clientId: string,
+  options: { state?: CallbackEventView['state'] | undefined; limit: number },
+): Promise<CallbackClientView> {
   const [settings, counts, recent] = await Promise.all([
     db.query<{ default_url: string | null; secret_created_at: Date; previous_valid_until: Date | null }>(
       'SELECT default_url, secret_created_at, previous_valid_until FROM callback_clients WHERE client_id = $1',
@@ -82,7 +96,8 @@ export async function callbackClientView(db: Queryable, clientId: string, option
     defaultUrl: row?.default_url ?? null,
     hasSecret: row !== undefined,
     secretCreatedAt: iso(row?.secret_created_at ?? null),
-    previousSecretValidUntil: row?.previous_valid_until && row.previous_valid_until > new Date() ? row.previous_valid_until.toISOString() : null,
+    previousSecretValidUntil:
+      row?.previous_valid_until && row.previous_valid_until > new Date() ? row.previous_valid_until.toISOString() : null,
     counts: tally,
     oldestWaitingAt: iso(oldest),
     recent: recent.rows.map((event) => ({

@@ -50,7 +50,18 @@ const settings: DeliverySettings = {
 };
 const secrets = new Map<string, string>();
 
-const clients = ['cl_events0000000000000', 'cl_outage0000000000000', 'cl_slow00000000000000', 'cl_fast00000000000000', 'cl_rotate000000000000', 'cl_ssrf00000000000000', 'cl_late00000000000000', 'cl_lane00000000000000', 'cl_quiet0000000000000', 'cl_trickle00000000000'] as const;
+const clients = [
+  'cl_events0000000000000',
+  'cl_outage0000000000000',
+  'cl_slow00000000000000',
+  'cl_fast00000000000000',
+  'cl_rotate000000000000',
+  'cl_ssrf00000000000000',
+  'cl_late00000000000000',
+  'cl_lane00000000000000',
+  'cl_quiet0000000000000',
+  'cl_trickle00000000000',
+] as const;
 const [events, outage, slow, fast, rotate, ssrf, late, lane, quiet, trickle] = clients;
 /** `callbacks.deliver` jobs run, per client. */
 const jobsRun = new Map<string, number>();
@@ -95,7 +106,12 @@ async function owe(clientId: string, path: string, count = 1, prefix = 'post'): 
 }
 
 const stateOf = async (clientId: string) =>
-  (await db.query<{ state: string; attempts: number; last_error: string | null; webhook_id: string }>('SELECT state, attempts, last_error, webhook_id FROM callback_outbox WHERE client_id = $1 ORDER BY event_id', [clientId])).rows;
+  (
+    await db.query<{ state: string; attempts: number; last_error: string | null; webhook_id: string }>(
+      'SELECT state, attempts, last_error, webhook_id FROM callback_outbox WHERE client_id = $1 ORDER BY event_id',
+      [clientId],
+    )
+  ).rows;
 
 beforeAll(async () => {
   database = await createTestDatabase('callbacks');
@@ -103,7 +119,10 @@ beforeAll(async () => {
   await migrateToLatest(database.url);
   db = createPool(database.url, 6);
   for (const clientId of clients) {
-    await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{recruitment}', $2, '\\x00')`, [clientId, Buffer.from(clientId)]);
+    await db.query(
+      `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{recruitment}', $2, '\\x00')`,
+      [clientId, Buffer.from(clientId)],
+    );
     secrets.set(clientId, (await ensureCallbackSecret(db, sealer, clientId)) as string);
   }
   receiver = startReceiver();
@@ -155,10 +174,22 @@ describe('recruitment callbacks', () => {
       const owed = [
         jobPostEvent({ jobPostId: 'acme 1/2', batchId: null, kind: 'completed', succeededAt: at }),
         jobPostEvent({ jobPostId: 'acme-3', batchId: '6f1c2d1e-8a57-4a52-9f0e-0c3cf0f7a001', kind: 'failed', errorCode: 'JobExpired' }),
-        batchFinishedEvent({ batchId: '6f1c2d1e-8a57-4a52-9f0e-0c3cf0f7a001', jobsCount: 3, completed: 2, failed: 1, failedByErrorCode: { JobExpired: 1 }, finishedAt: at }),
+        batchFinishedEvent({
+          batchId: '6f1c2d1e-8a57-4a52-9f0e-0c3cf0f7a001',
+          jobsCount: 3,
+          completed: 2,
+          failed: 1,
+          failedByErrorCode: { JobExpired: 1 },
+          finishedAt: at,
+        }),
         applicationEndedEvent({
-          applicationId: '9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f', jobPostId: 'acme 1/2', status: 'success', errorCode: null,
-          transport: { kind: 'vendorApi', vendor: 'greenhouse' }, submittedAt: at, replacedUnknown: false,
+          applicationId: '9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f',
+          jobPostId: 'acme 1/2',
+          status: 'success',
+          errorCode: null,
+          transport: { kind: 'vendorApi', vendor: 'greenhouse' },
+          submittedAt: at,
+          replacedUnknown: false,
         }),
       ];
       for (const event of owed) await oweCallback(client, { clientId: events, url: `${origin}/events`, subjectId: 'x', at, ...event });
@@ -168,19 +199,44 @@ describe('recruitment callbacks', () => {
     expect(bodies.map((body) => body.type).sort()).toEqual(['application.ended', 'batch.finished', 'jobPost.failed', 'jobPost.mined']);
     const byType = Object.fromEntries(bodies.map((body) => [body.type, body]));
     expect(byType['jobPost.mined']?.data).toEqual({
-      jobPostId: 'acme 1/2', batchId: null, status: 'completed', succeededAt: '2027-03-01T10:00:00.000Z',
+      jobPostId: 'acme 1/2',
+      batchId: null,
+      status: 'completed',
+      succeededAt: '2027-03-01T10:00:00.000Z',
       links: { questions: '/questions/acme%201%2F2', find: '/v2/recruitment/job-posts/find?jobPostId=acme%201%2F2' },
     });
-    expect(byType['jobPost.failed']?.data).toMatchObject({ jobPostId: 'acme-3', status: 'failed', errorCode: 'JobExpired', message: 'The job post is closed. Drop the post.' });
-    expect(byType['batch.finished']?.data).toMatchObject({ jobsCount: 3, counts: { completed: 2, failed: 1, failedByErrorCode: { JobExpired: 1 } }, links: { status: '/v1/recruitment/job-posts/batch/status/?batchId=6f1c2d1e-8a57-4a52-9f0e-0c3cf0f7a001' } });
-    expect(byType['application.ended']?.data).toEqual({
-      applicationId: '9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f', jobPostId: 'acme 1/2', status: 'success', transport: { kind: 'vendorApi', vendor: 'greenhouse' },
-      submittedAt: '2027-03-01T10:00:00.000Z', links: { application: '/v1/recruitment/job-posts/find/application/?applicationId=9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f' },
+    expect(byType['jobPost.failed']?.data).toMatchObject({
+      jobPostId: 'acme-3',
+      status: 'failed',
+      errorCode: 'JobExpired',
+      message: 'The job post is closed. Drop the post.',
     });
-    expect(got.every((request) => request.headers['content-type'] === 'application/json' && /^msg_[0-9a-f]{32}$/.test(String(request.headers['webhook-id'])))).toBe(true);
+    expect(byType['batch.finished']?.data).toMatchObject({
+      jobsCount: 3,
+      counts: { completed: 2, failed: 1, failedByErrorCode: { JobExpired: 1 } },
+      links: { status: '/v1/recruitment/job-posts/batch/status/?batchId=6f1c2d1e-8a57-4a52-9f0e-0c3cf0f7a001' },
+    });
+    expect(byType['application.ended']?.data).toEqual({
+      applicationId: '9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f',
+      jobPostId: 'acme 1/2',
+      status: 'success',
+      transport: { kind: 'vendorApi', vendor: 'greenhouse' },
+      submittedAt: '2027-03-01T10:00:00.000Z',
+      links: { application: '/v1/recruitment/job-posts/find/application/?applicationId=9d7f3f5e-3b7a-4a43-9a0e-2a1b1c1d1e1f' },
+    });
+    expect(
+      got.every(
+        (request) =>
+          request.headers['content-type'] === 'application/json' && /^msg_[0-9a-f]{32}$/.test(String(request.headers['webhook-id'])),
+      ),
+    ).toBe(true);
     // The check can fail: another client's secret, or a body changed in transit, does not verify.
-    expect(() => new Webhook(secrets.get(fast) as string).verify(got[0]?.body ?? '', got[0]?.headers as Record<string, string>)).toThrow(WebhookVerificationError);
-    expect(() => new Webhook(secrets.get(events) as string).verify(`${got[0]?.body} `, got[0]?.headers as Record<string, string>)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(secrets.get(fast) as string).verify(got[0]?.body ?? '', got[0]?.headers as Record<string, string>)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => new Webhook(secrets.get(events) as string).verify(`${got[0]?.body} `, got[0]?.headers as Record<string, string>)).toThrow(
+      WebhookVerificationError,
+    );
     await waitFor('all delivered', async () => (await stateOf(events)).every((row) => row.state === 'delivered' && row.attempts === 1));
   });
 
@@ -193,7 +249,13 @@ describe('recruitment callbacks', () => {
     down.close();
     await once(down, 'close');
     await withTransaction(db, (client) =>
-      oweCallback(client, { clientId: outage, url: `http://127.0.0.1:${port}/back`, subjectId: 'p', at: new Date(), ...jobPostEvent({ jobPostId: 'p', batchId: null, kind: 'completed' }) }),
+      oweCallback(client, {
+        clientId: outage,
+        url: `http://127.0.0.1:${port}/back`,
+        subjectId: 'p',
+        at: new Date(),
+        ...jobPostEvent({ jobPostId: 'p', batchId: null, kind: 'completed' }),
+      }),
     );
     const failing = await waitFor('two refused attempts', async () => {
       const [row] = await stateOf(outage);
@@ -243,7 +305,7 @@ describe('recruitment callbacks', () => {
     expect(receivedAt('/slow')).toHaveLength(10);
   });
 
-  it('commits an owed event without a NOTIFY (which would serialize every outcome\'s commit), and the relay\'s poll delivers it', async () => {
+  it("commits an owed event without a NOTIFY (which would serialize every outcome's commit), and the relay's poll delivers it", async () => {
     const listener = createPgClient(database.url);
     await listener.connect();
     const notified: string[] = [];
@@ -261,7 +323,7 @@ describe('recruitment callbacks', () => {
     }
   });
 
-  it('keeps a client\'s lane in one job: its next events are claimed with the answers, under its cap, not by a job each', async () => {
+  it("keeps a client's lane in one job: its next events are claimed with the answers, under its cap, not by a job each", async () => {
     await owe(lane, '/lane', 60, 'lane');
     await waitFor('all delivered', async () => (await stateOf(lane)).every((row) => row.state === 'delivered'), { timeoutMs: 20_000 });
     // Three at a time (the cap): twenty claims. The relay's first makes a job, which claims the other nineteen itself.
@@ -280,7 +342,11 @@ describe('recruitment callbacks', () => {
       await owe(trickle, '/trickle', 1, 'first');
       const claimed = await claimDueCallbacks(db, { clientConcurrency: 3, leaseMs: 30_000 });
       expect(claimed.map((event) => event.clientId)).toEqual([trickle]);
-      const job = deliverCallbacks({ pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings }, { clientId: trickle, events: claimed.map(({ eventId, seq }) => ({ eventId, seq })) }, new AbortController().signal);
+      const job = deliverCallbacks(
+        { pool: db, sealer, fetchCallback: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), settings },
+        { clientId: trickle, events: claimed.map(({ eventId, seq }) => ({ eventId, seq })) },
+        new AbortController().signal,
+      );
       await waitFor('the first in flight', () => receivedAt('/trickle').length === 1);
       // A second event comes due while the job's one-event round is in flight.
       await owe(trickle, '/trickle', 1, 'second');
@@ -300,7 +366,7 @@ describe('recruitment callbacks', () => {
     await waitFor('the second delivered by the relay', async () => (await stateOf(trickle)).every((row) => row.state === 'delivered'));
   });
 
-  it('signs with both secrets during a rotation\'s overlap, so a receiver with either verifies', async () => {
+  it("signs with both secrets during a rotation's overlap, so a receiver with either verifies", async () => {
     const before = secrets.get(rotate) as string;
     const rotated = await rotateCallbackSecret({ pool: db, sealer }, rotate, 24);
     expect(rotated.webhookSecret).toMatch(/^whsec_/);
@@ -320,7 +386,13 @@ describe('recruitment callbacks', () => {
     const before = received.length;
     try {
       await withTransaction(db, (client) =>
-        oweCallback(client, { clientId: ssrf, url: `http://127.0.0.2:${(other.address() as AddressInfo).port}/private`, subjectId: 'p', at: new Date(), ...jobPostEvent({ jobPostId: 'p', batchId: null, kind: 'completed' }) }),
+        oweCallback(client, {
+          clientId: ssrf,
+          url: `http://127.0.0.2:${(other.address() as AddressInfo).port}/private`,
+          subjectId: 'p',
+          at: new Date(),
+          ...jobPostEvent({ jobPostId: 'p', batchId: null, kind: 'completed' }),
+        }),
       );
       const row = await waitFor('a refused attempt', async () => (await stateOf(ssrf)).find((event) => event.attempts >= 1));
       expect(row?.last_error).toMatch(/SSRF policy/);

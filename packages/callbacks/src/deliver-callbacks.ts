@@ -4,7 +4,14 @@ import type { Pool } from '@quarry/db';
 import { FetchTimeoutError, UnsafeUrlError, type SafePoster } from '@quarry/safe-fetch';
 import { sealedColumns } from '@quarry/keyring';
 import type { CallbackSealer } from './callback-clients.ts';
-import { findCallbacksToSend, recordAndClaimNext, recordAttempts, type AttemptResult, type CallbackToSend, type ClientSecrets } from './callback-outbox.queries.ts';
+import {
+  findCallbacksToSend,
+  recordAndClaimNext,
+  recordAttempts,
+  type AttemptResult,
+  type CallbackToSend,
+  type ClientSecrets,
+} from './callback-outbox.queries.ts';
 
 export type DeliverySettings = {
   /** One POST: how long its answer may take once it is sent (a connection takes at most 10 s before it). */
@@ -32,17 +39,21 @@ export type DeliveryPorts = {
 };
 
 /** A Standard Webhooks secret's key: the bytes after `whsec_`, base64 (one key object per job, not per HMAC). */
-const keyOf = (secret: string) => createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
+const keyOf = (secret: string) =>
+  createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
 
 /** The keys in force: the current secret's, and the previous one's during a rotation's overlap. */
 function keysOf(sealer: Pick<CallbackSealer, 'open'>, clientId: string, secrets: ClientSecrets, now: Date): KeyObject[] {
   const keys = [keyOf(sealer.open(sealedColumns.callbackSecret, clientId, secrets.current))];
-  if (secrets.previous && secrets.previousValidUntil && secrets.previousValidUntil > now) keys.push(keyOf(sealer.open(sealedColumns.callbackPreviousSecret, clientId, secrets.previous)));
+  if (secrets.previous && secrets.previousValidUntil && secrets.previousValidUntil > now)
+    keys.push(keyOf(sealer.open(sealedColumns.callbackPreviousSecret, clientId, secrets.previous)));
   return keys;
 }
 
 const sameSecrets = (a: ClientSecrets, b: ClientSecrets) =>
-  a.current.equals(b.current) && (a.previous === null ? b.previous === null : b.previous !== null && a.previous.equals(b.previous)) && a.previousValidUntil?.getTime() === b.previousValidUntil?.getTime();
+  a.current.equals(b.current) &&
+  (a.previous === null ? b.previous === null : b.previous !== null && a.previous.equals(b.previous)) &&
+  a.previousValidUntil?.getTime() === b.previousValidUntil?.getTime();
 
 /**
  * `webhook-signature` per Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`,
@@ -72,7 +83,12 @@ function nextAttemptAt(settings: DeliverySettings, event: { attempts: number; cr
   return new Date(Math.min(now.getTime() + delay, deadline));
 }
 
-async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObject[], signal: AbortSignal): Promise<Omit<AttemptResult, 'retryAt'>> {
+async function attempt(
+  ports: DeliveryPorts,
+  event: CallbackToSend,
+  keys: KeyObject[],
+  signal: AbortSignal,
+): Promise<Omit<AttemptResult, 'retryAt'>> {
   const at = (ports.now ?? (() => new Date()))();
   const base = { eventId: event.eventId, seq: event.seq, at };
   try {
@@ -103,7 +119,12 @@ async function attempt(ports: DeliveryPorts, event: CallbackToSend, keys: KeyObj
 type Tally = { delivered: number; retrying: number; failed: number; skipped: number };
 
 /** Answers as the outbox records them: a 2xx delivered, otherwise the next attempt after a backoff, or given up. */
-function resultsOf(ports: DeliveryPorts, events: CallbackToSend[], attempts: Array<Omit<AttemptResult, 'retryAt'>>, tally: Tally): AttemptResult[] {
+function resultsOf(
+  ports: DeliveryPorts,
+  events: CallbackToSend[],
+  attempts: Array<Omit<AttemptResult, 'retryAt'>>,
+  tally: Tally,
+): AttemptResult[] {
   const byId = new Map(events.map((event) => [event.eventId, event]));
   return attempts.map((result) => {
     const retryAt = result.delivered ? null : nextAttemptAt(ports.settings, byId.get(result.eventId) as CallbackToSend, result.at);
@@ -137,7 +158,8 @@ export async function deliverCallbacks(ports: DeliveryPorts, payload: CallbacksD
   let keysFor: { secrets: ClientSecrets; keys: KeyObject[] } | null = null;
   while (events.length > 0 && secrets) {
     // The client's keys, opened again only when its secrets changed (a rotation) since the last round.
-    if (!keysFor || !sameSecrets(keysFor.secrets, secrets)) keysFor = { secrets, keys: keysOf(ports.sealer, payload.clientId, secrets, clock()) };
+    if (!keysFor || !sameSecrets(keysFor.secrets, secrets))
+      keysFor = { secrets, keys: keysOf(ports.sealer, payload.clientId, secrets, clock()) };
     const { keys } = keysFor;
     const attempts = await Promise.all(events.map((event) => attempt(ports, event, keys, signal)));
     // Stopped mid-way: what was not answered stays in its dispatch (see above).

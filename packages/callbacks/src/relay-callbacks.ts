@@ -67,7 +67,9 @@ export function startCallbackRelay(options: {
     if (claimed.length === 0) return 0;
     const jobs = jobsOf(claimed, settings.eventsPerJob);
     // The job id names the dispatch: enqueued once per claim, whatever happens to the enqueue's answer.
-    await options.enqueue(jobs.map((job) => ({ payload: job, options: { jobId: `callbacks-${job.events[0]?.eventId}-${job.events[0]?.seq}` } })));
+    await options.enqueue(
+      jobs.map((job) => ({ payload: job, options: { jobId: `callbacks-${job.events[0]?.eventId}-${job.events[0]?.seq}` } })),
+    );
     return claimed.length;
   };
 

@@ -37,10 +37,7 @@ function toCanaryRow(row: DbCanaryRow): CanaryRow {
   };
 }
 
-export async function insertCanary(
-  db: Queryable,
-  canary: { canaryId: string; clientId: string; holdMs: number },
-): Promise<CanaryRow> {
+export async function insertCanary(db: Queryable, canary: { canaryId: string; clientId: string; holdMs: number }): Promise<CanaryRow> {
   const result = await db.query<DbCanaryRow>(
     `INSERT INTO canaries (canary_id, client_id, hold_ms, state) VALUES ($1, $2, $3, 'queued') RETURNING ${columns}`,
     [canary.canaryId, canary.clientId, canary.holdMs],
@@ -50,10 +47,10 @@ export async function insertCanary(
 
 /** Tenant-scoped read: another client's canary is indistinguishable from a missing one. */
 export async function findCanary(db: Queryable, clientId: string, canaryId: string): Promise<CanaryRow | null> {
-  const result = await db.query<DbCanaryRow>(
-    `SELECT ${columns} FROM canaries WHERE client_id = $1 AND canary_id = $2`,
-    [clientId, canaryId],
-  );
+  const result = await db.query<DbCanaryRow>(`SELECT ${columns} FROM canaries WHERE client_id = $1 AND canary_id = $2`, [
+    clientId,
+    canaryId,
+  ]);
   return result.rows[0] ? toCanaryRow(result.rows[0]) : null;
 }
 

@@ -44,11 +44,7 @@ export async function getCanary(ports: { db: Queryable }, clientId: string, cana
  * The worker side. Idempotent: a run after completion does nothing, and a run restarted after a
  * crash simply holds again and completes once.
  */
-async function runCanary(
-  ports: { db: Queryable; workerId: string },
-  payload: CanaryJobPayload,
-  signal: AbortSignal,
-): Promise<void> {
+async function runCanary(ports: { db: Queryable; workerId: string }, payload: CanaryJobPayload, signal: AbortSignal): Promise<void> {
   const row = await startCanaryRun(ports.db, payload.canaryId);
   if (!row) return;
   if (row.holdMs > 0) await sleep(row.holdMs, undefined, { signal });

@@ -30,7 +30,13 @@ describe('cluster limiter', () => {
       running.set(key, (running.get(key) ?? 0) - 1);
       return key;
     };
-    const runs = Array.from({ length: 12 }, (_, index) => (limiters[index % 2] ?? limiters[0])!(index < 8 ? 'engine.example' : 'other.example', work(index < 8 ? 'engine.example' : 'other.example'), forever()));
+    const runs = Array.from({ length: 12 }, (_, index) =>
+      (limiters[index % 2] ?? limiters[0])!(
+        index < 8 ? 'engine.example' : 'other.example',
+        work(index < 8 ? 'engine.example' : 'other.example'),
+        forever(),
+      ),
+    );
     expect(await Promise.all(runs)).toHaveLength(12);
     expect(peak.get('engine.example')).toBe(2);
     expect(peak.get('other.example')).toBe(2);
@@ -43,12 +49,24 @@ describe('cluster limiter', () => {
     await waitFor('connected', async () => (redis.status === 'ready' ? true : undefined), { timeoutMs: 5_000 });
     const lost: string[] = [];
     try {
-      const limiter = createClusterLimiter({ redis, prefix: 'gone', concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10, onLeaseLost: (key) => lost.push(key) });
+      const limiter = createClusterLimiter({
+        redis,
+        prefix: 'gone',
+        concurrency: 1,
+        perSecond: 0,
+        leaseMs: 5_000,
+        retryMs: 10,
+        onLeaseLost: (key) => lost.push(key),
+      });
       // The work read an answer nobody else knows (a site's confirmation) while Redis went away.
-      const answer = await limiter('careers.example', async () => {
-        await server.kill();
-        return 'Thank you for applying';
-      }, forever());
+      const answer = await limiter(
+        'careers.example',
+        async () => {
+          await server.kill();
+          return 'Thank you for applying';
+        },
+        forever(),
+      );
       expect(answer).toBe('Thank you for applying');
       expect(lost).toContain('careers.example');
     } finally {
@@ -65,10 +83,14 @@ describe('cluster limiter', () => {
     try {
       const limiter = createClusterLimiter({ redis, prefix: 'silent', concurrency: 1, perSecond: 0, leaseMs: 60_000, retryMs: 10 });
       const began = Date.now();
-      const answer = await limiter('careers.example', async () => {
-        server.pause();
-        return 'Thank you for applying';
-      }, forever());
+      const answer = await limiter(
+        'careers.example',
+        async () => {
+          server.pause();
+          return 'Thank you for applying';
+        },
+        forever(),
+      );
       expect(answer).toBe('Thank you for applying');
       expect(Date.now() - began).toBeLessThan(3_000);
       server.resume();
@@ -82,7 +104,14 @@ describe('cluster limiter', () => {
   });
 
   it('frees the slot when the work fails', async () => {
-    const limiter = createClusterLimiter({ redis: redisA, prefix: `${testRedis.prefix}:f`, concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10 });
+    const limiter = createClusterLimiter({
+      redis: redisA,
+      prefix: `${testRedis.prefix}:f`,
+      concurrency: 1,
+      perSecond: 0,
+      leaseMs: 5_000,
+      retryMs: 10,
+    });
     await expect(limiter('k', async () => Promise.reject(new Error('source down')), forever())).rejects.toThrow('source down');
     expect(await limiter('k', async () => 'next', AbortSignal.timeout(1_000))).toBe('next');
   });
@@ -92,7 +121,9 @@ describe('cluster limiter', () => {
     const limiters = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
     const starts: number[] = [];
     const began = Date.now();
-    await Promise.all(Array.from({ length: 12 }, (_, index) => limiters[index % 2]!('rated', async () => void starts.push(Date.now() - began), forever())));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, index) => limiters[index % 2]!('rated', async () => void starts.push(Date.now() - began), forever())),
+    );
     // 5 per one-second window: 12 starts need three windows, so the last is at least a second in.
     expect(starts).toHaveLength(12);
     expect(Math.max(...starts)).toBeGreaterThanOrEqual(1_000);
@@ -101,7 +132,14 @@ describe('cluster limiter', () => {
   });
 
   it('gives up waiting when the caller’s signal aborts', async () => {
-    const limiter = createClusterLimiter({ redis: redisA, prefix: `${testRedis.prefix}:a`, concurrency: 1, perSecond: 0, leaseMs: 5_000, retryMs: 10 });
+    const limiter = createClusterLimiter({
+      redis: redisA,
+      prefix: `${testRedis.prefix}:a`,
+      concurrency: 1,
+      perSecond: 0,
+      leaseMs: 5_000,
+      retryMs: 10,
+    });
     let release = () => {};
     const holder = limiter('busy', () => new Promise<void>((resolve) => (release = resolve)), forever());
     await sleep(50);
@@ -127,9 +165,14 @@ describe('cluster limiter', () => {
 
     it('leaves the last slot of a key to live calls: a first pass of background work never makes a live call wait for it', async () => {
       const options = { prefix: `${testRedis.prefix}:p`, concurrency: 3, perSecond: 0, leaseMs: 5_000, retryMs: 10 };
-      const [limiterA, limiterB] = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
+      const [limiterA, limiterB] = [
+        createClusterLimiter({ ...options, redis: redisA }),
+        createClusterLimiter({ ...options, redis: redisB }),
+      ];
       const { started, work, release } = gatedWorks();
-      const queued = Array.from({ length: 8 }, (_, index) => (index % 2 ? limiterA : limiterB)('host', work(`background-${index}`), forever(), background));
+      const queued = Array.from({ length: 8 }, (_, index) =>
+        (index % 2 ? limiterA : limiterB)('host', work(`background-${index}`), forever(), background),
+      );
       await waitFor('two background works running', () => started.length === 2);
       const live = limiterA('host', work('live'), forever());
       // Nothing is released: the live call starts beside the background works, in the slot they may not take.
@@ -146,7 +189,10 @@ describe('cluster limiter', () => {
 
     it('keeps background work waiting while live calls wait, and a waiting background call a pull joins becomes live and goes first', async () => {
       const options = { prefix: `${testRedis.prefix}:w`, concurrency: 2, perSecond: 0, leaseMs: 5_000, retryMs: 10 };
-      const [limiterA, limiterB] = [createClusterLimiter({ ...options, redis: redisA }), createClusterLimiter({ ...options, redis: redisB })];
+      const [limiterA, limiterB] = [
+        createClusterLimiter({ ...options, redis: redisA }),
+        createClusterLimiter({ ...options, redis: redisB }),
+      ];
       const { started, work, release } = gatedWorks();
       const first = limiterA('host', work('background-first'), forever(), background);
       await waitFor('the background work running', () => started.length === 1);

@@ -71,7 +71,11 @@ export function createClusterLimiter(options: ClusterLimiterOptions): ClusterLim
   const waitersKey = (key: string) => `${options.prefix}:live-waiters:${key}`;
   const liveWaiting = async (key: string) => (await options.redis.zcount(waitersKey(key), Date.now(), '+inf')) > 0;
   const renewWaiter = async (key: string, id: string) => {
-    await options.redis.multi().zadd(waitersKey(key), Date.now() + waiterTtlMs, id).pexpire(waitersKey(key), waiterTtlMs).exec();
+    await options.redis
+      .multi()
+      .zadd(waitersKey(key), Date.now() + waiterTtlMs, id)
+      .pexpire(waitersKey(key), waiterTtlMs)
+      .exec();
   };
 
   return async (key, work, signal, priority) => {
@@ -124,7 +128,9 @@ export function createClusterLimiter(options: ClusterLimiterOptions): ClusterLim
       // release is waited for a moment (so a caller's next call finds the slot free), then left
       // to finish on its own; if it never does, the slot's lease (`leaseMs`) runs out by itself.
       if (held) {
-        const released = held.release().catch((error: unknown) => options.onLeaseLost?.(key, error instanceof Error ? error : new Error(String(error))));
+        const released = held
+          .release()
+          .catch((error: unknown) => options.onLeaseLost?.(key, error instanceof Error ? error : new Error(String(error))));
         await Promise.race([released, delay(releaseWaitMs)]);
       }
     }

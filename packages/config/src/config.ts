@@ -59,7 +59,11 @@ export const sections = {
 };
 
 type SectionName = keyof typeof sections;
-type SettingsOfSection<Name extends SectionName> = (typeof sections)[Name] extends { parse: (env: Record<string, string>) => infer Result } ? Extract<Result, { ok: true }> extends { read: () => infer Settings } ? Settings : never : never;
+type SettingsOfSection<Name extends SectionName> = (typeof sections)[Name] extends { parse: (env: Record<string, string>) => infer Result }
+  ? Extract<Result, { ok: true }> extends { read: () => infer Settings }
+    ? Settings
+    : never
+  : never;
 type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
 type SettingsOf<Names extends SectionName> = UnionToIntersection<{ [Name in Names]: SettingsOfSection<Name> }[Names]>;
 
@@ -71,13 +75,64 @@ export const configVariableNames: readonly string[] = Object.values(sections).fl
  * mining worker needs no secret key (with one, it opens clients' Workday accounts). `all` is the union. The command line's commands read less still.
  */
 const sectionsOf = {
-  api: ['database', 'process', 'secret', 'keyring', 'outbound', 'browser', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'rates', 'mailDomains'],
+  api: [
+    'database',
+    'process',
+    'secret',
+    'keyring',
+    'outbound',
+    'browser',
+    'cardTransport',
+    'vault',
+    'auth',
+    'retrieval',
+    'dashboard',
+    'batches',
+    'rates',
+    'mailDomains',
+  ],
   'mining-worker': ['database', 'process', 'workers', 'accountsKey', 'keyring', 'outbound', 'browser', 'batches', 'mining'],
   'rates-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'browser', 'rates'],
   mail: ['database', 'process', 'workers', 'secret', 'keyring', 'mailDomains', 'mail', 'mailbox', 'smtp'],
-  'applications-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'browser', 'mining', 'applications', 'callbacks'],
+  'applications-worker': [
+    'database',
+    'process',
+    'workers',
+    'secret',
+    'keyring',
+    'outbound',
+    'browser',
+    'mining',
+    'applications',
+    'callbacks',
+  ],
   'bookings-worker': ['database', 'process', 'workers', 'secret', 'keyring', 'outbound', 'browser', 'cardTransport', 'vault', 'bookings'],
-  all: ['database', 'process', 'workers', 'accountsKey', 'secret', 'keyring', 'outbound', 'browser', 'cardTransport', 'vault', 'auth', 'retrieval', 'dashboard', 'batches', 'mining', 'rates', 'mailDomains', 'mail', 'mailbox', 'smtp', 'applications', 'callbacks', 'bookings', 'demo'],
+  all: [
+    'database',
+    'process',
+    'workers',
+    'accountsKey',
+    'secret',
+    'keyring',
+    'outbound',
+    'browser',
+    'cardTransport',
+    'vault',
+    'auth',
+    'retrieval',
+    'dashboard',
+    'batches',
+    'mining',
+    'rates',
+    'mailDomains',
+    'mail',
+    'mailbox',
+    'smtp',
+    'applications',
+    'callbacks',
+    'bookings',
+    'demo',
+  ],
   migrate: ['database'],
   clients: ['database', 'secret', 'keyring'],
   callbacks: ['database', 'secret', 'keyring', 'outbound'],
@@ -111,7 +166,10 @@ export type SmtpSettings = Config['smtp'];
  * Parses the environment for one role or command (default: every setting); throws one ConfigError
  * naming every bad variable it reads. Empty strings count as unset.
  */
-export function loadConfig<Scope extends ConfigScope = 'all'>(env: NodeJS.ProcessEnv = process.env, scope: Scope = 'all' as Scope): ConfigFor<Scope> {
+export function loadConfig<Scope extends ConfigScope = 'all'>(
+  env: NodeJS.ProcessEnv = process.env,
+  scope: Scope = 'all' as Scope,
+): ConfigFor<Scope> {
   const present: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') present[name] = value;
   const names: readonly SectionName[] = sectionsOf[scope];

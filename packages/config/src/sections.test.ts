@@ -35,7 +35,9 @@ describe('the sections of the settings', () => {
 
   it('name a bad variable that several sections of a role read once', () => {
     const badSecret = problemsOf(() => loadConfig({ QUARRY_SECRET_KEY: 'short' }, 'api'));
-    expect(badSecret.filter((problem) => problem.startsWith('QUARRY_SECRET_KEY '))).toEqual(['QUARRY_SECRET_KEY must be 32 bytes, base64-encoded']);
+    expect(badSecret.filter((problem) => problem.startsWith('QUARRY_SECRET_KEY '))).toEqual([
+      'QUARRY_SECRET_KEY must be 32 bytes, base64-encoded',
+    ]);
     const badTimeout = problemsOf(() => loadConfig({ QUARRY_SECRET_KEY: secret, BOOKING_JOB_TIMEOUT_MS: 'soon' }, 'bookings-worker'));
     expect(badTimeout.filter((problem) => problem.startsWith('BOOKING_JOB_TIMEOUT_MS '))).toHaveLength(1);
   });

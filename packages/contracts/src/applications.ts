@@ -25,7 +25,6 @@ export const applicationErrorCodes = [
 export const ApplicationErrorCode = z.enum(applicationErrorCodes);
 export type ApplicationErrorCode = z.infer<typeof ApplicationErrorCode>;
 
-
 /** A file the service fetches (through the SSRF guard) when the application runs. */
 export const FileAnswer = z.object({
   type: z.literal('File'),
@@ -40,7 +39,13 @@ export const Candidate = z.object({
   email: z.email().max(254),
   firstName: z.string().trim().min(1).max(255),
   lastName: z.string().trim().min(1).max(255),
-  phone: z.string().trim().min(3).max(40).regex(/^[+()0-9 .\-/]+$/, 'must contain only digits, spaces and + ( ) . - /').optional(),
+  phone: z
+    .string()
+    .trim()
+    .min(3)
+    .max(40)
+    .regex(/^[+()0-9 .\-/]+$/, 'must contain only digits, spaces and + ( ) . - /')
+    .optional(),
 });
 export type Candidate = z.infer<typeof Candidate>;
 
@@ -49,7 +54,10 @@ export const ApplyBody = z.object({
   jobPostId: z.string().trim().min(1).max(200),
   candidate: Candidate,
   files: z.object({ cv: FileAnswer, coverLetter: FileAnswer.optional() }),
-  answers: z.array(z.object({ id: z.string().min(1).max(500), value: z.unknown() })).max(2_000).default([]),
+  answers: z
+    .array(z.object({ id: z.string().min(1).max(500), value: z.unknown() }))
+    .max(2_000)
+    .default([]),
   /** The apply page, when the post was not mined for this client (it is then mined first). */
   url: HttpUrl.optional(),
   employer: z.string().trim().min(1).max(500).optional(),
@@ -65,7 +73,9 @@ export const ApplyResponse = z.object({
   webhookSecret: z
     .string()
     .optional()
-    .describe("Present only on the request that created the client's callback secret (its first callbackUrl): the Standard Webhooks secret (whsec_…); shown once"),
+    .describe(
+      "Present only on the request that created the client's callback secret (its first callbackUrl): the Standard Webhooks secret (whsec_…); shown once",
+    ),
 });
 export type ApplyResponse = z.infer<typeof ApplyResponse>;
 
@@ -135,7 +145,11 @@ export const ApplicationsOverview = z.object({
 export type ApplicationsOverview = z.infer<typeof ApplicationsOverview>;
 
 /** How the OpenAPI document describes the find query: either form, so each field on its own is optional. */
-export const FindApplicationQueryDocument = z.object({ applicationId: z.uuid().optional(), jobPostId: z.string().optional(), email: z.email().optional() });
+export const FindApplicationQueryDocument = z.object({
+  applicationId: z.uuid().optional(),
+  jobPostId: z.string().optional(),
+  email: z.email().optional(),
+});
 /** `Idempotency-Key` on the apply request: a repeat returns the first application. */
 export const IdempotencyKeyHeader = z.object({ 'idempotency-key': z.string().max(200).optional() });
 export const ApplicationIdQuery = z.object({ applicationId: z.uuid() });

@@ -7,7 +7,18 @@ import { hasNul, nulMessage } from './nul-bytes.ts';
  * credential for another vendor is refused rather than stored unused: the client would believe
  * its applications go through it.
  */
-export const atsCredentialVendors = ['greenhouse', 'lever', 'ashby', 'workable', 'smartrecruiters', 'bamboohr', 'jazzhr', 'breezy', 'teamtailor', 'workday'] as const;
+export const atsCredentialVendors = [
+  'greenhouse',
+  'lever',
+  'ashby',
+  'workable',
+  'smartrecruiters',
+  'bamboohr',
+  'jazzhr',
+  'breezy',
+  'teamtailor',
+  'workday',
+] as const;
 export const AtsCredentialVendor = z.enum(atsCredentialVendors);
 export type AtsCredentialVendor = z.infer<typeof AtsCredentialVendor>;
 
@@ -30,10 +41,17 @@ const board = z
   .trim()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9_-]+)?$/, 'must be the board name of the posting URLs (letters, digits, . _ -; Workday: host/tenant on myworkdaysite.com)')
+  .regex(
+    /^[A-Za-z0-9._-]+(\/[A-Za-z0-9_-]+)?$/,
+    'must be the board name of the posting URLs (letters, digits, . _ -; Workday: host/tenant on myworkdaysite.com)',
+  )
   .transform((value) => value.toLowerCase());
 
-const secret = z.string().min(1).max(1000).refine((value) => !hasNul(value), nulMessage);
+const secret = z
+  .string()
+  .min(1)
+  .max(1000)
+  .refine((value) => !hasNul(value), nulMessage);
 
 /**
  * POST /v1/recruitment/ats-credentials: the employer's key for one board (`key`), or for Workday
@@ -45,8 +63,8 @@ export const AtsCredentialBody = z
     ats: AtsCredentialVendor,
     board,
     key: secret.optional().describe('The API key (every vendor but Workday)'),
-    email: z.email().max(320).optional().describe('Workday: the account\'s sign-in email'),
-    password: secret.optional().describe('Workday: the account\'s password'),
+    email: z.email().max(320).optional().describe("Workday: the account's sign-in email"),
+    password: secret.optional().describe("Workday: the account's password"),
   })
   .superRefine((body, context) => {
     const needs = (field: 'key' | 'email' | 'password', why: string) => {
@@ -59,9 +77,16 @@ export const AtsCredentialBody = z
       needs('email', 'required: the email of the candidate account on the tenant');
       needs('password', 'required: the password of that account');
       unused('key');
-      if (!workdayTenant.test(body.board)) context.addIssue({ code: 'custom', path: ['board'], message: 'must be the tenant host of the posting URLs, e.g. acme.wd5.myworkdayjobs.com, or host/tenant on myworkdaysite.com, e.g. wd5.myworkdaysite.com/acme' });
+      if (!workdayTenant.test(body.board))
+        context.addIssue({
+          code: 'custom',
+          path: ['board'],
+          message:
+            'must be the tenant host of the posting URLs, e.g. acme.wd5.myworkdayjobs.com, or host/tenant on myworkdaysite.com, e.g. wd5.myworkdaysite.com/acme',
+        });
     } else {
-      if (body.board.includes('/')) context.addIssue({ code: 'custom', path: ['board'], message: 'must be the board name of the posting URLs, without a slash' });
+      if (body.board.includes('/'))
+        context.addIssue({ code: 'custom', path: ['board'], message: 'must be the board name of the posting URLs, without a slash' });
       needs('key', 'required: the API key');
       unused('email');
       unused('password');

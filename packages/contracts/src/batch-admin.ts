@@ -7,7 +7,10 @@ export const BatchListQuery = z.object({
   active: z.enum(['true', 'false']).default('false'),
 });
 
-export const BatchRowsQuery = z.object({ filter: z.enum(['failed', 'slowest']).default('failed'), limit: z.coerce.number().int().min(1).max(500).default(20) });
+export const BatchRowsQuery = z.object({
+  filter: z.enum(['failed', 'slowest']).default('failed'),
+  limit: z.coerce.number().int().min(1).max(500).default(20),
+});
 
 export const PauseBatchBody = z.object({ reason: z.string().trim().min(1).max(500).default('paused by an operator') });
 
@@ -21,8 +24,13 @@ export type BatchDetail = z.infer<typeof BatchDetail>;
 
 /** One row of a batch as operators inspect it (its failed or slowest job posts). */
 export const BatchJobPostView = z.object({
-  jobPostId: z.string(), rowNo: z.number().int(), url: z.string(), state: z.string(),
-  errorCode: z.string().nullable(), adapter: z.string().nullable(), durationMs: z.number().int().nullable(),
+  jobPostId: z.string(),
+  rowNo: z.number().int(),
+  url: z.string(),
+  state: z.string(),
+  errorCode: z.string().nullable(),
+  adapter: z.string().nullable(),
+  durationMs: z.number().int().nullable(),
 });
 export type BatchJobPostView = z.infer<typeof BatchJobPostView>;
 

@@ -18,9 +18,15 @@ const BookingProblem = z.object({
 /** GET /v1/admin/bookings: every client's bookings, as operators watch them. */
 export const BookingsOverview = z.object({
   hours: z.number().int().describe('The window of the error counts, the problem lists and the source failures'),
-  byStage: z.array(z.object({ stage: z.string(), count: z.number().int() })).describe('Every booking by its current stage, whatever its age'),
-  byErrorCode: z.array(z.object({ errorCode: z.string(), count: z.number().int() })).describe('Bookings that failed within the window, by error code'),
-  outcomeUnknown: z.array(BookingProblem).describe('Newest first: bookings whose order may have been placed, to check with the hotel by reference'),
+  byStage: z
+    .array(z.object({ stage: z.string(), count: z.number().int() }))
+    .describe('Every booking by its current stage, whatever its age'),
+  byErrorCode: z
+    .array(z.object({ errorCode: z.string(), count: z.number().int() }))
+    .describe('Bookings that failed within the window, by error code'),
+  outcomeUnknown: z
+    .array(BookingProblem)
+    .describe('Newest first: bookings whose order may have been placed, to check with the hotel by reference'),
   recentFailures: z.array(BookingProblem).describe('Newest first: the other failed bookings within the window'),
   sourceFailuresByHotel: z
     .array(
@@ -29,7 +35,10 @@ export const BookingsOverview = z.object({
         hotelName: z.string().nullable(),
         rateFailures: z.number().int().describe("The hotel's source failing a rates fetch within the window"),
         failedBookings: z.number().int().describe('Bookings at the hotel that failed within the window'),
-        lastFailure: z.object({ kind: z.string(), reason: z.string(), at: z.iso.datetime() }).nullable().describe("The source's newest rates failure"),
+        lastFailure: z
+          .object({ kind: z.string(), reason: z.string(), at: z.iso.datetime() })
+          .nullable()
+          .describe("The source's newest rates failure"),
       }),
     )
     .describe('Per hotel with any failure within the window, most failures first'),
@@ -37,5 +46,11 @@ export const BookingsOverview = z.object({
 export type BookingsOverview = z.infer<typeof BookingsOverview>;
 
 export const BookingsOverviewQuery = z.object({
-  hours: z.coerce.number().int().min(1).max(24 * 30).default(24).describe('The window, in hours (1 to 720; 24 by default)'),
+  hours: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(24)
+    .describe('The window, in hours (1 to 720; 24 by default)'),
 });

@@ -68,7 +68,10 @@ export const CreatedBooking = z.object({
   bookingId: z.uuid(),
   state: BookingState,
   stage: BookingStage,
-  webhookSecret: z.string().optional().describe('Present with callbackUrl: the Standard Webhooks secret (whsec_…) that signs each callback; shown once'),
+  webhookSecret: z
+    .string()
+    .optional()
+    .describe('Present with callbackUrl: the Standard Webhooks secret (whsec_…) that signs each callback; shown once'),
 });
 export type CreatedBooking = z.infer<typeof CreatedBooking>;
 
@@ -85,7 +88,12 @@ export const BookingDetails = z.strictObject({
   otherGuests: z.array(person).max(9).default([]),
   contact: z.strictObject({
     email: z.email().max(254),
-    phone: z.string().trim().min(3).max(40).regex(/^[+()0-9 .\-/]+$/, 'must contain only digits, spaces and + ( ) . - /'),
+    phone: z
+      .string()
+      .trim()
+      .min(3)
+      .max(40)
+      .regex(/^[+()0-9 .\-/]+$/, 'must contain only digits, spaces and + ( ) . - /'),
   }),
 });
 export type BookingDetails = z.infer<typeof BookingDetails>;
@@ -119,7 +127,9 @@ export const ConsentBody = z.strictObject({ finalPrice: z.unknown() });
  * is refused the same way (409 FinalPriceNotFound), never as a validation error.
  */
 export const ConsentBodyDocument = z.strictObject({
-  finalPrice: BookingPrice.describe('Required: an exact copy of finalPrice of GET /book/{bookingId}; anything else (or nothing) is 409 FinalPriceNotFound'),
+  finalPrice: BookingPrice.describe(
+    'Required: an exact copy of finalPrice of GET /book/{bookingId}; anything else (or nothing) is 409 FinalPriceNotFound',
+  ),
 });
 
 export const AvailableRooms = z.array(
@@ -136,7 +146,9 @@ export const TdsChallenge = z.object({
   acsUrl: z.string(),
   creq: z.string(),
   threeDSSessionData: z.string().optional(),
-  windowSize: z.enum(['01', '02', '03', '04', '05']).describe('EMV 3DS challenge window: 01 250×400, 02 390×400, 03 500×600, 04 600×400, 05 full screen'),
+  windowSize: z
+    .enum(['01', '02', '03', '04', '05'])
+    .describe('EMV 3DS challenge window: 01 250×400, 02 390×400, 03 500×600, 04 600×400, 05 full screen'),
   expiresAt: z.string(),
 });
 export type TdsChallenge = z.infer<typeof TdsChallenge>;
@@ -146,8 +158,15 @@ export const TdsChallengeView = TdsChallenge.extend({
   acsUrl: z
     .string()
     .optional()
-    .describe('The issuer\'s ACS URL, shown only when it passes the policy of GET /book/{bookingId}/tds (https:, no credentials, a public address); otherwise absent and acsUrlRefused says why'),
-  acsUrlRefused: z.string().optional().describe('Present instead of acsUrl when the hotel\'s ACS URL fails that policy: what is wrong with it (the challenge cannot be shown; cancel the booking or let it end TdsTimeout)'),
+    .describe(
+      "The issuer's ACS URL, shown only when it passes the policy of GET /book/{bookingId}/tds (https:, no credentials, a public address); otherwise absent and acsUrlRefused says why",
+    ),
+  acsUrlRefused: z
+    .string()
+    .optional()
+    .describe(
+      "Present instead of acsUrl when the hotel's ACS URL fails that policy: what is wrong with it (the challenge cannot be shown; cancel the booking or let it end TdsTimeout)",
+    ),
 });
 export type TdsChallengeView = z.infer<typeof TdsChallengeView>;
 

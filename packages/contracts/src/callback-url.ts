@@ -10,9 +10,13 @@ export const CallbackUrl = z
   .refine((value) => {
     try {
       const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0 && url.username === '' && url.password === '';
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0 && url.username === '' && url.password === ''
+      );
     } catch {
       return false;
     }
   }, 'must be an absolute http(s) URL without credentials')
-  .describe('Where the outcome is POSTed, signed per Standard Webhooks with the client\'s callback secret (ADR 0053); without it, the client\'s default URL, if any');
+  .describe(
+    "Where the outcome is POSTed, signed per Standard Webhooks with the client's callback secret (ADR 0053); without it, the client's default URL, if any",
+  );

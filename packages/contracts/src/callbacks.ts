@@ -18,20 +18,26 @@ export type CallbackEventType = z.infer<typeof CallbackEventType>;
  * (`message` beside `errorCode`) and `jobPost.failed` carry.
  */
 export const miningErrorMessages: Record<MiningErrorCodeType, string> = {
-  GenericWebsiteError: 'The page could not be read as a job application form (the site answered with an error or an unreadable page). Mine the post again later; if it keeps failing, check the URL in a browser.',
+  GenericWebsiteError:
+    'The page could not be read as a job application form (the site answered with an error or an unreadable page). Mine the post again later; if it keeps failing, check the URL in a browser.',
   JobNotFound: 'The job post was not found (the site answered 404 or 410, or says it was removed). Drop the post, or send its current URL.',
   JobExpired: 'The job post is closed. Drop the post.',
   FormNotFound: 'The page has no application form. Send the URL of the page that holds the form (often an "Apply" link).',
-  LoginRequired: 'The application form is behind a sign-in the client has no account registered for. Register the account for this site, then mine again.',
+  LoginRequired:
+    'The application form is behind a sign-in the client has no account registered for. Register the account for this site, then mine again.',
   BotDetection: 'The site blocked automation (a captcha or a bot wall). Mine again later, or read the form by hand.',
-  UnsupportedWebsite: 'The site is not supported (it serves no HTML page, or its forms need a sign-in no account can be registered for). Read the form by hand.',
+  UnsupportedWebsite:
+    'The site is not supported (it serves no HTML page, or its forms need a sign-in no account can be registered for). Read the form by hand.',
   NavigationTimeout: 'The page did not load in time. Mine again later.',
-  UrlInvalid: 'The job post URL cannot be fetched as given (not http(s), user name or password in it, or too many redirects). Send a plain http(s) URL of the post.',
+  UrlInvalid:
+    'The job post URL cannot be fetched as given (not http(s), user name or password in it, or too many redirects). Send a plain http(s) URL of the post.',
   HostNotFound: "The URL's host name does not resolve (DNS). Check the host name's spelling, or mine again once the site is back.",
-  AddressRefused: "The URL's host is a private, loopback or otherwise non-public address, which the service does not fetch. Send the post's public URL.",
+  AddressRefused:
+    "The URL's host is a private, loopback or otherwise non-public address, which the service does not fetch. Send the post's public URL.",
 };
 
-const links = (shape: Record<string, z.ZodString>) => z.object(shape).describe('Paths on this API (same credentials) to fetch the full result');
+const links = (shape: Record<string, z.ZodString>) =>
+  z.object(shape).describe('Paths on this API (same credentials) to fetch the full result');
 
 const JobPostMinedData = z.object({
   jobPostId: z.string(),
@@ -92,13 +98,20 @@ export type CallbackEventData = {
 export const CallbackHeaders = z.object({
   'webhook-id': z.string().describe('The message id (msg_…): the same on every retry of one event; a receiver drops a repeat by it'),
   'webhook-timestamp': z.string().describe('Unix seconds of this attempt'),
-  'webhook-signature': z.string().describe('v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated, one per secret in force (two during a rotation\'s overlap)'),
+  'webhook-signature': z
+    .string()
+    .describe(
+      'v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated, one per secret in force (two during a rotation\'s overlap)',
+    ),
 });
 
 /** One callback job: up to a few dozen events of one client, each with the dispatch it belongs to. */
 export const CallbacksDeliverJobPayload = z.object({
   clientId: z.string().min(1),
-  events: z.array(z.object({ eventId: z.string().regex(/^\d+$/), seq: z.number().int().min(1) })).min(1).max(200),
+  events: z
+    .array(z.object({ eventId: z.string().regex(/^\d+$/), seq: z.number().int().min(1) }))
+    .min(1)
+    .max(200),
 });
 export type CallbacksDeliverJobPayload = z.infer<typeof CallbacksDeliverJobPayload>;
 
@@ -109,14 +122,20 @@ export const CallbackClientQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 export const CallbackClientParams = z.object({ clientId: z.string().regex(/^cl_[a-z0-9]{20}$/, 'must be a client id (cl_…)') });
-export const SetCallbackDefaultBody = z.object({ url: CallbackUrl.nullable().describe('The default URL; null removes it (events of requests that named no URL are then not sent)') });
+export const SetCallbackDefaultBody = z.object({
+  url: CallbackUrl.nullable().describe('The default URL; null removes it (events of requests that named no URL are then not sent)'),
+});
 
 export const CallbackEventView = z.object({
   webhookId: z.string(),
   type: CallbackEventType,
   subjectId: z.string(),
   url: z.string(),
-  state: z.enum(['pending', 'sending', 'delivered', 'failed']).describe('pending: waiting for its first or next attempt; sending: in flight; delivered: a 2xx answered; failed: given up after CALLBACK_GIVE_UP_AFTER_MS'),
+  state: z
+    .enum(['pending', 'sending', 'delivered', 'failed'])
+    .describe(
+      'pending: waiting for its first or next attempt; sending: in flight; delivered: a 2xx answered; failed: given up after CALLBACK_GIVE_UP_AFTER_MS',
+    ),
   attempts: z.number().int(),
   createdAt: z.iso.datetime(),
   nextAttemptAt: z.string().nullable(),
@@ -127,7 +146,12 @@ export const CallbackEventView = z.object({
 });
 export type CallbackEventView = z.infer<typeof CallbackEventView>;
 
-const CallbackCounts = z.object({ waiting: z.number().int(), sending: z.number().int(), delivered: z.number().int(), failed: z.number().int() });
+const CallbackCounts = z.object({
+  waiting: z.number().int(),
+  sending: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+});
 
 export const CallbackClientView = z.object({
   clientId: z.string(),
@@ -156,7 +180,10 @@ export type CallbackOverview = z.infer<typeof CallbackOverview>;
 export const CallbackSecretView = z.object({
   clientId: z.string(),
   defaultUrl: z.string().nullable(),
-  webhookSecret: z.string().optional().describe('The Standard Webhooks secret (whsec_…), shown once: present only when this call created or rotated it'),
+  webhookSecret: z
+    .string()
+    .optional()
+    .describe('The Standard Webhooks secret (whsec_…), shown once: present only when this call created or rotated it'),
   previousSecretValidUntil: z.string().nullable(),
 });
 export type CallbackSecretView = z.infer<typeof CallbackSecretView>;

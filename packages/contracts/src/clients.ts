@@ -44,7 +44,10 @@ const FrameOrigin = z
   .refine((value) => {
     try {
       const url = new URL(value);
-      return url.origin === value && (url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHost.test(url.host.replace(/:\d+$/, ''))));
+      return (
+        url.origin === value &&
+        (url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHost.test(url.host.replace(/:\d+$/, ''))))
+      );
     } catch {
       return false;
     }

@@ -6,7 +6,8 @@ export const errorCatalog = {
   RequestParametersValidationError: { status: 400, message: 'Invalid request parameters' },
   AuthenticationRequired: {
     status: 401,
-    message: "Invalid or missing secret: send the client's secret as the Basic user name with an empty password, or a Bearer JWT signed with its jwtSecret",
+    message:
+      "Invalid or missing secret: send the client's secret as the Basic user name with an empty password, or a Bearer JWT signed with its jwtSecret",
     challenge: true,
   },
   EndpointAccessAuthorizationError: { status: 401, message: 'The authenticated user has no access to the endpoint', challenge: true },

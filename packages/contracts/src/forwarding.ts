@@ -82,8 +82,18 @@ export type OutlookAccount = z.infer<typeof OutlookAccount>;
 
 /** How the account's mailbox is read; Outlook.com's IMAP server unless said otherwise. */
 const ImapServer = z.object({
-  host: z.string({ error: 'imap.host must be a host name' }).trim().min(1, 'imap.host must not be empty').max(253, 'imap.host is too long').default('outlook.office365.com'),
-  port: z.number({ error: 'imap.port must be a number' }).int('imap.port must be an integer').min(1, 'imap.port must be 1-65535').max(65_535, 'imap.port must be 1-65535').default(993),
+  host: z
+    .string({ error: 'imap.host must be a host name' })
+    .trim()
+    .min(1, 'imap.host must not be empty')
+    .max(253, 'imap.host is too long')
+    .default('outlook.office365.com'),
+  port: z
+    .number({ error: 'imap.port must be a number' })
+    .int('imap.port must be an integer')
+    .min(1, 'imap.port must be 1-65535')
+    .max(65_535, 'imap.port must be 1-65535')
+    .default(993),
   secure: z.boolean({ error: 'imap.secure must be a boolean' }).default(true),
   /** The login name when it is not the address. */
   user: z.string({ error: 'imap.user must be a string' }).min(1, 'imap.user must not be empty').optional(),
@@ -104,15 +114,15 @@ export const PoolAccountInput = z
     imap: ImapServer.default({ host: 'outlook.office365.com', port: 993, secure: true }),
     oauth2: OAuth2Grant.optional(),
   })
-  .refine((account) => account.password !== undefined || account.oauth2 !== undefined, { message: 'password is required (or oauth2)', path: ['password'] });
+  .refine((account) => account.password !== undefined || account.oauth2 !== undefined, {
+    message: 'password is required (or oauth2)',
+    path: ['password'],
+  });
 export type PoolAccountInput = z.infer<typeof PoolAccountInput>;
 
 /** Operator: load mailbox accounts into the pool. */
 export const LoadOutlookAccountsBody = z.object({
-  accounts: z
-    .array(PoolAccountInput)
-    .min(1, 'accounts must list at least one account')
-    .max(10_000, 'accounts: at most 10000 per request'),
+  accounts: z.array(PoolAccountInput).min(1, 'accounts must list at least one account').max(10_000, 'accounts: at most 10000 per request'),
 });
 
 export const LoadOutlookAccountsResult = z.object({

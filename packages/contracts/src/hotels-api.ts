@@ -1,12 +1,22 @@
 import { z } from 'zod';
-import { HotelListing, HotelRateResult, OperatorPushSubscriptionView, PushDeliveryView, PushSubscriptionView, UpsertHotelBody } from './hotels.ts';
+import {
+  HotelListing,
+  HotelRateResult,
+  OperatorPushSubscriptionView,
+  PushDeliveryView,
+  PushSubscriptionView,
+  UpsertHotelBody,
+} from './hotels.ts';
 
 /**
  * Parameters and lists of the hotel endpoints (the hotel objects themselves are in hotels.ts).
  * Queries the use cases parse themselves (`listHotels`, `parsePullQuery`) are described here as
  * the interface publishes them.
  */
-export const HotelsQuery = z.object({ limit: z.number().int().min(1).max(1000).default(100).optional(), offset: z.number().int().min(0).default(0).optional() });
+export const HotelsQuery = z.object({
+  limit: z.number().int().min(1).max(1000).default(100).optional(),
+  offset: z.number().int().min(0).default(0).optional(),
+});
 /** The hotel of `/Pull/Hotel` (in the query) and of `/Pull/Hotel/{hotelId}` (in the path). */
 export const HotelIdInput = z.object({ hotelId: z.string().max(200) });
 export const RedirectQuery = z.object({ hotelId: z.string(), clientId: z.string().optional() });

@@ -8,14 +8,142 @@ import { z } from 'zod';
 
 /** The interface's allowed currency codes, lowercase. */
 export const currencyCodes = [
-  'aed', 'afn', 'all', 'amd', 'ang', 'aoa', 'ars', 'aud', 'awg', 'azn', 'bam', 'bdt', 'bbd', 'bgn', 'bhd', 'bmd', 'bnd',
-  'bob', 'brl', 'bsd', 'bwp', 'byn', 'bzd', 'cad', 'chf', 'clp', 'cny', 'cop', 'crc', 'cup', 'cve', 'czk', 'djf', 'dkk',
-  'dop', 'dzd', 'egp', 'etb', 'eur', 'fjd', 'fkp', 'gbp', 'gel', 'ggp', 'ghs', 'gip', 'gtq', 'gyd', 'hkd', 'hnl', 'hrk',
-  'huf', 'idr', 'ils', 'imp', 'inr', 'iqd', 'irr', 'isk', 'jep', 'jmd', 'jod', 'jpy', 'kes', 'kgs', 'khr', 'kpw', 'krw',
-  'kwd', 'kyd', 'kzt', 'lak', 'lbp', 'lkr', 'lrd', 'mad', 'mkd', 'mmk', 'mnt', 'mop', 'mur', 'mvr', 'mxn', 'myr', 'mzn',
-  'nad', 'ngn', 'nio', 'nok', 'npr', 'nzd', 'omr', 'pab', 'pen', 'pgk', 'php', 'pkr', 'pln', 'pyg', 'qar', 'ron', 'rsd',
-  'rub', 'rwf', 'sar', 'sbd', 'scr', 'sek', 'sgd', 'shp', 'sos', 'srd', 'svc', 'syp', 'thb', 'tjs', 'tnd', 'try', 'ttd',
-  'tvd', 'twd', 'tzs', 'uah', 'ugx', 'usd', 'uyu', 'uzs', 'vef', 'ves', 'vnd', 'xaf', 'xcd', 'xof', 'yer', 'zar', 'zmw',
+  'aed',
+  'afn',
+  'all',
+  'amd',
+  'ang',
+  'aoa',
+  'ars',
+  'aud',
+  'awg',
+  'azn',
+  'bam',
+  'bdt',
+  'bbd',
+  'bgn',
+  'bhd',
+  'bmd',
+  'bnd',
+  'bob',
+  'brl',
+  'bsd',
+  'bwp',
+  'byn',
+  'bzd',
+  'cad',
+  'chf',
+  'clp',
+  'cny',
+  'cop',
+  'crc',
+  'cup',
+  'cve',
+  'czk',
+  'djf',
+  'dkk',
+  'dop',
+  'dzd',
+  'egp',
+  'etb',
+  'eur',
+  'fjd',
+  'fkp',
+  'gbp',
+  'gel',
+  'ggp',
+  'ghs',
+  'gip',
+  'gtq',
+  'gyd',
+  'hkd',
+  'hnl',
+  'hrk',
+  'huf',
+  'idr',
+  'ils',
+  'imp',
+  'inr',
+  'iqd',
+  'irr',
+  'isk',
+  'jep',
+  'jmd',
+  'jod',
+  'jpy',
+  'kes',
+  'kgs',
+  'khr',
+  'kpw',
+  'krw',
+  'kwd',
+  'kyd',
+  'kzt',
+  'lak',
+  'lbp',
+  'lkr',
+  'lrd',
+  'mad',
+  'mkd',
+  'mmk',
+  'mnt',
+  'mop',
+  'mur',
+  'mvr',
+  'mxn',
+  'myr',
+  'mzn',
+  'nad',
+  'ngn',
+  'nio',
+  'nok',
+  'npr',
+  'nzd',
+  'omr',
+  'pab',
+  'pen',
+  'pgk',
+  'php',
+  'pkr',
+  'pln',
+  'pyg',
+  'qar',
+  'ron',
+  'rsd',
+  'rub',
+  'rwf',
+  'sar',
+  'sbd',
+  'scr',
+  'sek',
+  'sgd',
+  'shp',
+  'sos',
+  'srd',
+  'svc',
+  'syp',
+  'thb',
+  'tjs',
+  'tnd',
+  'try',
+  'ttd',
+  'tvd',
+  'twd',
+  'tzs',
+  'uah',
+  'ugx',
+  'usd',
+  'uyu',
+  'uzs',
+  'vef',
+  'ves',
+  'vnd',
+  'xaf',
+  'xcd',
+  'xof',
+  'yer',
+  'zar',
+  'zmw',
   'zwd',
 ] as const;
 export type CurrencyCode = (typeof currencyCodes)[number];
@@ -23,8 +151,23 @@ export type CurrencyCode = (typeof currencyCodes)[number];
 // ISO 4217 minor-unit exponents that differ from 2; every other allowed code has 2
 // (ggp, imp, jep, tvd are pound/dollar sub-currencies of 2-decimal currencies).
 const exponentOverrides: Partial<Record<CurrencyCode, number>> = {
-  clp: 0, djf: 0, isk: 0, jpy: 0, krw: 0, pyg: 0, rwf: 0, ugx: 0, vnd: 0, xaf: 0, xof: 0,
-  bhd: 3, iqd: 3, jod: 3, kwd: 3, omr: 3, tnd: 3,
+  clp: 0,
+  djf: 0,
+  isk: 0,
+  jpy: 0,
+  krw: 0,
+  pyg: 0,
+  rwf: 0,
+  ugx: 0,
+  vnd: 0,
+  xaf: 0,
+  xof: 0,
+  bhd: 3,
+  iqd: 3,
+  jod: 3,
+  kwd: 3,
+  omr: 3,
+  tnd: 3,
 };
 
 /** How many decimal digits the currency's smallest unit has (JPY 0, USD 2, BHD 3). */
@@ -125,11 +268,16 @@ export const HotelRateResult = z
     const roomIds = new Set<string>();
     const rateIds = new Set<string>();
     hotel.rooms.forEach((room, roomIndex) => {
-      if (roomIds.has(room.id)) context.addIssue({ code: 'custom', path: ['rooms', roomIndex, 'id'], message: `duplicate room id ${room.id}` });
+      if (roomIds.has(room.id))
+        context.addIssue({ code: 'custom', path: ['rooms', roomIndex, 'id'], message: `duplicate room id ${room.id}` });
       roomIds.add(room.id);
       room.rates.forEach((rate, rateIndex) => {
         if (rateIds.has(rate.id)) {
-          context.addIssue({ code: 'custom', path: ['rooms', roomIndex, 'rates', rateIndex, 'id'], message: `duplicate rate id ${rate.id}` });
+          context.addIssue({
+            code: 'custom',
+            path: ['rooms', roomIndex, 'rates', rateIndex, 'id'],
+            message: `duplicate rate id ${rate.id}`,
+          });
         }
         rateIds.add(rate.id);
       });
@@ -138,7 +286,11 @@ export const HotelRateResult = z
 export type HotelRateResult = z.infer<typeof HotelRateResult>;
 
 /** Registry. */
-const HotelId = z.string().min(1).max(200).regex(/^[^\s/?#]+$/, 'must not contain spaces, /, ? or #');
+const HotelId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s/?#]+$/, 'must not contain spaces, /, ? or #');
 
 export const HotelSource = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -223,7 +375,13 @@ export const OperatorPushSubscriptionView = PushSubscriptionView.extend({
   failures: z.number().int(),
   lagVersions: z.number().int().describe('State versions not delivered yet'),
   lastDelivery: z
-    .object({ startedAt: z.string(), status: z.number().int().nullable(), outcome: z.string(), error: z.string().nullable(), durationMs: z.number().int() })
+    .object({
+      startedAt: z.string(),
+      status: z.number().int().nullable(),
+      outcome: z.string(),
+      error: z.string().nullable(),
+      durationMs: z.number().int(),
+    })
     .nullable(),
 });
 export type OperatorPushSubscriptionView = z.infer<typeof OperatorPushSubscriptionView>;

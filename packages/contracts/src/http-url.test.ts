@@ -17,10 +17,26 @@ const fields: Array<[string, (url: string) => boolean]> = [
   [
     'an application apply page',
     (url) =>
-      ApplyBody.safeParse({ jobPostId: 'p1', candidate: { email: 'a@example.com', firstName: 'A', lastName: 'B' }, files: { cv: { type: 'File', url: 'https://example.com/cv.pdf', filename: 'cv.pdf' } }, url })
-        .success,
+      ApplyBody.safeParse({
+        jobPostId: 'p1',
+        candidate: { email: 'a@example.com', firstName: 'A', lastName: 'B' },
+        files: { cv: { type: 'File', url: 'https://example.com/cv.pdf', filename: 'cv.pdf' } },
+        url,
+      }).success,
   ],
-  ['a booking callbackUrl', (url) => CreateBookingBody.safeParse({ hotelId: 'h1', checkIn: '2027-01-10', nights: 1, guests: 1, roomId: 'r', rateId: 'r', callbackUrl: url }).success],
+  [
+    'a booking callbackUrl',
+    (url) =>
+      CreateBookingBody.safeParse({
+        hotelId: 'h1',
+        checkIn: '2027-01-10',
+        nights: 1,
+        guests: 1,
+        roomId: 'r',
+        rateId: 'r',
+        callbackUrl: url,
+      }).success,
+  ],
 ];
 
 describe('the http(s) URL of every request field', () => {

@@ -18,4 +18,8 @@ const isHttpUrlWithHost = (value: string): boolean => {
 };
 
 /** An absolute http(s) URL with a host, as every request field that names a page or a file takes it. */
-export const HttpUrl = z.string().max(httpUrlMaxLength).refine((value) => !hasNul(value), nulMessage).refine(isHttpUrlWithHost, 'must be an absolute http(s) URL');
+export const HttpUrl = z
+  .string()
+  .max(httpUrlMaxLength)
+  .refine((value) => !hasNul(value), nulMessage)
+  .refine(isHttpUrlWithHost, 'must be an absolute http(s) URL');

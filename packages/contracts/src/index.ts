@@ -4,7 +4,17 @@ export { QuestionsErrorBodySchema, StandardErrorBodySchema } from './error-bodie
 export { Scope, scopes } from './scopes.ts';
 export { describeIssues } from './zod-messages.ts';
 export { findNul, hasNul, nulMessage } from './nul-bytes.ts';
-export { ClientId, ClientIdParams, ClientSummaries, ClientSummary, CreateClientInput, CreatedClient, FrameOriginsView, SetFrameOriginsBody, WhoAmI } from './clients.ts';
+export {
+  ClientId,
+  ClientIdParams,
+  ClientSummaries,
+  ClientSummary,
+  CreateClientInput,
+  CreatedClient,
+  FrameOriginsView,
+  SetFrameOriginsBody,
+  WhoAmI,
+} from './clients.ts';
 export { CanaryIdParams, CanaryJobPayload, CanaryState, CanaryView, RequestCanaryBody } from './canary.ts';
 export {
   Answer,
@@ -40,7 +50,16 @@ export {
 } from './recruitment.ts';
 export type { AtsEndpointName } from './recruitment.ts';
 export { MiningActivity, MiningActivityMinute, MiningActivityQuery } from './mining-activity.ts';
-export { BatchDetail, BatchIdParams, BatchJobPostView, BatchJobPostViews, BatchListQuery, BatchRowsQuery, BatchSummaries, PauseBatchBody } from './batch-admin.ts';
+export {
+  BatchDetail,
+  BatchIdParams,
+  BatchJobPostView,
+  BatchJobPostViews,
+  BatchListQuery,
+  BatchRowsQuery,
+  BatchSummaries,
+  PauseBatchBody,
+} from './batch-admin.ts';
 export { QueueJobsQuery, queueJobStates, QueueJobView, QueueJobViews, QueueNameParams, QueueView, QueueViews } from './queue-admin.ts';
 export type { QueueJobState } from './queue-admin.ts';
 export {
@@ -118,8 +137,27 @@ export {
   PurgeApplicationsJobPayload,
   ReconcileApplicationsJobPayload,
 } from './applications.ts';
-export { isPanTokenShaped, OtpView, PanToken, panTokenMaxLength, panTokenV1Pattern, panTokenV2Pattern, PanTokenView, passesLuhn, StorePanBody } from './vault.ts';
-export { AtsAccountSecret, AtsCredentialBody, AtsCredentialList, AtsCredentialParams, AtsCredentialSummary, AtsCredentialVendor, atsAccountVendors, atsCredentialVendors } from './ats-credentials.ts';
+export {
+  isPanTokenShaped,
+  OtpView,
+  PanToken,
+  panTokenMaxLength,
+  panTokenV1Pattern,
+  panTokenV2Pattern,
+  PanTokenView,
+  passesLuhn,
+  StorePanBody,
+} from './vault.ts';
+export {
+  AtsAccountSecret,
+  AtsCredentialBody,
+  AtsCredentialList,
+  AtsCredentialParams,
+  AtsCredentialSummary,
+  AtsCredentialVendor,
+  atsAccountVendors,
+  atsCredentialVendors,
+} from './ats-credentials.ts';
 export {
   AvailableRooms,
   BookBody,

@@ -8,9 +8,15 @@ export const MailDeliverySummaryView = z.object({
   received: z.number().int(),
   delivered: z.number().int(),
   bounced: z.number().int(),
-  deferredDeliveries: z.array(z.object({
-    deliveryId: z.uuid(), forwardsTo: z.string(), attempts: z.number().int(), nextAttemptAt: z.string(), lastError: z.string().nullable(),
-  })),
+  deferredDeliveries: z.array(
+    z.object({
+      deliveryId: z.uuid(),
+      forwardsTo: z.string(),
+      attempts: z.number().int(),
+      nextAttemptAt: z.string(),
+      lastError: z.string().nullable(),
+    }),
+  ),
 });
 export type MailDeliverySummaryView = z.infer<typeof MailDeliverySummaryView>;
 

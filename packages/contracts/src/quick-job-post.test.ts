@@ -3,11 +3,43 @@ import { JobPostInput, quickJobPostInput } from './recruitment.ts';
 
 // Cells that sit on the edges of the schema: whitespace zod trims, lengths at the limits,
 // URLs that parse only one way or not at all, country codes in and out of shape.
-const texts = ['post-1', ' padded', 'padded ', '\tx', 'x\n', '\u00a0nbsp', 'é-accent', 'a', '', ' ', 'x'.repeat(200), 'x'.repeat(201), 'y'.repeat(500), 'y'.repeat(501), 'mid dle', undefined];
+const texts = [
+  'post-1',
+  ' padded',
+  'padded ',
+  '\tx',
+  'x\n',
+  '\u00a0nbsp',
+  'é-accent',
+  'a',
+  '',
+  ' ',
+  'x'.repeat(200),
+  'x'.repeat(201),
+  'y'.repeat(500),
+  'y'.repeat(501),
+  'mid dle',
+  undefined,
+];
 const urls = [
-  'https://careers.example.com/jobs/1', 'http://example.com', 'HTTPS://EXAMPLE.COM/', 'ftp://example.com/', 'http:example.com',
-  'https:///x', 'http:///', 'http://:80/', 'http://[::1]/', 'https://é.com/', 'https://a b/', ' https://example.com/',
-  'https://example.com/ ', `https://example.com/${'p'.repeat(2048 - 20)}`, `https://example.com/${'p'.repeat(2048)}`, 'mailto:x@example.com', '', undefined,
+  'https://careers.example.com/jobs/1',
+  'http://example.com',
+  'HTTPS://EXAMPLE.COM/',
+  'ftp://example.com/',
+  'http:example.com',
+  'https:///x',
+  'http:///',
+  'http://:80/',
+  'http://[::1]/',
+  'https://é.com/',
+  'https://a b/',
+  ' https://example.com/',
+  'https://example.com/ ',
+  `https://example.com/${'p'.repeat(2048 - 20)}`,
+  `https://example.com/${'p'.repeat(2048)}`,
+  'mailto:x@example.com',
+  '',
+  undefined,
 ];
 const countries = ['gb', 'us', 'GB', 'gbr', 'g', '', 'g1', undefined];
 
@@ -25,7 +57,7 @@ function seededRandom(seed: number): () => number {
 describe('quickJobPostInput', () => {
   it('accepts only rows JobPostInput accepts, with the same parsed values', () => {
     const random = seededRandom(20261122);
-    const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
     let accepted = 0;
     for (let round = 0; round < 20_000; round += 1) {
       const row = { jobPostId: pick(texts), url: pick(urls), employer: pick(texts), jobTitle: pick(texts), country: pick(countries) };
@@ -40,9 +72,18 @@ describe('quickJobPostInput', () => {
   });
 
   it('takes the plain rows of a batch without asking zod', () => {
-    expect(quickJobPostInput({ jobPostId: 'post-7', url: 'https://careers.example.com/jobs/7', employer: 'Acme', jobTitle: 'Engineer' }))
-      .toEqual({ jobPostId: 'post-7', url: 'https://careers.example.com/jobs/7', employer: 'Acme', jobTitle: 'Engineer', country: 'gb' });
-    expect(quickJobPostInput({ jobPostId: 'post-7', url: 'https://careers.example.com/jobs/7', employer: 'Acme', jobTitle: 'Engineer', country: 'nl' })?.country).toBe('nl');
+    expect(
+      quickJobPostInput({ jobPostId: 'post-7', url: 'https://careers.example.com/jobs/7', employer: 'Acme', jobTitle: 'Engineer' }),
+    ).toEqual({ jobPostId: 'post-7', url: 'https://careers.example.com/jobs/7', employer: 'Acme', jobTitle: 'Engineer', country: 'gb' });
+    expect(
+      quickJobPostInput({
+        jobPostId: 'post-7',
+        url: 'https://careers.example.com/jobs/7',
+        employer: 'Acme',
+        jobTitle: 'Engineer',
+        country: 'nl',
+      })?.country,
+    ).toBe('nl');
   });
 
   it('leaves to zod what it is not sure of', () => {

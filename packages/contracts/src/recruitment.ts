@@ -18,10 +18,35 @@ const inputTypes = [
 export const InputType = z.enum(inputTypes);
 
 export const questionCategories = [
-  'firstName', 'lastName', 'fullName', 'email', 'phone', 'address', 'city', 'zip', 'country', 'linkedin',
-  'website', 'github', 'resume', 'coverLetter', 'salary', 'startDate', 'workAuthorization', 'sponsorship',
-  'relocation', 'gender', 'race', 'ethnicity', 'veteran', 'disability', 'pronouns', 'consent', 'education',
-  'experience', 'referral',
+  'firstName',
+  'lastName',
+  'fullName',
+  'email',
+  'phone',
+  'address',
+  'city',
+  'zip',
+  'country',
+  'linkedin',
+  'website',
+  'github',
+  'resume',
+  'coverLetter',
+  'salary',
+  'startDate',
+  'workAuthorization',
+  'sponsorship',
+  'relocation',
+  'gender',
+  'race',
+  'ethnicity',
+  'veteran',
+  'disability',
+  'pronouns',
+  'consent',
+  'education',
+  'experience',
+  'referral',
 ] as const;
 export const QuestionCategory = z.enum(questionCategories);
 
@@ -39,20 +64,23 @@ export type Question = {
   accept?: string[];
 };
 
-export const Question: z.ZodType<Question> = z.lazy(() =>
-  z.object({
-    id: z.string().min(1),
-    question: z.string(),
-    inputType: InputType,
-    label: z.string(),
-    mandatory: z.boolean(),
-    category: QuestionCategory.optional(),
-    options: z.array(z.union([z.object({ answer: z.string(), conditionalQuestions: z.array(Question) }), Question])).optional(),
-    value: z.string().optional(),
-    accept: z.array(z.string()).optional(),
-  }),
-  // A named schema: documents (OpenAPI) refer to it, which is how its recursion is expressed.
-).meta({ id: 'Question' });
+export const Question: z.ZodType<Question> = z
+  .lazy(
+    () =>
+      z.object({
+        id: z.string().min(1),
+        question: z.string(),
+        inputType: InputType,
+        label: z.string(),
+        mandatory: z.boolean(),
+        category: QuestionCategory.optional(),
+        options: z.array(z.union([z.object({ answer: z.string(), conditionalQuestions: z.array(Question) }), Question])).optional(),
+        value: z.string().optional(),
+        accept: z.array(z.string()).optional(),
+      }),
+    // A named schema: documents (OpenAPI) refer to it, which is how its recursion is expressed.
+  )
+  .meta({ id: 'Question' });
 
 export const Answer = z.object({ id: z.string(), value: z.unknown() });
 export type Answer = z.infer<typeof Answer>;
@@ -82,12 +110,28 @@ export type MiningErrorCode = z.infer<typeof MiningErrorCode>;
 
 const withoutNul = (value: string) => !hasNul(value);
 
-
 /** The vendor base URLs a deployment may override (`MINING_ATS_ENDPOINTS`); the miner's endpoints are exactly these. */
 export const atsEndpointNames = [
-  'greenhouseApi', 'greenhouseBoards', 'lever', 'ashby', 'workable', 'smartRecruitersApi', 'smartRecruitersJobs',
-  'bamboohr', 'recruitee', 'teamtailor', 'jazzhr', 'breezy', 'manatal', 'leverApi',
-  'ashbyApi', 'workableApi', 'bamboohrApi', 'jazzhrApi', 'breezyApi', 'teamtailorApi',
+  'greenhouseApi',
+  'greenhouseBoards',
+  'lever',
+  'ashby',
+  'workable',
+  'smartRecruitersApi',
+  'smartRecruitersJobs',
+  'bamboohr',
+  'recruitee',
+  'teamtailor',
+  'jazzhr',
+  'breezy',
+  'manatal',
+  'leverApi',
+  'ashbyApi',
+  'workableApi',
+  'bamboohrApi',
+  'jazzhrApi',
+  'breezyApi',
+  'teamtailorApi',
 ] as const;
 export type AtsEndpointName = (typeof atsEndpointNames)[number];
 
@@ -97,14 +141,22 @@ export const JobPostInput = z.object({
   url: HttpUrl,
   employer: z.string().trim().min(1).max(500).refine(withoutNul, nulMessage),
   jobTitle: z.string().trim().min(1).max(500).refine(withoutNul, nulMessage),
-  country: z.string().regex(/^[a-z]{2}$/, 'must be a lowercase ISO 3166-1 alpha-2 code').default('gb'),
+  country: z
+    .string()
+    .regex(/^[a-z]{2}$/, 'must be a lowercase ISO 3166-1 alpha-2 code')
+    .default('gb'),
 });
 export type JobPostInput = z.infer<typeof JobPostInput>;
 
 /** Printable ASCII other than space: a string that starts and ends with one is unchanged by trim(). */
 const isPlainEdge = (code: number) => code > 0x20 && code < 0x7f;
 const plainText = (value: string | undefined, max: number): value is string =>
-  value !== undefined && value.length > 0 && value.length <= max && isPlainEdge(value.charCodeAt(0)) && isPlainEdge(value.charCodeAt(value.length - 1)) && !hasNul(value);
+  value !== undefined &&
+  value.length > 0 &&
+  value.length <= max &&
+  isPlainEdge(value.charCodeAt(0)) &&
+  isPlainEdge(value.charCodeAt(value.length - 1)) &&
+  !hasNul(value);
 const countryCode = /^[a-z]{2}$/;
 
 /**
@@ -113,11 +165,24 @@ const countryCode = /^[a-z]{2}$/;
  * rows the schema accepts unchanged (test: quick-job-post.test.ts); zod costs ~2 µs a row, a
  * quarter of a 70,000-row batch's parse (bench batch-intake).
  */
-export function quickJobPostInput(row: { jobPostId?: string; url?: string; employer?: string; jobTitle?: string; country?: string }): JobPostInput | null {
+export function quickJobPostInput(row: {
+  jobPostId?: string;
+  url?: string;
+  employer?: string;
+  jobTitle?: string;
+  country?: string;
+}): JobPostInput | null {
   const { jobPostId, url, employer, jobTitle, country } = row;
   if (!plainText(jobPostId, 200) || !plainText(employer, 500) || !plainText(jobTitle, 500)) return null;
   // A special scheme (http, https) parses only with a host, so canParse covers hostname.length > 0.
-  if (url === undefined || url.length > httpUrlMaxLength || !(url.startsWith('https://') || url.startsWith('http://')) || hasNul(url) || !URL.canParse(url)) return null;
+  if (
+    url === undefined ||
+    url.length > httpUrlMaxLength ||
+    !(url.startsWith('https://') || url.startsWith('http://')) ||
+    hasNul(url) ||
+    !URL.canParse(url)
+  )
+    return null;
   if (country !== undefined && !countryCode.test(country)) return null;
   return { jobPostId, url, employer, jobTitle, country: country ?? 'gb' };
 }
@@ -131,7 +196,9 @@ export const MineJobPostBody = JobPostInput.extend({ callbackUrl: CallbackUrl.op
 const webhookSecret = z
   .string()
   .optional()
-  .describe("Present only on the request that created the client's callback secret (its first callbackUrl): the Standard Webhooks secret (whsec_…) that signs every callback; shown once");
+  .describe(
+    "Present only on the request that created the client's callback secret (its first callbackUrl): the Standard Webhooks secret (whsec_…) that signs every callback; shown once",
+  );
 
 export const MineJobPostResponse = z.object({ jobPostId: z.string(), status: z.literal('queued'), webhookSecret });
 

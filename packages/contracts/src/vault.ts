@@ -40,14 +40,24 @@ const Pan = z
   .max(40)
   .transform((value) => value.replace(/[ -]/g, ''))
   .superRefine((digits, context) => {
-    if (!/^\d{13,19}$/.test(digits)) context.addIssue({ code: 'custom', message: 'must be 13 to 19 digits (spaces and dashes between them allowed)' });
-    else if (!passesLuhn(digits)) context.addIssue({ code: 'custom', message: 'is not a card number (the Luhn check digit does not match)' });
+    if (!/^\d{13,19}$/.test(digits))
+      context.addIssue({ code: 'custom', message: 'must be 13 to 19 digits (spaces and dashes between them allowed)' });
+    else if (!passesLuhn(digits))
+      context.addIssue({ code: 'custom', message: 'is not a card number (the Luhn check digit does not match)' });
   })
   .meta({ description: 'The card number, 13 to 19 digits; spaces and dashes between digits are ignored', example: '4111 1111 1111 1111' });
 
 /** A number sent as a JSON number or as a string of digits ("05"). */
 const wholeNumber = (min: number, max: number, message: string) =>
-  z.union([z.number(), z.string().regex(/^\d{1,4}$/, message).transform(Number)]).pipe(z.number().int(message).min(min, message).max(max, message));
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,4}$/, message)
+        .transform(Number),
+    ])
+    .pipe(z.number().int(message).min(min, message).max(max, message));
 
 /** POST /vault/pan: a card to keep, authorised by a one-time password from POST /vault/otp. */
 export const StorePanBody = z.object({
@@ -64,7 +74,10 @@ export const StorePanBody = z.object({
   tokenVersion: z
     .enum(['v1', 'v2'])
     .default('v2')
-    .meta({ description: 'The token format to issue: v2 (299 characters, the default) or v1 (164 characters) for clients that store only v1 tokens' }),
+    .meta({
+      description:
+        'The token format to issue: v2 (299 characters, the default) or v1 (164 characters) for clients that store only v1 tokens',
+    }),
 });
 export type StorePanBody = z.output<typeof StorePanBody>;
 

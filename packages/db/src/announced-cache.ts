@@ -29,7 +29,10 @@ export type AnnouncedCache<Key, Value> = {
 };
 
 /** `keeps: false` (a cache sized 0) serves and keeps nothing, while still following announcements. */
-export function createAnnouncedCache<Key, Value>(entries: CacheEntries<Key, Value>, options: { keeps: boolean }): AnnouncedCache<Key, Value> {
+export function createAnnouncedCache<Key, Value>(
+  entries: CacheEntries<Key, Value>,
+  options: { keeps: boolean },
+): AnnouncedCache<Key, Value> {
   // Bumped by every announcement and every change of trust: a reservation from before it is void.
   let generation = 0;
   let trusted = false;

@@ -31,8 +31,13 @@ async function query<Row extends pg.QueryResultRow>(url: string, sql: string): P
   }
 }
 
-const recordedNames = async (url: string) => (await query<{ name: string }>(url, 'SELECT name FROM schema_migrations ORDER BY run_on, id')).map((row) => row.name);
-const fileNames = async () => (await readdir(migrationsDir)).filter((file) => file.endsWith('.sql')).map((file) => file.replace(/\.sql$/, '')).sort();
+const recordedNames = async (url: string) =>
+  (await query<{ name: string }>(url, 'SELECT name FROM schema_migrations ORDER BY run_on, id')).map((row) => row.name);
+const fileNames = async () =>
+  (await readdir(migrationsDir))
+    .filter((file) => file.endsWith('.sql'))
+    .map((file) => file.replace(/\.sql$/, ''))
+    .sort();
 
 afterAll(async () => {
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -69,13 +74,21 @@ describe('migrateToLatest', () => {
     const oldDir = await mkdtemp(join(tmpdir(), 'quarry-old-migrations-'));
     try {
       const oldNameOf = new Map(renamedMigrations.map(([from, to]) => [to, from]));
-      for (const name of await fileNames()) await copyFile(join(migrationsDir, `${name}.sql`), join(oldDir, `${oldNameOf.get(name) ?? name}.sql`));
+      for (const name of await fileNames())
+        await copyFile(join(migrationsDir, `${name}.sql`), join(oldDir, `${oldNameOf.get(name) ?? name}.sql`));
       const url = databaseUrl('old_names');
       const client = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
       await client.connect();
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(new URL(url).pathname.slice(1))}`);
       await client.end();
-      await runner({ databaseUrl: url, dir: oldDir, direction: 'up', migrationsTable: 'schema_migrations', checkOrder: true, log: () => {} });
+      await runner({
+        databaseUrl: url,
+        dir: oldDir,
+        direction: 'up',
+        migrationsTable: 'schema_migrations',
+        checkOrder: true,
+        log: () => {},
+      });
       const before = await recordedNames(url);
       expect(before).toContain('0005_mail-outlook-accounts');
       expect(before).toContain('0005_mail-counters');

@@ -29,7 +29,8 @@ beforeAll(async () => {
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
     };
-    if (cut) client.on('data', (chunk: Buffer) => waiting.push(chunk)); // never answered
+    if (cut)
+      client.on('data', (chunk: Buffer) => waiting.push(chunk)); // never answered
     else open();
   });
   relay.listen(0, '127.0.0.1');
@@ -53,7 +54,9 @@ afterAll(async () => {
 
 describe('withTransactionWithin', () => {
   it('drops a connection that stopped answering, so the next attempt gets through on a new one as soon as the network is back', async () => {
-    expect(await withTransactionWithin(pool, 2_000, async (client) => (await client.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one)).toBe(1);
+    expect(
+      await withTransactionWithin(pool, 2_000, async (client) => (await client.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one),
+    ).toBe(1);
     // The cut: every connection the pool holds falls silent, and new ones hang.
     cut = true;
     for (const pair of carried) frozen.add(pair);
@@ -67,7 +70,9 @@ describe('withTransactionWithin', () => {
     // The heal: the connections the cut silenced stay silent (TCP's backoff), new ones get through.
     cut = false;
     const healed = Date.now();
-    expect(await withTransactionWithin(pool, 2_000, async (client) => (await client.query<{ two: number }>('SELECT 2 AS two')).rows[0]?.two)).toBe(2);
+    expect(
+      await withTransactionWithin(pool, 2_000, async (client) => (await client.query<{ two: number }>('SELECT 2 AS two')).rows[0]?.two),
+    ).toBe(2);
     expect(Date.now() - healed).toBeLessThan(2_000);
     void held;
   });

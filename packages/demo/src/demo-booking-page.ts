@@ -8,7 +8,10 @@ import { demoProperties } from './demo-properties.ts';
  * it. It is where `/redirect` sends guests, and the source of the booking-page demo hotel.
  */
 const page = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url));
-export const bookingPages: Record<string, Buffer> = { '/booking/search.html': page('booking-search.html'), '/booking/results.html': page('booking-results.html') };
+export const bookingPages: Record<string, Buffer> = {
+  '/booking/search.html': page('booking-search.html'),
+  '/booking/results.html': page('booking-results.html'),
+};
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -2,7 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
 /** What the demo's callback receiver saw of one callback: the event, and whether its signature verified. */
-export type ReceivedCallback = { receivedAt: string; webhookId: string; verified: boolean; duplicate: boolean; type: string; data: unknown };
+export type ReceivedCallback = {
+  receivedAt: string;
+  webhookId: string;
+  verified: boolean;
+  duplicate: boolean;
+  type: string;
+  data: unknown;
+};
 
 /**
  * Stands in for a platform's callback endpoint (recruitment's callbacks, ADR 0053): takes
@@ -39,7 +46,14 @@ export function createCallbackReceiver(maxKept = 50) {
       const event = JSON.parse(raw) as { type?: string; data?: unknown };
       const duplicate = seen.has(headers['webhook-id']);
       seen.add(headers['webhook-id']);
-      callbacks.unshift({ receivedAt: new Date().toISOString(), webhookId: headers['webhook-id'], verified, duplicate, type: String(event.type), data: event.data });
+      callbacks.unshift({
+        receivedAt: new Date().toISOString(),
+        webhookId: headers['webhook-id'],
+        verified,
+        duplicate,
+        type: String(event.type),
+        data: event.data,
+      });
       callbacks.splice(maxKept);
       // A callback whose signature does not verify is refused, as a real receiver would.
       return verified ? { status: 204, body: null } : { status: 401, body: { error: 'signature did not verify' } };

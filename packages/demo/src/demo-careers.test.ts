@@ -13,7 +13,8 @@ afterAll(async () => {
   await sites?.close();
 });
 
-const cv = async () => new Blob([new Uint8Array(await (await fetch(`${sites.origin}/files/jane-doe-cv.pdf`)).arrayBuffer())], { type: 'application/pdf' });
+const cv = async () =>
+  new Blob([new Uint8Array(await (await fetch(`${sites.origin}/files/jane-doe-cv.pdf`)).arrayBuffer())], { type: 'application/pdf' });
 
 function form(fields: Record<string, string>, resume?: Blob): FormData {
   const body = new FormData();
@@ -44,13 +45,19 @@ describe('the demo careers page', () => {
     const page = await response.text();
     expect(page).toMatch(/Thank you for applying, Jane! Your application has been received\. Your reference is DR-\d+\./);
     const received = (await (await fetch(`${sites.origin}/applications`)).json()) as DemoSites['applications'];
-    expect(received[0]).toMatchObject({ fields: { first_name: ['Jane'], work_permit: ['no'] }, files: [{ field: 'resume', filename: 'jane-doe-cv.pdf', contentType: 'application/pdf' }] });
+    expect(received[0]).toMatchObject({
+      fields: { first_name: ['Jane'], work_permit: ['no'] },
+      files: [{ field: 'resume', filename: 'jane-doe-cv.pdf', contentType: 'application/pdf' }],
+    });
     expect(page).toContain(received[0]!.reference);
   });
 
   it('refuses an application without a required answer, naming it, and keeps nothing', async () => {
     const before = sites.applications.length;
-    const response = await fetch(`${sites.origin}/jobs/backend-engineer/apply`, { method: 'POST', body: form({ ...answers, work_permit: '' }) });
+    const response = await fetch(`${sites.origin}/jobs/backend-engineer/apply`, {
+      method: 'POST',
+      body: form({ ...answers, work_permit: '' }),
+    });
     expect(response.status).toBe(422);
     expect(await response.text()).toMatch(/role="alert".*work_permit, resume is required/);
     expect(sites.applications.length).toBe(before);

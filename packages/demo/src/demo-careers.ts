@@ -54,7 +54,8 @@ export function createApplicationReceiver(maxKept = 20) {
       let size = 0;
       for await (const chunk of request) {
         size += (chunk as Buffer).length;
-        if (size > maxBytes) return { status: 413, html: page('Too large', '<p role="alert">The application is larger than this site takes.</p>') };
+        if (size > maxBytes)
+          return { status: 413, html: page('Too large', '<p role="alert">The application is larger than this site takes.</p>') };
         chunks.push(chunk as Buffer);
       }
       const form = await new Request('http://demo.invalid/', {
@@ -69,7 +70,14 @@ export function createApplicationReceiver(maxKept = 20) {
       }
       const missing = requiredFields.filter((name) => !received.fields[name]?.[0]?.trim());
       if (!received.files.some((file) => file.field === 'resume')) missing.push('resume');
-      if (missing.length > 0) return { status: 422, html: page('Backend Engineer', `<p role="alert" class="error">Please answer every required question: ${missing.join(', ')} is required.</p>`) };
+      if (missing.length > 0)
+        return {
+          status: 422,
+          html: page(
+            'Backend Engineer',
+            `<p role="alert" class="error">Please answer every required question: ${missing.join(', ')} is required.</p>`,
+          ),
+        };
       sequence += 1;
       received.reference = `DR-${sequence}`;
       applications.unshift(received);
@@ -77,7 +85,10 @@ export function createApplicationReceiver(maxKept = 20) {
       const name = received.fields.first_name?.[0] ?? '';
       return {
         status: 200,
-        html: page('Application received', `<p>Thank you for applying, ${escapeHtml(name)}! Your application has been received. Your reference is ${received.reference}.</p>`),
+        html: page(
+          'Application received',
+          `<p>Thank you for applying, ${escapeHtml(name)}! Your application has been received. Your reference is ${received.reference}.</p>`,
+        ),
       };
     },
   };

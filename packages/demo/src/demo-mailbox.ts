@@ -7,7 +7,11 @@ export type ReceivedMail = { receivedAt: string; from: string; to: string[]; sub
  * The demo's smarthost (MAIL_RELAY_URL in demo mode): accepts every message Quarry forwards and
  * keeps the last ones, so a forwarded mail can be seen without a real mail server.
  */
-export async function startDemoMailbox(host: string, port: number, maxKept = 50): Promise<{ port: number; messages: ReceivedMail[]; close: () => Promise<void> }> {
+export async function startDemoMailbox(
+  host: string,
+  port: number,
+  maxKept = 50,
+): Promise<{ port: number; messages: ReceivedMail[]; close: () => Promise<void> }> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,

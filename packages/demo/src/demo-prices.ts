@@ -39,7 +39,13 @@ function variation(seed: string): number {
 }
 
 /** Every room and rate of `property` for the stay; rooms too small for `guests` are left out. */
-export function quoteStay(property: DemoProperty, checkIn: string, nights: number, guests: number, today = new Date().toISOString().slice(0, 10)): DemoQuote[] {
+export function quoteStay(
+  property: DemoProperty,
+  checkIn: string,
+  nights: number,
+  guests: number,
+  today = new Date().toISOString().slice(0, 10),
+): DemoQuote[] {
   const start = Date.parse(`${checkIn}T00:00:00Z`);
   let stay = 0;
   for (let night = 0; night < nights; night += 1) {
@@ -55,7 +61,14 @@ export function quoteStay(property: DemoProperty, checkIn: string, nights: numbe
       const beforeTax = Math.round(stay * guestFactor * room.factor * plan.factor);
       const deadline = plan.refundableDays === null ? null : new Date(start - plan.refundableDays * dayMs).toISOString().slice(0, 10);
       const cancelUntil = deadline !== null && deadline >= today ? deadline : null;
-      quotes.push({ room, plan, beforeTax, vat: Math.round((beforeTax * property.vatPercent) / 100), cityTax: property.cityTax * nights * guests, cancelUntil });
+      quotes.push({
+        room,
+        plan,
+        beforeTax,
+        vat: Math.round((beforeTax * property.vatPercent) / 100),
+        cityTax: property.cityTax * nights * guests,
+        cancelUntil,
+      });
     }
   }
   return quotes;

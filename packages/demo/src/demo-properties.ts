@@ -13,7 +13,37 @@ const plans = [
 
 /** The properties the demo's OpenTravel server and booking page sell (their hotel codes). */
 export const demoProperties: Record<string, DemoProperty> = {
-  HARBOUR: { code: 'HARBOUR', name: 'Harbour View Hotel', currency: 'EUR', decimals: 2, nightly: 12_900, vatPercent: 10, cityTax: 250, rooms, plans },
-  SAKURA: { code: 'SAKURA', name: 'Sakura Garden Inn', currency: 'JPY', decimals: 0, nightly: 18_000, vatPercent: 10, cityTax: 200, rooms: rooms.slice(0, 2), plans },
-  RIVERSIDE: { code: 'RIVERSIDE', name: 'Riverside Lodge', currency: 'USD', decimals: 2, nightly: 15_900, vatPercent: 8, cityTax: 300, rooms, plans: plans.slice(0, 2) },
+  HARBOUR: {
+    code: 'HARBOUR',
+    name: 'Harbour View Hotel',
+    currency: 'EUR',
+    decimals: 2,
+    nightly: 12_900,
+    vatPercent: 10,
+    cityTax: 250,
+    rooms,
+    plans,
+  },
+  SAKURA: {
+    code: 'SAKURA',
+    name: 'Sakura Garden Inn',
+    currency: 'JPY',
+    decimals: 0,
+    nightly: 18_000,
+    vatPercent: 10,
+    cityTax: 200,
+    rooms: rooms.slice(0, 2),
+    plans,
+  },
+  RIVERSIDE: {
+    code: 'RIVERSIDE',
+    name: 'Riverside Lodge',
+    currency: 'USD',
+    decimals: 2,
+    nightly: 15_900,
+    vatPercent: 8,
+    cityTax: 300,
+    rooms,
+    plans: plans.slice(0, 2),
+  },
 };

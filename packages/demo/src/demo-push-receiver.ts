@@ -1,7 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 
 /** What the demo's push receiver saw of one push: enough to show that rates arrived and changed. */
-export type ReceivedPush = { receivedAt: string; stateVersion: string | null; bytes: number; hotels: Array<{ hotelId: string; searches: number; rooms: number }> };
+export type ReceivedPush = {
+  receivedAt: string;
+  stateVersion: string | null;
+  bytes: number;
+  hotels: Array<{ hotelId: string; searches: number; rooms: number }>;
+};
 
 /**
  * Stands in for a client's push endpoint: takes `PUT /push` with the subscription's API key,
@@ -19,7 +24,8 @@ export function createPushReceiver(maxKept = 20) {
     async receive(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
-      if (apiKey === null || request.headers['x-api-key'] !== apiKey) return { status: 401, body: { error: 'X-API-KEY is not the demo subscription key' } };
+      if (apiKey === null || request.headers['x-api-key'] !== apiKey)
+        return { status: 401, body: { error: 'X-API-KEY is not the demo subscription key' } };
       const raw = Buffer.concat(chunks);
       let results: unknown;
       try {
@@ -37,7 +43,12 @@ export function createPushReceiver(maxKept = 20) {
         byHotel.set(hotelId, entry);
       }
       const version = request.headers['x-quarry-state-version'];
-      pushes.unshift({ receivedAt: new Date().toISOString(), stateVersion: typeof version === 'string' ? version : null, bytes: raw.length, hotels: [...byHotel.values()] });
+      pushes.unshift({
+        receivedAt: new Date().toISOString(),
+        stateVersion: typeof version === 'string' ? version : null,
+        bytes: raw.length,
+        hotels: [...byHotel.values()],
+      });
       pushes.splice(maxKept);
       return { status: 200, body: { received: true } };
     },

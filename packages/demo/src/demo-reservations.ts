@@ -31,12 +31,23 @@ type DemoReservation = {
   received: Array<{ message: string; at: string }>;
 };
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseAttributeValue: false, parseTagValue: false, processEntities: true, htmlEntities: false });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: true,
+  parseAttributeValue: false,
+  parseTagValue: false,
+  processEntities: true,
+  htmlEntities: false,
+});
 const escapeXml = (value: string) => value.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 type Node = Record<string, unknown>;
-const node = (value: unknown): Node | undefined => (Array.isArray(value) ? node(value[0]) : value !== null && typeof value === 'object' ? (value as Node) : undefined);
-const nodes = (value: unknown): Node[] => (Array.isArray(value) ? value.map(node).filter((item): item is Node => item !== undefined) : node(value) ? [node(value) as Node] : []);
-const attr = (value: Node | undefined, name: string): string | undefined => (typeof value?.[`@${name}`] === 'string' ? (value[`@${name}`] as string) : undefined);
+const node = (value: unknown): Node | undefined =>
+  Array.isArray(value) ? node(value[0]) : value !== null && typeof value === 'object' ? (value as Node) : undefined;
+const nodes = (value: unknown): Node[] =>
+  Array.isArray(value) ? value.map(node).filter((item): item is Node => item !== undefined) : node(value) ? [node(value) as Node] : [];
+const attr = (value: Node | undefined, name: string): string | undefined =>
+  typeof value?.[`@${name}`] === 'string' ? (value[`@${name}`] as string) : undefined;
 /** The first node named `name` anywhere under `root` (the demo reads a request's few fields wherever they are). */
 function find(root: unknown, name: string): Node | undefined {
   const start = node(root);
@@ -59,11 +70,13 @@ function findAll(root: unknown, name: string, into: Node[] = []): Node[] {
   }
   return into;
 }
-const textOf = (value: unknown): string => (typeof value === 'string' ? value : typeof node(value)?.['#text'] === 'string' ? (node(value)?.['#text'] as string) : '');
+const textOf = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof node(value)?.['#text'] === 'string' ? (node(value)?.['#text'] as string) : '';
 
 const ota = (root: string, echoToken: string, inner: string, extra = '') =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${escapeXml(echoToken)}" TimeStamp="${new Date().toISOString()}"${extra}>${inner}</${root}>`;
-const errors = (type: string, code: string, text: string) => `<Errors><Error Type="${type}" Code="${code}" ShortText="${escapeXml(text)}"/></Errors>`;
+const errors = (type: string, code: string, text: string) =>
+  `<Errors><Error Type="${type}" Code="${code}" ShortText="${escapeXml(text)}"/></Errors>`;
 
 export type DemoReservations = {
   reservations: DemoReservation[];
@@ -105,15 +118,27 @@ export function createDemoReservations(origin: () => string): DemoReservations {
     const card = find(rq, 'PaymentCard');
     const guests = Number(attr(find(rq, 'GuestCount'), 'Count'));
     const [start, end] = [attr(span, 'Start') ?? '', attr(span, 'End') ?? ''];
-    if (!reference || !rate || !total || !card || !/^\d{4}-\d{2}-\d{2}$/.test(start) || !/^\d{4}-\d{2}-\d{2}$/.test(end) || !Number.isInteger(guests)) {
-      return rs(errors('10', '321', 'Required field missing: UniqueID, RoomRate, TimeSpan, GuestCount, Total and PaymentCard are required'));
+    if (
+      !reference ||
+      !rate ||
+      !total ||
+      !card ||
+      !/^\d{4}-\d{2}-\d{2}$/.test(start) ||
+      !/^\d{4}-\d{2}-\d{2}$/.test(end) ||
+      !Number.isInteger(guests)
+    ) {
+      return rs(
+        errors('10', '321', 'Required field missing: UniqueID, RoomRate, TimeSpan, GuestCount, Total and PaymentCard are required'),
+      );
     }
     const property = demoProperties[hotelCode];
     if (!property) return rs(errors('3', '392', 'Invalid hotel code'));
     if (byReference(reference)) return rs(errors('3', '127', 'Reservation already exists'));
     if (start < new Date().toISOString().slice(0, 10)) return rs(errors('3', '15', 'Invalid date: the stay starts in the past'));
     const nights = Math.round((Date.parse(end) - Date.parse(start)) / 86_400_000);
-    const quote = quoteStay(property, start, nights, guests).find((candidate) => candidate.room.code === attr(rate, 'RoomTypeCode') && candidate.plan.code === attr(rate, 'RatePlanCode'));
+    const quote = quoteStay(property, start, nights, guests).find(
+      (candidate) => candidate.room.code === attr(rate, 'RoomTypeCode') && candidate.plan.code === attr(rate, 'RatePlanCode'),
+    );
     if (!quote) return rs(errors('3', '322', 'No availability'));
     const current = formatAmount(quote.beforeTax + quote.vat + quote.cityTax, property.decimals);
     if (attr(total, 'AmountAfterTax') !== current || attr(total, 'CurrencyCode') !== property.currency) {
@@ -148,7 +173,11 @@ export function createDemoReservations(origin: () => string): DemoReservations {
     const reference = attr(find(rq, 'UniqueID'), 'ID') ?? '';
     const reservation = byReference(reference);
     if (reservation) note(reservation, 'OTA_ReadRQ');
-    return ota('OTA_ResRetrieveRS', attr(rq, 'EchoToken') ?? '', `<Success/><ReservationsList>${reservation ? reservationXml(reservation) : ''}</ReservationsList>`);
+    return ota(
+      'OTA_ResRetrieveRS',
+      attr(rq, 'EchoToken') ?? '',
+      `<Success/><ReservationsList>${reservation ? reservationXml(reservation) : ''}</ReservationsList>`,
+    );
   }
 
   function cancel(rq: Node): string {
@@ -158,7 +187,12 @@ export function createDemoReservations(origin: () => string): DemoReservations {
     if (!reservation) return ota('OTA_CancelRS', echo, errors('3', '97', 'Booking reference not found'));
     note(reservation, 'OTA_CancelRQ');
     if (reservation.status !== 'Cancelled') Object.assign(reservation, { status: 'Cancelled', statusReason: 'Cancelled by the booker' });
-    return ota('OTA_CancelRS', echo, `<Success/><UniqueID Type="14" ID="${escapeXml(reference)}" ID_Context="Quarry"/>`, ' Status="Cancelled"');
+    return ota(
+      'OTA_CancelRS',
+      echo,
+      `<Success/><UniqueID Type="14" ID="${escapeXml(reference)}" ID_Context="Quarry"/>`,
+      ' Status="Cancelled"',
+    );
   }
 
   const page = (body: string) =>
@@ -201,9 +235,14 @@ export function createDemoReservations(origin: () => string): DemoReservations {
       if (!reservation) return page('<p id="acs-unknown">This verification is no longer valid.</p>');
       // The issuer's answer reaches the hotel (here, at once), never the booker: the booker reads the reservation.
       const passed = form.get('otp') === demoOtp;
-      Object.assign(reservation, passed ? { status: 'Committed' } : { status: 'Cancelled', statusReason: 'Card declined: 3-D Secure authentication failed' });
+      Object.assign(
+        reservation,
+        passed ? { status: 'Committed' } : { status: 'Cancelled', statusReason: 'Card declined: 3-D Secure authentication failed' },
+      );
       note(reservation, passed ? '3-D Secure passed' : '3-D Secure failed');
-      return page(`<p id="acs-result">${passed ? 'Payment confirmed. You can return to the merchant.' : 'The code was not correct: the payment was not confirmed.'}</p>`);
+      return page(
+        `<p id="acs-result">${passed ? 'Payment confirmed. You can return to the merchant.' : 'The code was not correct: the payment was not confirmed.'}</p>`,
+      );
     },
   };
 }

@@ -48,7 +48,8 @@ function send(response: ServerResponse, status: number, type: string, body: stri
   response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
 }
 
-const json = (response: ServerResponse, status: number, body: unknown) => send(response, status, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
+const json = (response: ServerResponse, status: number, body: unknown) =>
+  send(response, status, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
 
 export async function startDemoSites(options: { host: string; port: number; smtpPort: number }): Promise<DemoSites> {
   const mailbox = await startDemoMailbox(options.host, options.smtpPort);
@@ -72,8 +73,15 @@ export async function startDemoSites(options: { host: string; port: number; smtp
         return send(response, 200, 'text/xml; charset=utf-8', reservations.answer(body) ?? answerAvailRequest(body));
       }
       if (route === 'GET /reservations') return json(response, 200, reservations.reservations);
-      if (route === 'POST /acs/challenge') return send(response, 200, 'text/html; charset=utf-8', reservations.challengePage(new URLSearchParams(await readBody(request, 100_000))));
-      if (route === 'POST /acs/verify') return send(response, 200, 'text/html; charset=utf-8', reservations.verify(new URLSearchParams(await readBody(request, 100_000))));
+      if (route === 'POST /acs/challenge')
+        return send(
+          response,
+          200,
+          'text/html; charset=utf-8',
+          reservations.challengePage(new URLSearchParams(await readBody(request, 100_000))),
+        );
+      if (route === 'POST /acs/verify')
+        return send(response, 200, 'text/html; charset=utf-8', reservations.verify(new URLSearchParams(await readBody(request, 100_000))));
       const bookingPage = request.method === 'GET' ? bookingPages[url.pathname] : undefined;
       if (bookingPage) return send(response, 200, 'text/html; charset=utf-8', bookingPage);
       if (route === 'GET /booking/checkout' || route === 'GET /booking/manage') {
@@ -83,7 +91,8 @@ export async function startDemoSites(options: { host: string; port: number; smtp
         const answer = answerAvailability(url.searchParams);
         return json(response, answer.status, answer.body);
       }
-      if (request.method === 'GET' && demoJobPostPaths.includes(url.pathname)) return send(response, 200, 'text/html; charset=utf-8', demoJobPostPage());
+      if (request.method === 'GET' && demoJobPostPaths.includes(url.pathname))
+        return send(response, 200, 'text/html; charset=utf-8', demoJobPostPage());
       if (request.method === 'POST' && demoJobPostPaths.some((path) => url.pathname === `${path}/apply`)) {
         const answer = await careers.receive(request, 10_000_000);
         return send(response, answer.status, 'text/html; charset=utf-8', answer.html);

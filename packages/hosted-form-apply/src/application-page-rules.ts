@@ -10,7 +10,8 @@ export const successText =
   /thank(s| you) for (your )?(applying|application|submitting|submission)|application (has been |was |is )?(received|submitted|sent|complete)|we('ve| have) (successfully )?received your application|successfully (applied|submitted)|your application (is on its way|has been sent)|vielen dank für ihre bewerbung|bewerbung (wurde )?(erfolgreich )?(gesendet|eingegangen|übermittelt)|merci pour votre candidature|candidature (a été )?(envoyée|reçue)|gracias por (tu|su) (solicitud|postulación|candidatura)/i;
 
 /** A confirmation address: where an ATS sends the candidate after a submission (Greenhouse `/confirmation`, Lever `/thanks`). */
-export const successUrl = /\/(confirmation|confirmed|thank-?you|thanks|success|submitted|application-received|applied)(\/|\?|#|$)|[?&](submitted|success|applied)=(1|true|yes)\b/i;
+export const successUrl =
+  /\/(confirmation|confirmed|thank-?you|thanks|success|submitted|application-received|applied)(\/|\?|#|$)|[?&](submitted|success|applied)=(1|true|yes)\b/i;
 
 /** A reference the page gives for the application, with at least one digit ("Reference: APP-20931", "application number is 48213"). */
 export const referenceNumber =
@@ -43,16 +44,41 @@ export const challengeSelector =
  * background and are not listed: they stop an application only when they turn into a challenge.
  */
 export const botChecks: ReadonlyArray<{ vendor: string; selector?: string; text?: RegExp }> = [
-  { vendor: 'Google reCAPTCHA', selector: '.g-recaptcha:not([data-size="invisible"]), iframe[src*="recaptcha"][src*="anchor"]:not([src*="size=invisible"]), iframe[src*="recaptcha"][src*="bframe"]' },
-  { vendor: 'hCaptcha', selector: '.h-captcha:not([data-size="invisible"]), iframe[src*="hcaptcha.com"][src*="checkbox"], iframe[src*="hcaptcha.com"][src*="challenge"], [data-hcaptcha-widget-id]:not([data-size="invisible"])' },
+  {
+    vendor: 'Google reCAPTCHA',
+    selector:
+      '.g-recaptcha:not([data-size="invisible"]), iframe[src*="recaptcha"][src*="anchor"]:not([src*="size=invisible"]), iframe[src*="recaptcha"][src*="bframe"]',
+  },
+  {
+    vendor: 'hCaptcha',
+    selector:
+      '.h-captcha:not([data-size="invisible"]), iframe[src*="hcaptcha.com"][src*="checkbox"], iframe[src*="hcaptcha.com"][src*="challenge"], [data-hcaptcha-widget-id]:not([data-size="invisible"])',
+  },
   { vendor: 'Cloudflare Turnstile', selector: '.cf-turnstile, iframe[src*="challenges.cloudflare.com"][src*="turnstile"]' },
-  { vendor: 'Cloudflare challenge', selector: '#challenge-form, #challenge-running, #cf-challenge-running, iframe[src*="challenges.cloudflare.com"]', text: /checking (if the site connection is secure|your browser before accessing)|performing security verification|enable javascript and cookies to continue/i },
+  {
+    vendor: 'Cloudflare challenge',
+    selector: '#challenge-form, #challenge-running, #cf-challenge-running, iframe[src*="challenges.cloudflare.com"]',
+    text: /checking (if the site connection is secure|your browser before accessing)|performing security verification|enable javascript and cookies to continue/i,
+  },
   { vendor: 'DataDome', selector: 'iframe[src*="captcha-delivery.com"], #ddv1-captcha-container, [id^="datadome-captcha"]' },
-  { vendor: 'AWS WAF', selector: 'awswaf-captcha, #captcha-container[data-awswaf], iframe[src*="awswaf.com"]', text: /aws waf|confirm you are human.{0,80}(audio|puzzle)/i },
+  {
+    vendor: 'AWS WAF',
+    selector: 'awswaf-captcha, #captcha-container[data-awswaf], iframe[src*="awswaf.com"]',
+    text: /aws waf|confirm you are human.{0,80}(audio|puzzle)/i,
+  },
   { vendor: 'PerimeterX', selector: '#px-captcha' },
   // Teamtailor's `forms--challenge` status ("Checking your browser") is shown while its proof of work runs (what it shows once solved was not measured).
-  { vendor: 'proof-of-work wall', selector: '.frc-captcha, altcha-widget, [data-proof-of-work], [data-controller~="forms--challenge"] [role="status"]', text: /proof[- ]of[- ]work|solving a (computational )?puzzle to (verify|check) your browser/i },
-  { vendor: 'e-mailed security code', selector: 'input[name="security_code"], input[id="security_code"], input[name="verification_code"], input[autocomplete="one-time-code"]', text: /(security|verification) code (was |has been )?(sent|e-?mailed) to|enter the (\d-digit )?(security|verification) code (we|that was) (sent|e-?mailed)|check your (e-?mail|inbox) for (a|the) (security|verification) code/i },
+  {
+    vendor: 'proof-of-work wall',
+    selector: '.frc-captcha, altcha-widget, [data-proof-of-work], [data-controller~="forms--challenge"] [role="status"]',
+    text: /proof[- ]of[- ]work|solving a (computational )?puzzle to (verify|check) your browser/i,
+  },
+  {
+    vendor: 'e-mailed security code',
+    selector:
+      'input[name="security_code"], input[id="security_code"], input[name="verification_code"], input[autocomplete="one-time-code"]',
+    text: /(security|verification) code (was |has been )?(sent|e-?mailed) to|enter the (\d-digit )?(security|verification) code (we|that was) (sent|e-?mailed)|check your (e-?mail|inbox) for (a|the) (security|verification) code/i,
+  },
 ];
 
 /** Response headers by which a vendor's edge says it challenged the request instead of serving the page. */
@@ -67,11 +93,28 @@ export const fieldErrorSelector =
 
 /** A field error's message, sorted into a code: first match wins, in this order. */
 export const fieldErrorCodes = [
-  { code: 'FileTypeNotSupported', pattern: /file (type|format|extension)|(type|format) (is )?not (supported|allowed|accepted)|unsupported (file|format|type)|invalid file|only (pdf|docx?|\.pdf)|must be (a |an )?(pdf|docx?|\.pdf)|accepted (file )?(types|formats)|supported formats/i },
-  { code: 'FileFailedToUpload', pattern: /upload (failed|error)|failed to upload|could ?n[o']t (be )?upload|file (is )?too (big|large)|exceeds? the (maximum )?(file )?size|file size/i },
-  { code: 'ApplicantDetailsInvalid', pattern: /(not (a )?valid|invalid|incorrect|malformed|wrong format)|(enter|provide|use|type) an? (valid|correct)|(e-?mail|phone|telephone|name|url|link|linkedin|website|date|postcode|zip).{0,30}(invalid|not valid|is not correct|must (be|contain|include))|requires? an? ['"]?@/i },
-  { code: 'MandatoryQuestionsNotAnswered', pattern: /required|mandatory|can(no|')t be (blank|empty)|must not be (blank|empty)|please (fill|complete|answer|select|enter|provide|choose|check|tick|upload)|missing|is empty|pflichtfeld|obligatoire|obligatorio/i },
+  {
+    code: 'FileTypeNotSupported',
+    pattern:
+      /file (type|format|extension)|(type|format) (is )?not (supported|allowed|accepted)|unsupported (file|format|type)|invalid file|only (pdf|docx?|\.pdf)|must be (a |an )?(pdf|docx?|\.pdf)|accepted (file )?(types|formats)|supported formats/i,
+  },
+  {
+    code: 'FileFailedToUpload',
+    pattern:
+      /upload (failed|error)|failed to upload|could ?n[o']t (be )?upload|file (is )?too (big|large)|exceeds? the (maximum )?(file )?size|file size/i,
+  },
+  {
+    code: 'ApplicantDetailsInvalid',
+    pattern:
+      /(not (a )?valid|invalid|incorrect|malformed|wrong format)|(enter|provide|use|type) an? (valid|correct)|(e-?mail|phone|telephone|name|url|link|linkedin|website|date|postcode|zip).{0,30}(invalid|not valid|is not correct|must (be|contain|include))|requires? an? ['"]?@/i,
+  },
+  {
+    code: 'MandatoryQuestionsNotAnswered',
+    pattern:
+      /required|mandatory|can(no|')t be (blank|empty)|must not be (blank|empty)|please (fill|complete|answer|select|enter|provide|choose|check|tick|upload)|missing|is empty|pflichtfeld|obligatoire|obligatorio/i,
+  },
 ] as const;
 
 /** The final button: "Submit", "Submit application", "Apply", "Apply now", "Send application". */
-export const submitButtonText = /^\s*(submit|apply|send|bewerbung (absenden|senden)|jetzt bewerben|absenden|envoyer|postuler|enviar)(\s+(my|your)?\s*(application|now|form|candidature))?\s*$|^\s*(submit|send) (my |your )?application\b|^\s*apply (now|for this (job|position|role))\b/i;
+export const submitButtonText =
+  /^\s*(submit|apply|send|bewerbung (absenden|senden)|jetzt bewerben|absenden|envoyer|postuler|enviar)(\s+(my|your)?\s*(application|now|form|candidature))?\s*$|^\s*(submit|send) (my |your )?application\b|^\s*apply (now|for this (job|position|role))\b/i;

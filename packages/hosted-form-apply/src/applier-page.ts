@@ -22,5 +22,10 @@ export async function callApplier<T>(frame: Frame, name: string, argument?: unkn
 
 /** Calls `window.__quarryApplier.<name>(element)` on the element a locator finds. */
 export async function callApplierOn<T>(locator: Locator, name: string, timeout: number): Promise<T> {
-  return locator.evaluate((element, call) => (globalThis as unknown as Record<string, Record<string, (node: unknown) => unknown>>)['__quarryApplier']?.[call]?.(element) as T, name, { timeout });
+  return locator.evaluate(
+    (element, call) =>
+      (globalThis as unknown as Record<string, Record<string, (node: unknown) => unknown>>)['__quarryApplier']?.[call]?.(element) as T,
+    name,
+    { timeout },
+  );
 }

@@ -39,8 +39,8 @@ export type ApplicationToSubmit = {
 
 export type Confirmation = { reference?: string; text: string };
 
-export type SubmitOutcome = (
-  /** The page proved the submission: a confirmation page, text or redirect. */
+export type SubmitOutcome = /** The page proved the submission: a confirmation page, text or redirect. */
+(
   | { status: 'success'; confirmation: Confirmation; screenshot?: Buffer }
   /** The page refused or could not be used; `submitted` says whether the final click happened. */
   | { status: 'failed'; errorCode: ApplicationErrorCode; message: string; submitted: boolean; screenshot?: Buffer }

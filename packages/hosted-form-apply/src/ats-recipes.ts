@@ -6,7 +6,19 @@ import type { Page } from 'playwright-core';
 /** A vendor's own wording on its apply page, and the interface code it means. */
 type VendorText = { pattern: RegExp; code: ApplicationErrorCode };
 
-type HostedAts = 'greenhouse' | 'lever' | 'ashby' | 'workable' | 'smartrecruiters' | 'bamboohr' | 'recruitee' | 'teamtailor' | 'jazzhr' | 'breezy' | 'manatal' | 'workday';
+type HostedAts =
+  | 'greenhouse'
+  | 'lever'
+  | 'ashby'
+  | 'workable'
+  | 'smartrecruiters'
+  | 'bamboohr'
+  | 'recruitee'
+  | 'teamtailor'
+  | 'jazzhr'
+  | 'breezy'
+  | 'manatal'
+  | 'workday';
 
 /**
  * How one ATS's hosted apply page is driven, as data: the generic engine (browser.applier.ts)
@@ -106,7 +118,10 @@ const atsRecipes: readonly AtsRecipe[] = [
     successText: /thank you for applying/i,
     texts: [
       { pattern: /must be a supported file type|file size must be (greater than|>) 0/i, code: 'FileTypeNotSupported' },
-      { pattern: /cannot read properties of undefined \(reading 'uploadFile'\)|attachment (could not|failed to) upload/i, code: 'FileFailedToUpload' },
+      {
+        pattern: /cannot read properties of undefined \(reading 'uploadFile'\)|attachment (could not|failed to) upload/i,
+        code: 'FileFailedToUpload',
+      },
       { pattern: /posting not found|job (you are looking for|is no longer)/i, code: 'JobExpired' },
       { pattern: /must not contain a url|is not a valid email|must be 255 characters or fewer/i, code: 'ApplicantDetailsInvalid' },
     ],
@@ -138,7 +153,10 @@ const atsRecipes: readonly AtsRecipe[] = [
     successText: /application was successfully submitted|thanks for applying/i,
     texts: [
       { pattern: /failed to upload/i, code: 'FileFailedToUpload' },
-      { pattern: /one application per (role|job) (per|every) \d+ days|already (applied|submitted an application) (to|for) this/i, code: 'AlreadyApplied' },
+      {
+        pattern: /one application per (role|job) (per|every) \d+ days|already (applied|submitted an application) (to|for) this/i,
+        code: 'AlreadyApplied',
+      },
       { pattern: /job (posting )?(is no longer|was not found)|not accepting applications/i, code: 'JobExpired' },
     ],
   },
@@ -193,8 +211,16 @@ const atsRecipes: readonly AtsRecipe[] = [
     earlyWrites: 'files',
     texts: [
       { pattern: /resource not found/i, code: 'JobExpired' },
-      { pattern: /sorry, we can.t accept the \S+ (file )?format|make sure you.re only trying to upload the file types specified|encrypted pdfs are not allowed/i, code: 'FileTypeNotSupported' },
-      { pattern: /whoa, this is a big file|unable to upload an empty file|something on our side prevented your file from uploading|having trouble uploading files/i, code: 'FileFailedToUpload' },
+      {
+        pattern:
+          /sorry, we can.t accept the \S+ (file )?format|make sure you.re only trying to upload the file types specified|encrypted pdfs are not allowed/i,
+        code: 'FileTypeNotSupported',
+      },
+      {
+        pattern:
+          /whoa, this is a big file|unable to upload an empty file|something on our side prevented your file from uploading|having trouble uploading files/i,
+        code: 'FileFailedToUpload',
+      },
       { pattern: /please leave this field blank/i, code: 'ApplicationFailed' },
     ],
   },

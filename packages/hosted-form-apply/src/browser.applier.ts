@@ -1,7 +1,15 @@
 // Longer than 400 lines: one run of the hosted-form engine, from the sign-in wall to the outcome page;
 // its steps share the page, the intent hook and the run's abort signal, read top to bottom.
 import type { ApplicationErrorCode } from '@quarry/contracts';
-import { closeWithin, createSignInMemory, followToForm, showsWall, signInOnce, type ChromiumPool, type SignInMemory } from '@quarry/browser';
+import {
+  closeWithin,
+  createSignInMemory,
+  followToForm,
+  showsWall,
+  signInOnce,
+  type ChromiumPool,
+  type SignInMemory,
+} from '@quarry/browser';
 import { locateQuestions, nextButton, settle, settleAfterInput, snapshotPage } from '@quarry/miner';
 import { createHostGuard, httpUrlOf, type Lookup } from '@quarry/safe-fetch';
 import { errors as playwrightErrors, type Frame, type Locator, type Page } from 'playwright-core';
@@ -41,7 +49,12 @@ const revealRounds = 4;
 
 type FormSnapshot = Awaited<ReturnType<typeof snapshotPage>>;
 
-const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitOutcome => ({ status: 'failed', errorCode, message, submitted: false });
+const failedBefore = (errorCode: ApplicationErrorCode, message: string): SubmitOutcome => ({
+  status: 'failed',
+  errorCode,
+  message,
+  submitted: false,
+});
 
 /**
  * The generic engine: opens the job post in Chromium (every request through the SSRF guard),
@@ -57,15 +70,23 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
   return async (application, hooks, signal) => {
     const url = httpUrlOf(application.url);
     if (!url) return failedBefore('ApplicationFailed', 'the job post URL is not an absolute http(s) URL');
-    const unanswered = application.questions.filter((question) => question.mandatory && !application.answers.some((answer) => answer.id === question.id));
-    if (unanswered.length > 0) return failedBefore('MandatoryQuestionsNotAnswered', `no answer to ${unanswered.map((question) => `${question.id} ("${question.question}")`).join(', ')}`);
+    const unanswered = application.questions.filter(
+      (question) => question.mandatory && !application.answers.some((answer) => answer.id === question.id),
+    );
+    if (unanswered.length > 0)
+      return failedBefore(
+        'MandatoryQuestionsNotAnswered',
+        `no answer to ${unanswered.map((question) => `${question.id} ("${question.question}")`).join(', ')}`,
+      );
     const allowed = createHostGuard(options.allowPrivate, options.lookup);
     if (!(await allowed(url.href))) return failedBefore('ApplicationFailed', `refused: ${url.hostname} is not a public address`);
 
     return options.pool.withContext(async (context) => {
       const deadline = Date.now() + options.timeoutMs;
       await context.addInitScript({ content: applierPageScript });
-      await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
+      await context.route('**/*', async (route) =>
+        (await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient'),
+      );
       const page = await context.newPage();
       const abort = () => void page.close().catch(() => {});
       signal.addEventListener('abort', abort, { once: true });
@@ -81,7 +102,8 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
         // The hook's own failure: nothing was clicked, and the caller must hear it as it was thrown.
         if (error instanceof HookFailed) throw error.cause;
         if (hookCalled) return { status: 'unknown', message: `the engine failed after the final click was prepared: ${firstLine(error)}` };
-        if (error instanceof playwrightErrors.TimeoutError) return failedBefore('ApplicationFailed', `the page did not respond in time: ${firstLine(error)}`);
+        if (error instanceof playwrightErrors.TimeoutError)
+          return failedBefore('ApplicationFailed', `the page did not respond in time: ${firstLine(error)}`);
         throw error;
       } finally {
         signal.removeEventListener('abort', abort);
@@ -89,7 +111,13 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       }
     });
 
-    async function apply(page: Page, application: ApplicationToSubmit, url: URL, deadline: number, beforeSubmit: () => Promise<void>): Promise<SubmitOutcome> {
+    async function apply(
+      page: Page,
+      application: ApplicationToSubmit,
+      url: URL,
+      deadline: number,
+      beforeSubmit: () => Promise<void>,
+    ): Promise<SubmitOutcome> {
       let response;
       try {
         response = await page.goto(url.href, { waitUntil: 'domcontentloaded', timeout: Math.max(1_000, deadline - Date.now()) });
@@ -99,14 +127,23 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
       const status = response?.status() ?? 200;
       await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
       await settle(page, 250, 3_000);
-      const recipe = await recipeFor(page, application.questions.map((question) => question.id));
+      const recipe = await recipeFor(
+        page,
+        application.questions.map((question) => question.id),
+      );
       const headers = response ? await response.allHeaders().catch(() => ({}) as Record<string, string>) : {};
       const walledBy = botCheckHeaders.find((check) => check.value.test(headers[check.header] ?? ''));
       const opening = await readPage(page);
       // A bot wall ends the application before anything is written (an upload, a saved answer).
       if (walledBy || opening.botCheck || opening.challenge || status === 403 || status === 429) {
         const reading = walledBy && !opening.botCheck ? { ...opening, botCheck: walledBy.vendor } : opening;
-        if (reading.botCheck || reading.challenge || status === 403 || status === 429) return failedBefore('BotDetection', reading.botCheck || reading.challenge ? botCheckMessage(reading, recipe) : `HTTP ${status}${recipe ? ` from ${recipe.vendor}` : ''}`);
+        if (reading.botCheck || reading.challenge || status === 403 || status === 429)
+          return failedBefore(
+            'BotDetection',
+            reading.botCheck || reading.challenge
+              ? botCheckMessage(reading, recipe)
+              : `HTTP ${status}${recipe ? ` from ${recipe.vendor}` : ''}`,
+          );
       }
       const vendorRefusal = status < 400 || status === 404 || status === 410 ? refusalOf(opening, recipe) : null;
       if (vendorRefusal && vendorRefusal.code !== 'BotDetection') return failedBefore(vendorRefusal.code, vendorRefusal.message);
@@ -196,12 +233,20 @@ export function createBrowserApplier(options: BrowserApplierOptions): Applier {
         if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame()) navigationStatus = answer.status();
       });
       // A form post navigates; a script-sent form changes the page in place once its request is done.
-      const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 5_000 }).catch(() => null);
+      const navigated = page
+        .waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 5_000 })
+        .catch(() => null);
       // Not waiting for the navigation the click starts: a site that takes longer than the click's
       // own limit to answer the post would make the click throw, and the answer would be lost.
       await submit.click({ timeout: 10_000, noWaitAfter: true });
       await Promise.race([navigated, settleAfterInput(page.mainFrame(), 100, 5_000)]);
-      return readOutcome(page, before, () => navigationStatus, options.outcomeWaitMs === undefined ? deadline : Math.min(deadline, Date.now() + options.outcomeWaitMs), recipe);
+      return readOutcome(
+        page,
+        before,
+        () => navigationStatus,
+        options.outcomeWaitMs === undefined ? deadline : Math.min(deadline, Date.now() + options.outcomeWaitMs),
+        recipe,
+      );
     }
   };
 }
@@ -242,12 +287,22 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  * Fills what the current step shows, round after round while answers reveal more questions.
  * Returns why a value could not be placed, or null.
  */
-async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<string>, current: FormSnapshot | null, plan: FillPlan): Promise<string | null> {
+async function fillStep(
+  page: Page,
+  answers: Map<string, unknown>,
+  filled: Set<string>,
+  current: FormSnapshot | null,
+  plan: FillPlan,
+): Promise<string | null> {
   const { recipe } = plan;
   // A file-or-text question (Greenhouse's résumé) counts as a file: its file part uploads on choose.
   const isFile = (id: string) => {
     const question = plan.questions.get(id);
-    return question?.inputType === 'File' || (question?.inputType === 'FragmentedQuestion' && (question.options ?? []).some((part) => 'inputType' in part && part.inputType === 'File'));
+    return (
+      question?.inputType === 'File' ||
+      (question?.inputType === 'FragmentedQuestion' &&
+        (question.options ?? []).some((part) => 'inputType' in part && part.inputType === 'File'))
+    );
   };
   // A write the vendor keeps comes after the at-most-once record: every answer on a page that saves
   // answers as given, a file on a page that uploads on choose.
@@ -257,7 +312,8 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
     try {
       if ((await emptyResumedDraft(page, recipe, plan.questions, answers, plan.recordIntent)) > 0) current = null;
     } catch (error) {
-      if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError) return `the ${recipe.vendor} draft could not be emptied: ${firstLine(error)}`;
+      if (error instanceof FillError || error instanceof playwrightErrors.TimeoutError)
+        return `the ${recipe.vendor} draft could not be emptied: ${firstLine(error)}`;
       throw error;
     }
   }
@@ -274,11 +330,19 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       progressed = true;
       return null;
     };
-    const scopedFill = (id: string) => attempt(id, () => fillScoped(page, recipe as AtsRecipe, plan.questions.get(id) as Question, answers.get(id), () => (writes(id) ? plan.recordIntent() : Promise.resolve())));
+    const scopedFill = (id: string) =>
+      attempt(id, () =>
+        fillScoped(page, recipe as AtsRecipe, plan.questions.get(id) as Question, answers.get(id), () =>
+          writes(id) ? plan.recordIntent() : Promise.resolve(),
+        ),
+      );
     const open = () => [...answers.keys()].filter((id) => !filled.has(id) && plan.questions.has(id));
     // Files go last: every other answer is in place before the first upload; first where the page
     // rewrites boxes from a chosen file.
-    const filesLast = (ids: string[]) => (recipe?.filesFirst ? [...ids.filter(isFile), ...ids.filter((id) => !isFile(id))] : [...ids.filter((id) => !isFile(id)), ...ids.filter(isFile)]);
+    const filesLast = (ids: string[]) =>
+      recipe?.filesFirst
+        ? [...ids.filter(isFile), ...ids.filter((id) => !isFile(id))]
+        : [...ids.filter((id) => !isFile(id)), ...ids.filter(isFile)];
     const afterFile = async (id: string) => {
       if (recipe?.filesFirst && isFile(id)) await settleAfterInput(page.mainFrame(), 100, 5_000);
     };
@@ -298,7 +362,8 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
       const problem = await attempt(id, async () => {
         if (writes(id)) await plan.recordIntent();
         if (entry.question.inputType === 'ArrayOfObjects') await fillRepeatable(page, id, answers.get(id));
-        else if (plan.questions.get(id)?.inputType === 'FragmentedQuestion' && entry.question.inputType !== 'FragmentedQuestion') await fillParts(page, context, snapshot, recipe, id, answers.get(id));
+        else if (plan.questions.get(id)?.inputType === 'FragmentedQuestion' && entry.question.inputType !== 'FragmentedQuestion')
+          await fillParts(page, context, snapshot, recipe, id, answers.get(id));
         else await fillQuestion(context, entry, answers.get(id));
         await afterFile(id);
         return true;
@@ -307,7 +372,9 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
     }
     // A split question (address, city, postcode) the page groups under another title: its parts
     // are named by their own ids, so they are found one by one.
-    for (const id of open().filter((candidate) => plan.questions.get(candidate)?.inputType === 'FragmentedQuestion' && !located.has(candidate))) {
+    for (const id of open().filter(
+      (candidate) => plan.questions.get(candidate)?.inputType === 'FragmentedQuestion' && !located.has(candidate),
+    )) {
       const loose = locateQuestions(snapshot.fields.map((field) => ({ ...field, fragment: '' })));
       const parts = Array.isArray(answers.get(id)) ? (answers.get(id) as Array<{ id: string; value: unknown }>) : [];
       if (parts.length === 0 || !parts.every((part) => loose.has(part.id))) continue;
@@ -339,7 +406,14 @@ async function fillStep(page: Page, answers: Map<string, unknown>, filled: Set<s
  * `cSalary`, with its period list beside it): each part by its name, else by the recipe's
  * `partControls`.
  */
-async function fillParts(page: Page, context: FillContext, snapshot: FormSnapshot, recipe: AtsRecipe | null, id: string, value: unknown): Promise<void> {
+async function fillParts(
+  page: Page,
+  context: FillContext,
+  snapshot: FormSnapshot,
+  recipe: AtsRecipe | null,
+  id: string,
+  value: unknown,
+): Promise<void> {
   const named = locateQuestions(snapshot.fields.map((field) => ({ ...field, fragment: '' })));
   for (const part of Array.isArray(value) ? (value as Array<{ id: string; value: unknown }>) : []) {
     const located = named.get(part.id);
@@ -351,7 +425,8 @@ async function fillParts(page: Page, context: FillContext, snapshot: FormSnapsho
     const control = selector ? page.locator(selector).first() : null;
     if (!control || (await control.count()) === 0) throw new FillError(`question ${id} has no part ${part.id} on the page`);
     const text = String(part.value);
-    if ((await control.evaluate((element) => element.tagName)) === 'SELECT') await control.selectOption({ label: text }, { timeout: 5_000 });
+    if ((await control.evaluate((element) => element.tagName)) === 'SELECT')
+      await control.selectOption({ label: text }, { timeout: 5_000 });
     else await control.fill(text, { timeout: 5_000 });
   }
 }
@@ -433,7 +508,11 @@ async function findSubmit(page: Page, recipe: AtsRecipe | null): Promise<Locator
   return null;
 }
 
-const frameSubmits = (frame: Frame) => frame.locator('form button[type="submit"], form input[type="submit"], form button:not([type])').filter({ visible: true }).filter({ hasNotText: nextButton });
+const frameSubmits = (frame: Frame) =>
+  frame
+    .locator('form button[type="submit"], form input[type="submit"], form button:not([type])')
+    .filter({ visible: true })
+    .filter({ hasNotText: nextButton });
 
 /**
  * The browser's own validation (a `required` box left empty, an email box without @): the click
@@ -448,7 +527,13 @@ async function nativelyInvalid(page: Page): Promise<{ code: ApplicationErrorCode
 }
 
 /** Reads the page after the click until it says something conclusive, or the wait is over (`unknown`, never success). */
-async function readOutcome(page: Page, before: PageReading, navigationStatus: () => number | null, until: number, recipe: AtsRecipe | null): Promise<SubmitOutcome> {
+async function readOutcome(
+  page: Page,
+  before: PageReading,
+  navigationStatus: () => number | null,
+  until: number,
+  recipe: AtsRecipe | null,
+): Promise<SubmitOutcome> {
   let last = 'the page showed nothing after the submission';
   for (;;) {
     await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, Math.min(5_000, until - Date.now())) }).catch(() => {});

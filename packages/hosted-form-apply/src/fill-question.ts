@@ -37,11 +37,14 @@ function locate(context: FillContext, field: RawField): Locator {
 }
 
 const normalise = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
-const texts = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
+const texts = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
 const truthy = (value: unknown) => value === true || (typeof value === 'string' && /^(true|yes|on|1)$/i.test(value.trim()));
 
 function isFile(value: unknown): value is FileToUpload {
-  return typeof value === 'object' && value !== null && (value as FileToUpload).type === 'File' && Buffer.isBuffer((value as FileToUpload).bytes);
+  return (
+    typeof value === 'object' && value !== null && (value as FileToUpload).type === 'File' && Buffer.isBuffer((value as FileToUpload).bytes)
+  );
 }
 
 /** The form a date box takes: `<input type=date>` wants YYYY-MM-DD, `month` YYYY-MM; a text box gets the date as given. */
@@ -74,7 +77,10 @@ export async function fillQuestion(context: FillContext, located: LocatedQuestio
     case 'File': {
       const files = (Array.isArray(value) ? value : [value]).filter(isFile);
       if (files.length === 0) throw new FillError(`question ${question.id} wants a file`);
-      await locate(context, first).setInputFiles(files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes })), { timeout: actionTimeoutMs });
+      await locate(context, first).setInputFiles(
+        files.map((file) => ({ name: file.filename, mimeType: file.contentType, buffer: file.bytes })),
+        { timeout: actionTimeoutMs },
+      );
       return;
     }
     case 'Boolean':
@@ -104,15 +110,25 @@ async function setChecked(context: FillContext, field: RawField, checked: boolea
   const control = locate(context, field);
   if (field.tag === 'input') return control.setChecked(checked, { timeout: actionTimeoutMs });
   // A drawn checkbox (role=checkbox) says its state in aria-checked; a click toggles it.
-  if (((await control.getAttribute('aria-checked', { timeout: actionTimeoutMs })) === 'true') !== checked) await control.click({ timeout: actionTimeoutMs });
+  if (((await control.getAttribute('aria-checked', { timeout: actionTimeoutMs })) === 'true') !== checked)
+    await control.click({ timeout: actionTimeoutMs });
 }
 
 async function selectNative(context: FillContext, field: RawField, id: string, wanted: string[]): Promise<void> {
   const select = locate(context, field);
   const options = await callApplierOn<Array<{ value: string; label: string }>>(select, 'selectOptions', actionTimeoutMs);
   const values = wanted.map((answer) => {
-    const option = options.find((candidate) => normalise(candidate.label) === normalise(answer)) ?? options.find((candidate) => candidate.value === answer);
-    if (!option) throw new FillError(`question ${id}: "${answer}" is not one of its options (${options.map((candidate) => candidate.label.trim()).filter(Boolean).slice(0, 10).join(', ')})`);
+    const option =
+      options.find((candidate) => normalise(candidate.label) === normalise(answer)) ??
+      options.find((candidate) => candidate.value === answer);
+    if (!option)
+      throw new FillError(
+        `question ${id}: "${answer}" is not one of its options (${options
+          .map((candidate) => candidate.label.trim())
+          .filter(Boolean)
+          .slice(0, 10)
+          .join(', ')})`,
+      );
     return option.value;
   });
   await select.selectOption(values, { timeout: actionTimeoutMs });
@@ -123,13 +139,19 @@ async function checkMembers(context: FillContext, members: RawField[], id: strin
   const wants = new Set(wanted.map(normalise));
   const chosen = members.filter((member) => wants.has(normalise(member.label || member.value)));
   const missing = wanted.filter((answer) => !chosen.some((member) => normalise(member.label || member.value) === normalise(answer)));
-  if (missing.length > 0) throw new FillError(`question ${id}: "${missing.join('", "')}" is not one of its options (${members.map((member) => member.label).join(', ')})`);
+  if (missing.length > 0)
+    throw new FillError(
+      `question ${id}: "${missing.join('", "')}" is not one of its options (${members.map((member) => member.label).join(', ')})`,
+    );
   for (const member of members) {
     const want = chosen.includes(member);
     if (one && !want) continue;
     const isRadio = member.type === 'radio' || member.role === 'radio';
     if (isRadio) {
-      if (want) await (member.tag === 'input' ? locate(context, member).check({ timeout: actionTimeoutMs }) : locate(context, member).click({ timeout: actionTimeoutMs }));
+      if (want)
+        await (member.tag === 'input'
+          ? locate(context, member).check({ timeout: actionTimeoutMs })
+          : locate(context, member).click({ timeout: actionTimeoutMs }));
     } else {
       await setChecked(context, member, want);
     }
@@ -151,8 +173,14 @@ async function pickFromList(context: FillContext, field: RawField, id: string, w
   }
   const scope = field.listboxId ? frame.locator(`[id="${field.listboxId.replace(/"/g, '\\"')}"]`) : frame;
   const exact = scope.getByRole('option', { name: wanted, exact: true }).filter({ visible: true }).first();
-  const loose = scope.getByRole('option').filter({ visible: true, hasText: new RegExp(`^\\s*${wanted.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i') }).first();
-  const option = await exact.waitFor({ state: 'visible', timeout: actionTimeoutMs }).then(() => exact, async () => ((await loose.count()) > 0 ? loose : null));
+  const loose = scope
+    .getByRole('option')
+    .filter({ visible: true, hasText: new RegExp(`^\\s*${wanted.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i') })
+    .first();
+  const option = await exact.waitFor({ state: 'visible', timeout: actionTimeoutMs }).then(
+    () => exact,
+    async () => ((await loose.count()) > 0 ? loose : null),
+  );
   if (!option) {
     await control.press('Escape').catch(() => {});
     throw new FillError(`question ${id}: the list offers no option "${wanted}"`);

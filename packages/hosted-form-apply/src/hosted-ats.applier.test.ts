@@ -3,7 +3,29 @@ import { createWorkdayMiner, workdayAccountWall, workdayFormLinks } from '@quarr
 import { workdayJobPath } from '@quarry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedAnswer, SubmitOutcome } from './applier-port.ts';
-import { ashbyHostedCase, candidate, hostedApplier, bamboohrHostedCase, breezyHostedCase, greenhouseHostedCase, jazzhrHostedCase, leverHostedCase, manatalHostedCase, recruiteeHostedCase, sameValue, smartRecruitersHostedCase, startWorkdayCase, teamtailorHostedCase, workdayAccount, workdayHostedCase, workableHostedCase, type ApplyCase, type CaseApplication, type RunningCase, type WorkdayCase } from '@quarry/testing/hosted-form-apply';
+import {
+  ashbyHostedCase,
+  candidate,
+  hostedApplier,
+  bamboohrHostedCase,
+  breezyHostedCase,
+  greenhouseHostedCase,
+  jazzhrHostedCase,
+  leverHostedCase,
+  manatalHostedCase,
+  recruiteeHostedCase,
+  sameValue,
+  smartRecruitersHostedCase,
+  startWorkdayCase,
+  teamtailorHostedCase,
+  workdayAccount,
+  workdayHostedCase,
+  workableHostedCase,
+  type ApplyCase,
+  type CaseApplication,
+  type RunningCase,
+  type WorkdayCase,
+} from '@quarry/testing/hosted-form-apply';
 
 let pool: ChromiumPool;
 beforeAll(() => {
@@ -63,14 +85,19 @@ describe.each<[string, ApplyCase, string]>([
     expect(hookCalls).toBe(1);
     expect(accept.writes().beforeIntent).toBe(0);
     const received = accept.received();
-    const wrong = accept.fields.filter((field) => !sameValue(field.value, received.get(field.name))).map((field) => ({ name: field.name, expected: field.value, received: received.get(field.name) }));
+    const wrong = accept.fields
+      .filter((field) => !sameValue(field.value, received.get(field.name)))
+      .map((field) => ({ name: field.name, expected: field.value, received: received.get(field.name) }));
     expect(wrong).toEqual([]);
   }, 240_000);
 
   it('maps each of the vendor refusals to its code, and nothing reaches the vendor before the intent', async () => {
     for (const refusal of running.applications.filter((candidate) => candidate.variant !== 'accept')) {
       const { outcome, hookCalls } = await send(refusal);
-      expect({ variant: refusal.variant, code: code(outcome), message: message(outcome) }).toMatchObject({ variant: refusal.variant, code: refusal.expected });
+      expect({ variant: refusal.variant, code: code(outcome), message: message(outcome) }).toMatchObject({
+        variant: refusal.variant,
+        code: refusal.expected,
+      });
       expect(refusal.writes().beforeIntent).toBe(0);
       if (hookCalls === 0) expect(refusal.writes().total).toBe(0);
       if (refusal.variant === 'botCheck') expect(message(outcome)).toContain(botCheckMessage);
@@ -98,7 +125,10 @@ it('ends a Teamtailor knockout answer as excluded before the first upload: no in
   try {
     const knockout = running.applications.find((candidate) => candidate.variant === 'knockout') as CaseApplication;
     const { outcome, hookCalls } = await send(knockout);
-    expect({ code: code(outcome), submitted: outcome.status === 'failed' && outcome.submitted }).toEqual({ code: 'MandatoryQuestionsNotAnswered', submitted: false });
+    expect({ code: code(outcome), submitted: outcome.status === 'failed' && outcome.submitted }).toEqual({
+      code: 'MandatoryQuestionsNotAnswered',
+      submitted: false,
+    });
     expect(message(outcome)).toContain('Teamtailor says "You have to meet these requirements to be able to apply"');
     expect(hookCalls).toBe(0);
     expect(knockout.writes().total).toBe(0);
@@ -107,7 +137,7 @@ it('ends a Teamtailor knockout answer as excluded before the first upload: no in
   }
 }, 180_000);
 
-describe('Workday with the client\'s tenant account', () => {
+describe("Workday with the client's tenant account", () => {
   let workday: WorkdayCase;
   beforeAll(async () => {
     workday = await startWorkdayCase(pool);
@@ -115,7 +145,8 @@ describe('Workday with the client\'s tenant account', () => {
   afterAll(async () => {
     await workday?.running.close();
   });
-  const application = (variant: string) => workday.running.applications.find((candidate) => candidate.variant === variant) as CaseApplication;
+  const application = (variant: string) =>
+    workday.running.applications.find((candidate) => candidate.variant === variant) as CaseApplication;
   const cxs = '/wday/cxs/acme/External';
 
   it('signs in once on the account wall, then saves My Information, My Experience, Application Questions and Voluntary Disclosures in turn and submits from Review', async () => {
@@ -145,11 +176,13 @@ describe('Workday with the client\'s tenant account', () => {
     expect(application('noAccount').writes().total).toBe(0);
   }, 120_000);
 
-  it('a wrong password is tried once: LoginFailed with the tenant\'s words, and the next application with it signs in no more', async () => {
+  it("a wrong password is tried once: LoginFailed with the tenant's words, and the next application with it signs in no more", async () => {
     const before = workday.signIns().length;
     const first = await send(application('wrongPassword'));
     expect(first.outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
-    expect(message(first.outcome)).toMatch(/^LoginFailed: Workday refused the client's account for 127\.0\.0\.1:\d+: "Wrong email address or password\."/);
+    expect(message(first.outcome)).toMatch(
+      /^LoginFailed: Workday refused the client's account for 127\.0\.0\.1:\d+: "Wrong email address or password\."/,
+    );
     expect(message(first.outcome)).not.toContain('not the password');
     const second = await send(application('wrongPassword'));
     expect(second.outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed' });
@@ -181,9 +214,14 @@ describe('Workday with the client\'s tenant account', () => {
         firstName: await field('firstName').locator('input').inputValue(),
         source: (await field('source').locator('button').textContent())?.trim(),
         gender: (await field('gender').locator('button').textContent())?.trim(),
-        startDate: [await field('startDate').locator('[aria-label="Month"]').inputValue(), await field('startDate').locator('[aria-label="Year"]').inputValue()],
+        startDate: [
+          await field('startDate').locator('[aria-label="Month"]').inputValue(),
+          await field('startDate').locator('[aria-label="Year"]').inputValue(),
+        ],
         terms: await field('termsAndConditions').locator('input').isChecked(),
-        offices: await field('offices').locator('input:checked').evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value)),
+        offices: await field('offices')
+          .locator('input:checked')
+          .evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value)),
         skills: trimmed(await field('skills').locator('[data-automation-id="selectedItem"]').allTextContents()),
         skillCharms: await field('skills').locator('[data-automation-id="selectedItem"] [data-automation-id="DELETE_charm"]').count(),
         files: trimmed(await field('resume').locator('[data-automation-id="file-upload-item"]').allTextContents()),
@@ -191,17 +229,45 @@ describe('Workday with the client\'s tenant account', () => {
     });
   /** Files as their name and bytes (base64) in one line, so a wrong one reads in the diff. */
   const readable = (values: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Array.isArray(value) ? value.map((entry: unknown) => (Buffer.isBuffer((entry as { bytes?: unknown })?.bytes) ? `${(entry as { name: string }).name}: ${(entry as { bytes: Buffer }).bytes.toString('base64')}` : entry)) : value]));
+    Object.fromEntries(
+      Object.entries(values).map(([key, value]) => [
+        key,
+        Array.isArray(value)
+          ? value.map((entry: unknown) =>
+              Buffer.isBuffer((entry as { bytes?: unknown })?.bytes)
+                ? `${(entry as { name: string }).name}: ${(entry as { bytes: Buffer }).bytes.toString('base64')}`
+                : entry,
+            )
+          : value,
+      ]),
+    );
   /** What Submit must have sent: the candidate's answers as the tenant keeps them, the résumé by name and bytes, nothing else. */
-  const applicationOf = (fields: CaseApplication['fields']) => readable(Object.fromEntries(fields.filter((field) => field.name !== 'submitted').map((field) => [field.name, field.value])));
-  const submittedSince = (count: number) => workday.vendor.submitted.slice(count).map((sent) => ({ ...sent, values: readable(sent.values) }));
+  const applicationOf = (fields: CaseApplication['fields']) =>
+    readable(Object.fromEntries(fields.filter((field) => field.name !== 'submitted').map((field) => [field.name, field.value])));
+  const submittedSince = (count: number) =>
+    workday.vendor.submitted.slice(count).map((sent) => ({ ...sent, values: readable(sent.values) }));
 
-  it('resumes the draft mining left with the same account, and the employer gets exactly the candidate\'s answers and résumé, submitted once', async () => {
+  it("resumes the draft mining left with the same account, and the employer gets exactly the candidate's answers and résumé, submitted once", async () => {
     await mine();
     const email = workdayAccount.email;
-    expect(workday.vendor.draftOf(email)).toMatchObject({ firstName: 'Jane', lastName: 'Doe', source: 'Job Board', resume: [{ name: 'jane-doe-cv.pdf' }] });
+    expect(workday.vendor.draftOf(email)).toMatchObject({
+      firstName: 'Jane',
+      lastName: 'Doe',
+      source: 'Job Board',
+      resume: [{ name: 'jane-doe-cv.pdf' }],
+    });
     // Opened again, the application shows the placeholders and lists the placeholder résumé with its Delete button.
-    expect(await resumedPage()).toEqual({ firstName: 'Jane', source: 'Job Board', gender: 'Select One', startDate: ['12', '2026'], terms: true, offices: [], skills: [], skillCharms: 0, files: ['jane-doe-cv.pdf Delete'] });
+    expect(await resumedPage()).toEqual({
+      firstName: 'Jane',
+      source: 'Job Board',
+      gender: 'Select One',
+      startDate: ['12', '2026'],
+      terms: true,
+      offices: [],
+      skills: [],
+      skillCharms: 0,
+      files: ['jane-doe-cv.pdf Delete'],
+    });
 
     const submittedBefore = workday.vendor.submitted.length;
     const accept = application('accept');
@@ -220,16 +286,35 @@ describe('Workday with the client\'s tenant account', () => {
     const olderCv = { name: 'old-cv.pdf', bytes: Buffer.from('%PDF-1.4\nan older résumé\n%%EOF\n') };
     workday.vendor.keepInDraft(
       email,
-      { addressLine1: '1 Draft Lane', postalCode: 'DR4 FT1', location: 'Draftford', current: true, roleDescription: 'Left in the draft.', skills: ['Excel', 'SQL'], offices: ['Manchester', 'London'], motivation: 'Draft motivation.', gender: 'Male', veteranStatus: 'I am a veteran' },
+      {
+        addressLine1: '1 Draft Lane',
+        postalCode: 'DR4 FT1',
+        location: 'Draftford',
+        current: true,
+        roleDescription: 'Left in the draft.',
+        skills: ['Excel', 'SQL'],
+        offices: ['Manchester', 'London'],
+        motivation: 'Draft motivation.',
+        gender: 'Male',
+        veteranStatus: 'I am a veteran',
+      },
       { resume: [olderCv] },
     );
-    expect(await resumedPage()).toMatchObject({ offices: ['London', 'Manchester'], skills: ['Excel', 'SQL'], skillCharms: 2, files: ['jane-doe-cv.pdf Delete', 'old-cv.pdf Delete'], gender: 'Male' });
+    expect(await resumedPage()).toMatchObject({
+      offices: ['London', 'Manchester'],
+      skills: ['Excel', 'SQL'],
+      skillCharms: 2,
+      files: ['jane-doe-cv.pdf Delete', 'old-cv.pdf Delete'],
+      gender: 'Male',
+    });
 
     // The candidate leaves the optional boxes, the tick, the motivation and the "Select One" lists
     // unanswered, and chooses other skills and offices.
     const unanswered = ['addressLine1', 'postalCode', 'location', 'current', 'roleDescription', 'motivation', 'gender', 'veteranStatus'];
     const chosen: Record<string, string[]> = { skills: ['Python'], offices: ['Remote'] };
-    const answers: ResolvedAnswer[] = workday.answers.filter((answer) => !unanswered.includes(answer.id)).map((answer) => ({ ...answer, value: chosen[answer.id] ?? answer.value }));
+    const answers: ResolvedAnswer[] = workday.answers
+      .filter((answer) => !unanswered.includes(answer.id))
+      .map((answer) => ({ ...answer, value: chosen[answer.id] ?? answer.value }));
     const writes = () => workday.double.earlyWrites.length + workday.double.submissions.length;
     const writesBefore = writes();
     const submitsBefore = workday.double.submissions.length;
@@ -244,7 +329,11 @@ describe('Workday with the client\'s tenant account', () => {
     // The intent once, before the first write; one Submit.
     expect(intents).toEqual([writesBefore]);
     expect(workday.double.submissions.length - submitsBefore).toBe(1);
-    const expected = applicationOf(application('accept').fields.filter((field) => !unanswered.includes(field.name)).map((field) => ({ ...field, value: chosen[field.name] ?? field.value })));
+    const expected = applicationOf(
+      application('accept')
+        .fields.filter((field) => !unanswered.includes(field.name))
+        .map((field) => ({ ...field, value: chosen[field.name] ?? field.value })),
+    );
     expect(submittedSince(submittedBefore)).toEqual([{ email, job: workdayJobPath, values: expected }]);
     expect(workday.vendor.draftOf(email)).toBeUndefined();
   }, 300_000);
@@ -261,7 +350,9 @@ describe('Workday with the client\'s tenant account', () => {
       new AbortController().signal,
     );
     expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
-    expect(message(outcome)).toMatch(/question relocation: the resumed draft answers it, the candidate does not, and its radios offer no way back to no answer/);
+    expect(message(outcome)).toMatch(
+      /question relocation: the resumed draft answers it, the candidate does not, and its radios offer no way back to no answer/,
+    );
     expect(workday.double.submissions.length - submitsBefore).toBe(0);
     // The draft stays the account's, with the earlier answer, for the candidate to answer or the next attempt.
     expect(workday.vendor.draftOf(email)).toMatchObject({ relocation: true });
@@ -293,7 +384,8 @@ describe('Workday on a shared myworkdaysite.com host, whose path names the tenan
   afterAll(async () => {
     await shared?.running.close();
   });
-  const application = (variant: string) => shared.running.applications.find((candidate) => candidate.variant === variant) as CaseApplication;
+  const application = (variant: string) =>
+    shared.running.applications.find((candidate) => candidate.variant === variant) as CaseApplication;
 
   it('signs in with the account registered for host and tenant, and the employer gets every answer, submitted once', async () => {
     expect(shared.double.url).toMatch(/\/recruiting\/acme\/External\/job\//);
@@ -317,7 +409,9 @@ describe('Workday on a shared myworkdaysite.com host, whose path names the tenan
         new AbortController().signal,
       );
       expect(outcome).toMatchObject({ status: 'failed', errorCode: 'ApplicationFailed', submitted: false });
-      expect(message(outcome)).toContain(`LoginRequired: Workday asks the candidate to sign in to an account before the form (the client's Workday account is for ${board}, this page is on ${host}/acme)`);
+      expect(message(outcome)).toContain(
+        `LoginRequired: Workday asks the candidate to sign in to an account before the form (the client's Workday account is for ${board}, this page is on ${host}/acme)`,
+      );
     }
     expect(shared.signIns().length).toBe(before);
     expect(shared.double.earlyWrites.length + shared.double.submissions.length).toBe(writesBefore);
@@ -337,7 +431,9 @@ describe('Workday asking for a code it e-mailed to the account, past its passwor
     const accept = asking.running.applications.find((candidate) => candidate.variant === 'accept') as CaseApplication;
     const first = await send(accept);
     expect(first.outcome).toMatchObject({ status: 'failed', errorCode: 'BotDetection', submitted: false });
-    expect(message(first.outcome)).toMatch(/^BotDetection: Workday asks for a verification code it e-mailed to the client's account for 127\.0\.0\.1:\d+; the service reads no mailbox/);
+    expect(message(first.outcome)).toMatch(
+      /^BotDetection: Workday asks for a verification code it e-mailed to the client's account for 127\.0\.0\.1:\d+; the service reads no mailbox/,
+    );
     const second = await send(accept);
     expect(second.outcome).toMatchObject({ status: 'failed', errorCode: 'BotDetection', submitted: false });
     expect(first.hookCalls + second.hookCalls).toBe(0);
@@ -346,4 +442,3 @@ describe('Workday asking for a code it e-mailed to the account, past its passwor
     expect(asking.vendor.submitted).toEqual([]);
   }, 240_000);
 });
-

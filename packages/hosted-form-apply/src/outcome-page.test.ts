@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAfterClick, codeOfFieldError, refusalOf, type PageReading } from './outcome-page.ts';
 
-const reading = (text: string, extra: Partial<PageReading> = {}): PageReading => ({ url: 'https://jobs.example.com/apply/1', text, errors: [], challenge: false, botCheck: null, ...extra });
+const reading = (text: string, extra: Partial<PageReading> = {}): PageReading => ({
+  url: 'https://jobs.example.com/apply/1',
+  text,
+  errors: [],
+  challenge: false,
+  botCheck: null,
+  ...extra,
+});
 const form = reading('Apply for Analyst. First name Last name Email. This site is protected by reCAPTCHA and the Google Privacy Policy.');
 
 describe('classifyAfterClick', () => {
@@ -11,7 +18,9 @@ describe('classifyAfterClick', () => {
   });
 
   it('takes a confirmation address the page moved to as success', () => {
-    expect(classifyAfterClick(form, { ...form, url: 'https://jobs.example.com/apply/1/confirmation' }, 200)).toMatchObject({ status: 'success' });
+    expect(classifyAfterClick(form, { ...form, url: 'https://jobs.example.com/apply/1/confirmation' }, 200)).toMatchObject({
+      status: 'success',
+    });
   });
 
   it('does not read a "protected by reCAPTCHA" footer as a bot wall', () => {
@@ -20,12 +29,20 @@ describe('classifyAfterClick', () => {
   });
 
   it('reads a reference only when it has a digit', () => {
-    expect(classifyAfterClick(form, reading('Thank you for your application. Application received.'), 200)).toEqual({ status: 'success', confirmation: { text: 'Thank you for your application. Application received.' } });
-    expect(classifyAfterClick(form, reading('Thanks for applying! Confirmation number: 88-A12.'), 200)).toMatchObject({ confirmation: { reference: '88-A12' } });
+    expect(classifyAfterClick(form, reading('Thank you for your application. Application received.'), 200)).toEqual({
+      status: 'success',
+      confirmation: { text: 'Thank you for your application. Application received.' },
+    });
+    expect(classifyAfterClick(form, reading('Thanks for applying! Confirmation number: 88-A12.'), 200)).toMatchObject({
+      confirmation: { reference: '88-A12' },
+    });
   });
 
   it('prefers a field error to a success word, and never calls a server error success', () => {
-    expect(classifyAfterClick(form, reading('Thank you for applying', { errors: ['Email is not valid'] }), 200)).toMatchObject({ status: 'failed', code: 'ApplicantDetailsInvalid' });
+    expect(classifyAfterClick(form, reading('Thank you for applying', { errors: ['Email is not valid'] }), 200)).toMatchObject({
+      status: 'failed',
+      code: 'ApplicantDetailsInvalid',
+    });
     expect(classifyAfterClick(form, reading('Internal Server Error'), 500)).toMatchObject({ status: 'pending' });
   });
 });

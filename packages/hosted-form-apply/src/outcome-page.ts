@@ -3,7 +3,18 @@ import type { Page } from 'playwright-core';
 import type { Confirmation } from './applier-port.ts';
 import { vendorTextOf, type AtsRecipe } from './ats-recipes.ts';
 import { callApplier } from './applier-page.ts';
-import { botChecks, botWallText, challengeSelector, closedText, duplicateText, fieldErrorCodes, fieldErrorSelector, referenceNumber, successText, successUrl } from './application-page-rules.ts';
+import {
+  botChecks,
+  botWallText,
+  challengeSelector,
+  closedText,
+  duplicateText,
+  fieldErrorCodes,
+  fieldErrorSelector,
+  referenceNumber,
+  successText,
+  successUrl,
+} from './application-page-rules.ts';
 
 /** What the page shows a person, read in one round trip per frame. */
 export type PageReading = {
@@ -30,7 +41,9 @@ export async function readPage(page: Page): Promise<PageReading> {
     // A frame without a live document (a challenge frame a script points at about:blank) may never
     // answer an evaluation: it counts as empty after a while, so the read always ends.
     const frameReading = await Promise.race([
-      callApplier<FrameReading>(frame, 'read', { errorSelector: fieldErrorSelector, challengeSelector, botChecks: checks }).catch(() => null),
+      callApplier<FrameReading>(frame, 'read', { errorSelector: fieldErrorSelector, challengeSelector, botChecks: checks }).catch(
+        () => null,
+      ),
       new Promise<null>((resolve) => setTimeout(() => resolve(null), frameReadMs).unref()),
     ]);
     if (!frameReading) continue;
@@ -52,14 +65,25 @@ export function codeOfFieldError(message: string): ApplicationErrorCode {
 export function worstFieldError(errors: string[]): { code: ApplicationErrorCode; message: string } {
   for (const { code } of fieldErrorCodes) {
     const message = errors.find((error) => codeOfFieldError(error) === code);
-    if (message) return { code, message: errors.length > 1 ? `${message} (and ${errors.length - 1} more: ${errors.filter((error) => error !== message).join('; ').slice(0, 300)})` : message };
+    if (message)
+      return {
+        code,
+        message:
+          errors.length > 1
+            ? `${message} (and ${errors.length - 1} more: ${errors
+                .filter((error) => error !== message)
+                .join('; ')
+                .slice(0, 300)})`
+            : message,
+      };
   }
   return { code: 'ApplicationFailed', message: errors.join('; ').slice(0, 500) };
 }
 
 /** Why a page refuses before anything is filled (a closed posting, a duplicate, a bot wall), or null. */
 export function refusalOf(reading: PageReading, recipe: AtsRecipe | null = null): { code: ApplicationErrorCode; message: string } | null {
-  if (reading.botCheck || reading.challenge || botWallText.test(reading.text)) return { code: 'BotDetection', message: botCheckMessage(reading, recipe) };
+  if (reading.botCheck || reading.challenge || botWallText.test(reading.text))
+    return { code: 'BotDetection', message: botCheckMessage(reading, recipe) };
   const vendor = vendorTextOf(recipe, [reading.text]);
   if (vendor && (vendor.code === 'JobExpired' || vendor.code === 'JobNotFound' || vendor.code === 'AlreadyApplied')) return vendor;
   if (duplicateText.test(reading.text)) return { code: 'AlreadyApplied', message: quote(reading.text, duplicateText) ?? 'already applied' };
@@ -78,16 +102,25 @@ export type AfterClick =
  * (a form page that already said "thank you for applying" in its intro proves nothing); a
  * confirmation address counts when the page moved there.
  */
-export function classifyAfterClick(before: PageReading, after: PageReading, navigationStatus: number | null, recipe: AtsRecipe | null = null): AfterClick {
+export function classifyAfterClick(
+  before: PageReading,
+  after: PageReading,
+  navigationStatus: number | null,
+  recipe: AtsRecipe | null = null,
+): AfterClick {
   const appeared = (pattern: RegExp) => pattern.test(after.text) && !pattern.test(before.text);
-  if (navigationStatus === 404 || navigationStatus === 410) return { status: 'failed', code: 'JobNotFound', message: `HTTP ${navigationStatus} after the submission` };
-  if ((after.botCheck && after.botCheck !== before.botCheck) || (after.challenge && !before.challenge) || appeared(botWallText)) return { status: 'failed', code: 'BotDetection', message: botCheckMessage(after, recipe) };
+  if (navigationStatus === 404 || navigationStatus === 410)
+    return { status: 'failed', code: 'JobNotFound', message: `HTTP ${navigationStatus} after the submission` };
+  if ((after.botCheck && after.botCheck !== before.botCheck) || (after.challenge && !before.challenge) || appeared(botWallText))
+    return { status: 'failed', code: 'BotDetection', message: botCheckMessage(after, recipe) };
   // The vendor's own wording first: it names what the generic patterns can only guess.
   const vendorRule = recipe?.texts.find((rule) => after.errors.some((error) => rule.pattern.test(error)) || appeared(rule.pattern));
   const vendorText = vendorRule ? vendorTextOf({ ...(recipe as AtsRecipe), texts: [vendorRule] }, [...after.errors, after.text]) : null;
   if (vendorText) return { status: 'failed', ...vendorText };
-  if (appeared(duplicateText)) return { status: 'failed', code: 'AlreadyApplied', message: quote(after.text, duplicateText) ?? 'already applied' };
-  if (appeared(closedText)) return { status: 'failed', code: 'JobExpired', message: quote(after.text, closedText) ?? 'the posting is closed' };
+  if (appeared(duplicateText))
+    return { status: 'failed', code: 'AlreadyApplied', message: quote(after.text, duplicateText) ?? 'already applied' };
+  if (appeared(closedText))
+    return { status: 'failed', code: 'JobExpired', message: quote(after.text, closedText) ?? 'the posting is closed' };
   if (after.errors.length > 0) {
     const worst = worstFieldError(after.errors);
     return { status: 'failed', code: worst.code, message: worst.message };
@@ -100,8 +133,15 @@ export function classifyAfterClick(before: PageReading, after: PageReading, navi
     const text = after.text.length <= 1_000 ? after.text : (quote(after.text, successText) ?? after.text.slice(0, 1_000));
     return { status: 'success', confirmation: { text, ...(reference ? { reference } : {}) } };
   }
-  if (navigationStatus === 403 || navigationStatus === 429) return { status: 'failed', code: 'BotDetection', message: `HTTP ${navigationStatus} after the submission` };
-  return { status: 'pending', message: navigationStatus && navigationStatus >= 400 ? `HTTP ${navigationStatus} after the submission, and no message the engine recognises` : 'the page showed no confirmation and no error after the submission' };
+  if (navigationStatus === 403 || navigationStatus === 429)
+    return { status: 'failed', code: 'BotDetection', message: `HTTP ${navigationStatus} after the submission` };
+  return {
+    status: 'pending',
+    message:
+      navigationStatus && navigationStatus >= 400
+        ? `HTTP ${navigationStatus} after the submission, and no message the engine recognises`
+        : 'the page showed no confirmation and no error after the submission',
+  };
 }
 
 /** A bot check named by the vendor that runs it, on the form of the ATS that shows it. */

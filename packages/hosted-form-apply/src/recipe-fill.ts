@@ -6,9 +6,11 @@ import type { AtsRecipe } from './ats-recipes.ts';
 import { FillError } from './fill-question.ts';
 
 const actionTimeoutMs = 5_000;
-const texts = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
+const texts = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
 const truthy = (value: unknown) => value === true || (typeof value === 'string' && /^(true|yes|on|1)$/i.test(value.trim()));
-const isFile = (value: unknown): value is FileToUpload => typeof value === 'object' && value !== null && (value as FileToUpload).type === 'File' && Buffer.isBuffer((value as FileToUpload).bytes);
+const isFile = (value: unknown): value is FileToUpload =>
+  typeof value === 'object' && value !== null && (value as FileToUpload).type === 'File' && Buffer.isBuffer((value as FileToUpload).bytes);
 const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i');
 
 /**
@@ -22,7 +24,13 @@ const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[
  * at-most-once record, when touching it writes to the vendor).
  * False when the page has no such scope (the question is not shown on this step).
  */
-export async function fillScoped(page: Page, recipe: AtsRecipe, question: Question, value: unknown, beforeWrite: () => Promise<void>): Promise<boolean> {
+export async function fillScoped(
+  page: Page,
+  recipe: AtsRecipe,
+  question: Question,
+  value: unknown,
+  beforeWrite: () => Promise<void>,
+): Promise<boolean> {
   const scope = await scopeOf(page, recipe, question);
   if (!scope) return false;
   await beforeWrite();
@@ -77,12 +85,15 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
       for (const part of instances[0] ?? []) {
         const partQuestion = (question.options ?? []).find((option): option is Question => 'id' in option && option.id === part.id);
         if (!partQuestion) throw new FillError(`question ${question.id} has no part ${part.id}`);
-        if (!(await fillScoped(page, recipe, partQuestion, part.value, beforeWrite))) throw new FillError(`question ${question.id}: no control for ${part.id} on the page`);
+        if (!(await fillScoped(page, recipe, partQuestion, part.value, beforeWrite)))
+          throw new FillError(`question ${question.id}: no control for ${part.id} on the page`);
       }
       return true;
     }
     default: {
-      const box = scope.locator('input:not([type="hidden"]):not([type="file"]):not([type="radio"]):not([type="checkbox"]), textarea').first();
+      const box = scope
+        .locator('input:not([type="hidden"]):not([type="file"]):not([type="radio"]):not([type="checkbox"]), textarea')
+        .first();
       const text = texts(value).join(', ');
       if ((await box.getAttribute('role')) === 'combobox') {
         await choose(page, scope, question.id, text);
@@ -105,7 +116,11 @@ export async function fillScoped(page: Page, recipe: AtsRecipe, question: Questi
 async function waitForListed(scope: Locator, marks: DraftMarks, count: number): Promise<void> {
   const listed = scope.locator(marks.file).nth(count - 1);
   const refused = scope.locator(marks.fileError).filter({ visible: true }).first();
-  await listed.or(refused).first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+  await listed
+    .or(refused)
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 })
+    .catch(() => {});
 }
 
 /** A button that opens a list of options (Workday's "Select One"). */
@@ -159,18 +174,27 @@ async function scopeOf(page: Page, recipe: AtsRecipe, question: Question): Promi
   if (!recipe.questionBlock || !words) return null;
   const heading = new RegExp(`^\\s*${words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')}\\s*\\*?\\s*$`, 'i');
   // Every block around the words matches; the last in document order is the innermost.
-  const block = page.locator(recipe.questionBlock).filter({ has: page.getByText(heading) }).last();
+  const block = page
+    .locator(recipe.questionBlock)
+    .filter({ has: page.getByText(heading) })
+    .last();
   return (await block.count()) > 0 && (await block.isVisible()) ? block : null;
 }
 
 /** A Yes/No button pair: click the wanted one and wait until the page marks it pressed. */
 async function pressButton(scope: Locator, label: string, id: string): Promise<void> {
-  const button = scope.locator('button[aria-pressed]').filter({ hasText: exactly(label) }).first();
+  const button = scope
+    .locator('button[aria-pressed]')
+    .filter({ hasText: exactly(label) })
+    .first();
   if ((await button.count()) === 0) throw new FillError(`question ${id}: no "${label}" button`);
   if ((await button.getAttribute('aria-pressed')) !== 'true') await button.click({ timeout: actionTimeoutMs });
-  await button.and(scope.locator('[aria-pressed="true"]')).waitFor({ timeout: actionTimeoutMs }).catch(() => {
-    throw new FillError(`question ${id}: "${label}" did not stay pressed`);
-  });
+  await button
+    .and(scope.locator('[aria-pressed="true"]'))
+    .waitFor({ timeout: actionTimeoutMs })
+    .catch(() => {
+      throw new FillError(`question ${id}: "${label}" did not stay pressed`);
+    });
 }
 
 /** One option: a radio or checkbox by its label, a native select, or a search box's listed option. */
@@ -182,11 +206,15 @@ async function choose(page: Page, scope: Locator, id: string, wanted: string): P
     return;
   }
   // A drawn option: a row whose words are the option, holding the box a person clicks.
-  const row = scope.locator('*:has(> [role="radio"], > [role="checkbox"], > input[type="radio"], > input[type="checkbox"])').filter({ hasText: name }).first();
+  const row = scope
+    .locator('*:has(> [role="radio"], > [role="checkbox"], > input[type="radio"], > input[type="checkbox"])')
+    .filter({ hasText: name })
+    .first();
   if ((await row.count()) > 0) {
     const drawn = row.locator(':scope > [role="radio"], :scope > [role="checkbox"]').first();
     const box = (await drawn.count()) > 0 ? drawn : row.locator(':scope > input').first();
-    if ((await box.getAttribute('aria-checked')) !== 'true' && !(await box.isChecked().catch(() => false))) await box.click({ timeout: actionTimeoutMs });
+    if ((await box.getAttribute('aria-checked')) !== 'true' && !(await box.isChecked().catch(() => false)))
+      await box.click({ timeout: actionTimeoutMs });
     return;
   }
   // A drawn list (BambooHR's Fabric select): a button that opens a menu of items, the native select beside it empty.
@@ -213,10 +241,20 @@ async function choose(page: Page, scope: Locator, id: string, wanted: string): P
     await box.fill('', { timeout: actionTimeoutMs });
     await box.pressSequentially(wanted, { timeout: actionTimeoutMs });
   }
-  const option = page.getByRole('option').filter({ visible: true, hasText: exactly(wanted) }).first();
+  const option = page
+    .getByRole('option')
+    .filter({ visible: true, hasText: exactly(wanted) })
+    .first();
   // A search box that lists only on Enter (Workday's prompts): pressed only while nothing is
   // listed, so Enter never picks an option the box offered first.
-  if (typed && !(await option.waitFor({ state: 'visible', timeout: 1_500 }).then(() => true, () => false)) && (await page.getByRole('option').filter({ visible: true }).count()) === 0) {
+  if (
+    typed &&
+    !(await option.waitFor({ state: 'visible', timeout: 1_500 }).then(
+      () => true,
+      () => false,
+    )) &&
+    (await page.getByRole('option').filter({ visible: true }).count()) === 0
+  ) {
     await box.press('Enter', { timeout: actionTimeoutMs });
   }
   await option.waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {

@@ -7,13 +7,23 @@ import { fieldScopeFor, listButton } from './recipe-fill.ts';
 
 const actionTimeoutMs = 5_000;
 const normalise = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
-const texts = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
+const texts = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value]).filter((entry) => entry !== undefined && entry !== null && entry !== '').map(String);
 
 /** What one field of the step holds, as the page shows it. */
-type Held = { id: string; files: number; chosen: number; ticked: Array<{ index: number; label: string }>; typed: number[]; listed: number[]; radioChosen: boolean };
+type Held = {
+  id: string;
+  files: number;
+  chosen: number;
+  ticked: Array<{ index: number; label: string }>;
+  typed: number[];
+  listed: number[];
+  radioChosen: boolean;
+};
 
 /** The boxes a person types into (not a prompt's search box, whose text is no value). */
-const typedBoxes = 'input:not([type="hidden"]):not([type="file"]):not([type="radio"]):not([type="checkbox"]):not([role="combobox"]), textarea';
+const typedBoxes =
+  'input:not([type="hidden"]):not([type="file"]):not([type="radio"]):not([type="checkbox"]):not([role="combobox"]), textarea';
 
 /**
  * Empties what a resumed draft holds in the step's fields that the candidate's answers do not
@@ -29,14 +39,23 @@ const typedBoxes = 'input:not([type="hidden"]):not([type="file"]):not([type="rad
  * change for radios, so the application ends before Submit.
  * `beforeWrite` runs before the first change; returns how many changes were made.
  */
-export async function emptyResumedDraft(page: Page, recipe: AtsRecipe, questions: Map<string, Question>, answers: Map<string, unknown>, beforeWrite: () => Promise<void>): Promise<number> {
+export async function emptyResumedDraft(
+  page: Page,
+  recipe: AtsRecipe,
+  questions: Map<string, Question>,
+  answers: Map<string, unknown>,
+  beforeWrite: () => Promise<void>,
+): Promise<number> {
   const marks = recipe.resumedDraft;
   if (!marks || !recipe.fieldScope) return 0;
   const fieldScope = recipe.fieldScope;
   const scopes = [...questions.keys()].map((id) => [id, fieldScopeFor(fieldScope, id)] as const);
   const held = await callApplier<Held[]>(page.mainFrame(), 'draftHeld', { scopes, marks, typed: typedBoxes, lists: listButton });
   const stuck = held.find((field) => field.radioChosen && !answers.has(field.id));
-  if (stuck) throw new FillError(`question ${stuck.id}: the resumed draft answers it, the candidate does not, and its radios offer no way back to no answer`);
+  if (stuck)
+    throw new FillError(
+      `question ${stuck.id}: the resumed draft answers it, the candidate does not, and its radios offer no way back to no answer`,
+    );
   let changes = 0;
   const change = async (act: () => Promise<void>) => {
     if (changes === 0) await beforeWrite();
@@ -55,7 +74,8 @@ export async function emptyResumedDraft(page: Page, recipe: AtsRecipe, questions
       await change(() => scope.locator('input[type="checkbox"]').nth(tick.index).setChecked(false, { timeout: actionTimeoutMs }));
     }
     if (answered) continue;
-    for (const index of field.listed) await change(() => chooseNoChoice(page, scope.locator(listButton).nth(index), marks.noChoice, field.id));
+    for (const index of field.listed)
+      await change(() => chooseNoChoice(page, scope.locator(listButton).nth(index), marks.noChoice, field.id));
     for (const index of field.typed) {
       const box = scope.locator(typedBoxes).nth(index);
       await change(async () => {
@@ -73,9 +93,12 @@ async function removeEvery(scope: Locator, item: string, remove: string, id: str
   const items = scope.locator(item);
   for (let count = await items.count(); count > 0; count = await items.count()) {
     await items.first().locator(remove).first().click({ timeout: actionTimeoutMs });
-    await items.nth(count - 1).waitFor({ state: 'detached', timeout: actionTimeoutMs }).catch(() => {
-      throw new FillError(`question ${id}: what the draft holds could not be removed`);
-    });
+    await items
+      .nth(count - 1)
+      .waitFor({ state: 'detached', timeout: actionTimeoutMs })
+      .catch(() => {
+        throw new FillError(`question ${id}: what the draft holds could not be removed`);
+      });
   }
 }
 
@@ -86,13 +109,21 @@ async function removeEvery(scope: Locator, item: string, remove: string, id: str
 async function chooseNoChoice(page: Page, button: Locator, noChoice: string, id: string): Promise<void> {
   await button.click({ timeout: actionTimeoutMs });
   const none = page.getByRole('option', { name: noChoice, exact: true }).filter({ visible: true }).first();
-  const offered = await none.waitFor({ state: 'visible', timeout: actionTimeoutMs }).then(() => true, () => false);
+  const offered = await none.waitFor({ state: 'visible', timeout: actionTimeoutMs }).then(
+    () => true,
+    () => false,
+  );
   if (!offered) {
     await page.keyboard.press('Escape');
-    throw new FillError(`question ${id}: the resumed draft answers it, the candidate does not, and its list offers no "${noChoice}" to take the answer back`);
+    throw new FillError(
+      `question ${id}: the resumed draft answers it, the candidate does not, and its list offers no "${noChoice}" to take the answer back`,
+    );
   }
   await none.click({ timeout: actionTimeoutMs });
-  await button.filter({ hasText: new RegExp(`^\\s*${noChoice.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*$`) }).waitFor({ timeout: actionTimeoutMs }).catch(() => {
-    throw new FillError(`question ${id}: the list did not go back to "${noChoice}"`);
-  });
+  await button
+    .filter({ hasText: new RegExp(`^\\s*${noChoice.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) })
+    .waitFor({ timeout: actionTimeoutMs })
+    .catch(() => {
+      throw new FillError(`question ${id}: the list did not go back to "${noChoice}"`);
+    });
 }

@@ -9,7 +9,22 @@ import type { z } from 'zod';
  * Every queue and job of Quarry, declared once. Queue and job names are stored in Redis and in
  * running jobs: they change only by addition.
  */
-export const queueNames = ['system', 'mail', 'mining.single', 'mining.control', 'rates.refresh', 'rates.push', 'rates.control', 'applications.apply', 'applications.control', 'bookings.step', 'bookings.notify', 'bookings.control', 'bookings.checkout', 'callbacks.deliver'] as const;
+export const queueNames = [
+  'system',
+  'mail',
+  'mining.single',
+  'mining.control',
+  'rates.refresh',
+  'rates.push',
+  'rates.control',
+  'applications.apply',
+  'applications.control',
+  'bookings.step',
+  'bookings.notify',
+  'bookings.control',
+  'bookings.checkout',
+  'callbacks.deliver',
+] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /**

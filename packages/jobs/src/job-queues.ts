@@ -77,9 +77,7 @@ export function createJobQueues(options: {
     });
     return queue;
   };
-  const queues = new Map<QueueName, Queue>(
-    queueNames.map((name) => [name, openQueue(name)]),
-  );
+  const queues = new Map<QueueName, Queue>(queueNames.map((name) => [name, openQueue(name)]));
   const queueOf = (name: QueueName): Queue => {
     const queue = queues.get(name);
     if (!queue) throw new Error(`queue ${name} is not in the job catalog`);
@@ -127,7 +125,11 @@ export function createJobQueues(options: {
       const parsed = definition.payload.parse(payload);
       return tracer.startActiveSpan(`${definition.queue} publish ${name}`, { kind: SpanKind.PRODUCER }, async (span) => {
         try {
-          const job = await queueFor(name, enqueueOptions?.queueKey).add(name, sealEnvelope(parsed, 'child'), jobOptions(name, enqueueOptions));
+          const job = await queueFor(name, enqueueOptions?.queueKey).add(
+            name,
+            sealEnvelope(parsed, 'child'),
+            jobOptions(name, enqueueOptions),
+          );
           span.setAttribute('messaging.message.id', job.id ?? '');
           return job.id ?? '';
         } finally {

@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { jobCatalog } from './catalog.ts';
 import { createJobQueues, type JobQueues } from './job-queues.ts';
-import { JobLockLostError, MissingHandlerError, RunLater, startWorkers, type JobHandler, type WorkerEvents, type WorkerPool } from './job-workers.ts';
+import {
+  JobLockLostError,
+  MissingHandlerError,
+  RunLater,
+  startWorkers,
+  type JobHandler,
+  type WorkerEvents,
+  type WorkerPool,
+} from './job-workers.ts';
 import { createRedis } from './redis.ts';
 
 type Outcome = Parameters<NonNullable<WorkerEvents['onOutcome']>>[0];

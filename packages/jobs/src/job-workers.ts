@@ -60,7 +60,12 @@ export type JobHandlers<Queues extends QueueName | QueueFamily> = {
 };
 
 export type WorkerEvents = {
-  onOutcome?: (event: { queue: string; job: string; outcome: 'completed' | 'failed' | 'handed-back' | 'store-outage' | 'run-later'; seconds: number }) => void;
+  onOutcome?: (event: {
+    queue: string;
+    job: string;
+    outcome: 'completed' | 'failed' | 'handed-back' | 'store-outage' | 'run-later';
+    seconds: number;
+  }) => void;
   onError?: (error: unknown, where: string) => void;
   /**
    * Confirms an outage-shaped error (a refused connection, a cut one) came from our own stores
@@ -132,7 +137,11 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
     const { attempt, isFinalAttempt } = attemptOf(job);
     const span = tracer.startSpan(
       `${job.queueName} process ${name}`,
-      { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.id ?? '', 'quarry.job.attempt': attempt } },
+      {
+        kind: SpanKind.CONSUMER,
+        links,
+        attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.id ?? '', 'quarry.job.attempt': attempt },
+      },
       parent,
     );
     const controller = new AbortController();
@@ -148,7 +157,9 @@ export function startWorkers<Queues extends QueueName | QueueFamily>(options: {
       const result = await context.with(trace.setSpan(parent, span), () =>
         Promise.race([
           handler(payload.data as never, { job, signal: controller.signal, lockLost: lockLost.signal, attempt, isFinalAttempt }),
-          new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })),
+          new Promise<never>((_, reject) =>
+            controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+          ),
         ]),
       );
       // A handler may answer an abort by returning early; its work is then unfinished, not done.

@@ -16,7 +16,12 @@ function watch(redis: Redis, health: RedisHealth | undefined): Redis {
  * Redis to come back rather than fail the worker loop.
  */
 export function createRedis(url: string, options: { lazyConnect?: boolean; health?: RedisHealth; silentLimitMs?: number } = {}): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: options.lazyConnect ?? false, connectTimeout: connectLimitMs });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    lazyConnect: options.lazyConnect ?? false,
+    connectTimeout: connectLimitMs,
+  });
   reconnectWhenSilent(redis, options.silentLimitMs ?? silentLimitMs);
   return watch(redis, options.health);
 }
@@ -38,28 +43,31 @@ const silentLimitMs = 5_000;
  */
 function reconnectWhenSilent(redis: Redis, limitMs: number): void {
   let probing = false;
-  const probe = setInterval(() => {
-    if (probing || redis.status !== 'ready') return;
-    probing = true;
-    let answered = false;
-    // After the event loop's I/O phase: a process that was itself busy (or stopped) past the
-    // limit reads the PONG that is waiting before it judges the connection silent.
-    const silent = setTimeout(
-      () =>
-        setImmediate(() => {
-          if (!answered && redis.status === 'ready') redis.disconnect(true);
-        }),
-      limitMs,
-    );
-    void redis
-      .ping()
-      .catch(() => undefined)
-      .finally(() => {
-        answered = true;
-        clearTimeout(silent);
-        probing = false;
-      });
-  }, Math.max(250, Math.round(limitMs / 2)));
+  const probe = setInterval(
+    () => {
+      if (probing || redis.status !== 'ready') return;
+      probing = true;
+      let answered = false;
+      // After the event loop's I/O phase: a process that was itself busy (or stopped) past the
+      // limit reads the PONG that is waiting before it judges the connection silent.
+      const silent = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (!answered && redis.status === 'ready') redis.disconnect(true);
+          }),
+        limitMs,
+      );
+      void redis
+        .ping()
+        .catch(() => undefined)
+        .finally(() => {
+          answered = true;
+          clearTimeout(silent);
+          probing = false;
+        });
+    },
+    Math.max(250, Math.round(limitMs / 2)),
+  );
   probe.unref();
   redis.on('end', () => clearInterval(probe));
 }
@@ -73,5 +81,8 @@ function reconnectWhenSilent(redis: Redis, limitMs: number): void {
 export function createProducerRedis(url: string, options: { health?: RedisHealth } = {}): Redis {
   // Reconnects every 250 ms (ioredis grows to 2 s): writes are refused while it is away, so it
   // must be back as soon as Redis is.
-  return watch(new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableReadyCheck: true, retryStrategy: () => 250 }), options.health);
+  return watch(
+    new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableReadyCheck: true, retryStrategy: () => 250 }),
+    options.health,
+  );
 }

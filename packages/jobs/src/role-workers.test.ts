@@ -47,7 +47,10 @@ describe('startRoleWorkers', () => {
     try {
       const id = await queues.enqueue('system.canary', { canaryId: randomUUID() });
       // system.canary: 3 attempts, 1 s then 2 s of backoff.
-      await waitFor('the canary completed', async () => (await queues.queue('system').getJobState(id)) === 'completed', { timeoutMs: 15_000, intervalMs: 50 });
+      await waitFor('the canary completed', async () => (await queues.queue('system').getJobState(id)) === 'completed', {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+      });
       expect(runs).toEqual([
         { attempt: 1, isFinalAttempt: false },
         { attempt: 2, isFinalAttempt: false },
@@ -58,11 +61,14 @@ describe('startRoleWorkers', () => {
     }
   });
 
-  it('runs the canary beside the role\'s groups when it takes it, and close leaves a group its caller closes', async () => {
+  it("runs the canary beside the role's groups when it takes it, and close leaves a group its caller closes", async () => {
     const { queues, config } = lane('canary');
     const canaries: string[] = [];
     const housekeeping: number[] = [];
-    const workers = startRoleWorkers({ redis, canary: { 'system.canary': async (payload) => void canaries.push(payload.canaryId) } }, config);
+    const workers = startRoleWorkers(
+      { redis, canary: { 'system.canary': async (payload) => void canaries.push(payload.canaryId) } },
+      config,
+    );
     const mail = workers.start({
       queues: ['mail'],
       closedByCaller: true,

@@ -29,7 +29,12 @@ export type RoleWorkers = {
    * `workerConcurrency` unless given). `close` closes them with the rest unless `closedByCaller`:
    * a role that must close them at a point of its own (mail: after its SMTP server) does it itself.
    */
-  start<Queues extends QueueName | QueueFamily>(group: { queues: readonly Queues[]; handlers: JobHandlers<Queues>; concurrency?: number; closedByCaller?: boolean }): WorkerPool;
+  start<Queues extends QueueName | QueueFamily>(group: {
+    queues: readonly Queues[];
+    handlers: JobHandlers<Queues>;
+    concurrency?: number;
+    closedByCaller?: boolean;
+  }): WorkerPool;
   /** Closes every group (the canary's too, not those `closedByCaller`) at once, each with `graceMs` for its active jobs. */
   close(graceMs: number): Promise<void>;
 };

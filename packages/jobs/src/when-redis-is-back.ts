@@ -9,7 +9,11 @@ import type { Redis } from 'ioredis';
  * from work whose enqueue is on its way). Passes never overlap; a failed pass is the caller's to
  * report. Returns the function that stops it.
  */
-export function whenRedisIsBack(connection: Pick<Redis, 'on' | 'off' | 'status'>, work: () => Promise<void>, options: { followUpMs?: number; onError: (error: unknown) => void }): () => void {
+export function whenRedisIsBack(
+  connection: Pick<Redis, 'on' | 'off' | 'status'>,
+  work: () => Promise<void>,
+  options: { followUpMs?: number; onError: (error: unknown) => void },
+): () => void {
   let connected = connection.status === 'ready';
   let stopped = false;
   let running: Promise<void> | null = null;

@@ -35,7 +35,10 @@ describe('createDeploymentKeyring', () => {
     expect(during.open(sealedColumns.bookingPanToken, bookingId, legacy)).toBe('v2:older');
     const resealed = during.seal(sealedColumns.bookingPanToken, bookingId, 'v2:token');
     expect(keyring.keyIdOf(resealed)).toBe('k2');
-    const after = createSealer(secretKey, createDeploymentKeyring({ secretKey, keys: [k2], currentKeyId: 'k2', openSecretKeySeals: false }));
+    const after = createSealer(
+      secretKey,
+      createDeploymentKeyring({ secretKey, keys: [k2], currentKeyId: 'k2', openSecretKeySeals: false }),
+    );
     expect(after.open(sealedColumns.bookingPanToken, bookingId, resealed)).toBe('v2:token');
     expect(() => after.open(sealedColumns.bookingPanToken, bookingId, old)).toThrow(/key secret, which the keyring no longer holds/);
     expect(() => after.open(sealedColumns.bookingPanToken, bookingId, legacy)).toThrow(/no legacy key/);
@@ -52,7 +55,9 @@ describe('createDeploymentKeyring', () => {
   it('refuses what it cannot seal with', () => {
     expect(() => createDeploymentKeyring({})).toThrow(KeyringError);
     expect(() => createDeploymentKeyring({ keys: [k2] })).toThrow(/QUARRY_CURRENT_KEY_ID/);
-    expect(() => createDeploymentKeyring({ secretKey, keys: [{ id: 'secret', material: k2.material }], currentKeyId: 'secret' })).toThrow(/derived from QUARRY_SECRET_KEY/);
+    expect(() => createDeploymentKeyring({ secretKey, keys: [{ id: 'secret', material: k2.material }], currentKeyId: 'secret' })).toThrow(
+      /derived from QUARRY_SECRET_KEY/,
+    );
   });
 });
 

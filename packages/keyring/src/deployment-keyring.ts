@@ -27,13 +27,19 @@ export const secretKeyId = 'secret';
 export function createDeploymentKeyring(settings: KeyringSettings): Keyring {
   const openSecretKeySeals = settings.openSecretKeySeals ?? true;
   const keys: KeyringKey[] = [...(settings.keys ?? [])];
-  if (keys.some((key) => key.id === secretKeyId)) throw new KeyringError(`key id "${secretKeyId}" is the key derived from QUARRY_SECRET_KEY: give another id`);
+  if (keys.some((key) => key.id === secretKeyId))
+    throw new KeyringError(`key id "${secretKeyId}" is the key derived from QUARRY_SECRET_KEY: give another id`);
   if (settings.secretKey && openSecretKeySeals) {
-    keys.push({ id: secretKeyId, material: Buffer.from(hkdfSync('sha256', settings.secretKey, 'quarry-keyring-secret-key', 'keyring key', 32)) });
+    keys.push({
+      id: secretKeyId,
+      material: Buffer.from(hkdfSync('sha256', settings.secretKey, 'quarry-keyring-secret-key', 'keyring key', 32)),
+    });
   }
   const currentKeyId = settings.currentKeyId ?? (settings.keys?.length ? undefined : secretKeyId);
-  if (currentKeyId === undefined) throw new KeyringError('QUARRY_CURRENT_KEY_ID must name the key of QUARRY_KEYS new values are sealed with');
-  if (keys.length === 0) throw new KeyringError('no key to seal with: set QUARRY_KEYS, or QUARRY_SECRET_KEY with QUARRY_OPEN_SECRET_KEY_SEALS not false');
+  if (currentKeyId === undefined)
+    throw new KeyringError('QUARRY_CURRENT_KEY_ID must name the key of QUARRY_KEYS new values are sealed with');
+  if (keys.length === 0)
+    throw new KeyringError('no key to seal with: set QUARRY_KEYS, or QUARRY_SECRET_KEY with QUARRY_OPEN_SECRET_KEY_SEALS not false');
   return createKeyring({ keys, currentKeyId, ...(settings.secretKey && openSecretKeySeals ? { legacyKey: settings.secretKey } : {}) });
 }
 

@@ -64,7 +64,9 @@ describe('createKeyring', () => {
     const old = sealedTheOldWay(legacyKey, 'from before');
     expect(keyring.keyIdOf(old)).toBeNull();
     expect(keyring.open('bookings.details', old, row).toString()).toBe('from before');
-    expect(() => createKeyring({ keys: [k1], currentKeyId: 'k1' }).open('bookings.details', old, row)).toThrow(/no key id and no legacy key/);
+    expect(() => createKeyring({ keys: [k1], currentKeyId: 'k1' }).open('bookings.details', old, row)).toThrow(
+      /no key id and no legacy key/,
+    );
   });
 
   it('refuses a keyring it cannot use, naming the key', () => {

@@ -81,7 +81,10 @@ export function createKeyring(options: { keys: readonly KeyringKey[]; currentKey
       const iv = randomBytes(ivLength);
       const cipher = createCipheriv('aes-256-gcm', keyFor(options.currentKeyId, purpose), iv);
       cipher.setAAD(additionalData(purpose, sealedFor, header));
-      const ciphertext = Buffer.concat([cipher.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext), cipher.final()]);
+      const ciphertext = Buffer.concat([
+        cipher.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext),
+        cipher.final(),
+      ]);
       return Buffer.concat([header, iv, cipher.getAuthTag(), ciphertext]);
     },
     open(purpose, sealed, sealedFor) {
@@ -103,7 +106,9 @@ export function createKeyring(options: { keys: readonly KeyringKey[]; currentKey
           }
         }
         if (error instanceof KeyringError) throw error;
-        throw new KeyringError(`the value does not open for ${purpose} ${sealedFor.table}.${sealedFor.column} ${sealedFor.row} (altered, or sealed for another row)`);
+        throw new KeyringError(
+          `the value does not open for ${purpose} ${sealedFor.table}.${sealedFor.column} ${sealedFor.row} (altered, or sealed for another row)`,
+        );
       }
     },
     keyIdOf: (sealed) => parse(sealed)?.keyId ?? null,

@@ -16,7 +16,8 @@ const everyColumn: readonly SealedColumn[] = Object.values(sealedColumns);
 const keyIdSql = (column: string) =>
   `CASE WHEN substring(${column} from 1 for 3) = '\\x514b31'::bytea THEN encode(substring(${column} from 5 for get_byte(${column}, 3)), 'escape') ELSE '${legacy}' END`;
 
-const headerOf = (keyId: string) => Buffer.concat([Buffer.from('QK1', 'latin1'), Buffer.from([keyId.length]), Buffer.from(keyId, 'latin1')]);
+const headerOf = (keyId: string) =>
+  Buffer.concat([Buffer.from('QK1', 'latin1'), Buffer.from([keyId.length]), Buffer.from(keyId, 'latin1')]);
 
 /** Every sealed column's values counted by the key that sealed them (what `quarry keys status` shows). */
 export async function countSealedByKey(db: Queryable, columns: readonly SealedColumn[] = everyColumn): Promise<ColumnKeyCounts[]> {
@@ -25,7 +26,11 @@ export async function countSealedByKey(db: Queryable, columns: readonly SealedCo
     const result = await db.query<{ key_id: string; values: string }>(
       `SELECT ${keyIdSql(column.column)} AS key_id, count(*) AS values FROM ${column.table} WHERE ${column.column} IS NOT NULL GROUP BY 1 ORDER BY 1`,
     );
-    counts.push({ table: column.table, column: column.column, byKey: Object.fromEntries(result.rows.map((row) => [row.key_id, Number(row.values)])) });
+    counts.push({
+      table: column.table,
+      column: column.column,
+      byKey: Object.fromEntries(result.rows.map((row) => [row.key_id, Number(row.values)])),
+    });
   }
   return counts;
 }
@@ -75,7 +80,10 @@ export async function resealColumns(
         }
         // ctid is stable while this transaction holds the row's lock; `ctid = ANY` is a TID scan.
         if (ids.length > 0) {
-          await client.query(`UPDATE ${column.table} SET ${column.column} = ($2::bytea[])[array_position($1::tid[], ctid)] WHERE ctid = ANY($1::tid[])`, [ids, values]);
+          await client.query(
+            `UPDATE ${column.table} SET ${column.column} = ($2::bytea[])[array_position($1::tid[], ctid)] WHERE ctid = ANY($1::tid[])`,
+            [ids, values],
+          );
         }
         progress.resealed += ids.length;
         return rows.rows.length;

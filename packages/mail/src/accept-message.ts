@@ -50,12 +50,26 @@ export function createMessageAcceptor(ports: AcceptPorts): (message: IncomingMes
   const commit = groupCommit(
     async (messages: AcceptedMessage[]) => {
       await insertAcceptedMessages(ports.db, messages);
-      for (const message of messages) ports.recent?.remember(message.deliveries.map((delivery) => delivery.deliveryId), message.raw);
+      for (const message of messages)
+        ports.recent?.remember(
+          message.deliveries.map((delivery) => delivery.deliveryId),
+          message.raw,
+        );
       const jobs = messages.flatMap((message) =>
-        message.deliveries.map((delivery) => ({ payload: { deliveryId: delivery.deliveryId }, options: { jobId: deliveryJobId(delivery.deliveryId, 0) } })));
+        message.deliveries.map((delivery) => ({
+          payload: { deliveryId: delivery.deliveryId },
+          options: { jobId: deliveryJobId(delivery.deliveryId, 0) },
+        })),
+      );
       // Not awaited, and never able to fail the commit: the rows are stored whatever Redis does.
-      if (jobs.length > 0) void Promise.resolve().then(() => ports.enqueueMany(jobs)).catch((error: unknown) => ports.onEnqueueError?.(error));
-      return messages.map((message) => ({ messageId: message.messageId, deliveryIds: message.deliveries.map((delivery) => delivery.deliveryId) }));
+      if (jobs.length > 0)
+        void Promise.resolve()
+          .then(() => ports.enqueueMany(jobs))
+          .catch((error: unknown) => ports.onEnqueueError?.(error));
+      return messages.map((message) => ({
+        messageId: message.messageId,
+        deliveryIds: message.deliveries.map((delivery) => delivery.deliveryId),
+      }));
     },
     { maxInputs: 64, maxWeight: 16 * 1024 * 1024, weight: (message) => message.raw.length },
   );

@@ -126,7 +126,12 @@ export async function updateClientBinding(
 }
 
 /** Moves a binding's expiry to a future instant (an extension never expires one); null when it is not the client's or `expiresAt` is not in the future. */
-export async function updateClientBindingExpiry(db: Queryable, clientId: string, recipient: string, expiresAt: Date): Promise<BindingRow | null> {
+export async function updateClientBindingExpiry(
+  db: Queryable,
+  clientId: string,
+  recipient: string,
+  expiresAt: Date,
+): Promise<BindingRow | null> {
   const result = await db.query<DbBindingRow>(
     `WITH b AS (
        UPDATE mail_bindings SET expires_at = $3, state = 'active', updated_at = now()
@@ -149,7 +154,9 @@ export async function deleteClientBinding(db: Queryable, clientId: string, recip
 
 /** Marks bindings past their expiry; returns how many changed. */
 export async function markExpiredBindings(db: Queryable): Promise<number> {
-  const result = await db.query(`UPDATE mail_bindings SET state = 'expired', updated_at = now() WHERE state = 'active' AND expires_at <= now()`);
+  const result = await db.query(
+    `UPDATE mail_bindings SET state = 'expired', updated_at = now() WHERE state = 'active' AND expires_at <= now()`,
+  );
   return result.rowCount ?? 0;
 }
 

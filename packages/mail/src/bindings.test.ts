@@ -10,7 +10,9 @@ let pool: Pool;
 beforeAll(async () => {
   database = await createTestDatabase('mail_bindings');
   pool = createPool(database.url, 4);
-  await pool.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_b', 'b', '{forwarding}', '\\x02', '\\x02')`);
+  await pool.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_b', 'b', '{forwarding}', '\\x02', '\\x02')`,
+  );
 });
 
 afterAll(async () => {
@@ -22,7 +24,10 @@ describe('bind with the default configuration', () => {
   it('accepts recipients on a single-label domain such as the default `localhost`', async () => {
     const ports = { db: pool, now: () => new Date('2026-01-01T00:00:00Z'), domains: ['localhost'] };
     const created = await bind(ports, 'cl_b', { recipient: 'Shop-42@LOCALHOST', forwardsTo: 'me@example.com' });
-    expect(created).toMatchObject({ message: 'created', binding: { recipient: 'shop-42@localhost', expiresAt: '2027-01-01T00:00:00.000Z' } });
+    expect(created).toMatchObject({
+      message: 'created',
+      binding: { recipient: 'shop-42@localhost', expiresAt: '2027-01-01T00:00:00.000Z' },
+    });
   });
 
   it('lets exactly one of two simultaneous binds of one recipient win', async () => {
@@ -45,7 +50,8 @@ describe('updateExpiresAt', () => {
   });
   const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
   const expiryOf = async (recipient: string) =>
-    (await pool.query<{ expires_at: Date; state: string }>('SELECT expires_at, state FROM mail_bindings WHERE recipient = $1', [recipient])).rows[0];
+    (await pool.query<{ expires_at: Date; state: string }>('SELECT expires_at, state FROM mail_bindings WHERE recipient = $1', [recipient]))
+      .rows[0];
 
   it('never makes a binding expire: an expiry in the past is a 400 naming latestDate, and the binding stays as it was', async () => {
     await bind(ports, 'cl_b', { recipient: 'keep@localhost', forwardsTo: 'me@example.com' });
@@ -66,7 +72,9 @@ describe('updateExpiresAt', () => {
   it('is refused by the store too when the clocks disagree: the database’s clock decides what is past', async () => {
     await bind({ ...ports, now: () => new Date() }, 'cl_b', { recipient: 'skew@localhost', forwardsTo: 'me@example.com' });
     const lagging = { ...ports, now: () => new Date('2000-01-01T00:00:00Z') };
-    const refused = await updateExpiresAt(lagging, 'cl_b', { recipient: 'skew@localhost', latestDate: '2001-01-01' }).catch((error: unknown) => error);
+    const refused = await updateExpiresAt(lagging, 'cl_b', { recipient: 'skew@localhost', latestDate: '2001-01-01' }).catch(
+      (error: unknown) => error,
+    );
     expect((refused as AppError).code).toBe('RequestParametersValidationError');
     expect(await expiryOf('skew@localhost')).toMatchObject({ state: 'active' });
     expect((await expiryOf('skew@localhost'))?.expires_at.getTime()).toBeGreaterThan(Date.now());

@@ -10,7 +10,14 @@ import {
   type ForwardingResponse,
 } from '@quarry/contracts';
 import { type Queryable } from '@quarry/db';
-import { deleteClientBinding, findClientBinding, insertOrReplaceExpiredBinding, updateClientBinding, updateClientBindingExpiry, type BindingRow } from './bindings.queries.ts';
+import {
+  deleteClientBinding,
+  findClientBinding,
+  insertOrReplaceExpiredBinding,
+  updateClientBinding,
+  updateClientBindingExpiry,
+  type BindingRow,
+} from './bindings.queries.ts';
 import { domainOf, isReceivingDomain } from './addresses.ts';
 import { defaultExpiry, extendedExpiry, parseLatestDate } from './latest-date.ts';
 
@@ -34,7 +41,9 @@ function toView(row: BindingRow): BindingView {
 }
 
 /** A zod schema, structurally (this package does not depend on zod itself). */
-type Schema<T> = { safeParse(input: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] } };
+type Schema<T> = {
+  safeParse(input: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] };
+};
 
 function parse<T>(schema: Schema<T>, body: unknown): T {
   const parsed = schema.safeParse(body ?? {});
@@ -76,7 +85,10 @@ export async function bind(ports: BindingPorts, clientId: string, body: unknown)
 export async function updateBinding(ports: BindingPorts, clientId: string, body: unknown): Promise<ForwardingResponse> {
   const input = parse(UpdateBindingBody, body);
   checkDomains(ports, input.recipient, input.forwardsTo);
-  const row = await updateClientBinding(ports.db, clientId, input.recipient, { forwardsTo: input.forwardsTo, keepSender: input.keepSender });
+  const row = await updateClientBinding(ports.db, clientId, input.recipient, {
+    forwardsTo: input.forwardsTo,
+    keepSender: input.keepSender,
+  });
   if (!row) throw notFound(input.recipient);
   return { message: 'updated', binding: toView(row) };
 }

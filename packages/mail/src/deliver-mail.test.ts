@@ -39,16 +39,20 @@ describe('delivery to a hop without 8BITMIME', () => {
   });
 
   it('sends the converted original with our DKIM signature made over it', async () => {
-    const original = Buffer.from('From: =?UTF-8?Q?Zo=C3=AB?= <zoe@sender.test>\r\nSubject: hi\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße aus Köln.\r\n');
+    const original = Buffer.from(
+      'From: =?UTF-8?Q?Zo=C3=AB?= <zoe@sender.test>\r\nSubject: hi\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße aus Köln.\r\n',
+    );
     const deliveryId = randomUUID();
-    await insertAcceptedMessages(pool, [{
-      messageId: randomUUID(),
-      envelopeFrom: 'zoe@sender.test',
-      smtpUtf8: false,
-      raw: original,
-      deliveries: [{ deliveryId, recipient: null, forwardsTo: 'dest@dest.test', kind: 'forward', keepSender: false }],
-      countRecipients: [],
-    }]);
+    await insertAcceptedMessages(pool, [
+      {
+        messageId: randomUUID(),
+        envelopeFrom: 'zoe@sender.test',
+        smtpUtf8: false,
+        raw: original,
+        deliveries: [{ deliveryId, recipient: null, forwardsTo: 'dest@dest.test', kind: 'forward', keepSender: false }],
+        countRecipients: [],
+      },
+    ]);
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     // A hop that has no 8BITMIME: it takes only what the 7-bit form is (our own port, played here).
     const sent: Buffer[] = [];
@@ -96,7 +100,15 @@ describe('delivery to a hop without 8BITMIME', () => {
       if (type === 'TXT' && name === 'quarry._domainkey.relay.test') return [[record]];
       throw Object.assign(new Error(`no ${type} ${name}`), { code: 'ENOTFOUND' });
     };
-    const verdict = await authenticate(bytes ?? Buffer.alloc(0), { ip: '127.0.0.1', helo: 'mx.relay.test', sender: 'f@relay.test', mta: 'dest.test', resolver, disableArc: true, disableBimi: true });
+    const verdict = await authenticate(bytes ?? Buffer.alloc(0), {
+      ip: '127.0.0.1',
+      helo: 'mx.relay.test',
+      sender: 'f@relay.test',
+      mta: 'dest.test',
+      resolver,
+      disableArc: true,
+      disableBimi: true,
+    });
     expect(verdict.dkim.results.find((entry) => entry.signingDomain === 'relay.test')?.status.result).toBe('pass');
   });
 });

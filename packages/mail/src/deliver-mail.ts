@@ -79,7 +79,12 @@ export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mai
     const now = ports.now();
     const expired = now.getTime() - delivery.acceptedAt.getTime() > ports.settings.maxQueueLifetimeMs;
     if (expired) {
-      await bounce(ports, delivery, '4.4.7', `gave up after ${Math.round(ports.settings.maxQueueLifetimeMs / 3600_000)} hours: ${delivery.state}`);
+      await bounce(
+        ports,
+        delivery,
+        '4.4.7',
+        `gave up after ${Math.round(ports.settings.maxQueueLifetimeMs / 3600_000)} hours: ${delivery.state}`,
+      );
       return 'bounced';
     }
 
@@ -111,7 +116,11 @@ export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mai
     // the crash window of ADR 0011 is then that one statement, nothing of ours runs inside it.
     let recording: Promise<boolean> | undefined;
     const recordAccepted = () => (recording ??= ports.store.recordDelivered(delivery));
-    const outcome = await ports.sender.send({ from: envelopeFrom, to: delivery.forwardsTo, smtpUtf8: delivery.smtpUtf8 }, message, recordAccepted);
+    const outcome = await ports.sender.send(
+      { from: envelopeFrom, to: delivery.forwardsTo, smtpUtf8: delivery.smtpUtf8 },
+      message,
+      recordAccepted,
+    );
 
     if (outcome.outcome === 'delivered') {
       // A sender that reported the 250 without the hook still gets it recorded before anything else.
@@ -120,7 +129,12 @@ export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mai
       return 'delivered';
     }
     if (outcome.outcome === 'permanent') {
-      await bounce(ports, delivery, outcome.status ?? (outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0'), outcome.error);
+      await bounce(
+        ports,
+        delivery,
+        outcome.status ?? (outcome.responseCode >= 550 && outcome.responseCode <= 553 ? '5.1.1' : '5.0.0'),
+        outcome.error,
+      );
       return 'bounced';
     }
     const attempts = delivery.attempts + 1;
@@ -130,7 +144,8 @@ export async function deliverMail(ports: DeliveryPorts, payload: JobPayload<'mai
       return 'bounced';
     }
     const recorded = await deferDelivery(ports.pool, delivery.deliveryId, new Date(now.getTime() + delayMs), outcome.error);
-    if (recorded !== null) await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, recorded), delayMs });
+    if (recorded !== null)
+      await ports.enqueue({ deliveryId: delivery.deliveryId }, { jobId: deliveryJobId(delivery.deliveryId, recorded), delayMs });
     return 'deferred';
   } finally {
     await ports.store.release(payload.deliveryId).catch(() => {});
@@ -162,15 +177,19 @@ async function bounce(ports: DeliveryPorts, delivery: DeliveryToSend, status: st
     if (!(await finishDelivery(db, delivery.deliveryId, 'bounced', diagnostic.slice(0, 1000)))) return false;
     if (delivery.recipient) await countBindingOutcome(db, delivery.recipient, 'bounced');
     if (dsn) {
-      await insertAcceptedMessages(db, [{
-        messageId: randomUUID(),
-        envelopeFrom: '',
-        // Our report is ASCII in its headers; the original's headers travel in its body.
-        smtpUtf8: false,
-        raw: dsn,
-        deliveries: [{ deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true }],
-        countRecipients: [],
-      }]);
+      await insertAcceptedMessages(db, [
+        {
+          messageId: randomUUID(),
+          envelopeFrom: '',
+          // Our report is ASCII in its headers; the original's headers travel in its body.
+          smtpUtf8: false,
+          raw: dsn,
+          deliveries: [
+            { deliveryId: bounceDeliveryId, recipient: null, forwardsTo: delivery.envelopeFrom, kind: 'bounce', keepSender: true },
+          ],
+          countRecipients: [],
+        },
+      ]);
     }
     await deleteMessageIfFinished(db, delivery.messageId);
     return dsn !== null;

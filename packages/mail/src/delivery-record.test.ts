@@ -44,7 +44,13 @@ async function start(options: { maxConnections: number; onMailFrom?: (address: s
     },
   });
   open.push(sink);
-  const sender: MailSender = createMailSender({ relayUrl: sink.url, hostname: 'relay.test', mxPort: 25, resolver: { mx: () => Promise.reject(new Error('no DNS')), addresses: () => Promise.reject(new Error('no DNS')) }, maxConnections: options.maxConnections });
+  const sender: MailSender = createMailSender({
+    relayUrl: sink.url,
+    hostname: 'relay.test',
+    mxPort: 25,
+    resolver: { mx: () => Promise.reject(new Error('no DNS')), addresses: () => Promise.reject(new Error('no DNS')) },
+    maxConnections: options.maxConnections,
+  });
   open.push(sender);
   const store: DeliveryStore = createDeliveryStore(deliveryPool);
   open.push(store);
@@ -56,7 +62,14 @@ async function start(options: { maxConnections: number; onMailFrom?: (address: s
     dns: () => Promise.reject(new Error('no DNS')),
     enqueue: () => Promise.resolve(),
     now: () => new Date(),
-    settings: { relaySender: 'f@relay.test', hostname: 'mx.relay.test', dkim: undefined, retryBaseMs: 300_000, retryMaxMs: 4_000_000, maxQueueLifetimeMs: 5 * 86_400_000 },
+    settings: {
+      relaySender: 'f@relay.test',
+      hostname: 'mx.relay.test',
+      dkim: undefined,
+      retryBaseMs: 300_000,
+      retryMaxMs: 4_000_000,
+      maxQueueLifetimeMs: 5 * 86_400_000,
+    },
   };
   return { ports, deliver: (deliveryId: string) => deliverMail(ports, { deliveryId }) };
 }
@@ -67,17 +80,19 @@ async function start(options: { maxConnections: number; onMailFrom?: (address: s
  */
 async function storeDelivery(local: string, forwardsTo: string): Promise<string> {
   const deliveryId = randomUUID();
-  await insertAcceptedMessages(pool, [{
-    messageId: randomUUID(),
-    envelopeFrom: `${local}@sender.test`,
-    smtpUtf8: false,
-    raw: Buffer.from(`From: ${local}@sender.test\r\nSubject: ${local}\r\n\r\nHello.\r\n`),
-    deliveries: [
-      { deliveryId, recipient: null, forwardsTo, kind: 'forward', keepSender: false },
-      { deliveryId: randomUUID(), recipient: null, forwardsTo: 'pending@dest.test', kind: 'forward', keepSender: false },
-    ],
-    countRecipients: [],
-  }]);
+  await insertAcceptedMessages(pool, [
+    {
+      messageId: randomUUID(),
+      envelopeFrom: `${local}@sender.test`,
+      smtpUtf8: false,
+      raw: Buffer.from(`From: ${local}@sender.test\r\nSubject: ${local}\r\n\r\nHello.\r\n`),
+      deliveries: [
+        { deliveryId, recipient: null, forwardsTo, kind: 'forward', keepSender: false },
+        { deliveryId: randomUUID(), recipient: null, forwardsTo: 'pending@dest.test', kind: 'forward', keepSender: false },
+      ],
+      countRecipients: [],
+    },
+  ]);
   return deliveryId;
 }
 
@@ -101,7 +116,10 @@ describe("recording the destination's 250", () => {
     const hold = await holdRecordOf(first);
     try {
       const firstResult = deliver(first);
-      await waitFor('the first 250 given and its record waiting in Postgres', async () => sink.messages.length === 1 && (await lockWaiters(pool, recordStatement)).length === 1);
+      await waitFor(
+        'the first 250 given and its record waiting in Postgres',
+        async () => sink.messages.length === 1 && (await lockWaiters(pool, recordStatement)).length === 1,
+      );
       const secondResult = deliver(second);
       await hold.release();
       expect(await firstResult).toBe('delivered');
@@ -163,7 +181,9 @@ describe("recording the destination's 250", () => {
     // A role allowed two connections stands in for a server at max_connections: the deliveries'
     // lock session takes one, another client the other, so the record's own connection is refused (53300).
     const role = `quarry_two_slots_${randomUUID().slice(0, 8)}`;
-    await pool.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2 IN ROLE ${(await pool.query<{ user: string }>('SELECT current_user AS user')).rows[0]?.user}`);
+    await pool.query(
+      `CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2 IN ROLE ${(await pool.query<{ user: string }>('SELECT current_user AS user')).rows[0]?.user}`,
+    );
     const url = new URL(database.url);
     url.username = role;
     const limited = createPool(url.toString(), 3);

@@ -40,7 +40,11 @@ function isConnectionFailure(error: unknown): boolean {
   // Class 08: connection exception; 57P01-57P03: terminated by the administrator, crash or start-up;
   // 53300: no connection slot left (max_connections, or the role's or the database's limit).
   if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) return true;
-  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(code)) return true;
+  if (
+    typeof code === 'string' &&
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(code)
+  )
+    return true;
   return /connection terminated|connection timeout|Connection ended/i.test((error as Error | null)?.message ?? '');
 }
 

@@ -5,12 +5,19 @@ const raw = Buffer.from('From: =?UTF-8?Q?Zo=C3=AB?= <zoe@sender.test>\r\nSubject
 
 describe('composeForwardedMessage', () => {
   it('keepSender: prepends the trace line and changes nothing else', async () => {
-    const out = await composeForwardedMessage(raw, { keepSender: true, recipient: 'r@fwd.test', relaySender: 'f@relay.test', dkim: undefined });
+    const out = await composeForwardedMessage(raw, {
+      keepSender: true,
+      recipient: 'r@fwd.test',
+      relaySender: 'f@relay.test',
+      dkim: undefined,
+    });
     expect(out.toString()).toBe(`Delivered-To: r@fwd.test\r\n${raw.toString()}`);
   });
 
   it('rewrites From keeping an encoded author name, copies the original field to Reply-To, keeps the body bytes', async () => {
-    const out = (await composeForwardedMessage(raw, { keepSender: false, recipient: null, relaySender: 'f@relay.test', dkim: undefined })).toString();
+    const out = (
+      await composeForwardedMessage(raw, { keepSender: false, recipient: null, relaySender: 'f@relay.test', dkim: undefined })
+    ).toString();
     expect(out).toMatch(/^From: =\?UTF-8\?Q\?Zo=C3=AB\?= "\(zoe at sender\.test\) via relay\.test"\s+<f@relay\.test>\r$/m);
     expect(out).toContain('Reply-To: =?UTF-8?Q?Zo=C3=AB?= <zoe@sender.test>\r\n');
     expect(splitMessage(Buffer.from(out)).body.toString()).toBe('body\r\n.line\r\n');
@@ -18,7 +25,9 @@ describe('composeForwardedMessage', () => {
 
   it('encodes a raw non-ASCII author name', async () => {
     const utf8 = Buffer.from('From: Zoë <zoe@sender.test>\r\n\r\nbody\r\n');
-    const out = (await composeForwardedMessage(utf8, { keepSender: false, recipient: null, relaySender: 'f@relay.test', dkim: undefined })).toString();
+    const out = (
+      await composeForwardedMessage(utf8, { keepSender: false, recipient: null, relaySender: 'f@relay.test', dkim: undefined })
+    ).toString();
     expect(out).toMatch(/^From: =\?UTF-8\?Q\?Zo=C3=AB/m);
   });
 

@@ -130,6 +130,11 @@ export function traceOf(header: Buffer): { received: number; deliveredTo: string
   const headers = new Headers(header);
   return {
     received: headers.get('received').length,
-    deliveredTo: headers.get('delivered-to').map((line) => line.slice(line.indexOf(':') + 1).trim().toLowerCase()),
+    deliveredTo: headers.get('delivered-to').map((line) =>
+      line
+        .slice(line.indexOf(':') + 1)
+        .trim()
+        .toLowerCase(),
+    ),
   };
 }

@@ -65,7 +65,8 @@ export function classifySmtpError(error: SmtpError): SendOutcome {
   const text = (error.response ?? error.message).slice(0, 500);
   // A smarthost refusing our credentials is our configuration, not the message: wait for it to
   // be fixed instead of bouncing every message (Postfix defers on SASL failures too).
-  if (error.code === 'EAUTH') return { outcome: 'temporary', error: `EAUTH: ${text}`, ...(error.responseCode ? { responseCode: error.responseCode } : {}) };
+  if (error.code === 'EAUTH')
+    return { outcome: 'temporary', error: `EAUTH: ${text}`, ...(error.responseCode ? { responseCode: error.responseCode } : {}) };
   if (error.responseCode && error.responseCode >= 500) return { outcome: 'permanent', error: text, responseCode: error.responseCode };
   if (error.responseCode) return { outcome: 'temporary', error: text, responseCode: error.responseCode };
   return { outcome: 'temporary', error: error.code ? `${error.code}: ${text}` : text };
@@ -87,7 +88,10 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
     secure: address.secure,
     name: address.hostname,
     ...(address.opportunistic ? { opportunisticTLS: true } : {}),
-    tls: { ...(address.servername ? { servername: address.servername } : {}), ...(address.opportunistic ? { rejectUnauthorized: false } : {}) },
+    tls: {
+      ...(address.servername ? { servername: address.servername } : {}),
+      ...(address.opportunistic ? { rejectUnauthorized: false } : {}),
+    },
     ...address.timeouts,
   });
   let closed = false;
@@ -137,7 +141,13 @@ export function openHopConnection(address: HopAddress): Promise<HopConnection> {
   });
 }
 
-function sendOn(connection: SMTPConnection, hop: HopConnection, envelope: { from: string; to: string }, raw: Buffer, onAccepted?: OnAccepted): Promise<HopSendResult> {
+function sendOn(
+  connection: SMTPConnection,
+  hop: HopConnection,
+  envelope: { from: string; to: string },
+  raw: Buffer,
+  onAccepted?: OnAccepted,
+): Promise<HopSendResult> {
   hop.sent += 1;
   // A stream rather than the buffer, so a failure can tell whether any of the message went out.
   const data = Readable.from([raw]);
@@ -163,7 +173,8 @@ function sendOn(connection: SMTPConnection, hop: HopConnection, envelope: { from
       const outcome = classifySmtpError(smtpError);
       const unsent = !data.readableDidRead;
       // A refusal of the envelope or the data leaves the session itself fine: RSET and keep it.
-      const refusedOnly = (smtpError.code === 'EENVELOPE' || smtpError.code === 'EMESSAGE') && smtpError.responseCode !== 421 && !hop.closed;
+      const refusedOnly =
+        (smtpError.code === 'EENVELOPE' || smtpError.code === 'EMESSAGE') && smtpError.responseCode !== 421 && !hop.closed;
       if (!refusedOnly) {
         connection.close();
         return resolve({ outcome, usable: false, unsent });

@@ -28,7 +28,12 @@ afterAll(async () => {
 
 async function start(settings: Partial<InboundSettings>): Promise<number> {
   const server = createInboundSmtpServer(
-    { db: pool, srs: createSrs({ secret: Buffer.alloc(32, 1), domain: 'relay.test' }), accept: async () => ({ messageId: 'unused' }), now: () => new Date() },
+    {
+      db: pool,
+      srs: createSrs({ secret: Buffer.alloc(32, 1), domain: 'relay.test' }),
+      accept: async () => ({ messageId: 'unused' }),
+      now: () => new Date(),
+    },
     {
       hostname: 'mx.quarry.test',
       domains: ['fwd.test'],

@@ -136,7 +136,8 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
       // use us as a relay through a harvested SRS address.
       const original = ports.srs.reverse(address.trim());
       if (!original) throw smtpError(553, 'Invalid or expired SRS address');
-      if (session.envelope.mailFrom && session.envelope.mailFrom.address) throw smtpError(550, 'Only bounces are accepted for this address');
+      if (session.envelope.mailFrom && session.envelope.mailFrom.address)
+        throw smtpError(550, 'Only bounces are accepted for this address');
       return { recipient: null, forwardsTo: original, keepSender: true, kind: 'srs-return' };
     }
     if (!settings.domains.includes(domain)) throw smtpError(550, `<${recipient}>: Recipient address rejected: relay access denied`);
@@ -231,7 +232,12 @@ export function createInboundSmtpServer(ports: InboundPorts, settings: InboundSe
         });
         const mailFrom = session.envelope.mailFrom;
         ports
-          .accept({ envelopeFrom: mailFrom ? normalizeAddress(mailFrom.address) : '', smtpUtf8: session.envelope.smtpUtf8 === true, raw: Buffer.concat([Buffer.from(received), raw]), targets })
+          .accept({
+            envelopeFrom: mailFrom ? normalizeAddress(mailFrom.address) : '',
+            smtpUtf8: session.envelope.smtpUtf8 === true,
+            raw: Buffer.concat([Buffer.from(received), raw]),
+            targets,
+          })
           .then(
             ({ messageId }) => callback(null, `Message queued as ${messageId}`),
             (error: unknown) => {

@@ -2,7 +2,13 @@ import type { Queryable } from '@quarry/db';
 
 export type ImapServer = { host: string; port: number; secure: boolean; user: string | null };
 
-export type NewPoolAccount = { email: string; sealedSecret: Buffer; imap: ImapServer; sealedAccessToken: Buffer | null; accessTokenExpiresAt: Date | null };
+export type NewPoolAccount = {
+  email: string;
+  sealedSecret: Buffer;
+  imap: ImapServer;
+  sealedAccessToken: Buffer | null;
+  accessTokenExpiresAt: Date | null;
+};
 
 /**
  * Adds accounts to the pool; an address already in it is left as it is, unless it is broken: loading
@@ -32,7 +38,9 @@ export async function insertOutlookAccounts(db: Queryable, accounts: NewPoolAcco
 }
 
 export async function countFreeOutlookAccounts(db: Queryable): Promise<number> {
-  const result = await db.query<{ count: string }>("SELECT count(*) FROM mail_outlook_accounts WHERE client_id IS NULL AND state <> 'broken'");
+  const result = await db.query<{ count: string }>(
+    "SELECT count(*) FROM mail_outlook_accounts WHERE client_id IS NULL AND state <> 'broken'",
+  );
   return Number(result.rows[0]?.count ?? 0);
 }
 

@@ -12,7 +12,14 @@ export type MailDeliverySummary = {
 
 /** Operators' view of forwarding delivery across all clients. */
 export async function summarizeMailDeliveries(db: Queryable, limit: number): Promise<MailDeliverySummary> {
-  const totals = await db.query<{ queued: string; deferred: string; oldest: Date | null; received: string; delivered: string; bounced: string }>(
+  const totals = await db.query<{
+    queued: string;
+    deferred: string;
+    oldest: Date | null;
+    received: string;
+    delivered: string;
+    bounced: string;
+  }>(
     `SELECT
        (SELECT count(*) FROM mail_deliveries WHERE state = 'queued') AS queued,
        (SELECT count(*) FROM mail_deliveries WHERE state = 'deferred') AS deferred,
@@ -21,7 +28,13 @@ export async function summarizeMailDeliveries(db: Queryable, limit: number): Pro
        (SELECT coalesce(sum(delivered), 0) FROM mail_binding_counters) AS delivered,
        (SELECT coalesce(sum(bounced), 0) FROM mail_binding_counters) AS bounced`,
   );
-  const deferred = await db.query<{ delivery_id: string; forwards_to: string; attempts: number; next_attempt_at: Date; last_error: string | null }>(
+  const deferred = await db.query<{
+    delivery_id: string;
+    forwards_to: string;
+    attempts: number;
+    next_attempt_at: Date;
+    last_error: string | null;
+  }>(
     `SELECT delivery_id, forwards_to, attempts, next_attempt_at, last_error FROM mail_deliveries
      WHERE state = 'deferred' ORDER BY next_attempt_at LIMIT $1`,
     [limit],

@@ -8,6 +8,9 @@ export async function describeMailDeliveries(ports: { db: Queryable }): Promise<
   return {
     ...summary,
     oldestPendingAt: summary.oldestPendingAt?.toISOString() ?? null,
-    deferredDeliveries: summary.deferredDeliveries.map((delivery) => ({ ...delivery, nextAttemptAt: delivery.nextAttemptAt.toISOString() })),
+    deferredDeliveries: summary.deferredDeliveries.map((delivery) => ({
+      ...delivery,
+      nextAttemptAt: delivery.nextAttemptAt.toISOString(),
+    })),
   };
 }

@@ -25,7 +25,9 @@ describe("the mail process's Node options", () => {
   });
 
   it('keep the young generation within two 16 MB semi-spaces, whatever the memory of the host', () => {
-    const bytes = Number(execFileSync(process.execPath, [...mailProcessNodeOptions.split(' '), '-e', grownYoungGeneration], { encoding: 'utf8' }));
+    const bytes = Number(
+      execFileSync(process.execPath, [...mailProcessNodeOptions.split(' '), '-e', grownYoungGeneration], { encoding: 'utf8' }),
+    );
     expect(bytes).toBeGreaterThan(0);
     expect(bytes).toBeLessThanOrEqual(2 * 16 * 1024 * 1024);
   });

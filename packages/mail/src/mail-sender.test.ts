@@ -8,7 +8,10 @@ import { multipartSample } from '@quarry/testing';
 /** A real SMTP server on loopback standing in for the smarthost or an MX, with the test's own settings. */
 const startHop = (server: Partial<SMTPServerOptions> = {}) => startSmtpSink({ server });
 
-const noDns = { mx: () => Promise.reject(new Error('no DNS in this test')), addresses: () => Promise.reject(new Error('no DNS in this test')) };
+const noDns = {
+  mx: () => Promise.reject(new Error('no DNS in this test')),
+  addresses: () => Promise.reject(new Error('no DNS in this test')),
+};
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {
   // Senders first: a hop closes only once its clients have gone.
@@ -23,7 +26,11 @@ function relayTo(url: string, maxConnections = 5): MailSender {
 
 const asciiMessage = Buffer.from('From: a@example.org\r\nTo: b@example.net\r\nSubject: plain\r\n\r\nHello.\r\n');
 const eightBitMessage = multipartSample({ from: 'a@example.org', textEncoding: '8bit', text: 'Grüße aus Köln, à bientôt.' });
-const sevenBitMessage = multipartSample({ from: 'a@example.org', textEncoding: 'quoted-printable', text: 'Gr=C3=BC=C3=9Fe aus K=C3=B6ln, =C3=A0 bient=C3=B4t.' });
+const sevenBitMessage = multipartSample({
+  from: 'a@example.org',
+  textEncoding: 'quoted-printable',
+  text: 'Gr=C3=BC=C3=9Fe aus K=C3=B6ln, =C3=A0 bient=C3=B4t.',
+});
 
 /** The message as composed, counting which forms the sender asked for. */
 function messageOf(raw: Buffer, sevenBit?: Buffer) {
@@ -55,7 +62,9 @@ describe('mail sender', () => {
     expect(hop.messages[1]?.mailArgs.BODY).toBe('8BITMIME');
     expect(hop.messages[1]?.raw.equals(eightBitMessage)).toBe(true);
 
-    const burst = await Promise.all(Array.from({ length: 6 }, () => sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)));
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, () => sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)),
+    );
     expect(burst.every((outcome) => outcome.outcome === 'delivered')).toBe(true);
     expect(hop.mostOpen()).toBe(2);
     expect(hop.messages).toHaveLength(8);
@@ -100,7 +109,9 @@ describe('mail sender', () => {
     open.push(without, withIt);
     const utf8Headers = Buffer.from('From: Jörg <joerg@example.org>\r\nTo: b@example.net\r\nSubject: Grüße\r\n\r\nHello.\r\n');
     // UTF-8 only in the body is 8BITMIME's business, not SMTPUTF8's.
-    const utf8Body = Buffer.from('From: a@example.org\r\nSubject: plain\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße.\r\n');
+    const utf8Body = Buffer.from(
+      'From: a@example.org\r\nSubject: plain\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße.\r\n',
+    );
     const envelope = { from: 'srs@relay.test', to: 'b@example.net' };
     const sender = relayTo(without.url);
 
@@ -136,7 +147,9 @@ describe('mail sender', () => {
     open.push(closing);
     const closingSender = relayTo(closing.url, 1);
     for (let index = 0; index < 3; index += 1) {
-      expect((await closingSender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
+      expect((await closingSender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe(
+        'delivered',
+      );
     }
     expect(closing.messages).toHaveLength(3);
     expect(closing.connections()).toBe(3);
@@ -154,9 +167,15 @@ describe('mail sender', () => {
     const sender = relayTo(hop.url, 1);
     expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
     // On the reused session: a 4xx is an answer, not a dropped session to try again at once.
-    expect(await sender.send({ from: 'srs@relay.test', to: 'later@example.net' }, messageOf(asciiMessage).message)).toMatchObject({ outcome: 'temporary', responseCode: 451 });
+    expect(await sender.send({ from: 'srs@relay.test', to: 'later@example.net' }, messageOf(asciiMessage).message)).toMatchObject({
+      outcome: 'temporary',
+      responseCode: 451,
+    });
     expect(laterAttempts).toBe(1);
-    expect(await sender.send({ from: 'srs@relay.test', to: 'never@example.net' }, messageOf(asciiMessage).message)).toMatchObject({ outcome: 'permanent', responseCode: 550 });
+    expect(await sender.send({ from: 'srs@relay.test', to: 'never@example.net' }, messageOf(asciiMessage).message)).toMatchObject({
+      outcome: 'permanent',
+      responseCode: 550,
+    });
     // The refusals left the session usable: the next message goes over the same one.
     expect((await sender.send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message)).outcome).toBe('delivered');
     expect(hop.connections()).toBe(1);
@@ -194,9 +213,15 @@ describe('mail sender', () => {
       },
     });
     open.push(hop);
-    const wrong = await relayTo(hop.url.replace('smtp://', 'smtp://relay:wrong@')).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    const wrong = await relayTo(hop.url.replace('smtp://', 'smtp://relay:wrong@')).send(
+      { from: 'srs@relay.test', to: 'b@example.net' },
+      messageOf(asciiMessage).message,
+    );
     expect(wrong.outcome).toBe('temporary');
-    const right = await relayTo(hop.url.replace('smtp://', 'smtp://relay:right@')).send({ from: 'srs@relay.test', to: 'b@example.net' }, messageOf(asciiMessage).message);
+    const right = await relayTo(hop.url.replace('smtp://', 'smtp://relay:right@')).send(
+      { from: 'srs@relay.test', to: 'b@example.net' },
+      messageOf(asciiMessage).message,
+    );
     expect(right.outcome).toBe('delivered');
     expect(hop.messages).toHaveLength(1);
   });

@@ -1,6 +1,14 @@
 import { isAscii } from 'node:buffer';
 import { domainOf } from './addresses.ts';
-import { classifySmtpError, openHopConnection, type HopAddress, type HopConnection, type HopSendResult, type OnAccepted, type SendOutcome } from './hop-connection.ts';
+import {
+  classifySmtpError,
+  openHopConnection,
+  type HopAddress,
+  type HopConnection,
+  type HopSendResult,
+  type OnAccepted,
+  type SendOutcome,
+} from './hop-connection.ts';
 
 export type { SendOutcome } from './hop-connection.ts';
 
@@ -44,8 +52,17 @@ const maxMessagesPerSession = 1000;
  * without it are legacy mail and go as they are, as with Postfix. 8-bit data without 8BITMIME is
  * converted to 7 bits.
  */
-async function sendToHop(hop: HopConnection, envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<HopSendResult> {
-  const needsSmtpUtf8 = (error: string, responseCode: number): HopSendResult => ({ outcome: { outcome: 'permanent', error, responseCode, status: '5.6.7' }, usable: true, unsent: true });
+async function sendToHop(
+  hop: HopConnection,
+  envelope: OutboundEnvelope,
+  message: MessageForHop,
+  onAccepted: OnAccepted | undefined,
+): Promise<HopSendResult> {
+  const needsSmtpUtf8 = (error: string, responseCode: number): HopSendResult => ({
+    outcome: { outcome: 'permanent', error, responseCode, status: '5.6.7' },
+    usable: true,
+    unsent: true,
+  });
   if (!hop.smtpUtf8 && !(isAsciiText(envelope.from) && isAsciiText(envelope.to))) {
     return needsSmtpUtf8('the next hop does not accept internationalized addresses (no SMTPUTF8)', 553);
   }
@@ -164,7 +181,12 @@ export function createMailSender(options: {
       )
     : null;
 
-  const sendVia = async (address: HopAddress, envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<SendOutcome> => {
+  const sendVia = async (
+    address: HopAddress,
+    envelope: OutboundEnvelope,
+    message: MessageForHop,
+    onAccepted: OnAccepted | undefined,
+  ): Promise<SendOutcome> => {
     let hop: HopConnection;
     try {
       hop = await openHopConnection(address);
@@ -178,7 +200,11 @@ export function createMailSender(options: {
     }
   };
 
-  const sendDirect = async (envelope: OutboundEnvelope, message: MessageForHop, onAccepted: OnAccepted | undefined): Promise<SendOutcome> => {
+  const sendDirect = async (
+    envelope: OutboundEnvelope,
+    message: MessageForHop,
+    onAccepted: OnAccepted | undefined,
+  ): Promise<SendOutcome> => {
     const domain = domainOf(envelope.to);
     let hosts: string[];
     try {
@@ -200,7 +226,20 @@ export function createMailSender(options: {
         continue;
       }
       for (const address of addresses) {
-        last = await sendVia({ host: address, port: options.mxPort, secure: false, servername: host, opportunistic: true, hostname: options.hostname, timeouts }, envelope, message, onAccepted);
+        last = await sendVia(
+          {
+            host: address,
+            port: options.mxPort,
+            secure: false,
+            servername: host,
+            opportunistic: true,
+            hostname: options.hostname,
+            timeouts,
+          },
+          envelope,
+          message,
+          onAccepted,
+        );
         // Only a connection-level failure moves on to the next host; an answer is final for this try.
         if (last.outcome !== 'temporary' || last.responseCode) return last;
       }
@@ -209,7 +248,8 @@ export function createMailSender(options: {
   };
 
   return {
-    send: (envelope, message, onAccepted) => (relayPool ? relayPool.send(envelope, message, onAccepted) : sendDirect(envelope, message, onAccepted)),
+    send: (envelope, message, onAccepted) =>
+      relayPool ? relayPool.send(envelope, message, onAccepted) : sendDirect(envelope, message, onAccepted),
     close: () => relayPool?.close(),
   };
 }

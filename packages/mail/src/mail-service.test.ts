@@ -20,7 +20,8 @@ const received: Array<{ from: string; to: string[]; raw: string }> = [];
 const jobs: Array<{ deliveryId: string; jobId: string }> = [];
 /** The job queue as a mail service sees it, recording what it would enqueue. */
 const recordingQueue = {
-  enqueue: async (payload: { deliveryId: string }, options: { jobId: string }) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }),
+  enqueue: async (payload: { deliveryId: string }, options: { jobId: string }) =>
+    void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }),
   enqueueMany: async (many: Array<{ payload: { deliveryId: string }; options: { jobId: string } }>) =>
     void jobs.push(...many.map((job) => ({ deliveryId: job.payload.deliveryId, jobId: job.options.jobId }))),
 };
@@ -55,7 +56,10 @@ const smtpSettings = {
 
 async function send(to: string, subject: string): Promise<void> {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true });
-  await transport.sendMail({ envelope: { from: 'bob@sender.test', to: [to] }, raw: `From: bob@sender.test\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nHi\r\n` });
+  await transport.sendMail({
+    envelope: { from: 'bob@sender.test', to: [to] },
+    raw: `From: bob@sender.test\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nHi\r\n`,
+  });
   transport.close();
 }
 
@@ -70,7 +74,9 @@ const directResolver: MxResolver = {
 beforeAll(async () => {
   database = await createTestDatabase('mail_service');
   pool = createPool(database.url, 6);
-  await pool.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_mail', 'mail', '{forwarding}', '\\x01', '\\x01')`);
+  await pool.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_mail', 'mail', '{forwarding}', '\\x01', '\\x01')`,
+  );
   destination = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -81,7 +87,11 @@ beforeAll(async () => {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const from = session.envelope.mailFrom;
-        received.push({ from: from ? from.address : '', to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString() });
+        received.push({
+          from: from ? from.address : '',
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw: Buffer.concat(chunks).toString(),
+        });
         // Slow enough that two workers racing for one delivery overlap.
         setTimeout(() => callback(), 300);
       });
@@ -94,7 +104,8 @@ beforeAll(async () => {
     pool,
     ...recordingQueue,
     secretKey: Buffer.alloc(32, 3),
-    domains, mail: settings(destinationPort),
+    domains,
+    mail: settings(destinationPort),
     smtp: smtpSettings,
     resolver: directResolver,
   });
@@ -110,7 +121,10 @@ afterAll(async () => {
 });
 
 async function bindRecipient(recipient: string, forwardsTo: string, expiresIn = "interval '1 day'") {
-  await pool.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ($1, 'cl_mail', $2, now() + ${expiresIn})`, [recipient, forwardsTo]);
+  await pool.query(
+    `INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ($1, 'cl_mail', $2, now() + ${expiresIn})`,
+    [recipient, forwardsTo],
+  );
 }
 
 /** Binds `<name>@fwd.test`, sends it one message, and runs its delivery on every service at once; outcomes sorted, errors by name. */
@@ -163,7 +177,15 @@ describe('mail service', () => {
 
   it('sends a delivery once when workers of two processes (two lock sessions) run it at the same moment', async () => {
     // Another process's service: its own delivery store, so its own advisory-lock session.
-    const otherProcess = createMailService({ pool, ...discardingQueue, secretKey: Buffer.alloc(32, 3), domains, mail: settings(destinationPort), smtp: smtpSettings, resolver: directResolver });
+    const otherProcess = createMailService({
+      pool,
+      ...discardingQueue,
+      secretKey: Buffer.alloc(32, 3),
+      domains,
+      mail: settings(destinationPort),
+      smtp: smtpSettings,
+      resolver: directResolver,
+    });
     try {
       const { deliveryId, outcomes } = await deliverOneMessageAtOnce('race2', [service, otherProcess]);
       expect(outcomes).toEqual(['DeliveryBusyError', 'delivered']);
@@ -180,7 +202,10 @@ describe('mail service', () => {
     await bindRecipient('old@fwd.test', 'old@dest.test', "interval '-1 minute'");
     await send('lost@fwd.test', 'lost');
     const lost = jobs.pop()!; // as if Redis had failed right after the commit
-    const result = await runMailHousekeeping({ db: pool, enqueue: async (payload, options) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }) }, { overdueGraceMs: 0 });
+    const result = await runMailHousekeeping(
+      { db: pool, enqueue: async (payload, options) => void jobs.push({ deliveryId: payload.deliveryId, jobId: options.jobId }) },
+      { overdueGraceMs: 0 },
+    );
     expect(result.expired).toBe(1);
     expect(jobs.at(-1)).toEqual({ deliveryId: lost.deliveryId, jobId: lost.deliveryId });
     const state = await pool.query(`SELECT state FROM mail_bindings WHERE recipient = 'old@fwd.test'`);
@@ -189,22 +214,46 @@ describe('mail service', () => {
 
   it('remembers whether the client asked for SMTPUTF8: such mail with UTF-8 headers is returned (5.6.7) by a destination without it, the same mail sent without it goes as it is', async () => {
     const mx = await startSmtpSink({ server: { hideSMTPUTF8: true } });
-    const strict = createMailService({ pool, ...recordingQueue, secretKey: Buffer.alloc(32, 3), domains, mail: settings(mx.port), smtp: smtpSettings, resolver: directResolver });
+    const strict = createMailService({
+      pool,
+      ...recordingQueue,
+      secretKey: Buffer.alloc(32, 3),
+      domains,
+      mail: settings(mx.port),
+      smtp: smtpSettings,
+      resolver: directResolver,
+    });
     try {
       const strictPort = await strict.smtp.listen(0, '127.0.0.1');
       await bindRecipient('utf8@fwd.test', 'utf8@dest.test');
       const original = Buffer.from('From: Jörg <joerg@sender.test>\r\nTo: utf8@fwd.test\r\nSubject: Grüße\r\n\r\nHi\r\n');
       for (const mailParams of ['SMTPUTF8', undefined]) {
-        expect((await sendSmtp(strictPort, { from: 'joerg@sender.test', to: ['utf8@fwd.test'], raw: original, ...(mailParams ? { mailParams } : {}) })).data?.code).toBe(250);
+        expect(
+          (
+            await sendSmtp(strictPort, {
+              from: 'joerg@sender.test',
+              to: ['utf8@fwd.test'],
+              raw: original,
+              ...(mailParams ? { mailParams } : {}),
+            })
+          ).data?.code,
+        ).toBe(250);
       }
       const asciiHeaders = Buffer.from('From: joerg@sender.test\r\nTo: utf8@fwd.test\r\nSubject: plain\r\n\r\nHi\r\n');
-      expect((await sendSmtp(strictPort, { from: 'joerg@sender.test', to: ['utf8@fwd.test'], raw: asciiHeaders, mailParams: 'SMTPUTF8' })).data?.code).toBe(250);
+      expect(
+        (await sendSmtp(strictPort, { from: 'joerg@sender.test', to: ['utf8@fwd.test'], raw: asciiHeaders, mailParams: 'SMTPUTF8' })).data
+          ?.code,
+      ).toBe(250);
       const [requested, legacy, requestedAscii] = jobs.splice(-3);
 
       expect(await strict.deliver({ deliveryId: requested!.deliveryId })).toBe('bounced');
       // The sender gets a DSN saying why.
-      const { rows: [dsn] } = await pool.query<{ forwards_to: string; raw: Buffer }>(
-        'SELECT d.forwards_to, m.raw FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $1', [jobs.at(-1)!.deliveryId]);
+      const {
+        rows: [dsn],
+      } = await pool.query<{ forwards_to: string; raw: Buffer }>(
+        'SELECT d.forwards_to, m.raw FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.delivery_id = $1',
+        [jobs.at(-1)!.deliveryId],
+      );
       expect(dsn?.forwards_to).toBe('joerg@sender.test');
       expect(dsn?.raw.toString()).toMatch(/^Status: 5\.6\.7$/m);
       expect(await strict.deliver({ deliveryId: legacy!.deliveryId })).toBe('delivered');
@@ -240,7 +289,8 @@ describe('mail service', () => {
       pool,
       ...recordingQueue,
       secretKey: Buffer.alloc(32, 3),
-      domains, mail: settings(destinationPort),
+      domains,
+      mail: settings(destinationPort),
       smtp: {
         ...smtpSettings,
         tls: { key: fixture('test-tls.key.pem'), cert: fixture('test-tls.cert.pem') },
@@ -251,10 +301,15 @@ describe('mail service', () => {
       await bindRecipient('tls@fwd.test', 'tls@dest.test');
       // requireTLS: nodemailer fails unless the server offers STARTTLS and the upgrade succeeds.
       const transport = nodemailer.createTransport({ host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false } });
-      const info = await transport.sendMail({ envelope: { from: 'bob@sender.test', to: ['tls@fwd.test'] }, raw: 'From: bob@sender.test\r\nSubject: tls\r\n\r\nHi\r\n' });
+      const info = await transport.sendMail({
+        envelope: { from: 'bob@sender.test', to: ['tls@fwd.test'] },
+        raw: 'From: bob@sender.test\r\nSubject: tls\r\n\r\nHi\r\n',
+      });
       transport.close();
       expect(info.accepted).toEqual(['tls@fwd.test']);
-      const stored = await pool.query<{ raw: Buffer }>(`SELECT m.raw FROM mail_messages m JOIN mail_deliveries d USING (message_id) WHERE d.forwards_to = 'tls@dest.test'`);
+      const stored = await pool.query<{ raw: Buffer }>(
+        `SELECT m.raw FROM mail_messages m JOIN mail_deliveries d USING (message_id) WHERE d.forwards_to = 'tls@dest.test'`,
+      );
       expect(stored.rows[0]?.raw.toString()).toMatch(/with ESMTPS id/);
     } finally {
       await tlsService.smtp.close();
@@ -267,7 +322,8 @@ describe('mail service', () => {
       pool,
       ...discardingQueue,
       secretKey: Buffer.alloc(32, 3),
-      domains, mail: settings(destinationPort),
+      domains,
+      mail: settings(destinationPort),
       smtp: { ...smtpSettings, greetingDelayMs: 600 },
     });
     const port = await delayed.smtp.listen(0, '127.0.0.1');

@@ -111,7 +111,10 @@ export function createMailService(options: {
         payload,
       ),
     housekeeping: () =>
-      runMailHousekeeping({ db: options.pool, enqueue: options.enqueue }, options.mailboxSeenRetentionMs === undefined ? {} : { seenRetentionMs: options.mailboxSeenRetentionMs }),
+      runMailHousekeeping(
+        { db: options.pool, enqueue: options.enqueue },
+        options.mailboxSeenRetentionMs === undefined ? {} : { seenRetentionMs: options.mailboxSeenRetentionMs },
+      ),
     close: () => {
       sender.close();
       store.close();

@@ -43,7 +43,8 @@ export type AcceptedMessage = {
 export async function insertAcceptedMessages(db: Queryable, messages: AcceptedMessage[]): Promise<void> {
   const deliveries = messages.flatMap((message) => message.deliveries.map((delivery) => ({ ...delivery, messageId: message.messageId })));
   const received = new Map<string, number>();
-  for (const message of messages) for (const recipient of message.countRecipients) received.set(recipient, (received.get(recipient) ?? 0) + 1);
+  for (const message of messages)
+    for (const recipient of message.countRecipients) received.set(recipient, (received.get(recipient) ?? 0) + 1);
   await db.query({
     name: 'insert-accepted-messages',
     text: `WITH m AS (
@@ -134,7 +135,11 @@ export type DeliveryClaim = { locked: boolean; delivery: DeliveryToSend | null }
  * right now. The caller must unlock on the same connection (`unlockDeliveries`). A session takes
  * its own advisory lock again without waiting, so one session must not claim one id twice.
  */
-export async function lockDeliveriesToSend(db: Queryable, deliveryIds: string[], rawAtHand: Map<string, Buffer> = new Map()): Promise<Map<string, DeliveryClaim>> {
+export async function lockDeliveriesToSend(
+  db: Queryable,
+  deliveryIds: string[],
+  rawAtHand: Map<string, Buffer> = new Map(),
+): Promise<Map<string, DeliveryClaim>> {
   const result = await db.query<Omit<DbDeliveryToSend, 'raw'> & { raw: Buffer | null; id: string; locked: boolean }>({
     name: 'lock-deliveries-to-send',
     text: `SELECT l.id, l.locked, d.* FROM (
@@ -206,7 +211,12 @@ export async function deleteFinishedMessages(db: Queryable, olderThanMs: number)
 }
 
 /** Final outcome; false when the delivery was already final (a re-run must not count twice). */
-export async function finishDelivery(db: Queryable, deliveryId: string, state: 'delivered' | 'bounced', error: string | null): Promise<boolean> {
+export async function finishDelivery(
+  db: Queryable,
+  deliveryId: string,
+  state: 'delivered' | 'bounced',
+  error: string | null,
+): Promise<boolean> {
   const result = await db.query(
     `UPDATE mail_deliveries SET state = $2, last_error = COALESCE($3, last_error), attempts = attempts + 1, finished_at = now()
      WHERE delivery_id = $1 AND state IN ('queued', 'deferred')`,
@@ -236,7 +246,11 @@ export async function deleteMessageIfFinished(db: Queryable, messageId: string):
 }
 
 /** Pending deliveries whose next attempt is overdue by `graceMs`: their job was lost (crash between commit and enqueue). */
-export async function listOverdueDeliveries(db: Queryable, graceMs: number, limit: number): Promise<Array<{ deliveryId: string; attempts: number }>> {
+export async function listOverdueDeliveries(
+  db: Queryable,
+  graceMs: number,
+  limit: number,
+): Promise<Array<{ deliveryId: string; attempts: number }>> {
   const result = await db.query<{ delivery_id: string; attempts: number }>(
     `SELECT delivery_id, attempts FROM mail_deliveries
      WHERE state IN ('queued', 'deferred') AND next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)

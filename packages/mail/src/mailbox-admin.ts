@@ -47,7 +47,12 @@ export async function listMailboxAccounts(ports: { db: Queryable }, limit = 500)
   );
   const count = counts.rows[0];
   return {
-    counts: { available: Number(count?.available ?? 0), watched: Number(count?.watched ?? 0), failing: Number(count?.failing ?? 0), broken: Number(count?.broken ?? 0) },
+    counts: {
+      available: Number(count?.available ?? 0),
+      watched: Number(count?.watched ?? 0),
+      failing: Number(count?.failing ?? 0),
+      broken: Number(count?.broken ?? 0),
+    },
     accounts: rows.rows.map((row) => ({
       email: row.email,
       state: row.state,

@@ -23,7 +23,10 @@ export async function resolveCredentials(
   if (!secret.oauth2) return { credentials: { password: secret.password ?? '' }, refreshed: null };
   const now = ports.now();
   if (account.sealedAccessToken && account.accessTokenExpiresAt && account.accessTokenExpiresAt.getTime() - tokenMarginMs > now.getTime()) {
-    return { credentials: { accessToken: ports.open(sealedColumns.mailboxAccessToken, account.email, account.sealedAccessToken) }, refreshed: null };
+    return {
+      credentials: { accessToken: ports.open(sealedColumns.mailboxAccessToken, account.email, account.sealedAccessToken) },
+      refreshed: null,
+    };
   }
   const token = await refreshAccessToken(secret.oauth2, now, ports.fetch);
   const renewed: AccountSecret = { ...secret, oauth2: { ...secret.oauth2, refreshToken: token.refreshToken } };

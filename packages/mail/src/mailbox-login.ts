@@ -29,9 +29,14 @@ export function describeImapError(error: unknown): string {
   return text.slice(0, 500);
 }
 
-export const isLoginRefused = (error: unknown) => error instanceof MailboxLoginRefused || (error as ImapError | null)?.authenticationFailed === true;
+export const isLoginRefused = (error: unknown) =>
+  error instanceof MailboxLoginRefused || (error as ImapError | null)?.authenticationFailed === true;
 
-export function createImapClient(account: { email: string; imap: ImapServer }, credentials: MailboxCredentials, options: { socketTimeoutMs?: number } = {}): ImapFlow {
+export function createImapClient(
+  account: { email: string; imap: ImapServer },
+  credentials: MailboxCredentials,
+  options: { socketTimeoutMs?: number } = {},
+): ImapFlow {
   const user = account.imap.user ?? account.email;
   return new ImapFlow({
     host: account.imap.host,
@@ -48,7 +53,10 @@ export function createImapClient(account: { email: string; imap: ImapServer }, c
 }
 
 /** Logs in once and out again: null when the mailbox can be read, else the server's answer. */
-export async function checkMailboxLogin(account: { email: string; imap: ImapServer }, credentials: MailboxCredentials): Promise<string | null> {
+export async function checkMailboxLogin(
+  account: { email: string; imap: ImapServer },
+  credentials: MailboxCredentials,
+): Promise<string | null> {
   const client = createImapClient(account, credentials);
   client.on('error', () => {});
   try {

@@ -43,9 +43,11 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const form = new URLSearchParams(body);
-      const json = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const json = (status: number, value: unknown) =>
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (request.url === '/token') {
-        if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== currentRefresh) return json(400, { error: 'invalid_grant' });
+        if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== currentRefresh)
+          return json(400, { error: 'invalid_grant' });
         issued += 1;
         currentRefresh = `refresh-${issued}`;
         currentAccess = `access-${issued}`;
@@ -64,10 +66,18 @@ beforeAll(async () => {
   await once(server, 'listening');
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  dovecot = await startPrivateDovecot({ users: [{ user: email, password }, { user: 'other@pool.test', password }], oauth2IntrospectionUrl: `${base}/introspect` });
+  dovecot = await startPrivateDovecot({
+    users: [
+      { user: email, password },
+      { user: 'other@pool.test', password },
+    ],
+    oauth2IntrospectionUrl: `${base}/introspect`,
+  });
   database = await createTestDatabase('mailbox_oauth2');
   pool = createPool(database.url, 4);
-  await pool.query("INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c-oauth', 'tenant', '{forwarding}', '\\x01', '\\x02')");
+  await pool.query(
+    "INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c-oauth', 'tenant', '{forwarding}', '\\x01', '\\x02')",
+  );
 });
 
 afterAll(async () => {
@@ -81,14 +91,25 @@ afterAll(async () => {
 const ports = (): AccountPorts => ({ pool, seal, open: openFor, domains: ['fwd.test'], now: () => new Date() });
 
 async function storedGrant(): Promise<{ secret: Buffer; accessToken: Buffer | null }> {
-  const row = (await pool.query<{ sealed_secret: Buffer; sealed_access_token: Buffer | null }>('SELECT sealed_secret, sealed_access_token FROM mail_outlook_accounts WHERE email = $1', [email])).rows[0];
+  const row = (
+    await pool.query<{ sealed_secret: Buffer; sealed_access_token: Buffer | null }>(
+      'SELECT sealed_secret, sealed_access_token FROM mail_outlook_accounts WHERE email = $1',
+      [email],
+    )
+  ).rows[0];
   if (!row) throw new Error('account not loaded');
   return { secret: row.sealed_secret, accessToken: row.sealed_access_token };
 }
 
 it('loads an OAuth2 account by logging in with XOAUTH2, reads its mail, and stores each refreshed grant sealed', async () => {
   const loaded = await loadOutlookAccounts(ports(), {
-    accounts: [{ email, oauth2: { tokenUrl: `${base}/token`, clientId: 'quarry-app', refreshToken: 'refresh-0' }, imap: { host: dovecot.host, port: dovecot.port, secure: false } }],
+    accounts: [
+      {
+        email,
+        oauth2: { tokenUrl: `${base}/token`, clientId: 'quarry-app', refreshToken: 'refresh-0' },
+        imap: { host: dovecot.host, port: dovecot.port, secure: false },
+      },
+    ],
   });
   expect(loaded).toMatchObject({ loaded: 1, refused: [] });
   // The load's login used the first access token, and Dovecot asked the introspection endpoint about it.
@@ -114,18 +135,38 @@ it('loads an OAuth2 account by logging in with XOAUTH2, reads its mail, and stor
       now: () => new Date(),
       onError: () => {},
     },
-    { leaseMs: 2_000, maxConnections: 10, pollMs: 1_000, folders: ['INBOX'], loginRetryMs: 100, maxLoginFailures: 3, seenRetentionMs: 90 * 86_400_000 },
+    {
+      leaseMs: 2_000,
+      maxConnections: 10,
+      pollMs: 1_000,
+      folders: ['INBOX'],
+      loginRetryMs: 100,
+      maxLoginFailures: 3,
+      seenRetentionMs: 90 * 86_400_000,
+    },
   );
   // The watcher's login refreshed again (the stored access token was about to expire): the rotated grant is stored sealed.
-  await waitFor('the watcher logged in with a refreshed token', async () => (await pool.query("SELECT 1 FROM mail_outlook_accounts WHERE email = $1 AND watch_mode = 'idle'", [email])).rowCount === 1);
+  await waitFor(
+    'the watcher logged in with a refreshed token',
+    async () => (await pool.query("SELECT 1 FROM mail_outlook_accounts WHERE email = $1 AND watch_mode = 'idle'", [email])).rowCount === 1,
+  );
   grant = await storedGrant();
   expect(JSON.parse(openSecret(grant.secret))).toMatchObject({ oauth2: { refreshToken: 'refresh-2' } });
   expect(openToken(grant.accessToken!)).toBe('access-2');
   expect(grant.secret.includes('refresh-2')).toBe(false);
 
-  const appender = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: email, pass: password }, logger: false });
+  const appender = new ImapFlow({
+    host: dovecot.host,
+    port: dovecot.port,
+    secure: false,
+    auth: { user: email, pass: password },
+    logger: false,
+  });
   await appender.connect();
-  await appender.append('INBOX', 'From: Carol <carol@sender.test>\r\nTo: oauth@pool.test\r\nSubject: over oauth2\r\nMessage-ID: <oauth-1@sender.test>\r\n\r\nHello.\r\n');
+  await appender.append(
+    'INBOX',
+    'From: Carol <carol@sender.test>\r\nTo: oauth@pool.test\r\nSubject: over oauth2\r\nMessage-ID: <oauth-1@sender.test>\r\n\r\nHello.\r\n',
+  );
   await appender.logout();
   await waitFor('the message stored and queued', () => enqueued.length === 1);
   const stored = await pool.query<{ forwards_to: string; raw: string }>(
@@ -139,8 +180,17 @@ it('loads an OAuth2 account by logging in with XOAUTH2, reads its mail, and stor
 it('refuses to load an account whose access token the IMAP server does not accept, with the server answer', async () => {
   refuseAll = true;
   const result = await loadOutlookAccounts(ports(), {
-    accounts: [{ email: 'other@pool.test', oauth2: { tokenUrl: `${base}/token`, clientId: 'quarry-app', refreshToken: currentRefresh }, imap: { host: dovecot.host, port: dovecot.port, secure: false } }],
+    accounts: [
+      {
+        email: 'other@pool.test',
+        oauth2: { tokenUrl: `${base}/token`, clientId: 'quarry-app', refreshToken: currentRefresh },
+        imap: { host: dovecot.host, port: dovecot.port, secure: false },
+      },
+    ],
   });
-  expect(result).toMatchObject({ loaded: 0, refused: [{ email: 'other@pool.test', error: expect.stringMatching(/AUTHENTICATIONFAILED|Authentication failed/i) }] });
+  expect(result).toMatchObject({
+    loaded: 0,
+    refused: [{ email: 'other@pool.test', error: expect.stringMatching(/AUTHENTICATIONFAILED|Authentication failed/i) }],
+  });
   expect(introspected.at(-1)).toBe(currentAccess);
 });

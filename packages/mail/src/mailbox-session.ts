@@ -3,7 +3,15 @@ import { resolveCredentials, type SealPorts } from './mailbox-credentials.ts';
 import { createImapClient, describeImapError, isLoginRefused } from './mailbox-login.ts';
 import type { Pool } from '@quarry/db';
 import type { StoreMailboxBatch } from './mailbox-store.ts';
-import { readProgress, recordLoginFailed, type FolderProgress, recordLoginSucceeded, recordMailboxError, storeAccessToken, type WatchedAccount } from './mailbox-watch.queries.ts';
+import {
+  readProgress,
+  recordLoginFailed,
+  type FolderProgress,
+  recordLoginSucceeded,
+  recordMailboxError,
+  storeAccessToken,
+  type WatchedAccount,
+} from './mailbox-watch.queries.ts';
 
 export type MailboxSessionSettings = {
   /** Folders read, INBOX first in meaning; the server's IDLE watches INBOX, the others are polled. */
@@ -61,7 +69,12 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * backoff, or is broken); a dropped connection is reconnected with backoff. Ends when `signal`
  * aborts or the lease turns out lost.
  */
-export async function watchMailbox(ports: MailboxSessionPorts, settings: MailboxSessionSettings, account: WatchedAccount, signal: AbortSignal): Promise<void> {
+export async function watchMailbox(
+  ports: MailboxSessionPorts,
+  settings: MailboxSessionSettings,
+  account: WatchedAccount,
+  signal: AbortSignal,
+): Promise<void> {
   let failures = 0;
   let current = account;
   while (!signal.aborted) {
@@ -72,7 +85,12 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
         const { credentials, refreshed } = await resolveCredentials(ports, current);
         if (refreshed) {
           await storeAccessToken(ports.pool, current.email, refreshed);
-          current = { ...current, sealedSecret: refreshed.sealedSecret, sealedAccessToken: refreshed.sealedAccessToken, accessTokenExpiresAt: refreshed.expiresAt };
+          current = {
+            ...current,
+            sealedSecret: refreshed.sealedSecret,
+            sealedAccessToken: refreshed.sealedAccessToken,
+            accessTokenExpiresAt: refreshed.expiresAt,
+          };
         }
         const opened = createImapClient(current, credentials, { socketTimeoutMs: Math.max(5 * 60_000, settings.pollMs * 2) });
         opened.on('error', () => {}); // reported through the command that fails, or 'close'
@@ -89,9 +107,13 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
       if (signal.aborted || error instanceof LeaseLost) break;
       if (isLoginRefused(error)) {
         const retryAt = new Date(ports.now().getTime() + settings.loginRetryMs * 2 ** Math.min(current.loginFailures, 16));
-        await recordLoginFailed(ports.pool, { email: current.email, watcherId: ports.watcherId, error: describeImapError(error), retryAt, maxFailures: settings.maxLoginFailures }).catch(
-          (recordError: unknown) => ports.onError?.(recordError, 'mailbox login record'),
-        );
+        await recordLoginFailed(ports.pool, {
+          email: current.email,
+          watcherId: ports.watcherId,
+          error: describeImapError(error),
+          retryAt,
+          maxFailures: settings.maxLoginFailures,
+        }).catch((recordError: unknown) => ports.onError?.(recordError, 'mailbox login record'));
         return;
       }
       ports.onError?.(error, `mailbox ${current.email}`);
@@ -113,7 +135,13 @@ export async function watchMailbox(ports: MailboxSessionPorts, settings: Mailbox
  * read every `pollMs`; in between, the server's IDLE notice of new mail in the selected folder
  * (INBOX) has only that folder read, without selecting it again.
  */
-async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessionSettings, account: WatchedAccount, client: ImapFlow, signal: AbortSignal): Promise<void> {
+async function followMailbox(
+  ports: MailboxSessionPorts,
+  settings: MailboxSessionSettings,
+  account: WatchedAccount,
+  client: ImapFlow,
+  signal: AbortSignal,
+): Promise<void> {
   const canIdle = client.capabilities.has('IDLE');
   // INBOX is read last so it stays selected: IDLE reports changes of the selected folder only.
   const folders = [...settings.folders.filter((folder) => folder !== 'INBOX'), ...(settings.folders.includes('INBOX') ? ['INBOX'] : [])];
@@ -136,7 +164,8 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
       const everyFolder = !canIdle || performance.now() - lastFullRead >= settings.pollMs;
       if (everyFolder) lastFullRead = performance.now();
       for (const folder of everyFolder ? folders : folders.filter((name) => name === watched)) {
-        if (!missing.has(folder)) await readFolder(ports, settings, account, client, folder, { missing, memory }, { reselect: everyFolder });
+        if (!missing.has(folder))
+          await readFolder(ports, settings, account, client, folder, { missing, memory }, { reselect: everyFolder });
       }
       if (changed || signal.aborted || !client.usable) continue;
       const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -144,7 +173,9 @@ async function followMailbox(ports: MailboxSessionPorts, settings: MailboxSessio
       // The poll timer goes with the wait it bounds: a session woken by every new message would
       // otherwise leave a timer per message behind, each alive for a whole poll period.
       let pollTimer: NodeJS.Timeout | undefined;
-      const pollDue = new Promise<void>((resolve) => (pollTimer = setTimeout(resolve, Math.max(0, lastFullRead + settings.pollMs - performance.now()))));
+      const pollDue = new Promise<void>(
+        (resolve) => (pollTimer = setTimeout(resolve, Math.max(0, lastFullRead + settings.pollMs - performance.now()))),
+      );
       try {
         await Promise.race([woken, pollDue]);
       } finally {
@@ -185,7 +216,9 @@ type Unmarked = { uidValidity: bigint; uids: number[] };
 async function markForwarded(ports: MailboxSessionPorts, client: ImapFlow, unmarked: Unmarked): Promise<void> {
   if (unmarked.uids.length === 0 || !client.usable) return;
   const uids = unmarked.uids.splice(0);
-  await client.messageFlagsAdd(uids.join(','), [forwardedKeyword], { uid: true, silent: true }).catch((error: unknown) => ports.onError?.(error, 'mailbox keyword'));
+  await client
+    .messageFlagsAdd(uids.join(','), [forwardedKeyword], { uid: true, silent: true })
+    .catch((error: unknown) => ports.onError?.(error, 'mailbox keyword'));
 }
 
 /**
@@ -236,7 +269,10 @@ async function readFolder(
   const withSources = arrived > 0 && arrived <= fetchChunk;
   const listed: Array<{ uid: number; takes: boolean; raw?: Buffer }> = [];
   // Mail from before the hand-out belongs to no client; mail older than the retention of the keys cannot be proven new.
-  const since = Math.max(account.assignedAt.getTime() - handOutAllowanceMs, ports.now().getTime() - settings.seenRetentionMs + handOutAllowanceMs);
+  const since = Math.max(
+    account.assignedAt.getTime() - handOutAllowanceMs,
+    ports.now().getTime() - settings.seenRetentionMs + handOutAllowanceMs,
+  );
   for await (const message of client.fetch(`${from}:*`, { uid: true, internalDate: true, source: withSources }, { uid: true })) {
     // `n:*` names the last message even when its UID is below n.
     if (message.uid < from) continue;

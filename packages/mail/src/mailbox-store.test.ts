@@ -15,9 +15,15 @@ let enqueued: string[];
 let recent: RecentMessages;
 let store: StoreMailboxBatch;
 
-const message = (id: string) => Buffer.from(`From: Carol <carol@sender.test>\r\nReturn-Path: <Carol@Sender.test>\r\nSubject: ${id}\r\nMessage-ID: <${id}@sender.test>\r\n\r\nHello from ${id}.\r\n`);
+const message = (id: string) =>
+  Buffer.from(
+    `From: Carol <carol@sender.test>\r\nReturn-Path: <Carol@Sender.test>\r\nSubject: ${id}\r\nMessage-ID: <${id}@sender.test>\r\n\r\nHello from ${id}.\r\n`,
+  );
 
-async function addAccount(name: string, options: { leaseOwner?: string; bound?: boolean } = {}): Promise<{ email: string; alias: string; imapHost: string }> {
+async function addAccount(
+  name: string,
+  options: { leaseOwner?: string; bound?: boolean } = {},
+): Promise<{ email: string; alias: string; imapHost: string }> {
   const email = `${name}@pool.test`;
   const alias = `${name}@fwd.test`;
   await pool.query(
@@ -26,24 +32,38 @@ async function addAccount(name: string, options: { leaseOwner?: string; bound?: 
     [email, alias, `${name}@dest.test`, options.leaseOwner ?? watcherId],
   );
   if (options.bound !== false) {
-    await pool.query(`INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ($1, 'cl_store', $2, now() + interval '1 day')`, [alias, `${name}@dest.test`]);
+    await pool.query(
+      `INSERT INTO mail_bindings (recipient, client_id, forwards_to, expires_at) VALUES ($1, 'cl_store', $2, now() + interval '1 day')`,
+      [alias, `${name}@dest.test`],
+    );
   }
   return { email, alias, imapHost: 'imap.pool.test' };
 }
 
 async function checkpoint(email: string, folder = 'INBOX'): Promise<{ uidvalidity: string; last_uid: string } | undefined> {
-  return (await pool.query<{ uidvalidity: string; last_uid: string }>('SELECT uidvalidity, last_uid FROM mail_mailbox_progress WHERE email = $1 AND folder = $2', [email, folder])).rows[0];
+  return (
+    await pool.query<{ uidvalidity: string; last_uid: string }>(
+      'SELECT uidvalidity, last_uid FROM mail_mailbox_progress WHERE email = $1 AND folder = $2',
+      [email, folder],
+    )
+  ).rows[0];
 }
 
 /** The transactions (xmin) that stored the messages for delivery to `address`. */
 async function storingTransactions(address: string): Promise<Set<string>> {
-  const result = await pool.query<{ xmin: string }>('SELECT m.xmin FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.forwards_to = $1', [address]);
+  const result = await pool.query<{ xmin: string }>(
+    'SELECT m.xmin FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.forwards_to = $1',
+    [address],
+  );
   return new Set(result.rows.map((row) => row.xmin));
 }
 
 /** The subjects of the messages stored for delivery to `address`, sorted. */
 async function forwardsTo(address: string): Promise<string[]> {
-  const result = await pool.query<{ raw: Buffer }>('SELECT m.raw FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.forwards_to = $1', [address]);
+  const result = await pool.query<{ raw: Buffer }>(
+    'SELECT m.raw FROM mail_deliveries d JOIN mail_messages m USING (message_id) WHERE d.forwards_to = $1',
+    [address],
+  );
   return result.rows.map((row) => /^Subject: (.*)$/m.exec(row.raw.toString())?.[1] ?? '').sort();
 }
 
@@ -58,7 +78,9 @@ async function account(email: string): Promise<{ forwarded: number; received: nu
 beforeAll(async () => {
   database = await createTestDatabase('mailbox_store');
   pool = createPool(database.url, 4);
-  await pool.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_store', 'store', '{forwarding}', '\\x03', '\\x03')`);
+  await pool.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('cl_store', 'store', '{forwarding}', '\\x03', '\\x03')`,
+  );
 });
 
 afterAll(async () => {
@@ -82,12 +104,24 @@ describe('storing what sessions read from pool mailboxes', () => {
   it('stores the fetches of many accounts that arrive together in one transaction, each message once with its checkpoint', async () => {
     const accounts = await Promise.all(['group-1', 'group-2', 'group-3'].map((name) => addAccount(name)));
     const [first, second, third] = await Promise.all(
-      accounts.map((mailbox, index) => store({ account: mailbox, folder: 'INBOX', uidValidity: 7n, messages: [{ uid: 3, raw: message(`m-${index}-a`) }, { uid: 5, raw: message(`m-${index}-b`) }] })),
+      accounts.map((mailbox, index) =>
+        store({
+          account: mailbox,
+          folder: 'INBOX',
+          uidValidity: 7n,
+          messages: [
+            { uid: 3, raw: message(`m-${index}-a`) },
+            { uid: 5, raw: message(`m-${index}-b`) },
+          ],
+        }),
+      ),
     );
 
     expect([first, second, third]).toEqual([0, 1, 2].map(() => ({ leaseLost: false, forwarded: [3, 5] })));
     // The first fetch went alone (nothing was waiting), the two that came meanwhile together.
-    const transactions = await Promise.all(['group-1', 'group-2', 'group-3'].map(async (name) => [...(await storingTransactions(`${name}@dest.test`))]));
+    const transactions = await Promise.all(
+      ['group-1', 'group-2', 'group-3'].map(async (name) => [...(await storingTransactions(`${name}@dest.test`))]),
+    );
     expect(transactions.map((xmins) => xmins.length)).toEqual([1, 1, 1]);
     expect(transactions[1]).toEqual(transactions[2]);
     expect(transactions[0]).not.toEqual(transactions[1]);
@@ -104,7 +138,9 @@ describe('storing what sessions read from pool mailboxes', () => {
     expect(enqueued).toHaveLength(6);
     for (const row of deliveries.rows) {
       // Our trace line on top, the envelope sender from Return-Path, and the bytes at hand for this process's delivery.
-      expect(row.raw.toString()).toMatch(/^Received: from imap\.pool\.test by mx\.quarry\.test with IMAP id 7\.[35]\r\n\tfor <group-1@pool\.test>; /);
+      expect(row.raw.toString()).toMatch(
+        /^Received: from imap\.pool\.test by mx\.quarry\.test with IMAP id 7\.[35]\r\n\tfor <group-1@pool\.test>; /,
+      );
       expect(row.envelope_from).toBe('carol@sender.test');
       expect(recent.get(row.delivery_id)?.equals(row.raw)).toBe(true);
     }
@@ -113,10 +149,33 @@ describe('storing what sessions read from pool mailboxes', () => {
   it('takes a Message-ID once per account: a copy in the same fetch or a later one only moves the checkpoint', async () => {
     const mailbox = await addAccount('seen');
     const copy = message('copied');
-    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 1n, messages: [{ uid: 1, raw: copy }, { uid: 2, raw: copy }] })).toEqual({ leaseLost: false, forwarded: [1] });
+    expect(
+      await store({
+        account: mailbox,
+        folder: 'INBOX',
+        uidValidity: 1n,
+        messages: [
+          { uid: 1, raw: copy },
+          { uid: 2, raw: copy },
+        ],
+      }),
+    ).toEqual({ leaseLost: false, forwarded: [1] });
     // The folder read again under a new UIDVALIDITY, and the copy that sits in Junk.
-    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 2n, messages: [{ uid: 1, raw: copy }, { uid: 2, raw: message('new') }] })).toEqual({ leaseLost: false, forwarded: [2] });
-    expect(await store({ account: mailbox, folder: 'Junk', uidValidity: 9n, messages: [{ uid: 4, raw: copy }] })).toEqual({ leaseLost: false, forwarded: [] });
+    expect(
+      await store({
+        account: mailbox,
+        folder: 'INBOX',
+        uidValidity: 2n,
+        messages: [
+          { uid: 1, raw: copy },
+          { uid: 2, raw: message('new') },
+        ],
+      }),
+    ).toEqual({ leaseLost: false, forwarded: [2] });
+    expect(await store({ account: mailbox, folder: 'Junk', uidValidity: 9n, messages: [{ uid: 4, raw: copy }] })).toEqual({
+      leaseLost: false,
+      forwarded: [],
+    });
 
     expect(await forwardsTo('seen@dest.test')).toEqual(['copied', 'new']);
     expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '2', last_uid: '2' });
@@ -126,12 +185,35 @@ describe('storing what sessions read from pool mailboxes', () => {
 
   it('never moves a checkpoint back, and passes over messages without bytes (mail from before the hand-out)', async () => {
     const mailbox = await addAccount('forward-only');
-    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 3n, messages: [{ uid: 8, raw: null }, { uid: 9, raw: message('kept') }] })).toEqual({ leaseLost: false, forwarded: [9] });
+    expect(
+      await store({
+        account: mailbox,
+        folder: 'INBOX',
+        uidValidity: 3n,
+        messages: [
+          { uid: 8, raw: null },
+          { uid: 9, raw: message('kept') },
+        ],
+      }),
+    ).toEqual({ leaseLost: false, forwarded: [9] });
     // A session with a stale checkpoint lists messages again: found by key, and the checkpoint stays.
-    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 3n, messages: [{ uid: 6, raw: message('kept') }] })).toEqual({ leaseLost: false, forwarded: [] });
+    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 3n, messages: [{ uid: 6, raw: message('kept') }] })).toEqual({
+      leaseLost: false,
+      forwarded: [],
+    });
     expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '3', last_uid: '9' });
     // A fetch of nothing but old mail only moves the checkpoint.
-    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 3n, messages: [{ uid: 10, raw: null }, { uid: 12, raw: null }] })).toEqual({ leaseLost: false, forwarded: [] });
+    expect(
+      await store({
+        account: mailbox,
+        folder: 'INBOX',
+        uidValidity: 3n,
+        messages: [
+          { uid: 10, raw: null },
+          { uid: 12, raw: null },
+        ],
+      }),
+    ).toEqual({ leaseLost: false, forwarded: [] });
     expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '3', last_uid: '12' });
     expect(await forwardsTo('forward-only@dest.test')).toEqual(['kept']);
   });
@@ -153,9 +235,14 @@ describe('storing what sessions read from pool mailboxes', () => {
 
   it('records what an account without an active binding took, forwarding nothing', async () => {
     const mailbox = await addAccount('unbound', { bound: false });
-    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 1n, messages: [{ uid: 1, raw: message('unbound-1') }] })).toEqual({ leaseLost: false, forwarded: [] });
+    expect(await store({ account: mailbox, folder: 'INBOX', uidValidity: 1n, messages: [{ uid: 1, raw: message('unbound-1') }] })).toEqual({
+      leaseLost: false,
+      forwarded: [],
+    });
     expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '1', last_uid: '1' });
-    expect((await pool.query("SELECT message_key FROM mail_mailbox_seen WHERE email = 'unbound@pool.test'")).rows).toEqual([{ message_key: 'mid:<unbound-1@sender.test>' }]);
+    expect((await pool.query("SELECT message_key FROM mail_mailbox_seen WHERE email = 'unbound@pool.test'")).rows).toEqual([
+      { message_key: 'mid:<unbound-1@sender.test>' },
+    ]);
     expect(await forwardsTo('unbound@dest.test')).toEqual([]);
     expect(enqueued).toEqual([]);
   });
@@ -168,7 +255,10 @@ describe('storing what sessions read from pool mailboxes', () => {
       store({ account: mailbox, folder: 'INBOX', uidValidity: 1n, messages: [{ uid: 1, raw: message('twice-1') }] }),
       store({ account: mailbox, folder: 'INBOX', uidValidity: 1n, messages: [{ uid: 2, raw: message('twice-2') }] }),
     ]);
-    expect([earlier, later]).toEqual([{ leaseLost: false, forwarded: [1] }, { leaseLost: false, forwarded: [2] }]);
+    expect([earlier, later]).toEqual([
+      { leaseLost: false, forwarded: [1] },
+      { leaseLost: false, forwarded: [2] },
+    ]);
     expect(await checkpoint(mailbox.email)).toEqual({ uidvalidity: '1', last_uid: '2' });
     expect(await forwardsTo('twice@dest.test')).toEqual(['twice-1', 'twice-2']);
   });

@@ -52,7 +52,7 @@ function messageKey(raw: Buffer): string {
 /** The envelope sender of the forwarded copy: the Return-Path the mailbox's server recorded, else none (`<>`: no bounces to a stranger). */
 function envelopeSenderOf(headers: string): string {
   const returnPath = headerValue(headers, 'Return-Path');
-  const address = returnPath ? /<([^<>]*)>/.exec(returnPath)?.[1] ?? returnPath : '';
+  const address = returnPath ? (/<([^<>]*)>/.exec(returnPath)?.[1] ?? returnPath) : '';
   return /^[^\s@]+@[^\s@]+$/.test(address) ? address.toLowerCase() : '';
 }
 
@@ -123,11 +123,15 @@ export function createMailboxStore(ports: MailboxStorePorts): StoreMailboxBatch 
       // fetch of the same account (a session ending while its successor starts) goes in the next.
       const leased = new Set<string>();
       const deliveries = new Set<string>();
-      for (let rest = group; rest.length > 0; ) {
+      for (let rest = group; rest.length > 0;) {
         const emails = new Set<string>();
         const round = rest.filter((batch) => !emails.has(batch.row.email) && emails.add(batch.row.email));
         rest = rest.filter((batch) => !round.includes(batch));
-        const stored = await storeMailboxBatches(client, ports.watcherId, round.map((batch) => batch.row));
+        const stored = await storeMailboxBatches(
+          client,
+          ports.watcherId,
+          round.map((batch) => batch.row),
+        );
         for (const email of stored.leased) leased.add(email);
         for (const id of stored.deliveries) deliveries.add(id);
       }
@@ -150,7 +154,10 @@ export function createMailboxStore(ports: MailboxStorePorts): StoreMailboxBatch 
         return { leaseLost: false, forwarded };
       });
       // Not awaited, and never able to fail the commit: the rows are stored whatever Redis does.
-      if (jobs.length > 0) void Promise.resolve().then(() => ports.enqueueMany(jobs)).catch((error: unknown) => ports.onEnqueueError?.(error));
+      if (jobs.length > 0)
+        void Promise.resolve()
+          .then(() => ports.enqueueMany(jobs))
+          .catch((error: unknown) => ports.onEnqueueError?.(error));
       return outcomes;
     },
     { ...groupLimits, weight: (batch) => batch.row.messages.reduce((bytes, message) => bytes + message.raw.length, 0) },

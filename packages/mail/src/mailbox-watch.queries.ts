@@ -59,7 +59,9 @@ export async function forgetWatcher(db: Queryable, watcherId: string): Promise<v
 
 /** Accounts that should be watched by someone: handed out and not broken. */
 export async function countWatchableAccounts(db: Queryable): Promise<number> {
-  const result = await db.query<{ count: string }>("SELECT count(*) FROM mail_outlook_accounts WHERE client_id IS NOT NULL AND state <> 'broken'");
+  const result = await db.query<{ count: string }>(
+    "SELECT count(*) FROM mail_outlook_accounts WHERE client_id IS NOT NULL AND state <> 'broken'",
+  );
   return Number(result.rows[0]?.count ?? 0);
 }
 
@@ -97,7 +99,10 @@ export async function claimAccounts(db: Queryable, watcherId: string, ms: number
 /** Gives accounts back (shutdown, or more than this watcher's share) so another watcher takes them at once. */
 export async function releaseLeases(db: Queryable, watcherId: string, emails: string[]): Promise<void> {
   if (emails.length === 0) return;
-  await db.query('UPDATE mail_outlook_accounts SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 AND email = ANY($2::text[])', [watcherId, emails]);
+  await db.query(
+    'UPDATE mail_outlook_accounts SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 AND email = ANY($2::text[])',
+    [watcherId, emails],
+  );
 }
 
 /** The login worked: a failing account is well again, and its INBOX is followed in `mode` (IDLE when the server offers it). */
@@ -133,22 +138,24 @@ export async function recordMailboxError(db: Queryable, email: string, error: st
 }
 
 /** A refreshed OAuth2 grant: the access token (and a rotated refresh token inside the sealed secret). */
-export async function storeAccessToken(db: Queryable, email: string, token: { sealedSecret: Buffer; sealedAccessToken: Buffer; expiresAt: Date }): Promise<void> {
-  await db.query('UPDATE mail_outlook_accounts SET sealed_secret = $2, sealed_access_token = $3, access_token_expires_at = $4 WHERE email = $1', [
-    email,
-    token.sealedSecret,
-    token.sealedAccessToken,
-    token.expiresAt,
-  ]);
+export async function storeAccessToken(
+  db: Queryable,
+  email: string,
+  token: { sealedSecret: Buffer; sealedAccessToken: Buffer; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    'UPDATE mail_outlook_accounts SET sealed_secret = $2, sealed_access_token = $3, access_token_expires_at = $4 WHERE email = $1',
+    [email, token.sealedSecret, token.sealedAccessToken, token.expiresAt],
+  );
 }
 
 export type FolderProgress = { uidValidity: bigint; lastUid: number };
 
 export async function readProgress(db: Queryable, email: string, folder: string): Promise<FolderProgress | null> {
-  const result = await db.query<{ uidvalidity: string; last_uid: string }>('SELECT uidvalidity, last_uid FROM mail_mailbox_progress WHERE email = $1 AND folder = $2', [
-    email,
-    folder,
-  ]);
+  const result = await db.query<{ uidvalidity: string; last_uid: string }>(
+    'SELECT uidvalidity, last_uid FROM mail_mailbox_progress WHERE email = $1 AND folder = $2',
+    [email, folder],
+  );
   const row = result.rows[0];
   return row ? { uidValidity: BigInt(row.uidvalidity), lastUid: Number(row.last_uid) } : null;
 }

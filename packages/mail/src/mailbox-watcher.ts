@@ -1,7 +1,14 @@
 import type { SealPorts } from './mailbox-credentials.ts';
 import { watchMailbox, type MailboxSessionPorts, type MailboxSessionSettings } from './mailbox-session.ts';
 import { createMailboxStore, type MailboxStorePorts } from './mailbox-store.ts';
-import { claimAccounts, countWatchableAccounts, forgetWatcher, heartbeatWatcher, releaseLeases, renewLeases } from './mailbox-watch.queries.ts';
+import {
+  claimAccounts,
+  countWatchableAccounts,
+  forgetWatcher,
+  heartbeatWatcher,
+  releaseLeases,
+  renewLeases,
+} from './mailbox-watch.queries.ts';
 
 export type MailboxWatcherSettings = MailboxSessionSettings & {
   /** A dead process's accounts are watched by another within this long. */
@@ -56,7 +63,11 @@ function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T>
  */
 export function startMailboxWatcher(ports: MailboxWatcherPorts, settings: MailboxWatcherSettings): MailboxWatcher {
   const sessions = new Map<string, Session>();
-  const sessionPorts: MailboxSessionPorts = { ...ports, store: createMailboxStore(ports), limitLogins: ports.limitLogins ?? createLimiter(loginsInFlight) };
+  const sessionPorts: MailboxSessionPorts = {
+    ...ports,
+    store: createMailboxStore(ports),
+    limitLogins: ports.limitLogins ?? createLimiter(loginsInFlight),
+  };
   const leaseLengthMs = Math.round((settings.leaseMs * 3) / 4);
   const tickMs = Math.max(50, Math.round(settings.leaseMs / 4));
   let stopped = false;
@@ -79,7 +90,11 @@ export function startMailboxWatcher(ports: MailboxWatcherPorts, settings: Mailbo
     // Sessions whose lease is gone (broken, taken over after a pause) stop at once.
     await end([...sessions.keys()].filter((email) => !held.has(email)));
     // Leases whose session ended on its own (a lost connection it gave up on) go back to the pool.
-    await releaseLeases(ports.pool, ports.watcherId, [...held].filter((email) => !sessions.has(email)));
+    await releaseLeases(
+      ports.pool,
+      ports.watcherId,
+      [...held].filter((email) => !sessions.has(email)),
+    );
     const share = Math.min(settings.maxConnections, Math.ceil((await countWatchableAccounts(ports.pool)) / alive));
     if (sessions.size > share) {
       const excess = [...sessions.keys()].slice(share);

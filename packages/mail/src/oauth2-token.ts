@@ -38,7 +38,8 @@ export async function refreshAccessToken(
     throw new Error('token refresh answered something that is not JSON');
   }
   const parsed = TokenAnswer.safeParse(body);
-  if (!parsed.success) throw new Error(`token refresh answer: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`token refresh answer: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   return {
     accessToken: parsed.data.access_token,
     expiresAt: new Date(now.getTime() + parsed.data.expires_in * 1000),

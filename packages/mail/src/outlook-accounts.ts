@@ -10,7 +10,13 @@ import {
   type PoolAccountInput,
 } from '@quarry/contracts';
 import { withTransaction, type Pool } from '@quarry/db';
-import { assignFreeOutlookAccount, countFreeOutlookAccounts, insertOutlookAccounts, type ImapServer, type NewPoolAccount } from './mail-accounts.queries.ts';
+import {
+  assignFreeOutlookAccount,
+  countFreeOutlookAccounts,
+  insertOutlookAccounts,
+  type ImapServer,
+  type NewPoolAccount,
+} from './mail-accounts.queries.ts';
 import { resolveCredentials } from './mailbox-credentials.ts';
 import { checkMailboxLogin, describeImapError, type AccountSecret, type MailboxCredentials } from './mailbox-login.ts';
 import { insertOrReplaceExpiredBinding } from './bindings.queries.ts';
@@ -48,7 +54,12 @@ export async function loadOutlookAccounts(ports: AccountPorts, body: unknown): P
     const secret: AccountSecret = { password: input.password, cookies: input.cookies, oauth2: input.oauth2 };
     const sealedSecret = ports.seal(sealedColumns.mailboxSecret, input.email, JSON.stringify(secret));
     try {
-      const { credentials, refreshed } = await resolveCredentials(ports, { email: input.email, sealedSecret, sealedAccessToken: null, accessTokenExpiresAt: null });
+      const { credentials, refreshed } = await resolveCredentials(ports, {
+        email: input.email,
+        sealedSecret,
+        sealedAccessToken: null,
+        accessTokenExpiresAt: null,
+      });
       const error = await checkLogin({ email: input.email, imap }, credentials);
       if (error) return { refused: { email: input.email, error } };
       return {
@@ -65,7 +76,10 @@ export async function loadOutlookAccounts(ports: AccountPorts, body: unknown): P
     }
   };
   const checked = await mapLimited(parsed.data.accounts, loadCheckConcurrency, check);
-  const loaded = await insertOutlookAccounts(ports.pool, checked.flatMap((result) => ('account' in result ? [result.account] : [])));
+  const loaded = await insertOutlookAccounts(
+    ports.pool,
+    checked.flatMap((result) => ('account' in result ? [result.account] : [])),
+  );
   return {
     loaded,
     available: await countFreeOutlookAccounts(ports.pool),
@@ -98,7 +112,8 @@ export async function retrieveOutlookAccount(ports: AccountPorts, clientId: stri
   if (!isReceivingDomain(ports.domains, input.alias)) {
     problems.push(`alias: ${domainOf(input.alias)} is not a domain this service receives mail for (${ports.domains.join(', ')})`);
   }
-  if (isReceivingDomain(ports.domains, input.forwardsTo)) problems.push(`forwardsTo: must not be on a domain this service receives mail for (${domainOf(input.forwardsTo)})`);
+  if (isReceivingDomain(ports.domains, input.forwardsTo))
+    problems.push(`forwardsTo: must not be on a domain this service receives mail for (${domainOf(input.forwardsTo)})`);
   if (problems.length > 0) throw validationError(problems);
 
   const account = await withTransaction(ports.pool, async (client) => {
@@ -112,7 +127,12 @@ export async function retrieveOutlookAccount(ports: AccountPorts, clientId: stri
       now,
     });
     if (!binding) throw new AppError('BindingAlreadyExists', `${input.alias} already has an active binding`);
-    const assigned = await assignFreeOutlookAccount(client, { clientId, alias: input.alias, forwardsTo: input.forwardsTo, keepSender: input.keepSender });
+    const assigned = await assignFreeOutlookAccount(client, {
+      clientId,
+      alias: input.alias,
+      forwardsTo: input.forwardsTo,
+      keepSender: input.keepSender,
+    });
     if (!assigned) throw new AppError('AccountPoolExhausted');
     return assigned;
   });

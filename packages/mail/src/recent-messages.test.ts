@@ -52,17 +52,19 @@ describe('delivery store with recent messages', () => {
   it('claims with the bytes at hand, and reads Postgres for a delivery it does not hold', async () => {
     const stored = Buffer.from('Subject: stored\r\n\r\nfrom postgres\r\n');
     const [held, notHeld] = [randomUUID(), randomUUID()];
-    await insertAcceptedMessages(pool, [{
-      messageId: randomUUID(),
-      envelopeFrom: 'a@sender.test',
-      smtpUtf8: false,
-      raw: stored,
-      deliveries: [
-        { deliveryId: held, recipient: null, forwardsTo: 'one@dest.test', kind: 'forward', keepSender: true },
-        { deliveryId: notHeld, recipient: null, forwardsTo: 'two@dest.test', kind: 'forward', keepSender: true },
-      ],
-      countRecipients: [],
-    }]);
+    await insertAcceptedMessages(pool, [
+      {
+        messageId: randomUUID(),
+        envelopeFrom: 'a@sender.test',
+        smtpUtf8: false,
+        raw: stored,
+        deliveries: [
+          { deliveryId: held, recipient: null, forwardsTo: 'one@dest.test', kind: 'forward', keepSender: true },
+          { deliveryId: notHeld, recipient: null, forwardsTo: 'two@dest.test', kind: 'forward', keepSender: true },
+        ],
+        countRecipients: [],
+      },
+    ]);
     const recent = createRecentMessages({ maxBytes: 1024, maxAgeMs: 60_000 });
     // Different bytes than stored, so the test sees where a claim got its bytes from.
     const atHand = Buffer.from('Subject: at hand\r\n\r\nfrom memory\r\n');

@@ -7,10 +7,18 @@ import { multipartSample } from '@quarry/testing';
 import { downgradeTo7Bit } from './seven-bit.ts';
 
 // A raw UTF-8 author (headers are not converted), a preamble, and a line that starts with a dot.
-const multipart = multipartSample({ from: 'Zoë <zoe@sender.test>', preamble: 'preamble', textEncoding: '8bit', text: 'Grüße aus Köln,\r\n.à bientôt.' });
+const multipart = multipartSample({
+  from: 'Zoë <zoe@sender.test>',
+  preamble: 'preamble',
+  textEncoding: '8bit',
+  text: 'Grüße aus Köln,\r\n.à bientôt.',
+});
 
 const decodeQuotedPrintable = (text: string) =>
-  Buffer.from(text.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  Buffer.from(
+    text.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 
 describe('downgradeTo7Bit', () => {
   it('re-encodes 8-bit parts as quoted-printable and leaves headers, containers and base64 parts as they were', async () => {
@@ -39,13 +47,26 @@ describe('downgradeTo7Bit', () => {
   it('converts before our DKIM signature is made, so the signature holds for what a 7-bit hop gets', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const dkim = { domain: 'relay.test', selector: 'quarry', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
-    const sent = await composeForwardedMessage(await downgradeTo7Bit(multipart), { keepSender: false, recipient: 'r@fwd.test', relaySender: 'f@relay.test', dkim });
+    const sent = await composeForwardedMessage(await downgradeTo7Bit(multipart), {
+      keepSender: false,
+      recipient: 'r@fwd.test',
+      relaySender: 'f@relay.test',
+      dkim,
+    });
     const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
     const resolver = async (name: string, type: string) => {
       if (type === 'TXT' && name === 'quarry._domainkey.relay.test') return [[record]];
       throw Object.assign(new Error(`no ${type} ${name}`), { code: 'ENOTFOUND' });
     };
-    const result = await authenticate(sent, { ip: '127.0.0.1', helo: 'mx.test', sender: 'f@relay.test', mta: 'dest.test', resolver, disableArc: true, disableBimi: true });
+    const result = await authenticate(sent, {
+      ip: '127.0.0.1',
+      helo: 'mx.test',
+      sender: 'f@relay.test',
+      mta: 'dest.test',
+      resolver,
+      disableArc: true,
+      disableBimi: true,
+    });
     expect(result.dkim.results.find((entry) => entry.signingDomain === 'relay.test')?.status.result).toBe('pass');
     expect(isAscii(splitMessage(sent).body)).toBe(true);
   });

@@ -1,5 +1,12 @@
 import type { MiningErrorCode, Question } from '@quarry/contracts';
-import { FetchTimeoutError, ResponseTooLargeError, UnsafeUrlError, type SafeFetch, type SafeFetchInit, type SafeResponse } from '@quarry/safe-fetch';
+import {
+  FetchTimeoutError,
+  ResponseTooLargeError,
+  UnsafeUrlError,
+  type SafeFetch,
+  type SafeFetchInit,
+  type SafeResponse,
+} from '@quarry/safe-fetch';
 import type { z } from 'zod';
 import type { BoardCredential, JobPostToMine } from './miner-port.ts';
 import { codeOfUnsafeUrl } from './unsafe-url-failure.ts';
@@ -106,7 +113,10 @@ export function parsePayload<T>(schema: z.ZodType<T>, data: unknown, what: strin
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new MiningFailure('GenericWebsiteError', `unexpected ${what} payload at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? ''}`.slice(0, 500));
+    throw new MiningFailure(
+      'GenericWebsiteError',
+      `unexpected ${what} payload at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? ''}`.slice(0, 500),
+    );
   }
   return parsed.data;
 }

@@ -18,10 +18,24 @@ const FieldEntry = z.object({
   descriptionHtml: z.string().nullish(),
 });
 const FormRender = z.object({
-  sections: z.array(z.object({ title: z.string().nullish(), descriptionHtml: z.string().nullish(), isHidden: z.boolean().nullish(), fieldEntries: z.array(FieldEntry) })),
+  sections: z.array(
+    z.object({
+      title: z.string().nullish(),
+      descriptionHtml: z.string().nullish(),
+      isHidden: z.boolean().nullish(),
+      fieldEntries: z.array(FieldEntry),
+    }),
+  ),
 });
-const AshbyPosting = z.object({ title: z.string().nullish(), applicationForm: FormRender.nullish(), surveyForms: z.array(FormRender).nullish() });
-const AshbyResponse = z.object({ data: z.object({ jobPosting: AshbyPosting.nullable() }).nullish(), errors: z.array(z.unknown()).nullish() });
+const AshbyPosting = z.object({
+  title: z.string().nullish(),
+  applicationForm: FormRender.nullish(),
+  surveyForms: z.array(FormRender).nullish(),
+});
+const AshbyResponse = z.object({
+  data: z.object({ jobPosting: AshbyPosting.nullable() }).nullish(),
+  errors: z.array(z.unknown()).nullish(),
+});
 
 const systemCategories: Record<string, Category> = {
   _systemfield_name: 'fullName',
@@ -82,7 +96,14 @@ function entryQuestion(entry: z.infer<typeof FieldEntry>, label: string): Questi
         options: educationParts
           .filter(([key]) => field[key] === 'required' || field[key] === 'optional')
           .map(([key, partTitle, inputType]) =>
-            buildQuestion({ id: `${field.path}.${key}`, question: partTitle, inputType, label: title, mandatory: field[key] === 'required', category: null }),
+            buildQuestion({
+              id: `${field.path}.${key}`,
+              question: partTitle,
+              inputType,
+              label: title,
+              mandatory: field[key] === 'required',
+              category: null,
+            }),
           ),
       });
     default:
@@ -98,9 +119,20 @@ function formQuestions(form: z.infer<typeof FormRender>, defaultLabel: string): 
     const questions: Question[] = [];
     const description = section.descriptionHtml?.trim() ?? '';
     if (description && htmlToText(description)) {
-      questions.push(buildQuestion({ id: `${defaultLabel.toLowerCase().replace(/\W+/g, '_')}_section_${index}_text`, question: htmlToText(description), inputType: 'TextLiteral', label, mandatory: false, category: null, value: description }));
+      questions.push(
+        buildQuestion({
+          id: `${defaultLabel.toLowerCase().replace(/\W+/g, '_')}_section_${index}_text`,
+          question: htmlToText(description),
+          inputType: 'TextLiteral',
+          label,
+          mandatory: false,
+          category: null,
+          value: description,
+        }),
+      );
     }
-    for (const entry of section.fieldEntries) if (entry.isHidden !== true && entry.field.isDeactivated !== true) questions.push(entryQuestion(entry, label));
+    for (const entry of section.fieldEntries)
+      if (entry.isHidden !== true && entry.field.isDeactivated !== true) questions.push(entryQuestion(entry, label));
     return questions;
   });
 }
@@ -130,7 +162,11 @@ export const ashbyAdapter =
     const response = await request(context, `${expandBase(baseUrl, {})}/api/non-user-graphql?op=ApiJobPosting`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ operationName: 'ApiJobPosting', variables: { organizationHostedJobsPageName: target.org, jobPostingId: target.postingId }, query }),
+      body: JSON.stringify({
+        operationName: 'ApiJobPosting',
+        variables: { organizationHostedJobsPageName: target.org, jobPostingId: target.postingId },
+        query,
+      }),
     });
     const body = parsePayload(AshbyResponse, await readJson(response), 'Ashby job posting');
     if (!body.data) throw new MiningFailure('GenericWebsiteError', 'Ashby answered the posting query with errors only');

@@ -17,7 +17,10 @@ export type AtsName = AtsTarget['ats'];
 const greenhouseHosts = /^(job-boards|boards)(\.eu)?\.greenhouse\.io$/;
 
 function segments(url: URL): string[] {
-  return url.pathname.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
+  return url.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => decodeURIComponent(segment));
 }
 
 function subdomain(host: string, domain: string): string | null {

@@ -37,13 +37,18 @@ function filesUnder(directory: string): string[] {
 
 describe('golden outputs of every ATS fixture', () => {
   it('covers every captured file with a case and a checked-in golden', () => {
-    const captures = filesUnder(join(fixturesDir, 'ats')).map((file) => relative(join(fixturesDir, 'ats'), file)).filter((file) => file !== 'README.md');
+    const captures = filesUnder(join(fixturesDir, 'ats'))
+      .map((file) => relative(join(fixturesDir, 'ats'), file))
+      .filter((file) => file !== 'README.md');
     expect(captures.length).toBeGreaterThanOrEqual(29);
     expect(captures.filter((file) => !fixtureCases.some((fixtureCase) => fixtureCase.fixture === file))).toEqual([]);
   });
 
   it.each(fixtureCases.map((fixtureCase) => [fixtureCase.fixture, fixtureCase] as const))('%s', async (_, fixtureCase) => {
-    const outcome = await miner({ url: fixtureCase.url(server.origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' }, AbortSignal.timeout(10_000));
+    const outcome = await miner(
+      { url: fixtureCase.url(server.origin), employer: 'Acme', jobTitle: 'Test Role', country: 'us' },
+      AbortSignal.timeout(10_000),
+    );
     const actual = goldenOf(outcome);
     const path = join(fixturesDir, 'expected', fixtureCase.fixture.replace(/\.(json|html)$/, '.json'));
     if (updating) {

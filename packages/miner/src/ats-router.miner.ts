@@ -97,11 +97,22 @@ export function createMiner(options: CreateMinerOptions): Miner {
     manatal: manatalAdapter(endpoints.manatal),
   };
 
-  const mineWithAdapter = async (target: AtsTarget, jobPost: JobPostToMine, signal: AbortSignal, access?: MiningAccess): Promise<MineOutcome> => {
+  const mineWithAdapter = async (
+    target: AtsTarget,
+    jobPost: JobPostToMine,
+    signal: AbortSignal,
+    access?: MiningAccess,
+  ): Promise<MineOutcome> => {
     const adapter = adapters[target.ats] as AtsAdapter<AtsTarget>;
     // The key goes only to the adapter of its own vendor.
     const credential = access?.credential?.ats === target.ats ? access.credential : undefined;
-    const context: AdapterContext = { fetch: options.fetch, timeoutMs: options.timeoutMs, signal, jobPost, ...(credential ? { credential } : {}) };
+    const context: AdapterContext = {
+      fetch: options.fetch,
+      timeoutMs: options.timeoutMs,
+      signal,
+      jobPost,
+      ...(credential ? { credential } : {}),
+    };
     let questions: Question[];
     try {
       questions = await adapter(target, context);
@@ -112,9 +123,16 @@ export function createMiner(options: CreateMinerOptions): Miner {
       if (error instanceof MiningFailure) return { ok: false, errorCode: error.errorCode, adapter: target.ats, detail: error.message };
       throw error;
     }
-    if (questions.length === 0) return { ok: false, errorCode: 'FormNotFound', adapter: target.ats, detail: 'the form definition has no questions' };
+    if (questions.length === 0)
+      return { ok: false, errorCode: 'FormNotFound', adapter: target.ats, detail: 'the form definition has no questions' };
     const form = MinedForm.safeParse({ questions, answers: syntheticAnswers(questions) });
-    if (!form.success) return { ok: false, errorCode: 'GenericWebsiteError', adapter: target.ats, detail: `mined form failed validation: ${form.error.message.slice(0, 500)}` };
+    if (!form.success)
+      return {
+        ok: false,
+        errorCode: 'GenericWebsiteError',
+        adapter: target.ats,
+        detail: `mined form failed validation: ${form.error.message.slice(0, 500)}`,
+      };
     return { ok: true, form: form.data, adapter: target.ats };
   };
 
@@ -123,7 +141,10 @@ export function createMiner(options: CreateMinerOptions): Miner {
     const context: AdapterContext = { fetch: options.fetch, timeoutMs: options.timeoutMs, signal, jobPost };
     let embedded: string | null;
     try {
-      embedded = findEmbeddedPosting(await readText(await request(context, jobPost.url, { headers: { accept: 'text/html' } })), jobPost.url);
+      embedded = findEmbeddedPosting(
+        await readText(await request(context, jobPost.url, { headers: { accept: 'text/html' } })),
+        jobPost.url,
+      );
     } catch (error) {
       if (signal.aborted) throw error;
       return pageOutcome;
@@ -140,11 +161,22 @@ export function createMiner(options: CreateMinerOptions): Miner {
     // (its own host, or a myworkdaysite.com path naming it).
     if (workdayBoardOf(jobPost.url)) {
       if (!access?.account) return workdayWithoutAccount(jobPost.url);
-      if (!options.workday) return { ok: false, errorCode: 'UnsupportedWebsite', adapter: 'workday', detail: 'Workday is read in a browser, and this deployment runs none (MINING_BROWSER=off)' };
+      if (!options.workday)
+        return {
+          ok: false,
+          errorCode: 'UnsupportedWebsite',
+          adapter: 'workday',
+          detail: 'Workday is read in a browser, and this deployment runs none (MINING_BROWSER=off)',
+        };
       return options.workday(jobPost, signal, { account: access.account });
     }
     if (browserOnlyHosts.test(hostOf(jobPost.url))) {
-      return { ok: false, errorCode: 'UnsupportedWebsite', adapter: null, detail: 'this ATS needs a signed-in browser session; not mined yet' };
+      return {
+        ok: false,
+        errorCode: 'UnsupportedWebsite',
+        adapter: null,
+        detail: 'this ATS needs a signed-in browser session; not mined yet',
+      };
     }
     const outcome = await htmlMiner(jobPost, signal);
     if (outcome.ok || outcome.errorCode !== 'FormNotFound') return outcome;

@@ -59,13 +59,19 @@ function standardQuestion(key: string, field: z.infer<typeof StandardField>, lab
   const base = { id: key, question: field.label ?? key, label, mandatory: field.isRequired === true, category: categories[key] };
   if (key.endsWith('FileId')) return buildQuestion({ ...base, inputType: 'File' });
   if (key === 'dateAvailable') return buildQuestion({ ...base, inputType: 'Date' });
-  if (field.options) return buildQuestion({ ...base, inputType: 'SelectOne', options: choices(field.options.map((option) => option.text)) });
+  if (field.options)
+    return buildQuestion({ ...base, inputType: 'SelectOne', options: choices(field.options.map((option) => option.text)) });
   return buildQuestion({ ...base, inputType: longTextKeys.has(key) ? 'TextArea' : 'Text' });
 }
 
 function customQuestion(entry: z.infer<typeof CustomQuestion>, label: string): Question {
   // The page names each answer box customQuestionAnswers.<type>_<id>; that is the stable id.
-  const base = { id: `customQuestionAnswers.${entry.type}_${entry.id}`, question: entry.question, label, mandatory: entry.isRequired === true };
+  const base = {
+    id: `customQuestionAnswers.${entry.type}_${entry.id}`,
+    question: entry.question,
+    label,
+    mandatory: entry.isRequired === true,
+  };
   const answers = (entry.options ?? []).map((option) => option.option ?? option.text);
   if (entry.hasOther === 'yes' || entry.hasOther === true) answers.push('Other');
   switch (entry.type) {
@@ -94,7 +100,8 @@ function mapBambooDetail(detail: z.infer<typeof BambooDetail>, fallbackLabel: st
   const questions: Question[] = [];
   for (const [key, value] of Object.entries(detail.result.formFields)) {
     if (key === 'customQuestions') {
-      for (const entry of parsePayload(z.array(CustomQuestion), value, 'BambooHR custom questions')) questions.push(customQuestion(entry, label));
+      for (const entry of parsePayload(z.array(CustomQuestion), value, 'BambooHR custom questions'))
+        questions.push(customQuestion(entry, label));
       continue;
     }
     if (Array.isArray(value)) continue; // turned off by the employer
@@ -107,6 +114,8 @@ export const bambooAdapter =
   (baseUrl: string): AtsAdapter<{ company: string; jobId: string }> =>
   async (target, context) => {
     const base = expandBase(baseUrl, { company: target.company });
-    const response = await request(context, `${base}/careers/${encodeURIComponent(target.jobId)}/detail`, { headers: { accept: 'application/json' } });
+    const response = await request(context, `${base}/careers/${encodeURIComponent(target.jobId)}/detail`, {
+      headers: { accept: 'application/json' },
+    });
     return mapBambooDetail(parsePayload(BambooDetail, await readJson(response), 'BambooHR detail'), context.jobPost.jobTitle);
   };

@@ -21,7 +21,9 @@ const BreezyQuestion = z.object({
 });
 const BreezyDefinition = z.object({
   position: BreezyPosition,
-  questions: z.array(z.object({ _id: z.union([z.string(), z.number()]), title: z.string().optional(), questions: z.array(BreezyQuestion) })).default([]),
+  questions: z
+    .array(z.object({ _id: z.union([z.string(), z.number()]), title: z.string().optional(), questions: z.array(BreezyQuestion) }))
+    .default([]),
   eeocEnabled: z.boolean().optional(),
   ccpaEnabled: z.boolean().optional(),
 });
@@ -47,17 +49,32 @@ const repeaters: Array<[key: string, title: string, category: Category]> = [
 const salaryPeriods = ['Hourly', 'Weekly', 'Monthly', 'Yearly'];
 // Voluntary self-identification, drawn when EEOC is on; words from Breezy's English translation file.
 const eeo: Array<[id: string, title: string, category: Category, options: string[]]> = [
-  ['race_ethnicity', 'Race or Ethnicity', 'race', [
-    'White (not Hispanic or Latino)', 'Black or African-American (not Hispanic or Latino)', 'Asian (not Hispanic or Latino)',
-    'American Indian or Alaskan Native (not Hispanic or Latino)', 'Native Hawaiian or other Pacific islander (not Hispanic or Latino)',
-    'Two or more races/ethnicities (not Hispanic or Latino)', 'Hispanic or Latino (including Black individuals whose origins are Hispanic)',
-    "I don't wish to answer",
-  ]],
+  [
+    'race_ethnicity',
+    'Race or Ethnicity',
+    'race',
+    [
+      'White (not Hispanic or Latino)',
+      'Black or African-American (not Hispanic or Latino)',
+      'Asian (not Hispanic or Latino)',
+      'American Indian or Alaskan Native (not Hispanic or Latino)',
+      'Native Hawaiian or other Pacific islander (not Hispanic or Latino)',
+      'Two or more races/ethnicities (not Hispanic or Latino)',
+      'Hispanic or Latino (including Black individuals whose origins are Hispanic)',
+      "I don't wish to answer",
+    ],
+  ],
   ['gender', 'Gender', 'gender', ['Male', 'Female', "I don't wish to answer"]],
-  ['eeoc.veteran_status', 'Veteran status', 'veteran', [
-    'I IDENTIFY AS ONE OR MORE OF THE CLASSIFICATIONS OF PROTECTED VETERAN LISTED ABOVE', 'I AM NOT A PROTECTED VETERAN',
-    'I CHOOSE NOT TO SELF-IDENTIFY MY PROTECTED VETERAN STATUS',
-  ]],
+  [
+    'eeoc.veteran_status',
+    'Veteran status',
+    'veteran',
+    [
+      'I IDENTIFY AS ONE OR MORE OF THE CLASSIFICATIONS OF PROTECTED VETERAN LISTED ABOVE',
+      'I AM NOT A PROTECTED VETERAN',
+      'I CHOOSE NOT TO SELF-IDENTIFY MY PROTECTED VETERAN STATUS',
+    ],
+  ],
 ];
 const ccpaText = "I've read the Privacy Notice below and consent the processing of my data as part of my job application.";
 
@@ -92,37 +109,89 @@ function mapBreezyDefinition(definition: Definition, fallbackLabel: string): Que
     if (shown(key)) questions.push(buildQuestion({ id, question: title, inputType, label, mandatory: required(key), category }));
   }
   if (shown('salary')) {
-    questions.push(buildQuestion({
-      id: 'cSalary', question: 'Desired Salary', inputType: 'FragmentedQuestion', label, mandatory: required('salary'), category: 'salary',
-      options: [
-        buildQuestion({ id: 'cSalary', question: 'Desired Salary', inputType: 'Text', label, mandatory: required('salary'), category: null }),
-        buildQuestion({ id: 'cSalary:per', question: 'Desired Salary - per', inputType: 'SelectOne', label, mandatory: required('salary'), category: null, options: choices(salaryPeriods) }),
-      ],
-    }));
+    questions.push(
+      buildQuestion({
+        id: 'cSalary',
+        question: 'Desired Salary',
+        inputType: 'FragmentedQuestion',
+        label,
+        mandatory: required('salary'),
+        category: 'salary',
+        options: [
+          buildQuestion({
+            id: 'cSalary',
+            question: 'Desired Salary',
+            inputType: 'Text',
+            label,
+            mandatory: required('salary'),
+            category: null,
+          }),
+          buildQuestion({
+            id: 'cSalary:per',
+            question: 'Desired Salary - per',
+            inputType: 'SelectOne',
+            label,
+            mandatory: required('salary'),
+            category: null,
+            options: choices(salaryPeriods),
+          }),
+        ],
+      }),
+    );
   }
   if (shown('preferred_location')) {
-    questions.push(buildQuestion({
-      id: 'cLocation', question: 'Which location are you applying for', inputType: 'SelectOne', label, mandatory: required('preferred_location'),
-      category: null, options: choices((definition.position.locations ?? []).map((location) => location.name)),
-    }));
+    questions.push(
+      buildQuestion({
+        id: 'cLocation',
+        question: 'Which location are you applying for',
+        inputType: 'SelectOne',
+        label,
+        mandatory: required('preferred_location'),
+        category: null,
+        options: choices((definition.position.locations ?? []).map((location) => location.name)),
+      }),
+    );
   }
   for (const [key, id, title, category] of longText) {
-    if (shown(key)) questions.push(buildQuestion({ id, question: title, inputType: 'TextArea', label, mandatory: required(key), category }));
+    if (shown(key))
+      questions.push(buildQuestion({ id, question: title, inputType: 'TextArea', label, mandatory: required(key), category }));
   }
   // Entries are added one by one on the page; the definition does not list their boxes.
   for (const [key, title, category] of repeaters) {
-    if (shown(key)) questions.push(buildQuestion({ id: key, question: title, inputType: 'ArrayOfObjects', label, mandatory: required(key), category, options: [] }));
+    if (shown(key))
+      questions.push(
+        buildQuestion({ id: key, question: title, inputType: 'ArrayOfObjects', label, mandatory: required(key), category, options: [] }),
+      );
   }
   for (const section of definition.questions) {
     for (const entry of section.questions) questions.push(employerQuestion(entry, section.title || 'Questionnaire'));
   }
   if (shown('eeoc') || definition.eeocEnabled === true) {
     for (const [id, title, category, options] of eeo) {
-      questions.push(buildQuestion({ id, question: title, inputType: 'SelectOne', label: 'Voluntary Self-Identification', mandatory: false, category, options: choices(options) }));
+      questions.push(
+        buildQuestion({
+          id,
+          question: title,
+          inputType: 'SelectOne',
+          label: 'Voluntary Self-Identification',
+          mandatory: false,
+          category,
+          options: choices(options),
+        }),
+      );
     }
   }
   if (shown('ccpa') || definition.ccpaEnabled === true) {
-    questions.push(buildQuestion({ id: 'ccpaAgreement', question: ccpaText, inputType: 'Boolean', label, mandatory: setting('ccpa') !== 'optional', category: 'consent' }));
+    questions.push(
+      buildQuestion({
+        id: 'ccpaAgreement',
+        question: ccpaText,
+        inputType: 'Boolean',
+        label,
+        mandatory: setting('ccpa') !== 'optional',
+        category: 'consent',
+      }),
+    );
   }
   return questions;
 }
@@ -136,7 +205,8 @@ function readBreezyPage(html: string): unknown {
     return data;
   }
   const angular = $('[data-position]').first().attr('data-position');
-  if (angular) return { position: JSON.parse(angular) as unknown, questions: JSON.parse($('input#questions').attr('value') || '[]') as unknown };
+  if (angular)
+    return { position: JSON.parse(angular) as unknown, questions: JSON.parse($('input#questions').attr('value') || '[]') as unknown };
   if (/Position Closed/i.test($('body').text())) throw new MiningFailure('JobExpired', 'Breezy says "Position Closed"');
   throw new MiningFailure('FormNotFound', 'no Breezy position definition on the apply page');
 }
@@ -144,7 +214,10 @@ function readBreezyPage(html: string): unknown {
 export const breezyAdapter =
   (baseUrl: string): AtsAdapter<{ company: string; posting: string }> =>
   async (target, context) => {
-    const response = await request(context, `${expandBase(baseUrl, { company: target.company })}/p/${encodeURIComponent(target.posting)}/apply`);
+    const response = await request(
+      context,
+      `${expandBase(baseUrl, { company: target.company })}/p/${encodeURIComponent(target.posting)}/apply`,
+    );
     let data: unknown;
     try {
       data = readBreezyPage(await readText(response));

@@ -17,8 +17,14 @@ export function findEmbeddedPosting(html: string, pageUrl: string): string | nul
       return null;
     }
   };
-  const frames = $('iframe[src]').toArray().flatMap((frame) => resolve($(frame).attr('src')) ?? []);
+  const frames = $('iframe[src]')
+    .toArray()
+    .flatMap((frame) => resolve($(frame).attr('src')) ?? []);
   if (frames[0]) return frames[0];
-  const links = new Set($('a[href]').toArray().flatMap((link) => resolve($(link).attr('href')) ?? []));
+  const links = new Set(
+    $('a[href]')
+      .toArray()
+      .flatMap((link) => resolve($(link).attr('href')) ?? []),
+  );
   return links.size === 1 ? ([...links][0] ?? null) : null;
 }

@@ -11,7 +11,12 @@ const GhField = z.object({
   type: z.string(),
   values: z.array(z.object({ label: z.string(), value: z.unknown().optional() })).nullish(),
 });
-const GhQuestion = z.object({ label: z.string(), required: z.boolean().nullish(), description: z.string().nullish(), fields: z.array(GhField) });
+const GhQuestion = z.object({
+  label: z.string(),
+  required: z.boolean().nullish(),
+  description: z.string().nullish(),
+  fields: z.array(GhField),
+});
 const GhDemographic = z.object({
   header: z.string().nullish(),
   description: z.string().nullish(),
@@ -21,7 +26,9 @@ const GhDemographic = z.object({
       label: z.string(),
       required: z.boolean().nullish(),
       type: z.string(),
-      answer_options: z.array(z.object({ id: z.union([z.number(), z.string()]), label: z.string(), free_form: z.boolean().nullish() })).nullish(),
+      answer_options: z
+        .array(z.object({ id: z.union([z.number(), z.string()]), label: z.string(), free_form: z.boolean().nullish() }))
+        .nullish(),
     }),
   ),
 });
@@ -29,9 +36,20 @@ const GhJob = z.object({
   title: z.string().nullish(),
   questions: z.array(GhQuestion).nullish(),
   location_questions: z.array(GhQuestion).nullish(),
-  compliance: z.array(z.object({ type: z.string().nullish(), description: z.string().nullish(), questions: z.array(GhQuestion).nullish() })).nullish(),
+  compliance: z
+    .array(z.object({ type: z.string().nullish(), description: z.string().nullish(), questions: z.array(GhQuestion).nullish() }))
+    .nullish(),
   demographic_questions: GhDemographic.nullish(),
-  data_compliance: z.array(z.object({ type: z.string().nullish(), requires_consent: z.boolean().nullish(), requires_processing_consent: z.boolean().nullish(), requires_retention_consent: z.boolean().nullish() })).nullish(),
+  data_compliance: z
+    .array(
+      z.object({
+        type: z.string().nullish(),
+        requires_consent: z.boolean().nullish(),
+        requires_processing_consent: z.boolean().nullish(),
+        requires_retention_consent: z.boolean().nullish(),
+      }),
+    )
+    .nullish(),
   // Not in the Job Board documentation: the boards' own key saying whether the form asks education.
   education: z.string().nullish(),
 });
@@ -65,7 +83,13 @@ const fieldId = (name: string) => name.replace(/\[\]$/, '');
 /** Greenhouse's attachment types (Job Board API, "Validations on POST Requests": pdf, doc, docx, txt, rtf). */
 const attachmentTypes = ['.pdf', '.doc', '.docx', '.txt', '.rtf'];
 
-function fieldQuestion(field: z.infer<typeof GhField>, text: string, label: string, mandatory: boolean, category?: Category | null): Question {
+function fieldQuestion(
+  field: z.infer<typeof GhField>,
+  text: string,
+  label: string,
+  mandatory: boolean,
+  category?: Category | null,
+): Question {
   const inputType = fieldTypes[field.type] ?? 'Text';
   return buildQuestion({
     id: fieldId(field.name),
@@ -74,7 +98,8 @@ function fieldQuestion(field: z.infer<typeof GhField>, text: string, label: stri
     label,
     mandatory,
     category: category === undefined ? nameCategories[fieldId(field.name)] : category,
-    options: inputType === 'SelectOne' || inputType === 'SelectMultiple' ? choices((field.values ?? []).map((value) => value.label)) : undefined,
+    options:
+      inputType === 'SelectOne' || inputType === 'SelectMultiple' ? choices((field.values ?? []).map((value) => value.label)) : undefined,
     accept: inputType === 'File' ? attachmentTypes : undefined,
   });
 }
@@ -101,7 +126,10 @@ function mapQuestion(entry: z.infer<typeof GhQuestion>, label: string): Question
       label,
       mandatory,
       category: nameCategories[fieldId(file.name)] ?? null,
-      options: [fieldQuestion(file, `${entry.label} (file)`, label, false, null), fieldQuestion(text, `${entry.label} (text)`, label, false, null)],
+      options: [
+        fieldQuestion(file, `${entry.label} (file)`, label, false, null),
+        fieldQuestion(text, `${entry.label} (text)`, label, false, null),
+      ],
     });
   }
   return buildQuestion({
@@ -128,7 +156,16 @@ function locationQuestions(entries: Array<z.infer<typeof GhQuestion>>, label: st
   const questions = [fieldQuestion(location.field, location.entry.label, label, location.entry.required === true)];
   for (const name of ['latitude', 'longitude']) {
     if (!fields.some(({ field }) => field.name === name)) continue;
-    questions.push(buildQuestion({ id: name, question: `${name === 'latitude' ? 'Latitude' : 'Longitude'} of the location (decimal degrees)`, inputType: 'Text', label, mandatory: false, category: null }));
+    questions.push(
+      buildQuestion({
+        id: name,
+        question: `${name === 'latitude' ? 'Latitude' : 'Longitude'} of the location (decimal degrees)`,
+        inputType: 'Text',
+        label,
+        mandatory: false,
+        category: null,
+      }),
+    );
   }
   return questions;
 }
@@ -149,17 +186,41 @@ function consentQuestions(job: z.infer<typeof GhJob>, employer: string): Questio
   const blocks = (job.data_compliance ?? []).filter((block) => !block.type || block.type === 'gdpr');
   if (blocks.length === 0) return [];
   const consent = (key: string, text: string, mandatory: boolean) =>
-    buildQuestion({ id: `data_compliance[${key}]`, question: text, inputType: 'Boolean', label: 'Data privacy', mandatory, category: 'consent' });
-  const any = (flag: 'requires_consent' | 'requires_processing_consent' | 'requires_retention_consent') => blocks.some((block) => block[flag] === true);
+    buildQuestion({
+      id: `data_compliance[${key}]`,
+      question: text,
+      inputType: 'Boolean',
+      label: 'Data privacy',
+      mandatory,
+      category: 'consent',
+    });
+  const any = (flag: 'requires_consent' | 'requires_processing_consent' | 'requires_retention_consent') =>
+    blocks.some((block) => block[flag] === true);
   const questions: Question[] = [];
   if (any('requires_processing_consent') || any('requires_retention_consent')) {
-    if (any('requires_processing_consent')) questions.push(consent('gdpr_processing_consent_given', `I consent to ${employer} processing my data to consider me for employment.`, true));
-    if (any('requires_retention_consent')) questions.push(consent('gdpr_retention_consent_given', `I consent to ${employer} keeping my data for future opportunities.`, true));
+    if (any('requires_processing_consent'))
+      questions.push(
+        consent('gdpr_processing_consent_given', `I consent to ${employer} processing my data to consider me for employment.`, true),
+      );
+    if (any('requires_retention_consent'))
+      questions.push(consent('gdpr_retention_consent_given', `I consent to ${employer} keeping my data for future opportunities.`, true));
   } else if (any('requires_consent')) {
-    questions.push(consent('gdpr_consent_given', `I consent to ${employer} collecting, storing and processing my data to consider me for employment.`, true));
+    questions.push(
+      consent(
+        'gdpr_consent_given',
+        `I consent to ${employer} collecting, storing and processing my data to consider me for employment.`,
+        true,
+      ),
+    );
   }
   if ((job.demographic_questions?.questions.length ?? 0) > 0) {
-    questions.push(consent('gdpr_demographic_data_consent_given', `I consent to ${employer} collecting, storing and processing my answers to the demographic questions.`, false));
+    questions.push(
+      consent(
+        'gdpr_demographic_data_consent_given',
+        `I consent to ${employer} collecting, storing and processing my answers to the demographic questions.`,
+        false,
+      ),
+    );
   }
   return questions;
 }
@@ -174,17 +235,41 @@ function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string, emp
   questions.push(...locationQuestions(job.location_questions ?? [], label));
   if (job.education === 'education_required' || job.education === 'education_optional') {
     const mandatory = job.education === 'education_required';
-    const part = (id: string, text: string, inputType: Question['inputType']) => buildQuestion({ id: `education.${id}`, question: text, inputType, label: 'Education', mandatory, category: null });
-    questions.push(buildQuestion({
-      id: 'education', question: 'Education', inputType: 'ArrayOfObjects', label, mandatory, category: 'education',
-      options: [part('school_name', 'School', 'Text'), part('degree', 'Degree', 'Text'), part('discipline', 'Discipline', 'Text'), part('start_date', 'Start date', 'Date'), part('end_date', 'End date', 'Date')],
-    }));
+    const part = (id: string, text: string, inputType: Question['inputType']) =>
+      buildQuestion({ id: `education.${id}`, question: text, inputType, label: 'Education', mandatory, category: null });
+    questions.push(
+      buildQuestion({
+        id: 'education',
+        question: 'Education',
+        inputType: 'ArrayOfObjects',
+        label,
+        mandatory,
+        category: 'education',
+        options: [
+          part('school_name', 'School', 'Text'),
+          part('degree', 'Degree', 'Text'),
+          part('discipline', 'Discipline', 'Text'),
+          part('start_date', 'Start date', 'Date'),
+          part('end_date', 'End date', 'Date'),
+        ],
+      }),
+    );
   }
   (job.compliance ?? []).forEach((block, index) => {
     const blockLabel = 'U.S. Equal Employment Opportunity';
     const description = unescapeHtml(block.description ?? '').trim();
     if (description && htmlToText(description)) {
-      questions.push(buildQuestion({ id: `compliance_${index}_${block.type ?? 'text'}`, question: htmlToText(description), inputType: 'TextLiteral', label: blockLabel, mandatory: false, category: null, value: description }));
+      questions.push(
+        buildQuestion({
+          id: `compliance_${index}_${block.type ?? 'text'}`,
+          question: htmlToText(description),
+          inputType: 'TextLiteral',
+          label: blockLabel,
+          mandatory: false,
+          category: null,
+          value: description,
+        }),
+      );
     }
     // The API's EEOC fields are the block's own (`gender`, `race`, …): nothing more is asked of it.
     questions.push(...(block.questions ?? []).flatMap((entry) => mapQuestion(entry, blockLabel) ?? []));
@@ -194,24 +279,46 @@ function mapGreenhouseJob(job: z.infer<typeof GhJob>, fallbackLabel: string, emp
     const blockLabel = demographic.header?.trim() || 'Voluntary Self-Identification';
     const description = demographic.description?.trim() ?? '';
     if (description && htmlToText(description)) {
-      questions.push(buildQuestion({ id: 'demographic_description', question: htmlToText(description), inputType: 'TextLiteral', label: blockLabel, mandatory: false, category: null, value: description }));
+      questions.push(
+        buildQuestion({
+          id: 'demographic_description',
+          question: htmlToText(description),
+          inputType: 'TextLiteral',
+          label: blockLabel,
+          mandatory: false,
+          category: null,
+          value: description,
+        }),
+      );
     }
     for (const entry of demographic.questions) {
       const id = `demographic_${entry.id}`;
-      questions.push(buildQuestion({
-        id,
-        question: entry.label,
-        inputType: entry.type === 'multi_value_multi_select' ? 'SelectMultiple' : 'SelectOne',
-        label: blockLabel,
-        mandatory: entry.required === true,
-        // A free_form option opens a "self-describe" box: that option's conditional question.
-        options: (entry.answer_options ?? []).map((option) => ({
-          answer: option.label.trim(),
-          conditionalQuestions: option.free_form === true
-            ? [buildQuestion({ id: `${id}_${option.id}_text`, question: `${option.label.trim()} (please describe)`, inputType: 'Text', label: blockLabel, mandatory: false, category: null })]
-            : [],
-        })),
-      }));
+      questions.push(
+        buildQuestion({
+          id,
+          question: entry.label,
+          inputType: entry.type === 'multi_value_multi_select' ? 'SelectMultiple' : 'SelectOne',
+          label: blockLabel,
+          mandatory: entry.required === true,
+          // A free_form option opens a "self-describe" box: that option's conditional question.
+          options: (entry.answer_options ?? []).map((option) => ({
+            answer: option.label.trim(),
+            conditionalQuestions:
+              option.free_form === true
+                ? [
+                    buildQuestion({
+                      id: `${id}_${option.id}_text`,
+                      question: `${option.label.trim()} (please describe)`,
+                      inputType: 'Text',
+                      label: blockLabel,
+                      mandatory: false,
+                      category: null,
+                    }),
+                  ]
+                : [],
+          })),
+        }),
+      );
     }
   }
   questions.push(...consentQuestions(job, employer));
@@ -237,5 +344,9 @@ export const greenhouseAdapter =
     const board = target.board ?? (await resolveBoard(options.boardsBaseUrl, target.jobId, context));
     const url = `${expandBase(options.apiBaseUrl, {})}/v1/boards/${encodeURIComponent(board)}/jobs/${encodeURIComponent(target.jobId)}?questions=true`;
     const response = await request(context, url, { headers: { accept: 'application/json' } });
-    return mapGreenhouseJob(parsePayload(GhJob, await readJson(response), 'Greenhouse job'), context.jobPost.jobTitle, context.jobPost.employer);
+    return mapGreenhouseJob(
+      parsePayload(GhJob, await readJson(response), 'Greenhouse job'),
+      context.jobPost.jobTitle,
+      context.jobPost.employer,
+    );
   };

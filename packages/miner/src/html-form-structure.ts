@@ -25,7 +25,8 @@ export function typeOf(control: Cheerio<Element>): string {
   return (control.attr('type') ?? (tag === 'input' ? 'text' : tag)).toLowerCase();
 }
 
-const isCheckable = (control: Cheerio<Element>) => ['radio', 'checkbox'].includes(typeOf(control)) || ['radio', 'checkbox'].includes(control.attr('role') ?? '');
+const isCheckable = (control: Cheerio<Element>) =>
+  ['radio', 'checkbox'].includes(typeOf(control)) || ['radio', 'checkbox'].includes(control.attr('role') ?? '');
 
 /** A control a person fills: not hidden by type, not disabled. */
 export function isControl(control: Cheerio<Element>): boolean {
@@ -34,7 +35,10 @@ export function isControl(control: Cheerio<Element>): boolean {
 
 function controlsIn($: CheerioAPI, scope: Cheerio<AnyNode>): Cheerio<Element> {
   const inside = scope.find(controlSelector).toArray();
-  const itself = scope.filter(controlSelector).toArray().filter((node): node is Element => node.type === 'tag');
+  const itself = scope
+    .filter(controlSelector)
+    .toArray()
+    .filter((node): node is Element => node.type === 'tag');
   return $([...itself, ...inside]).filter((_, element) => isControl($(element)) && !isWidgetInternal($, $(element)));
 }
 
@@ -77,7 +81,9 @@ export function isSectionFieldset($: CheerioAPI, fieldset: Cheerio<Element>, cac
   if (!node) return false;
   const known = cache.get(node);
   if (known !== undefined) return known;
-  const controls = controlsIn($, fieldset).toArray().map((element) => $(element));
+  const controls = controlsIn($, fieldset)
+    .toArray()
+    .map((element) => $(element));
   const checkables = controls.filter(isCheckable);
   const radioNames = new Set(checkables.filter((control) => typeOf(control) === 'radio').map((control) => control.attr('name')));
   const dateParts = new Set(controls.map((control) => (datePart.exec(control.attr('name') ?? '') ?? [])[1]));
@@ -105,7 +111,8 @@ export function formTitle($: CheerioAPI, form: Cheerio<Element>): string {
   let node: Cheerio<AnyNode> = form;
   for (let depth = 0; depth < 3 && node.length > 0 && !node.is('body'); depth += 1, node = node.parent()) {
     let previous = node.prev();
-    while (previous.length > 0 && cleanText(previous.text()) === '' && previous.find(controlSelector).length === 0) previous = previous.prev();
+    while (previous.length > 0 && cleanText(previous.text()) === '' && previous.find(controlSelector).length === 0)
+      previous = previous.prev();
     if (previous.length === 0) continue;
     return previous.is(headingSelector) ? cleanText(previous.text()) : '';
   }
@@ -146,7 +153,12 @@ export function textBefore($: CheerioAPI, start: Cheerio<Element>, isMember: (el
 
 function hasOwnLabel($: CheerioAPI, control: Cheerio<Element>): boolean {
   const id = control.attr('id');
-  return Boolean(control.attr('aria-labelledby') || control.attr('aria-label') || (id && $(`label[for="${id}"]`).length) || control.closest('label').length);
+  return Boolean(
+    control.attr('aria-labelledby') ||
+    control.attr('aria-label') ||
+    (id && $(`label[for="${id}"]`).length) ||
+    control.closest('label').length,
+  );
 }
 
 /**
@@ -159,10 +171,14 @@ export function isRequiredPart($: CheerioAPI, control: Cheerio<Element>, section
   if (!isBlockPart(control) || hasOwnLabel($, control)) return false;
   let node: Cheerio<AnyNode> = control.parent();
   for (let depth = 0; depth < 4 && node.length > 0 && !node.is('form, body, fieldset'); depth += 1, node = node.parent()) {
-    const owner = node.find('label[for]').toArray().map((label) => $(label)).find((label) => {
-      const target = node.find(`[id="${label.attr('for')}"]`).first();
-      return target.length > 0 && target.get(0) !== control.get(0) && isBlockPart(target);
-    });
+    const owner = node
+      .find('label[for]')
+      .toArray()
+      .map((label) => $(label))
+      .find((label) => {
+        const target = node.find(`[id="${label.attr('for')}"]`).first();
+        return target.length > 0 && target.get(0) !== control.get(0) && isBlockPart(target);
+      });
     if (!owner) continue;
     const target = node.find(`[id="${owner.attr('for')}"]`).first();
     return requiredMarker.test(cleanText(textWithoutControls(owner))) || target.is('[required]') || target.attr('aria-required') === 'true';

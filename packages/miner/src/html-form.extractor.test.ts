@@ -19,25 +19,51 @@ const byId = (questions: Question[], id: string) => {
 describe('extractHtmlForm', () => {
   it('reads labelled inputs, sections, required markers, files and selects', () => {
     const questions = questionsOf(fixtureForms.basic);
-    expect(questions.map((question) => question.id)).toEqual(['first_name', 'last_name', 'email', 'phone', 'resume', 'cover_letter', 'source']);
+    expect(questions.map((question) => question.id)).toEqual([
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'resume',
+      'cover_letter',
+      'source',
+    ]);
     expect(byId(questions, 'first_name')).toEqual({
-      id: 'first_name', question: 'First name', inputType: 'Text', label: 'Personal information', mandatory: true, category: 'firstName',
+      id: 'first_name',
+      question: 'First name',
+      inputType: 'Text',
+      label: 'Personal information',
+      mandatory: true,
+      category: 'firstName',
     });
     expect(byId(questions, 'last_name')).toMatchObject({ mandatory: true, category: 'lastName' });
     expect(byId(questions, 'phone')).toMatchObject({ mandatory: false, category: 'phone' });
-    expect(byId(questions, 'resume')).toMatchObject({ inputType: 'File', accept: ['.pdf', '.docx'], label: 'Documents', category: 'resume' });
+    expect(byId(questions, 'resume')).toMatchObject({
+      inputType: 'File',
+      accept: ['.pdf', '.docx'],
+      label: 'Documents',
+      category: 'resume',
+    });
     expect(byId(questions, 'cover_letter')).toMatchObject({ inputType: 'TextArea', category: 'coverLetter' });
     expect(byId(questions, 'source')).toMatchObject({
       inputType: 'SelectOne',
       label: 'Questions',
       category: 'referral',
-      options: [{ answer: 'Website', conditionalQuestions: [] }, { answer: 'A friend', conditionalQuestions: [] }],
+      options: [
+        { answer: 'Website', conditionalQuestions: [] },
+        { answer: 'A friend', conditionalQuestions: [] },
+      ],
     });
   });
 
   it('reads wrapping labels, aria names, radio and checkbox groups, dates and consent boxes', () => {
     const questions = questionsOf(fixtureForms.grouped);
-    expect(byId(questions, 'full_name')).toMatchObject({ question: 'Full name', mandatory: true, category: 'fullName', label: 'About you' });
+    expect(byId(questions, 'full_name')).toMatchObject({
+      question: 'Full name',
+      mandatory: true,
+      category: 'fullName',
+      label: 'About you',
+    });
     expect(byId(questions, 'linkedin')).toMatchObject({ question: 'LinkedIn profile', category: 'linkedin' });
     expect(byId(questions, 'start')).toMatchObject({ question: 'Earliest start date', inputType: 'Date' });
     expect(byId(questions, 'work_auth')).toMatchObject({
@@ -45,17 +71,26 @@ describe('extractHtmlForm', () => {
       inputType: 'SelectOne',
       mandatory: true,
       category: 'workAuthorization',
-      options: [{ answer: 'Yes', conditionalQuestions: [] }, { answer: 'No', conditionalQuestions: [] }],
+      options: [
+        { answer: 'Yes', conditionalQuestions: [] },
+        { answer: 'No', conditionalQuestions: [] },
+      ],
     });
     expect(byId(questions, 'languages')).toMatchObject({ inputType: 'SelectMultiple', mandatory: false });
-    expect((byId(questions, 'languages').options ?? []).map((option) => ('answer' in option ? option.answer : ''))).toEqual(['English', 'French', 'German']);
+    expect((byId(questions, 'languages').options ?? []).map((option) => ('answer' in option ? option.answer : ''))).toEqual([
+      'English',
+      'French',
+      'German',
+    ]);
     expect(byId(questions, 'privacy')).toMatchObject({ inputType: 'Boolean', mandatory: true, category: 'consent' });
     expect(byId(questions, 'skills')).toMatchObject({ inputType: 'SelectMultiple' });
   });
 
   it('labels each question with its section and names an unlabeled group by the text before it', () => {
     const actual = summarize(questionsOf(fixtureForms.sections));
-    const read = sectionsFormQuestions.map(({ id }) => actual.find((question) => question.id === id)).map((question) => question && { id: question.id, question: question.question, label: question.label });
+    const read = sectionsFormQuestions
+      .map(({ id }) => actual.find((question) => question.id === id))
+      .map((question) => question && { id: question.id, question: question.question, label: question.label });
     expect(read).toEqual(sectionsFormQuestions.map(({ id, question, label }) => ({ id, question, label })));
   });
 
@@ -64,7 +99,9 @@ describe('extractHtmlForm', () => {
   });
 
   it('gives the same ids when the same form is mined again', () => {
-    expect(questionsOf(fixtureForms.grouped).map((question) => question.id)).toEqual(questionsOf(fixtureForms.grouped).map((question) => question.id));
+    expect(questionsOf(fixtureForms.grouped).map((question) => question.id)).toEqual(
+      questionsOf(fixtureForms.grouped).map((question) => question.id),
+    );
   });
 
   it.each([

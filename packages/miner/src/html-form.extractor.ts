@@ -3,28 +3,56 @@ import { load, type Cheerio, type CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { isPlaceholderOption, optionalMarker, requiredMarker } from './generic-form-rules.ts';
 import {
-  cleanText, controlSelector, formTitle, headingSelector, isControl, isRequiredPart, isSectionFieldset, isWidgetInternal, sectionFieldsetOf, sectionLegend, sliderName,
-  textBefore, textWithoutControls, typeOf,
+  cleanText,
+  controlSelector,
+  formTitle,
+  headingSelector,
+  isControl,
+  isRequiredPart,
+  isSectionFieldset,
+  isWidgetInternal,
+  sectionFieldsetOf,
+  sectionLegend,
+  sliderName,
+  textBefore,
+  textWithoutControls,
+  typeOf,
 } from './html-form-structure.ts';
 import { categorize } from './question-categories.ts';
 
 export type ExtractedForm = { ok: true; questions: Question[] } | { ok: false; errorCode: MiningErrorCode; detail: string };
 
-const closedPosting = /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
+const closedPosting =
+  /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
 const botWall = /\b(g-recaptcha|h-captcha|hcaptcha|cf-challenge|cf-turnstile|captcha)\b/i;
 
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/^\s*[*✱]\s*/, '').replace(/\s*(\*|✱|\(required\)|\(optional\))\s*$/i, '').replace(/\s*\*\s*$/, '').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/^\s*[*✱]\s*/, '')
+    .replace(/\s*(\*|✱|\(required\)|\(optional\))\s*$/i, '')
+    .replace(/\s*\*\s*$/, '')
+    .trim();
 }
 
 type Name = { text: string; hasAsterisk: boolean; optional?: boolean };
-const named = (raw: string): Name => ({ text: clean(raw), hasAsterisk: requiredMarker.test(raw.replace(/\s+/g, ' ').trim()), optional: optionalMarker.test(raw) });
+const named = (raw: string): Name => ({
+  text: clean(raw),
+  hasAsterisk: requiredMarker.test(raw.replace(/\s+/g, ' ').trim()),
+  optional: optionalMarker.test(raw),
+});
 
 /** The accessible name of a control, by the same precedence a screen reader uses, then the text before it. */
 function accessibleName($: CheerioAPI, control: Cheerio<Element>): Name {
   const candidates: string[] = [];
   const labelledBy = control.attr('aria-labelledby');
-  if (labelledBy) candidates.push(labelledBy.split(/\s+/).map((id) => $(`[id="${id}"]`).text()).join(' '));
+  if (labelledBy)
+    candidates.push(
+      labelledBy
+        .split(/\s+/)
+        .map((id) => $(`[id="${id}"]`).text())
+        .join(' '),
+    );
   candidates.push(control.attr('aria-label') ?? '');
   const id = control.attr('id');
   if (id) candidates.push(textWithoutControls($(`label[for="${id}"]`).first()));
@@ -49,7 +77,8 @@ function groupName($: CheerioAPI, controls: Cheerio<Element>, sections: Map<Elem
   const first = controls.first();
   const members = new Set(controls.toArray());
   let group = first.closest('fieldset, [role="radiogroup"], [role="group"]') as Cheerio<Element>;
-  if (group.is('fieldset') && isSectionFieldset($, group, sections)) group = first.closest('[role="radiogroup"], [role="group"]') as Cheerio<Element>;
+  if (group.is('fieldset') && isSectionFieldset($, group, sections))
+    group = first.closest('[role="radiogroup"], [role="group"]') as Cheerio<Element>;
   const requiredGroup = group.attr('aria-required') === 'true';
   const legend = group.is('fieldset') ? group.children('legend').first().text() : '';
   const labelledBy = group.attr('aria-labelledby');
@@ -91,12 +120,22 @@ function isRequired(control: Cheerio<Element>, hasAsterisk: boolean): boolean {
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 80) || 'field';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '')
+      .slice(0, 80) || 'field'
+  );
 }
 
 function optionLabel($: CheerioAPI, control: Cheerio<Element>): string {
   const id = control.attr('id');
-  const own = [control.attr('aria-label') ?? '', id ? textWithoutControls($(`label[for="${id}"]`).first()) : '', control.closest('label').length ? textWithoutControls(control.closest('label')) : ''];
+  const own = [
+    control.attr('aria-label') ?? '',
+    id ? textWithoutControls($(`label[for="${id}"]`).first()) : '',
+    control.closest('label').length ? textWithoutControls(control.closest('label')) : '',
+  ];
   // A styled option without a label: its text sits beside it in a wrapper holding only this control.
   const wrapper = control.parent();
   if (wrapper.find('input, select, textarea').length === 1) own.push(textWithoutControls(wrapper));
@@ -114,7 +153,8 @@ export function extractHtmlForm(html: string, options: { defaultLabel: string })
   if (botWall.test($.html('[class], iframe[src], script[src]').slice(0, 200_000)) && $('form input:not([type=hidden])').length === 0) {
     return { ok: false, errorCode: 'BotDetection', detail: 'captcha or bot wall instead of a form' };
   }
-  if ($('input[type="password"]').length > 0) return { ok: false, errorCode: 'LoginRequired', detail: 'a password field: the form is behind a login' };
+  if ($('input[type="password"]').length > 0)
+    return { ok: false, errorCode: 'LoginRequired', detail: 'a password field: the form is behind a login' };
   const forms = $('form').filter((_, form) => $(form).find('input:not([type=hidden]), select, textarea').length > 0);
   if (forms.length === 0) {
     if (closedPosting.test(bodyText)) return { ok: false, errorCode: 'JobExpired', detail: 'the page says the posting is closed' };
@@ -134,7 +174,8 @@ export function extractHtmlForm(html: string, options: { defaultLabel: string })
   // The last heading seen in each scope: a section fieldset, a form, or the page outside forms.
   const headingIn = new Map<Element | null, string>();
   const pageTitle = clean($('h1').first().text()) || options.defaultLabel;
-  const scopeOf = (node: Cheerio<Element>): Element | null => sectionFieldsetOf($, node, sections)?.get(0) ?? (node.closest('form').get(0) as Element | undefined) ?? null;
+  const scopeOf = (node: Cheerio<Element>): Element | null =>
+    sectionFieldsetOf($, node, sections)?.get(0) ?? (node.closest('form').get(0) as Element | undefined) ?? null;
   /** The section a control belongs to: a heading in its scope, its section's legend, the form's title. */
   const sectionOf = (control: Cheerio<Element>, fieldset: Cheerio<Element> | null): string => {
     if (fieldset) return headingIn.get(fieldset.get(0) ?? null) ?? clean(sectionLegend(fieldset));
@@ -205,7 +246,8 @@ export function extractHtmlForm(html: string, options: { defaultLabel: string })
         question: group.text,
         inputType: type === 'radio' ? 'SelectOne' : 'SelectMultiple',
         label: section,
-        mandatory: members.toArray().some((member) => isRequired($(member), false)) || group.hasAsterisk || group.requiredGroup || partRequired,
+        mandatory:
+          members.toArray().some((member) => isRequired($(member), false)) || group.hasAsterisk || group.requiredGroup || partRequired,
         ...(category ? { category } : {}),
         options: members.toArray().map((member) => ({ answer: optionLabel($, $(member)), conditionalQuestions: [] })),
       });
@@ -232,7 +274,10 @@ export function extractHtmlForm(html: string, options: { defaultLabel: string })
     } else if (tag === 'textarea') {
       questions.push({ ...base, inputType: 'TextArea' });
     } else if (type === 'file') {
-      const accept = (element.attr('accept') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+      const accept = (element.attr('accept') ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       questions.push({ ...base, inputType: 'File', ...(accept.length > 0 ? { accept } : {}) });
     } else if (type === 'date' || type === 'datetime-local' || type === 'month') {
       questions.push({ ...base, inputType: 'Date' });

@@ -36,7 +36,9 @@ export function createHtmlPageMiner(options: { fetch: SafeFetch; timeoutMs: numb
     try {
       html = await response.text();
     } catch (error) {
-      return error instanceof FetchTimeoutError ? failed('NavigationTimeout', error.message) : failed('GenericWebsiteError', (error as Error).message);
+      return error instanceof FetchTimeoutError
+        ? failed('NavigationTimeout', error.message)
+        : failed('GenericWebsiteError', (error as Error).message);
     }
     const extracted = extractHtmlForm(html, { defaultLabel: jobPost.jobTitle });
     if (!extracted.ok) return failed(extracted.errorCode, extracted.detail);

@@ -29,14 +29,18 @@ function collectText(nodes: readonly AnyNode[], skipClasses: readonly string[], 
 export function visibleLabel(element: Cheerio<AnyNode>, skipClasses: readonly string[] = []): string {
   const out: string[] = [];
   collectText(element.toArray(), [...skippedClasses, ...skipClasses], out);
-  return cleanText(out.join('')).replace(/\s*[*✱]\s*$/, '').trim();
+  return cleanText(out.join(''))
+    .replace(/\s*[*✱]\s*$/, '')
+    .trim();
 }
 
 const notAnswerable = new Set(['hidden', 'submit', 'button', 'reset', 'image']);
 
 /** A control a person answers: not hidden, not disabled, not a button. */
 export function isAnswerable(control: Cheerio<AnyNode>): boolean {
-  return control.is('input, select, textarea') && !notAnswerable.has((control.attr('type') ?? '').toLowerCase()) && !control.is('[disabled]');
+  return (
+    control.is('input, select, textarea') && !notAnswerable.has((control.attr('type') ?? '').toLowerCase()) && !control.is('[disabled]')
+  );
 }
 
 export function answerableControls($: CheerioAPI, scope: Cheerio<AnyNode>): Cheerio<Element> {

@@ -56,7 +56,8 @@ export function extractJazzForm(html: string, label: string): Question[] {
   const $ = load(html);
   const form = $('#form_submit_new_resume').first().length ? $('#form_submit_new_resume').first() : $('form').first();
   if (!form.length) {
-    if (/no longer (accepting|available|open)|position (has been )?(closed|filled)/i.test($('body').text())) throw new MiningFailure('JobExpired', 'JazzHR says the position is closed');
+    if (/no longer (accepting|available|open)|position (has been )?(closed|filled)/i.test($('body').text()))
+      throw new MiningFailure('JobExpired', 'JazzHR says the position is closed');
     throw new MiningFailure('FormNotFound', 'no application form on the JazzHR page');
   }
   const questions: Question[] = [];
@@ -71,19 +72,28 @@ export function extractJazzForm(html: string, label: string): Question[] {
       const parts = answerableControls($, address).toArray();
       parts.forEach((part) => done.add(part));
       const groupLabel = $('#resumator-address-label');
-      questions.push(buildQuestion({
-        id: 'resumator-address',
-        question: visibleLabel(groupLabel) || 'Address',
-        inputType: 'FragmentedQuestion',
-        label,
-        mandatory: hasAsterisk(groupLabel),
-        category: 'address',
-        options: parts.map((part) => {
-          const partName = $(part).attr('name') ?? '';
-          // The asterisk on "Address" marks the whole block: a required address needs every part of it.
-          return buildQuestion({ id: partName, question: $(part).attr('placeholder') ?? partName, inputType: 'Text', label, mandatory: hasAsterisk(groupLabel), category: categories[partName] });
+      questions.push(
+        buildQuestion({
+          id: 'resumator-address',
+          question: visibleLabel(groupLabel) || 'Address',
+          inputType: 'FragmentedQuestion',
+          label,
+          mandatory: hasAsterisk(groupLabel),
+          category: 'address',
+          options: parts.map((part) => {
+            const partName = $(part).attr('name') ?? '';
+            // The asterisk on "Address" marks the whole block: a required address needs every part of it.
+            return buildQuestion({
+              id: partName,
+              question: $(part).attr('placeholder') ?? partName,
+              inputType: 'Text',
+              label,
+              mandatory: hasAsterisk(groupLabel),
+              category: categories[partName],
+            });
+          }),
         }),
-      }));
+      );
       return;
     }
 
@@ -93,14 +103,16 @@ export function extractJazzForm(html: string, label: string): Question[] {
       boxes.forEach((box) => done.add(box));
       const answer = group.find('input[type="hidden"][name^="resumator-questionnaire["]').first();
       const questionLabel = group.find('label.control-label').first();
-      questions.push(buildQuestion({
-        id: answer.attr('name') ?? name,
-        question: visibleLabel(questionLabel),
-        inputType: 'SelectMultiple',
-        label,
-        mandatory: hasAsterisk(questionLabel),
-        options: choices(boxes.map((box) => visibleLabel($(box).closest('label')) || $(box).attr('value'))),
-      }));
+      questions.push(
+        buildQuestion({
+          id: answer.attr('name') ?? name,
+          question: visibleLabel(questionLabel),
+          inputType: 'SelectMultiple',
+          label,
+          mandatory: hasAsterisk(questionLabel),
+          options: choices(boxes.map((box) => visibleLabel($(box).closest('label')) || $(box).attr('value'))),
+        }),
+      );
       return;
     }
 
@@ -109,22 +121,36 @@ export function extractJazzForm(html: string, label: string): Question[] {
       const group = form.find(`input[type="radio"][name="${name}"]`).toArray();
       group.forEach((radio) => done.add(radio));
       const groupLabel = control.closest('.form-group').find('label.control-label').first();
-      questions.push(buildQuestion({
-        id: name,
-        question: visibleLabel(groupLabel) || name,
-        inputType: 'SelectOne',
-        label,
-        mandatory: hasAsterisk(groupLabel),
-        category: categories[name],
-        options: choices(group.map((radio) => visibleLabel($(radio).closest('label')) || $(radio).attr('value'))),
-      }));
+      questions.push(
+        buildQuestion({
+          id: name,
+          question: visibleLabel(groupLabel) || name,
+          inputType: 'SelectOne',
+          label,
+          mandatory: hasAsterisk(groupLabel),
+          category: categories[name],
+          options: choices(group.map((radio) => visibleLabel($(radio).closest('label')) || $(radio).attr('value'))),
+        }),
+      );
       return;
     }
 
     const questionLabel = labelFor($, control);
-    const base = { id: name, question: visibleLabel(questionLabel) || name, label, mandatory: hasAsterisk(questionLabel), category: categories[name] };
+    const base = {
+      id: name,
+      question: visibleLabel(questionLabel) || name,
+      label,
+      mandatory: hasAsterisk(questionLabel),
+      category: categories[name],
+    };
     if (control.is('select')) {
-      questions.push(buildQuestion({ ...base, inputType: control.is('[multiple]') ? 'SelectMultiple' : 'SelectOne', options: choices(selectAnswers($, control, noSelection)) }));
+      questions.push(
+        buildQuestion({
+          ...base,
+          inputType: control.is('[multiple]') ? 'SelectMultiple' : 'SelectOne',
+          options: choices(selectAnswers($, control, noSelection)),
+        }),
+      );
     } else if (control.is('textarea')) {
       questions.push(buildQuestion({ ...base, inputType: 'TextArea' }));
     } else if (control.attr('type') === 'file') {

@@ -54,22 +54,42 @@ const standardCategories: Record<string, Category | null> = {
   'eeo[disability]': 'disability',
 };
 
-function cardQuestions(template: z.infer<typeof CardTemplate>, answerName: (index: number) => string, label: string, optional: boolean): Question[] {
+function cardQuestions(
+  template: z.infer<typeof CardTemplate>,
+  answerName: (index: number) => string,
+  label: string,
+  optional: boolean,
+): Question[] {
   const questions: Question[] = [];
   const instructions = template.instructions?.trim() ?? '';
   if (instructions && htmlToText(instructions)) {
-    questions.push(buildQuestion({ id: `${answerName(0).replace(/\[field0\]$/, '')}[instructions]`, question: htmlToText(instructions), inputType: 'TextLiteral', label, mandatory: false, category: null, value: instructions }));
+    questions.push(
+      buildQuestion({
+        id: `${answerName(0).replace(/\[field0\]$/, '')}[instructions]`,
+        question: htmlToText(instructions),
+        inputType: 'TextLiteral',
+        label,
+        mandatory: false,
+        category: null,
+        value: instructions,
+      }),
+    );
   }
   template.fields.forEach((field, index) => {
     const inputType = cardTypes[field.type] ?? 'Text';
-    questions.push(buildQuestion({
-      id: answerName(index),
-      question: field.text,
-      inputType,
-      label,
-      mandatory: !optional && field.required === true,
-      options: inputType === 'SelectOne' || inputType === 'SelectMultiple' ? choices((field.options ?? []).map((option) => option.text)) : undefined,
-    }));
+    questions.push(
+      buildQuestion({
+        id: answerName(index),
+        question: field.text,
+        inputType,
+        label,
+        mandatory: !optional && field.required === true,
+        options:
+          inputType === 'SelectOne' || inputType === 'SelectMultiple'
+            ? choices((field.options ?? []).map((option) => option.text))
+            : undefined,
+      }),
+    );
   });
   return questions;
 }
@@ -88,13 +108,23 @@ function standardQuestion($: CheerioAPI, row: Cheerio<Element>, label: string): 
     const group = controls.filter((_, element) => $(element).attr('name') === name);
     if (type === 'checkbox' && group.length === 1) return buildQuestion({ ...base, inputType: 'Boolean' });
     // EEO options carry a long explanation beside their words; the answer is the words.
-    const answers = group.toArray().map((element) => visibleLabel($(element).closest('label'), ['eeo-option-description']) || ($(element).attr('value') ?? ''));
+    const answers = group
+      .toArray()
+      .map((element) => visibleLabel($(element).closest('label'), ['eeo-option-description']) || ($(element).attr('value') ?? ''));
     return buildQuestion({ ...base, inputType: type === 'radio' ? 'SelectOne' : 'SelectMultiple', options: choices(answers) });
   }
-  if (first.is('select')) return buildQuestion({ ...base, inputType: first.is('[multiple]') ? 'SelectMultiple' : 'SelectOne', options: choices(selectAnswers($, first)) });
+  if (first.is('select'))
+    return buildQuestion({
+      ...base,
+      inputType: first.is('[multiple]') ? 'SelectMultiple' : 'SelectOne',
+      options: choices(selectAnswers($, first)),
+    });
   if (first.is('textarea')) return buildQuestion({ ...base, inputType: 'TextArea' });
   if (type === 'file') {
-    const accept = (first.attr('accept') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    const accept = (first.attr('accept') ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     return buildQuestion({ ...base, inputType: 'File', accept });
   }
   return buildQuestion({ ...base, inputType: 'Text' });
@@ -119,7 +149,8 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
   const $ = load(html);
   const form = $('form#application-form').first().length ? $('form#application-form').first() : $('form').first();
   if (!form.length) {
-    if (/no longer (accepting|available|open)|has been filled|posting (is )?closed/i.test($('body').text())) throw new MiningFailure('JobExpired', 'Lever says the posting is closed');
+    if (/no longer (accepting|available|open)|has been filled|posting (is )?closed/i.test($('body').text()))
+      throw new MiningFailure('JobExpired', 'Lever says the posting is closed');
     throw new MiningFailure('FormNotFound', 'no application form on the Lever page');
   }
   const questions: Question[] = [];
@@ -131,7 +162,9 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
     if (card.length) {
       const cardId = /^cards\[([^\]]+)\]/.exec(card.attr('name') ?? '')?.[1] ?? '';
       const template = parseTemplate(card.attr('value'), 'card');
-      questions.push(...cardQuestions(template, (index) => `cards[${cardId}][field${index}]`, cleanText(template.text ?? '') || label, false));
+      questions.push(
+        ...cardQuestions(template, (index) => `cards[${cardId}][field${index}]`, cleanText(template.text ?? '') || label, false),
+      );
       return;
     }
     const survey = section.find('[name^="surveysResponses["][name$="[baseTemplate]"], [data-name^="surveysResponses["]').first();
@@ -140,16 +173,34 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
       const surveyId = /^surveysResponses\[([^\]]+)\]/.exec(name)?.[1] ?? '';
       const template = parseTemplate(survey.attr('value') ?? survey.attr('data-value'), 'survey');
       // Surveys are voluntary: every field optional whatever the template says.
-      questions.push(...cardQuestions(template, (index) => `surveysResponses[${surveyId}][responses][field${index}]`, cleanText(template.text ?? '') || label, true));
+      questions.push(
+        ...cardQuestions(
+          template,
+          (index) => `surveysResponses[${surveyId}][responses][field${index}]`,
+          cleanText(template.text ?? '') || label,
+          true,
+        ),
+      );
       return;
     }
     const signatureRows = section.find('#disabilitySignatureSection .application-question');
     const signature = signatureRows.toArray().flatMap((row) => {
-      const question = standardQuestion($, $(row), section.find('h4').last().text() ? visibleLabel(section.find('h4').last(), ['eeo-light-text']) : label);
+      const question = standardQuestion(
+        $,
+        $(row),
+        section.find('h4').last().text() ? visibleLabel(section.find('h4').last(), ['eeo-light-text']) : label,
+      );
       if (!question) return [];
       // "Name and date are only required if you filled out Disability status."
       const date = /date/i.test(question.id);
-      return [{ ...question, mandatory: true, inputType: date ? ('Date' as const) : question.inputType, ...(date ? {} : { category: 'fullName' as const }) }];
+      return [
+        {
+          ...question,
+          mandatory: true,
+          inputType: date ? ('Date' as const) : question.inputType,
+          ...(date ? {} : { category: 'fullName' as const }),
+        },
+      ];
     });
     // The EEO section holds several headed blocks (EEO, veteran, disability): each row takes the last heading.
     let rowLabel = label;
@@ -163,7 +214,9 @@ export function extractLeverForm(html: string, fallbackLabel: string): Question[
       const question = standardQuestion($, row, rowLabel);
       if (!question) return;
       if (question.id === 'eeo[disability]' && signature.length > 0) {
-        question.options = (question.options ?? []).map((option) => ('answer' in option ? { answer: option.answer, conditionalQuestions: signature } : option));
+        question.options = (question.options ?? []).map((option) =>
+          'answer' in option ? { answer: option.answer, conditionalQuestions: signature } : option,
+        );
       }
       questions.push(question);
     });

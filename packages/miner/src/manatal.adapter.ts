@@ -20,7 +20,12 @@ const ManatalForm = z.array(
 );
 
 // Manatal's own candidate fields, by slug (cezkid/jobs manatal.md: 47 of 47 forms).
-const slugCategories: Record<string, Category> = { full_name: 'fullName', email: 'email', phone_number: 'phone', description: 'coverLetter' };
+const slugCategories: Record<string, Category> = {
+  full_name: 'fullName',
+  email: 'email',
+  phone_number: 'phone',
+  description: 'coverLetter',
+};
 const socialCategories: Record<number, Category> = { 3: 'linkedin' };
 const listTypes: Record<string, 'SelectOne' | 'SelectMultiple'> = {
   dropdown: 'SelectOne',
@@ -68,8 +73,11 @@ export const manatalAdapter =
     const page = await request(context, `${base}/${encodeURIComponent(target.org)}/job/${encodeURIComponent(target.jobHash)}/apply`);
     const jobId = jobIdPattern.exec(await readText(page))?.[1];
     if (!jobId) throw new MiningFailure('FormNotFound', 'the Manatal apply page names no job: the posting may have closed');
-    const response = await request(context, `${base}/api/v1.0/jobs/${jobId}/application-form/`, { headers: { accept: 'application/json' } });
-    if (response.headers.get('x-amzn-waf-action') === 'challenge') throw new MiningFailure('BotDetection', 'Manatal asked for a browser check');
+    const response = await request(context, `${base}/api/v1.0/jobs/${jobId}/application-form/`, {
+      headers: { accept: 'application/json' },
+    });
+    if (response.headers.get('x-amzn-waf-action') === 'challenge')
+      throw new MiningFailure('BotDetection', 'Manatal asked for a browser check');
     const fields = parsePayload(ManatalForm, await readJson(response), 'Manatal application form');
     if (fields.length === 0) throw new MiningFailure('FormNotFound', 'the Manatal form has no fields');
     return mapManatalForm(fields, context.jobPost.jobTitle);

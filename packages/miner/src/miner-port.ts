@@ -4,8 +4,7 @@ import type { MinedForm, MiningErrorCode } from '@quarry/contracts';
 export type JobPostToMine = { url: string; employer: string; jobTitle: string; country: string };
 
 export type MineOutcome =
-  | { ok: true; form: MinedForm; adapter: string }
-  | { ok: false; errorCode: MiningErrorCode; adapter: string | null; detail: string };
+  { ok: true; form: MinedForm; adapter: string } | { ok: false; errorCode: MiningErrorCode; adapter: string | null; detail: string };
 
 /**
  * A candidate account the client registered on one ATS tenant (Workday's account wall): the miner

@@ -10,12 +10,26 @@ import { createWorkdayMiner } from './browser/workday.miner.ts';
  * The miner of a worker process: vendor adapters, then the HTML miner, then (with a browser)
  * Chromium; with a browser, Workday postings are read behind the client's tenant account.
  */
-export function createProcessMiner(settings: MiningSettings, allowPrivate: string[], fetch: SafeFetch, chromium: ChromiumPool | null, signIns?: SignInMemory): Miner {
+export function createProcessMiner(
+  settings: MiningSettings,
+  allowPrivate: string[],
+  fetch: SafeFetch,
+  chromium: ChromiumPool | null,
+  signIns?: SignInMemory,
+): Miner {
   const browser = chromium
-    ? createBrowserFormMiner({ pool: chromium, allowPrivate, timeoutMs: settings.pageTimeoutMs, probeDepth: settings.browser.probeDepth, maxProbeChoices: 60 })
+    ? createBrowserFormMiner({
+        pool: chromium,
+        allowPrivate,
+        timeoutMs: settings.pageTimeoutMs,
+        probeDepth: settings.browser.probeDepth,
+        maxProbeChoices: 60,
+      })
     : undefined;
   // A sign-in and four saved steps: twice a page's time.
-  const workday = chromium ? createWorkdayMiner({ pool: chromium, allowPrivate, timeoutMs: 2 * settings.pageTimeoutMs, ...(signIns ? { signIns } : {}) }) : undefined;
+  const workday = chromium
+    ? createWorkdayMiner({ pool: chromium, allowPrivate, timeoutMs: 2 * settings.pageTimeoutMs, ...(signIns ? { signIns } : {}) })
+    : undefined;
   return createMiner({ fetch, timeoutMs: settings.pageTimeoutMs, browser, workday, endpoints: settings.atsEndpoints });
 }
 

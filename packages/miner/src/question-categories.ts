@@ -12,17 +12,26 @@ const fieldRules: Array<[Category, RegExp]> = [
   // Identity labels in English, German, French, Spanish, Italian, Dutch, Portuguese and Polish.
   ['email', /e-?mail|courriel|correo|posta elettronica/i],
   // "First and last name" in one field, before the rules that would take it for either half.
-  ['fullName', /first and last name|imi[ęe] i nazwisko|nome e cognome|nombre y apellidos?|vor\s*und nachname|nom et pr[ée]nom|pr[ée]nom et nom|voor\s*en achternaam/i],
+  [
+    'fullName',
+    /first and last name|imi[ęe] i nazwisko|nome e cognome|nombre y apellidos?|vor\s*und nachname|nom et pr[ée]nom|pr[ée]nom et nom|voor\s*en achternaam/i,
+  ],
   ['firstName', /first.?name|given.?name|fore.?name|vorname|pr[ée]nom|^nombre$|^nome$|primeiro nome|voornaam|^imi[ęe]$/i],
   ['lastName', /last.?name|sur.?name|family.?name|nachname|apellido|nom de famille|cognome|sobrenome|achternaam|nazwisko/i],
-  ['fullName', /full.?name|^name$|your name|legal name|^nom$|nom complet|nombre completo|nome completo|volledige naam|vollst[äa]ndiger name/i],
+  [
+    'fullName',
+    /full.?name|^name$|your name|legal name|^nom$|nom complet|nombre completo|nome completo|volledige naam|vollst[äa]ndiger name/i,
+  ],
   ['phone', /phone|mobile|telefon|tel[ée]fono|telefoon|t[ée]l[ée]phone|^tel$|celular|cellulare|^handy$|^gsm$/i],
   ['zip', /zip|postal|post.?code|\bplz\b|code postal|postleitzahl|^cap$|kod pocztowy/i],
   ['city', /\bcity\b|\btown\b|ville|stadt|ciudad|citt[àa]|cidade|woonplaats|miejscowo[śs][ćc]|^miasto$/i],
   ['country', /country|\bland\b|\bpays\b|pa[íi]s|paese|^kraj$/i],
   ['address', /address|street|adresse|direcci[óo]n|indirizzo|endere[çc]o|morada|^adres$/i],
   ['resume', /r[ée]sum[ée]|\bcv\b|curriculum|curr[íi]culo|lebenslauf|^[żz]yciorys$/i],
-  ['coverLetter', /cover.?letter|motivation|anschreiben|lettera di presentazione|carta de presentaci[óo]n|motivatiebrief|list motywacyjny/i],
+  [
+    'coverLetter',
+    /cover.?letter|motivation|anschreiben|lettera di presentazione|carta de presentaci[óo]n|motivatiebrief|list motywacyjny/i,
+  ],
   ['website', /website|portfolio|personal (site|url)|homepage/i],
 ];
 
@@ -31,9 +40,15 @@ const fieldRules: Array<[Category, RegExp]> = [
 const questionRules: Array<[Category, RegExp]> = [
   ['consent', /\bi (hereby )?(authori[sz]e|acknowledge|certify|consent|agree)\b|consent|privacy|gdpr|terms and conditions/i],
   ['salary', /salary|compensation|pay expectation|desired pay|expected pay|gehalt|salaire/i],
-  ['startDate', /start date|notice period|available to start|earliest start|when can you start|how soon (can|could|would) you (be able to )?start|date available/i],
+  [
+    'startDate',
+    /start date|notice period|available to start|earliest start|when can you start|how soon (can|could|would) you (be able to )?start|date available/i,
+  ],
   // "authorized to work … without sponsorship" is about authorization; "require sponsorship" is not.
-  ['workAuthorization', /authori[sz]ed to work|work authori[sz]ation|right to work|legally (authori[sz]ed|able|eligible)|work permit|eligible to work/i],
+  [
+    'workAuthorization',
+    /authori[sz]ed to work|work authori[sz]ation|right to work|legally (authori[sz]ed|able|eligible)|work permit|eligible to work/i,
+  ],
   ['sponsorship', /sponsor/i],
   ['relocation', /relocat/i],
   ['pronouns', /pronoun/i],
@@ -71,7 +86,12 @@ function match(rules: Array<[Category, RegExp]>, text: string): Category | undef
 }
 
 /** A category when the question clearly is one; otherwise none. */
-export function categorize(hints: { label: string; name?: string | undefined; autocomplete?: string | undefined; type?: string | undefined }): Category | undefined {
+export function categorize(hints: {
+  label: string;
+  name?: string | undefined;
+  autocomplete?: string | undefined;
+  type?: string | undefined;
+}): Category | undefined {
   const autocomplete = hints.autocomplete?.trim().toLowerCase().split(/\s+/).pop();
   if (autocomplete && autocompleteCategories[autocomplete]) return autocompleteCategories[autocomplete];
   if (hints.type === 'email') return 'email';
@@ -79,5 +99,7 @@ export function categorize(hints: { label: string; name?: string | undefined; au
   const label = hints.label.replace(/[_-]+/g, ' ').trim();
   const name = (hints.name ?? '').replace(/[_-]+/g, ' ').trim();
   const short = label.split(/\s+/).length <= maxFieldLabelWords;
-  return (short ? match(fieldRules, label) : undefined) ?? match(questionRules, label) ?? match(fieldRules, name) ?? match(questionRules, name);
+  return (
+    (short ? match(fieldRules, label) : undefined) ?? match(questionRules, label) ?? match(fieldRules, name) ?? match(questionRules, name)
+  );
 }

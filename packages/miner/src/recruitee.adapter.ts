@@ -47,20 +47,36 @@ function mapRecruiteeOffer(offer: Offer, fallbackLabel: string): Question[] {
     buildQuestion({ id: 'candidate.name', question: 'Full name', inputType: 'Text', label, mandatory: true, category: 'fullName' }),
     buildQuestion({ id: 'candidate.email', question: 'Email address', inputType: 'Text', label, mandatory: true, category: 'email' }),
   ];
-  const standard: Array<[Requirement: z.infer<typeof Requirement> | undefined, id: string, text: string, inputType: Question['inputType'], category: 'phone' | 'resume' | 'coverLetter' | null]> = [
+  const standard: Array<
+    [
+      Requirement: z.infer<typeof Requirement> | undefined,
+      id: string,
+      text: string,
+      inputType: Question['inputType'],
+      category: 'phone' | 'resume' | 'coverLetter' | null,
+    ]
+  > = [
     [offer.options_phone, 'candidate.phone', 'Phone number', 'Text', 'phone'],
     [offer.options_photo, 'candidate.photo', 'Photo', 'File', null],
     [offer.options_cv, 'candidate.cv', 'CV or resume', 'File', 'resume'],
     [offer.options_cover_letter, 'candidate.cover_letter', 'Cover letter', 'TextArea', 'coverLetter'],
   ];
   for (const [requirement, id, text, inputType, category] of standard) {
-    if (requirement === 'required' || requirement === 'optional') questions.push(buildQuestion({ id, question: text, inputType, label, mandatory: requirement === 'required', category }));
+    if (requirement === 'required' || requirement === 'optional')
+      questions.push(buildQuestion({ id, question: text, inputType, label, mandatory: requirement === 'required', category }));
   }
   for (const entry of offer.open_questions ?? []) {
     const inputType = kinds[entry.kind] ?? 'Text';
-    const base = { id: `open_question_${entry.id}`, question: htmlToText(entry.body), inputType, label, mandatory: entry.required === true };
+    const base = {
+      id: `open_question_${entry.id}`,
+      question: htmlToText(entry.body),
+      inputType,
+      label,
+      mandatory: entry.required === true,
+    };
     if (inputType === 'TextLiteral') questions.push(buildQuestion({ ...base, mandatory: false, category: null, value: entry.body }));
-    else if (inputType === 'SelectOne' || inputType === 'SelectMultiple') questions.push(buildQuestion({ ...base, options: choices((entry.open_question_options ?? []).map((option) => option.body)) }));
+    else if (inputType === 'SelectOne' || inputType === 'SelectMultiple')
+      questions.push(buildQuestion({ ...base, options: choices((entry.open_question_options ?? []).map((option) => option.body)) }));
     else questions.push(buildQuestion({ ...base, category: entry.kind === 'legal' ? 'consent' : undefined }));
   }
   return questions;
@@ -69,7 +85,9 @@ function mapRecruiteeOffer(offer: Offer, fallbackLabel: string): Question[] {
 export const recruiteeAdapter =
   (baseUrl: string): AtsAdapter<{ company: string; slug: string }> =>
   async (target, context) => {
-    const response = await request(context, `${expandBase(baseUrl, { company: target.company })}/api/offers/`, { headers: { accept: 'application/json' } });
+    const response = await request(context, `${expandBase(baseUrl, { company: target.company })}/api/offers/`, {
+      headers: { accept: 'application/json' },
+    });
     const { offers } = parsePayload(RecruiteeOffers, await readJson(response), 'Recruitee offers');
     // Only published offers are listed: a slug that is not there was closed or removed.
     const offer = offers.find((candidate) => candidate.slug === target.slug);

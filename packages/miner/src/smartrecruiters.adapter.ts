@@ -20,13 +20,29 @@ const ScreeningConfiguration = z.object({
       id: z.string(),
       label: z.string().optional(),
       repeatable: z.boolean().optional(),
-      fields: z.array(z.object({ id: z.string(), label: z.string().optional(), type: z.string(), required: z.boolean().optional(), values: z.array(z.object({ id: z.string(), label: z.string() })).optional() })),
+      fields: z.array(
+        z.object({
+          id: z.string(),
+          label: z.string().optional(),
+          type: z.string(),
+          required: z.boolean().optional(),
+          values: z.array(z.object({ id: z.string(), label: z.string() })).optional(),
+        }),
+      ),
     }),
   ),
 });
 type ScreeningField = z.infer<typeof ScreeningConfiguration>['questions'][number]['fields'][number];
 
-const fieldKinds: Record<string, Question['inputType']> = { INPUT_TEXT: 'Text', TEXTAREA: 'TextArea', SINGLE_SELECT: 'SelectOne', RADIO: 'SelectOne', MULTI_SELECT: 'SelectMultiple', CHECKBOX: 'SelectMultiple', INFORMATION: 'TextLiteral' };
+const fieldKinds: Record<string, Question['inputType']> = {
+  INPUT_TEXT: 'Text',
+  TEXTAREA: 'TextArea',
+  SINGLE_SELECT: 'SelectOne',
+  RADIO: 'SelectOne',
+  MULTI_SELECT: 'SelectMultiple',
+  CHECKBOX: 'SelectMultiple',
+  INFORMATION: 'TextLiteral',
+};
 
 /**
  * The screening questions under the ids the Application API transport answers them by:
@@ -38,14 +54,27 @@ const fieldKinds: Record<string, Question['inputType']> = { INPUT_TEXT: 'Text', 
 function mapScreening(configuration: z.infer<typeof ScreeningConfiguration>, label: string): Question[] {
   const questionOf = (id: string, field: ScreeningField, text: string, mandatory: boolean): Question => {
     const inputType = fieldKinds[field.type] ?? 'Text';
-    const options = inputType === 'SelectOne' || inputType === 'SelectMultiple' ? (field.values ?? []).map((value) => ({ answer: value.label, conditionalQuestions: [] })) : undefined;
-    return buildQuestion({ id, question: text, inputType, label: 'Screening questions', mandatory: inputType === 'TextLiteral' ? false : mandatory, category: null, ...(options ? { options } : {}), ...(inputType === 'TextLiteral' ? { value: text } : {}) });
+    const options =
+      inputType === 'SelectOne' || inputType === 'SelectMultiple'
+        ? (field.values ?? []).map((value) => ({ answer: value.label, conditionalQuestions: [] }))
+        : undefined;
+    return buildQuestion({
+      id,
+      question: text,
+      inputType,
+      label: 'Screening questions',
+      mandatory: inputType === 'TextLiteral' ? false : mandatory,
+      category: null,
+      ...(options ? { options } : {}),
+      ...(inputType === 'TextLiteral' ? { value: text } : {}),
+    });
   };
   return configuration.questions.map((question) => {
     const text = question.label ?? question.fields[0]?.label ?? question.id;
     const answerable = question.fields.filter((field) => field.type !== 'INFORMATION');
     const [only] = answerable;
-    if (only && answerable.length === 1 && !question.repeatable) return questionOf(`screening.${question.id}`, only, text, only.required === true);
+    if (only && answerable.length === 1 && !question.repeatable)
+      return questionOf(`screening.${question.id}`, only, text, only.required === true);
     if (answerable.length === 0 && question.fields[0]) return questionOf(`screening.${question.id}`, question.fields[0], text, false);
     return buildQuestion({
       id: `screening.${question.id}`,
@@ -54,7 +83,9 @@ function mapScreening(configuration: z.infer<typeof ScreeningConfiguration>, lab
       label,
       mandatory: answerable.some((field) => field.required === true),
       category: null,
-      options: answerable.map((field) => questionOf(`screening.${question.id}.${field.id}`, field, field.label ?? field.id, field.required === true)),
+      options: answerable.map((field) =>
+        questionOf(`screening.${question.id}.${field.id}`, field, field.label ?? field.id, field.required === true),
+      ),
     });
   });
 }
@@ -83,9 +114,11 @@ function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Que
     add({ id: 'confirmEmail', question: 'Confirm email', inputType: 'Text', mandatory: required(email), category: 'email' });
   }
   const residence = sets.placeOfResidence;
-  if (visible(residence)) add({ id: 'placeOfResidence', question: 'City', inputType: 'Text', mandatory: required(residence), category: 'city' });
+  if (visible(residence))
+    add({ id: 'placeOfResidence', question: 'City', inputType: 'Text', mandatory: required(residence), category: 'city' });
   const phone = sets.phoneNumber;
-  if (visible(phone)) add({ id: 'phoneNumber', question: 'Phone number', inputType: 'Text', mandatory: required(phone), category: 'phone' });
+  if (visible(phone))
+    add({ id: 'phoneNumber', question: 'Phone number', inputType: 'Text', mandatory: required(phone), category: 'phone' });
   const experience = sets.experience;
   if (visible(experience)) {
     // The page's toggles name no part of an entry; the parts are the Application API's Experience
@@ -99,7 +132,15 @@ function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Que
       inputType: 'ArrayOfObjects',
       mandatory: required(experience),
       category: 'experience',
-      options: [entry('title', 'Title', 'Text'), entry('company', 'Company', 'Text'), entry('current', 'I currently work here', 'Boolean'), entry('startDate', 'From', 'Date'), entry('endDate', 'To', 'Date'), entry('location', 'Office location', 'Text'), entry('description', 'Description', 'TextArea')],
+      options: [
+        entry('title', 'Title', 'Text'),
+        entry('company', 'Company', 'Text'),
+        entry('current', 'I currently work here', 'Boolean'),
+        entry('startDate', 'From', 'Date'),
+        entry('endDate', 'To', 'Date'),
+        entry('location', 'Office location', 'Text'),
+        entry('description', 'Description', 'TextArea'),
+      ],
     });
   }
   const education = sets.education;
@@ -107,17 +148,65 @@ function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Que
     const institution = part(education, 'institution');
     const dates = part(education, 'educationDates');
     const subs: Question[] = [];
-    if (visible(institution)) subs.push(buildQuestion({ id: 'education.institution', question: 'Institution', inputType: 'Text', label: 'Education', mandatory: required(institution), category: null }));
+    if (visible(institution))
+      subs.push(
+        buildQuestion({
+          id: 'education.institution',
+          question: 'Institution',
+          inputType: 'Text',
+          label: 'Education',
+          mandatory: required(institution),
+          category: null,
+        }),
+      );
     // The Application API's Education requires a degree and takes a major and a description
     // (open_api_smart_recruiters_sdk Education), which the page's toggles do not list.
-    subs.push(buildQuestion({ id: 'education.degree', question: 'Degree', inputType: 'Text', label: 'Education', mandatory: true, category: null }));
-    subs.push(buildQuestion({ id: 'education.major', question: 'Major', inputType: 'Text', label: 'Education', mandatory: false, category: null }));
+    subs.push(
+      buildQuestion({ id: 'education.degree', question: 'Degree', inputType: 'Text', label: 'Education', mandatory: true, category: null }),
+    );
+    subs.push(
+      buildQuestion({ id: 'education.major', question: 'Major', inputType: 'Text', label: 'Education', mandatory: false, category: null }),
+    );
     if (visible(dates)) {
-      subs.push(buildQuestion({ id: 'education.startDate', question: 'Start date', inputType: 'Date', label: 'Education', mandatory: required(dates), category: null }));
-      subs.push(buildQuestion({ id: 'education.endDate', question: 'End date', inputType: 'Date', label: 'Education', mandatory: required(dates), category: null }));
+      subs.push(
+        buildQuestion({
+          id: 'education.startDate',
+          question: 'Start date',
+          inputType: 'Date',
+          label: 'Education',
+          mandatory: required(dates),
+          category: null,
+        }),
+      );
+      subs.push(
+        buildQuestion({
+          id: 'education.endDate',
+          question: 'End date',
+          inputType: 'Date',
+          label: 'Education',
+          mandatory: required(dates),
+          category: null,
+        }),
+      );
     }
-    subs.push(buildQuestion({ id: 'education.description', question: 'Description', inputType: 'TextArea', label: 'Education', mandatory: false, category: null }));
-    add({ id: 'education', question: 'Education', inputType: 'ArrayOfObjects', mandatory: required(education), category: 'education', options: subs });
+    subs.push(
+      buildQuestion({
+        id: 'education.description',
+        question: 'Description',
+        inputType: 'TextArea',
+        label: 'Education',
+        mandatory: false,
+        category: null,
+      }),
+    );
+    add({
+      id: 'education',
+      question: 'Education',
+      inputType: 'ArrayOfObjects',
+      mandatory: required(education),
+      category: 'education',
+      options: subs,
+    });
   }
   const social = sets.socialProfiles;
   if (visible(social)) {
@@ -135,7 +224,14 @@ function mapSmartConfig(config: z.infer<typeof SmartConfig>, label: string): Que
   const resume = sets.resume;
   if (visible(resume)) add({ id: 'resume', question: 'Resume', inputType: 'File', mandatory: required(resume), category: 'resume' });
   const message = sets.messageToHiringManager;
-  if (visible(message)) add({ id: 'messageToHiringManager', question: 'Message to the hiring manager', inputType: 'TextArea', mandatory: required(message), category: 'coverLetter' });
+  if (visible(message))
+    add({
+      id: 'messageToHiringManager',
+      question: 'Message to the hiring manager',
+      inputType: 'TextArea',
+      mandatory: required(message),
+      category: 'coverLetter',
+    });
   // easyApply is "apply with Indeed/LinkedIn/Seek" buttons, not a question.
   return questions;
 }
@@ -144,21 +240,39 @@ export const smartRecruitersAdapter =
   (options: { apiBaseUrl: string; jobsBaseUrl: string }): AtsAdapter<{ company: string; postingId: string }> =>
   async (target, context) => {
     const company = encodeURIComponent(target.company);
-    const postingResponse = await request(context, `${expandBase(options.apiBaseUrl, {})}/v1/companies/${company}/postings/${encodeURIComponent(target.postingId)}`, {
-      headers: { accept: 'application/json' },
-    });
+    const postingResponse = await request(
+      context,
+      `${expandBase(options.apiBaseUrl, {})}/v1/companies/${company}/postings/${encodeURIComponent(target.postingId)}`,
+      {
+        headers: { accept: 'application/json' },
+      },
+    );
     const posting = parsePayload(SmartPosting, await readJson(postingResponse), 'SmartRecruiters posting');
     if (posting.active === false) throw new MiningFailure('JobExpired', 'the SmartRecruiters posting is not active');
-    const configResponse = await request(context, `${expandBase(options.jobsBaseUrl, {})}/oneclick-ui/api/company/${company}/publication/${encodeURIComponent(posting.uuid)}/config`, {
-      headers: { accept: 'application/json' },
-    });
+    const configResponse = await request(
+      context,
+      `${expandBase(options.jobsBaseUrl, {})}/oneclick-ui/api/company/${company}/publication/${encodeURIComponent(posting.uuid)}/config`,
+      {
+        headers: { accept: 'application/json' },
+      },
+    );
     const config = parsePayload(SmartConfig, await readJson(configResponse), 'SmartRecruiters application configuration');
     const label = posting.name ?? context.jobPost.jobTitle;
     const questions = mapSmartConfig(config, label);
     // Screening questions come after Next on the page and, through the API, only with the employer's key.
     if (!context.credential || context.credential.board.toLowerCase() !== target.company.toLowerCase()) return questions;
-    const screeningResponse = await request(context, `${expandBase(options.apiBaseUrl, {})}/postings/${encodeURIComponent(posting.uuid)}/configuration`, {
-      headers: { accept: 'application/json', 'x-smarttoken': context.credential.key },
-    });
-    return [...questions, ...mapScreening(parsePayload(ScreeningConfiguration, await readJson(screeningResponse), 'SmartRecruiters screening configuration'), label)];
+    const screeningResponse = await request(
+      context,
+      `${expandBase(options.apiBaseUrl, {})}/postings/${encodeURIComponent(posting.uuid)}/configuration`,
+      {
+        headers: { accept: 'application/json', 'x-smarttoken': context.credential.key },
+      },
+    );
+    return [
+      ...questions,
+      ...mapScreening(
+        parsePayload(ScreeningConfiguration, await readJson(screeningResponse), 'SmartRecruiters screening configuration'),
+        label,
+      ),
+    ];
   };

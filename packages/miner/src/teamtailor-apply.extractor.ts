@@ -46,7 +46,8 @@ export function extractTeamtailorForm(html: string, fallbackLabel: string): Ques
   const $ = load(html);
   const form = $('#job-application-form').first().length ? $('#job-application-form').first() : $('form').first();
   if (!form.length) {
-    if (/no longer (accepting|available|open)|job (is )?(closed|unpublished)/i.test($('body').text())) throw new MiningFailure('JobExpired', 'Teamtailor says the job is closed');
+    if (/no longer (accepting|available|open)|job (is )?(closed|unpublished)/i.test($('body').text()))
+      throw new MiningFailure('JobExpired', 'Teamtailor says the job is closed');
     throw new MiningFailure('FormNotFound', 'no application form on the Teamtailor page');
   }
   const questions: Question[] = [];
@@ -65,16 +66,20 @@ export function extractTeamtailorForm(html: string, fallbackLabel: string): Ques
       // The URL box that receives the upload sits inside a <template>, out of the parsed tree; the
       // label still points at its id (candidate_resume_remote_url → candidate[resume_remote_url]).
       const target = uploadLabel.attr('for') ?? '';
-      const name = element.find('input[name$="_remote_url]"]').first().attr('name') ?? (/^candidate_/.test(target) ? `candidate[${target.slice('candidate_'.length)}]` : target);
-      questions.push(buildQuestion({
-        id: name,
-        question: visibleLabel(uploadLabel) || name,
-        inputType: 'File',
-        label,
-        mandatory: markedRequired(uploadLabel),
-        category: categories[name],
-        accept: extensions([element.attr('data-forms--inputs--upload-accepted-files-value')]),
-      }));
+      const name =
+        element.find('input[name$="_remote_url]"]').first().attr('name') ??
+        (/^candidate_/.test(target) ? `candidate[${target.slice('candidate_'.length)}]` : target);
+      questions.push(
+        buildQuestion({
+          id: name,
+          question: visibleLabel(uploadLabel) || name,
+          inputType: 'File',
+          label,
+          mandatory: markedRequired(uploadLabel),
+          category: categories[name],
+          accept: extensions([element.attr('data-forms--inputs--upload-accepted-files-value')]),
+        }),
+      );
       return;
     }
     if (!isAnswerable(element)) return;
@@ -92,7 +97,8 @@ export function extractTeamtailorForm(html: string, fallbackLabel: string): Ques
       const answers = group.map((radio) => visibleLabel(labelOf($, $(radio))) || $(radio).attr('value'));
       const base = { id: name, question: legendText(legend), label, mandatory: fromWrapper ?? markedRequired(legend) };
       // Teamtailor boolean questions are a true/false radio pair.
-      if (values.length === 2 && values.includes('true') && values.includes('false')) questions.push(buildQuestion({ ...base, inputType: 'Boolean' }));
+      if (values.length === 2 && values.includes('true') && values.includes('false'))
+        questions.push(buildQuestion({ ...base, inputType: 'Boolean' }));
       else questions.push(buildQuestion({ ...base, inputType: 'SelectOne', options: choices(answers) }));
       return;
     }
@@ -104,12 +110,25 @@ export function extractTeamtailorForm(html: string, fallbackLabel: string): Ques
       group.forEach((box) => done.add(box));
       if (group.length > 1) {
         const multiple = wrapper.attr('data-question-multiple-choice') !== 'false';
-        questions.push(buildQuestion({ ...base, question: legendText(control.closest('fieldset').children('legend').first()) || text, inputType: multiple ? 'SelectMultiple' : 'SelectOne', options: choices(group.map((box) => visibleLabel(labelOf($, $(box))))) }));
+        questions.push(
+          buildQuestion({
+            ...base,
+            question: legendText(control.closest('fieldset').children('legend').first()) || text,
+            inputType: multiple ? 'SelectMultiple' : 'SelectOne',
+            options: choices(group.map((box) => visibleLabel(labelOf($, $(box))))),
+          }),
+        );
       } else {
         questions.push(buildQuestion({ ...base, inputType: 'Boolean' }));
       }
     } else if (control.is('select')) {
-      questions.push(buildQuestion({ ...base, inputType: control.is('[multiple]') || wrapper.attr('data-question-multiple-choice') === 'true' ? 'SelectMultiple' : 'SelectOne', options: choices(selectAnswers($, control)) }));
+      questions.push(
+        buildQuestion({
+          ...base,
+          inputType: control.is('[multiple]') || wrapper.attr('data-question-multiple-choice') === 'true' ? 'SelectMultiple' : 'SelectOne',
+          options: choices(selectAnswers($, control)),
+        }),
+      );
     } else if (control.is('textarea')) {
       questions.push(buildQuestion({ ...base, inputType: 'TextArea' }));
     } else if (type === 'file') {

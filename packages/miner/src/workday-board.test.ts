@@ -9,8 +9,12 @@ describe('the Workday board of a posting', () => {
   });
 
   it('is the host and the tenant the path names on myworkdaysite.com, with or without a locale', () => {
-    expect(workdayBoardOf('https://wd5.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1')).toBe('wd5.myworkdaysite.com/acme');
-    expect(workdayBoardOf('https://wd3.myworkdaysite.com/en-US/recruiting/Globex_Corp/Careers/job/Engineer_R2/apply')).toBe('wd3.myworkdaysite.com/globex_corp');
+    expect(workdayBoardOf('https://wd5.myworkdaysite.com/recruiting/acme/External/job/London/Engineer_R1')).toBe(
+      'wd5.myworkdaysite.com/acme',
+    );
+    expect(workdayBoardOf('https://wd3.myworkdaysite.com/en-US/recruiting/Globex_Corp/Careers/job/Engineer_R2/apply')).toBe(
+      'wd3.myworkdaysite.com/globex_corp',
+    );
   });
 
   it('is none for a shared host whose path names no tenant, and for other vendors', () => {
@@ -21,7 +25,9 @@ describe('the Workday board of a posting', () => {
   });
 
   it('of a page served under another name is its host, and its tenant when the path names one', () => {
-    expect(workdayBoardOfPage(new URL('http://127.0.0.1:4100/recruiting/acme/External/job/Remote/Developer_R1/apply/applyManually'))).toBe('127.0.0.1:4100/acme');
+    expect(workdayBoardOfPage(new URL('http://127.0.0.1:4100/recruiting/acme/External/job/Remote/Developer_R1/apply/applyManually'))).toBe(
+      '127.0.0.1:4100/acme',
+    );
     expect(workdayBoardOfPage(new URL('http://127.0.0.1:4100/acme/job/Remote/Developer_R1/apply/applyManually'))).toBe('127.0.0.1:4100');
   });
 });

@@ -55,7 +55,12 @@ describe('redaction by path', () => {
         req: {
           method: 'GET',
           url: '/v1/whoami',
-          headers: { authorization: 'Basic cXNfc2VjcmV0Og==', cookie: 'session=s3cr3t-cookie', 'x-api-key': 'key-123456789', accept: 'application/json' },
+          headers: {
+            authorization: 'Basic cXNfc2VjcmV0Og==',
+            cookie: 'session=s3cr3t-cookie',
+            'x-api-key': 'key-123456789',
+            accept: 'application/json',
+          },
         },
       },
       'request',
@@ -84,7 +89,15 @@ describe('redaction by path', () => {
     const line = only(lines());
     for (const key of Object.keys(secrets)) expect(line[key]).toBe(redacted);
     expect(line.jobPostId).toBe('jp_42');
-    for (const leaked of ['top-level-token-value', 'top-secret-value', 'top-jwt-secret-value', 'hunter2', 'api-key-value-42', 'pan-token-value-7', 'cookie-value-9']) {
+    for (const leaked of [
+      'top-level-token-value',
+      'top-secret-value',
+      'top-jwt-secret-value',
+      'hunter2',
+      'api-key-value-42',
+      'pan-token-value-7',
+      'cookie-value-9',
+    ]) {
       expect(raw()).not.toContain(leaked);
     }
   });
@@ -93,7 +106,14 @@ describe('redaction by path', () => {
     const { logger, lines, raw } = capture();
     logger.info(
       {
-        client: { clientId: 'cl_1', secret: 'nested-secret-1', jwtSecret: 'nested-jwt-2', password: 'nested-pass-3', apiKey: 'nested-key-4', panToken: 'nested-pan-5' },
+        client: {
+          clientId: 'cl_1',
+          secret: 'nested-secret-1',
+          jwtSecret: 'nested-jwt-2',
+          password: 'nested-pass-3',
+          apiKey: 'nested-key-4',
+          panToken: 'nested-pan-5',
+        },
         upstream: { authorization: 'Basic bmVzdGVkLWF1dGg=', cookies: ['nested-cookie-6'] },
         headers: { 'x-api-key': 'header-key-7' },
         response: { status: 200, headers: { 'x-api-key': 'header-key-8', 'content-type': 'text/html' } },
@@ -155,7 +175,10 @@ describe('redaction by name, at any depth', () => {
 
   it('strips secrets from the query strings of logged URLs, in fields and messages', () => {
     const { logger, raw, lines } = capture();
-    logger.info({ call: { url: 'https://api.lever.co/v0/postings/acme/0f3e?key=lever-posting-key-31&mode=json' } }, 'GET https://x.example/cb?token=t0k3n-22&api_key=ak-99#f');
+    logger.info(
+      { call: { url: 'https://api.lever.co/v0/postings/acme/0f3e?key=lever-posting-key-31&mode=json' } },
+      'GET https://x.example/cb?token=t0k3n-22&api_key=ak-99#f',
+    );
     const line = only(lines()) as { call: { url: string }; msg: string };
     expect(line.call.url).toBe('https://api.lever.co/v0/postings/acme/0f3e?key=[Redacted]&mode=json');
     expect(line.msg).toBe('GET https://x.example/cb?token=[Redacted]&api_key=[Redacted]#f');

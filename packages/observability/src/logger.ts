@@ -42,7 +42,10 @@ const uuid = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 const secretShapes: Array<[RegExp, (match: string, uuidMatched?: string) => string]> = [
   [/(?<![A-Za-z0-9_])v2:[A-Za-z0-9+/=_-]{296}(?![A-Za-z0-9_])/g, () => '[Redacted]'],
   [/(?<![A-Za-z0-9_])[A-Za-z0-9+/=_-]{164}(?![A-Za-z0-9_])/g, () => '[Redacted]'],
-  [new RegExp(`(?<![A-Za-z0-9_])(?:(${uuid})|(?:\\d[ -]?){12,18}\\d)(?![A-Za-z0-9_])`, 'g'), (match, uuidMatched) => uuidMatched ?? '[Redacted]'],
+  [
+    new RegExp(`(?<![A-Za-z0-9_])(?:(${uuid})|(?:\\d[ -]?){12,18}\\d)(?![A-Za-z0-9_])`, 'g'),
+    (match, uuidMatched) => uuidMatched ?? '[Redacted]',
+  ],
   [/\b(Basic|Bearer)\s+[A-Za-z0-9+/=._-]{8,}/gi, () => '[Redacted]'],
 ];
 
@@ -65,7 +68,8 @@ function mayHoldSecret(text: string): boolean {
 
 // A secret in a URL's query string (Lever's posting key travels as `?key=`, a callback URL may
 // carry a token): the value is masked, the parameter's name and the rest of the URL kept.
-const querySecret = /([?&](?:key|api[_-]?key|apikey|token|access[_-]?token|refresh[_-]?token|secret|client[_-]?secret|password|passwd|otp|sig|signature|auth)=)[^&#\s"'<>]+/gi;
+const querySecret =
+  /([?&](?:key|api[_-]?key|apikey|token|access[_-]?token|refresh[_-]?token|secret|client[_-]?secret|password|passwd|otp|sig|signature|auth)=)[^&#\s"'<>]+/gi;
 
 export function maskSecretShapes(text: string): string {
   let masked = text;
@@ -79,10 +83,32 @@ export function maskSecretShapes(text: string): string {
  * Field names whose values are secrets wherever they appear, at any depth, compared without case
  * and without `-` or `_` (`api_key`, `x-api-key` and `apiKey` alike).
  */
-const secretNames = new Set(
-  ['authorization', 'proxyauthorization', 'cookie', 'cookies', 'setcookie', 'xapikey', 'apikey', 'key', 'secret', 'jwtsecret', 'clientsecret', 'webhooksecret', 'password', 'passwd',
-    'otp', 'token', 'accesstoken', 'refreshtoken', 'idtoken', 'pantoken', 'pan', 'cvv', 'cvc', 'privatekey'],
-);
+const secretNames = new Set([
+  'authorization',
+  'proxyauthorization',
+  'cookie',
+  'cookies',
+  'setcookie',
+  'xapikey',
+  'apikey',
+  'key',
+  'secret',
+  'jwtsecret',
+  'clientsecret',
+  'webhooksecret',
+  'password',
+  'passwd',
+  'otp',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'pantoken',
+  'pan',
+  'cvv',
+  'cvc',
+  'privatekey',
+]);
 const isSecretName = (name: string) => secretNames.has(name.replace(/[-_]/g, '').toLowerCase());
 
 /** Masks every string inside a value (objects and arrays, 16 levels deep): error bodies, span attributes. */
@@ -95,7 +121,12 @@ function maskDeep(value: unknown, depth: number): unknown {
   if (depth > 15 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) return value;
   if (Array.isArray(value)) return value.map((item) => maskDeep(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, item !== undefined && item !== null && isSecretName(key) ? '[Redacted]' : maskDeep(item, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      item !== undefined && item !== null && isSecretName(key) ? '[Redacted]' : maskDeep(item, depth + 1),
+    ]),
+  );
 }
 
 export function createLogger(options: { level: string; name?: string; destination?: NodeJS.WritableStream }): Logger {

@@ -14,7 +14,11 @@ function capture() {
   const logger = createLogger({ level: 'info', name: 'store-health-test', destination });
   const lines = () => {
     logger.flush?.();
-    return chunks.join('').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as Record<string, unknown>);
+    return chunks
+      .join('')
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   };
   return { logger, lines };
 }

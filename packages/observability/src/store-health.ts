@@ -11,7 +11,8 @@ export type StoreHealth = {
 function reasonOf(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    const message = error.message || (error instanceof AggregateError ? error.errors.map((inner: Error) => inner.message).join('; ') : error.name);
+    const message =
+      error.message || (error instanceof AggregateError ? error.errors.map((inner: Error) => inner.message).join('; ') : error.name);
     return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
   }
   return String(error);

@@ -11,14 +11,22 @@ describe('maskingSpanExporter', () => {
     expect(token).toHaveLength(299);
     const memory = new InMemorySpanExporter();
     const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: maskingSpanExporter(memory) })] });
-    const span = provider.getTracer('test').startSpan(`POST /pay/${token}`, { attributes: { 'url.path': `/pay/${token}`, 'db.statement': `GETDEL card:${pan}`, 'http.response.status_code': 500 } });
+    const span = provider
+      .getTracer('test')
+      .startSpan(`POST /pay/${token}`, {
+        attributes: { 'url.path': `/pay/${token}`, 'db.statement': `GETDEL card:${pan}`, 'http.response.status_code': 500 },
+      });
     span.recordException(new Error(`card ${pan} refused`));
     span.setStatus({ code: SpanStatusCode.ERROR, message: `token ${token} refused` });
     span.end();
     await provider.forceFlush();
     const [exported] = memory.getFinishedSpans();
     expect(exported?.name).toBe('POST /pay/[Redacted]');
-    expect(exported?.attributes).toEqual({ 'url.path': '/pay/[Redacted]', 'db.statement': 'GETDEL card:[Redacted]', 'http.response.status_code': 500 });
+    expect(exported?.attributes).toEqual({
+      'url.path': '/pay/[Redacted]',
+      'db.statement': 'GETDEL card:[Redacted]',
+      'http.response.status_code': 500,
+    });
     expect(exported?.events[0]?.attributes?.['exception.message']).toBe('card [Redacted] refused');
     expect(exported?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'token [Redacted] refused' });
     expect(exported?.spanContext().traceId).toBe(span.spanContext().traceId);
@@ -29,7 +37,11 @@ describe('maskingSpanExporter', () => {
   it('exports a span holding nothing to mask as recorded, without a copy (a copy cost more than the span)', async () => {
     const memory = new InMemorySpanExporter();
     const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: maskingSpanExporter(memory) })] });
-    const span = provider.getTracer('test').startSpan('GET /v1/whoami', { attributes: { 'url.path': '/v1/whoami', 'http.route': '/v1/whoami', 'http.response.status_code': 200, 'a.list': ['one', 'two'] } });
+    const span = provider
+      .getTracer('test')
+      .startSpan('GET /v1/whoami', {
+        attributes: { 'url.path': '/v1/whoami', 'http.route': '/v1/whoami', 'http.response.status_code': 200, 'a.list': ['one', 'two'] },
+      });
     span.recordException(new Error('upstream answered 502 after 1200 ms'));
     span.end();
     await provider.forceFlush();
@@ -55,4 +67,3 @@ describe('maskingSpanExporter', () => {
     await provider.shutdown();
   });
 });
-

@@ -18,7 +18,12 @@ type Attributes = ReadableSpan['attributes'];
 function holdsSecret(attributes: Attributes | undefined): boolean {
   for (const key in attributes) {
     const value = attributes[key];
-    if (typeof value === 'string' ? maskSecretShapes(value) !== value : Array.isArray(value) && value.some((item) => typeof item === 'string' && maskSecretShapes(item) !== item)) return true;
+    if (
+      typeof value === 'string'
+        ? maskSecretShapes(value) !== value
+        : Array.isArray(value) && value.some((item) => typeof item === 'string' && maskSecretShapes(item) !== item)
+    )
+      return true;
   }
   return false;
 }
@@ -40,7 +45,12 @@ export function maskingSpanExporter(inner: SpanExporter): SpanExporter {
     return Object.create(span, {
       name: { value: name, enumerable: true },
       attributes: { value: attributes, enumerable: true },
-      events: { value: eventsHold ? span.events.map((event) => ({ ...event, ...(event.attributes ? { attributes: maskSecretsDeep(event.attributes) } : {}) })) : span.events, enumerable: true },
+      events: {
+        value: eventsHold
+          ? span.events.map((event) => ({ ...event, ...(event.attributes ? { attributes: maskSecretsDeep(event.attributes) } : {}) }))
+          : span.events,
+        enumerable: true,
+      },
       status: { value: message === undefined ? span.status : { ...span.status, message }, enumerable: true },
     }) as ReadableSpan;
   };

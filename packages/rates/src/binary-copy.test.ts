@@ -30,7 +30,8 @@ async function* chunked(bytes: Buffer, cuts: number[]): AsyncGenerator<Buffer> {
 
 async function read(source: AsyncIterable<Buffer>): Promise<Array<Array<string | null>>> {
   const rows: Array<Array<string | null>> = [];
-  for await (const row of binaryCopyRows(source)) rows.push(row.map((field: CopiedField) => (field === null ? null : Buffer.concat(field).toString('utf8'))));
+  for await (const row of binaryCopyRows(source))
+    rows.push(row.map((field: CopiedField) => (field === null ? null : Buffer.concat(field).toString('utf8'))));
   return rows;
 }
 
@@ -48,7 +49,14 @@ describe('binaryCopyRows', () => {
   it('reads every field as the bytes sent, however the stream is cut into chunks', async () => {
     expect(await read(chunked(bytes, []))).toEqual(expected);
     for (let cut = 1; cut < bytes.length; cut++) expect(await read(chunked(bytes, [cut]))).toEqual(expected);
-    expect(await read(chunked(bytes, Array.from({ length: bytes.length - 1 }, (_, index) => index + 1)))).toEqual(expected);
+    expect(
+      await read(
+        chunked(
+          bytes,
+          Array.from({ length: bytes.length - 1 }, (_, index) => index + 1),
+        ),
+      ),
+    ).toEqual(expected);
   });
 
   it('hands a field back as views of the chunks it arrived in, not a copy', async () => {

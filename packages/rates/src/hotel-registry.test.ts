@@ -20,12 +20,20 @@ afterAll(async () => {
 });
 
 const otaHotel = (hotelId: string, endpointUrl: string, bookingPageUrl: string) => ({
-  hotelId, name: hotelId, ibe: 'ota', address: '', countryCode: 'gb', bookingPageUrl,
+  hotelId,
+  name: hotelId,
+  ibe: 'ota',
+  address: '',
+  countryCode: 'gb',
+  bookingPageUrl,
   source: { kind: 'opentravel', endpointUrl, hotelCode: hotelId },
 });
 
 async function refusal(body: unknown, cardTransport?: CardTransportPolicy): Promise<string[]> {
-  const error = await upsertHotel({ db, ...(cardTransport ? { cardTransport } : {}) }, body).then(() => null, (thrown: unknown) => thrown);
+  const error = await upsertHotel({ db, ...(cardTransport ? { cardTransport } : {}) }, body).then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(AppError);
   expect((error as AppError).code).toBe('RequestParametersValidationError');
   return (error as AppError).details.messages ?? [];
@@ -40,13 +48,19 @@ describe('card data only over TLS', () => {
   });
 
   it('refuses an http: booking page of a booking-page hotel', async () => {
-    const body = { ...otaHotel('H-PAGE', 'https://unused.example.com/', 'http://book.example.com/'), source: { kind: 'booking-page', engine: 'demo-ibe' } };
+    const body = {
+      ...otaHotel('H-PAGE', 'https://unused.example.com/', 'http://book.example.com/'),
+      source: { kind: 'booking-page', engine: 'demo-ibe' },
+    };
     expect((await refusal(body)).map((message) => message.split(':')[0])).toEqual(['bookingPageUrl']);
   });
 
   it('with the development allowance, takes http: on a loopback address only, and logs each one it takes', async () => {
     const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
-    const cardTransport: CardTransportPolicy = { allowLoopbackHttp: true, warn: (fields, message) => void warnings.push({ fields, message }) };
+    const cardTransport: CardTransportPolicy = {
+      allowLoopbackHttp: true,
+      warn: (fields, message) => void warnings.push({ fields, message }),
+    };
     // Not loopback: refused even with the allowance (a test hotel runs on this machine).
     for (const host of ['ota.example.com', '10.0.0.5', '127.0.0.1.nip.io']) {
       expect(await refusal(otaHotel('H-REMOTE', `http://${host}/ota`, 'https://book.example.com/'), cardTransport)).toEqual([
@@ -63,8 +77,12 @@ describe('card data only over TLS', () => {
   });
 
   it('without the allowance (the default), refuses http: on loopback too', async () => {
-    expect((await refusal(otaHotel('H-LOOP2', 'http://127.0.0.1:9/ota', 'https://book.example.com/'))).map((message) => message.split(':')[0])).toEqual(['source.endpointUrl']);
-    expect((await refusal(otaHotel('H-LOOP2', 'http://127.0.0.1:9/ota', 'https://book.example.com/'), { allowLoopbackHttp: false })).length).toBe(1);
+    expect(
+      (await refusal(otaHotel('H-LOOP2', 'http://127.0.0.1:9/ota', 'https://book.example.com/'))).map((message) => message.split(':')[0]),
+    ).toEqual(['source.endpointUrl']);
+    expect(
+      (await refusal(otaHotel('H-LOOP2', 'http://127.0.0.1:9/ota', 'https://book.example.com/'), { allowLoopbackHttp: false })).length,
+    ).toBe(1);
   });
 
   it('takes https: everywhere', async () => {

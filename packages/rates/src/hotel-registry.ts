@@ -66,7 +66,10 @@ function refuseCardDataOverHttp(hotel: UpsertHotelBody, policy: CardTransportPol
   }
   if (problems.length > 0) throw validationError(problems);
   for (const { field, url } of allowed) {
-    policy.warn?.({ hotelId: hotel.hotelId, field, url }, 'card data to a loopback hotel over plain HTTP (ALLOW_LOOPBACK_HTTP_HOTELS, for tests and the demo only)');
+    policy.warn?.(
+      { hotelId: hotel.hotelId, field, url },
+      'card data to a loopback hotel over plain HTTP (ALLOW_LOOPBACK_HTTP_HOTELS, for tests and the demo only)',
+    );
   }
 }
 
@@ -83,7 +86,9 @@ export async function removeHotel(ports: { db: Queryable }, hotelId: string): Pr
 }
 
 /** Operator: the whole registry, with sources. */
-export async function listHotelsForOperator(ports: { db: Queryable }): Promise<Array<HotelListing & { bookingPageUrl: string; source: HotelRow['source'] }>> {
+export async function listHotelsForOperator(ports: {
+  db: Queryable;
+}): Promise<Array<HotelListing & { bookingPageUrl: string; source: HotelRow['source'] }>> {
   return (await listAllHotelRows(ports.db)).map((row) => ({ ...toListing(row), bookingPageUrl: row.bookingPageUrl, source: row.source }));
 }
 

@@ -49,7 +49,17 @@ export async function upsertHotelRow(db: Queryable, hotel: UpsertHotelBody): Pro
        country_code = EXCLUDED.country_code, booking_service_id = EXCLUDED.booking_service_id, guests = EXCLUDED.guests,
        booking_page_url = EXCLUDED.booking_page_url, source = EXCLUDED.source, updated_at = now()
      RETURNING ${columns}`,
-    [hotel.hotelId, hotel.name, hotel.ibe, hotel.address, hotel.countryCode, hotel.bookingServiceId, hotel.guests, hotel.bookingPageUrl, JSON.stringify(hotel.source)],
+    [
+      hotel.hotelId,
+      hotel.name,
+      hotel.ibe,
+      hotel.address,
+      hotel.countryCode,
+      hotel.bookingServiceId,
+      hotel.guests,
+      hotel.bookingPageUrl,
+      JSON.stringify(hotel.source),
+    ],
   );
   return toHotelRow(result.rows[0] as DbHotelRow);
 }
@@ -62,7 +72,11 @@ export async function deleteHotelRow(db: Queryable, hotelId: string): Promise<bo
 /** Operator view: any hotel, regardless of grants. */
 export async function findHotelRow(db: Queryable, hotelId: string): Promise<HotelRow | null> {
   // Named: a booking reads its hotel at every step (planned once per connection).
-  const result = await db.query<DbHotelRow>({ name: 'find-hotel-row', text: `SELECT ${columns} FROM hotels h WHERE h.hotel_id = $1`, values: [hotelId] });
+  const result = await db.query<DbHotelRow>({
+    name: 'find-hotel-row',
+    text: `SELECT ${columns} FROM hotels h WHERE h.hotel_id = $1`,
+    values: [hotelId],
+  });
   return result.rows[0] ? toHotelRow(result.rows[0]) : null;
 }
 
@@ -107,10 +121,10 @@ export async function insertGrants(db: Queryable, clientId: string, hotelIds: st
   const found = new Set(existing.rows.map((row) => row.hotel_id));
   const unknown = hotelIds.filter((hotelId) => !found.has(hotelId));
   if (unknown.length > 0) return unknown;
-  await db.query(
-    `INSERT INTO hotel_grants (client_id, hotel_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
-    [clientId, hotelIds],
-  );
+  await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [
+    clientId,
+    hotelIds,
+  ]);
   return [];
 }
 
@@ -124,6 +138,13 @@ export async function clientExists(db: Queryable, clientId: string): Promise<boo
   return result.rowCount === 1;
 }
 
-export async function insertRedirectClick(db: Queryable, click: { hotelId: string; clientId: string | null; userAgent: string | null }): Promise<void> {
-  await db.query('INSERT INTO redirect_clicks (hotel_id, client_id, user_agent) VALUES ($1, $2, $3)', [click.hotelId, click.clientId, click.userAgent]);
+export async function insertRedirectClick(
+  db: Queryable,
+  click: { hotelId: string; clientId: string | null; userAgent: string | null },
+): Promise<void> {
+  await db.query('INSERT INTO redirect_clicks (hotel_id, client_id, user_agent) VALUES ($1, $2, $3)', [
+    click.hotelId,
+    click.clientId,
+    click.userAgent,
+  ]);
 }

@@ -1,4 +1,15 @@
-export { changeGrants, getHotel, getHotelForOperator, listHotelSourceFailures, listHotels, listHotelsForOperator, redirectToBookingPage, removeHotel, toListing, upsertHotel } from './hotel-registry.ts';
+export {
+  changeGrants,
+  getHotel,
+  getHotelForOperator,
+  listHotelSourceFailures,
+  listHotels,
+  listHotelsForOperator,
+  redirectToBookingPage,
+  removeHotel,
+  toListing,
+  upsertHotel,
+} from './hotel-registry.ts';
 export type { CardTransportPolicy } from './hotel-registry.ts';
 export type { HotelRow } from './hotels.queries.ts';
 export { findGrantedHotelRow, findHotelRow } from './hotels.queries.ts';

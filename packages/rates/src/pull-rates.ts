@@ -14,7 +14,8 @@ function isRealDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
-const single = (value: unknown): string | undefined => (Array.isArray(value) ? (value.length === 1 ? String(value[0]) : undefined) : value === undefined ? undefined : String(value));
+const single = (value: unknown): string | undefined =>
+  Array.isArray(value) ? (value.length === 1 ? String(value[0]) : undefined) : value === undefined ? undefined : String(value);
 
 /**
  * Parses `GET /Pull/RatesFeed` parameters; every problem is listed, one message each, as the
@@ -40,7 +41,8 @@ export function parsePullQuery(query: Record<string, unknown>): PullQuery {
   const nights = Number(nightsText);
   if (query.nights === undefined || nightsText === '') messages.push('nights is required');
   else if (nightsText === undefined) messages.push('nights must be given once');
-  else if (!/^\d+$/.test(nightsText) || !Number.isSafeInteger(nights) || nights < 1) messages.push('nights must be an integer of at least 1');
+  else if (!/^\d+$/.test(nightsText) || !Number.isSafeInteger(nights) || nights < 1)
+    messages.push('nights must be an integer of at least 1');
 
   const guestsText = single(query.guests);
   let guests = 2;
@@ -81,7 +83,11 @@ const close = Buffer.from(']');
  * hash is taken from the cache, so a hot pull moves 32 bytes per hotel out of Postgres, not the
  * result, and no text is decoded and re-encoded.
  */
-export async function pullRates(ports: PullPorts, clientId: string, query: PullQuery): Promise<{ parts: Buffer[]; unknownHotelIds: string[] }> {
+export async function pullRates(
+  ports: PullPorts,
+  clientId: string,
+  query: PullQuery,
+): Promise<{ parts: Buffer[]; unknownHotelIds: string[] }> {
   const now = ports.now();
   const today = now.toISOString().slice(0, 10);
   const offsetDays = Math.round((Date.parse(`${query.checkIn}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS);

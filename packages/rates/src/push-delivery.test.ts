@@ -15,9 +15,14 @@ const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).
 beforeAll(async () => {
   database = await createTestDatabase('rates_stream');
   db = createPool(database.url, 2);
-  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c1', 'c', '{hotels}', '\\x01', '\\x01'), ('c2', 'd', '{hotels}', '\\x02', '\\x02')`);
+  await db.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c1', 'c', '{hotels}', '\\x01', '\\x01'), ('c2', 'd', '{hotels}', '\\x02', '\\x02')`,
+  );
   for (const hotelId of ['H1', 'H2', 'H3']) {
-    await db.query(`INSERT INTO hotels (hotel_id, name, ibe, address, country_code, guests, booking_page_url, source) VALUES ($1, $1, 'x', '', 'gb', '{2}', 'https://x/', '{}')`, [hotelId]);
+    await db.query(
+      `INSERT INTO hotels (hotel_id, name, ibe, address, country_code, guests, booking_page_url, source) VALUES ($1, $1, 'x', '', 'gb', '{2}', 'https://x/', '{}')`,
+      [hotelId],
+    );
   }
   await db.query(`INSERT INTO hotel_grants (client_id, hotel_id) VALUES ('c1', 'H1'), ('c1', 'H2'), ('c2', 'H3')`);
   for (const hotelId of ['H1', 'H2', 'H3']) {
@@ -38,12 +43,27 @@ afterAll(async () => {
 });
 
 const subscription = (hotelIds: string[]): SubscriptionRow => ({
-  subscriptionId: '00000000-0000-4000-8000-000000000000', clientId: 'c1', pushUrl: '', apiKeyCiphertext: Buffer.alloc(0), hotelIds,
-  searches: { daysAhead: 5, nights: [1], guests: [2] }, stateVersion: 1, deliveredVersion: 0, failures: 0, failingSince: null,
-  nextAttemptAt: null, suspendedAt: null, createdAt: new Date(),
+  subscriptionId: '00000000-0000-4000-8000-000000000000',
+  clientId: 'c1',
+  pushUrl: '',
+  apiKeyCiphertext: Buffer.alloc(0),
+  hotelIds,
+  searches: { daysAhead: 5, nights: [1], guests: [2] },
+  stateVersion: 1,
+  deliveredVersion: 0,
+  failures: 0,
+  failingSince: null,
+  nextAttemptAt: null,
+  suspendedAt: null,
+  createdAt: new Date(),
 });
 
-async function collect(hotelIds: string[], pageSize: number, cache?: BodyCache, groupBytes?: number): Promise<{ text: string; chunks: number }> {
+async function collect(
+  hotelIds: string[],
+  pageSize: number,
+  cache?: BodyCache,
+  groupBytes?: number,
+): Promise<{ text: string; chunks: number }> {
   const chunks: Buffer[] = [];
   const options = { keysPerQuery: pageSize, ...(cache ? { cache } : {}), ...(groupBytes !== undefined ? { groupBytes } : {}) };
   for await (const chunk of streamSubscriptionState(db, subscription(hotelIds), today, options)) chunks.push(...[chunk].flat());
@@ -71,7 +91,11 @@ describe('streamed push body', () => {
     const cache = createBodyCache(10 * 1024 * 1024);
     const before = (await collect(['H1'], 10, cache)).text;
     const changed = JSON.stringify({ hotelId: 'H1', checkIn: day(0), nights: 1, guests: 2, rooms: [], changed: true });
-    await db.query(`UPDATE rate_results SET body = $1, body_sha256 = $2 WHERE hotel_id = 'H1' AND check_in = $3`, [changed, createHash('sha256').update(changed).digest(), day(0)]);
+    await db.query(`UPDATE rate_results SET body = $1, body_sha256 = $2 WHERE hotel_id = 'H1' AND check_in = $3`, [
+      changed,
+      createHash('sha256').update(changed).digest(),
+      day(0),
+    ]);
     const after = (await collect(['H1'], 10, cache)).text;
     expect(after).not.toBe(before);
     expect(after.startsWith(`[${changed},`)).toBe(true);
@@ -94,7 +118,12 @@ describe('streamed push body', () => {
 
 describe('bodies by binary COPY', () => {
   it('are the stored bytes, in the order asked, multi-byte text and bodies larger than a socket read included; a missing search is absent', async () => {
-    const large = JSON.stringify({ hotelId: 'H2', checkIn: day(9), name: 'Hôtel 日本 Zürich', rooms: [{ description: 'é'.repeat(200_000) }] });
+    const large = JSON.stringify({
+      hotelId: 'H2',
+      checkIn: day(9),
+      name: 'Hôtel 日本 Zürich',
+      rooms: [{ description: 'é'.repeat(200_000) }],
+    });
     await db.query(
       `INSERT INTO rate_results (hotel_id, check_in, nights, guests, body, body_sha256, fetched_at, expires_at, changed_at)
        VALUES ('H2', $1, 1, 2, $2, $3, now(), now() + interval '1 hour', now())`,
@@ -112,7 +141,9 @@ describe('bodies by binary COPY', () => {
     expect(rows[0]?.sha256.equals(createHash('sha256').update(large).digest())).toBe(true);
     const stored = await db.query<{ body: string }>(`SELECT body FROM rate_results WHERE hotel_id = 'H1' AND check_in = $1`, [day(0)]);
     expect(Buffer.concat(rows[1]?.parts ?? []).toString()).toBe(stored.rows[0]?.body);
-    await expect(copyBodies(db, [{ hotelId: 'H1', checkIn: "2026-01-01'; --", nights: 1, guests: 2 }])).rejects.toThrow(/not a yyyy-MM-dd date/);
+    await expect(copyBodies(db, [{ hotelId: 'H1', checkIn: "2026-01-01'; --", nights: 1, guests: 2 }])).rejects.toThrow(
+      /not a yyyy-MM-dd date/,
+    );
     expect((await db.query('SELECT 1')).rowCount).toBe(1);
   });
 });

@@ -53,7 +53,14 @@ export type DeliveryPorts = {
   policy: PushPolicy;
   now: () => Date;
   random?: () => number;
-  log?: (event: { subscriptionId: string; version: number; outcome: string; status: number | null; bytes: number; error: string | null }) => void;
+  log?: (event: {
+    subscriptionId: string;
+    version: number;
+    outcome: string;
+    status: number | null;
+    bytes: number;
+    error: string | null;
+  }) => void;
   /** Serialized bodies recently sent by this process, reused when the stored hash still matches. */
   cache?: BodyCache;
 };
@@ -69,7 +76,14 @@ const close = Buffer.from(']');
 function gridOf(subscription: SubscriptionRow, today: Date) {
   const fromDate = today.toISOString().slice(0, 10);
   const toDate = new Date(Date.parse(`${fromDate}T00:00:00Z`) + (subscription.searches.daysAhead - 1) * DAY_MS).toISOString().slice(0, 10);
-  return { clientId: subscription.clientId, hotelIds: subscription.hotelIds, fromDate, toDate, nights: subscription.searches.nights, guests: subscription.searches.guests };
+  return {
+    clientId: subscription.clientId,
+    hotelIds: subscription.hotelIds,
+    fromDate,
+    toDate,
+    nights: subscription.searches.nights,
+    guests: subscription.searches.guests,
+  };
 }
 
 /**
@@ -205,10 +219,13 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
     let status: number | null = null;
     let bytes = 0;
     let error: string | null = null;
-    const renewal = setInterval(() => {
-      // A failed renewal (Postgres away) is tried again next time; the completion checks the token.
-      renewPushLease(ports.db, subscriptionId, token, leaseMs).catch(() => {});
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        // A failed renewal (Postgres away) is tried again next time; the completion checks the token.
+        renewPushLease(ports.db, subscriptionId, token, leaseMs).catch(() => {});
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
     try {
       const maxBytes = ports.policy.maxBytes;
       // One clock reading for the size check and the body: both describe the same grid of dates.
@@ -224,7 +241,11 @@ export async function deliverPush(ports: DeliveryPorts, subscriptionId: string, 
       }
       const result = await ports.sender.put(
         subscription.pushUrl,
-        { 'content-type': 'application/json', 'x-api-key': ports.decrypt(subscription.subscriptionId, subscription.apiKeyCiphertext), 'x-quarry-state-version': String(version) },
+        {
+          'content-type': 'application/json',
+          'x-api-key': ports.decrypt(subscription.subscriptionId, subscription.apiKeyCiphertext),
+          'x-quarry-state-version': String(version),
+        },
         streamSubscriptionState(ports.db, subscription, today, {
           firstKeys,
           keysPerQuery: KEYS_PER_QUERY,

@@ -11,7 +11,9 @@ let db: Pool;
 beforeAll(async () => {
   database = await createTestDatabase('rates_lease');
   db = createPool(database.url, 4);
-  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c1', 'c', '{hotels}', '\\x01', '\\x01')`);
+  await db.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ('c1', 'c', '{hotels}', '\\x01', '\\x01')`,
+  );
 });
 
 afterAll(async () => {
@@ -30,7 +32,14 @@ async function subscription(): Promise<string> {
 }
 
 const leaseLeftMs = async (subscriptionId: string) =>
-  Number((await db.query<{ ms: number }>(`SELECT EXTRACT(EPOCH FROM lease_until - now()) * 1000 AS ms FROM push_subscriptions WHERE subscription_id = $1`, [subscriptionId])).rows[0]?.ms);
+  Number(
+    (
+      await db.query<{ ms: number }>(
+        `SELECT EXTRACT(EPOCH FROM lease_until - now()) * 1000 AS ms FROM push_subscriptions WHERE subscription_id = $1`,
+        [subscriptionId],
+      )
+    ).rows[0]?.ms,
+  );
 
 /** A receiver (our own sender port) that holds each push until the test lets it answer. */
 function heldSender() {
@@ -55,13 +64,19 @@ function portsWith(sender: PushSender, leaseMs: number | undefined, followUps: A
     decrypt: () => 'key',
     enqueueRetry: async () => {},
     enqueueAfterLease: async (_id, delayMs) => void followUps.push({ delayMs }),
-    policy: { timeoutMs: 5 * 60_000, backoffBaseMs: 100, backoffMaxMs: 400, suspendAfterMs: 60_000, ...(leaseMs !== undefined ? { leaseMs } : {}) },
+    policy: {
+      timeoutMs: 5 * 60_000,
+      backoffBaseMs: 100,
+      backoffMaxMs: 400,
+      suspendAfterMs: 60_000,
+      ...(leaseMs !== undefined ? { leaseMs } : {}),
+    },
     now: () => new Date(),
   };
 }
 
 describe('the push lease', () => {
-  it('is short by default, whatever the request timeout, so a crashed worker\'s lease runs out in seconds', async () => {
+  it("is short by default, whatever the request timeout, so a crashed worker's lease runs out in seconds", async () => {
     const subscriptionId = await subscription();
     const receiver = heldSender();
     const push = deliverPush(portsWith(receiver.sender, undefined, []), subscriptionId, { isRetry: false });
@@ -89,7 +104,10 @@ describe('the push lease', () => {
 
   it('left by a crashed push: the next push schedules its follow-up for when the lease runs out', async () => {
     const subscriptionId = await subscription();
-    await db.query(`UPDATE push_subscriptions SET lease_token = $2, lease_until = now() + interval '8 seconds' WHERE subscription_id = $1`, [subscriptionId, randomUUID()]);
+    await db.query(
+      `UPDATE push_subscriptions SET lease_token = $2, lease_until = now() + interval '8 seconds' WHERE subscription_id = $1`,
+      [subscriptionId, randomUUID()],
+    );
     const followUps: Array<{ delayMs: number }> = [];
     expect(await deliverPush(portsWith(heldSender().sender, undefined, followUps), subscriptionId, { isRetry: false })).toBe('busy');
     expect(followUps).toHaveLength(1);

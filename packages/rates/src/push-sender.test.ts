@@ -42,9 +42,24 @@ describe('push sender', () => {
     const sources = {
       // Pauses before, between and after big groups: each group may be written before the socket
       // connects, while it is busy, or when it is idle (uncorking then flushes it at once).
-      '/before': async function* () { yield Buffer.from('['); await sleep(20); yield group; yield group; yield Buffer.from(']'); },
-      '/between': async function* () { yield Buffer.from('['); yield group; await sleep(20); yield group; await sleep(20); yield Buffer.from(']'); },
-      '/singles': async function* () { for (const part of group) yield part; },
+      '/before': async function* () {
+        yield Buffer.from('[');
+        await sleep(20);
+        yield group;
+        yield group;
+        yield Buffer.from(']');
+      },
+      '/between': async function* () {
+        yield Buffer.from('[');
+        yield group;
+        await sleep(20);
+        yield group;
+        await sleep(20);
+        yield Buffer.from(']');
+      },
+      '/singles': async function* () {
+        for (const part of group) yield part;
+      },
     };
     for (const [path, source] of Object.entries(sources)) {
       const expected = createHash('sha256');
@@ -64,15 +79,40 @@ describe('push sender', () => {
 
   it('reports the status of a receiver that answers before reading the body', async () => {
     const sender = createPushSender({ allowPrivate: ['127.0.0.1'] });
-    const result = await sender.put(`${base}/too-large`, {}, (async function* () { for (let index = 0; index < 20; index++) yield group; })(), 5_000);
+    const result = await sender.put(
+      `${base}/too-large`,
+      {},
+      (async function* () {
+        for (let index = 0; index < 20; index++) yield group;
+      })(),
+      5_000,
+    );
     expect(result.status).toBe(413);
     await sender.close();
   });
 
   it('refuses a name that resolves to a private address, and an address literal', async () => {
     const sender = createPushSender({ allowPrivate: [], lookup: async () => [{ address: '10.1.2.3', family: 4 }] });
-    await expect(sender.put('http://receiver.example/', {}, (async function* () { yield Buffer.from('[]'); })(), 1_000)).rejects.toThrow(/10\.1\.2\.3/);
-    await expect(sender.put(`${base}/never`, {}, (async function* () { yield Buffer.from('[]'); })(), 1_000)).rejects.toThrow(/Refused/);
+    await expect(
+      sender.put(
+        'http://receiver.example/',
+        {},
+        (async function* () {
+          yield Buffer.from('[]');
+        })(),
+        1_000,
+      ),
+    ).rejects.toThrow(/10\.1\.2\.3/);
+    await expect(
+      sender.put(
+        `${base}/never`,
+        {},
+        (async function* () {
+          yield Buffer.from('[]');
+        })(),
+        1_000,
+      ),
+    ).rejects.toThrow(/Refused/);
     expect(received.has('/never')).toBe(false);
     await sender.close();
   });

@@ -24,8 +24,10 @@ export type PushSender = {
 };
 
 function assertPushUrl(url: URL): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('scheme', url.hostname, `${url.protocol} URLs are not fetched`);
-  if (url.username !== '' || url.password !== '') throw new UnsafeUrlError('credentials', url.hostname, 'URLs with embedded credentials are not fetched');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeUrlError('scheme', url.hostname, `${url.protocol} URLs are not fetched`);
+  if (url.username !== '' || url.password !== '')
+    throw new UnsafeUrlError('credentials', url.hostname, 'URLs with embedded credentials are not fetched');
 }
 
 export function createPushSender(options: { allowPrivate: readonly string[]; lookup?: Lookup; connectTimeoutMs?: number }): PushSender {
@@ -49,7 +51,13 @@ export function createPushSender(options: { allowPrivate: readonly string[]; loo
       if (net.isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) await guard.vet(url.hostname);
       const signal = AbortSignal.timeout(timeoutMs);
       const client = url.protocol === 'https:' ? https : http;
-      const request = client.request(url, { method: 'PUT', headers, agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'], lookup: guard.lookup, signal });
+      const request = client.request(url, {
+        method: 'PUT',
+        headers,
+        agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'],
+        lookup: guard.lookup,
+        signal,
+      });
       request.on('socket', (socket) => {
         if (!socket.connecting) return;
         const timer = setTimeout(() => socket.destroy(new ConnectTimeoutError(url.host, connectTimeoutMs)), connectTimeoutMs);

@@ -95,10 +95,16 @@ export async function createSubscription(ports: SubscriptionPorts, clientId: str
   return toSubscriptionView(row);
 }
 
-export async function changeSubscription(ports: SubscriptionPorts, clientId: string, subscriptionId: string, body: unknown): Promise<PushSubscriptionView> {
+export async function changeSubscription(
+  ports: SubscriptionPorts,
+  clientId: string,
+  subscriptionId: string,
+  body: unknown,
+): Promise<PushSubscriptionView> {
   const parsed = UpdatePushSubscriptionBody.safeParse(body);
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
-  if (!(await findSubscription(ports.db, clientId, subscriptionId))) throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
+  if (!(await findSubscription(ports.db, clientId, subscriptionId)))
+    throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
   if (parsed.data.pushUrl) await checkUrl(ports, parsed.data.pushUrl);
   const hotelIds = parsed.data.hotelIds ? await checkHotels(ports, clientId, parsed.data.hotelIds) : undefined;
   const row = await updateSubscription(ports.db, clientId, subscriptionId, {
@@ -131,7 +137,10 @@ export async function removeSubscription(ports: { db: Queryable }, clientId: str
 }
 
 /** Operator views: any client's subscription, its delivery log, and lifting a suspension. */
-export async function getSubscriptionForOperator(ports: { db: Queryable }, subscriptionId: string): Promise<PushSubscriptionView & { clientId: string }> {
+export async function getSubscriptionForOperator(
+  ports: { db: Queryable },
+  subscriptionId: string,
+): Promise<PushSubscriptionView & { clientId: string }> {
   const row = isUuid(subscriptionId) ? await findSubscriptionById(ports.db, subscriptionId) : null;
   if (!row) throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
   return { ...toSubscriptionView(row), clientId: row.clientId };
@@ -142,8 +151,12 @@ export async function listDeliveryLog(ports: { db: Queryable }, subscriptionId: 
   return (await listDeliveries(ports.db, subscriptionId, limit)).map(toDeliveryView);
 }
 
-export async function resumeSuspendedSubscription(ports: { db: Queryable; enqueuePush: EnqueuePush }, subscriptionId: string): Promise<PushSubscriptionView> {
-  if (!isUuid(subscriptionId) || !(await resumeSubscription(ports.db, subscriptionId))) throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
+export async function resumeSuspendedSubscription(
+  ports: { db: Queryable; enqueuePush: EnqueuePush },
+  subscriptionId: string,
+): Promise<PushSubscriptionView> {
+  if (!isUuid(subscriptionId) || !(await resumeSubscription(ports.db, subscriptionId)))
+    throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
   const row = await findSubscriptionById(ports.db, subscriptionId);
   if (!row) throw new AppError('NotFound', `subscription ${subscriptionId} not found`);
   await ports.enqueuePush(row.subscriptionId, `v${row.stateVersion}`);

@@ -56,7 +56,14 @@ function toRow(row: DbSubscriptionRow): SubscriptionRow {
 
 export async function insertSubscription(
   db: Queryable,
-  row: { subscriptionId: string; clientId: string; pushUrl: string; apiKeyCiphertext: Buffer; hotelIds: string[]; searches: PushSearchGrid },
+  row: {
+    subscriptionId: string;
+    clientId: string;
+    pushUrl: string;
+    apiKeyCiphertext: Buffer;
+    hotelIds: string[];
+    searches: PushSearchGrid;
+  },
 ): Promise<SubscriptionRow> {
   const result = await db.query<DbSubscriptionRow>(
     `INSERT INTO push_subscriptions (subscription_id, client_id, push_url, api_key_ciphertext, hotel_ids, searches)
@@ -78,7 +85,14 @@ export async function updateSubscription(
        push_url = COALESCE($3, push_url), api_key_ciphertext = COALESCE($4, api_key_ciphertext),
        hotel_ids = COALESCE($5, hotel_ids), searches = COALESCE($6::jsonb, searches), state_version = state_version + 1
      WHERE client_id = $1 AND subscription_id = $2 AND deleted_at IS NULL RETURNING ${columns}`,
-    [clientId, subscriptionId, change.pushUrl ?? null, change.apiKeyCiphertext ?? null, change.hotelIds ?? null, change.searches ? JSON.stringify(change.searches) : null],
+    [
+      clientId,
+      subscriptionId,
+      change.pushUrl ?? null,
+      change.apiKeyCiphertext ?? null,
+      change.hotelIds ?? null,
+      change.searches ? JSON.stringify(change.searches) : null,
+    ],
   );
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
@@ -101,7 +115,10 @@ export async function findSubscription(db: Queryable, clientId: string, subscrip
 
 /** Worker side: the job payload carries only the id; the row says whose it is. */
 export async function findSubscriptionById(db: Queryable, subscriptionId: string): Promise<SubscriptionRow | null> {
-  const result = await db.query<DbSubscriptionRow>(`SELECT ${columns} FROM push_subscriptions WHERE subscription_id = $1 AND deleted_at IS NULL`, [subscriptionId]);
+  const result = await db.query<DbSubscriptionRow>(
+    `SELECT ${columns} FROM push_subscriptions WHERE subscription_id = $1 AND deleted_at IS NULL`,
+    [subscriptionId],
+  );
   return result.rows[0] ? toRow(result.rows[0]) : null;
 }
 
@@ -136,7 +153,10 @@ export async function bumpSubscriptionsOfHotel(
 }
 
 /** Grants changed for a client: all its subscriptions may now show more or fewer hotels. */
-export async function bumpSubscriptionsOfClient(db: Queryable, clientId: string): Promise<Array<{ subscriptionId: string; version: number }>> {
+export async function bumpSubscriptionsOfClient(
+  db: Queryable,
+  clientId: string,
+): Promise<Array<{ subscriptionId: string; version: number }>> {
   const result = await db.query<{ subscription_id: string; state_version: string }>(
     `UPDATE push_subscriptions SET state_version = state_version + 1 WHERE client_id = $1 AND deleted_at IS NULL RETURNING subscription_id, state_version`,
     [clientId],
@@ -148,7 +168,13 @@ export async function bumpSubscriptionsOfClient(db: Queryable, clientId: string)
  * Takes the subscription's single in-flight slot. Fails (null) when another push holds an unexpired
  * lease, when it is suspended, or when a retry is pending in backoff.
  */
-export async function acquirePushLease(db: Queryable, subscriptionId: string, token: string, leaseMs: number, ignoreBackoff: boolean): Promise<SubscriptionRow | null> {
+export async function acquirePushLease(
+  db: Queryable,
+  subscriptionId: string,
+  token: string,
+  leaseMs: number,
+  ignoreBackoff: boolean,
+): Promise<SubscriptionRow | null> {
   const result = await db.query<DbSubscriptionRow>(
     `UPDATE push_subscriptions SET lease_token = $2, lease_until = now() + make_interval(secs => $3::double precision / 1000)
      WHERE subscription_id = $1 AND deleted_at IS NULL AND suspended_at IS NULL
@@ -230,7 +256,10 @@ export async function heldPushLease(db: Queryable, subscriptionId: string): Prom
 }
 
 export async function releasePushLease(db: Queryable, subscriptionId: string, token: string): Promise<void> {
-  await db.query('UPDATE push_subscriptions SET lease_token = NULL, lease_until = NULL WHERE subscription_id = $1 AND lease_token = $2', [subscriptionId, token]);
+  await db.query('UPDATE push_subscriptions SET lease_token = NULL, lease_until = NULL WHERE subscription_id = $1 AND lease_token = $2', [
+    subscriptionId,
+    token,
+  ]);
 }
 
 /** Operator action: lifts a suspension and makes the subscription due now. */
@@ -258,12 +287,30 @@ export async function insertDelivery(db: Queryable, subscriptionId: string, deli
   await db.query(
     `INSERT INTO push_deliveries (subscription_id, version, started_at, status, bytes, duration_ms, error, outcome)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [subscriptionId, delivery.version, delivery.startedAt, delivery.status, delivery.bytes, delivery.durationMs, delivery.error, delivery.outcome],
+    [
+      subscriptionId,
+      delivery.version,
+      delivery.startedAt,
+      delivery.status,
+      delivery.bytes,
+      delivery.durationMs,
+      delivery.error,
+      delivery.outcome,
+    ],
   );
 }
 
 export async function listDeliveries(db: Queryable, subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
-  const result = await db.query<{ delivery_id: string; version: string; started_at: Date; status: number | null; bytes: string; duration_ms: number; error: string | null; outcome: DeliveryRow['outcome'] }>(
+  const result = await db.query<{
+    delivery_id: string;
+    version: string;
+    started_at: Date;
+    status: number | null;
+    bytes: string;
+    duration_ms: number;
+    error: string | null;
+    outcome: DeliveryRow['outcome'];
+  }>(
     `SELECT delivery_id, version, started_at, status, bytes, duration_ms, error, outcome FROM push_deliveries
      WHERE subscription_id = $1 ORDER BY delivery_id DESC LIMIT $2`,
     [subscriptionId, limit],
@@ -285,8 +332,19 @@ export async function listSubscriptionsWithLastDelivery(
   db: Queryable,
   limit: number,
 ): Promise<Array<{ subscription: SubscriptionRow; lastDelivery: Omit<DeliveryRow, 'deliveryId' | 'version' | 'bytes'> | null }>> {
-  const result = await db.query<DbSubscriptionRow & { last_started_at: Date | null; last_status: number | null; last_outcome: DeliveryRow['outcome'] | null; last_error: string | null; last_duration_ms: number | null }>(
-    `SELECT ${columns.split(',').map((column) => `s.${column.trim()}`).join(', ')},
+  const result = await db.query<
+    DbSubscriptionRow & {
+      last_started_at: Date | null;
+      last_status: number | null;
+      last_outcome: DeliveryRow['outcome'] | null;
+      last_error: string | null;
+      last_duration_ms: number | null;
+    }
+  >(
+    `SELECT ${columns
+      .split(',')
+      .map((column) => `s.${column.trim()}`)
+      .join(', ')},
        d.started_at AS last_started_at, d.status AS last_status, d.outcome AS last_outcome, d.error AS last_error, d.duration_ms AS last_duration_ms
      FROM push_subscriptions s
      LEFT JOIN LATERAL (SELECT started_at, status, outcome, error, duration_ms FROM push_deliveries
@@ -297,13 +355,22 @@ export async function listSubscriptionsWithLastDelivery(
   return result.rows.map((row) => ({
     subscription: toRow(row),
     lastDelivery: row.last_started_at
-      ? { startedAt: row.last_started_at, status: row.last_status, outcome: row.last_outcome ?? 'failed', error: row.last_error, durationMs: row.last_duration_ms ?? 0 }
+      ? {
+          startedAt: row.last_started_at,
+          status: row.last_status,
+          outcome: row.last_outcome ?? 'failed',
+          error: row.last_error,
+          durationMs: row.last_duration_ms ?? 0,
+        }
       : null,
   }));
 }
 
 /** Subscriptions with undelivered state and nothing in flight or pending: the scheduler's safety net for lost jobs. */
-export async function findUndeliveredSubscriptions(db: Queryable, limit: number): Promise<Array<{ subscriptionId: string; version: number }>> {
+export async function findUndeliveredSubscriptions(
+  db: Queryable,
+  limit: number,
+): Promise<Array<{ subscriptionId: string; version: number }>> {
   const result = await db.query<{ subscription_id: string; state_version: string }>(
     `SELECT subscription_id, state_version FROM push_subscriptions
      WHERE deleted_at IS NULL AND suspended_at IS NULL AND state_version > delivered_version

@@ -36,19 +36,43 @@ export async function storeResult(
 }
 
 export async function recordSourceFailure(db: Queryable, key: SearchKey, failure: { kind: string; reason: string }): Promise<void> {
-  await db.query(
-    'INSERT INTO rate_source_failures (hotel_id, check_in, nights, guests, kind, reason) VALUES ($1, $2, $3, $4, $5, $6)',
-    [key.hotelId, key.checkIn, key.nights, key.guests, failure.kind, failure.reason.slice(0, 2000)],
-  );
+  await db.query('INSERT INTO rate_source_failures (hotel_id, check_in, nights, guests, kind, reason) VALUES ($1, $2, $3, $4, $5, $6)', [
+    key.hotelId,
+    key.checkIn,
+    key.nights,
+    key.guests,
+    failure.kind,
+    failure.reason.slice(0, 2000),
+  ]);
 }
 
-export async function listSourceFailures(db: Queryable, hotelId: string, limit = 100): Promise<Array<SearchKey & { kind: string; reason: string; failedAt: Date }>> {
-  const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; kind: string; reason: string; failed_at: Date }>(
+export async function listSourceFailures(
+  db: Queryable,
+  hotelId: string,
+  limit = 100,
+): Promise<Array<SearchKey & { kind: string; reason: string; failedAt: Date }>> {
+  const result = await db.query<{
+    hotel_id: string;
+    check_in: string;
+    nights: number;
+    guests: number;
+    kind: string;
+    reason: string;
+    failed_at: Date;
+  }>(
     `SELECT hotel_id, to_char(check_in, 'YYYY-MM-DD') AS check_in, nights, guests, kind, reason, failed_at
      FROM rate_source_failures WHERE hotel_id = $1 ORDER BY failure_id DESC LIMIT $2`,
     [hotelId, limit],
   );
-  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, kind: row.kind, reason: row.reason, failedAt: row.failed_at }));
+  return result.rows.map((row) => ({
+    hotelId: row.hotel_id,
+    checkIn: row.check_in,
+    nights: row.nights,
+    guests: row.guests,
+    kind: row.kind,
+    reason: row.reason,
+    failedAt: row.failed_at,
+  }));
 }
 
 /** When each search of a hotel was last fetched: the scheduler's view of freshness. */
@@ -93,7 +117,16 @@ export async function findPullRows(
 /** One page of a subscription's state as keys and content hashes only (the bodies may be cached). */
 export async function pageSubscriptionHashes(
   db: Queryable,
-  query: { clientId: string; hotelIds: string[]; fromDate: string; toDate: string; nights: number[]; guests: number[]; after: SearchKey | null; limit: number },
+  query: {
+    clientId: string;
+    hotelIds: string[];
+    fromDate: string;
+    toDate: string;
+    nights: number[];
+    guests: number[];
+    after: SearchKey | null;
+    limit: number;
+  },
 ): Promise<StateKey[]> {
   const after = query.after;
   const result = await db.query<{ hotel_id: string; check_in: string; nights: number; guests: number; body_sha256: Buffer; bytes: number }>(
@@ -104,9 +137,28 @@ export async function pageSubscriptionHashes(
        AND ($7::text IS NULL OR (r.hotel_id, r.check_in, r.nights, r.guests) > ($7, $8::date, $9::int, $10::int))
      ORDER BY r.hotel_id, r.check_in, r.nights, r.guests
      LIMIT $11`,
-    [query.clientId, query.hotelIds, query.fromDate, query.toDate, query.nights, query.guests, after?.hotelId ?? null, after?.checkIn ?? null, after?.nights ?? null, after?.guests ?? null, query.limit],
+    [
+      query.clientId,
+      query.hotelIds,
+      query.fromDate,
+      query.toDate,
+      query.nights,
+      query.guests,
+      after?.hotelId ?? null,
+      after?.checkIn ?? null,
+      after?.nights ?? null,
+      after?.guests ?? null,
+      query.limit,
+    ],
   );
-  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, sha256: row.body_sha256, bytes: row.bytes }));
+  return result.rows.map((row) => ({
+    hotelId: row.hotel_id,
+    checkIn: row.check_in,
+    nights: row.nights,
+    guests: row.guests,
+    sha256: row.body_sha256,
+    bytes: row.bytes,
+  }));
 }
 
 /** Bodies of the given searches, each with its hash (it may have changed since the page was read). */
@@ -118,14 +170,22 @@ export async function findBodies(db: Queryable, keys: SearchKey[]): Promise<Arra
        ON r.hotel_id = k.hotel_id AND r.check_in = k.check_in AND r.nights = k.nights AND r.guests = k.guests`,
     [keys.map((key) => key.hotelId), keys.map((key) => key.checkIn), keys.map((key) => key.nights), keys.map((key) => key.guests)],
   );
-  return result.rows.map((row) => ({ hotelId: row.hotel_id, checkIn: row.check_in, nights: row.nights, guests: row.guests, body: row.body, sha256: row.body_sha256 }));
+  return result.rows.map((row) => ({
+    hotelId: row.hotel_id,
+    checkIn: row.check_in,
+    nights: row.nights,
+    guests: row.guests,
+    body: row.body,
+    sha256: row.body_sha256,
+  }));
 }
 
 /** A stored body as it came over a binary COPY: its bytes in the pieces they arrived in. */
 export type CopiedBody = SearchKey & { sha256: Buffer; parts: Buffer[]; bytes: number };
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
-const joined = (field: CopiedField): Buffer => (field === null ? Buffer.alloc(0) : field.length === 1 ? (field[0] as Buffer) : Buffer.concat(field));
+const joined = (field: CopiedField): Buffer =>
+  field === null ? Buffer.alloc(0) : field.length === 1 ? (field[0] as Buffer) : Buffer.concat(field);
 
 /**
  * The same rows as `findBodies`, read by a binary COPY on a connection of its own: each body is
@@ -150,8 +210,20 @@ export async function copyBodies(pool: Pool, keys: SearchKey[]): Promise<CopiedB
     const stream = client.query(
       copyStreams.to(
         `COPY (SELECT k.ord::int4, r.body_sha256, r.body
-           FROM unnest(${array(keys.map((key) => client.escapeLiteral(key.hotelId)), 'text')}, ${array(keys.map((key) => date(key.checkIn)), 'date')},
-                       ${array(keys.map((key) => integer(key.nights)), 'int4')}, ${array(keys.map((key) => integer(key.guests)), 'int4')})
+           FROM unnest(${array(
+             keys.map((key) => client.escapeLiteral(key.hotelId)),
+             'text',
+           )}, ${array(
+             keys.map((key) => date(key.checkIn)),
+             'date',
+           )},
+                       ${array(
+                         keys.map((key) => integer(key.nights)),
+                         'int4',
+                       )}, ${array(
+                         keys.map((key) => integer(key.guests)),
+                         'int4',
+                       )})
                 WITH ORDINALITY AS k (hotel_id, check_in, nights, guests, ord)
            JOIN rate_results r ON r.hotel_id = k.hotel_id AND r.check_in = k.check_in AND r.nights = k.nights AND r.guests = k.guests
            ORDER BY k.ord) TO STDOUT (FORMAT binary)`,
@@ -161,7 +233,12 @@ export async function copyBodies(pool: Pool, keys: SearchKey[]): Promise<CopiedB
     for await (const [ord, sha256, body] of binaryCopyRows(stream)) {
       const key = keys[joined(ord ?? null).readInt32BE(0) - 1];
       if (!key || !body) continue;
-      rows.push({ ...key, sha256: Buffer.from(joined(sha256 ?? null)), parts: body, bytes: body.reduce((sum, part) => sum + part.length, 0) });
+      rows.push({
+        ...key,
+        sha256: Buffer.from(joined(sha256 ?? null)),
+        parts: body,
+        bytes: body.reduce((sum, part) => sum + part.length, 0),
+      });
     }
     return rows;
   } catch (error) {

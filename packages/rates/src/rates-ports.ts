@@ -54,13 +54,22 @@ export function createRatesPorts(options: {
   logger: Logger;
 }) {
   const { rates, db, logger } = options;
-  const sourceFetch = createSafeFetch({ allowPrivate: options.allowPrivateUrls, timeoutMs: rates.sourceTimeoutMs, userAgent: 'Quarry/1.0 rates' });
+  const sourceFetch = createSafeFetch({
+    allowPrivate: options.allowPrivateUrls,
+    timeoutMs: rates.sourceTimeoutMs,
+    userAgent: 'Quarry/1.0 rates',
+  });
   const sender = createPushSender({ allowPrivate: options.allowPrivateUrls });
   const chromium = createChromiumLauncher(rates.chromiumPath, options.chromiumRunAs);
   const sources = createSourceRegistry(
     {
       opentravel: createOpenTravelSource({ fetch: sourceFetch, timeoutMs: rates.sourceTimeoutMs }),
-      'booking-page': createBookingPageSource({ browser: chromium.browser, recipes: bookingEngineRecipes, checkUrl: (url) => sender.check(url), timeoutMs: rates.sourceTimeoutMs }),
+      'booking-page': createBookingPageSource({
+        browser: chromium.browser,
+        recipes: bookingEngineRecipes,
+        checkUrl: (url) => sender.check(url),
+        timeoutMs: rates.sourceTimeoutMs,
+      }),
     },
     // Limits per source for the whole deployment (API live fetches and every rates-worker), not
     // per process: a booking engine sees the same politeness whatever the replica count.
@@ -122,7 +131,13 @@ export function createRatesPorts(options: {
         options.jobs.pushRetry({ subscriptionId }, { jobId: `push_${subscriptionId}_retry${attempt}_${Date.now()}`, delayMs }),
       enqueueAfterLease: (subscriptionId, delayMs, leaseUntil) =>
         options.jobs.push({ subscriptionId }, { jobId: `push_${subscriptionId}_lease${leaseUntil.getTime()}`, delayMs }),
-      policy: { timeoutMs: rates.pushTimeoutMs, backoffBaseMs: rates.pushBackoffBaseMs, backoffMaxMs: rates.pushBackoffMaxMs, suspendAfterMs: rates.pushSuspendAfterMs, maxBytes: rates.pushMaxBytes },
+      policy: {
+        timeoutMs: rates.pushTimeoutMs,
+        backoffBaseMs: rates.pushBackoffBaseMs,
+        backoffMaxMs: rates.pushBackoffMaxMs,
+        suspendAfterMs: rates.pushSuspendAfterMs,
+        maxBytes: rates.pushMaxBytes,
+      },
       now: () => new Date(),
       log: (event) => logger.info(event, 'rates push'),
     };

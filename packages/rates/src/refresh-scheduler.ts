@@ -49,7 +49,11 @@ export async function scheduleRefreshes(ports: SchedulePorts): Promise<{ enqueue
   };
   for (let start = 0; start < hotels.length; start += 100) {
     const group = hotels.slice(start, start + 100);
-    const fetched = await fetchedAtBySearch(ports.db, group.map((hotel) => hotel.hotelId), today);
+    const fetched = await fetchedAtBySearch(
+      ports.db,
+      group.map((hotel) => hotel.hotelId),
+      today,
+    );
     for (const hotel of group) {
       for (let offset = 0; offset < ports.horizonDays; offset += 1) {
         const checkIn = new Date(todayMs + offset * DAY_MS).toISOString().slice(0, 10);

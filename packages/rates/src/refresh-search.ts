@@ -35,7 +35,12 @@ const inFlight = new Map<string, { work: Promise<RefreshOutcome>; urgency: { liv
  * `live`: a client waits for it now (a pull), so it goes before scheduled searches of the same
  * source; a scheduled search a pull joins becomes live too.
  */
-export function refreshSearch(ports: RefreshPorts, key: SearchKey, signal: AbortSignal, options: { live?: boolean } = {}): Promise<RefreshOutcome> {
+export function refreshSearch(
+  ports: RefreshPorts,
+  key: SearchKey,
+  signal: AbortSignal,
+  options: { live?: boolean } = {},
+): Promise<RefreshOutcome> {
   const id = searchKeyString(key);
   const running = inFlight.get(id);
   if (running) {
@@ -74,7 +79,9 @@ async function runRefresh(ports: RefreshPorts, key: SearchKey, signal: AbortSign
   const fail = async (kind: SourceFailureKind, reason: string): Promise<RefreshOutcome> => {
     ports.onFailure?.(key, { kind, reason });
     if (await hotelGone(recordSourceFailure(ports.db, key, { kind, reason }))) return removed;
-    return kind === 'HotelNotOnIbe' || kind === 'AdultsCountNotSupported' ? { status: 'no-coverage', reason } : { status: 'failed', kind, reason };
+    return kind === 'HotelNotOnIbe' || kind === 'AdultsCountNotSupported'
+      ? { status: 'no-coverage', reason }
+      : { status: 'failed', kind, reason };
   };
   let rooms: Room[];
   if (outcome.ok) rooms = outcome.rooms;

@@ -10,7 +10,13 @@ export type ValidatedResult = { body: string; sha256: Buffer };
  * hash tells a real change from a refresh that found the same rates.
  */
 export function validateResult(search: RateSearch, rooms: Room[]): { ok: true; result: ValidatedResult } | { ok: false; reason: string } {
-  const parsed = HotelRateResult.safeParse({ hotelId: search.hotelId, checkIn: search.checkIn, nights: search.nights, guests: search.guests, rooms });
+  const parsed = HotelRateResult.safeParse({
+    hotelId: search.hotelId,
+    checkIn: search.checkIn,
+    nights: search.nights,
+    guests: search.guests,
+    rooms,
+  });
   if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error).slice(0, 20).join('; ') };
   const body = JSON.stringify(parsed.data);
   return { ok: true, result: { body, sha256: createHash('sha256').update(body).digest() } };

@@ -16,7 +16,10 @@ const clientId = 'cl_acceptbatchtest000000';
 beforeAll(async () => {
   database = await createTestDatabase('accept_batch');
   pool = createPool(database.url, 2);
-  await pool.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, 'csv', '{recruitment}', 'x', 'x')`, [clientId]);
+  await pool.query(
+    `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, 'csv', '{recruitment}', 'x', 'x')`,
+    [clientId],
+  );
 });
 afterAll(async () => {
   await pool.end();
@@ -45,15 +48,16 @@ describe('CSV intake errors', () => {
   });
 
   it('names the row where an unclosed quote starts, after the rows before it', async () => {
-    const messages = await rejection([header, good('a'), 'b,not a url,Acme,Engineer', good('c'), '"d,https://jobs.example/d,Acme,Engineer', good('e')].join('\n'));
-    expect(messages).toEqual([
-      'row 2: url: must be an absolute http(s) URL',
-      expect.stringMatching(/^row 4: not valid CSV: .*quote/i),
-    ]);
+    const messages = await rejection(
+      [header, good('a'), 'b,not a url,Acme,Engineer', good('c'), '"d,https://jobs.example/d,Acme,Engineer', good('e')].join('\n'),
+    );
+    expect(messages).toEqual(['row 2: url: must be an absolute http(s) URL', expect.stringMatching(/^row 4: not valid CSV: .*quote/i)]);
   });
 
   it('reports each row with broken quoting and keeps checking the rows after it', async () => {
-    const messages = await rejection([header, good('a'), 'b"x,https://jobs.example/b,Acme,Engineer', good('c'), 'd,not a url,Acme,Engineer'].join('\n'));
+    const messages = await rejection(
+      [header, good('a'), 'b"x,https://jobs.example/b,Acme,Engineer', good('c'), 'd,not a url,Acme,Engineer'].join('\n'),
+    );
     expect(messages).toEqual([
       expect.stringMatching(/^row 2: not valid CSV: Invalid Opening Quote/),
       'row 4: url: must be an absolute http(s) URL',
@@ -71,13 +75,20 @@ describe('CSV intake errors', () => {
   });
 
   it('stops at a header it cannot read, and at an empty body', async () => {
-    expect(await rejection('{"jobPostId": "a", "url": "x"}')).toEqual([expect.stringMatching(/^header: not valid CSV: Invalid Opening Quote/)]);
+    expect(await rejection('{"jobPostId": "a", "url": "x"}')).toEqual([
+      expect.stringMatching(/^header: not valid CSV: Invalid Opening Quote/),
+    ]);
     expect(await rejection(`jobPostId,url\n"a,b`)).toEqual([expect.stringMatching(/^header: missing column\(s\) employer, jobTitle/)]);
     expect(await rejection('')).toEqual([expect.stringMatching(/empty/)]);
   });
 
   it('still accepts a good batch', async () => {
-    const accepted = await acceptBatch({ pool, queue, settings }, clientId, Readable.from([[header, good('g1'), good('g2')].join('\r\n')]), { maxRows: 1000, source: 'text/csv' });
+    const accepted = await acceptBatch(
+      { pool, queue, settings },
+      clientId,
+      Readable.from([[header, good('g1'), good('g2')].join('\r\n')]),
+      { maxRows: 1000, source: 'text/csv' },
+    );
     expect(accepted.jobsCount).toBe(2);
     expect(admitted).toContain(accepted.batchId);
   });

@@ -129,7 +129,8 @@ export async function acceptBatch(
               // parser may already have listed broken quoting further on).
               if (missing.length > 0 || unknown.length > 0) problems.length = 0;
               if (missing.length > 0) complain(0, `header: missing column(s) ${missing.join(', ')} (expected ${csvColumns.join(', ')})`);
-              if (unknown.length > 0) complain(0, `header: unknown column(s) ${unknown.join(', ')} (allowed: ${[...knownColumns].join(', ')})`);
+              if (unknown.length > 0)
+                complain(0, `header: unknown column(s) ${unknown.join(', ')} (allowed: ${[...knownColumns].join(', ')})`);
               if (missing.length > 0 || unknown.length > 0) throw new RejectedBatch();
               const found = header;
               column = {

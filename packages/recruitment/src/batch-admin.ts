@@ -1,7 +1,17 @@
 import { AppError, type BatchDetail, type BatchJobPostView, type BatchStatus, type BatchSummary } from '@quarry/contracts';
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Queryable } from '@quarry/db';
-import { batchErrorBreakdown, copyFailedRowsToBatch, findBatch, findClientBatch, listBatches, listBatchJobPosts, pauseBatch, resumeBatch, type BatchRow } from './batches.queries.ts';
+import {
+  batchErrorBreakdown,
+  copyFailedRowsToBatch,
+  findBatch,
+  findClientBatch,
+  listBatches,
+  listBatchJobPosts,
+  pauseBatch,
+  resumeBatch,
+  type BatchRow,
+} from './batches.queries.ts';
 import type { RecruitmentPorts } from './recruitment-ports.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -57,7 +67,11 @@ export async function getBatchDetail(db: Queryable, batchId: string): Promise<Ba
 }
 
 /** Stops admitting rows and pauses the batch's queue: running rows finish, nothing new starts. */
-export async function pauseBatchRun(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, batchId: string, reason: string): Promise<BatchSummary> {
+export async function pauseBatchRun(
+  ports: Pick<RecruitmentPorts, 'pool' | 'queue'>,
+  batchId: string,
+  reason: string,
+): Promise<BatchSummary> {
   const paused = uuidPattern.test(batchId) ? await pauseBatch(ports.pool, batchId, reason) : null;
   if (!paused) {
     await getBatchDetail(ports.pool, batchId);
@@ -78,13 +92,21 @@ export async function resumeBatchRun(ports: Pick<RecruitmentPorts, 'pool' | 'que
   return toSummary(resumed);
 }
 
-export async function listBatchRows(db: Queryable, batchId: string, filter: 'failed' | 'slowest', limit: number): Promise<BatchJobPostView[]> {
+export async function listBatchRows(
+  db: Queryable,
+  batchId: string,
+  filter: 'failed' | 'slowest',
+  limit: number,
+): Promise<BatchJobPostView[]> {
   await getBatchDetail(db, batchId);
   return listBatchJobPosts(db, batchId, { filter, limit });
 }
 
 /** Operators' "re-submit the failed ones": a new batch of the same client, admitted as usual. */
-export async function resubmitFailedRows(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, batchId: string): Promise<{ batchId: string; jobsCount: number }> {
+export async function resubmitFailedRows(
+  ports: Pick<RecruitmentPorts, 'pool' | 'queue'>,
+  batchId: string,
+): Promise<{ batchId: string; jobsCount: number }> {
   await getBatchDetail(ports.pool, batchId);
   const newBatchId = randomUUID();
   const jobsCount = await withTransaction(ports.pool, async (client) => {

@@ -18,9 +18,19 @@ export type BatchRow = {
 };
 
 type DbBatchRow = {
-  batch_id: string; client_id: string; state: BatchRow['state']; jobs_count: number; processed_count: number;
-  succeeded_count: number; failed_count: number; employer: string | null; concurrency: number; rate_per_minute: number;
-  paused_reason: string | null; created_at: Date; finished_at: Date | null;
+  batch_id: string;
+  client_id: string;
+  state: BatchRow['state'];
+  jobs_count: number;
+  processed_count: number;
+  succeeded_count: number;
+  failed_count: number;
+  employer: string | null;
+  concurrency: number;
+  rate_per_minute: number;
+  paused_reason: string | null;
+  created_at: Date;
+  finished_at: Date | null;
 };
 
 const columns = `batch_id, client_id, state, jobs_count, processed_count, succeeded_count, failed_count, employer,
@@ -77,7 +87,10 @@ export type SubmissionCopyRow = { jobPostId: string; rowNo: number; url: string;
  * not taken yet: awaiting every row cost a microtask each, 70,000 per batch (bench batch-intake).
  * Memory stays bounded whatever the file size as long as callers await what `write` returns.
  */
-export function openSubmissionCopy(client: PoolClient, batch: { clientId: string; batchId: string }): {
+export function openSubmissionCopy(
+  client: PoolClient,
+  batch: { clientId: string; batchId: string },
+): {
   write: (row: SubmissionCopyRow) => Promise<void> | undefined;
   finish: () => Promise<void>;
   /** Abandons the COPY (CopyFail), so the connection can roll back; must run before ROLLBACK. */
@@ -161,7 +174,11 @@ export async function resumeBatch(db: Queryable, batchId: string): Promise<Batch
  * admitters run at once without handing out a row twice. Returns nothing for a paused or
  * finished batch.
  */
-export async function admitBatchRows(client: PoolClient, batchId: string, limit: number): Promise<Array<{ submissionId: string; rowNo: number }>> {
+export async function admitBatchRows(
+  client: PoolClient,
+  batchId: string,
+  limit: number,
+): Promise<Array<{ submissionId: string; rowNo: number }>> {
   const batch = await client.query<{ state: string }>(
     `UPDATE batches SET state = CASE WHEN state = 'created' THEN 'processing' ELSE state END
      WHERE batch_id = $1 AND state IN ('created', 'processing', 'resumed') RETURNING state`,
@@ -208,7 +225,13 @@ export async function batchErrorBreakdown(db: Queryable, batchId: string): Promi
 }
 
 export type BatchJobPostRow = {
-  jobPostId: string; rowNo: number; url: string; state: string; errorCode: string | null; adapter: string | null; durationMs: number | null;
+  jobPostId: string;
+  rowNo: number;
+  url: string;
+  state: string;
+  errorCode: string | null;
+  adapter: string | null;
+  durationMs: number | null;
 };
 
 /** A batch's rows for operators: the failed ones, or the slowest finished ones (`finished_at IS NOT NULL` selects the partial index submissions_batch_finished). */
@@ -218,7 +241,13 @@ export async function listBatchJobPosts(
   options: { filter: 'failed' | 'slowest'; limit: number },
 ): Promise<BatchJobPostRow[]> {
   const result = await db.query<{
-    job_post_id: string; row_no: number; url: string; state: string; error_code: string | null; adapter: string | null; duration_ms: number | null;
+    job_post_id: string;
+    row_no: number;
+    url: string;
+    state: string;
+    error_code: string | null;
+    adapter: string | null;
+    duration_ms: number | null;
   }>(
     options.filter === 'failed'
       ? `SELECT job_post_id, row_no, url, state, error_code, adapter, duration_ms FROM submissions
@@ -228,20 +257,35 @@ export async function listBatchJobPosts(
     [batchId, options.limit],
   );
   return result.rows.map((row) => ({
-    jobPostId: row.job_post_id, rowNo: row.row_no, url: row.url, state: row.state, errorCode: row.error_code, adapter: row.adapter, durationMs: row.duration_ms,
+    jobPostId: row.job_post_id,
+    rowNo: row.row_no,
+    url: row.url,
+    state: row.state,
+    errorCode: row.error_code,
+    adapter: row.adapter,
+    durationMs: row.duration_ms,
   }));
 }
 
 /** Copies a batch's failed rows into a new batch of the same client (renumbered in file order). */
 export async function copyFailedRowsToBatch(client: PoolClient, fromBatchId: string, newBatchId: string): Promise<number> {
-  const source = await client.query<{ client_id: string; concurrency: number; rate_per_minute: number; employer: string | null; callback_url: string | null }>(
-    'SELECT client_id, concurrency, rate_per_minute, employer, callback_url FROM batches WHERE batch_id = $1',
-    [fromBatchId],
-  );
+  const source = await client.query<{
+    client_id: string;
+    concurrency: number;
+    rate_per_minute: number;
+    employer: string | null;
+    callback_url: string | null;
+  }>('SELECT client_id, concurrency, rate_per_minute, employer, callback_url FROM batches WHERE batch_id = $1', [fromBatchId]);
   const batch = source.rows[0];
   if (!batch) return 0;
   // The new batch announces its rows and its end where the first one did.
-  await insertBatch(client, { batchId: newBatchId, clientId: batch.client_id, concurrency: batch.concurrency, ratePerMinute: batch.rate_per_minute, callbackUrl: batch.callback_url });
+  await insertBatch(client, {
+    batchId: newBatchId,
+    clientId: batch.client_id,
+    concurrency: batch.concurrency,
+    ratePerMinute: batch.rate_per_minute,
+    callbackUrl: batch.callback_url,
+  });
   const copied = await client.query(
     `INSERT INTO submissions (client_id, job_post_id, batch_id, row_no, url, employer, job_title, country)
      SELECT client_id, job_post_id, $2, row_number() OVER (ORDER BY row_no), url, employer, job_title, country

@@ -1,6 +1,16 @@
 export { acceptBatch } from './accept-batch.ts';
 export { admitBatch } from './admit-batch.ts';
-export { batchExists, getBatchDetail, getBatchStatus, listActiveBatchIds, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun } from './batch-admin.ts';
+export {
+  batchExists,
+  getBatchDetail,
+  getBatchStatus,
+  listActiveBatchIds,
+  listBatchRows,
+  listBatchSummaries,
+  pauseBatchRun,
+  resubmitFailedRows,
+  resumeBatchRun,
+} from './batch-admin.ts';
 export { mineSubmission } from './mine-submission.ts';
 export { recordMinedPost } from './record-mined-post.ts';
 export { getMiningActivity } from './mining-activity.ts';

@@ -27,7 +27,14 @@ export async function mineSubmission(
     const mined = await ports.miner(submission, context.signal, { account, credential });
     // An abort (shutdown hand-back, timeout) is not the website's doing: never record it.
     if (context.signal.aborted) throw context.signal.reason;
-    if (!mined.ok) ports.logFailure?.({ jobPostId: submission.jobPostId, submissionId, errorCode: mined.errorCode, adapter: mined.adapter, detail: mined.detail });
+    if (!mined.ok)
+      ports.logFailure?.({
+        jobPostId: submission.jobPostId,
+        submissionId,
+        errorCode: mined.errorCode,
+        adapter: mined.adapter,
+        detail: mined.detail,
+      });
     outcome = miningOutcomeOf(submission.jobPostId, mined, Math.round(performance.now() - started), (ports.now ?? (() => new Date()))());
   } catch (error) {
     // Our own failure. Retried by the queue; on the last attempt the post is reported failed

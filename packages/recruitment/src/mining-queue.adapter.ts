@@ -1,4 +1,14 @@
-import { bulkEnqueuer, enqueuer, familyQueueControl, queuedJobFinder, type Enqueue, type EnqueueMany, type FamilyQueueControl, type FindQueuedJob, type JobQueues } from '@quarry/jobs';
+import {
+  bulkEnqueuer,
+  enqueuer,
+  familyQueueControl,
+  queuedJobFinder,
+  type Enqueue,
+  type EnqueueMany,
+  type FamilyQueueControl,
+  type FindQueuedJob,
+  type JobQueues,
+} from '@quarry/jobs';
 import type { MiningQueuePort } from './recruitment-ports.ts';
 
 /** The producer ports recruitment needs, typed by the job catalog; the role wires them from `JobQueues`. */
@@ -55,7 +65,9 @@ export function createMiningQueuePort(jobs: MiningJobs): MiningQueuePort {
       let revived = 0;
       for (const row of rows) {
         const batchRow = row.batch;
-        const job = batchRow ? await jobs.findBatchRowJob(`r${batchRow.batchId}.${batchRow.rowNo}`, batchRow.batchId) : await jobs.findSingleJob(`s${row.submissionId}`);
+        const job = batchRow
+          ? await jobs.findBatchRowJob(`r${batchRow.batchId}.${batchRow.rowNo}`, batchRow.batchId)
+          : await jobs.findSingleJob(`s${row.submissionId}`);
         const state = job ? job.state : 'unknown';
         if (job && (state === 'failed' || state === 'completed')) {
           // A job that failed on its first try was refused for good (a timeout, a malformed job):

@@ -25,6 +25,8 @@ export async function recordMinedPost(
   durationMs: number,
 ): Promise<void> {
   const outcome = miningOutcomeOf(post.jobPostId, mined, durationMs, (ports.now ?? (() => new Date()))());
-  const recorded = await withTransaction(ports.pool, async (client) => finishSubmission(client, await insertSingleSubmission(client, post), outcome));
+  const recorded = await withTransaction(ports.pool, async (client) =>
+    finishSubmission(client, await insertSingleSubmission(client, post), outcome),
+  );
   if (recorded) await ports.announceOutcome?.(post.clientId, post.jobPostId);
 }

@@ -37,7 +37,10 @@ export async function followOutcomes(redis: Redis, prefix: string, cache: Retrie
   // After a reconnect: trusted again only once the subscription is confirmed, so an announcement
   // published before it is active cannot be missed by a cache that believes it is current.
   subscriber.on('ready', () => {
-    subscriber.subscribe(channelOf(prefix)).then(() => cache.resume(), () => cache.suspend());
+    subscriber.subscribe(channelOf(prefix)).then(
+      () => cache.resume(),
+      () => cache.suspend(),
+    );
   });
   await subscriber.subscribe(channelOf(prefix));
   cache.resume();

@@ -7,7 +7,13 @@ import type { RetrievalCache, RetrievalShape } from './retrieval-cache.ts';
  * What retrieval answers, as JSON text. The newest submission decides: while it is queued or
  * processing, an older completed result stays readable; once it failed, the failure is reported.
  */
-export async function retrieveMining(db: Queryable, clientId: string, jobPostId: unknown, shape: RetrievalShape, cache?: RetrievalCache): Promise<string> {
+export async function retrieveMining(
+  db: Queryable,
+  clientId: string,
+  jobPostId: unknown,
+  shape: RetrievalShape,
+  cache?: RetrievalCache,
+): Promise<string> {
   const parsed = JobPostIdQuery.shape.jobPostId.safeParse(jobPostId);
   if (!parsed.success) throw new AppError('RequestParametersValidationError', describeIssues(parsed.error, 'jobPostId').join('; '));
   const cached = cache?.get(clientId, parsed.data, shape);
@@ -27,7 +33,11 @@ export async function retrieveMining(db: Queryable, clientId: string, jobPostId:
     case 'failed': {
       const errorCode = row.errorCode ?? 'GenericWebsiteError';
       const known = MiningErrorCode.safeParse(errorCode);
-      return JSON.stringify({ status: 'failed', errorCode, message: miningErrorMessages[known.success ? known.data : 'GenericWebsiteError'] });
+      return JSON.stringify({
+        status: 'failed',
+        errorCode,
+        message: miningErrorMessages[known.success ? known.data : 'GenericWebsiteError'],
+      });
     }
     case 'processing':
       return stored ?? '{"status":"processing"}';

@@ -7,7 +7,13 @@ import type { RecruitmentPorts, StrandedRow } from './recruitment-ports.ts';
  * usually left alone, and the job id makes a double enqueue harmless anyway). Oldest first, at most `limit`.
  */
 async function findUnfinishedRows(db: Queryable, limit: number, minAgeMs: number): Promise<StrandedRow[]> {
-  const result = await db.query<{ submission_id: string; batch_id: string | null; row_no: number | null; concurrency: number | null; rate_per_minute: number | null }>(
+  const result = await db.query<{
+    submission_id: string;
+    batch_id: string | null;
+    row_no: number | null;
+    concurrency: number | null;
+    rate_per_minute: number | null;
+  }>(
     `(SELECT s.submission_id, s.batch_id, s.row_no, b.concurrency, b.rate_per_minute FROM submissions s JOIN batches b USING (batch_id)
        WHERE b.state IN ('created', 'processing', 'resumed') AND s.state IN ('admitted', 'processing')
        ORDER BY s.submission_id LIMIT $1)
@@ -19,7 +25,10 @@ async function findUnfinishedRows(db: Queryable, limit: number, minAgeMs: number
   );
   return result.rows.map((row) =>
     row.batch_id !== null && row.row_no !== null && row.concurrency !== null && row.rate_per_minute !== null
-      ? { submissionId: String(row.submission_id), batch: { batchId: row.batch_id, rowNo: row.row_no, limits: { concurrency: row.concurrency, ratePerMinute: row.rate_per_minute } } }
+      ? {
+          submissionId: String(row.submission_id),
+          batch: { batchId: row.batch_id, rowNo: row.row_no, limits: { concurrency: row.concurrency, ratePerMinute: row.rate_per_minute } },
+        }
       : { submissionId: String(row.submission_id), batch: null },
   );
 }
@@ -34,7 +43,10 @@ async function findUnfinishedRows(db: Queryable, limit: number, minAgeMs: number
  * enqueue may still be on its way; a second one under the same job id would be a no-op anyway);
  * right after Redis came back every one is due (their enqueue failed while it was away).
  */
-export async function reviveStrandedRows(ports: Pick<RecruitmentPorts, 'pool' | 'queue'>, options: { limit?: number; minAgeMs?: number } = {}): Promise<number> {
+export async function reviveStrandedRows(
+  ports: Pick<RecruitmentPorts, 'pool' | 'queue'>,
+  options: { limit?: number; minAgeMs?: number } = {},
+): Promise<number> {
   const rows = await findUnfinishedRows(ports.pool, options.limit ?? 1_000, options.minAgeMs ?? 3_000);
   if (rows.length === 0) return 0;
   return ports.queue.reviveJobs(rows);

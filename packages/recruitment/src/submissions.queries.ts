@@ -16,12 +16,28 @@ export type SubmissionToMine = {
 
 export async function insertSingleSubmission(
   db: Queryable,
-  submission: { clientId: string; jobPostId: string; url: string; employer: string; jobTitle: string; country: string; callbackUrl?: string | undefined },
+  submission: {
+    clientId: string;
+    jobPostId: string;
+    url: string;
+    employer: string;
+    jobTitle: string;
+    country: string;
+    callbackUrl?: string | undefined;
+  },
 ): Promise<string> {
   const result = await db.query<{ submission_id: string }>(
     `INSERT INTO submissions (client_id, job_post_id, url, employer, job_title, country, callback_url)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING submission_id`,
-    [submission.clientId, submission.jobPostId, submission.url, submission.employer, submission.jobTitle, submission.country, submission.callbackUrl ?? null],
+    [
+      submission.clientId,
+      submission.jobPostId,
+      submission.url,
+      submission.employer,
+      submission.jobTitle,
+      submission.country,
+      submission.callbackUrl ?? null,
+    ],
   );
   return String(result.rows[0]?.submission_id);
 }
@@ -34,7 +50,13 @@ export async function insertSingleSubmission(
  */
 export async function startSubmission(db: Queryable, submissionId: string): Promise<SubmissionToMine | null> {
   const result = await db.query<{
-    client_id: string; job_post_id: string; batch_id: string | null; url: string; employer: string; job_title: string; country: string;
+    client_id: string;
+    job_post_id: string;
+    batch_id: string | null;
+    url: string;
+    employer: string;
+    job_title: string;
+    country: string;
   }>(
     `UPDATE submissions SET state = 'processing', started_at = now()
      WHERE submission_id = $1 AND state IN ('queued', 'admitted', 'processing')
@@ -79,13 +101,7 @@ export async function finishSubmission(
      WHERE submission_id = $1 AND state NOT IN ('completed', 'failed')
      RETURNING client_id, job_post_id, batch_id,
        coalesce(callback_url, (SELECT b.callback_url FROM batches AS b WHERE b.batch_id = submissions.batch_id)) AS callback_url`,
-    [
-      submissionId,
-      outcome.kind,
-      outcome.kind === 'failed' ? outcome.errorCode : null,
-      outcome.adapter,
-      outcome.durationMs,
-    ],
+    [submissionId, outcome.kind, outcome.kind === 'failed' ? outcome.errorCode : null, outcome.adapter, outcome.durationMs],
   );
   const row = updated.rows[0];
   if (!row) return null;
@@ -98,7 +114,16 @@ export async function finishSubmission(
          submission_id = EXCLUDED.submission_id, body = EXCLUDED.body, body_v1 = EXCLUDED.body_v1,
          succeeded_at = EXCLUDED.succeeded_at, adapter = EXCLUDED.adapter, duration_ms = EXCLUDED.duration_ms
        WHERE mining_results.submission_id < EXCLUDED.submission_id`,
-      [row.client_id, row.job_post_id, submissionId, outcome.body, outcome.bodyV1, outcome.succeededAt, outcome.adapter, outcome.durationMs],
+      [
+        row.client_id,
+        row.job_post_id,
+        submissionId,
+        outcome.body,
+        outcome.bodyV1,
+        outcome.succeededAt,
+        outcome.adapter,
+        outcome.durationMs,
+      ],
     );
   }
   const at = new Date();
@@ -111,7 +136,14 @@ export async function finishSubmission(
   });
   await oweCallback(client, { clientId: row.client_id, url: row.callback_url, subjectId: row.job_post_id, at, ...event });
   if (!row.batch_id) return { batchId: null, finishedBatch: false };
-  const batch = await client.query<{ state: string; just_finished: boolean; callback_url: string | null; jobs_count: number; succeeded_count: number; failed_count: number }>(
+  const batch = await client.query<{
+    state: string;
+    just_finished: boolean;
+    callback_url: string | null;
+    jobs_count: number;
+    succeeded_count: number;
+    failed_count: number;
+  }>(
     `UPDATE batches SET
        processed_count = processed_count + 1,
        succeeded_count = succeeded_count + $2,

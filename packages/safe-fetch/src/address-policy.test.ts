@@ -103,18 +103,11 @@ describe('parseAllowList', () => {
   it('parses the documented example and skips blanks', () => {
     const allowList = parseAllowList(['127.0.0.1', '10.0.0.0/8', 'localhost', '::1', ' ', '']);
     expect([...allowList.hosts]).toEqual(['localhost']);
-    expect(allowList.ranges.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual([
-      '127.0.0.1/32',
-      '10.0.0.0/8',
-      '::1/128',
-    ]);
+    expect(allowList.ranges.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual(['127.0.0.1/32', '10.0.0.0/8', '::1/128']);
   });
 
   it('normalises hostnames to lower case without a trailing dot', () => {
-    expect([...parseAllowList(['Internal.Example.COM.', 'svc_name.local']).hosts]).toEqual([
-      'internal.example.com',
-      'svc_name.local',
-    ]);
+    expect([...parseAllowList(['Internal.Example.COM.', 'svc_name.local']).hosts]).toEqual(['internal.example.com', 'svc_name.local']);
   });
 
   it.each([

@@ -1,10 +1,4 @@
-export type UnsafeUrlReason =
-  | 'scheme'
-  | 'credentials'
-  | 'private-address'
-  | 'dns'
-  | 'too-many-redirects'
-  | 'redirect-scheme';
+export type UnsafeUrlReason = 'scheme' | 'credentials' | 'private-address' | 'dns' | 'too-many-redirects' | 'redirect-scheme';
 
 /**
  * Messages name only the host and the reason: the full URL may carry tokens in its path or query, and
@@ -18,12 +12,7 @@ export class UnsafeUrlError extends Error {
   readonly address: string | undefined;
   readonly range: string | undefined;
 
-  constructor(
-    reason: UnsafeUrlReason,
-    host: string,
-    detail: string,
-    extra: { address?: string; range?: string; cause?: unknown } = {},
-  ) {
+  constructor(reason: UnsafeUrlReason, host: string, detail: string, extra: { address?: string; range?: string; cause?: unknown } = {}) {
     super(`Refused to fetch from host "${host}" (${reason}): ${detail}`, extra.cause === undefined ? {} : { cause: extra.cause });
     this.reason = reason;
     this.host = host;

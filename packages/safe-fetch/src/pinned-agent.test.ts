@@ -14,11 +14,13 @@ describe('DNS rebinding', () => {
   let rebound: TestServer;
 
   beforeAll(async () => {
-    const answer = (name: string): Handler => (_request, response) => {
-      // Closing makes the next fetch open (and therefore resolve for) a new connection.
-      response.setHeader('connection', 'close');
-      response.end(name);
-    };
+    const answer =
+      (name: string): Handler =>
+      (_request, response) => {
+        // Closing makes the next fetch open (and therefore resolve for) a new connection.
+        response.setHeader('connection', 'close');
+        response.end(name);
+      };
     rebound = await startServer(answer('rebound'), { host: '127.0.0.2' });
     vetted = await startServer(answer('vetted'), { port: rebound.port });
   });
@@ -80,10 +82,9 @@ describe('TLS to a pinned address', () => {
     // Trusting the test certificate process-wide (this test file runs in its own worker) keeps the
     // production code free of a test-only `ca` option.
     tls.setDefaultCACertificates([...defaultCertificates, certificate.cert]);
-    server = await startServer(
-      (request, response) => response.end(`sni=${String((request.socket as TLSSocket).servername)}`),
-      { tls: certificate },
-    );
+    server = await startServer((request, response) => response.end(`sni=${String((request.socket as TLSSocket).servername)}`), {
+      tls: certificate,
+    });
   });
 
   afterAll(async () => {

@@ -96,9 +96,7 @@ describe('response size cap', () => {
     const safeFetch = makeFetch({ maxBytes: 1_000 });
     await expect((await safeFetch(`${server.origin}/chunked/1001`)).text()).rejects.toBeInstanceOf(ResponseTooLargeError);
     await expect((await safeFetch(`${server.origin}/json/2000`)).json()).rejects.toBeInstanceOf(ResponseTooLargeError);
-    await expect((await safeFetch(`${server.origin}/chunked/3000`)).arrayBuffer()).rejects.toBeInstanceOf(
-      ResponseTooLargeError,
-    );
+    await expect((await safeFetch(`${server.origin}/chunked/3000`)).arrayBuffer()).rejects.toBeInstanceOf(ResponseTooLargeError);
     await safeFetch.close();
   });
 

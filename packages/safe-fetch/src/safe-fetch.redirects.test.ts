@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 // localhost deliberately resolves to the refused address, as /etc/hosts could make it for 127.0.0.2.
-const lookup = mapLookup({ 'localhost': ['127.0.0.2'], 'allowed.test': ['127.0.0.1'] });
+const lookup = mapLookup({ localhost: ['127.0.0.2'], 'allowed.test': ['127.0.0.1'] });
 
 function makeFetch(options: Partial<SafeFetchOptions> = {}): SafeFetch {
   return createSafeFetch({ allowPrivate: ['127.0.0.1'], lookup, timeoutMs: 2_000, ...options });

@@ -13,11 +13,7 @@ let v6: TestServer;
 
 beforeAll(async () => {
   const reply: Handler = (_request, response) => response.end('reached');
-  [v4, v4b, v6] = await Promise.all([
-    startServer(reply),
-    startServer(reply, { host: '127.0.0.2' }),
-    startServer(reply, { host: '::1' }),
-  ]);
+  [v4, v4b, v6] = await Promise.all([startServer(reply), startServer(reply, { host: '127.0.0.2' }), startServer(reply, { host: '::1' })]);
 });
 
 afterAll(async () => {
@@ -126,7 +122,10 @@ describe('hostnames, judged by every address they resolve to', () => {
   });
 
   it('refuses a name when one answer is public and another is private, whatever the order', async () => {
-    for (const answers of [['93.184.215.14', '127.0.0.2'], ['127.0.0.2', '93.184.215.14']]) {
+    for (const answers of [
+      ['93.184.215.14', '127.0.0.2'],
+      ['127.0.0.2', '93.184.215.14'],
+    ]) {
       const lookup = mapLookup({ 'mixed.test': answers });
       const error = await refusal(`http://mixed.test:${v4b.port}/`, { lookup });
       expect(error).toMatchObject({ reason: 'private-address', address: '127.0.0.2' });
@@ -216,7 +215,7 @@ describe('allow-list entries permit the fetch', () => {
   });
 
   it('by hostname, for every address that name resolves to, and not for other names', async () => {
-    const lookup = mapLookup({ 'localhost': ['127.0.0.1'], 'other.test': ['127.0.0.1'] });
+    const lookup = mapLookup({ localhost: ['127.0.0.1'], 'other.test': ['127.0.0.1'] });
     expect(await fetchText(`http://localhost:${v4.port}/name`, { allowPrivate: ['localhost'], lookup })).toBe('reached');
     expect(v4.hits.at(-1)?.headers.host).toBe(`localhost:${v4.port}`);
     const error = await refusal(`http://other.test:${v4.port}/`, { allowPrivate: ['localhost'], lookup });

@@ -56,7 +56,9 @@ describe('SafeFetch.post', () => {
     try {
       const connections = server.connections();
       await expect(safeFetch.post(`${server.origin}/ok`, { headers, body: '{}' })).rejects.toThrow(UnsafeUrlError);
-      await expect(safeFetch.post(`http://hooks.example:${server.port}/ok`, { headers, body: '{}' })).rejects.toMatchObject({ reason: 'private-address' });
+      await expect(safeFetch.post(`http://hooks.example:${server.port}/ok`, { headers, body: '{}' })).rejects.toMatchObject({
+        reason: 'private-address',
+      });
       await expect(safeFetch.post('file:///etc/passwd', { headers, body: '{}' })).rejects.toMatchObject({ reason: 'scheme' });
       expect(server.connections()).toBe(connections);
     } finally {
@@ -68,7 +70,9 @@ describe('SafeFetch.post', () => {
     const safeFetch = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
     try {
       const started = Date.now();
-      const error = await safeFetch.post(`${server.origin}/silent`, { headers, body: '{}', timeoutMs: 300 }).catch((caught: unknown) => caught);
+      const error = await safeFetch
+        .post(`${server.origin}/silent`, { headers, body: '{}', timeoutMs: 300 })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(FetchTimeoutError);
       expect((error as FetchTimeoutError).message).toContain('127.0.0.1');
       expect(Date.now() - started).toBeLessThan(3_000);
@@ -77,7 +81,7 @@ describe('SafeFetch.post', () => {
     }
   });
 
-  it('stops at its caller\'s signal', async () => {
+  it("stops at its caller's signal", async () => {
     const safeFetch = createSafeFetch({ allowPrivate: ['127.0.0.1'] });
     try {
       const controller = new AbortController();
@@ -99,7 +103,9 @@ describe('SafeFetch.post', () => {
       // One caller's signal shared by every POST in flight, as a delivery job's is.
       const { signal } = new AbortController();
       for (let round = 0; round < 4; round += 1) {
-        const answers = await Promise.all(Array.from({ length: 25 }, () => safeFetch.post(`${server.origin}/ok`, { headers, body: '{}', signal })));
+        const answers = await Promise.all(
+          Array.from({ length: 25 }, () => safeFetch.post(`${server.origin}/ok`, { headers, body: '{}', signal })),
+        );
         expect(answers.every((answer) => answer.status === 204)).toBe(true);
       }
       // Keep-alive: far fewer connections than POSTs (undici opens a few more when a round starts before the last answer's socket is free).

@@ -51,7 +51,9 @@ const onePageForm = (action: string) => `
   <button type="submit">Submit application</button>
 </form>`;
 
-const wizard = page('Data Analyst', `
+const wizard = page(
+  'Data Analyst',
+  `
 <form id="apply" method="post" action="/wizard/submit">
   <div class="step" id="step-1">${candidateFields}<button type="button" data-next="step-2">Next</button></div>
   <div class="step" id="step-2" hidden>
@@ -63,24 +65,29 @@ const wizard = page('Data Analyst', `
     <label for="sql">Describe a query you are proud of *</label><textarea id="sql" name="sql" required></textarea>
     <button type="submit">Submit</button>
   </div>
-</form>`, `
+</form>`,
+  `
 for (const button of document.querySelectorAll('[data-next]')) button.addEventListener('click', () => {
   const step = button.closest('.step');
   for (const control of step.querySelectorAll('[required]')) if (!control.value) { control.reportValidity(); return; }
   step.hidden = true;
   document.getElementById(button.dataset.next).hidden = false;
-});`);
+});`,
+);
 
 // A react-select style list: the options exist only while the list is open, narrow as one types,
 // and the choice lands in a hidden input. The form is sent with fetch and answered in place.
-const combobox = page('Support Engineer', `
+const combobox = page(
+  'Support Engineer',
+  `
 <form id="apply">
   ${candidateFields}
   <label for="office" id="office-label">Preferred office *</label>
   <div class="select"><input id="office" role="combobox" aria-expanded="false" aria-autocomplete="list" aria-labelledby="office-label" autocomplete="off"><input type="hidden" name="office"></div>
   <button type="submit">Apply</button>
 </form>
-<div id="result" role="status"></div>`, `
+<div id="result" role="status"></div>`,
+  `
 const offices = ['Amsterdam', 'Berlin', 'Lisbon', 'London', 'New York'];
 const input = document.getElementById('office');
 const hidden = document.querySelector('input[name="office"]');
@@ -111,10 +118,13 @@ document.getElementById('apply').addEventListener('submit', async (event) => {
   const answer = await response.json();
   event.target.remove();
   document.getElementById('result').textContent = answer.ok ? 'Application submitted. Reference: SUP-' + answer.id : answer.error;
-});`);
+});`,
+);
 
 // A repeatable group ("Add another" clones the entry with the next index) and two files.
-const repeatUpload = page('Backend Engineer', `
+const repeatUpload = page(
+  'Backend Engineer',
+  `
 <form method="post" action="/repeat-upload/submit" enctype="multipart/form-data">
   ${candidateFields}
   <section id="experience" aria-label="Work experience"><h2>Work experience</h2>
@@ -125,7 +135,8 @@ const repeatUpload = page('Backend Engineer', `
   <label for="cv">CV *</label><input id="cv" name="cv" type="file" accept=".pdf,.docx" required>
   <label for="cover_letter">Cover letter</label><input id="cover_letter" name="cover_letter" type="file" accept=".pdf,.txt">
   <button type="submit">Submit application</button>
-</form>`, `
+</form>`,
+  `
 let count = 1;
 document.getElementById('add').addEventListener('click', () => {
   const entry = document.querySelector('.entry').cloneNode(true);
@@ -138,15 +149,20 @@ document.getElementById('add').addEventListener('click', () => {
   }
   count += 1;
   document.getElementById('add').before(entry);
-});`);
+});`,
+);
 
-const simpleForm = (title: string, action: string, extra = '') => page(title, `
+const simpleForm = (title: string, action: string, extra = '') =>
+  page(
+    title,
+    `
 <form method="post" action="${action}">
   ${candidateFields}
   <label for="phone">Phone</label><input id="phone" name="phone" type="tel">
   ${extra}
   <button type="submit">Submit application</button>
-</form>`);
+</form>`,
+  );
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -157,11 +173,16 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 /** Parses a POST (urlencoded or multipart) with the platform's own form-data parser. */
 async function parseSubmission(path: string, request: IncomingMessage): Promise<ReceivedApplication> {
   const body = await readBody(request);
-  const form = await new Request('http://site.test/', { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? 'application/x-www-form-urlencoded' }, body: new Uint8Array(body) }).formData();
+  const form = await new Request('http://site.test/', {
+    method: 'POST',
+    headers: { 'content-type': request.headers['content-type'] ?? 'application/x-www-form-urlencoded' },
+    body: new Uint8Array(body),
+  }).formData();
   const received: ReceivedApplication = { path, fields: {}, files: {} };
   for (const [name, value] of form) {
     if (typeof value === 'string') (received.fields[name] ??= []).push(value);
-    else if (value.size > 0 || value.name) (received.files[name] ??= []).push({ filename: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+    else if (value.size > 0 || value.name)
+      (received.files[name] ??= []).push({ filename: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
   }
   return received;
 }
@@ -196,17 +217,49 @@ export async function startApplicationSites(options: { slowAnswerMs?: number; ho
         const has = (name: string) => Boolean(submission.fields[name]?.[0]);
         switch (path) {
           case '/one-page/submit':
-            return html(response, 200, page('Application received', `<p>Thank you for applying! Your application has been received and our team will be in touch.</p><p>Your application reference is PE-${40000 + sequence}.</p>`));
+            return html(
+              response,
+              200,
+              page(
+                'Application received',
+                `<p>Thank you for applying! Your application has been received and our team will be in touch.</p><p>Your application reference is PE-${40000 + sequence}.</p>`,
+              ),
+            );
           case '/wizard/submit':
           case '/repeat-upload/submit':
-            return html(response, 200, page('Application received', '<p>Thank you for applying! Your application has been received and our team will be in touch.</p>'));
+            return html(
+              response,
+              200,
+              page(
+                'Application received',
+                '<p>Thank you for applying! Your application has been received and our team will be in touch.</p>',
+              ),
+            );
           case '/combobox/submit':
-            return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(has('office') ? { ok: true, id: 7000 + sequence } : { ok: false, error: 'Please choose an office.' }));
+            return void response
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify(has('office') ? { ok: true, id: 7000 + sequence } : { ok: false, error: 'Please choose an office.' }));
           case '/strict/submit':
-            if (!has('phone')) return html(response, 422, simpleForm('Site Reliability Engineer', '/strict/submit', '<div class="error" role="alert">Phone number is required.</div>'));
+            if (!has('phone'))
+              return html(
+                response,
+                422,
+                simpleForm(
+                  'Site Reliability Engineer',
+                  '/strict/submit',
+                  '<div class="error" role="alert">Phone number is required.</div>',
+                ),
+              );
             return html(response, 200, page('Thanks', '<p>Thank you for your application.</p>'));
           case '/captcha/submit':
-            return html(response, 200, page('One more step', '<p>Please verify you are a human before we accept your application.</p><div class="g-recaptcha" style="width:304px;height:78px;border:1px solid #ccc"></div>'));
+            return html(
+              response,
+              200,
+              page(
+                'One more step',
+                '<p>Please verify you are a human before we accept your application.</p><div class="g-recaptcha" style="width:304px;height:78px;border:1px solid #ccc"></div>',
+              ),
+            );
           case '/duplicate/submit':
             return html(response, 200, page('Product Designer', '<p>You have already applied for this position. We will be in touch.</p>'));
           case '/reference/submit':
@@ -240,7 +293,11 @@ export async function startApplicationSites(options: { slowAnswerMs?: number; ho
         case '/slow':
           return html(response, 200, simpleForm('Technical Writer', '/slow/submit'));
         case '/reference/thanks':
-          return html(response, 200, page('Application received', `<p>Thank you for your application.</p><p>Your reference number is APP-${20930 + sequence}.</p>`));
+          return html(
+            response,
+            200,
+            page('Application received', `<p>Thank you for your application.</p><p>Your reference number is APP-${20930 + sequence}.</p>`),
+          );
         default:
           return html(response, 404, page('Page not found', '<p>The page you are looking for does not exist.</p>'));
       }

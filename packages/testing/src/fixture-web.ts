@@ -39,10 +39,13 @@ export async function startFixtureWeb(): Promise<FixtureWeb> {
       case 'forms':
         return id in fixtureForms ? html(response, 200, fixtureForms[id as FixtureFormName]) : html(response, 404, 'no such form');
       case 'slow': {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          html(response, 200, fixtureForms.basic);
-        }, Number(url.searchParams.get('ms') ?? 5_000));
+        const timer = setTimeout(
+          () => {
+            timers.delete(timer);
+            html(response, 200, fixtureForms.basic);
+          },
+          Number(url.searchParams.get('ms') ?? 5_000),
+        );
         timers.add(timer);
         return;
       }

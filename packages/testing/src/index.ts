@@ -32,7 +32,15 @@ export { ashbyHostedVendor, ashbyPostingId, ashbySavedValues } from './hosted-at
 export { workableHostedVendor, workableReceived, workableShortcode } from './hosted-ats/workable.double.ts';
 export { jazzhrHostedVendor, jazzhrJobPath } from './hosted-ats/jazzhr.double.ts';
 export { teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads } from './hosted-ats/teamtailor.double.ts';
-export { workdayHostedVendor, workdayJobPath, workdayQuestions, workdaySharedJobPath, workdaySaved, workdaySuccessPath, workdayWrongPasswordText } from './hosted-ats/workday.double.ts';
+export {
+  workdayHostedVendor,
+  workdayJobPath,
+  workdayQuestions,
+  workdaySharedJobPath,
+  workdaySaved,
+  workdaySuccessPath,
+  workdayWrongPasswordText,
+} from './hosted-ats/workday.double.ts';
 export type { WorkdayAddress, WorkdayResume, WorkdayVendor } from './hosted-ats/workday.double.ts';
 export type { WorkdayApplication, WorkdayFile } from './hosted-ats/workday-drafts.ts';
 export { manatalHostedVendor, manatalJobPath, manatalReceived } from './hosted-ats/manatal.double.ts';

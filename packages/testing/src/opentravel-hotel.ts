@@ -83,14 +83,21 @@ export type OpenTravelHotel = {
 };
 
 const value = (body: string, pattern: RegExp) => pattern.exec(body)?.[1] ?? '';
-const decode = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"');
+const decode = (text: string) =>
+  text
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"');
 
 function units(price: string): { total: string; before: string; tax: string } {
   const [whole = '0', fraction = ''] = price.split('.');
   const scale = 10 ** fraction.length;
   const before = Number(whole) * scale + Number(fraction || '0');
   const tax = Math.floor(before / 10);
-  const format = (amount: number) => (fraction.length === 0 ? String(amount) : `${Math.floor(amount / scale)}.${String(amount % scale).padStart(fraction.length, '0')}`);
+  const format = (amount: number) =>
+    fraction.length === 0 ? String(amount) : `${Math.floor(amount / scale)}.${String(amount % scale).padStart(fraction.length, '0')}`;
   return { total: format(before + tax), before: format(before), tax: format(tax) };
 }
 
@@ -107,7 +114,8 @@ function availRS(body: string, code: string, hotel: TestHotel): string {
   const start = value(body, /StayDateRange Start="([^"]*)"/);
   const end = value(body, /StayDateRange[^>]* End="([^"]*)"/);
   const guests = value(body, /GuestCount [^>]*Count="(\d+)"/);
-  const ota = (inner: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}">${inner}</OTA_HotelAvailRS>`;
+  const ota = (inner: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}">${inner}</OTA_HotelAvailRS>`;
   if (hotel.soldOut) return ota('<Errors><Error Type="3" Code="322" ShortText="No availability"/></Errors>');
   const currency = hotel.currency ?? 'USD';
   const rate = (room: string, price: string) => {
@@ -123,7 +131,10 @@ function availRS(body: string, code: string, hotel: TestHotel): string {
 }
 
 function readOrder(body: string): ReceivedOrder {
-  const guests = [...body.matchAll(/<GivenName>([^<]*)<\/GivenName><Surname>([^<]*)<\/Surname>/g)].map((match) => ({ firstName: decode(match[1] ?? ''), lastName: decode(match[2] ?? '') }));
+  const guests = [...body.matchAll(/<GivenName>([^<]*)<\/GivenName><Surname>([^<]*)<\/Surname>/g)].map((match) => ({
+    firstName: decode(match[1] ?? ''),
+    lastName: decode(match[2] ?? ''),
+  }));
   return {
     hotelCode: value(body, /HotelCode="([^"]+)"/),
     reference: value(body, /<UniqueID [^>]*ID="([^"]+)"/),
@@ -150,8 +161,10 @@ function reservationXml(reservation: Reservation, origin: string): string {
       : reservation.status === 'Cancelled'
         ? `<TPA_Extensions><StatusReason Text="${reservation.cancelReason ?? 'Card declined: authentication failed'}"/></TPA_Extensions>`
         : '';
-  return `<HotelReservation ResStatus="${reservation.status}"><UniqueID Type="14" ID="${reservation.reference}" ID_Context="Quarry"/>` +
-    `<ResGlobalInfo><Total AmountAfterTax="${reservation.total}" CurrencyCode="${reservation.currency}"/><HotelReservationIDs><HotelReservationID ResID_Type="10" ResID_Value="${reservation.confirmation}"/></HotelReservationIDs></ResGlobalInfo>${challenge}</HotelReservation>`;
+  return (
+    `<HotelReservation ResStatus="${reservation.status}"><UniqueID Type="14" ID="${reservation.reference}" ID_Context="Quarry"/>` +
+    `<ResGlobalInfo><Total AmountAfterTax="${reservation.total}" CurrencyCode="${reservation.currency}"/><HotelReservationIDs><HotelReservationID ResID_Type="10" ResID_Value="${reservation.confirmation}"/></HotelReservationIDs></ResGlobalInfo>${challenge}</HotelReservation>`
+  );
 }
 
 const bodyOf = (request: IncomingMessage) =>
@@ -174,7 +187,8 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
 
   const answerOrder = (body: string, order: ReceivedOrder): string => {
     const echo = value(body, /EchoToken="([^"]*)"/);
-    const ota = (inner: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_HotelResRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}">${inner}</OTA_HotelResRS>`;
+    const ota = (inner: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_HotelResRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}">${inner}</OTA_HotelResRS>`;
     const error = (code: string, text: string) => ota(`<Errors><Error Type="3" Code="${code}" ShortText="${text}"/></Errors>`);
     const hotel = hotels.get(order.hotelCode);
     if (!hotel) return error('392', 'Invalid hotel code');
@@ -196,7 +210,9 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
       currency: order.currency,
     };
     reservations.set(order.reference, reservation);
-    return ota(`<Success/>${hotel.order === 'tds' ? '' : '<Warnings><Warning Type="1" ShortText="Check-in from 15:00"/></Warnings>'}<HotelReservations>${reservationXml(reservation, origin)}</HotelReservations>`);
+    return ota(
+      `<Success/>${hotel.order === 'tds' ? '' : '<Warnings><Warning Type="1" ShortText="Check-in from 15:00"/></Warnings>'}<HotelReservations>${reservationXml(reservation, origin)}</HotelReservations>`,
+    );
   };
 
   const server: Server = createServer((request, response) => {
@@ -206,7 +222,8 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
         const form = new URLSearchParams(body);
         const reference = Buffer.from(form.get('threeDSSessionData') ?? '', 'base64url').toString();
         const reservation = reservations.get(reference);
-        if (reservation?.status === 'PendingPaymentAuthentication') reservation.status = form.get('outcome') === 'fail' ? 'Cancelled' : 'Committed';
+        if (reservation?.status === 'PendingPaymentAuthentication')
+          reservation.status = form.get('outcome') === 'fail' ? 'Cancelled' : 'Committed';
         response.writeHead(200, { 'content-type': 'text/html' }).end('<p>Authentication complete</p>');
         return;
       }
@@ -216,27 +233,42 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
       if (message === 'OTA_HotelAvailRQ') {
         const code = value(body, /HotelCode="([^"]+)"/);
         const hotel = hotels.get(code);
-        if (!hotel) return send(`<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="${value(body, /EchoToken="([^"]*)"/)}"><Errors><Error Type="3" Code="392" ShortText="Invalid hotel code"/></Errors></OTA_HotelAvailRS>`);
+        if (!hotel)
+          return send(
+            `<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken="${value(body, /EchoToken="([^"]*)"/)}"><Errors><Error Type="3" Code="392" ShortText="Invalid hotel code"/></Errors></OTA_HotelAvailRS>`,
+          );
         return send(availRS(body, code, hotel));
       }
       const availOnly = (rq: string) =>
-        send(`<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken=""><Errors><Error Type="10" Code="321" ShortText="request is not an OTA_HotelAvailRQ (${rq})"/></Errors></OTA_HotelAvailRS>`);
+        send(
+          `<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05" EchoToken=""><Errors><Error Type="10" Code="321" ShortText="request is not an OTA_HotelAvailRQ (${rq})"/></Errors></OTA_HotelAvailRS>`,
+        );
       if (message === 'OTA_HotelResRQ' && hotels.get(value(body, /HotelCode="([^"]+)"/))?.order === 'unreadable') {
         orders.push(readOrder(body));
         return availOnly(message);
       }
-      if (message === 'OTA_ReadRQ' && orders.some((order) => hotels.get(order.hotelCode)?.order === 'unreadable' && order.reference === value(body, /<UniqueID [^>]*ID="([^"]+)"/))) {
+      if (
+        message === 'OTA_ReadRQ' &&
+        orders.some(
+          (order) => hotels.get(order.hotelCode)?.order === 'unreadable' && order.reference === value(body, /<UniqueID [^>]*ID="([^"]+)"/),
+        )
+      ) {
         return availOnly(message);
       }
       if (message === 'OTA_HotelResRQ') {
         const order = readOrder(body);
         orders.push(order);
         const hotel = hotels.get(order.hotelCode);
-        const waiting = { reference: order.reference, remoteAddress: request.socket.remoteAddress ?? '', remotePort: request.socket.remotePort ?? 0 };
+        const waiting = {
+          reference: order.reference,
+          remoteAddress: request.socket.remoteAddress ?? '',
+          remotePort: request.socket.remotePort ?? 0,
+        };
         ordersInFlight.add(waiting);
         response.once('close', () => ordersInFlight.delete(waiting));
         // Committed when answered, whether or not the caller is still there to read it.
-        if (hotel?.commitOnAnswerAfterMs !== undefined) return void setTimeout(() => send(answerOrder(body, order)), hotel.commitOnAnswerAfterMs);
+        if (hotel?.commitOnAnswerAfterMs !== undefined)
+          return void setTimeout(() => send(answerOrder(body, order)), hotel.commitOnAnswerAfterMs);
         if (hotel?.commitOnRelease) return void held.push(() => send(answerOrder(body, order)));
         const answer = answerOrder(body, order);
         if (hotel?.holdOrders) held.push(() => send(answer));
@@ -258,7 +290,8 @@ export async function startOpenTravelHotel(options: { host?: string } = {}): Pro
         const cancelRS = (inner: string, status = '') =>
           `<?xml version="1.0" encoding="UTF-8"?>\n<OTA_CancelRS xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${echo}"${status}>${inner}</OTA_CancelRS>`;
         if (!reservation) return send(cancelRS('<Errors><Error Type="3" Code="245" ShortText="Reservation not found"/></Errors>'));
-        if (reservation.status !== 'Cancelled') Object.assign(reservation, { status: 'Cancelled', cancelReason: 'Cancelled by the booker' });
+        if (reservation.status !== 'Cancelled')
+          Object.assign(reservation, { status: 'Cancelled', cancelReason: 'Cancelled by the booker' });
         return send(cancelRS(`<Success/><UniqueID Type="14" ID="${reference}" ID_Context="Quarry"/>`, ' Status="Cancelled"'));
       }
       response.writeHead(400).end('unknown message');

@@ -14,7 +14,13 @@ afterAll(async () => {
 
 /** Logs in and out: null when the server let us in, else what failed. */
 async function login(pass: string): Promise<string | null> {
-  const client = new ImapFlow({ host: server.host, port: server.port, secure: false, auth: { user: 'owner@pool.test', pass }, logger: false });
+  const client = new ImapFlow({
+    host: server.host,
+    port: server.port,
+    secure: false,
+    auth: { user: 'owner@pool.test', pass },
+    logger: false,
+  });
   client.on('error', () => {});
   try {
     await client.connect();

@@ -40,7 +40,9 @@ export type PrivateDovecot = {
  * passdb at that RFC 7662 introspection endpoint (POST `token=…`; an answer
  * `{"active":true,"username":"<login>"}` lets the login in); password logins stay as they are.
  */
-export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle?: boolean; config?: string; oauth2IntrospectionUrl?: string } = {}): Promise<PrivateDovecot> {
+export async function startPrivateDovecot(
+  options: { users?: DovecotUser[]; idle?: boolean; config?: string; oauth2IntrospectionUrl?: string } = {},
+): Promise<PrivateDovecot> {
   const port = await freePort();
   const root = mkdtempSync(join(tmpdir(), 'quarry-dovecot-'));
   const mail = join(root, 'mail');
@@ -59,13 +61,19 @@ export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle
   // own (1, 2, 3… seconds after the epoch), as two writes in one second would share theirs.
   let version = 0;
   const writePasswd = () => {
-    writeFileSync(passwd, [...users].map(([user, password]) => `${user}:{PLAIN}${password}:${uid}:${gid}::${join(mail, user)}::\n`).join(''));
+    writeFileSync(
+      passwd,
+      [...users].map(([user, password]) => `${user}:{PLAIN}${password}:${uid}:${gid}::${join(mail, user)}::\n`).join(''),
+    );
     version += 1;
     utimesSync(passwd, version, version);
   };
   for (const user of options.users ?? []) users.set(user.user, user.password);
   writePasswd();
-  const capabilities = options.idle === false ? 'imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT UIDPLUS MOVE NAMESPACE CHILDREN\n' : '';
+  const capabilities =
+    options.idle === false
+      ? 'imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT UIDPLUS MOVE NAMESPACE CHILDREN\n'
+      : '';
   const config = join(root, 'dovecot.conf');
   const oauth2 = join(root, 'dovecot-oauth2.conf.ext');
   if (options.oauth2IntrospectionUrl) {
@@ -74,7 +82,9 @@ export async function startPrivateDovecot(options: { users?: DovecotUser[]; idle
       `introspection_mode = post\nintrospection_url = ${options.oauth2IntrospectionUrl}\nforce_introspection = yes\nusername_attribute = username\nactive_attribute = active\nactive_value = true\n`,
     );
   }
-  const oauth2Passdb = options.oauth2IntrospectionUrl ? `passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = ${oauth2}\n}\n` : '';
+  const oauth2Passdb = options.oauth2IntrospectionUrl
+    ? `passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = ${oauth2}\n}\n`
+    : '';
   writeFileSync(
     config,
     `base_dir = ${run}
@@ -172,7 +182,8 @@ ${options.config ?? ''}
       const files = lines.filter(Boolean).map((line) => line.replace(/^\d+\s+/, ''));
       const renumbered = files.map((rest, index) => `${index + 1} ${rest}`);
       writeFileSync(uidList, [`3 V${old + 1000} N${files.length + 1}`, ...renumbered, ''].join('\n'));
-      for (const name of readdirSync(dir)) if (name.startsWith('dovecot.index') || name.startsWith('dovecot.list.index')) rmSync(join(dir, name));
+      for (const name of readdirSync(dir))
+        if (name.startsWith('dovecot.index') || name.startsWith('dovecot.list.index')) rmSync(join(dir, name));
       await start();
     },
     doveadm(args) {

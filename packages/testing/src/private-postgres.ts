@@ -45,7 +45,8 @@ export async function startPrivatePostgres(options: { listen?: string[]; trust?:
   const as = (command: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
   await as(`${bin}/initdb`, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  if (options.trust?.length) appendFileSync(join(data, 'pg_hba.conf'), options.trust.map((range) => `host all all ${range} trust\n`).join(''));
+  if (options.trust?.length)
+    appendFileSync(join(data, 'pg_hba.conf'), options.trust.map((range) => `host all all ${range} trust\n`).join(''));
   const port = await freePort();
   const settings = `-p ${port} -k ${folder} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c max_connections=200`;
   const start = async () => {

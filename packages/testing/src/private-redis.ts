@@ -37,7 +37,23 @@ export async function startPrivateRedis(options: { appendOnly?: boolean; listen?
     // Already running: a second redis-server could not bind the port, and would replace the
     // running one as the process `kill` stops (so a kill would then leave Redis up).
     if (server && server.exitCode === null && server.signalCode === null) return;
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', ...(options.listen ?? []), ...(options.listen?.length ? ['--protected-mode', 'no'] : []), '--dir', folder, '--save', '', ...persistence], { stdio: 'ignore' });
+    server = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        ...(options.listen ?? []),
+        ...(options.listen?.length ? ['--protected-mode', 'no'] : []),
+        '--dir',
+        folder,
+        '--save',
+        '',
+        ...persistence,
+      ],
+      { stdio: 'ignore' },
+    );
     await waitUntilAccepting(port, 'redis-server');
   };
   const kill = async () => {

@@ -5,7 +5,11 @@ import type { TestRedis } from './test-redis.ts';
  * The environment a spawned `quarry` process needs to use one test file's own database, Redis key
  * prefix and secret key; callers add what their scenario tunes.
  */
-export function quarryEnv(stores: { database: Pick<TestDatabase, 'url'>; redis: Pick<TestRedis, 'url' | 'prefix'>; secretKey: Buffer }): Record<string, string> {
+export function quarryEnv(stores: {
+  database: Pick<TestDatabase, 'url'>;
+  redis: Pick<TestRedis, 'url' | 'prefix'>;
+  secretKey: Buffer;
+}): Record<string, string> {
   return {
     DATABASE_URL: stores.database.url,
     REDIS_URL: stores.redis.url,

@@ -17,10 +17,21 @@ let redis: Redis;
 let clock: Date;
 let vault: CardVaultService;
 
-const card = (extra: Record<string, unknown> = {}) => ({ pan, expiryMonth: 12, expiryYear: 2031, name: 'Ada Lovelace', cvv: '737', ...extra });
+const card = (extra: Record<string, unknown> = {}) => ({
+  pan,
+  expiryMonth: 12,
+  expiryYear: 2031,
+  name: 'Ada Lovelace',
+  cvv: '737',
+  ...extra,
+});
 
 async function insertClient(clientId: string): Promise<void> {
-  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, $3)`, [clientId, randomBytes(32), randomBytes(32)]);
+  await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, $3)`, [
+    clientId,
+    randomBytes(32),
+    randomBytes(32),
+  ]);
 }
 
 /** The 400's messages of a refused store. */
@@ -93,7 +104,12 @@ describe('POST /vault/otp and /vault/pan use cases', () => {
 
   it('names every bad field in one refusal, an expired card beside the others', async () => {
     const otp = await vault.issueOtp('cl_a');
-    const messages = await refusal(vault.storePan('cl_a', { otp: otp.id, ...card({ pan: '4242 4242 4242 4241', expiryMonth: 1, expiryYear: 2024, name: '', cvv: '1' }) }));
+    const messages = await refusal(
+      vault.storePan('cl_a', {
+        otp: otp.id,
+        ...card({ pan: '4242 4242 4242 4241', expiryMonth: 1, expiryYear: 2024, name: '', cvv: '1' }),
+      }),
+    );
     expect(messages).toEqual([
       expect.stringMatching(/^pan: is not a card number/),
       expect.stringMatching(/^name: is required/),
@@ -122,7 +138,9 @@ describe('POST /vault/otp and /vault/pan use cases', () => {
       clock = issuedAt;
     }
 
-    expect(await refusal(vault.storePan('cl_a', { otp: 'otp_never-issued', ...card() }))).toEqual(['otp: unknown (ask POST /vault/otp for one)']);
+    expect(await refusal(vault.storePan('cl_a', { otp: 'otp_never-issued', ...card() }))).toEqual([
+      'otp: unknown (ask POST /vault/otp for one)',
+    ]);
     const theirs = await vault.issueOtp('cl_b');
     expect(await refusal(vault.storePan('cl_a', { otp: theirs.id, ...card() }))).toEqual(['otp: unknown (ask POST /vault/otp for one)']);
     // Refused for cl_a, still good for cl_b.
@@ -131,7 +149,10 @@ describe('POST /vault/otp and /vault/pan use cases', () => {
 
   it('stores one card for one OTP when two requests race with it', async () => {
     const otp = await vault.issueOtp('cl_a');
-    const results = await Promise.allSettled([vault.storePan('cl_a', { otp: otp.id, ...card() }), vault.storePan('cl_a', { otp: otp.id, ...card() })]);
+    const results = await Promise.allSettled([
+      vault.storePan('cl_a', { otp: otp.id, ...card() }),
+      vault.storePan('cl_a', { otp: otp.id, ...card() }),
+    ]);
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
   });
 });
@@ -151,7 +172,12 @@ describe('openCard and purgeCard (the port bookings use)', () => {
 
   it('opens a card stored without a CVV as it is, and fails one whose CVV Redis no longer holds', async () => {
     const without = await stored('cl_a', { cvv: undefined });
-    expect(await vault.openCard(without, { bookingId: 'bk_9', clientId: 'cl_a' })).toEqual({ pan: panDigits, expiryMonth: 12, expiryYear: 2031, name: 'Ada Lovelace' });
+    expect(await vault.openCard(without, { bookingId: 'bk_9', clientId: 'cl_a' })).toEqual({
+      pan: panDigits,
+      expiryMonth: 12,
+      expiryYear: 2031,
+      name: 'Ada Lovelace',
+    });
     const token = await stored('cl_a', { cvv: '4321' });
     const keys = await redis.keys(`${testRedis.prefix}:vault:cvv:*`);
     for (const key of keys) await redis.del(key);

@@ -69,7 +69,8 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
     const parsed = StorePanBody.safeParse(body ?? {});
     const at = now();
     const expired = typeof body === 'object' && body !== null ? expiryProblem(body, at) : null;
-    if (!parsed.success || expired) throw validationError([...(parsed.success ? [] : describeIssues(parsed.error)), ...(expired ? [expired] : [])]);
+    if (!parsed.success || expired)
+      throw validationError([...(parsed.success ? [] : describeIssues(parsed.error)), ...(expired ? [expired] : [])]);
     const input = parsed.data;
     const cardId = cardUuid(randomBytes(16));
     const tokenVersion = input.tokenVersion === 'v1' ? 1 : 2;
@@ -142,7 +143,10 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
       // next holder, which would otherwise order without it (PCI DSS 3.3.1: gone after the order).
       const sealedCvv = await redis.get(cvvKey(cardId));
       const cvv = sealedCvv ? keys.openCvv(cardId, use.clientId, Buffer.from(sealedCvv, 'base64')) : undefined;
-      options.logger?.info({ clientId: use.clientId, bookingId: use.bookingId, vaultCard: cardId, withCvv: cvv !== undefined }, 'vault: card opened');
+      options.logger?.info(
+        { clientId: use.clientId, bookingId: use.bookingId, vaultCard: cardId, withCvv: cvv !== undefined },
+        'vault: card opened',
+      );
       // A card stored with a CVV is never paid with without it: the hotel would be sent an order the
       // card holder's bank may refuse, or that skips a check the client asked for.
       if (stored.withCvv && cvv === undefined) throw new CvvUnavailableError();
@@ -178,4 +182,3 @@ export function createCardVault(options: CardVaultOptions): CardVaultService {
     },
   };
 }
-

@@ -10,7 +10,10 @@ import { isPanTokenShaped } from '@quarry/contracts';
 export type TokenVersion = 1 | 2;
 
 const cardIdBytes = 16;
-const formats = { 1: { prefix: '', bytes: 123 }, 2: { prefix: 'v2:', bytes: 222 } } as const satisfies Record<TokenVersion, { prefix: string; bytes: number }>;
+const formats = { 1: { prefix: '', bytes: 123 }, 2: { prefix: 'v2:', bytes: 222 } } as const satisfies Record<
+  TokenVersion,
+  { prefix: string; bytes: number }
+>;
 
 /** HKDF-Expand (RFC 5869) with the token key as PRK: a MAC of any length, bound to the version and card. */
 function macOf(tokenKey: Buffer, version: TokenVersion, cardId: Buffer, length: number): Buffer {
@@ -18,7 +21,11 @@ function macOf(tokenKey: Buffer, version: TokenVersion, cardId: Buffer, length: 
   const blocks: Buffer[] = [];
   let previous = Buffer.alloc(0);
   for (let counter = 1; blocks.length * 32 < length; counter += 1) {
-    previous = createHmac('sha256', tokenKey).update(previous).update(info).update(Buffer.from([counter])).digest();
+    previous = createHmac('sha256', tokenKey)
+      .update(previous)
+      .update(info)
+      .update(Buffer.from([counter]))
+      .digest();
     blocks.push(previous);
   }
   return Buffer.concat(blocks).subarray(0, length);

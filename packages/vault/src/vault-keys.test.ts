@@ -24,7 +24,8 @@ let testRedis: TestRedis;
 let db: Pool;
 let redis: Redis;
 
-const vaultWith = (keys: VaultKeySettings): CardVaultService => createCardVault({ db, redis, keys, prefix: testRedis.prefix, now: () => new Date('2026-03-10T12:00:00Z') });
+const vaultWith = (keys: VaultKeySettings): CardVaultService =>
+  createCardVault({ db, redis, keys, prefix: testRedis.prefix, now: () => new Date('2026-03-10T12:00:00Z') });
 const before = () => vaultWith({ vaultKey: oldKey });
 const during = () => vaultWith({ vaultKey: oldKey, keys: [newKey], currentKeyId: 'k2' });
 // VAULT_KEY out of the environment; the token MAC key is kept (VAULT_TOKEN_KEY, the old VAULT_KEY's value).
@@ -42,8 +43,16 @@ async function toLayoutBeforeKeyIds(token: string, clientId = 'cl_a'): Promise<v
   const cardId = cardIdOfToken(token);
   const legacy = legacyVaultKeys(oldKey);
   const { cvv, ...details } = opened;
-  await db.query('UPDATE vault_cards SET card_sealed = $2 WHERE card_id = $1', [cardId, sealLegacy(legacy.card, JSON.stringify(details), cardRowOf(cardId, clientId))]);
-  await redis.set(`${testRedis.prefix}:vault:cvv:${cardId}`, sealLegacy(legacy.cvv, cvv, cardRowOf(cardId, clientId)).toString('base64'), 'PX', 600_000);
+  await db.query('UPDATE vault_cards SET card_sealed = $2 WHERE card_id = $1', [
+    cardId,
+    sealLegacy(legacy.card, JSON.stringify(details), cardRowOf(cardId, clientId)),
+  ]);
+  await redis.set(
+    `${testRedis.prefix}:vault:cvv:${cardId}`,
+    sealLegacy(legacy.cvv, cvv, cardRowOf(cardId, clientId)).toString('base64'),
+    'PX',
+    600_000,
+  );
 }
 
 beforeAll(async () => {
@@ -52,7 +61,10 @@ beforeAll(async () => {
   db = createPool(database.url, 4);
   redis = new Redis(testRedis.url);
   for (const clientId of ['cl_a', 'cl_b']) {
-    await db.query(`INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, $3)`, [clientId, randomBytes(32), randomBytes(32)]);
+    await db.query(
+      `INSERT INTO clients (client_id, name, scopes, secret_hash, jwt_secret_ciphertext) VALUES ($1, $1, '{booking}', $2, $3)`,
+      [clientId, randomBytes(32), randomBytes(32)],
+    );
   }
 });
 
@@ -81,7 +93,12 @@ describe('vault keys', () => {
 
     expect(await resealCvvs(db, redis, keys, testRedis.prefix)).toEqual({ resealed: 2, unreadable: 0 });
     expect(await resealCards(db, keys, { batchSize: 1 })).toMatchObject({ resealed: 2, unreadable: 0 });
-    expect(await vaultKeysStatus(db, keys)).toEqual({ currentKeyId: 'k2', cardsByKey: { k2: 3 }, notCurrent: 0, unused: ['vault', 'legacy'] });
+    expect(await vaultKeysStatus(db, keys)).toEqual({
+      currentKeyId: 'k2',
+      cardsByKey: { k2: 3 },
+      notCurrent: 0,
+      unused: ['vault', 'legacy'],
+    });
 
     for (const [index, token] of [legacyToken, vaultKeyToken, newToken].entries()) {
       expect(await after().openCard(token, { bookingId: `bk_${10 + index}`, clientId: 'cl_a' })).toEqual(opened);
@@ -111,7 +128,10 @@ describe('vault keys', () => {
     const sameClient = await store(vault, 'cl_a');
     const otherClient = await store(vault, 'cl_b');
     for (const target of [sameClient, otherClient]) {
-      await db.query('UPDATE vault_cards SET card_sealed = (SELECT card_sealed FROM vault_cards WHERE card_id = $1) WHERE card_id = $2', [cardIdOfToken(source), cardIdOfToken(target)]);
+      await db.query('UPDATE vault_cards SET card_sealed = (SELECT card_sealed FROM vault_cards WHERE card_id = $1) WHERE card_id = $2', [
+        cardIdOfToken(source),
+        cardIdOfToken(target),
+      ]);
     }
     await expect(vault.openCard(sameClient, { bookingId: 'bk_30', clientId: 'cl_a' })).rejects.toThrow('cannot be opened');
     await expect(vault.openCard(otherClient, { bookingId: 'bk_31', clientId: 'cl_b' })).rejects.toThrow('cannot be opened');
@@ -125,7 +145,9 @@ describe('vault keys', () => {
 
   it('keeps tokens verifying after a rotation only with the token key kept', async () => {
     const token = await store(before());
-    await expect(vaultWith({ keys: [newKey], currentKeyId: 'k2', tokenKey: randomBytes(32) }).checkCard(token, { clientId: 'cl_a' })).rejects.toThrow('not issued by this vault');
+    await expect(
+      vaultWith({ keys: [newKey], currentKeyId: 'k2', tokenKey: randomBytes(32) }).checkCard(token, { clientId: 'cl_a' }),
+    ).rejects.toThrow('not issued by this vault');
     await expect(after().checkCard(token, { clientId: 'cl_a' })).resolves.toBeUndefined();
     expect(() => createVaultKeys({ keys: [newKey], currentKeyId: 'k2' })).toThrow(/VAULT_TOKEN_KEY/);
   });

@@ -15,12 +15,22 @@ export type VaultKeySettings = {
 };
 
 /** The vault settings as the config gives them (VAULT_KEY, VAULT_KEYS, VAULT_CURRENT_KEY_ID, VAULT_TOKEN_KEY). */
-type ConfiguredVaultKeys = { key: Buffer | undefined; keys: readonly KeyringKey[]; currentKeyId: string | undefined; tokenKey: Buffer | undefined };
+type ConfiguredVaultKeys = {
+  key: Buffer | undefined;
+  keys: readonly KeyringKey[];
+  currentKeyId: string | undefined;
+  tokenKey: Buffer | undefined;
+};
 
 /** Whether the deployment has a vault: VAULT_KEY or VAULT_KEYS is set. */
 export const hasVaultKeys = (vault: ConfiguredVaultKeys): boolean => vault.key !== undefined || vault.keys.length > 0;
 
-export const vaultKeySettingsOf = (vault: ConfiguredVaultKeys): VaultKeySettings => ({ vaultKey: vault.key, keys: vault.keys, currentKeyId: vault.currentKeyId, tokenKey: vault.tokenKey });
+export const vaultKeySettingsOf = (vault: ConfiguredVaultKeys): VaultKeySettings => ({
+  vaultKey: vault.key,
+  keys: vault.keys,
+  currentKeyId: vault.currentKeyId,
+  tokenKey: vault.tokenKey,
+});
 
 /** The id of the key derived from VAULT_KEY: what a vault without VAULT_KEYS seals with. */
 export const vaultKeyId = 'vault';
@@ -68,16 +78,19 @@ export function createVaultKeys(settings: VaultKeySettings): VaultKeys {
   if (vaultKey && vaultKey.length !== 32) throw new KeyringError('VAULT_KEY must be 32 bytes');
   if (settings.tokenKey && settings.tokenKey.length !== 32) throw new KeyringError('VAULT_TOKEN_KEY must be 32 bytes');
   const keys: KeyringKey[] = [...(settings.keys ?? [])];
-  if (keys.some((key) => key.id === vaultKeyId)) throw new KeyringError(`key id "${vaultKeyId}" is the key derived from VAULT_KEY: give another id`);
+  if (keys.some((key) => key.id === vaultKeyId))
+    throw new KeyringError(`key id "${vaultKeyId}" is the key derived from VAULT_KEY: give another id`);
   if (vaultKey) keys.push({ id: vaultKeyId, material: deriveFrom(vaultKey, 'keyring key') });
   const currentKeyId = settings.currentKeyId ?? (settings.keys?.length ? undefined : vaultKeyId);
   if (currentKeyId === undefined) throw new KeyringError('VAULT_CURRENT_KEY_ID must name the key of VAULT_KEYS new cards are sealed with');
   if (keys.length === 0) throw new KeyringError('the vault has no key: set VAULT_KEY or VAULT_KEYS');
   const tokenKeyMaterial = settings.tokenKey ?? vaultKey;
-  if (!tokenKeyMaterial) throw new KeyringError('VAULT_TOKEN_KEY is required when VAULT_KEY is not given: the key card tokens are made and checked with');
+  if (!tokenKeyMaterial)
+    throw new KeyringError('VAULT_TOKEN_KEY is required when VAULT_KEY is not given: the key card tokens are made and checked with');
   const ring = createKeyring({ keys, currentKeyId });
   const legacy = vaultKey ? { card: deriveFrom(vaultKey, 'card aes-256-gcm'), cvv: deriveFrom(vaultKey, 'cvv aes-256-gcm') } : undefined;
-  const legacyKeyOf = (purpose: string) => (purpose === vaultCardColumn.purpose ? legacy?.card : purpose === 'vault.cvv' ? legacy?.cvv : undefined);
+  const legacyKeyOf = (purpose: string) =>
+    purpose === vaultCardColumn.purpose ? legacy?.card : purpose === 'vault.cvv' ? legacy?.cvv : undefined;
 
   // A Keyring, so the keyring's re-sealing and counting walk the vault's column as they walk the others.
   const keyring: Keyring = {
@@ -110,7 +123,8 @@ export function createVaultKeys(settings: VaultKeySettings): VaultKeys {
     readableKeyIds: [...keys.map((key) => key.id), ...(legacy ? ['legacy'] : [])],
     token: deriveFrom(tokenKeyMaterial, 'token mac'),
     sealCard: (cardId, clientId, card) => keyring.seal(vaultCardColumn.purpose, card, cardSealedFor(cardRowOf(cardId, clientId))),
-    openCard: (cardId, clientId, sealed) => keyring.open(vaultCardColumn.purpose, sealed, cardSealedFor(cardRowOf(cardId, clientId))).toString('utf8'),
+    openCard: (cardId, clientId, sealed) =>
+      keyring.open(vaultCardColumn.purpose, sealed, cardSealedFor(cardRowOf(cardId, clientId))).toString('utf8'),
     sealCvv: (cardId, clientId, cvv) => keyring.seal('vault.cvv', cvv, cvvSealedFor(cardRowOf(cardId, clientId))),
     openCvv: (cardId, clientId, sealed) => keyring.open('vault.cvv', sealed, cvvSealedFor(cardRowOf(cardId, clientId))).toString('utf8'),
   };
@@ -140,4 +154,7 @@ function openLegacy(key: Buffer, sealed: Buffer, boundTo: string): Buffer {
 }
 
 /** The card and CVV keys of before key ids, derived from VAULT_KEY (what `sealLegacy` seals with in tests). */
-export const legacyVaultKeys = (vaultKey: Buffer) => ({ card: deriveFrom(vaultKey, 'card aes-256-gcm'), cvv: deriveFrom(vaultKey, 'cvv aes-256-gcm') });
+export const legacyVaultKeys = (vaultKey: Buffer) => ({
+  card: deriveFrom(vaultKey, 'card aes-256-gcm'),
+  cvv: deriveFrom(vaultKey, 'cvv aes-256-gcm'),
+});

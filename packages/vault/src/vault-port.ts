@@ -26,7 +26,9 @@ export class PanTokenInvalidError extends Error {
  */
 export class CvvUnavailableError extends Error {
   constructor() {
-    super("the card's security code (CVV) is no longer kept: it is kept for one order and a limited time; store the card again to book with it");
+    super(
+      "the card's security code (CVV) is no longer kept: it is kept for one order and a limited time; store the card again to book with it",
+    );
     this.name = 'CvvUnavailableError';
   }
 }

@@ -19,7 +19,12 @@ export async function vaultKeysStatus(db: Queryable, keys: VaultKeys): Promise<V
   const cardsByKey = counts?.byKey ?? {};
   const currentKeyId = keys.keyring.currentKeyId;
   const notCurrent = Object.entries(cardsByKey).reduce((sum, [keyId, cards]) => sum + (keyId === currentKeyId ? 0 : cards), 0);
-  return { currentKeyId, cardsByKey, notCurrent, unused: keys.readableKeyIds.filter((keyId) => keyId !== currentKeyId && !(keyId in cardsByKey)) };
+  return {
+    currentKeyId,
+    cardsByKey,
+    notCurrent,
+    unused: keys.readableKeyIds.filter((keyId) => keyId !== currentKeyId && !(keyId in cardsByKey)),
+  };
 }
 
 /**
@@ -28,7 +33,11 @@ export async function vaultKeysStatus(db: Queryable, keys: VaultKeys): Promise<V
  * `batchSize` rows per transaction, rows a booking holds skipped (`FOR UPDATE SKIP LOCKED`) for the
  * next pass. Bound to the same row as before: a card still opens only for its card and client ids.
  */
-export async function resealCards(pool: Pool, keys: VaultKeys, options: { batchSize?: number; onProgress?: (progress: ResealProgress) => void } = {}): Promise<ResealProgress> {
+export async function resealCards(
+  pool: Pool,
+  keys: VaultKeys,
+  options: { batchSize?: number; onProgress?: (progress: ResealProgress) => void } = {},
+): Promise<ResealProgress> {
   const [progress] = await resealColumns(pool, keys.keyring, { ...options, columns: [vaultCardColumn] });
   return progress ?? { table: vaultCardColumn.table, column: vaultCardColumn.column, resealed: 0, unreadable: 0 };
 }
@@ -63,7 +72,8 @@ export async function resealCvvs(db: Queryable, redis: Redis, keys: VaultKeys, p
         progress.unreadable += 1;
         continue;
       }
-      if ((await redis.set(redisKey, keys.sealCvv(cardId, owner.client_id, cvv).toString('base64'), 'KEEPTTL', 'XX')) === 'OK') progress.resealed += 1;
+      if ((await redis.set(redisKey, keys.sealCvv(cardId, owner.client_id, cvv).toString('base64'), 'KEEPTTL', 'XX')) === 'OK')
+        progress.resealed += 1;
     }
   } while (cursor !== '0');
   return progress;

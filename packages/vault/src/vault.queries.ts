@@ -2,8 +2,16 @@ import type { Queryable } from '@quarry/db';
 
 /** The SQL of the vault (ADR 0028: beside its use cases). Card ids are uuids; OTPs are kept as SHA-256. */
 
-export async function insertOtp(db: Queryable, otp: { otpHash: Buffer; clientId: string; createdAt: Date; expiresAt: Date }): Promise<void> {
-  await db.query('INSERT INTO vault_otps (otp_hash, client_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [otp.otpHash, otp.clientId, otp.createdAt, otp.expiresAt]);
+export async function insertOtp(
+  db: Queryable,
+  otp: { otpHash: Buffer; clientId: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db.query('INSERT INTO vault_otps (otp_hash, client_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
+    otp.otpHash,
+    otp.clientId,
+    otp.createdAt,
+    otp.expiresAt,
+  ]);
 }
 
 /** The OTP of this client, locked until the transaction ends: two requests with one OTP store one card. */
@@ -34,7 +42,12 @@ export async function insertCard(
  * The sealed card of this client that is still kept at `now`, recording the booking that opens it,
  * and whether it was stored with a CVV.
  */
-export async function openStoredCard(db: Queryable, cardId: string, clientId: string, use: { bookingId: string; at: Date }): Promise<{ sealed: Buffer; withCvv: boolean } | null> {
+export async function openStoredCard(
+  db: Queryable,
+  cardId: string,
+  clientId: string,
+  use: { bookingId: string; at: Date },
+): Promise<{ sealed: Buffer; withCvv: boolean } | null> {
   const result = await db.query<{ card_sealed: Buffer; with_cvv: boolean }>(
     `UPDATE vault_cards SET opened_at = $3, opened_by_booking = $4
       WHERE card_id = $1 AND client_id = $2 AND expires_at > $3
@@ -47,7 +60,11 @@ export async function openStoredCard(db: Queryable, cardId: string, clientId: st
 
 /** Whether this client keeps this card at `now` (another client's card reads as not kept). */
 export async function isCardKept(db: Queryable, cardId: string, clientId: string, at: Date): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM vault_cards WHERE card_id = $1 AND client_id = $2 AND expires_at > $3', [cardId, clientId, at]);
+  const result = await db.query('SELECT 1 FROM vault_cards WHERE card_id = $1 AND client_id = $2 AND expires_at > $3', [
+    cardId,
+    clientId,
+    at,
+  ]);
   return (result.rowCount ?? 0) > 0;
 }
 
@@ -61,6 +78,12 @@ export async function deleteCard(db: Queryable, cardId: string, clientId: string
  * store, so the tables stay small without a job of their own and no request pays for a backlog.
  */
 export async function deleteExpired(db: Queryable, now: Date, limit = 100): Promise<void> {
-  await db.query('DELETE FROM vault_cards WHERE card_id IN (SELECT card_id FROM vault_cards WHERE expires_at <= $1 LIMIT $2)', [now, limit]);
-  await db.query('DELETE FROM vault_otps WHERE otp_hash IN (SELECT otp_hash FROM vault_otps WHERE expires_at <= $1 LIMIT $2)', [now, limit]);
+  await db.query('DELETE FROM vault_cards WHERE card_id IN (SELECT card_id FROM vault_cards WHERE expires_at <= $1 LIMIT $2)', [
+    now,
+    limit,
+  ]);
+  await db.query('DELETE FROM vault_otps WHERE otp_hash IN (SELECT otp_hash FROM vault_otps WHERE expires_at <= $1 LIMIT $2)', [
+    now,
+    limit,
+  ]);
 }

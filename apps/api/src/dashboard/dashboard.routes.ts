@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { dashboardSessionCookie, sameToken, type AuthenticatedClient, type Authenticator, type DashboardSession, type SessionCodec } from '@quarry/auth';
+import {
+  dashboardSessionCookie,
+  sameToken,
+  type AuthenticatedClient,
+  type Authenticator,
+  type DashboardSession,
+  type SessionCodec,
+} from '@quarry/auth';
 import { AppError } from '@quarry/contracts';
 import { queueNames, type JobQueues } from '@quarry/jobs';
 import { parseCookie, stringifySetCookie } from 'cookie';
@@ -14,8 +21,14 @@ import { sessionChallenge } from './session-challenge.ts';
 
 const assets = {
   'dashboard.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
-  'dashboard-callbacks.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard-callbacks.js', import.meta.url), 'utf8') },
-  'dashboard-bookings.js': { type: 'text/javascript', body: readFileSync(new URL('./assets/dashboard-bookings.js', import.meta.url), 'utf8') },
+  'dashboard-callbacks.js': {
+    type: 'text/javascript',
+    body: readFileSync(new URL('./assets/dashboard-callbacks.js', import.meta.url), 'utf8'),
+  },
+  'dashboard-bookings.js': {
+    type: 'text/javascript',
+    body: readFileSync(new URL('./assets/dashboard-bookings.js', import.meta.url), 'utf8'),
+  },
   'dashboard.css': { type: 'text/css', body: readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8') },
 };
 const favicon = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
@@ -43,7 +56,8 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 
 function securityHeaders(_request: Request, response: Response, next: NextFunction): void {
   response.set({
-    'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
+    'Content-Security-Policy':
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'same-origin',
@@ -62,14 +76,26 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.use('/dashboard', securityHeaders);
 
   const cookieFor = (request: Request, value: string, maxAgeSeconds: number) =>
-    stringifySetCookie({ name: dashboardSessionCookie, value, httpOnly: true, sameSite: 'strict', secure: request.secure, path: '/', maxAge: maxAgeSeconds });
+    stringifySetCookie({
+      name: dashboardSessionCookie,
+      value,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: request.secure,
+      path: '/',
+      maxAge: maxAgeSeconds,
+    });
 
   const requireSession = async (request: Request, response: Response, next: NextFunction) => {
     const session = deps.sessions.verify(parseCookie(request.headers.cookie ?? '')[dashboardSessionCookie]);
     const client = session ? await deps.authenticator.clientById(session.clientId) : null;
     if (!session || !client?.scopes.includes('admin')) {
       if (request.method === 'GET' && request.accepts('html')) response.redirect(303, '/dashboard/login');
-      else response.status(401).setHeader('WWW-Authenticate', sessionChallenge).json({ object: 'error', name: 'AuthenticationRequired', message: 'Sign in to the dashboard', details: {} });
+      else
+        response
+          .status(401)
+          .setHeader('WWW-Authenticate', sessionChallenge)
+          .json({ object: 'error', name: 'AuthenticationRequired', message: 'Sign in to the dashboard', details: {} });
       return;
     }
     Object.assign(response.locals, { session, clientName: client.name } satisfies SessionLocals);
@@ -102,7 +128,10 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     // Login CSRF: a browser posting from another site sends its Origin; refuse it.
     const origin = request.headers.origin;
     if (origin && !sameOrigin(origin, request.headers.host)) {
-      response.status(403).type('html').send(loginPage({ error: 'Sign-in from another site was refused.', sso }));
+      response
+        .status(403)
+        .type('html')
+        .send(loginPage({ error: 'Sign-in from another site was refused.', sso }));
       return;
     }
     const secret = typeof request.body?.secret === 'string' ? request.body.secret.trim() : '';
@@ -113,7 +142,11 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'TooManyRequests') throw error;
       response.status(429).setHeader('Retry-After', String(error.retryAfterSeconds ?? 60));
-      response.type('html').send(loginPage({ error: `Too many failed sign-ins from this address; try again in ${error.retryAfterSeconds ?? 60} seconds.`, sso }));
+      response
+        .type('html')
+        .send(
+          loginPage({ error: `Too many failed sign-ins from this address; try again in ${error.retryAfterSeconds ?? 60} seconds.`, sso }),
+        );
       return;
     }
     if (!client || !client.scopes.includes('admin')) {
@@ -143,23 +176,43 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   const board = createBullBoard({ queues: [], serverAdapter, options: { uiConfig: { boardTitle: 'Quarry queues' } } });
   const refreshBoard = async (_request: Request, _response: Response, next: NextFunction) => {
     const batchQueues = (await deps.activeBatchIds()).map((batchId) => deps.queues.familyQueue('mining.batch', batchId));
-    board.replaceQueues([...queueNames.map((name) => deps.queues.queue(name)), ...batchQueues].map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })));
+    board.replaceQueues(
+      [...queueNames.map((name) => deps.queues.queue(name)), ...batchQueues].map(
+        (queue) => new BullMQAdapter(queue, { readOnlyMode: true }),
+      ),
+    );
     next();
   };
   // bull-board's page needs inline scripts and styles of its own.
   const boardPolicy = (_request: Request, response: Response, next: NextFunction) => {
-    response.set('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+    response.set(
+      'Content-Security-Policy',
+      "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+    );
     next();
   };
   // Its page links a Google Fonts stylesheet, which that policy refuses (and which would tell
   // Google of every operator's visit): the link is cut from the page; its own fonts fall back.
   const withoutRemoteFonts = (_request: Request, response: Response, next: NextFunction) => {
-    const render = response.render.bind(response) as (view: string, options: object, callback: (error: Error | null, html: string) => void) => void;
+    const render = response.render.bind(response) as (
+      view: string,
+      options: object,
+      callback: (error: Error | null, html: string) => void,
+    ) => void;
     (response as { render: unknown }).render = (view: string, options: object = {}) =>
-      render(view, options, (error, html) => (error ? next(error) : response.send(html.replace(/<link\b[^>]*\bhref="https:\/\/fonts\.(?:googleapis|gstatic)\.com[^>]*>\s*/g, ''))));
+      render(view, options, (error, html) =>
+        error ? next(error) : response.send(html.replace(/<link\b[^>]*\bhref="https:\/\/fonts\.(?:googleapis|gstatic)\.com[^>]*>\s*/g, '')),
+      );
     next();
   };
-  router.use('/dashboard/queues/raw', requireSession, boardPolicy, withoutRemoteFonts, refreshBoard, serverAdapter.getRouter() as express.Router);
+  router.use(
+    '/dashboard/queues/raw',
+    requireSession,
+    boardPolicy,
+    withoutRemoteFonts,
+    refreshBoard,
+    serverAdapter.getRouter() as express.Router,
+  );
 
   router.get(['/dashboard', '/dashboard/'], requireSession, (_request, response) => {
     const { session, clientName } = response.locals as SessionLocals;

@@ -29,7 +29,13 @@ export function oidcSignInRoutes(deps: { settings: OidcSettings; sessions: Sessi
     // Plain http only for a provider on this machine (development and tests).
     const insecure = issuer.protocol === 'http:' && loopback.test(issuer.hostname);
     configuration ??= oidc
-      .discovery(issuer, deps.settings.clientId, deps.settings.clientSecret, undefined, insecure ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .discovery(
+        issuer,
+        deps.settings.clientId,
+        deps.settings.clientSecret,
+        undefined,
+        insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
       .catch((error: unknown) => {
         configuration = null;
         throw error;
@@ -38,7 +44,15 @@ export function oidcSignInRoutes(deps: { settings: OidcSettings; sessions: Sessi
   };
   const transientCookie = (request: Request, value: string, maxAge: number) =>
     // Lax, not Strict: the provider's redirect back is a cross-site navigation.
-    stringifySetCookie({ name: stateCookie, value, httpOnly: true, sameSite: 'lax', secure: request.secure, path: '/dashboard/sso', maxAge });
+    stringifySetCookie({
+      name: stateCookie,
+      value,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: request.secure,
+      path: '/dashboard/sso',
+      maxAge,
+    });
 
   router.get('/dashboard/sso/start', async (request, response) => {
     const config = await discover();
@@ -61,7 +75,10 @@ export function oidcSignInRoutes(deps: { settings: OidcSettings; sessions: Sessi
     const pending = deps.sessions.open('sso', parseCookie(request.headers.cookie ?? '')[stateCookie]);
     const refuse = (status: number, error: string) => {
       if (status === 401) response.setHeader('WWW-Authenticate', sessionChallenge);
-      response.status(status).type('html').send(loginPage({ error, sso: true }));
+      response
+        .status(status)
+        .type('html')
+        .send(loginPage({ error, sso: true }));
     };
     if (!pending?.verifier || !pending.state || !pending.nonce) {
       refuse(400, 'The sign-in took too long or was started elsewhere; try again.');
@@ -78,7 +95,8 @@ export function oidcSignInRoutes(deps: { settings: OidcSettings; sessions: Sessi
       const config = await discover();
       const claims = tokens.claims();
       // Providers may keep the email out of the ID token and serve it from userinfo only.
-      const profile = typeof claims?.email === 'string' || !claims ? claims : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+      const profile =
+        typeof claims?.email === 'string' || !claims ? claims : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
       email = typeof profile?.email === 'string' && profile.email_verified !== false ? profile.email : undefined;
     } catch {
       refuse(401, 'The identity provider did not confirm the sign-in.');
@@ -93,7 +111,12 @@ export function oidcSignInRoutes(deps: { settings: OidcSettings; sessions: Sessi
     response.setHeader('Set-Cookie', [
       transientCookie(request, '', 0),
       stringifySetCookie({
-        name: dashboardSessionCookie, value: issued.value, httpOnly: true, sameSite: 'strict', secure: request.secure, path: '/',
+        name: dashboardSessionCookie,
+        value: issued.value,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: request.secure,
+        path: '/',
         maxAge: Math.floor((issued.session.expiresAt - Date.now()) / 1000),
       }),
     ]);

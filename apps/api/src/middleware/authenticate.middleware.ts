@@ -41,9 +41,10 @@ export function requireClient(
   return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     response.locals.errorSurface = options.surface ?? 'standard';
     try {
-      const client = request.headers.authorization || options.scope !== 'admin'
-        ? await authenticator.authenticate(request.headers.authorization, { address: request.ip })
-        : await fromDashboardSession(authenticator, request);
+      const client =
+        request.headers.authorization || options.scope !== 'admin'
+          ? await authenticator.authenticate(request.headers.authorization, { address: request.ip })
+          : await fromDashboardSession(authenticator, request);
       if (!client) {
         next(new AppError(options.hotelSurface ? 'EndpointAccessAuthorizationError' : 'AuthenticationRequired'));
         return;
@@ -52,7 +53,11 @@ export function requireClient(
         next(
           options.hotelSurface
             ? new AppError('EndpointAccessAuthorizationError')
-            : new AppError('Forbidden', `This endpoint needs the "${options.scope}" scope, which this client does not have (it has: ${client.scopes.join(', ') || 'none'}); use a client created with it`, { missingScope: options.scope }),
+            : new AppError(
+                'Forbidden',
+                `This endpoint needs the "${options.scope}" scope, which this client does not have (it has: ${client.scopes.join(', ') || 'none'}); use a client created with it`,
+                { missingScope: options.scope },
+              ),
         );
         return;
       }

@@ -21,7 +21,13 @@ function whereJsonBroke(body: unknown): string {
   }
   const token = /^Unexpected token '(.)'/.exec(message);
   const reported = /at position (\d+)/.exec(message);
-  const position = reported ? Number(reported[1]) : token ? body.indexOf(token[1] as string) : /end of JSON input/.test(message) ? body.length : -1;
+  const position = reported
+    ? Number(reported[1])
+    : token
+      ? body.indexOf(token[1] as string)
+      : /end of JSON input/.test(message)
+        ? body.length
+        : -1;
   const problem = token ? `Unexpected token '${token[1]}'` : message.replace(/\s*(in JSON )?at position \d+.*$/, '');
   if (position < 0) return `: ${problem}`;
   const before = body.slice(0, position).split('\n');
@@ -51,7 +57,9 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, request: Request, response: Response, _next: NextFunction): void => {
     const surface = (response.locals.errorSurface as ErrorSurface | undefined) ?? 'standard';
     const appError =
-      error instanceof AppError ? error : (fromParserError(error as HttpError) ?? (isStoreOutage(error) ? new AppError('ServiceUnavailable') : null));
+      error instanceof AppError
+        ? error
+        : (fromParserError(error as HttpError) ?? (isStoreOutage(error) ? new AppError('ServiceUnavailable') : null));
     if (!appError) {
       logger.error({ err: error, method: request.method, path: request.path }, 'unhandled error');
     }

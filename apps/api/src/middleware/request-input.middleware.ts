@@ -26,7 +26,8 @@ function hasBody(request: Request): boolean {
  */
 export function inputProblem(request: Request, options: InputOptions = {}): AppError | null {
   for (const [name, value] of Object.entries(request.params ?? {})) {
-    if (typeof value === 'string' && findNul(value) !== null) return new AppError('NotFound', `No such resource: ${name} contains a NUL character`);
+    if (typeof value === 'string' && findNul(value) !== null)
+      return new AppError('NotFound', `No such resource: ${name} contains a NUL character`);
   }
   const inQuery = findNul(request.query);
   if (inQuery !== null) return validationError([`${inQuery}: ${nulMessage}`]);

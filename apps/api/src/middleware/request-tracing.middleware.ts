@@ -10,10 +10,14 @@ const tracer = trace.getTracer('@quarry/api');
  */
 export function traceRequests(request: Request, response: Response, next: NextFunction): void {
   const parent = propagation.extract(context.active(), request.headers);
-  const span = tracer.startSpan(request.method, {
-    kind: SpanKind.SERVER,
-    attributes: { 'http.request.method': request.method, 'url.path': request.path },
-  }, parent);
+  const span = tracer.startSpan(
+    request.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': request.method, 'url.path': request.path },
+    },
+    parent,
+  );
   response.once('finish', () => {
     const route = (request.route as { path?: string } | undefined)?.path;
     if (route) {

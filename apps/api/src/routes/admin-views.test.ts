@@ -39,8 +39,14 @@ beforeAll(async () => {
   queues = createJobQueues({ connection: redis, prefix: testRedis.prefix });
   const operator = await createClient({ db, secretKey }, { name: 'ops', scopes: ['admin'] });
   authorization = `Basic ${Buffer.from(`${operator.secret}:`).toString('base64')}`;
-  for (const [batchId, state] of [[runningBatch, 'processing'], [finishedBatch, 'finished']]) {
-    await db.query(`INSERT INTO batches (batch_id, client_id, state, jobs_count, concurrency, rate_per_minute) VALUES ($1, $2, $3, 1, 1, 60)`, [batchId, operator.clientId, state]);
+  for (const [batchId, state] of [
+    [runningBatch, 'processing'],
+    [finishedBatch, 'finished'],
+  ]) {
+    await db.query(
+      `INSERT INTO batches (batch_id, client_id, state, jobs_count, concurrency, rate_per_minute) VALUES ($1, $2, $3, 1, 1, 60)`,
+      [batchId, operator.clientId, state],
+    );
   }
   const authenticator = createAuthenticator({ db, secretKey, cacheMs: 0 });
   const app = express();
@@ -72,7 +78,9 @@ describe('queue admin', () => {
     await queues.enqueue('system.canary', { canaryId: '33333333-3333-4333-8333-333333333333' });
     const { status, body } = await call('/v1/admin/queues/system/jobs?state=waiting');
     expect(status).toBe(200);
-    expect(QueueJobViews.parse(body).map((job) => [job.name, job.payload])).toEqual([['system.canary', { canaryId: '33333333-3333-4333-8333-333333333333' }]]);
+    expect(QueueJobViews.parse(body).map((job) => [job.name, job.payload])).toEqual([
+      ['system.canary', { canaryId: '33333333-3333-4333-8333-333333333333' }],
+    ]);
     expect((await call('/v1/admin/queues/system/jobs?state=sleeping')).status).toBe(400);
   });
 
@@ -95,19 +103,34 @@ describe('queue admin', () => {
 describe('mail admin', () => {
   it('summarizes delivery with times in ISO 8601', async () => {
     expect(MailDeliverySummaryView.parse((await call('/v1/admin/mail/deliveries')).body)).toEqual({
-      queued: 0, deferred: 0, oldestPendingAt: null, received: 0, delivered: 0, bounced: 0, deferredDeliveries: [],
+      queued: 0,
+      deferred: 0,
+      oldestPendingAt: null,
+      received: 0,
+      delivered: 0,
+      bounced: 0,
+      deferredDeliveries: [],
     });
     const messageId = '55555555-5555-4555-8555-555555555555';
     const deliveryId = '66666666-6666-4666-8666-666666666666';
-    await db.query(`INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes) VALUES ($1, 'a@sender.test', 'x', 1)`, [messageId]);
+    await db.query(`INSERT INTO mail_messages (message_id, envelope_from, raw, size_bytes) VALUES ($1, 'a@sender.test', 'x', 1)`, [
+      messageId,
+    ]);
     await db.query(
       `INSERT INTO mail_deliveries (delivery_id, message_id, forwards_to, kind, keep_sender, state, attempts, next_attempt_at, last_error, created_at)
        VALUES ($1, $2, 'b@dest.test', 'forward', false, 'deferred', 2, '2030-01-02T03:04:05Z', '451 try later', '2029-12-31T00:00:00Z')`,
       [deliveryId, messageId],
     );
     expect(MailDeliverySummaryView.parse((await call('/v1/admin/mail/deliveries')).body)).toEqual({
-      queued: 0, deferred: 1, oldestPendingAt: '2029-12-31T00:00:00.000Z', received: 0, delivered: 0, bounced: 0,
-      deferredDeliveries: [{ deliveryId, forwardsTo: 'b@dest.test', attempts: 2, nextAttemptAt: '2030-01-02T03:04:05.000Z', lastError: '451 try later' }],
+      queued: 0,
+      deferred: 1,
+      oldestPendingAt: '2029-12-31T00:00:00.000Z',
+      received: 0,
+      delivered: 0,
+      bounced: 0,
+      deferredDeliveries: [
+        { deliveryId, forwardsTo: 'b@dest.test', attempts: 2, nextAttemptAt: '2030-01-02T03:04:05.000Z', lastError: '451 try later' },
+      ],
     });
   });
 });

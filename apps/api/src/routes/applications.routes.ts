@@ -61,7 +61,10 @@ export function describeApplicationsRoutes(registry: OpenAPIRegistry): void {
       headers: IdempotencyKeyHeader,
       body: { content: { 'application/json': { schema: ApplyBody } } },
     },
-    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: ApplyResponse } } }, ...errorResponses([400, 401, 403, 500], 'questions') },
+    responses: {
+      200: { description: 'Accepted', content: { 'application/json': { schema: ApplyResponse } } },
+      ...errorResponses([400, 401, 403, 500], 'questions'),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -70,7 +73,10 @@ export function describeApplicationsRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { query: FindApplicationQueryDocument },
-    responses: { 200: { description: 'The application', content: { 'application/json': { schema: ApplicationStatusBody } } }, ...errorResponses([400, 401, 403, 404, 500], 'questions') },
+    responses: {
+      200: { description: 'The application', content: { 'application/json': { schema: ApplicationStatusBody } } },
+      ...errorResponses([400, 401, 403, 404, 500], 'questions'),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -79,7 +85,10 @@ export function describeApplicationsRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { query: ApplicationIdQuery },
-    responses: { 200: { description: 'PNG', content: { 'image/png': { schema: PngImage } } }, ...errorResponses([400, 401, 403, 404, 500], 'questions') },
+    responses: {
+      200: { description: 'PNG', content: { 'image/png': { schema: PngImage } } },
+      ...errorResponses([400, 401, 403, 404, 500], 'questions'),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -87,7 +96,10 @@ export function describeApplicationsRoutes(registry: OpenAPIRegistry): void {
     summary: 'Operators: applications by status and error code, and the newest failures with links to their screenshots',
     tags: ['Admin'],
     security: securedBy,
-    responses: { 200: { description: 'Overview', content: { 'application/json': { schema: ApplicationsOverview } } }, ...errorResponses([401, 403, 500]) },
+    responses: {
+      200: { description: 'Overview', content: { 'application/json': { schema: ApplicationsOverview } } },
+      ...errorResponses([401, 403, 500]),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -96,6 +108,9 @@ export function describeApplicationsRoutes(registry: OpenAPIRegistry): void {
     tags: ['Admin'],
     security: securedBy,
     request: { params: ApplicationIdParams },
-    responses: { 200: { description: 'PNG', content: { 'image/png': { schema: PngImage } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      200: { description: 'PNG', content: { 'image/png': { schema: PngImage } } },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
 }

@@ -39,7 +39,10 @@ export function describeAtsCredentialsRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: AtsCredentialBody } } } },
-    responses: { 201: { description: 'Stored', content: { 'application/json': { schema: AtsCredentialSummary } } }, ...errorResponses([400, 401, 403, 500]) },
+    responses: {
+      201: { description: 'Stored', content: { 'application/json': { schema: AtsCredentialSummary } } },
+      ...errorResponses([400, 401, 403, 500]),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -47,13 +50,17 @@ export function describeAtsCredentialsRoutes(registry: OpenAPIRegistry): void {
     summary: 'The ATS boards this client registered a key for (never the keys)',
     tags,
     security: securedBy,
-    responses: { 200: { description: 'Boards', content: { 'application/json': { schema: AtsCredentialList } } }, ...errorResponses([401, 403, 500]) },
+    responses: {
+      200: { description: 'Boards', content: { 'application/json': { schema: AtsCredentialList } } },
+      ...errorResponses([401, 403, 500]),
+    },
   });
   registry.registerPath({
     method: 'delete',
     path: '/v1/recruitment/ats-credentials/{ats}/{board}',
     summary: "Delete a board's key: later applications to it use the hosted form",
-    description: 'A Workday board on `myworkdaysite.com` carries a slash, sent encoded: `/v1/recruitment/ats-credentials/workday/wd5.myworkdaysite.com%2Facme`.',
+    description:
+      'A Workday board on `myworkdaysite.com` carries a slash, sent encoded: `/v1/recruitment/ats-credentials/workday/wd5.myworkdaysite.com%2Facme`.',
     tags,
     security: securedBy,
     request: { params: AtsCredentialParams },

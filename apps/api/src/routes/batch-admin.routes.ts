@@ -13,7 +13,15 @@ import {
   PauseBatchBody,
   validationError,
 } from '@quarry/contracts';
-import { getBatchDetail, listBatchRows, listBatchSummaries, pauseBatchRun, resubmitFailedRows, resumeBatchRun, type RecruitmentPorts } from '@quarry/recruitment';
+import {
+  getBatchDetail,
+  listBatchRows,
+  listBatchSummaries,
+  pauseBatchRun,
+  resubmitFailedRows,
+  resumeBatchRun,
+  type RecruitmentPorts,
+} from '@quarry/recruitment';
 import { Router } from 'express';
 import { requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
@@ -53,12 +61,23 @@ export function describeBatchAdminRoutes(registry: OpenAPIRegistry): void {
   const tags = ['Operations'];
   const params = BatchIdParams;
   registry.registerPath({
-    method: 'get', path: '/v1/admin/batches', summary: 'Batches of every client, newest first', tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/batches',
+    summary: 'Batches of every client, newest first',
+    tags,
+    security: securedBy,
     request: { query: BatchListQuery },
-    responses: { 200: { description: 'Batches', content: { 'application/json': { schema: BatchSummaries } } }, ...errorResponses([400, 401, 403]) },
+    responses: {
+      200: { description: 'Batches', content: { 'application/json': { schema: BatchSummaries } } },
+      ...errorResponses([400, 401, 403]),
+    },
   });
   registry.registerPath({
-    method: 'get', path: '/v1/admin/batches/{batchId}', summary: 'A batch with its error-code breakdown', tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/batches/{batchId}',
+    summary: 'A batch with its error-code breakdown',
+    tags,
+    security: securedBy,
     request: { params },
     responses: {
       200: { description: 'Batch', content: { 'application/json': { schema: BatchDetail } } },
@@ -66,12 +85,23 @@ export function describeBatchAdminRoutes(registry: OpenAPIRegistry): void {
     },
   });
   registry.registerPath({
-    method: 'get', path: '/v1/admin/batches/{batchId}/job-posts', summary: 'Failed or slowest job posts of a batch', tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/batches/{batchId}/job-posts',
+    summary: 'Failed or slowest job posts of a batch',
+    tags,
+    security: securedBy,
     request: { params, query: BatchRowsQuery },
-    responses: { 200: { description: 'Rows', content: { 'application/json': { schema: BatchJobPostViews } } }, ...errorResponses([400, 401, 403, 404]) },
+    responses: {
+      200: { description: 'Rows', content: { 'application/json': { schema: BatchJobPostViews } } },
+      ...errorResponses([400, 401, 403, 404]),
+    },
   });
   registry.registerPath({
-    method: 'post', path: '/v1/admin/batches/{batchId}/resubmit-failed', summary: 'Re-submit the failed job posts as a new batch of the same client', tags, security: securedBy,
+    method: 'post',
+    path: '/v1/admin/batches/{batchId}/resubmit-failed',
+    summary: 'Re-submit the failed job posts as a new batch of the same client',
+    tags,
+    security: securedBy,
     request: { params },
     responses: {
       200: { description: 'The new batch', content: { 'application/json': { schema: BatchAccepted } } },
@@ -80,10 +110,16 @@ export function describeBatchAdminRoutes(registry: OpenAPIRegistry): void {
   });
   for (const action of ['pause', 'resume'] as const) {
     registry.registerPath({
-      method: 'post', path: `/v1/admin/batches/{batchId}/${action}`, tags, security: securedBy,
+      method: 'post',
+      path: `/v1/admin/batches/{batchId}/${action}`,
+      tags,
+      security: securedBy,
       summary: action === 'pause' ? 'Pause: running rows finish, nothing new starts' : 'Resume a paused batch',
       request: { params, ...(action === 'pause' ? { body: { content: { 'application/json': { schema: PauseBatchBody } } } } : {}) },
-      responses: { 200: { description: 'The batch', content: { 'application/json': { schema: BatchSummary } } }, ...errorResponses([401, 403, 404, 409]) },
+      responses: {
+        200: { description: 'The batch', content: { 'application/json': { schema: BatchSummary } } },
+        ...errorResponses([401, 403, 404, 409]),
+      },
     });
   }
 }

@@ -21,10 +21,14 @@ export function describeBookingsAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/admin/bookings',
-    summary: "Operators: every client's bookings by stage and by error code, the recent outcome-unknown and failed ones, and source failures per hotel",
+    summary:
+      "Operators: every client's bookings by stage and by error code, the recent outcome-unknown and failed ones, and source failures per hotel",
     tags: ['Admin'],
     security: securedBy,
     request: { query: BookingsOverviewQuery },
-    responses: { 200: { description: 'The overview', content: { 'application/json': { schema: BookingsOverview } } }, ...errorResponses([400, 401, 403, 500]) },
+    responses: {
+      200: { description: 'The overview', content: { 'application/json': { schema: BookingsOverview } } },
+      ...errorResponses([400, 401, 403, 500]),
+    },
   });
 }

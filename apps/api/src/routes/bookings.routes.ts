@@ -1,7 +1,24 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { bookBooking, cancelBooking, confirmPrice, consentToFinalPrice, createBooking, findBookingStatusText, renderTdsPage, type BookingsPorts } from '@quarry/bookings';
-import { BookBody, BookingIdParams, BookingStatus, ConfirmPriceBody, ConsentBodyDocument, CreateBookingBody, CreatedBooking } from '@quarry/contracts';
+import {
+  bookBooking,
+  cancelBooking,
+  confirmPrice,
+  consentToFinalPrice,
+  createBooking,
+  findBookingStatusText,
+  renderTdsPage,
+  type BookingsPorts,
+} from '@quarry/bookings';
+import {
+  BookBody,
+  BookingIdParams,
+  BookingStatus,
+  ConfirmPriceBody,
+  ConsentBodyDocument,
+  CreateBookingBody,
+  CreatedBooking,
+} from '@quarry/contracts';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
@@ -14,23 +31,33 @@ export function bookingsRoutes(deps: { authenticator: Authenticator; bookings: B
   const noStore = { 'cache-control': 'private, no-store' };
 
   router.post('/v1/bookings', booking, async (request, response) => {
-    response.status(201).set(noStore).json(await createBooking(deps.bookings, clientOf(response).clientId, request.body));
+    response
+      .status(201)
+      .set(noStore)
+      .json(await createBooking(deps.bookings, clientOf(response).clientId, request.body));
   });
   router.post('/Booking/prices/confirm', booking, async (request, response) => {
     response.set(noStore).json(await confirmPrice(deps.bookings, clientOf(response).clientId, request.body));
   });
   router.get('/book/:bookingId', booking, async (request, response) => {
-    response.set(noStore).type('application/json').send(await findBookingStatusText(deps.bookings, clientOf(response).clientId, request.params.bookingId));
+    response
+      .set(noStore)
+      .type('application/json')
+      .send(await findBookingStatusText(deps.bookings, clientOf(response).clientId, request.params.bookingId));
   });
   router.get('/book/:bookingId/tds', booking, async (request, response) => {
     const page = await renderTdsPage(deps.bookings, clientOf(response).clientId, request.params.bookingId);
-    response.set({ ...noStore, 'content-security-policy': page.contentSecurityPolicy, 'content-type': 'text/html; charset=utf-8' }).send(page.html);
+    response
+      .set({ ...noStore, 'content-security-policy': page.contentSecurityPolicy, 'content-type': 'text/html; charset=utf-8' })
+      .send(page.html);
   });
   router.post('/book/:bookingId', booking, async (request, response) => {
     response.set(noStore).json(await bookBooking(deps.bookings, clientOf(response).clientId, request.params.bookingId, request.body));
   });
   router.post('/book/:bookingId/consent', booking, async (request, response) => {
-    response.set(noStore).json(await consentToFinalPrice(deps.bookings, clientOf(response).clientId, request.params.bookingId, request.body));
+    response
+      .set(noStore)
+      .json(await consentToFinalPrice(deps.bookings, clientOf(response).clientId, request.params.bookingId, request.body));
   });
   router.post('/book/:bookingId/cancel', booking, async (request, response) => {
     response.set(noStore).json(await cancelBooking(deps.bookings, clientOf(response).clientId, request.params.bookingId));
@@ -49,11 +76,14 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
       'Stages: priceCheck → priceConfirmed (the price holds until priceConfirmedUntil) or roomSelection (changed or gone: availableRooms with a priceId per rate) → ' +
       'POST /book/{bookingId} → processingBooking → finalPriceConsent → (awaitingTdsChallenge) → bookingConfirmed; or failed with error.code, or cancelled. ' +
       'With callbackUrl, every stage change is POSTed there signed per Standard Webhooks with webhookSecret (retried with backoff). ' +
-      'A stay the rates feed cannot price is a 400 naming its field: checkIn before today (UTC) or past RATES_HORIZON_DAYS, guests not among the hotel\'s guest counts.',
+      "A stay the rates feed cannot price is a 400 naming its field: checkIn before today (UTC) or past RATES_HORIZON_DAYS, guests not among the hotel's guest counts.",
     tags,
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: CreateBookingBody } } } },
-    responses: { 201: { description: 'Created', content: { 'application/json': { schema: CreatedBooking } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      201: { description: 'Created', content: { 'application/json': { schema: CreatedBooking } } },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -67,7 +97,8 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/book/{bookingId}',
-    summary: 'The BookingStatus: state (started, pending, finished), stage, prices, the 3-D Secure challenge while awaited, the confirmation or the error',
+    summary:
+      'The BookingStatus: state (started, pending, finished), stage, prices, the 3-D Secure challenge while awaited, the confirmation or the error',
     tags,
     security: securedBy,
     request: { params: BookingIdParams },
@@ -78,13 +109,16 @@ export function describeBookingsRoutes(registry: OpenAPIRegistry): void {
     path: '/book/{bookingId}/tds',
     summary: 'The 3-D Secure challenge of a booking in awaitingTdsChallenge as one HTML page for an iframe',
     description:
-      'The page posts creq (and threeDSSessionData) to the issuer\'s acsUrl in a frame sized by windowSize, follows the booking, and once it left ' +
+      "The page posts creq (and threeDSSessionData) to the issuer's acsUrl in a frame sized by windowSize, follows the booking, and once it left " +
       'awaitingTdsChallenge posts {type: "3dsecure-finished", bookingId, stage} to the parent window. The outcome reaches the hotel from the issuer; ' +
       'the booking then ends bookingConfirmed, or failed (PaymentRejected, TdsTimeout). 409 in any other stage.',
     tags,
     security: securedBy,
     request: { params: BookingIdParams },
-    responses: { 200: { description: 'The challenge page', content: { 'text/html': { schema: { type: 'string' } } } }, ...errorResponses([400, 401, 403, 404, 409, 500]) },
+    responses: {
+      200: { description: 'The challenge page', content: { 'text/html': { schema: { type: 'string' } } } },
+      ...errorResponses([400, 401, 403, 404, 409, 500]),
+    },
   });
   registry.registerPath({
     method: 'post',

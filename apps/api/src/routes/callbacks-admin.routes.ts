@@ -1,6 +1,12 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { callbackClientView, callbackOverview, rotateCallbackSecret, setDefaultCallbackUrl, type CallbackClientPorts } from '@quarry/callbacks';
+import {
+  callbackClientView,
+  callbackOverview,
+  rotateCallbackSecret,
+  setDefaultCallbackUrl,
+  type CallbackClientPorts,
+} from '@quarry/callbacks';
 import {
   ApplicationEndedEvent,
   BatchFinishedEvent,
@@ -62,36 +68,73 @@ export function describeCallbacksAdminRoutes(registry: OpenAPIRegistry): void {
   const tags = ['Callbacks'];
   const params = CallbackClientParams;
   registry.registerPath({
-    method: 'get', path: '/v1/admin/callbacks', summary: 'Operators: per client, callbacks delivered, failed, waiting and in flight', tags, security: securedBy,
-    responses: { 200: { description: 'Every client with callback settings', content: { 'application/json': { schema: CallbackOverview } } }, ...errorResponses([401, 403, 500]) },
+    method: 'get',
+    path: '/v1/admin/callbacks',
+    summary: 'Operators: per client, callbacks delivered, failed, waiting and in flight',
+    tags,
+    security: securedBy,
+    responses: {
+      200: { description: 'Every client with callback settings', content: { 'application/json': { schema: CallbackOverview } } },
+      ...errorResponses([401, 403, 500]),
+    },
   });
   registry.registerPath({
-    method: 'get', path: '/v1/admin/callbacks/{clientId}', summary: "Operators: a client's callback settings (never its secret), counts and newest events", tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/callbacks/{clientId}',
+    summary: "Operators: a client's callback settings (never its secret), counts and newest events",
+    tags,
+    security: securedBy,
     request: { params, query: CallbackClientQuery },
-    responses: { 200: { description: 'The client', content: { 'application/json': { schema: CallbackClientView } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      200: { description: 'The client', content: { 'application/json': { schema: CallbackClientView } } },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
   registry.registerPath({
-    method: 'put', path: '/v1/admin/callbacks/{clientId}', summary: "Operators: set or remove a client's default callback URL (checked against the SSRF policy); creates its secret if it has none", tags, security: securedBy,
+    method: 'put',
+    path: '/v1/admin/callbacks/{clientId}',
+    summary:
+      "Operators: set or remove a client's default callback URL (checked against the SSRF policy); creates its secret if it has none",
+    tags,
+    security: securedBy,
     request: { params, body: { content: { 'application/json': { schema: SetCallbackDefaultBody } } } },
-    responses: { 200: { description: 'Settings; webhookSecret only when this call created it (shown once)', content: { 'application/json': { schema: CallbackSecretView } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      200: {
+        description: 'Settings; webhookSecret only when this call created it (shown once)',
+        content: { 'application/json': { schema: CallbackSecretView } },
+      },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
   registry.registerPath({
-    method: 'post', path: '/v1/admin/callbacks/{clientId}/rotate-secret', summary: "Operators: a new callback secret for the client (shown once); the previous one signs beside it for overlapHours", tags, security: securedBy,
+    method: 'post',
+    path: '/v1/admin/callbacks/{clientId}/rotate-secret',
+    summary: 'Operators: a new callback secret for the client (shown once); the previous one signs beside it for overlapHours',
+    tags,
+    security: securedBy,
     request: { params, body: { content: { 'application/json': { schema: RotateCallbackSecretBody } } } },
-    responses: { 200: { description: 'The new secret', content: { 'application/json': { schema: CallbackSecretView } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      200: { description: 'The new secret', content: { 'application/json': { schema: CallbackSecretView } } },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
   const events = [
     ['jobPost.mined', JobPostMinedEvent, 'A job post was mined (single or a batch row): its questions are ready at links.questions'],
     ['jobPost.failed', JobPostFailedEvent, 'A job post failed to be mined, with the error code and its meaning'],
     ['batch.finished', BatchFinishedEvent, 'Every row of a batch has an outcome: the counts per outcome (sent once per batch)'],
-    ['application.ended', ApplicationEndedEvent, 'An application ended: its status, error code and transport (a later definite outcome over SubmissionOutcomeUnknown sends a new one, with replaces)'],
+    [
+      'application.ended',
+      ApplicationEndedEvent,
+      'An application ended: its status, error code and transport (a later definite outcome over SubmissionOutcomeUnknown sends a new one, with replaces)',
+    ],
   ] as const;
   for (const [type, schema, summary] of events) {
     registry.registerWebhook({
       method: 'post',
       path: type,
       summary,
-      description: "POSTed to the request's callbackUrl (or the client's default) per Standard Webhooks: verify webhook-signature with the client's secret, drop a repeated webhook-id. Any 2xx acknowledges it; anything else is retried with backoff for a day.",
+      description:
+        "POSTed to the request's callbackUrl (or the client's default) per Standard Webhooks: verify webhook-signature with the client's secret, drop a repeated webhook-id. Any 2xx acknowledges it; anything else is retried with backoff for a day.",
       tags,
       request: { headers: CallbackHeaders, body: { content: { 'application/json': { schema } } } },
       responses: { 200: { description: 'Received (any 2xx)' } },

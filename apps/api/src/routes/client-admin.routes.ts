@@ -22,13 +22,30 @@ export function clientAdminRoutes(deps: { authenticator: Authenticator; db: Quer
 export function describeClientAdminRoutes(registry: OpenAPIRegistry): void {
   const tags = ['Clients'];
   registry.registerPath({
-    method: 'get', path: '/v1/admin/clients/{clientId}/frame-origins', summary: "Operators: the origins of a client's pages that may frame its 3-D Secure pages (GET /book/{bookingId}/tds)", tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/clients/{clientId}/frame-origins',
+    summary: "Operators: the origins of a client's pages that may frame its 3-D Secure pages (GET /book/{bookingId}/tds)",
+    tags,
+    security: securedBy,
     request: { params: ClientIdParams },
-    responses: { 200: { description: 'The origins; [] for none (no page may frame them)', content: { 'application/json': { schema: FrameOriginsView } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      200: {
+        description: 'The origins; [] for none (no page may frame them)',
+        content: { 'application/json': { schema: FrameOriginsView } },
+      },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
   registry.registerPath({
-    method: 'put', path: '/v1/admin/clients/{clientId}/frame-origins', summary: "Operators: replace those origins: the page's frame-ancestors, and the only receivers of its completion message", tags, security: securedBy,
+    method: 'put',
+    path: '/v1/admin/clients/{clientId}/frame-origins',
+    summary: "Operators: replace those origins: the page's frame-ancestors, and the only receivers of its completion message",
+    tags,
+    security: securedBy,
     request: { params: ClientIdParams, body: { content: { 'application/json': { schema: SetFrameOriginsBody } } } },
-    responses: { 200: { description: 'The origins now set', content: { 'application/json': { schema: FrameOriginsView } } }, ...errorResponses([400, 401, 403, 404, 500]) },
+    responses: {
+      200: { description: 'The origins now set', content: { 'application/json': { schema: FrameOriginsView } } },
+      ...errorResponses([400, 401, 403, 404, 500]),
+    },
   });
 }

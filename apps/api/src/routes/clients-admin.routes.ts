@@ -22,6 +22,9 @@ export function describeClientsAdminRoutes(registry: OpenAPIRegistry): void {
     summary: 'Operators: every client, revoked ones included, with its name and scopes (no secrets)',
     tags: ['Admin'],
     security: securedBy,
-    responses: { 200: { description: 'The clients', content: { 'application/json': { schema: ClientSummaries } } }, ...errorResponses([401, 403, 500]) },
+    responses: {
+      200: { description: 'The clients', content: { 'application/json': { schema: ClientSummaries } } },
+      ...errorResponses([401, 403, 500]),
+    },
   });
 }

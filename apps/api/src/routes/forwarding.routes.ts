@@ -15,13 +15,28 @@ import {
 } from '@quarry/contracts';
 import type { Pool, Queryable } from '@quarry/db';
 import type { ColumnSealer } from '@quarry/keyring';
-import { bind, deleteBinding, getBinding, listMailboxAccounts, loadOutlookAccounts, retrieveOutlookAccount, updateBinding, updateExpiresAt, type AccountPorts } from '@quarry/mail';
+import {
+  bind,
+  deleteBinding,
+  getBinding,
+  listMailboxAccounts,
+  loadOutlookAccounts,
+  retrieveOutlookAccount,
+  updateBinding,
+  updateExpiresAt,
+  type AccountPorts,
+} from '@quarry/mail';
 import { Router } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 /** Forwarding bindings (the interface's email forwarding endpoints): POST + JSON, tenant-scoped. */
-export function forwardingRoutes(deps: { authenticator: Authenticator; db: Queryable; mailDomains?: readonly string[]; accountSealer?: ColumnSealer }): Router {
+export function forwardingRoutes(deps: {
+  authenticator: Authenticator;
+  db: Queryable;
+  mailDomains?: readonly string[];
+  accountSealer?: ColumnSealer;
+}): Router {
   const router = Router();
   const forwarding = requireClient(deps.authenticator, { scope: 'forwarding' });
   const ports = { db: deps.db, now: () => new Date(), domains: deps.mailDomains ?? ['localhost'] };
@@ -68,7 +83,12 @@ export function forwardingRoutes(deps: { authenticator: Authenticator; db: Query
 }
 
 export function describeForwardingRoutes(registry: OpenAPIRegistry): void {
-  const post = (path: string, summary: string, schema: typeof BindBody | typeof UpdateBindingBody | typeof UpdateExpiresAtBody | typeof RecipientBody, errors: number[]) =>
+  const post = (
+    path: string,
+    summary: string,
+    schema: typeof BindBody | typeof UpdateBindingBody | typeof UpdateExpiresAtBody | typeof RecipientBody,
+    errors: number[],
+  ) =>
     registry.registerPath({
       method: 'post',
       path,
@@ -77,12 +97,20 @@ export function describeForwardingRoutes(registry: OpenAPIRegistry): void {
       security: securedBy,
       request: { body: { content: { 'application/json': { schema } } } },
       responses: {
-        200: { description: 'Done; `message` says what happened and `binding` is the binding as it now is', content: { 'application/json': { schema: ForwardingResponse } } },
+        200: {
+          description: 'Done; `message` says what happened and `binding` is the binding as it now is',
+          content: { 'application/json': { schema: ForwardingResponse } },
+        },
         ...errorResponses(errors),
       },
     });
   post('/Forwarding/bind', 'Create a binding: mail to recipient is forwarded to forwardsTo for one year', BindBody, [400, 401, 403, 409]);
-  post('/Forwarding/updateBinding', 'Change the destination (and keepSender) of an existing binding', UpdateBindingBody, [400, 401, 403, 404]);
+  post(
+    '/Forwarding/updateBinding',
+    'Change the destination (and keepSender) of an existing binding',
+    UpdateBindingBody,
+    [400, 401, 403, 404],
+  );
   post('/Forwarding/updateExpiresAt', 'Set the expiry to 90 days after latestDate', UpdateExpiresAtBody, [400, 401, 403, 404]);
   post('/Forwarding/deleteBinding', 'Delete a binding; mail to the recipient is refused from now on', RecipientBody, [400, 401, 403, 404]);
   registry.registerPath({
@@ -100,7 +128,8 @@ export function describeForwardingRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/v1/admin/mail/outlook-accounts',
-    summary: 'Operator: load mailbox accounts into the pool (stored encrypted); each is logged in to once, and those that cannot be read are refused with the server\'s answer',
+    summary:
+      "Operator: load mailbox accounts into the pool (stored encrypted); each is logged in to once, and those that cannot be read are refused with the server's answer",
     tags: ['Operations'],
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: LoadOutlookAccountsBody } } } },

@@ -1,6 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Authenticator } from '@quarry/auth';
-import { AdminHotelParams, HotelGrantBody, HotelIdInput, HotelListing, HotelListings, HotelsQuery, PutHotelBody, RedirectQuery } from '@quarry/contracts';
+import {
+  AdminHotelParams,
+  HotelGrantBody,
+  HotelIdInput,
+  HotelListing,
+  HotelListings,
+  HotelsQuery,
+  PutHotelBody,
+  RedirectQuery,
+} from '@quarry/contracts';
 import type { Queryable } from '@quarry/db';
 import {
   changeGrants,
@@ -20,7 +29,11 @@ import { checkInput } from '../middleware/request-input.middleware.ts';
 import { errorResponses, securedBy } from '../openapi-shared.ts';
 
 /** Hotel registry (operators), listing and detail (clients with the `hotels` scope), and the redirect link. */
-export function hotelsRoutes(deps: { authenticator: Authenticator; db: Queryable; hotels: { enqueuePush: EnqueuePush; cardTransport?: CardTransportPolicy } }): Router {
+export function hotelsRoutes(deps: {
+  authenticator: Authenticator;
+  db: Queryable;
+  hotels: { enqueuePush: EnqueuePush; cardTransport?: CardTransportPolicy };
+}): Router {
   const router = Router();
   const hotels = requireClient(deps.authenticator, { scope: 'hotels', hotelSurface: true });
   const admin = requireClient(deps.authenticator, { scope: 'admin' });
@@ -40,7 +53,9 @@ export function hotelsRoutes(deps: { authenticator: Authenticator; db: Queryable
 
   router.put('/v1/admin/hotels/:hotelId', admin, async (request, response) => {
     const body = { ...(request.body as object), hotelId: request.params.hotelId };
-    response.json(await upsertHotel({ db: deps.db, ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}) }, body));
+    response.json(
+      await upsertHotel({ db: deps.db, ...(deps.hotels.cardTransport ? { cardTransport: deps.hotels.cardTransport } : {}) }, body),
+    );
   });
   router.get('/v1/admin/hotels/:hotelId', admin, async (request, response) => {
     response.json(await getHotelForOperator({ db: deps.db }, String(request.params.hotelId)));
@@ -70,7 +85,10 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { query: HotelsQuery },
-    responses: { 200: { description: 'Hotels, ordered by hotelId', content: { 'application/json': { schema: HotelListings } } }, ...errorResponses([400, 401]) },
+    responses: {
+      200: { description: 'Hotels, ordered by hotelId', content: { 'application/json': { schema: HotelListings } } },
+      ...errorResponses([400, 401]),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -79,7 +97,10 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { query: HotelIdInput },
-    responses: { 200: { description: 'The hotel', content: { 'application/json': { schema: HotelListing } } }, ...errorResponses([400, 401, 404]) },
+    responses: {
+      200: { description: 'The hotel', content: { 'application/json': { schema: HotelListing } } },
+      ...errorResponses([400, 401, 404]),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -88,7 +109,10 @@ export function describeHotelsRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { params: HotelIdInput },
-    responses: { 200: { description: 'The hotel', content: { 'application/json': { schema: HotelListing } } }, ...errorResponses([401, 404]) },
+    responses: {
+      200: { description: 'The hotel', content: { 'application/json': { schema: HotelListing } } },
+      ...errorResponses([401, 404]),
+    },
   });
   registry.registerPath({
     method: 'get',

@@ -18,8 +18,14 @@ export function mailAdminRoutes(deps: { authenticator: Authenticator; db: Querya
 
 export function describeMailAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
-    method: 'get', path: '/v1/admin/mail/deliveries', summary: 'Forwarding delivery: pending, deferred (with their last error), and totals', tags: ['Operations'],
+    method: 'get',
+    path: '/v1/admin/mail/deliveries',
+    summary: 'Forwarding delivery: pending, deferred (with their last error), and totals',
+    tags: ['Operations'],
     security: securedBy,
-    responses: { 200: { description: 'Summary', content: { 'application/json': { schema: MailDeliverySummaryView } } }, ...errorResponses([401, 403]) },
+    responses: {
+      200: { description: 'Summary', content: { 'application/json': { schema: MailDeliverySummaryView } } },
+      ...errorResponses([401, 403]),
+    },
   });
 }

@@ -39,7 +39,13 @@ function expectMinutes(minutes: Activity['minutes'], expected: Map<number, { suc
   for (const entry of minutes) {
     const { succeeded = 0, failed = 0 } = expected.get(Date.parse(entry.minute)) ?? {};
     const processed = succeeded + failed;
-    expect(entry, entry.minute).toEqual({ minute: entry.minute, processed, succeeded, failed, successRate: processed === 0 ? null : succeeded / processed });
+    expect(entry, entry.minute).toEqual({
+      minute: entry.minute,
+      processed,
+      succeeded,
+      failed,
+      successRate: processed === 0 ? null : succeeded / processed,
+    });
   }
 }
 
@@ -97,7 +103,9 @@ describe('GET /v1/admin/mining-activity', () => {
   });
 
   it('takes a shorter window, rejects a bad one by name, and is for operators only', async () => {
-    const short = (await (await fetch(`${base}/v1/admin/mining-activity?minutes=6`, { headers: { authorization: basic(admin.secret) } })).json()) as Activity;
+    const short = (await (
+      await fetch(`${base}/v1/admin/mining-activity?minutes=6`, { headers: { authorization: basic(admin.secret) } })
+    ).json()) as Activity;
     expect(short.minutes).toHaveLength(6);
     expectMinutes(short.minutes, inserted());
     const bad = await fetch(`${base}/v1/admin/mining-activity?minutes=0`, { headers: { authorization: basic(admin.secret) } });

@@ -26,6 +26,9 @@ export function describeMiningActivityRoutes(registry: OpenAPIRegistry): void {
     tags: ['Operations'],
     security: securedBy,
     request: { query: MiningActivityQuery },
-    responses: { 200: { description: 'One entry per minute, the current minute last', content: { 'application/json': { schema: MiningActivity } } }, ...errorResponses([400, 401, 403]) },
+    responses: {
+      200: { description: 'One entry per minute, the current minute last', content: { 'application/json': { schema: MiningActivity } } },
+      ...errorResponses([400, 401, 403]),
+    },
   });
 }

@@ -21,17 +21,27 @@ export function pullRatesRoutes(deps: { authenticator: Authenticator; pull: Pull
     const query = parsePullQuery(request.query);
     const { parts, unknownHotelIds } = await pullRates(deps.pull, clientOf(response).clientId, query);
     if (unknownHotelIds.length === query.hotelIds.length) {
-      throw new AppError('NotFound', `No hotel of hotelIds is known to this client: ${unknownHotelIds.slice(0, maxListed).join(', ')}${unknownHotelIds.length > maxListed ? ', …' : ''} (GET /Pull/Hotels lists the hotels it may pull)`, {
-        unknownHotelIds: unknownHotelIds.slice(0, maxListed),
-        unknownHotelCount: unknownHotelIds.length,
-      });
+      throw new AppError(
+        'NotFound',
+        `No hotel of hotelIds is known to this client: ${unknownHotelIds.slice(0, maxListed).join(', ')}${unknownHotelIds.length > maxListed ? ', …' : ''} (GET /Pull/Hotels lists the hotels it may pull)`,
+        {
+          unknownHotelIds: unknownHotelIds.slice(0, maxListed),
+          unknownHotelCount: unknownHotelIds.length,
+        },
+      );
     }
     if (unknownHotelIds.length > 0) {
       // The body keeps the interface's shape (an array of hotels); the ids it left out as unknown are told beside it.
       response.setHeader(unknownIdsHeader, unknownHotelIds.slice(0, maxListed).map(encodeURIComponent).join(','));
       response.setHeader(unknownCountHeader, String(unknownHotelIds.length));
     }
-    response.status(200).type('application/json').setHeader('content-length', parts.reduce((sum, part) => sum + part.length, 0));
+    response
+      .status(200)
+      .type('application/json')
+      .setHeader(
+        'content-length',
+        parts.reduce((sum, part) => sum + part.length, 0),
+      );
     response.cork();
     for (const part of parts) response.write(part);
     response.end();
@@ -61,7 +71,10 @@ export function describePullRatesRoutes(registry: OpenAPIRegistry): void {
             description: `Present when some hotelIds are not known to this client (not registered, or not granted to it): those ids, percent-encoded, comma-separated (the first ${maxListed})`,
             schema: { type: 'string' },
           },
-          [unknownCountHeader]: { description: 'How many hotelIds are not known to this client (with the header above)', schema: { type: 'integer' } },
+          [unknownCountHeader]: {
+            description: 'How many hotelIds are not known to this client (with the header above)',
+            schema: { type: 'integer' },
+          },
         },
         content: { 'application/json': { schema: HotelRateResults } },
       },

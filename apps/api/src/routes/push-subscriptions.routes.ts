@@ -79,13 +79,38 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
   const params = SubscriptionIdParams;
   const view = { 'application/json': { schema: PushSubscriptionView } };
   const paths = [
-    { method: 'post', path: '/v1/hotels/push-subscriptions', summary: 'Subscribe a push URL to hotels and a search grid', body: CreatePushSubscriptionBody, errors: [400, 401] },
+    {
+      method: 'post',
+      path: '/v1/hotels/push-subscriptions',
+      summary: 'Subscribe a push URL to hotels and a search grid',
+      body: CreatePushSubscriptionBody,
+      errors: [400, 401],
+    },
     { method: 'get', path: '/v1/hotels/push-subscriptions', summary: 'Your push subscriptions', list: true, errors: [401] },
     { method: 'get', path: '/v1/hotels/push-subscriptions/{subscriptionId}', summary: 'One push subscription', params, errors: [401, 404] },
-    { method: 'patch', path: '/v1/hotels/push-subscriptions/{subscriptionId}', summary: 'Change a push subscription (a new state is pushed)', params, body: UpdatePushSubscriptionBody, errors: [400, 401, 404] },
+    {
+      method: 'patch',
+      path: '/v1/hotels/push-subscriptions/{subscriptionId}',
+      summary: 'Change a push subscription (a new state is pushed)',
+      params,
+      body: UpdatePushSubscriptionBody,
+      errors: [400, 401, 404],
+    },
     { method: 'delete', path: '/v1/hotels/push-subscriptions/{subscriptionId}', summary: 'Stop pushing', params, errors: [401, 404] },
-    { method: 'get', path: '/v1/admin/push-subscriptions/{subscriptionId}', summary: 'Any push subscription (operators)', params, errors: [401, 403, 404] },
-    { method: 'post', path: '/v1/admin/push-subscriptions/{subscriptionId}/resume', summary: 'Lift a suspension and push now', params, errors: [401, 403, 404] },
+    {
+      method: 'get',
+      path: '/v1/admin/push-subscriptions/{subscriptionId}',
+      summary: 'Any push subscription (operators)',
+      params,
+      errors: [401, 403, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/admin/push-subscriptions/{subscriptionId}/resume',
+      summary: 'Lift a suspension and push now',
+      params,
+      errors: [401, 403, 404],
+    },
   ] as const;
   for (const entry of paths) {
     registry.registerPath({
@@ -110,7 +135,10 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
     summary: "Every client's push subscriptions with lag, failures and the last push's outcome",
     tags: ['Hotels push'],
     security: securedBy,
-    responses: { 200: { description: 'Subscriptions', content: { 'application/json': { schema: OperatorPushSubscriptionViews } } }, ...errorResponses([401, 403]) },
+    responses: {
+      200: { description: 'Subscriptions', content: { 'application/json': { schema: OperatorPushSubscriptionViews } } },
+      ...errorResponses([401, 403]),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -119,6 +147,9 @@ export function describePushSubscriptionsRoutes(registry: OpenAPIRegistry): void
     tags: ['Hotels push'],
     security: securedBy,
     request: { params, query: PushDeliveriesQuery },
-    responses: { 200: { description: 'Deliveries', content: { 'application/json': { schema: PushDeliveryViews } } }, ...errorResponses([401, 403, 404]) },
+    responses: {
+      200: { description: 'Deliveries', content: { 'application/json': { schema: PushDeliveryViews } } },
+      ...errorResponses([401, 403, 404]),
+    },
   });
 }

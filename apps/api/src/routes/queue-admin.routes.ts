@@ -40,19 +40,37 @@ export function describeQueueAdminRoutes(registry: OpenAPIRegistry): void {
   const tags = ['Operations'];
   const params = QueueNameParams;
   registry.registerPath({
-    method: 'get', path: '/v1/admin/queues', summary: 'Every queue with job counts, pause state and connected workers', tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/queues',
+    summary: 'Every queue with job counts, pause state and connected workers',
+    tags,
+    security: securedBy,
     responses: { 200: { description: 'Queues', content: { 'application/json': { schema: QueueViews } } }, ...errorResponses([401, 403]) },
   });
   registry.registerPath({
-    method: 'get', path: '/v1/admin/queues/{name}/jobs', summary: 'Jobs of a queue in one state (payloads hold ids only)', tags, security: securedBy,
+    method: 'get',
+    path: '/v1/admin/queues/{name}/jobs',
+    summary: 'Jobs of a queue in one state (payloads hold ids only)',
+    tags,
+    security: securedBy,
     request: { params, query: QueueJobsQuery },
-    responses: { 200: { description: 'Jobs', content: { 'application/json': { schema: QueueJobViews } } }, ...errorResponses([400, 401, 403, 404]) },
+    responses: {
+      200: { description: 'Jobs', content: { 'application/json': { schema: QueueJobViews } } },
+      ...errorResponses([400, 401, 403, 404]),
+    },
   });
   for (const action of ['pause', 'resume'] as const) {
     registry.registerPath({
-      method: 'post', path: `/v1/admin/queues/{name}/${action}`, summary: `${action === 'pause' ? 'Pause' : 'Resume'} a queue (running jobs finish)`, tags, security: securedBy,
+      method: 'post',
+      path: `/v1/admin/queues/{name}/${action}`,
+      summary: `${action === 'pause' ? 'Pause' : 'Resume'} a queue (running jobs finish)`,
+      tags,
+      security: securedBy,
       request: { params },
-      responses: { 200: { description: 'The queue', content: { 'application/json': { schema: QueueView } } }, ...errorResponses([401, 403, 404]) },
+      responses: {
+        200: { description: 'The queue', content: { 'application/json': { schema: QueueView } } },
+        ...errorResponses([401, 403, 404]),
+      },
     });
   }
 }

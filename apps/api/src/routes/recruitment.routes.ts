@@ -17,7 +17,14 @@ import {
   MiningRetrievalBody,
   validationError,
 } from '@quarry/contracts';
-import { acceptBatch, getBatchStatus, retrieveMining, submitJobPost, type RecruitmentPorts, type RetrievalCache } from '@quarry/recruitment';
+import {
+  acceptBatch,
+  getBatchStatus,
+  retrieveMining,
+  submitJobPost,
+  type RecruitmentPorts,
+  type RetrievalCache,
+} from '@quarry/recruitment';
 import { ResponseTooLargeError, UnsafeUrlError, type SafeFetch } from '@quarry/safe-fetch';
 import { Router, type Request, type Response } from 'express';
 import { clientOf, requireClient } from '../middleware/authenticate.middleware.ts';
@@ -81,7 +88,11 @@ function batchCallbackUrl(request: Request, type: string): string | undefined {
   return query.data.callbackUrl;
 }
 
-async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: number): Promise<{ csv: Readable; callbackUrl: string | undefined }> {
+async function openFileUrl(
+  fetchClientUrl: SafeFetch,
+  body: unknown,
+  maxBytes: number,
+): Promise<{ csv: Readable; callbackUrl: string | undefined }> {
   const parsed = BatchFileUrlBody.safeParse(body ?? {});
   if (!parsed.success) throw validationError(describeIssues(parsed.error));
   let response;
@@ -99,7 +110,12 @@ async function openFileUrl(fetchClientUrl: SafeFetch, body: unknown, maxBytes: n
 }
 
 /** Recruitment: mining submission, batches and the three retrieval routes (tenant-scoped). */
-export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitment: RecruitmentPorts; retrievalCache?: RetrievalCache; fetchClientUrl: SafeFetch }): Router {
+export function recruitmentRoutes(deps: {
+  authenticator: Authenticator;
+  recruitment: RecruitmentPorts;
+  retrievalCache?: RetrievalCache;
+  fetchClientUrl: SafeFetch;
+}): Router {
   const router = Router();
   const recruitment = requireClient(deps.authenticator, { scope: 'recruitment' });
   const batchIntake = requireClient(deps.authenticator, { scope: 'recruitment', bodyTypes: batchBodyTypes });
@@ -136,7 +152,10 @@ export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitm
       request.on('error', (error) => csv.destroy(error));
       source = { maxRows: limits.csv, source: type, callbackUrl };
     } else {
-      throw new AppError('UnsupportedMediaType', `Content-Type: must be application/json (with fileUrl), text/csv or application/octet-stream, not "${type || 'none'}"`);
+      throw new AppError(
+        'UnsupportedMediaType',
+        `Content-Type: must be application/json (with fileUrl), text/csv or application/octet-stream, not "${type || 'none'}"`,
+      );
     }
     try {
       response.json(await acceptBatch(deps.recruitment, clientOf(response).clientId, csv, source));
@@ -153,13 +172,19 @@ export function recruitmentRoutes(deps: { authenticator: Authenticator; recruitm
   });
 
   router.get('/questions/:jobPostId', retrieval, async (request, response) => {
-    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.params.jobPostId, 'v2', deps.retrievalCache));
+    response
+      .type('application/json')
+      .send(await retrieveMining(pool, clientOf(response).clientId, request.params.jobPostId, 'v2', deps.retrievalCache));
   });
   router.get('/v1/recruitment/job-posts/find', retrieval, async (request, response) => {
-    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v1', deps.retrievalCache));
+    response
+      .type('application/json')
+      .send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v1', deps.retrievalCache));
   });
   router.get('/v2/recruitment/job-posts/find', retrieval, async (request, response) => {
-    response.type('application/json').send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v2', deps.retrievalCache));
+    response
+      .type('application/json')
+      .send(await retrieveMining(pool, clientOf(response).clientId, request.query.jobPostId, 'v2', deps.retrievalCache));
   });
   return router;
 }
@@ -168,7 +193,8 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
   const tags = ['Recruitment'];
   const retrievalResponses = {
     200: {
-      description: 'Status while queued/processing/failed, or the completed result (an older result stays readable while a re-submission runs)',
+      description:
+        'Status while queued/processing/failed, or the completed result (an older result stays readable while a re-submission runs)',
       content: { 'application/json': { schema: MiningRetrievalBody } },
     },
     ...errorResponses([400, 401, 403, 404, 500], 'questions'),
@@ -180,7 +206,10 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: MineJobPostBody } } } },
-    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: MineJobPostResponse } } }, ...errorResponses([400, 401, 403, 500]) },
+    responses: {
+      200: { description: 'Accepted', content: { 'application/json': { schema: MineJobPostResponse } } },
+      ...errorResponses([400, 401, 403, 500]),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -188,7 +217,7 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
     summary: 'Submit a batch: JSON {fileUrl} (≤ 70,000 rows), or a CSV body as text/csv or application/octet-stream (≤ 30,000 rows)',
     description:
       'CSV columns jobPostId, url, employer, jobTitle (optional country). Every row is validated first; any bad row rejects the whole batch with 400 and details.messages listing every bad row as "row N: …" (data rows numbered from 1 after the header; a quote never closed is named at the row where it opens). A CSV body over the byte limit is a 413 naming the limit. ' +
-      'With callbackUrl (the query parameter; JSON bodies may give it as a field instead) every row\'s jobPost.mined or jobPost.failed and the batch\'s one batch.finished are POSTed there.',
+      "With callbackUrl (the query parameter; JSON bodies may give it as a field instead) every row's jobPost.mined or jobPost.failed and the batch's one batch.finished are POSTed there.",
     tags,
     security: securedBy,
     request: {
@@ -201,7 +230,10 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
         },
       },
     },
-    responses: { 200: { description: 'Accepted', content: { 'application/json': { schema: BatchAccepted } } }, ...errorResponses([400, 401, 403, 413, 415, 500]) },
+    responses: {
+      200: { description: 'Accepted', content: { 'application/json': { schema: BatchAccepted } } },
+      ...errorResponses([400, 401, 403, 413, 415, 500]),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -210,7 +242,10 @@ export function describeRecruitmentRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { query: BatchIdQuery },
-    responses: { 200: { description: 'Batch status', content: { 'application/json': { schema: BatchStatus } } }, ...errorResponses([400, 401, 403, 404]) },
+    responses: {
+      200: { description: 'Batch status', content: { 'application/json': { schema: BatchStatus } } },
+      ...errorResponses([400, 401, 403, 404]),
+    },
   });
   registry.registerPath({
     method: 'get',

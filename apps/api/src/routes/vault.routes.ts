@@ -10,7 +10,10 @@ import { errorResponses, securedBy } from '../openapi-shared.ts';
  * The card vault (`booking` scope): an OTP, then one card stored with it for a token. Without a
  * vault (no VAULT_KEY) both answer 503 VaultNotConfigured, so a client learns why.
  */
-export function vaultRoutes(deps: { authenticator: Authenticator; vault: Pick<CardVaultService, 'issueOtp' | 'storePan'> | undefined }): Router {
+export function vaultRoutes(deps: {
+  authenticator: Authenticator;
+  vault: Pick<CardVaultService, 'issueOtp' | 'storePan'> | undefined;
+}): Router {
   const router = Router();
   const booking = requireClient(deps.authenticator, { scope: 'booking' });
   const vaultOf = () => {
@@ -35,7 +38,10 @@ export function describeVaultRoutes(registry: OpenAPIRegistry): void {
     summary: 'A one-time password that authorises storing one card, valid for one hour',
     tags,
     security: securedBy,
-    responses: { 200: { description: 'The OTP', content: { 'application/json': { schema: OtpView } } }, ...errorResponses([401, 403, 500, 503]) },
+    responses: {
+      200: { description: 'The OTP', content: { 'application/json': { schema: OtpView } } },
+      ...errorResponses([401, 403, 500, 503]),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -49,6 +55,9 @@ export function describeVaultRoutes(registry: OpenAPIRegistry): void {
     tags,
     security: securedBy,
     request: { body: { content: { 'application/json': { schema: StorePanBody } } } },
-    responses: { 200: { description: 'The card token', content: { 'application/json': { schema: PanTokenView } } }, ...errorResponses([400, 401, 403, 415, 500, 503]) },
+    responses: {
+      200: { description: 'The card token', content: { 'application/json': { schema: PanTokenView } } },
+      ...errorResponses([400, 401, 403, 415, 500, 503]),
+    },
   });
 }

@@ -47,8 +47,15 @@ export async function startEdgeApp(options: {
     recruitment: {
       pool: db,
       queue: createMiningQueuePort(miningJobsOf(queues)),
-      settings: { batch: { concurrency: 2, ratePerMinute: 60 }, autoPause: { window: 10, minSuccessRate: 0.2 }, maxCsvBytes: options.maxCsvBytes ?? 1_000_000 },
-      callbacks: { sealer: createSealer(secretKey), checkUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)) },
+      settings: {
+        batch: { concurrency: 2, ratePerMinute: 60 },
+        autoPause: { window: 10, minSuccessRate: 0.2 },
+        maxCsvBytes: options.maxCsvBytes ?? 1_000_000,
+      },
+      callbacks: {
+        sealer: createSealer(secretKey),
+        checkUrl: async (url) => void (await createAddressGuard([]).vet(new URL(url).hostname)),
+      },
     },
     fetchClientUrl: createSafeFetch({ allowPrivate: [] }),
     sessions,

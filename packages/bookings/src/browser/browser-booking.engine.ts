@@ -1,5 +1,14 @@
 import type { BookingErrorCode, BookingPrice, Price } from '@quarry/contracts';
-import { checkOnPage, clickOnPage, fillOnPage, frameOnPage, guardRequests, readFieldsOnPage, waitForAnyOnPage, waitForSelectorOnPage } from '@quarry/browser';
+import {
+  checkOnPage,
+  clickOnPage,
+  fillOnPage,
+  frameOnPage,
+  guardRequests,
+  readFieldsOnPage,
+  waitForAnyOnPage,
+  waitForSelectorOnPage,
+} from '@quarry/browser';
 import { bookingEngineRecipes, checkOutOf, pageAddress, readRoomsOnPage, searchFailure, searchOnPage, type HotelRow } from '@quarry/rates';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BookingEngine, CheckoutEngine, CheckoutFailure, HeldCheckout, OrderOutcome, Stay } from '../booking-engine.ts';
@@ -48,26 +57,43 @@ class KeptPageUnusable extends Error {}
 const unneededResources = new Set(['image', 'font', 'media']);
 
 const cssString = (value: string) => value.replace(/["\\]/g, (char) => `\\${char}`);
-const withIds = (selector: string, ids: Record<string, string>) => selector.replace(/\{(\w+)\}/g, (whole, name: string) => (name in ids ? cssString(ids[name] ?? '') : whole));
+const withIds = (selector: string, ids: Record<string, string>) =>
+  selector.replace(/\{(\w+)\}/g, (whole, name: string) => (name in ids ? cssString(ids[name] ?? '') : whole));
 
 function recipeOf(hotel: HotelRow, recipes: Record<string, BookingPageRecipe>): { recipe: BookingPageRecipe; checkout: CheckoutRecipe } {
-  if (hotel.source.kind !== 'booking-page') throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `hotel ${hotel.hotelId} has no booking page`, transient: false });
+  if (hotel.source.kind !== 'booking-page')
+    throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `hotel ${hotel.hotelId} has no booking page`, transient: false });
   const recipe = recipes[hotel.source.engine];
-  if (!recipe?.checkout) throw new CheckoutStop({ code: 'GenericWebsiteError', reason: `the booking engine ${hotel.source.engine} has no checkout recipe`, transient: false });
+  if (!recipe?.checkout)
+    throw new CheckoutStop({
+      code: 'GenericWebsiteError',
+      reason: `the booking engine ${hotel.source.engine} has no checkout recipe`,
+      transient: false,
+    });
   return { recipe, checkout: recipe.checkout };
 }
 
 /** What the outcome page says (one read of the page), as our outcome; `total` is the consented price the confirmation carries. */
 async function readOutcome(page: Page, recipe: CheckoutRecipe['outcome'], total: Price): Promise<OrderOutcome> {
   const [confirmed, number, declined, priceChanged, cardInvalid, unavailable] = await readFieldsOnPage(page, [
-    { selector: recipe.confirmed }, recipe.confirmationNumber, { selector: recipe.declined }, { selector: recipe.priceChanged }, { selector: recipe.cardInvalid }, { selector: recipe.unavailable },
+    { selector: recipe.confirmed },
+    recipe.confirmationNumber,
+    { selector: recipe.declined },
+    { selector: recipe.priceChanged },
+    { selector: recipe.cardInvalid },
+    { selector: recipe.unavailable },
   ]);
   if (confirmed !== null) {
     if (!number) return { status: 'failed', code: 'GenericWebsiteError', message: 'the confirmation page shows no confirmation number' };
     return { status: 'confirmed', confirmation: { reference: number, price: total } };
   }
   if (declined !== null) return { status: 'failed', code: 'PaymentRejected', message: 'the card issuer declined the payment' };
-  if (priceChanged !== null) return { status: 'failed', code: 'PriceChangedAfterConsent', message: 'the hotel changed the price when the order was placed; nothing was booked' };
+  if (priceChanged !== null)
+    return {
+      status: 'failed',
+      code: 'PriceChangedAfterConsent',
+      message: 'the hotel changed the price when the order was placed; nothing was booked',
+    };
   if (cardInvalid !== null) return { status: 'failed', code: 'CardDetailsInvalid', message: 'the hotel refused the card details' };
   if (unavailable !== null) return { status: 'failed', code: 'RoomNotAvailable', message: 'the room was sold before the order' };
   return { status: 'failed', code: 'GenericWebsiteError', message: 'the booking page showed no outcome the recipe knows' };
@@ -87,23 +113,28 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
     await ports.checkUrl(url);
     await guardRequests(context, ports.checkUrl);
     // Pictures, fonts and media change nothing a checkout reads or clicks; they cost the hotel's bandwidth and our CPU.
-    await context.route('**/*', (route) => (unneededResources.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.fallback()));
+    await context.route('**/*', (route) =>
+      unneededResources.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.fallback(),
+    );
     const page = await context.newPage();
     page.setDefaultTimeout(step);
     return page;
   };
 
-  const untilAborted = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>) => async (context: BrowserContext): Promise<T> => {
-    const onAbort = () => void context.close().catch(() => {});
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      signal.throwIfAborted();
-      return await work(context);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-  };
-  const inContext = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>): Promise<T> => ports.browser.withContext(untilAborted(signal, work));
+  const untilAborted =
+    <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>) =>
+    async (context: BrowserContext): Promise<T> => {
+      const onAbort = () => void context.close().catch(() => {});
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        signal.throwIfAborted();
+        return await work(context);
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    };
+  const inContext = <T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>): Promise<T> =>
+    ports.browser.withContext(untilAborted(signal, work));
 
   /** The page a kept search context shows; a context seen for the first time gets its page. */
   const searchPages = new WeakMap<BrowserContext, Page>();
@@ -138,12 +169,21 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
       await fillOnPage(page, lookup.reference, reference, step);
       await clickOnPage(page, lookup.submit, step);
       await waitForSelectorOnPage(page, lookup.ready, step);
-      const [notFound, status, number] = await readFieldsOnPage(page, [{ selector: lookup.notFound }, lookup.status, lookup.confirmationNumber]);
+      const [notFound, status, number] = await readFieldsOnPage(page, [
+        { selector: lookup.notFound },
+        lookup.status,
+        lookup.confirmationNumber,
+      ]);
       if (notFound !== null) return { status: 'notFound' as const };
       if (status === lookup.statuses.pending) return { status: 'pending' as const };
-      if (status === lookup.statuses.declined) return { status: 'failed' as const, code: 'PaymentRejected' as const, message: 'the hotel reports the payment declined' };
+      if (status === lookup.statuses.declined)
+        return { status: 'failed' as const, code: 'PaymentRejected' as const, message: 'the hotel reports the payment declined' };
       if (status === lookup.statuses.confirmed && number) return { status: 'confirmed' as const, confirmation: { reference: number } };
-      return { status: 'failed' as const, code: 'GenericWebsiteError' as const, message: `the reservation lookup shows status ${status ?? 'none'}` };
+      return {
+        status: 'failed' as const,
+        code: 'GenericWebsiteError' as const,
+        message: `the reservation lookup shows status ${status ?? 'none'}`,
+      };
     });
 
   const checkout: CheckoutEngine = {
@@ -153,22 +193,36 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         onStarted?.();
         const [roomCode, rateCode] = engineCodes(request.roomId, request.rateId);
         const entry = steps.entry;
-        const entryUrl = entry ? pageAddress(hotel.bookingPageUrl, entry, stayValues(hotel, request.stay, roomCode, rateCode)) : hotel.bookingPageUrl;
+        const entryUrl = entry
+          ? pageAddress(hotel.bookingPageUrl, entry, stayValues(hotel, request.stay, roomCode, rateCode))
+          : hotel.bookingPageUrl;
         const page = await openPage(context, entryUrl);
         const challenges = await captureChallenge(context);
         const guest = steps.guest;
         /** Waits for the next checkout page: `ready` shown, or the engine's sold-out notice (the rate went since the price check). */
         const expectPage = async (ready: string) => {
           if (!entry) return;
-          if ((await waitForAnyOnPage(page, [entry.unavailable, ready], step)) === 0) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
+          if ((await waitForAnyOnPage(page, [entry.unavailable, ready], step)) === 0)
+            throw new CheckoutStop({
+              code: 'RoomNotAvailable',
+              reason: 'the booking page no longer offers this room and rate',
+              transient: false,
+            });
         };
         if (entry) {
           await page.goto(entryUrl, { waitUntil: 'domcontentloaded' });
           await expectPage(guest.firstName);
         } else {
-          const found = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...request.stay }, () => step).catch((error: unknown) => searchFailure(error, signal));
+          const found = await searchOnPage(page, hotel, recipe, { hotelId: hotel.hotelId, ...request.stay }, () => step).catch(
+            (error: unknown) => searchFailure(error, signal),
+          );
           if (!found.ok) throw new CheckoutStop(failureOfSearch(found));
-          if (!findRate(found.rooms, request.roomId, request.rateId)) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the booking page no longer offers this room and rate', transient: false });
+          if (!findRate(found.rooms, request.roomId, request.rateId))
+            throw new CheckoutStop({
+              code: 'RoomNotAvailable',
+              reason: 'the booking page no longer offers this room and rate',
+              transient: false,
+            });
           await clickOnPage(page, withIds(steps.selectRate, { room: roomCode, rate: rateCode }), step);
         }
         // The guest page: every guest by name, the booker's contact, and our reference for the lookup.
@@ -190,7 +244,12 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         const card = await request.card();
         await fillOnPage(fields, payment.number, card.pan, step);
         await fillOnPage(fields, payment.holder, card.name, step);
-        await fillOnPage(fields, payment.expiry, `${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`, step);
+        await fillOnPage(
+          fields,
+          payment.expiry,
+          `${String(card.expiryMonth).padStart(2, '0')}/${String(card.expiryYear % 100).padStart(2, '0')}`,
+          step,
+        );
         await fillOnPage(fields, payment.cvc, card.cvv ?? '', step);
         await clickOnPage(page, payment.submit, step);
         await waitForSelectorOnPage(page, steps.review.ready, step);
@@ -199,7 +258,12 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
           await waitForSelectorOnPage(page, steps.review.ready, step);
           const read = await readRoomsOnPage(page, steps.review.prices);
           const rate = findRate(read.rooms, request.roomId, request.rateId);
-          if (!rate) throw new CheckoutStop({ code: 'RoomNotAvailable', reason: 'the final-price page no longer shows this room and rate', transient: false });
+          if (!rate)
+            throw new CheckoutStop({
+              code: 'RoomNotAvailable',
+              reason: 'the final-price page no longer shows this room and rate',
+              transient: false,
+            });
           return priceOf(rate);
         };
         const held: HeldCheckout = {
@@ -233,9 +297,16 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
         return work(held);
       }).catch((error: unknown) => {
         // Ours to tell (a stopped worker, a card the vault refused), not the page's.
-        if (error instanceof CheckoutStop || signal.aborted || (error as Error).name === 'PanTokenInvalidError') return Promise.reject(error);
+        if (error instanceof CheckoutStop || signal.aborted || (error as Error).name === 'PanTokenInvalidError')
+          return Promise.reject(error);
         const name = (error as Error).name;
-        return Promise.reject(new CheckoutStop({ code: 'SystemUnavailable', reason: `the booking page did not answer: ${(error as Error).message.split('\n')[0] ?? name}`, transient: true }));
+        return Promise.reject(
+          new CheckoutStop({
+            code: 'SystemUnavailable',
+            reason: `the booking page did not answer: ${(error as Error).message.split('\n')[0] ?? name}`,
+            transient: true,
+          }),
+        );
       });
     },
     failureOf: (error) => (error instanceof CheckoutStop ? error.failure : null),
@@ -243,13 +314,22 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
 
   return {
     async reprice(hotel, stay, signal) {
-      if (hotel.source.kind !== 'booking-page') return { ok: false, code: 'GenericWebsiteError', reason: 'hotel is not configured for a booking page', transient: false };
+      if (hotel.source.kind !== 'booking-page')
+        return { ok: false, code: 'GenericWebsiteError', reason: 'hotel is not configured for a booking page', transient: false };
       const recipe = recipes[hotel.source.engine];
-      if (!recipe) return { ok: false, code: 'GenericWebsiteError', reason: `no recipe for engine ${hotel.source.engine}`, transient: false };
+      if (!recipe)
+        return { ok: false, code: 'GenericWebsiteError', reason: `no recipe for engine ${hotel.source.engine}`, transient: false };
       // One kept page per engine and booking-page origin: a page moves within its own site.
       const key = `${hotel.source.engine} ${new URL(hotel.bookingPageUrl).origin}`;
       // A search that threw (a timeout, a page gone) closes its page: what it left there is not known.
-      const search = () => ports.browser.withKeptContext(key, searchPageLimits, untilAborted(signal, async (context) => searchOnPage(await searchPage(context, hotel.bookingPageUrl), hotel, recipe, { hotelId: hotel.hotelId, ...stay }, () => step)));
+      const search = () =>
+        ports.browser.withKeptContext(
+          key,
+          searchPageLimits,
+          untilAborted(signal, async (context) =>
+            searchOnPage(await searchPage(context, hotel.bookingPageUrl), hotel, recipe, { hotelId: hotel.hotelId, ...stay }, () => step),
+          ),
+        );
       // A kept page that could not be cleared (the site moved it elsewhere meanwhile) is closed, and the search runs in another.
       const searched = await search()
         .catch((error: unknown) => (error instanceof KeptPageUnusable ? search() : Promise.reject(error)))
@@ -268,7 +348,14 @@ export function createBrowserBookingEngine(ports: BrowserPorts): BookingEngine &
 
 /** The values a recipe's `entry` address is filled with: the stay, and the engine's room and rate codes. */
 function stayValues(hotel: HotelRow, stay: Stay, room: string, rate: string): Record<string, string> {
-  return { checkIn: stay.checkIn, checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }), nights: String(stay.nights), guests: String(stay.guests), room, rate };
+  return {
+    checkIn: stay.checkIn,
+    checkOut: checkOutOf({ hotelId: hotel.hotelId, ...stay }),
+    nights: String(stay.nights),
+    guests: String(stay.guests),
+    room,
+    rate,
+  };
 }
 
 /** Our rate ids are the engine's room code and `room:rate` (the booking-page source's reading). */
@@ -284,6 +371,11 @@ function failureOfSearch(outcome: Exclude<Awaited<ReturnType<typeof searchOnPage
 }
 
 function challengeOf(captured: CapturedChallenge) {
-  return { version: captured.version, acsUrl: captured.acsUrl, creq: captured.creq, ...(captured.threeDSSessionData ? { threeDSSessionData: captured.threeDSSessionData } : {}), windowSize: captured.windowSize };
+  return {
+    version: captured.version,
+    acsUrl: captured.acsUrl,
+    creq: captured.creq,
+    ...(captured.threeDSSessionData ? { threeDSSessionData: captured.threeDSSessionData } : {}),
+    windowSize: captured.windowSize,
+  };
 }
-

@@ -40,7 +40,15 @@ export type CheckoutRecipe = {
   /** The final-price page: its price is read with `prices` (the results recipe's reading), right before the order button. */
   review: { ready: string; prices: SearchRecipe['results']; terms?: string; placeOrder: string };
   /** What the page shows after the order button (or after a 3-D Secure challenge). */
-  outcome: { ready: string; confirmed: string; confirmationNumber: FieldRecipe; declined: string; priceChanged: string; cardInvalid: string; unavailable: string };
+  outcome: {
+    ready: string;
+    confirmed: string;
+    confirmationNumber: FieldRecipe;
+    declined: string;
+    priceChanged: string;
+    cardInvalid: string;
+    unavailable: string;
+  };
   /** The engine's reservation lookup ("manage my booking"), resolved against the hotel's booking page URL and keeping its query. */
   lookup: {
     path: string;
@@ -61,38 +69,84 @@ export type BookingPageRecipe = SearchRecipe & { checkout?: CheckoutRecipe };
 export const checkoutRecipes: Record<string, CheckoutRecipe> = {
   // The engine the demo serves (packages/demo) and the booking-page tests use; also a template for real engines.
   'demo-ibe': {
-    entry: { path: 'checkout', params: { checkin: '{checkIn}', nights: '{nights}', adults: '{guests}', room: '{room}', rate: '{rate}' }, unavailable: '#sold-out' },
+    entry: {
+      path: 'checkout',
+      params: { checkin: '{checkIn}', nights: '{nights}', adults: '{guests}', room: '{room}', rate: '{rate}' },
+      unavailable: '#sold-out',
+    },
     selectRate: '.room[data-room-code="{room}"] .rate[data-rate-code="{rate}"] .rate-book',
     guest: {
-      firstName: '#guest-first-name', lastName: '#guest-last-name', email: '#guest-email', phone: '#guest-phone', reference: '#guest-reference',
-      otherFirstName: '#other-guest-{n}-first-name', otherLastName: '#other-guest-{n}-last-name', submit: '#guest-continue',
+      firstName: '#guest-first-name',
+      lastName: '#guest-last-name',
+      email: '#guest-email',
+      phone: '#guest-phone',
+      reference: '#guest-reference',
+      otherFirstName: '#other-guest-{n}-first-name',
+      otherLastName: '#other-guest-{n}-last-name',
+      submit: '#guest-continue',
     },
-    payment: { frame: 'iframe#card-frame', number: '#card-number', holder: '#card-holder', expiry: '#card-expiry', cvc: '#card-cvc', submit: '#payment-continue' },
+    payment: {
+      frame: 'iframe#card-frame',
+      number: '#card-number',
+      holder: '#card-holder',
+      expiry: '#card-expiry',
+      cvc: '#card-cvc',
+      submit: '#payment-continue',
+    },
     review: {
       ready: '#results, #sold-out',
       prices: {
-        ready: '#results', noAvailability: '#sold-out', currency: { selector: '#results', attribute: 'data-currency' }, room: '.room', roomId: { selector: ':scope', attribute: 'data-room-code' },
-        roomName: { selector: '.room-name' }, rate: '.rate', rateId: { selector: ':scope', attribute: 'data-rate-code' }, rateName: { selector: '.rate-name' }, baseTotal: { selector: '.rate-total' },
-        charge: { selector: '.charge[data-kind]', name: { selector: '.charge-name' }, amount: { selector: '.charge-amount' }, kind: { selector: ':scope', attribute: 'data-kind' }, code: { selector: ':scope', attribute: 'data-code' } },
+        ready: '#results',
+        noAvailability: '#sold-out',
+        currency: { selector: '#results', attribute: 'data-currency' },
+        room: '.room',
+        roomId: { selector: ':scope', attribute: 'data-room-code' },
+        roomName: { selector: '.room-name' },
+        rate: '.rate',
+        rateId: { selector: ':scope', attribute: 'data-rate-code' },
+        rateName: { selector: '.rate-name' },
+        baseTotal: { selector: '.rate-total' },
+        charge: {
+          selector: '.charge[data-kind]',
+          name: { selector: '.charge-name' },
+          amount: { selector: '.charge-amount' },
+          kind: { selector: ':scope', attribute: 'data-kind' },
+          code: { selector: ':scope', attribute: 'data-code' },
+        },
       },
       terms: '#accept-terms',
       placeOrder: '#place-order',
     },
     outcome: {
       ready: '#confirmation, #payment-declined, #price-changed, #card-invalid, #sold-out',
-      confirmed: '#confirmation', confirmationNumber: { selector: '#confirmation-number' }, declined: '#payment-declined', priceChanged: '#price-changed', cardInvalid: '#card-invalid', unavailable: '#sold-out',
+      confirmed: '#confirmation',
+      confirmationNumber: { selector: '#confirmation-number' },
+      declined: '#payment-declined',
+      priceChanged: '#price-changed',
+      cardInvalid: '#card-invalid',
+      unavailable: '#sold-out',
     },
     lookup: {
-      path: 'manage', reference: '#lookup-reference', submit: '#lookup-submit', ready: '#reservation, #reservation-not-found', notFound: '#reservation-not-found',
-      status: { selector: '#reservation', attribute: 'data-status' }, confirmationNumber: { selector: '#reservation-number' },
+      path: 'manage',
+      reference: '#lookup-reference',
+      submit: '#lookup-submit',
+      ready: '#reservation, #reservation-not-found',
+      notFound: '#reservation-not-found',
+      status: { selector: '#reservation', attribute: 'data-status' },
+      confirmationNumber: { selector: '#reservation-number' },
       statuses: { confirmed: 'confirmed', pending: 'pending', declined: 'declined' },
     },
   },
 };
 
 /** Each engine's search and results recipe (from rates) with its checkout. */
-export const bookingPageRecipes = (searches: Record<string, SearchRecipe>, checkouts: Record<string, CheckoutRecipe> = checkoutRecipes): Record<string, BookingPageRecipe> =>
-  Object.fromEntries(Object.entries(searches).map(([engine, recipe]) => {
-    const checkout = checkouts[engine];
-    return [engine, checkout ? { ...recipe, checkout } : recipe];
-  }));
+export const bookingPageRecipes = (
+  searches: Record<string, SearchRecipe>,
+  checkouts: Record<string, CheckoutRecipe> = checkoutRecipes,
+): Record<string, BookingPageRecipe> =>
+  Object.fromEntries(
+    Object.entries(searches).map(([engine, recipe]) => {
+      const checkout = checkouts[engine];
+      return [engine, checkout ? { ...recipe, checkout } : recipe];
+    }),
+  );

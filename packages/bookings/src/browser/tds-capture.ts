@@ -2,15 +2,27 @@ import type { TdsChallenge } from '@quarry/contracts';
 import type { BrowserContext } from 'playwright-core';
 
 /** A 3-D Secure 2 browser challenge as the page was about to post it to the issuer's ACS. */
-export type CapturedChallenge = { version: string; acsUrl: string; creq: string; threeDSSessionData?: string; windowSize: TdsChallenge['windowSize'] };
+export type CapturedChallenge = {
+  version: string;
+  acsUrl: string;
+  creq: string;
+  threeDSSessionData?: string;
+  windowSize: TdsChallenge['windowSize'];
+};
 
 const windowSizes = new Set(['01', '02', '03', '04', '05']);
 
 /** The EMV CReq is base64url JSON; its window size and version are read when it says them. */
 function readCreq(creq: string): { windowSize: TdsChallenge['windowSize']; version: string } {
   try {
-    const decoded = JSON.parse(Buffer.from(creq, 'base64url').toString('utf8')) as { challengeWindowSize?: unknown; messageVersion?: unknown };
-    const windowSize = typeof decoded.challengeWindowSize === 'string' && windowSizes.has(decoded.challengeWindowSize) ? (decoded.challengeWindowSize as TdsChallenge['windowSize']) : '05';
+    const decoded = JSON.parse(Buffer.from(creq, 'base64url').toString('utf8')) as {
+      challengeWindowSize?: unknown;
+      messageVersion?: unknown;
+    };
+    const windowSize =
+      typeof decoded.challengeWindowSize === 'string' && windowSizes.has(decoded.challengeWindowSize)
+        ? (decoded.challengeWindowSize as TdsChallenge['windowSize'])
+        : '05';
     return { windowSize, version: typeof decoded.messageVersion === 'string' ? decoded.messageVersion : '2.2.0' };
   } catch {
     return { windowSize: '05', version: '2.2.0' };

@@ -11,7 +11,12 @@ describe('OpenTravel errors by the ERR code list', () => {
   });
 
   it('a code in the table wins over an earlier error without one, and over the words', () => {
-    expect(codeOfErrors([{ '@Code': '450', '@ShortText': 'Card declined' }, { '@Code': '322', '@ShortText': 'No availability' }])).toEqual({
+    expect(
+      codeOfErrors([
+        { '@Code': '450', '@ShortText': 'Card declined' },
+        { '@Code': '322', '@ShortText': 'No availability' },
+      ]),
+    ).toEqual({
       code: 'RoomNotAvailable',
       message: '450 Card declined; 322 No availability',
     });
@@ -33,7 +38,8 @@ describe('OpenTravel errors by the EWT type, when the code is not in the table',
 });
 
 describe('the words, as a fallback', () => {
-  const code = (shortText: string, otaCode = '450', type = '3') => codeOfErrors([{ '@Type': type, '@Code': otaCode, '@ShortText': shortText }]).code;
+  const code = (shortText: string, otaCode = '450', type = '3') =>
+    codeOfErrors([{ '@Type': type, '@Code': otaCode, '@ShortText': shortText }]).code;
 
   it('a refused payment, even when it asks for another card', () => {
     expect(code('Unable to authorize – please enter alternate credit card')).toBe('PaymentRejected');

@@ -59,7 +59,8 @@ export const otaErrorTypes: Readonly<Record<string, { name: string; code: Bookin
   '13': { name: 'Application error', code: 'SystemUnavailable' },
 };
 
-const entryOf = <T>(table: Readonly<Record<string, T>>, key: string | undefined): T | undefined => (key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined);
+const entryOf = <T>(table: Readonly<Record<string, T>>, key: string | undefined): T | undefined =>
+  key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 
 /** The fallback: an error's words, for hotels that send a code of their own or one that names no outcome. */
 function codeOfWords(words: string): BookingErrorCode {
@@ -67,7 +68,8 @@ function codeOfWords(words: string): BookingErrorCode {
   if (/no availability|sold out|fully booked|not available/.test(words)) return 'RoomNotAvailable';
   if (/duplicate|already exists|not unique/.test(words)) return 'DuplicateBooking';
   // Before the card's details: "unable to authorize, please enter an alternate card" is a refusal.
-  if (/declin|refused|rejected|insufficient funds|do not honou?r|authori[sz]|alternate (credit )?card|another card/.test(words)) return 'PaymentRejected';
+  if (/declin|refused|rejected|insufficient funds|do not honou?r|authori[sz]|alternate (credit )?card|another card/.test(words))
+    return 'PaymentRejected';
   if (/card|cvv|cvc|security code|expir/.test(words)) return 'CardDetailsInvalid';
   if (/unavailable|system error|try again/.test(words)) return 'SystemUnavailable';
   return 'GenericWebsiteError';

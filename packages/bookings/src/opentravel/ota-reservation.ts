@@ -32,9 +32,11 @@ function decimalOf(price: Price): { amount: string; decimals: number } {
 
 function guestXml(rph: number, guest: { firstName: string; lastName: string }, contact?: Order['contact']): string {
   const contactXml = contact ? `<Telephone PhoneNumber="${escapeXml(contact.phone)}"/><Email>${escapeXml(contact.email)}</Email>` : '';
-  return `<ResGuest ResGuestRPH="${rph}"${rph === 1 ? ' PrimaryIndicator="true"' : ''} AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile ProfileType="1"><Customer>` +
+  return (
+    `<ResGuest ResGuestRPH="${rph}"${rph === 1 ? ' PrimaryIndicator="true"' : ''} AgeQualifyingCode="10"><Profiles><ProfileInfo><Profile ProfileType="1"><Customer>` +
     `<PersonName><GivenName>${escapeXml(guest.firstName)}</GivenName><Surname>${escapeXml(guest.lastName)}</Surname></PersonName>${contactXml}` +
-    `</Customer></Profile></ProfileInfo></Profiles></ResGuest>`;
+    `</Customer></Profile></ProfileInfo></Profiles></ResGuest>`
+  );
 }
 
 /**
@@ -104,7 +106,10 @@ export function splitRateId(roomId: string, rateId: string): [string, string] {
   return [roomId, rateId.startsWith(prefix) ? rateId.slice(prefix.length) : rateId];
 }
 
-const parser = new XMLParser({ ...otaXmlParserOptions, isArray: (name) => ['HotelReservation', 'Error', 'Warning', 'HotelReservationID', 'RoomStay'].includes(name) });
+const parser = new XMLParser({
+  ...otaXmlParserOptions,
+  isArray: (name) => ['HotelReservation', 'Error', 'Warning', 'HotelReservationID', 'RoomStay'].includes(name),
+});
 
 /** A message the hotel sent that is not an answer we can read: the outcome stays unknown. */
 class UnreadableAnswer extends Error {
@@ -127,7 +132,13 @@ const pendingStatuses = /^(pending.*|requested|initiate|waitlisted|on ?hold)$/i;
 const refusedStatuses = /^(cancel(l?ed)?|rejected|declined|ignore)$/i;
 
 /** One `HotelReservation` → its outcome; `reference` is ours (never taken as the hotel's number). */
-function outcomeOfReservation(reservation: OtaNode, warnings: OtaNode[], reference: string, fallbackStatus: string | undefined, expected?: Price): OrderOutcome {
+function outcomeOfReservation(
+  reservation: OtaNode,
+  warnings: OtaNode[],
+  reference: string,
+  fallbackStatus: string | undefined,
+  expected?: Price,
+): OrderOutcome {
   const status = attr(reservation, 'ResStatus') ?? fallbackStatus ?? '';
   const extensions = asNode(reservation.TPA_Extensions);
   const challenge = asNode(extensions?.ThreeDSChallenge);
@@ -154,16 +165,25 @@ function outcomeOfReservation(reservation: OtaNode, warnings: OtaNode[], referen
     const reason = text(asNode(extensions?.StatusReason)) ?? attr(asNode(extensions?.StatusReason), 'Text') ?? status;
     return { status: 'failed', ...codeOfErrors([{ '@ShortText': reason }]) };
   }
-  if (!confirmedStatuses.test(status)) throw new UnreadableAnswer(`reservation status "${status.slice(0, 40)}" is not one this engine knows`);
+  if (!confirmedStatuses.test(status))
+    throw new UnreadableAnswer(`reservation status "${status.slice(0, 40)}" is not one this engine knows`);
   const ids = list(asNode(asNode(reservation.ResGlobalInfo)?.HotelReservationIDs)?.HotelReservationID);
   const hotelId = ids.find((id) => attr(id, 'ResID_Type') === '10') ?? ids.find((id) => attr(id, 'ResID_Value') !== reference);
   const confirmationNumber = attr(hotelId, 'ResID_Value');
   if (!confirmationNumber) throw new UnreadableAnswer('a confirmed reservation without a confirmation number (HotelReservationID)');
   const price =
-    priceOfTotal(asNode(asNode(reservation.ResGlobalInfo)?.Total)) ?? priceOfTotal(asNode(list(asNode(reservation.RoomStays)?.RoomStay)[0]?.Total)) ?? expected;
+    priceOfTotal(asNode(asNode(reservation.ResGlobalInfo)?.Total)) ??
+    priceOfTotal(asNode(list(asNode(reservation.RoomStays)?.RoomStay)[0]?.Total)) ??
+    expected;
   if (!price) throw new UnreadableAnswer('a confirmed reservation without a total');
-  const message = warnings.map((warning) => attr(warning, 'ShortText') ?? text(warning)).filter(Boolean).join('; ');
-  return { status: 'confirmed', confirmation: { reference: confirmationNumber, ...(message ? { message: message.slice(0, 500) } : {}), price } };
+  const message = warnings
+    .map((warning) => attr(warning, 'ShortText') ?? text(warning))
+    .filter(Boolean)
+    .join('; ');
+  return {
+    status: 'confirmed',
+    confirmation: { reference: confirmationNumber, ...(message ? { message: message.slice(0, 500) } : {}), price },
+  };
 }
 
 function parse(xml: string): OtaNode {
@@ -202,7 +222,10 @@ export function readResRetrieveRS(xml: string, echoToken: string, reference: str
   if (!root) throw new UnreadableAnswer('the answer is not an OTA_ResRetrieveRS');
   checkEcho(root, echoToken);
   const errors = list(asNode(root.Errors)?.Error);
-  const reservations = [...list(asNode(root.ReservationsList)?.HotelReservation), ...list(asNode(root.HotelReservations)?.HotelReservation)];
+  const reservations = [
+    ...list(asNode(root.ReservationsList)?.HotelReservation),
+    ...list(asNode(root.HotelReservations)?.HotelReservation),
+  ];
   if (errors.length > 0 && reservations.length === 0) {
     const { message } = codeOfErrors(errors);
     if (saysNotFound(errors)) return { status: 'notFound' };
@@ -225,6 +248,7 @@ export function readCancelRS(xml: string, echoToken: string): CancelOutcome {
   }
   if (root.Success === undefined) throw new UnreadableAnswer('OTA_CancelRS has neither Errors nor Success');
   const status = attr(root, 'Status');
-  if (status !== undefined && !/^cancel(l?ed)?$/i.test(status)) return { status: 'refused', message: `the hotel answered status "${status.slice(0, 40)}"` };
+  if (status !== undefined && !/^cancel(l?ed)?$/i.test(status))
+    return { status: 'refused', message: `the hotel answered status "${status.slice(0, 40)}"` };
   return { status: 'cancelled' };
 }

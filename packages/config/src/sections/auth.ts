@@ -16,5 +16,9 @@ export const readAuth = (vars: VariablesOf<typeof authVariables>) => ({
   jwt: { jwksUrl: vars.JWT_JWKS_URL, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
   authCacheMs: vars.AUTH_CACHE_MS,
   /** Failed authentications allowed per client address and per client id within the window, across all processes. */
-  authFailures: { perAddress: vars.AUTH_FAILURES_PER_ADDRESS, perClient: vars.AUTH_FAILURES_PER_CLIENT, windowSeconds: vars.AUTH_FAILURE_WINDOW_SECONDS },
+  authFailures: {
+    perAddress: vars.AUTH_FAILURES_PER_ADDRESS,
+    perClient: vars.AUTH_FAILURES_PER_CLIENT,
+    windowSeconds: vars.AUTH_FAILURE_WINDOW_SECONDS,
+  },
 });

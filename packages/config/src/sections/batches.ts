@@ -7,7 +7,11 @@ export const batchesVariables = {
   MINING_BATCH_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   MINING_AUTOPAUSE_WINDOW: z.coerce.number().int().min(1).max(10_000).default(50),
   MINING_AUTOPAUSE_MIN_SUCCESS_RATE: z.coerce.number().min(0).max(1).default(0.2),
-  MINING_CSV_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  MINING_CSV_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
 };
 
 /** How batches are accepted and run: what the API (intake) and the mining worker (admission, auto-pause) share. */

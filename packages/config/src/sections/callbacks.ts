@@ -19,7 +19,9 @@ export const readCallbacks = (vars: VariablesOf<typeof callbacksVariables>) => {
   // One client's events in flight may be one per job: were its cap near the process's job slots, one
   // slow receiver would hold every slot of a process and the other clients' callbacks would wait.
   if (vars.CALLBACK_CONCURRENCY < 2 * vars.CALLBACK_CLIENT_CONCURRENCY) {
-    throw new ConfigError(["CALLBACK_CONCURRENCY must be at least twice CALLBACK_CLIENT_CONCURRENCY, so that one slow receiver holds at most half of a process's deliveries"]);
+    throw new ConfigError([
+      "CALLBACK_CONCURRENCY must be at least twice CALLBACK_CLIENT_CONCURRENCY, so that one slow receiver holds at most half of a process's deliveries",
+    ]);
   }
   return {
     callbacks: {

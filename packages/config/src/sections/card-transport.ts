@@ -6,4 +6,6 @@ export const cardTransportVariables = {
   ALLOW_LOOPBACK_HTTP_HOTELS: trueOrFalse.default('false'),
 };
 
-export const readCardTransport = (vars: VariablesOf<typeof cardTransportVariables>) => ({ allowLoopbackHttpHotels: vars.ALLOW_LOOPBACK_HTTP_HOTELS === 'true' });
+export const readCardTransport = (vars: VariablesOf<typeof cardTransportVariables>) => ({
+  allowLoopbackHttpHotels: vars.ALLOW_LOOPBACK_HTTP_HOTELS === 'true',
+});

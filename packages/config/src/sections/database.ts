@@ -6,4 +6,7 @@ export const databaseVariables = {
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
 };
 
-export const readDatabase = (vars: VariablesOf<typeof databaseVariables>) => ({ databaseUrl: vars.DATABASE_URL, databasePoolSize: vars.DATABASE_POOL_SIZE });
+export const readDatabase = (vars: VariablesOf<typeof databaseVariables>) => ({
+  databaseUrl: vars.DATABASE_URL,
+  databasePoolSize: vars.DATABASE_POOL_SIZE,
+});

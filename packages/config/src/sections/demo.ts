@@ -10,4 +10,6 @@ export const demoVariables = {
 };
 
 /** Where `start --demo` runs its stand-ins for hotels, a careers page, a push receiver and a mailbox. */
-export const readDemo = (vars: VariablesOf<typeof demoVariables>) => ({ demo: { host: vars.DEMO_HOST, port: vars.DEMO_PORT, smtpPort: vars.DEMO_SMTP_PORT } });
+export const readDemo = (vars: VariablesOf<typeof demoVariables>) => ({
+  demo: { host: vars.DEMO_HOST, port: vars.DEMO_PORT, smtpPort: vars.DEMO_SMTP_PORT },
+});

@@ -10,5 +10,7 @@ export const mailDomainsVariables = {
 };
 
 export const readMailDomains = (vars: VariablesOf<typeof mailDomainsVariables>) => ({
-  mailDomains: vars.MAIL_DOMAINS.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
+  mailDomains: vars.MAIL_DOMAINS.split(',')
+    .map((domain) => domain.trim().toLowerCase())
+    .filter(Boolean),
 });

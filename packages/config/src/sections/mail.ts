@@ -7,7 +7,10 @@ export const mailVariables = {
   MAIL_RELAY_SENDER: z.email({ pattern: z.regexes.html5Email, error: 'must be an email address' }).default('forwarder@localhost'),
   MAIL_RELAY_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_HOSTNAME: z.string().min(1).default('localhost'),
-  MAIL_DKIM_SELECTOR: z.string().regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only').default('quarry'),
+  MAIL_DKIM_SELECTOR: z
+    .string()
+    .regex(/^[a-z0-9._-]+$/i, 'letters, digits, _ . - only')
+    .default('quarry'),
   MAIL_DKIM_PRIVATE_KEY: z.string().optional(),
   MAIL_MX_PORT: port.default(25),
   // DNS servers for MX lookups and ARC sealing instead of the system's: "ip" or "ip:port", comma-separated.
@@ -30,10 +33,12 @@ export const readMail = (vars: VariablesOf<typeof mailVariables>) => ({
     dkim: { selector: vars.MAIL_DKIM_SELECTOR, privateKey: vars.MAIL_DKIM_PRIVATE_KEY?.replace(/\\n/g, '\n') },
     mxPort: vars.MAIL_MX_PORT,
     // Absent, not undefined, when unset: callers that build mail settings may leave it out.
-    ...(vars.MAIL_DNS_SERVERS === undefined ? {} : {
-      /** DNS servers ("ip" or "ip:port") instead of the system's, for MX lookups and ARC sealing; unset: the system's. */
-      dnsServers: vars.MAIL_DNS_SERVERS.split(',').map((server) => server.trim()),
-    }),
+    ...(vars.MAIL_DNS_SERVERS === undefined
+      ? {}
+      : {
+          /** DNS servers ("ip" or "ip:port") instead of the system's, for MX lookups and ARC sealing; unset: the system's. */
+          dnsServers: vars.MAIL_DNS_SERVERS.split(',').map((server) => server.trim()),
+        }),
     deliveryConcurrency: vars.MAIL_DELIVERY_CONCURRENCY,
     retryBaseMs: vars.MAIL_RETRY_BASE_MS,
     retryMaxMs: vars.MAIL_RETRY_MAX_MS,

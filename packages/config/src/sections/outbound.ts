@@ -6,5 +6,7 @@ export const outboundVariables = {
 };
 
 export const readOutbound = (vars: VariablesOf<typeof outboundVariables>) => ({
-  allowPrivateUrls: vars.ALLOW_PRIVATE_URLS.split(',').map((entry) => entry.trim()).filter(Boolean),
+  allowPrivateUrls: vars.ALLOW_PRIVATE_URLS.split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean),
 });

@@ -7,7 +7,10 @@ export const ratesVariables = {
   RATES_NIGHTS: z
     .string()
     .default('1')
-    .refine((value) => value.split(',').every((nights) => /^\s*\d+\s*$/.test(nights) && Number(nights) >= 1 && Number(nights) <= 30), 'must be comma-separated integers 1..30'),
+    .refine(
+      (value) => value.split(',').every((nights) => /^\s*\d+\s*$/.test(nights) && Number(nights) >= 1 && Number(nights) <= 30),
+      'must be comma-separated integers 1..30',
+    ),
   RATES_FRESHNESS_MS: positiveMs.default(60 * 60_000),
   RATES_REFRESH_NEAR_MS: positiveMs.default(15 * 60_000),
   RATES_REFRESH_MID_MS: positiveMs.default(60 * 60_000),

@@ -4,7 +4,11 @@ import { port, positiveMs, trueOrFalse, type VariablesOf } from './section.ts';
 export const smtpVariables = {
   SMTP_PORT: port.default(2525),
   SMTP_HOST: z.string().min(1).default('0.0.0.0'),
-  SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  SMTP_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(25 * 1024 * 1024),
   SMTP_MAX_RECIPIENTS: z.coerce.number().int().min(1).max(10_000).default(100),
   SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000),
   SMTP_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(50),
@@ -33,6 +37,9 @@ export const readSmtp = (vars: VariablesOf<typeof smtpVariables>) => ({
     maxReceivedHeaders: vars.SMTP_MAX_RECEIVED_HEADERS,
     /** Several processes on one host share the SMTP port (SO_REUSEPORT; the kernel spreads connections). */
     reusePort: vars.SMTP_REUSE_PORT === 'true',
-    tls: vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') } : undefined,
+    tls:
+      vars.SMTP_TLS_KEY && vars.SMTP_TLS_CERT
+        ? { key: vars.SMTP_TLS_KEY.replace(/\\n/g, '\n'), cert: vars.SMTP_TLS_CERT.replace(/\\n/g, '\n') }
+        : undefined,
   },
 });

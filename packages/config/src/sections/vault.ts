@@ -17,7 +17,10 @@ export const vaultVariables = {
   // `quarry vault rotate` has re-sealed them. VAULT_TOKEN_KEY: the MAC key of card tokens, kept
   // across rotations so tokens handed out keep working (default: VAULT_KEY, as before key ids).
   VAULT_KEYS: keyringKeys.optional(),
-  VAULT_CURRENT_KEY_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be the id of a key of VAULT_KEYS (or "vault")').optional(),
+  VAULT_CURRENT_KEY_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be the id of a key of VAULT_KEYS (or "vault")')
+    .optional(),
   VAULT_TOKEN_KEY: z
     .string()
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
@@ -46,14 +49,20 @@ export const readVault = (vars: VariablesOf<typeof vaultBorrowed & typeof vaultV
   // The point of a key of its own: a leak of the general key must not open cards.
   const secretKey = vars.QUARRY_SECRET_KEY === undefined ? undefined : Buffer.from(vars.QUARRY_SECRET_KEY, 'base64');
   if (key && secretKey && key.equals(secretKey)) problems.push('VAULT_KEY must differ from QUARRY_SECRET_KEY');
-  if (secretKey && keys.some((vaultKey) => vaultKey.material.equals(secretKey))) problems.push('VAULT_KEYS must differ from QUARRY_SECRET_KEY');
+  if (secretKey && keys.some((vaultKey) => vaultKey.material.equals(secretKey)))
+    problems.push('VAULT_KEYS must differ from QUARRY_SECRET_KEY');
   if (tokenKey && secretKey && tokenKey.equals(secretKey)) problems.push('VAULT_TOKEN_KEY must differ from QUARRY_SECRET_KEY');
-  if (keys.some((vaultKey) => vaultKey.id === 'vault')) problems.push('VAULT_KEYS: the id "vault" is the key of VAULT_KEY: give another id');
-  if (keys.length > 0 && currentKeyId === undefined) problems.push('VAULT_CURRENT_KEY_ID is required with VAULT_KEYS: the id of the key new cards are sealed with');
+  if (keys.some((vaultKey) => vaultKey.id === 'vault'))
+    problems.push('VAULT_KEYS: the id "vault" is the key of VAULT_KEY: give another id');
+  if (keys.length > 0 && currentKeyId === undefined)
+    problems.push('VAULT_CURRENT_KEY_ID is required with VAULT_KEYS: the id of the key new cards are sealed with');
   if (currentKeyId !== undefined && !(currentKeyId === 'vault' ? key : keys.some((vaultKey) => vaultKey.id === currentKeyId))) {
-    problems.push(`VAULT_CURRENT_KEY_ID ${currentKeyId} is not a key of VAULT_KEYS${currentKeyId === 'vault' ? ' (vault needs VAULT_KEY)' : ''}`);
+    problems.push(
+      `VAULT_CURRENT_KEY_ID ${currentKeyId} is not a key of VAULT_KEYS${currentKeyId === 'vault' ? ' (vault needs VAULT_KEY)' : ''}`,
+    );
   }
-  if (keys.length > 0 && !key && !tokenKey) problems.push('VAULT_TOKEN_KEY is required with VAULT_KEYS when VAULT_KEY is not set: the key card tokens are checked with');
+  if (keys.length > 0 && !key && !tokenKey)
+    problems.push('VAULT_TOKEN_KEY is required with VAULT_KEYS when VAULT_KEY is not set: the key card tokens are checked with');
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     vault: {

@@ -22,7 +22,8 @@ const requested: string[] = [];
 
 const pages: Record<string, string> = {
   '/closed': '<html><body><h1>Analyst</h1><p>This position has been filled.</p></body></html>',
-  '/login': '<html><body><form><label for="u">Email</label><input id="u" type="email"><label for="p">Password</label><input id="p" type="password"></form></body></html>',
+  '/login':
+    '<html><body><form><label for="u">Email</label><input id="u" type="email"><label for="p">Password</label><input id="p" type="password"></form></body></html>',
   '/sections': fixtureForms.sections,
   '/captcha': '<html><body><h1>Please verify you are a human</h1><div class="g-recaptcha"></div></body></html>',
 };
@@ -63,7 +64,8 @@ afterAll(async () => {
   }
 });
 
-const miner = (timeoutMs = 15_000) => createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs, probeDepth: 2, maxProbeChoices: 40, settleMs: 150 });
+const miner = (timeoutMs = 15_000) =>
+  createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs, probeDepth: 2, maxProbeChoices: 40, settleMs: 150 });
 const mine = (path: string, timeoutMs?: number) =>
   miner(timeoutMs)({ url: `${origin}${path}`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
 
@@ -112,7 +114,9 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
 
   it('labels each question with its section and names an unlabeled group by the text before it, as the HTML extractor does', async () => {
     const actual = summarize(await questionsOf('/sections'));
-    const read = sectionsFormQuestions.map(({ id }) => actual.find((question) => question.id === id)).map((question) => question && { id: question.id, question: question.question, label: question.label });
+    const read = sectionsFormQuestions
+      .map(({ id }) => actual.find((question) => question.id === id))
+      .map((question) => question && { id: question.id, question: question.question, label: question.label });
     expect(read).toEqual(sectionsFormQuestions.map(({ id, question, label }) => ({ id, question, label })));
   });
 
@@ -151,7 +155,12 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
 
   it('resolves labels, groups and required signals of the generic DOM fixture', async () => {
     const questions = await questionsOf('/dom/form.html');
-    expect(find(questions, 'first')).toMatchObject({ question: 'First name', mandatory: true, category: 'firstName', label: 'Your details' });
+    expect(find(questions, 'first')).toMatchObject({
+      question: 'First name',
+      mandatory: true,
+      category: 'firstName',
+      label: 'Your details',
+    });
     expect(find(questions, 'last_name')).toMatchObject({ question: 'Last name', category: 'lastName' });
     expect(find(questions, 'email')).toMatchObject({ question: 'Email address', mandatory: true, category: 'email' });
     expect(find(questions, 'note')).toMatchObject({ inputType: 'TextArea', mandatory: true });
@@ -206,18 +215,38 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(find(questions, 'graduation_date')).toMatchObject({
       question: 'Graduation date',
       mandatory: true,
-      options: [{ id: 'graduation_month', inputType: 'SelectOne' }, { id: 'graduation_year', inputType: 'Text' }],
+      options: [
+        { id: 'graduation_month', inputType: 'SelectOne' },
+        { id: 'graduation_year', inputType: 'Text' },
+      ],
     });
     expect(find(questions, 'work_experience')).toMatchObject({
       question: 'Work experience',
       category: 'experience',
-      options: [{ id: 'company', question: 'Company', inputType: 'Text' }, { id: 'title', question: 'Title', inputType: 'Text' }],
+      options: [
+        { id: 'company', question: 'Company', inputType: 'Text' },
+        { id: 'title', question: 'Title', inputType: 'Text' },
+      ],
     });
     const literal = questions.find((question) => question.inputType === 'TextLiteral');
     expect(literal?.value).toContain('<strong>12 months</strong>');
     expect(answers).toContainEqual({ id: 'full_name', value: 'Jane Doe' });
-    expect(answers).toContainEqual({ id: 'graduation_date', value: [{ id: 'graduation_month', value: 'January' }, { id: 'graduation_year', value: 'Yes' }] });
-    expect(answers).toContainEqual({ id: 'work_experience', value: [[{ id: 'company', value: 'Yes' }, { id: 'title', value: 'Yes' }]] });
+    expect(answers).toContainEqual({
+      id: 'graduation_date',
+      value: [
+        { id: 'graduation_month', value: 'January' },
+        { id: 'graduation_year', value: 'Yes' },
+      ],
+    });
+    expect(answers).toContainEqual({
+      id: 'work_experience',
+      value: [
+        [
+          { id: 'company', value: 'Yes' },
+          { id: 'title', value: 'Yes' },
+        ],
+      ],
+    });
     expect(answers.map((answer) => answer.id)).not.toContain(literal?.id);
   });
 
@@ -238,11 +267,26 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     // Probed on step 2 too, without the reload that would return to step 1: a select is put back
     // as it was; a radio group cannot be unchecked, so it goes back to its option that revealed
     // nothing, and the select probed after it is not credited with what "Yes" revealed.
-    const revealed = (id: string) => (find(questions, id)?.options ?? []).flatMap((option) => ('answer' in option ? [option] : []))
-      .map((option) => [option.answer, option.conditionalQuestions?.map((question) => question.id) ?? []]);
-    expect(revealed('travel')).toEqual([['No', []], ['Yes', ['travel_share']]]);
-    expect(revealed('years')).toEqual([['0-2', []], ['3-5', []], ['6+', ['team_size']]]);
-    expect(answers).toEqual(expect.arrayContaining([{ id: 'email', value: 'jane.doe@example.com' }, { id: 'years', value: '0-2' }, { id: 'terms', value: true }]));
+    const revealed = (id: string) =>
+      (find(questions, id)?.options ?? [])
+        .flatMap((option) => ('answer' in option ? [option] : []))
+        .map((option) => [option.answer, option.conditionalQuestions?.map((question) => question.id) ?? []]);
+    expect(revealed('travel')).toEqual([
+      ['No', []],
+      ['Yes', ['travel_share']],
+    ]);
+    expect(revealed('years')).toEqual([
+      ['0-2', []],
+      ['3-5', []],
+      ['6+', ['team_size']],
+    ]);
+    expect(answers).toEqual(
+      expect.arrayContaining([
+        { id: 'email', value: 'jane.doe@example.com' },
+        { id: 'years', value: '0-2' },
+        { id: 'terms', value: true },
+      ]),
+    );
     expect(requested.filter((line) => line.includes('/submitted'))).toEqual([]);
   });
 
@@ -297,7 +341,12 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(seen).toEqual([
       ['setTimeout', 1, 'function setTimeout() { [native code] }', 'function setTimeout() { [native code] }'],
       ['clearTimeout', 0, 'function clearTimeout() { [native code] }', 'function clearTimeout() { [native code] }'],
-      ['requestAnimationFrame', 1, 'function requestAnimationFrame() { [native code] }', 'function requestAnimationFrame() { [native code] }'],
+      [
+        'requestAnimationFrame',
+        1,
+        'function requestAnimationFrame() { [native code] }',
+        'function requestAnimationFrame() { [native code] }',
+      ],
       ['fetch', 1, 'function fetch() { [native code] }', 'function fetch() { [native code] }'],
       ['send', 0, 'function send() { [native code] }', 'function send() { [native code] }'],
       ['toString', 0, 'function toString() { [native code] }', 'function toString() { [native code] }'],
@@ -328,7 +377,10 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
   });
 
   it('refuses private job URLs and blocks the page’s requests to refused hosts', async () => {
-    const refused: MineOutcome = await miner()({ url: `${refusedOrigin}/apply`, employer: 'Acme', jobTitle: 'x', country: 'gb' }, new AbortController().signal);
+    const refused: MineOutcome = await miner()(
+      { url: `${refusedOrigin}/apply`, employer: 'Acme', jobTitle: 'x', country: 'gb' },
+      new AbortController().signal,
+    );
     expect(refused).toMatchObject({ ok: false, errorCode: 'AddressRefused' });
     requested.length = 0;
     refusedHits.length = 0;
@@ -337,8 +389,22 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
     expect(requested.some((line) => line.includes('/beacon.gif'))).toBe(true);
     expect(refusedHits).toEqual([]);
     // The same beacon does arrive when the allow-list names that address: the block above was the guard.
-    const open = createBrowserFormMiner({ pool, allowPrivate: ['127.0.0.1', '127.0.0.2'], timeoutMs: 15_000, probeDepth: 0, maxProbeChoices: 0 });
-    await open({ url: `${origin}/browser/tracker.html?beacon=${encodeURIComponent(`${refusedOrigin}/beacon.gif`)}`, employer: 'Acme', jobTitle: 'x', country: 'gb' }, new AbortController().signal);
+    const open = createBrowserFormMiner({
+      pool,
+      allowPrivate: ['127.0.0.1', '127.0.0.2'],
+      timeoutMs: 15_000,
+      probeDepth: 0,
+      maxProbeChoices: 0,
+    });
+    await open(
+      {
+        url: `${origin}/browser/tracker.html?beacon=${encodeURIComponent(`${refusedOrigin}/beacon.gif`)}`,
+        employer: 'Acme',
+        jobTitle: 'x',
+        country: 'gb',
+      },
+      new AbortController().signal,
+    );
     expect(refusedHits).toEqual(['/beacon.gif']);
   });
 });
@@ -346,16 +412,32 @@ describe.each(browsers)('browser form miner in %s', (executablePath) => {
 // About the pool the miner runs in, not the browser: the production binary is enough.
 describe('browser form miner waiting for a context', () => {
   it('counts a job’s time from when it gets a browser context, not from when it waited for one', async () => {
-    const onePool = createChromiumPool({ executablePath: browsers[0] ?? '/usr/bin/chromium-headless-shell', recycleAfterJobs: 10, maxContexts: 1 });
+    const onePool = createChromiumPool({
+      executablePath: browsers[0] ?? '/usr/bin/chromium-headless-shell',
+      recycleAfterJobs: 10,
+      maxContexts: 1,
+    });
     try {
       // The only context is busy for longer than the job's whole time budget.
       const busy = onePool.withContext(() => new Promise((resolve) => setTimeout(resolve, 3_500)));
-      const waiting = createBrowserFormMiner({ pool: onePool, allowPrivate: ['127.0.0.1'], timeoutMs: 3_000, probeDepth: 2, maxProbeChoices: 40, settleMs: 150 });
-      const outcome = await waiting({ url: `${origin}/browser/conditional.html`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
+      const waiting = createBrowserFormMiner({
+        pool: onePool,
+        allowPrivate: ['127.0.0.1'],
+        timeoutMs: 3_000,
+        probeDepth: 2,
+        maxProbeChoices: 40,
+        settleMs: 150,
+      });
+      const outcome = await waiting(
+        { url: `${origin}/browser/conditional.html`, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' },
+        new AbortController().signal,
+      );
       await busy;
       if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);
       // Probing runs against the deadline: a deadline spent waiting would have probed nothing.
-      expect(optionNamed(find(outcome.form.questions, 'sponsorship'), 'Yes').conditionalQuestions.map((question) => question.id)).toEqual(['visa']);
+      expect(optionNamed(find(outcome.form.questions, 'sponsorship'), 'Yes').conditionalQuestions.map((question) => question.id)).toEqual([
+        'visa',
+      ]);
     } finally {
       await onePool.close();
     }

@@ -11,7 +11,8 @@ import { codeOfUnsafeUrl } from '../unsafe-url-failure.ts';
 import { walkWizardSteps } from './wizard-steps.ts';
 
 const adapter = 'browser';
-const closedPosting = /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
+const closedPosting =
+  /no longer (accepting|available|open)|(position|job|posting|vacancy) (has been |is )?(closed|filled|expired)|applications? (are |is )?closed/i;
 const botWall = /captcha|verify you are (a )?human|unusual traffic|access denied/i;
 
 export type BrowserMinerOptions = {
@@ -53,7 +54,9 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
       // From the moment a context is free: a job that waited for a slot still gets its full time.
       const deadline = Date.now() + options.timeoutMs;
       await context.addInitScript({ content: minerPageScript });
-      await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
+      await context.route('**/*', async (route) =>
+        (await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient'),
+      );
       const page = await context.newPage();
       const abort = () => void page.close().catch(() => {});
       signal.addEventListener('abort', abort, { once: true });
@@ -91,13 +94,22 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
         // One budget of option choices for the whole form, every wizard step included.
         const budget = { choices: options.maxProbeChoices, deadline, settleMs: options.settleMs ?? 300 };
         await probeConditionals(page, snapshot, built.byKey, { maxDepth: options.probeDepth, defaultLabel: jobPost.jobTitle, budget });
-        const later = await walkWizardSteps(page, { fields: snapshot.fields, questions: built.byKey }, {
-          maxSteps: options.maxSteps ?? 6,
-          defaultLabel: jobPost.jobTitle,
-          deadline,
-          probeStep: (stepSnapshot, questions) =>
-            probeConditionals(page, stepSnapshot, questions, { maxDepth: options.probeDepth, defaultLabel: jobPost.jobTitle, budget, reloadable: false }),
-        });
+        const later = await walkWizardSteps(
+          page,
+          { fields: snapshot.fields, questions: built.byKey },
+          {
+            maxSteps: options.maxSteps ?? 6,
+            defaultLabel: jobPost.jobTitle,
+            deadline,
+            probeStep: (stepSnapshot, questions) =>
+              probeConditionals(page, stepSnapshot, questions, {
+                maxDepth: options.probeDepth,
+                defaultLabel: jobPost.jobTitle,
+                budget,
+                reloadable: false,
+              }),
+          },
+        );
         if (later.loginWall) return failed('LoginRequired', 'an account wall appeared on a later step');
         const questions = [...built.questions, ...later.questions];
         const answers = syntheticAnswers(questions);
@@ -106,7 +118,8 @@ export function createBrowserFormMiner(options: BrowserMinerOptions): Miner {
         return { ok: true, form: form.data, adapter };
       } catch (error) {
         if (signal.aborted) throw signal.reason;
-        if (error instanceof playwrightErrors.TimeoutError) return failed('NavigationTimeout', (error as Error).message.split('\n')[0] ?? 'timeout');
+        if (error instanceof playwrightErrors.TimeoutError)
+          return failed('NavigationTimeout', (error as Error).message.split('\n')[0] ?? 'timeout');
         throw error;
       } finally {
         signal.removeEventListener('abort', abort);

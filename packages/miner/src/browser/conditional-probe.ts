@@ -23,7 +23,15 @@ const choiceInPage = ({ field, optionIndex, optionLabel }: Choice) => {
 };
 
 async function clickCustomRadio(page: Page, choice: Choice): Promise<boolean> {
-  return frameOf(page, choice.field.frameUrl).locator('[role="radio"]').filter({ hasText: choice.optionLabel }).first().click({ timeout: 2_000 }).then(() => true, () => false);
+  return frameOf(page, choice.field.frameUrl)
+    .locator('[role="radio"]')
+    .filter({ hasText: choice.optionLabel })
+    .first()
+    .click({ timeout: 2_000 })
+    .then(
+      () => true,
+      () => false,
+    );
 }
 
 /** Chooses without reading (replaying a path after a reload). */
@@ -44,7 +52,9 @@ async function chooseAndRead(page: Page, choice: Choice, last: FormSnapshot, qui
   const inPage = choiceInPage(choice);
   let read: FrameSnapshot | null;
   if (inPage) {
-    read = await callInFrame<FrameSnapshot | null>(frame, `chooseAndRead(${JSON.stringify(inPage)}, ${quietMs}, ${maxMs})`).catch(() => null);
+    read = await callInFrame<FrameSnapshot | null>(frame, `chooseAndRead(${JSON.stringify(inPage)}, ${quietMs}, ${maxMs})`).catch(
+      () => null,
+    );
   } else {
     if (!(await clickCustomRadio(page, choice))) return null;
     await settleAfterInput(frame, quietMs, maxMs);
@@ -113,7 +123,13 @@ export async function probeConditionals(
     lastRead = await snapshotPage(page, { withText: false });
   };
 
-  const explore = async (scope: RawField[], scopeQuestions: Map<string, Question>, baseline: Set<string>, path: Choice[], depth: number) => {
+  const explore = async (
+    scope: RawField[],
+    scopeQuestions: Map<string, Question>,
+    baseline: Set<string>,
+    path: Choice[],
+    depth: number,
+  ) => {
     const seen = new Set<string>();
     // Small choice sets first: a yes/no question is far likelier to reveal questions than a
     // country list, and one long select must not spend the form's whole budget before them.

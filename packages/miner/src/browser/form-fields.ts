@@ -67,7 +67,10 @@ function subQuestionKey(field: RawField): string {
  * FragmentedQuestion, each with its parts as options, at the position of its first part.
  */
 export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question> } {
-  const flat = flatQuestions(fields.filter((field) => !field.repeatGroup && !field.fragment), defaultLabel);
+  const flat = flatQuestions(
+    fields.filter((field) => !field.repeatGroup && !field.fragment),
+    defaultLabel,
+  );
   const composite = new Map<string, { kind: 'repeat' | 'fragment'; fields: RawField[] }>();
   for (const field of fields) {
     if (field.repeatGroup) {
@@ -86,13 +89,17 @@ export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { q
   for (const [key, entry] of composite) {
     const first = entry.fields[0] as RawField;
     const title = entry.kind === 'repeat' ? first.repeatGroup : first.fragment;
-    const parts = flatQuestions(entry.fields.map((field) => (entry.kind === 'repeat' ? { ...field, name: subQuestionKey(field), id: '' } : field)), defaultLabel).questions;
+    const parts = flatQuestions(
+      entry.fields.map((field) => (entry.kind === 'repeat' ? { ...field, name: subQuestionKey(field), id: '' } : field)),
+      defaultLabel,
+    ).questions;
     const question: Question = {
       id: compositeId(key),
       question: title,
       inputType: entry.kind === 'repeat' ? 'ArrayOfObjects' : 'FragmentedQuestion',
       label: first.section || defaultLabel,
-      mandatory: entry.kind === 'fragment' ? first.fragmentRequired || parts.some((part) => part.mandatory) : parts.some((part) => part.mandatory),
+      mandatory:
+        entry.kind === 'fragment' ? first.fragmentRequired || parts.some((part) => part.mandatory) : parts.some((part) => part.mandatory),
       options: parts,
     };
     const category = categorize({ label: title });
@@ -106,7 +113,13 @@ export function fieldsToQuestions(fields: RawField[], defaultLabel: string): { q
 
 /** A repeatable group's or split question's id: its title as a slug. */
 function compositeId(key: string): string {
-  return key.replace(/^(repeat|fragment):/, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || key;
+  return (
+    key
+      .replace(/^(repeat|fragment):/, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '') || key
+  );
 }
 
 /** Where a question is on the page: its controls and, for a repeatable group or a split question, each instance's parts by id. */
@@ -125,7 +138,12 @@ export function locateQuestions(fields: RawField[]): Map<string, LocatedQuestion
     for (const [question, own] of flat.fieldsOf) located.set(question.id, { question, fields: own, instances: [] });
     return located;
   };
-  const located = byId(flatQuestions(fields.filter((field) => !field.repeatGroup && !field.fragment), ''));
+  const located = byId(
+    flatQuestions(
+      fields.filter((field) => !field.repeatGroup && !field.fragment),
+      '',
+    ),
+  );
   const composite = new Map<string, RawField[]>();
   for (const field of fields) {
     const key = field.repeatGroup ? `repeat:${field.repeatGroup}` : field.fragment ? `fragment:${field.fragment}` : null;
@@ -133,7 +151,10 @@ export function locateQuestions(fields: RawField[]): Map<string, LocatedQuestion
   }
   const { questions } = fieldsToQuestions(fields, '');
   for (const [key, members] of composite) {
-    const question = questions.find((candidate) => candidate.id === compositeId(key) && candidate.inputType === (key.startsWith('repeat:') ? 'ArrayOfObjects' : 'FragmentedQuestion'));
+    const question = questions.find(
+      (candidate) =>
+        candidate.id === compositeId(key) && candidate.inputType === (key.startsWith('repeat:') ? 'ArrayOfObjects' : 'FragmentedQuestion'),
+    );
     if (!question) continue;
     if (key.startsWith('fragment:')) {
       located.set(question.id, { question, fields: members, instances: [byId(flatQuestions(members, ''))] });
@@ -153,13 +174,22 @@ export function locateQuestions(fields: RawField[]): Map<string, LocatedQuestion
       }
       instances.set(instance, [...(instances.get(instance) ?? []), { ...field, name: part, id: '' }]);
     }
-    located.set(question.id, { question, fields: members, instances: [...instances.values()].map((instance) => byId(flatQuestions(instance, ''))) });
+    located.set(question.id, {
+      question,
+      fields: members,
+      instances: [...instances.values()].map((instance) => byId(flatQuestions(instance, ''))),
+    });
   }
   return located;
 }
 
 function questionId(key: string): string {
-  return key.replace(/^group:/, '').replace(/[^A-Za-z0-9_.:[\]-]+/g, '_').slice(0, 120) || 'field';
+  return (
+    key
+      .replace(/^group:/, '')
+      .replace(/[^A-Za-z0-9_.:[\]-]+/g, '_')
+      .slice(0, 120) || 'field'
+  );
 }
 
 /**
@@ -167,7 +197,10 @@ function questionId(key: string): string {
  * SelectMultiple question, a lone checkbox a Boolean, comboboxes a SelectOne with the options
  * read from their listbox.
  */
-function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Question[]; byKey: Map<string, Question>; fieldsOf: Map<Question, RawField[]> } {
+function flatQuestions(
+  fields: RawField[],
+  defaultLabel: string,
+): { questions: Question[]; byKey: Map<string, Question>; fieldsOf: Map<Question, RawField[]> } {
   const questions: Question[] = [];
   const byKey = new Map<string, Question>();
   const fieldsOf = new Map<Question, RawField[]>();
@@ -179,7 +212,8 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
     return count === 0 ? questionId(key) : `${questionId(key)}_${count + 1}`;
   };
 
-  const checkable = (field: RawField) => field.type === 'radio' || field.type === 'checkbox' || field.role === 'radio' || field.role === 'checkbox';
+  const checkable = (field: RawField) =>
+    field.type === 'radio' || field.type === 'checkbox' || field.role === 'radio' || field.role === 'checkbox';
   const siblingsOf = (field: RawField) => fields.filter((other) => checkable(other) && fieldKey(other) === fieldKey(field));
 
   for (const field of fields) {
@@ -187,11 +221,22 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
     if (checkable(field)) {
       // Controls sharing a name are one question whatever wraps them (checkboxes named
       // `skills[]` without a fieldset): the HTML extractor and the form submission both see one.
-      const members = field.groupKey ? siblingsOf(field) : field.name ? fields.filter((other) => checkable(other) && other.name === field.name) : [field];
+      const members = field.groupKey
+        ? siblingsOf(field)
+        : field.name
+          ? fields.filter((other) => checkable(other) && other.name === field.name)
+          : [field];
       const radio = field.type === 'radio' || field.role === 'radio';
       if (!radio && members.length === 1) {
         const category = categorize({ label: field.label, name: field.name });
-        const question: Question = { id: uniqueId(fieldKey(field)), question: field.label, inputType: 'Boolean', label, mandatory: field.required, ...(category ? { category } : {}) };
+        const question: Question = {
+          id: uniqueId(fieldKey(field)),
+          question: field.label,
+          inputType: 'Boolean',
+          label,
+          mandatory: field.required,
+          ...(category ? { category } : {}),
+        };
         questions.push(question);
         byKey.set(fieldKey(field), question);
         fieldsOf.set(question, [field]);
@@ -223,27 +268,45 @@ function flatQuestions(fields: RawField[], defaultLabel: string): { questions: Q
       continue;
     }
     if (field.tag === 'literal') {
-      const question: Question = { id: uniqueId(fieldKey(field)), question: field.label.slice(0, 200), inputType: 'TextLiteral', label, mandatory: false, value: field.value };
+      const question: Question = {
+        id: uniqueId(fieldKey(field)),
+        question: field.label.slice(0, 200),
+        inputType: 'TextLiteral',
+        label,
+        mandatory: false,
+        value: field.value,
+      };
       questions.push(question);
       byKey.set(fieldKey(field), question);
       continue;
     }
     const category = categorize({ label: field.label, name: field.name, autocomplete: field.autocomplete, type: field.type });
     const before = questions.length;
-    const base = { id: uniqueId(fieldKey(field)), question: field.label, label, mandatory: field.required && !field.optional, ...(category ? { category } : {}) };
+    const base = {
+      id: uniqueId(fieldKey(field)),
+      question: field.label,
+      label,
+      mandatory: field.required && !field.optional,
+      ...(category ? { category } : {}),
+    };
     if (field.tag === 'select' || field.combobox) {
       questions.push({
         ...base,
         inputType: field.multiple ? 'SelectMultiple' : 'SelectOne',
         // A custom list's prompt ("Select…") is read from the open list, where no value marks it.
-        options: field.options.filter((answer) => !isPlaceholderOption(undefined, answer)).map((answer) => ({ answer, conditionalQuestions: [] })),
+        options: field.options
+          .filter((answer) => !isPlaceholderOption(undefined, answer))
+          .map((answer) => ({ answer, conditionalQuestions: [] })),
       });
     } else if (field.role === 'slider') {
       questions.push({ ...base, inputType: 'Text' });
     } else if (field.tag === 'textarea' || field.tag !== 'input') {
       questions.push({ ...base, inputType: 'TextArea' });
     } else if (field.type === 'file') {
-      const accept = field.accept.split(',').map((entry) => entry.trim()).filter(Boolean);
+      const accept = field.accept
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       questions.push({ ...base, inputType: 'File', ...(accept.length > 0 ? { accept } : {}) });
     } else if (field.type === 'date' || field.type === 'datetime-local' || field.type === 'month') {
       questions.push({ ...base, inputType: 'Date' });

@@ -5,7 +5,12 @@ import type { FormSnapshot, FrameSnapshot, RawField } from './form-fields.ts';
 
 /** The miner's init script, in every frame before the page's own scripts: the reaction counter, the rules shared with the HTML extractor, the snapshot and the form actions. */
 const pageScript = (name: string) => readFileSync(new URL(`./page-scripts/${name}`, import.meta.url), 'utf8');
-export const minerPageScript = [pageScript('pending-work.js'), pageRulesScript, pageScript('snapshot-form.js'), pageScript('form-actions.js')].join('\n');
+export const minerPageScript = [
+  pageScript('pending-work.js'),
+  pageRulesScript,
+  pageScript('snapshot-form.js'),
+  pageScript('form-actions.js'),
+].join('\n');
 const notInstalled = '__quarryMiner missing';
 
 /**

@@ -37,7 +37,8 @@ export async function walkWizardSteps(
   const used: Answer[] = [];
   let current = firstStep;
   const main = page.mainFrame();
-  const nextCall = (action: 'hasButton' | 'pressButton') => `${action}(${JSON.stringify(nextButton.source)}, ${JSON.stringify(nextButton.flags)})`;
+  const nextCall = (action: 'hasButton' | 'pressButton') =>
+    `${action}(${JSON.stringify(nextButton.source)}, ${JSON.stringify(nextButton.flags)})`;
   for (let step = 2; step <= options.maxSteps && Date.now() < options.deadline; step += 1) {
     if (!(await callInFrame<boolean>(main, nextCall('hasButton')).catch(() => false))) break;
     for (const field of current.fields) {

@@ -10,7 +10,15 @@ const readStepScript = readFileSync(new URL('./page-scripts/workday-step.js', im
 type FieldKind = 'text' | 'textarea' | 'checkbox' | 'checkboxes' | 'yesNo' | 'radio' | 'list' | 'prompt' | 'date' | 'file';
 
 /** One `formField-<key>` of a step, as page-scripts/workday-step.js reads it. */
-type WorkdayField = { key: string; label: string; required: boolean; kind: FieldKind; options: string[]; dateParts: string[]; accept: string };
+type WorkdayField = {
+  key: string;
+  label: string;
+  required: boolean;
+  kind: FieldKind;
+  options: string[];
+  dateParts: string[];
+  accept: string;
+};
 
 export type WorkdayStep = { title: string; fields: WorkdayField[] };
 
@@ -42,7 +50,8 @@ export const workdayDraftMarks: DraftMarks = {
 
 const actionTimeoutMs = 5_000;
 const fieldOf = (page: Page, key: string) => page.locator(`[data-automation-id="formField-${key}"]`).filter({ visible: true }).first();
-const visibleOptions = (scope: Page | Locator) => scope.locator('[role="option"], [data-automation-id="promptOption"]').filter({ visible: true });
+const visibleOptions = (scope: Page | Locator) =>
+  scope.locator('[role="option"], [data-automation-id="promptOption"]').filter({ visible: true });
 const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i');
 
 export async function readStep(page: Page): Promise<WorkdayStep> {
@@ -67,10 +76,15 @@ async function readOptions(page: Page, field: WorkdayField, title: string): Prom
     await box.press('Enter', { timeout: actionTimeoutMs });
   }
   const options = field.kind === 'list' ? visibleOptions(page) : visibleOptions(scope);
-  await options.first().waitFor({ state: 'visible', timeout: actionTimeoutMs }).catch(() => {});
+  await options
+    .first()
+    .waitFor({ state: 'visible', timeout: actionTimeoutMs })
+    .catch(() => {});
   if ((await stepTitle(page)) !== title) throw new StepRefused(`pressing Enter in "${field.label}" moved the step on`);
   // A list headed by "Select One" offers it to take a choice back: no answer, not an option.
-  const texts = (await options.allTextContents()).map((text) => text.replace(/[\s\u00a0]+/g, ' ').trim()).filter((text) => text.length > 0 && text !== workdayDraftMarks.noChoice);
+  const texts = (await options.allTextContents())
+    .map((text) => text.replace(/[\s\u00a0]+/g, ' ').trim())
+    .filter((text) => text.length > 0 && text !== workdayDraftMarks.noChoice);
   await closeLists(page);
   return texts;
 }
@@ -79,7 +93,12 @@ async function readOptions(page: Page, field: WorkdayField, title: string): Prom
 async function closeLists(page: Page): Promise<void> {
   await page.keyboard.press('Escape');
   if ((await page.locator('[role="listbox"]').filter({ visible: true }).count()) > 0) {
-    await page.locator('[data-automation-id="progressBarActiveStep"]').filter({ visible: true }).first().click({ timeout: actionTimeoutMs }).catch(() => {});
+    await page
+      .locator('[data-automation-id="progressBarActiveStep"]')
+      .filter({ visible: true })
+      .first()
+      .click({ timeout: actionTimeoutMs })
+      .catch(() => {});
   }
 }
 
@@ -106,7 +125,10 @@ export async function stepQuestions(page: Page, step: WorkdayStep): Promise<Ques
   for (const field of step.fields) {
     const options = field.kind === 'list' || field.kind === 'prompt' ? await readOptions(page, field, step.title) : field.options;
     const selectable = ['radio', 'list', 'checkboxes', 'prompt'].includes(field.kind);
-    const accept = field.accept.split(',').map((entry) => entry.trim()).filter(Boolean);
+    const accept = field.accept
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     questions.push(
       buildQuestion({
         id: field.key,
@@ -189,18 +211,28 @@ export async function fillPlaceholders(page: Page, step: WorkdayStep, questions:
       case 'radio':
       case 'checkboxes': {
         const wanted = field.kind === 'yesNo' ? (answer.value ? 'Yes' : 'No') : textOf(answer.value);
-        await scope.locator('label').filter({ hasText: exactly(wanted) }).first().click({ timeout: actionTimeoutMs });
+        await scope
+          .locator('label')
+          .filter({ hasText: exactly(wanted) })
+          .first()
+          .click({ timeout: actionTimeoutMs });
         break;
       }
       case 'list':
         await scope.locator('button').first().click({ timeout: actionTimeoutMs });
-        await visibleOptions(page).filter({ hasText: exactly(textOf(answer.value)) }).first().click({ timeout: actionTimeoutMs });
+        await visibleOptions(page)
+          .filter({ hasText: exactly(textOf(answer.value)) })
+          .first()
+          .click({ timeout: actionTimeoutMs });
         break;
       case 'prompt': {
         const box = scope.locator('input').first();
         await box.focus({ timeout: actionTimeoutMs });
         await box.press('Enter', { timeout: actionTimeoutMs });
-        await visibleOptions(scope).filter({ hasText: exactly(textOf(answer.value)) }).first().click({ timeout: actionTimeoutMs });
+        await visibleOptions(scope)
+          .filter({ hasText: exactly(textOf(answer.value)) })
+          .first()
+          .click({ timeout: actionTimeoutMs });
         break;
       }
       case 'file':
@@ -215,16 +247,27 @@ export async function fillPlaceholders(page: Page, step: WorkdayStep, questions:
 
 /** Chooses the placeholder PDF and waits for the box to list it (the upload is done) or say why not. */
 async function choosePlaceholderFile(page: Page, field: WorkdayField, scope: Locator): Promise<void> {
-  await scope.locator('input[type="file"]').first().setInputFiles({ name: placeholderFileName, mimeType: 'application/pdf', buffer: placeholderPdf }, { timeout: actionTimeoutMs });
+  await scope
+    .locator('input[type="file"]')
+    .first()
+    .setInputFiles({ name: placeholderFileName, mimeType: 'application/pdf', buffer: placeholderPdf }, { timeout: actionTimeoutMs });
   const listed = scope.locator(workdayDraftMarks.file).filter({ visible: true });
   const refused = scope.locator(workdayDraftMarks.fileError).filter({ visible: true });
-  await listed.or(refused).first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
-  if ((await refused.count()) > 0) throw new StepRefused(`Workday refused the placeholder file in "${field.label}": ${((await refused.first().textContent()) ?? '').trim()}`);
+  await listed
+    .or(refused)
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 })
+    .catch(() => {});
+  if ((await refused.count()) > 0)
+    throw new StepRefused(
+      `Workday refused the placeholder file in "${field.label}": ${((await refused.first().textContent()) ?? '').trim()}`,
+    );
   if ((await listed.count()) === 0) throw new StepRefused(`the placeholder file in "${field.label}" never showed as uploaded`);
 }
 
 /** The step's own button to the next one: "Save and Continue", never Submit. */
-const saveAndContinue = (page: Page) => page.getByRole('button', { name: /^\s*(save and continue|next|continue)\b/i }).filter({ visible: true });
+const saveAndContinue = (page: Page) =>
+  page.getByRole('button', { name: /^\s*(save and continue|next|continue)\b/i }).filter({ visible: true });
 
 export const hasNextStep = async (page: Page): Promise<boolean> => (await saveAndContinue(page).count()) > 0;
 

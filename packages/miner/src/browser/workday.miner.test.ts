@@ -2,7 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Question } from '@quarry/contracts';
-import { startHostedAtsDouble, workdayHostedVendor, workdayQuestions, workdaySaved, workdayWrongPasswordText, type HostedAtsDouble } from '@quarry/testing';
+import {
+  startHostedAtsDouble,
+  workdayHostedVendor,
+  workdayQuestions,
+  workdaySaved,
+  workdayWrongPasswordText,
+  type HostedAtsDouble,
+} from '@quarry/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MineOutcome, TenantAccount } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
@@ -25,7 +32,9 @@ beforeAll(async () => {
   double = await startHostedAtsDouble(vendor);
   account = { ats: 'workday', board: new URL(double.origin).host, ...registered };
   fixtureSite = createServer((_request, response) => {
-    void readFile(new URL('../../fixtures/ats/workday/form.html', import.meta.url)).then((body) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body));
+    void readFile(new URL('../../fixtures/ats/workday/form.html', import.meta.url)).then((body) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body),
+    );
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => fixtureSite.once('listening', resolve));
   fixtureOrigin = `http://127.0.0.1:${(fixtureSite.address() as AddressInfo).port}`;
@@ -45,15 +54,17 @@ function createLazyMiner() {
   let made: ReturnType<typeof createWorkdayMiner> | null = null;
   return (url: string, withAccount: TenantAccount | undefined): Promise<MineOutcome> => {
     made ??= createWorkdayMiner({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 60_000 });
-    return made({ url, employer: 'Acme', jobTitle: 'Software Developer', country: 'gb' }, AbortSignal.timeout(90_000), { account: withAccount });
+    return made({ url, employer: 'Acme', jobTitle: 'Software Developer', country: 'gb' }, AbortSignal.timeout(90_000), {
+      account: withAccount,
+    });
   };
 }
 
 const withoutCategory = (questions: Question[]) => questions.map(({ category: _category, ...question }) => question);
 const cxs = '/wday/cxs/acme/External';
 
-describe('mining a Workday posting with the client\'s tenant account', () => {
-  it('signs in once, reads every step\'s questions by Workday\'s field keys, and never submits', async () => {
+describe("mining a Workday posting with the client's tenant account", () => {
+  it("signs in once, reads every step's questions by Workday's field keys, and never submits", async () => {
     double.events.length = 0;
     const signInsBefore = vendor.signIns.length;
     const writesBefore = double.earlyWrites.length;
@@ -63,14 +74,21 @@ describe('mining a Workday posting with the client\'s tenant account', () => {
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
     if (!outcome.ok) throw new Error(`${outcome.errorCode}: ${outcome.detail}`);
-    console.log(`Workday mining: ${Math.round(wallMs)} ms wall, ${Math.round((cpu.user + cpu.system) / 1_000)} ms test-process CPU, ${outcome.form.questions.length} questions`);
+    console.log(
+      `Workday mining: ${Math.round(wallMs)} ms wall, ${Math.round((cpu.user + cpu.system) / 1_000)} ms test-process CPU, ${outcome.form.questions.length} questions`,
+    );
 
     expect(withoutCategory(outcome.form.questions)).toEqual(workdayQuestions());
     expect(outcome.adapter).toBe('workday');
     expect(outcome.form.answers).toEqual(syntheticAnswers(outcome.form.questions));
     // Categories from Workday's keys and labels, as for every vendor.
     const categoryOf = (id: string) => outcome.form.questions.find((question) => question.id === id)?.category;
-    expect([categoryOf('firstName'), categoryOf('lastName'), categoryOf('phoneNumber'), categoryOf('resume')]).toEqual(['firstName', 'lastName', 'phone', 'resume']);
+    expect([categoryOf('firstName'), categoryOf('lastName'), categoryOf('phoneNumber'), categoryOf('resume')]).toEqual([
+      'firstName',
+      'lastName',
+      'phone',
+      'resume',
+    ]);
 
     expect(vendor.signIns.slice(signInsBefore)).toEqual([{ email: registered.email, accepted: true }]);
     // Each step saved once, the placeholder résumé uploaded once, Submit never pressed.
@@ -83,8 +101,14 @@ describe('mining a Workday posting with the client\'s tenant account', () => {
     ]);
     expect(double.submissions).toHaveLength(0);
     // The draft holds placeholders in required fields only: values an application must answer anyway.
-    const required = new Set(workdayQuestions().filter((question) => question.mandatory).map((question) => question.id));
-    const saved = [...workdaySaved(double.earlyWrites.slice(writesBefore)).keys()].map((key) => key.replace(/(Month|Day|Year)$/, '').replace(/^upload /, ''));
+    const required = new Set(
+      workdayQuestions()
+        .filter((question) => question.mandatory)
+        .map((question) => question.id),
+    );
+    const saved = [...workdaySaved(double.earlyWrites.slice(writesBefore)).keys()].map((key) =>
+      key.replace(/(Month|Day|Year)$/, '').replace(/^upload /, ''),
+    );
     expect(new Set(saved)).toEqual(required);
   }, 120_000);
 
@@ -95,7 +119,11 @@ describe('mining a Workday posting with the client\'s tenant account', () => {
     const mined = await miner(double.url, account);
     if (!mined.ok) throw new Error(`${mined.errorCode}: ${mined.detail}`);
     expect(withoutCategory(mined.form.questions)).toEqual(workdayQuestions());
-    expect(double.events.filter((event) => !event.startsWith('GET'))).toEqual(['myInformation', 'myExperience', 'primaryQuestionnaire', 'voluntaryDisclosures'].map((step) => `early ${cxs}/jobapplication/${step}`));
+    expect(double.events.filter((event) => !event.startsWith('GET'))).toEqual(
+      ['myInformation', 'myExperience', 'primaryQuestionnaire', 'voluntaryDisclosures'].map(
+        (step) => `early ${cxs}/jobapplication/${step}`,
+      ),
+    );
     expect((vendor.draftOf(registered.email)?.resume as unknown[] | undefined)?.length).toBe(1);
     expect(vendor.submitted.length).toBe(submittedBefore);
   }, 120_000);
@@ -110,15 +138,23 @@ describe('mining a Workday posting with the client\'s tenant account', () => {
       return stepQuestions(page, await readStep(page));
     });
     // The fixture models the step without its Resume/CV box (upload.html models that one).
-    expect(withoutCategory(fromDouble.filter((question) => question.id !== 'resume' && question.id !== 'skills'))).toEqual(withoutCategory(fromFixture.filter((question) => question.id !== 'skills')));
+    expect(withoutCategory(fromDouble.filter((question) => question.id !== 'resume' && question.id !== 'skills'))).toEqual(
+      withoutCategory(fromFixture.filter((question) => question.id !== 'skills')),
+    );
     // Skills: the fixture's box lists its catalog as `promptOption`s on Enter; the double marks the
     // same box a combobox, which is how the miner knows to list it.
     const fixtureSkills = fromFixture.find((question) => question.id === 'skills');
     expect(fixtureSkills).toMatchObject({ question: 'Type to Add Skills', mandatory: false });
     const fixtureSource = await readFile(new URL('../../fixtures/ats/workday/form.html', import.meta.url), 'utf8');
     const catalog = JSON.parse(/const catalog = (\[[^\]]*\])/.exec(fixtureSource)?.[1]?.replace(/'/g, '"') ?? '[]') as string[];
-    expect(fromDouble.find((question) => question.id === 'skills')?.options?.map((option) => ('answer' in option ? option.answer : ''))).toEqual(catalog);
-    expect(fromDouble.find((question) => question.id === 'resume')).toMatchObject({ question: 'Resume/CV', inputType: 'File', mandatory: true });
+    expect(
+      fromDouble.find((question) => question.id === 'skills')?.options?.map((option) => ('answer' in option ? option.answer : '')),
+    ).toEqual(catalog);
+    expect(fromDouble.find((question) => question.id === 'resume')).toMatchObject({
+      question: 'Resume/CV',
+      inputType: 'File',
+      mandatory: true,
+    });
   }, 120_000);
 });
 
@@ -162,7 +198,10 @@ describe('the account wall, without getting through it', () => {
   }, 60_000);
 
   it('a posting on an address the allow-list does not name: AddressRefused, nothing fetched', async () => {
-    const outcome = await miner(double.url.replace('127.0.0.1', '127.0.0.2'), { ...account, board: account.board.replace('127.0.0.1', '127.0.0.2') });
+    const outcome = await miner(double.url.replace('127.0.0.1', '127.0.0.2'), {
+      ...account,
+      board: account.board.replace('127.0.0.1', '127.0.0.2'),
+    });
     expect(outcome).toMatchObject({ ok: false, errorCode: 'AddressRefused' });
   });
 });
@@ -214,7 +253,9 @@ describe('a tenant that asks for a code it e-mailed to the account, past its pas
     const codeAccount = { ...account, board: new URL(codeDouble.origin).host };
     const first = await miner(codeDouble.url, codeAccount);
     expect(first).toMatchObject({ ok: false, errorCode: 'BotDetection', adapter: 'workday' });
-    expect(first.ok || first.detail).toMatch(/^BotDetection: Workday asks for a verification code it e-mailed to the client's account for 127\.0\.0\.1:\d+; the service reads no mailbox/);
+    expect(first.ok || first.detail).toMatch(
+      /^BotDetection: Workday asks for a verification code it e-mailed to the client's account for 127\.0\.0\.1:\d+; the service reads no mailbox/,
+    );
     const second = await miner(codeDouble.url, codeAccount);
     expect(second).toMatchObject({ ok: false, errorCode: 'BotDetection' });
     expect(second.ok || second.detail).toContain('(at an earlier sign-in)');
@@ -223,4 +264,3 @@ describe('a tenant that asks for a code it e-mailed to the account, past its pas
     expect(codeDouble.submissions).toEqual([]);
   }, 120_000);
 });
-

@@ -3,7 +3,16 @@ import type { Lookup } from '@quarry/safe-fetch';
 import { errors as playwrightErrors, type Page } from 'playwright-core';
 import type { MineOutcome, Miner, TenantAccount } from '../miner-port.ts';
 import { syntheticAnswers } from '../synthetic-answers.ts';
-import { closeWithin, createSignInMemory, followToForm, showsWall, signInOnce, type AccountWall, type ChromiumPool, type SignInMemory } from '@quarry/browser';
+import {
+  closeWithin,
+  createSignInMemory,
+  followToForm,
+  showsWall,
+  signInOnce,
+  type AccountWall,
+  type ChromiumPool,
+  type SignInMemory,
+} from '@quarry/browser';
 import { settle } from './page-snapshot.ts';
 import { createHostGuard, httpUrlOf } from '@quarry/safe-fetch';
 import { codeOfUnsafeUrl } from '../unsafe-url-failure.ts';
@@ -38,7 +47,12 @@ const closedPage = '[data-automation-id="errorContainer"]';
 
 async function isClosed(page: Page): Promise<boolean> {
   if ((await page.locator(workdayFormLinks[0]).count()) > 0) return false;
-  return notThere.test((await page.locator('body').textContent().catch(() => '')) ?? '');
+  return notThere.test(
+    (await page
+      .locator('body')
+      .textContent()
+      .catch(() => '')) ?? '',
+  );
 }
 
 export type WorkdayMinerOptions = {
@@ -61,7 +75,10 @@ function failed(errorCode: Extract<MineOutcome, { ok: false }>['errorCode'], det
 /** Without an account no browser is needed: every Workday application is behind the wall. */
 export function workdayWithoutAccount(url: string): MineOutcome {
   const board = workdayBoardOfPage(new URL(url));
-  return failed('LoginRequired', `Workday keeps the application behind a candidate account on ${board}; the client registered none for it (POST /v1/recruitment/ats-credentials)`);
+  return failed(
+    'LoginRequired',
+    `Workday keeps the application behind a candidate account on ${board}; the client registered none for it (POST /v1/recruitment/ats-credentials)`,
+  );
 }
 
 /**
@@ -84,7 +101,9 @@ export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
     if (refusal) return failed(codeOfUnsafeUrl(refusal), refusal.message);
     return options.pool.withContext(async (context) => {
       const deadline = Date.now() + options.timeoutMs;
-      await context.route('**/*', async (route) => ((await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient')));
+      await context.route('**/*', async (route) =>
+        (await allowed(route.request().url())) ? route.continue() : route.abort('blockedbyclient'),
+      );
       const page = await context.newPage();
       const abort = () => void page.close().catch(() => {});
       signal.addEventListener('abort', abort, { once: true });
@@ -94,7 +113,8 @@ export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (error instanceof StepRefused) return failed('GenericWebsiteError', error.message);
-        if (error instanceof playwrightErrors.TimeoutError) return failed('NavigationTimeout', (error as Error).message.split('\n')[0] ?? 'timeout');
+        if (error instanceof playwrightErrors.TimeoutError)
+          return failed('NavigationTimeout', (error as Error).message.split('\n')[0] ?? 'timeout');
         throw error;
       } finally {
         signal.removeEventListener('abort', abort);
@@ -117,7 +137,11 @@ export function createWorkdayMiner(options: WorkdayMinerOptions): Miner {
     if (status >= 400) return failed('GenericWebsiteError', `HTTP ${status}`);
     await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => {});
     // The posting is drawn after load: its Apply, or the closed page's words.
-    await page.locator(`${workdayFormLinks[0]}, ${closedPage}`).first().waitFor({ state: 'attached', timeout: 8_000 }).catch(() => {});
+    await page
+      .locator(`${workdayFormLinks[0]}, ${closedPage}`)
+      .first()
+      .waitFor({ state: 'attached', timeout: 8_000 })
+      .catch(() => {});
     if (await isClosed(page)) return failed('JobNotFound', 'Workday says the page does not exist (the posting is closed or removed)');
     await followToForm(page, workdayFormLinks, workdayAccountWall);
     if (!(await showsWall(page, workdayAccountWall))) {

@@ -61,7 +61,10 @@ export const bookingEngineRecipes: Record<string, BookingEngineRecipe> = {
   'demo-ibe': {
     search: {
       results: { path: 'results.html', params: { checkin: '{checkIn}', nights: '{nights}', adults: '{guests}' } },
-      checkIn: '#search-checkin', nights: '#search-nights', guests: '#search-adults', submit: '#search-submit',
+      checkIn: '#search-checkin',
+      nights: '#search-nights',
+      guests: '#search-adults',
+      submit: '#search-submit',
     },
     results: {
       ready: '#results, #no-availability, #hotel-unknown, #adults-refused',
@@ -78,7 +81,13 @@ export const bookingEngineRecipes: Record<string, BookingEngineRecipe> = {
       rateId: { selector: ':scope', attribute: 'data-rate-code' },
       rateName: { selector: '.rate-name' },
       baseTotal: { selector: '.rate-total' },
-      charge: { selector: '.charge', name: { selector: '.charge-name' }, amount: { selector: '.charge-amount' }, kind: { selector: ':scope', attribute: 'data-kind' }, code: { selector: ':scope', attribute: 'data-code' } },
+      charge: {
+        selector: '.charge',
+        name: { selector: '.charge-name' },
+        amount: { selector: '.charge-amount' },
+        kind: { selector: ':scope', attribute: 'data-kind' },
+        code: { selector: ':scope', attribute: 'data-code' },
+      },
       cancellation: { selector: '.rate-cancellation' },
       mealPlan: { selector: ':scope', attribute: 'data-meal' },
       memberOnly: { selector: ':scope', attribute: 'data-member' },

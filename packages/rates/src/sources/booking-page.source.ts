@@ -7,13 +7,26 @@ import { priceFromText } from './money.ts';
 import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSource, type SourceOutcome } from './rate-source.ts';
 
 type RawCharge = { name: string | null; amount: string | null; kind: string | null; code: string | null };
-type RawRate = { id: string | null; name: string | null; baseTotal: string | null; charges: RawCharge[]; cancellation: string | null; mealPlan: string | null; memberOnly: string | null };
+type RawRate = {
+  id: string | null;
+  name: string | null;
+  baseTotal: string | null;
+  charges: RawCharge[];
+  cancellation: string | null;
+  mealPlan: string | null;
+  memberOnly: string | null;
+};
 type RawRoom = { id: string | null; name: string | null; description: string | null; occupancy: string | null; rates: RawRate[] };
 type RawPage = { state: 'rooms' | 'none' | 'hotel-unknown' | 'adults-refused'; currency: string | null; rooms: RawRoom[] };
 
 /** Runs in the page: reads the raw strings the recipe points at. Kept free of closures (it is serialized). */
 // The slice of the DOM readPage touches (the workspace compiles without the DOM library).
-type PageElement = { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>; getAttribute(name: string): string | null; textContent: string | null };
+type PageElement = {
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
+  getAttribute(name: string): string | null;
+  textContent: string | null;
+};
 
 function readPage(results: BookingEngineRecipe['results']): RawPage {
   const document = (globalThis as unknown as { document: PageElement & { body: PageElement } }).document;
@@ -130,7 +143,8 @@ export function createBookingPageSource(ports: {
 }): RateSource {
   return {
     async search(hotel: HotelRow, search: RateSearch, signal: AbortSignal): Promise<SourceOutcome> {
-      if (hotel.source.kind !== 'booking-page') return { ok: false, kind: 'HotelNotOnIbe', reason: 'hotel is not configured for a booking page' };
+      if (hotel.source.kind !== 'booking-page')
+        return { ok: false, kind: 'HotelNotOnIbe', reason: 'hotel is not configured for a booking page' };
       const recipe = ports.recipes[hotel.source.engine];
       if (!recipe) return { ok: false, kind: 'HotelNotOnIbe', reason: `no recipe for engine ${hotel.source.engine}` };
       const deadline = Date.now() + ports.timeoutMs;
@@ -156,12 +170,16 @@ export function createBookingPageSource(ports: {
 /** A thrown search failure as an outcome: a page that took too long is a Timeout, the rest as every source's. */
 export function searchFailure(error: unknown, signal: AbortSignal): SourceOutcome {
   const name = (error as Error).name;
-  if (name === 'TimeoutError' && !signal.aborted) return { ok: false, kind: 'Timeout', reason: (error as Error).message.split('\n')[0] ?? 'timeout' };
+  if (name === 'TimeoutError' && !signal.aborted)
+    return { ok: false, kind: 'Timeout', reason: (error as Error).message.split('\n')[0] ?? 'timeout' };
   return failureOutcome(error, signal);
 }
 
 /** The rooms and rates a page shows, read with a results recipe; anything unreadable is an InvalidResult. */
-export async function readRoomsOnPage(page: Page, results: BookingEngineRecipe['results']): Promise<{ state: RawPage['state']; rooms: Room[] }> {
+export async function readRoomsOnPage(
+  page: Page,
+  results: BookingEngineRecipe['results'],
+): Promise<{ state: RawPage['state']; rooms: Room[] }> {
   const raw = await page.evaluate(readPage, results);
   return { state: raw.state, rooms: raw.state === 'rooms' ? roomsFromPage(raw) : [] };
 }
@@ -170,7 +188,11 @@ export async function readRoomsOnPage(page: Page, results: BookingEngineRecipe['
 export function pageAddress(bookingPageUrl: string, address: PageAddress, values: Record<string, string>): string {
   const url = new URL(address.path, bookingPageUrl);
   url.search = new URL(bookingPageUrl).search;
-  for (const [name, template] of Object.entries(address.params)) url.searchParams.set(name, template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole));
+  for (const [name, template] of Object.entries(address.params))
+    url.searchParams.set(
+      name,
+      template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole),
+    );
   return url.href;
 }
 
@@ -179,10 +201,19 @@ export function pageAddress(bookingPageUrl: string, address: PageAddress, values
  * results page's address when the recipe gives it, else by filling the search form on the hotel's
  * booking page.
  */
-export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingEngineRecipe, search: RateSearch, remaining: () => number): Promise<SourceOutcome> {
+export async function searchOnPage(
+  page: Page,
+  hotel: HotelRow,
+  recipe: BookingEngineRecipe,
+  search: RateSearch,
+  remaining: () => number,
+): Promise<SourceOutcome> {
   if (recipe.search.results) {
     const values = { checkIn: search.checkIn, checkOut: checkOutOf(search), nights: String(search.nights), guests: String(search.guests) };
-    await page.goto(pageAddress(hotel.bookingPageUrl, recipe.search.results, values), { timeout: remaining(), waitUntil: 'domcontentloaded' });
+    await page.goto(pageAddress(hotel.bookingPageUrl, recipe.search.results, values), {
+      timeout: remaining(),
+      waitUntil: 'domcontentloaded',
+    });
   } else {
     await page.goto(hotel.bookingPageUrl, { timeout: remaining(), waitUntil: 'domcontentloaded' });
     await fill(page, recipe.search.checkIn, search.checkIn, remaining());
@@ -194,7 +225,8 @@ export async function searchOnPage(page: Page, hotel: HotelRow, recipe: BookingE
   await waitForSelectorOnPage(page, recipe.results.ready, remaining());
   const read = await readRoomsOnPage(page, recipe.results);
   if (read.state === 'hotel-unknown') return { ok: false, kind: 'HotelNotOnIbe', reason: 'the booking engine does not know this hotel' };
-  if (read.state === 'adults-refused') return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
+  if (read.state === 'adults-refused')
+    return { ok: false, kind: 'AdultsCountNotSupported', reason: `the booking engine refuses ${search.guests} adults` };
   if (read.state === 'none') return { ok: false, kind: 'RoomsNotAvailable', reason: 'the booking engine shows no availability' };
   return { ok: true, rooms: read.rooms };
 }

@@ -27,7 +27,8 @@ export function toPrice(amount: string, currency: string, decimalPlaces?: number
   }
   if (scale > exponent) {
     const excess = digits.slice(digits.length - (scale - exponent));
-    if (!/^0*$/.test(excess)) throw new SourceFailure('InvalidResult', `amount ${amount} ${code} has more decimals than the currency (${exponent})`);
+    if (!/^0*$/.test(excess))
+      throw new SourceFailure('InvalidResult', `amount ${amount} ${code} has more decimals than the currency (${exponent})`);
     digits = digits.slice(0, digits.length - (scale - exponent));
   } else {
     digits = digits + '0'.repeat(exponent - scale);

@@ -18,9 +18,15 @@ const mismatch = (what: string) => new SourceFailure('InvalidResult', `the answe
 export function checkEchoToken(root: Node, question: Question): void {
   const echoed = attr(root, 'EchoToken');
   if (echoed === question.echoToken) return;
-  const errors = list(asNode(root.Errors)?.Error).map((error) => `${attr(error, 'Code') ?? '?'} ${attr(error, 'ShortText') ?? text(error) ?? ''}`.trim());
+  const errors = list(asNode(root.Errors)?.Error).map((error) =>
+    `${attr(error, 'Code') ?? '?'} ${attr(error, 'ShortText') ?? text(error) ?? ''}`.trim(),
+  );
   const said = errors.length > 0 ? ` (it says: ${errors.join('; ').slice(0, 300)})` : '';
-  throw mismatch(echoed === undefined ? `it carries no EchoToken, the request's was ${question.echoToken}${said}` : `its EchoToken "${echoed.slice(0, 130)}" is not the request's ${question.echoToken}${said}`);
+  throw mismatch(
+    echoed === undefined
+      ? `it carries no EchoToken, the request's was ${question.echoToken}${said}`
+      : `its EchoToken "${echoed.slice(0, 130)}" is not the request's ${question.echoToken}${said}`,
+  );
 }
 
 /** Nights in an ISO 8601 / OpenTravel duration of whole days or nights (`P3D`, `P3N`, `P1W`). */
@@ -37,17 +43,21 @@ function nightsOf(duration: string): number | undefined {
  */
 export function checkRoomStayBelongs(roomStay: Node, question: Question): void {
   const hotelCode = attr(asNode(roomStay.BasicPropertyInfo), 'HotelCode');
-  if (hotelCode !== undefined && hotelCode !== question.hotelCode) throw mismatch(`HotelCode ${hotelCode.slice(0, 64)}, asked ${question.hotelCode}`);
+  if (hotelCode !== undefined && hotelCode !== question.hotelCode)
+    throw mismatch(`HotelCode ${hotelCode.slice(0, 64)}, asked ${question.hotelCode}`);
   const span = asNode(roomStay.TimeSpan);
   if (span) {
     const start = attr(span, 'Start');
     const end = attr(span, 'End');
     const duration = attr(span, 'Duration');
-    if (start !== undefined && start.slice(0, 10) !== question.checkIn) throw mismatch(`TimeSpan starts ${start.slice(0, 32)}, asked ${question.checkIn}`);
-    if (end !== undefined && end.slice(0, 10) !== checkOutOf(question)) throw mismatch(`TimeSpan ends ${end.slice(0, 32)}, asked ${checkOutOf(question)}`);
+    if (start !== undefined && start.slice(0, 10) !== question.checkIn)
+      throw mismatch(`TimeSpan starts ${start.slice(0, 32)}, asked ${question.checkIn}`);
+    if (end !== undefined && end.slice(0, 10) !== checkOutOf(question))
+      throw mismatch(`TimeSpan ends ${end.slice(0, 32)}, asked ${checkOutOf(question)}`);
     if (duration !== undefined) {
       const nights = nightsOf(duration);
-      if (nights === undefined) throw new SourceFailure('InvalidResult', `TimeSpan Duration "${duration.slice(0, 32)}" is not a number of days`);
+      if (nights === undefined)
+        throw new SourceFailure('InvalidResult', `TimeSpan Duration "${duration.slice(0, 32)}" is not a number of days`);
       if (nights !== question.nights) throw mismatch(`TimeSpan lasts ${nights} nights, asked ${question.nights}`);
     }
   }

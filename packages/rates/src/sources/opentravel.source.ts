@@ -14,7 +14,21 @@ import { checkOutOf, failureOutcome, SourceFailure, type RateSearch, type RateSo
  * stripped and only local names are read.
  */
 
-const repeated = new Set(['RoomStay', 'RoomType', 'RatePlan', 'RoomRate', 'Rate', 'Tax', 'Fee', 'CancelPenalty', 'Error', 'Warning', 'SummaryResponse', 'Text', 'GuestCount']);
+const repeated = new Set([
+  'RoomStay',
+  'RoomType',
+  'RatePlan',
+  'RoomRate',
+  'Rate',
+  'Tax',
+  'Fee',
+  'CancelPenalty',
+  'Error',
+  'Warning',
+  'SummaryResponse',
+  'Text',
+  'GuestCount',
+]);
 
 const parser = new XMLParser({ ...otaXmlParserOptions, isArray: (name) => repeated.has(name) });
 
@@ -44,7 +58,14 @@ const fttCodes: Record<string, { kind: 'tax'; code: TaxCode } | { kind: 'fee'; c
 };
 
 // OpenTravel code list "Meal Plan Type" (MPT).
-const mealPlanCodes: Record<string, MealPlan> = { '1': 'all-inclusive', '3': 'breakfast', '10': 'full-board', '12': 'half-board', '14': 'room-only', '19': 'breakfast' };
+const mealPlanCodes: Record<string, MealPlan> = {
+  '1': 'all-inclusive',
+  '3': 'breakfast',
+  '10': 'full-board',
+  '12': 'half-board',
+  '14': 'room-only',
+  '19': 'breakfast',
+};
 
 /** A Tax's `TaxDescription`, a Fee's `Description` (the schema's name; some sources write `FeeDescription`). */
 function chargeDescription(node: Node): string | undefined {
@@ -72,7 +93,10 @@ function chargeName(node: Node, fallback: string): string {
 function mealPlanOf(ratePlan: Node | undefined): MealPlan | undefined {
   const meals = asNode(ratePlan?.MealsIncluded);
   if (!meals) return undefined;
-  const byCode = attr(meals, 'MealPlanCodes')?.split(/\s+/).map((code) => mealPlanCodes[code]).find(Boolean);
+  const byCode = attr(meals, 'MealPlanCodes')
+    ?.split(/\s+/)
+    .map((code) => mealPlanCodes[code])
+    .find(Boolean);
   if (byCode) return byCode;
   const [breakfast, lunch, dinner] = [bool(attr(meals, 'Breakfast')), bool(attr(meals, 'Lunch')), bool(attr(meals, 'Dinner'))];
   if (breakfast && lunch && dinner) return 'full-board';
@@ -93,10 +117,13 @@ function refundableOf(ratePlan: Node | undefined, search: RateSearch): Rate['ref
     if (!match?.[1]) throw new SourceFailure('InvalidResult', `cancel deadline "${absolute}" is not a date`);
     return { available: true, untilDate: match[1], ...(match[2] ? { untilTime: match[2] } : {}) };
   }
-  const offset = deadlines.find((deadline) => attr(deadline, 'OffsetDropTime') === 'BeforeArrival' && attr(deadline, 'OffsetTimeUnit') === 'Day');
+  const offset = deadlines.find(
+    (deadline) => attr(deadline, 'OffsetDropTime') === 'BeforeArrival' && attr(deadline, 'OffsetTimeUnit') === 'Day',
+  );
   if (offset) {
     const days = Number(attr(offset, 'OffsetUnitMultiplier') ?? 'NaN');
-    if (!Number.isInteger(days) || days < 0) throw new SourceFailure('InvalidResult', 'cancel deadline offset is not a whole number of days');
+    if (!Number.isInteger(days) || days < 0)
+      throw new SourceFailure('InvalidResult', 'cancel deadline offset is not a whole number of days');
     const date = new Date(`${search.checkIn}T00:00:00Z`);
     date.setUTCDate(date.getUTCDate() - days);
     return { available: true, untilDate: date.toISOString().slice(0, 10) };
@@ -104,7 +131,9 @@ function refundableOf(ratePlan: Node | undefined, search: RateSearch): Rate['ref
   return { available: true };
 }
 
-type Charge = { kind: 'tax'; code?: TaxCode; name: string; otaCode?: string; price: Rate['baseRate'] } | { kind: 'fee'; code?: FeeCode; name: string; otaCode?: string; price: Rate['baseRate'] };
+type Charge =
+  | { kind: 'tax'; code?: TaxCode; name: string; otaCode?: string; price: Rate['baseRate'] }
+  | { kind: 'fee'; code?: FeeCode; name: string; otaCode?: string; price: Rate['baseRate'] };
 
 function readCharge(charge: Node, ratePlanCode: string, currency: string, decimals: number | undefined): Charge {
   const amount = attr(charge, 'Amount');
@@ -126,7 +155,13 @@ const chargeKey = (charge: Charge) => (charge.otaCode ? `code:${charge.otaCode}`
  * is not counted again. `Type="Inclusive"` fees are inside the rate's amount already: listing them
  * beside `baseRate` would charge them twice.
  */
-function perRateFees(roomRate: Node, stayCharges: Charge[], ratePlanCode: string, currency: string, decimals: number | undefined): Charge[] {
+function perRateFees(
+  roomRate: Node,
+  stayCharges: Charge[],
+  ratePlanCode: string,
+  currency: string,
+  decimals: number | undefined,
+): Charge[] {
   const itemised = new Set(stayCharges.map(chargeKey));
   const sums = new Map<string, Charge>();
   for (const rate of list(asNode(roomRate.Rates)?.Rate)) {
@@ -137,7 +172,8 @@ function perRateFees(roomRate: Node, stayCharges: Charge[], ratePlanCode: string
       if (itemised.has(key)) continue;
       const sum = sums.get(key);
       if (!sum) sums.set(key, charge);
-      else if (sum.price.currencyCode !== charge.price.currencyCode) throw new SourceFailure('InvalidResult', `rate ${ratePlanCode} mixes currencies`);
+      else if (sum.price.currencyCode !== charge.price.currencyCode)
+        throw new SourceFailure('InvalidResult', `rate ${ratePlanCode} mixes currencies`);
       else sum.price = { currencyCode: sum.price.currencyCode, value: sum.price.value + charge.price.value };
     }
   }
@@ -157,13 +193,18 @@ function readRate(roomRate: Node, ratePlan: Node | undefined, roomTypeCode: stri
   const after = attr(total, 'AmountAfterTax');
   // Stay level: the Total's Taxes (the schema's place; FTT codes there may be fees), and the
   // Fees some sources write beside the Total or inside it.
-  const stayCharges = [...list(asNode(total.Taxes)?.Tax), ...list(asNode(roomRate.Fees)?.Fee), ...list(asNode(total.Fees)?.Fee)].map((charge) =>
-    readCharge(charge, ratePlanCode, currency, decimals),
+  const stayCharges = [...list(asNode(total.Taxes)?.Tax), ...list(asNode(roomRate.Fees)?.Fee), ...list(asNode(total.Fees)?.Fee)].map(
+    (charge) => readCharge(charge, ratePlanCode, currency, decimals),
   );
   const rateFees = perRateFees(roomRate, stayCharges, ratePlanCode, currency, decimals);
   const stayItemised = stayCharges.reduce((sum, charge) => sum + charge.price.value, 0);
   const rateFeesSum = rateFees.reduce((sum, charge) => sum + charge.price.value, 0);
-  const named = (charge: Charge) => ({ type: 'NamedPrice' as const, name: charge.name, ...(charge.code ? { code: charge.code } : {}), price: charge.price });
+  const named = (charge: Charge) => ({
+    type: 'NamedPrice' as const,
+    name: charge.name,
+    ...(charge.code ? { code: charge.code } : {}),
+    price: charge.price,
+  });
   const taxes: Rate['taxes'] = [];
   const fees: NonNullable<Rate['fees']> = [];
   for (const charge of [...stayCharges, ...rateFees]) {
@@ -186,11 +227,20 @@ function readRate(roomRate: Node, ratePlan: Node | undefined, roomTypeCode: stri
       } else if (stayCharges.length > 0 && stayItemised === difference) {
         baseRate = { currencyCode: baseRate.currencyCode, value: baseRate.value - rateFeesSum };
       } else if (stayCharges.length > 0) {
-        throw new SourceFailure('InvalidResult', `rate ${ratePlanCode}: taxes and fees ${stayItemised + rateFeesSum} do not add up to AmountAfterTax - AmountBeforeTax = ${difference}`);
+        throw new SourceFailure(
+          'InvalidResult',
+          `rate ${ratePlanCode}: taxes and fees ${stayItemised + rateFeesSum} do not add up to AmountAfterTax - AmountBeforeTax = ${difference}`,
+        );
       } else {
         // No itemised taxes: the difference is the taxes, and the per-rate fees are in the Total.
         baseRate = { currencyCode: baseRate.currencyCode, value: baseRate.value - rateFeesSum };
-        if (difference > 0) taxes.push({ type: 'NamedPrice', name: 'Taxes', code: 'other-taxes', price: { currencyCode: baseRate.currencyCode, value: difference } });
+        if (difference > 0)
+          taxes.push({
+            type: 'NamedPrice',
+            name: 'Taxes',
+            code: 'other-taxes',
+            price: { currencyCode: baseRate.currencyCode, value: difference },
+          });
       }
     } else {
       baseRate = { currencyCode: baseRate.currencyCode, value: baseRate.value - rateFeesSum };
@@ -252,12 +302,16 @@ function roomsOfRoomStay(roomStay: Node, search: RateSearch): Room[] {
 function failureFromErrors(root: Node): SourceFailure | null {
   const errors = list(asNode(root.Errors)?.Error);
   if (errors.length === 0) return null;
-  const described = errors.map((error) => `${attr(error, 'Code') ?? '?'} ${attr(error, 'ShortText') ?? text(error) ?? ''}`.trim()).join('; ');
+  const described = errors
+    .map((error) => `${attr(error, 'Code') ?? '?'} ${attr(error, 'ShortText') ?? text(error) ?? ''}`.trim())
+    .join('; ');
   const codes = errors.map((error) => attr(error, 'Code'));
   const words = described.toLowerCase();
   // OpenTravel "Error Code" list: 322 No availability, 424 No hotels found, 392 Invalid hotel code, 375 Hotel not active.
-  if (codes.includes('322') || codes.includes('424') || /no availability|sold out/.test(words)) return new SourceFailure('RoomsNotAvailable', described);
-  if (codes.includes('392') || codes.includes('375') || /invalid hotel|hotel not/.test(words)) return new SourceFailure('HotelNotOnIbe', described);
+  if (codes.includes('322') || codes.includes('424') || /no availability|sold out/.test(words))
+    return new SourceFailure('RoomsNotAvailable', described);
+  if (codes.includes('392') || codes.includes('375') || /invalid hotel|hotel not/.test(words))
+    return new SourceFailure('HotelNotOnIbe', described);
   if (/adult|occupan|guest count/.test(words)) return new SourceFailure('AdultsCountNotSupported', described);
   return new SourceFailure('SourceDown', described);
 }
@@ -311,7 +365,11 @@ export function mapHotelAvailRS(xml: string, question: Question): Room[] {
 
 const escapeXml = (value: string) => value.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-export function buildHotelAvailRQ(source: { hotelCode: string; chainCode?: string; requestorId?: string }, search: RateSearch, echoToken: string): string {
+export function buildHotelAvailRQ(
+  source: { hotelCode: string; chainCode?: string; requestorId?: string },
+  search: RateSearch,
+  echoToken: string,
+): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <OTA_HotelAvailRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="1.0" EchoToken="${escapeXml(echoToken)}" AvailRatesOnly="true" RateDetailsInd="true">
   <POS><Source>${source.requestorId ? `<RequestorID Type="18" ID="${escapeXml(source.requestorId)}"/>` : ''}</Source></POS>

@@ -23,7 +23,9 @@ describe('otaXmlParserOptions', () => {
   });
 
   it('keeps values as text and drops namespace prefixes', () => {
-    const parsed = parse('<ota:OTA_HotelAvailRS xmlns:ota="http://www.opentravel.org/OTA/2003/05"><ota:Rate Amount="0100.50"> 007 </ota:Rate></ota:OTA_HotelAvailRS>');
+    const parsed = parse(
+      '<ota:OTA_HotelAvailRS xmlns:ota="http://www.opentravel.org/OTA/2003/05"><ota:Rate Amount="0100.50"> 007 </ota:Rate></ota:OTA_HotelAvailRS>',
+    );
     expect(parsed['OTA_HotelAvailRS']?.['Rate']).toEqual({ '@Amount': '0100.50', '#text': '007' });
   });
 });

@@ -8,7 +8,8 @@ export type RateSearch = { hotelId: string; checkIn: string; nights: number; gue
  * `HotelNotOnIbe` and `AdultsCountNotSupported` mean no coverage; the rest are failures: logged
  * with their reason, never stored, never served.
  */
-export type SourceFailureKind = 'RoomsNotAvailable' | 'HotelNotOnIbe' | 'AdultsCountNotSupported' | 'SourceDown' | 'Timeout' | 'InvalidResult';
+export type SourceFailureKind =
+  'RoomsNotAvailable' | 'HotelNotOnIbe' | 'AdultsCountNotSupported' | 'SourceDown' | 'Timeout' | 'InvalidResult';
 
 export type SourceOutcome = { ok: true; rooms: Room[] } | { ok: false; kind: SourceFailureKind; reason: string };
 

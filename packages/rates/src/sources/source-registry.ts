@@ -14,7 +14,9 @@ export type SearchPriority = { urgent: () => boolean };
 export type SourceGate = <T>(sourceKey: string, work: () => Promise<T>, signal: AbortSignal, priority?: SearchPriority) => Promise<T>;
 
 /** Picks the adapter of a hotel's source. */
-export type SourceRegistry = { search(hotel: HotelRow, search: RateSearch, signal: AbortSignal, priority?: SearchPriority): Promise<SourceOutcome> };
+export type SourceRegistry = {
+  search(hotel: HotelRow, search: RateSearch, signal: AbortSignal, priority?: SearchPriority): Promise<SourceOutcome>;
+};
 
 /** Politeness unit: one booking engine or API host, whatever the number of hotels behind it. */
 function sourceKey(hotel: HotelRow): string {
@@ -33,14 +35,21 @@ export function createSourceRegistry(adapters: Partial<Record<HotelRow['source']
       if (!adapter) return { ok: false, kind: 'HotelNotOnIbe', reason: `no adapter for source ${hotel.source.kind} in this process` };
       let started = false;
       try {
-        return await gate(sourceKey(hotel), () => {
-          started = true;
-          return adapter.search(hotel, search, signal);
-        }, signal, priority);
+        return await gate(
+          sourceKey(hotel),
+          () => {
+            started = true;
+            return adapter.search(hotel, search, signal);
+          },
+          signal,
+          priority,
+        );
       } catch (error) {
         // Adapters answer with outcomes; what throws is the wait for the source's turn (or Redis).
         const reason = (error as Error).message;
-        return started || signal.aborted ? { ok: false, kind: 'Timeout', reason } : { ok: false, kind: 'SourceDown', reason: `source limit unavailable: ${reason}` };
+        return started || signal.aborted
+          ? { ok: false, kind: 'Timeout', reason }
+          : { ok: false, kind: 'SourceDown', reason: `source limit unavailable: ${reason}` };
       }
     },
   };

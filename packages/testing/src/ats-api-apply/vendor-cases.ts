@@ -17,10 +17,12 @@ export const cvFile = (): FileToUpload => ({
 
 export const candidate = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0000' };
 
-export const apply = (applier: Applier, application: ApplicationToSubmit, hooks: SubmitHooks) => applier(application, hooks, new AbortController().signal);
+export const apply = (applier: Applier, application: ApplicationToSubmit, hooks: SubmitHooks) =>
+  applier(application, hooks, new AbortController().signal);
 
 /** Every value a submission carries under a name, in order. */
-export const partsNamed = (parts: Array<[string, ReceivedPart]>, name: string): ReceivedPart[] => parts.filter(([key]) => key === name).map(([, value]) => value);
+export const partsNamed = (parts: Array<[string, ReceivedPart]>, name: string): ReceivedPart[] =>
+  parts.filter(([key]) => key === name).map(([, value]) => value);
 
 /** Mines a posting with the real miner, its endpoints pointed at one vendor's double (as MINING_ATS_ENDPOINTS would). */
 export async function mineWith(endpoints: Partial<MinerEndpoints>, url: string, access?: MiningAccess): Promise<Question[]> {
@@ -60,7 +62,12 @@ export function hooksOn(double: VendorApiDouble): SubmitHooks & { calls: number;
 
 /** A JSON submission's value at a dotted path (`candidate.answers`). */
 export const jsonAt = (request: ReceivedRequest | undefined, path: string): unknown =>
-  path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), request?.json);
+  path
+    .split('.')
+    .reduce<unknown>(
+      (value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined),
+      request?.json,
+    );
 
 /** A refusal as the double answers it: HTTP status, body, the code it maps to, and the vendor's words the message keeps. */
 type RefusalCase = [status: number, body: unknown, errorCode: string, message: RegExp];
@@ -73,7 +80,12 @@ type RefusalCase = [status: number, body: unknown, errorCode: string, message: R
 export async function expectRefusals(
   double: VendorApiDouble,
   applier: Applier,
-  check: { cases: RefusalCase[]; application: () => ApplicationToSubmit; revokedKey?: { application: ApplicationToSubmit; message: RegExp }; serverError?: { status: number; body: unknown } },
+  check: {
+    cases: RefusalCase[];
+    application: () => ApplicationToSubmit;
+    revokedKey?: { application: ApplicationToSubmit; message: RegExp };
+    serverError?: { status: number; body: unknown };
+  },
 ): Promise<void> {
   for (const [status, body, errorCode, message] of check.cases) {
     double.replyNext({ status, body });

@@ -20,13 +20,24 @@
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 
-type AshbyField = { path: string; title: string; type: string; selectableValues?: Array<{ label: string; value?: string }>; [part: string]: unknown };
+type AshbyField = {
+  path: string;
+  title: string;
+  type: string;
+  selectableValues?: Array<{ label: string; value?: string }>;
+  [part: string]: unknown;
+};
 type AshbyEntry = { isRequired: boolean; descriptionHtml?: string; field: AshbyField };
 type AshbyForm = { sections: Array<{ fieldEntries: AshbyEntry[] }> };
 
 export const ashbyPostingId = '0a1b2c3d-0000-4000-8000-00000000a5b1';
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../../miner/fixtures/ats/ashby/${name}`, import.meta.url), 'utf8')) as { title?: string; applicationForm: AshbyForm; surveyForms: AshbyForm[] };
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../miner/fixtures/ats/ashby/${name}`, import.meta.url), 'utf8')) as {
+    title?: string;
+    applicationForm: AshbyForm;
+    surveyForms: AshbyForm[];
+  };
 
 /**
  * The posting the double serves: the fixture's application form (survey-kinds.json) with the
@@ -39,7 +50,12 @@ function ashbyPosting(): { title: string; applicationForm: AshbyForm; surveyForm
   const consent = fixture('consent-untitled.json');
   const custom = (suffix: string, title: string, type: string, isRequired: boolean, values?: string[]): AshbyEntry => ({
     isRequired,
-    field: { path: `0a1b2c3d-0000-4000-8000-0000000000${suffix}`, title, type, ...(values ? { selectableValues: values.map((label) => ({ label })) } : {}) },
+    field: {
+      path: `0a1b2c3d-0000-4000-8000-0000000000${suffix}`,
+      title,
+      type,
+      ...(values ? { selectableValues: values.map((label) => ({ label })) } : {}),
+    },
   });
   const system = (path: string, title: string, type: string): AshbyEntry => ({ isRequired: true, field: { path, title, type } });
   const entries = kinds.applicationForm.sections[0]?.fieldEntries ?? [];
@@ -81,7 +97,8 @@ function control(entry: AshbyEntry): string {
   const id = `field-${(controlIds += 1)}`;
   const title = `${escapeHtml(field.title || '')}${entry.isRequired ? '<span class="required">*</span>' : ''}`;
   const description = entry.descriptionHtml ? `<div class="description">${entry.descriptionHtml}</div>` : '';
-  const wrap = (inner: string, kind = '') => `<div class="ashby-application-form-field-entry ${kind}" data-field-path="${escapeHtml(field.path)}" data-type="${field.type}"><label class="title" for="${id}">${title}</label>${description}${inner}</div>`;
+  const wrap = (inner: string, kind = '') =>
+    `<div class="ashby-application-form-field-entry ${kind}" data-field-path="${escapeHtml(field.path)}" data-type="${field.type}"><label class="title" for="${id}">${title}</label>${description}${inner}</div>`;
   switch (field.type) {
     case 'String':
     case 'Url':
@@ -95,7 +112,10 @@ function control(entry: AshbyEntry): string {
     case 'Date':
       return wrap(`<input type="date" id="${id}">`);
     case 'Boolean':
-      return wrap(`<div class="yesno"><button type="button" aria-pressed="false">Yes</button><button type="button" aria-pressed="false">No</button></div>`, 'boolean');
+      return wrap(
+        `<div class="yesno"><button type="button" aria-pressed="false">Yes</button><button type="button" aria-pressed="false">No</button></div>`,
+        'boolean',
+      );
     case 'File':
       return wrap(`<input type="file" id="${id}" accept=".pdf,.doc,.docx"><span class="name"></span>`, 'upload');
     case 'ValueSelect':
@@ -103,7 +123,10 @@ function control(entry: AshbyEntry): string {
       const kind = field.type === 'ValueSelect' ? 'radio' : 'checkbox';
       return wrap(
         (field.selectableValues ?? [])
-          .map((value, index) => `<span><input type="${kind}" id="${id}-${index}" name="${id}" value="${escapeHtml(value.value ?? value.label)}"><label for="${id}-${index}">${escapeHtml(value.label)}</label></span>`)
+          .map(
+            (value, index) =>
+              `<span><input type="${kind}" id="${id}-${index}" name="${id}" value="${escapeHtml(value.value ?? value.label)}"><label for="${id}-${index}">${escapeHtml(value.label)}</label></span>`,
+          )
           .join(''),
       );
     }
@@ -111,7 +134,9 @@ function control(entry: AshbyEntry): string {
       return wrap(
         `<div class="entry">${educationParts
           .filter(([key]) => field[key] === 'required' || field[key] === 'optional')
-          .map(([key, partTitle, type]) => control({ isRequired: field[key] === 'required', field: { path: `${field.path}.${key}`, title: partTitle, type } }))
+          .map(([key, partTitle, type]) =>
+            control({ isRequired: field[key] === 'required', field: { path: `${field.path}.${key}`, title: partTitle, type } }),
+          )
           .join('')}</div>`,
         'education',
       );
@@ -199,13 +224,19 @@ export function ashbyHostedVendor(): HostedVendor {
     htmlPage(
       `${posting.title} @ Acme`,
       `<link rel="canonical" href="https://jobs.ashbyhq.com${applyPath}"><style>.yesno button[aria-pressed=true]{background:#333;color:#fff}</style>`,
-      `<main><h1>${escapeHtml(posting.title)}</h1>${botCheck ? recaptcha : ''}<div id="form">${[...posting.applicationForm.sections, ...posting.surveyForms.flatMap((survey) => survey.sections)]
+      `<main><h1>${escapeHtml(posting.title)}</h1>${botCheck ? recaptcha : ''}<div id="form">${[
+        ...posting.applicationForm.sections,
+        ...posting.surveyForms.flatMap((survey) => survey.sections),
+      ]
         .flatMap((section) => section.fieldEntries)
         .map(control)
         .join('\n')}<button type="button" id="submit">Submit Application</button></div></main>`,
       botCheck ? '' : script,
     );
-  const submitResult = (applicationFormResult: unknown): HostedReply => ({ status: 200, json: { data: { submitSingleApplicationFormAction: { applicationFormResult } } } });
+  const submitResult = (applicationFormResult: unknown): HostedReply => ({
+    status: 200,
+    json: { data: { submitSingleApplicationFormAction: { applicationFormResult } } },
+  });
   const operation = (request: HostedRequest) => request.query.get('op');
   return {
     ats: 'ashby',
@@ -213,20 +244,46 @@ export function ashbyHostedVendor(): HostedVendor {
     variants: ['accept', 'closed', 'duplicate', 'invalidFile', 'missingField', 'botCheck'],
     page: (variant) =>
       variant === 'closed'
-        ? { status: 200, html: htmlPage('Jobs at Acme', '', '<main><h2>Job not found</h2><p>The job posting is no longer open. See all open jobs at Acme.</p></main>', '') }
+        ? {
+            status: 200,
+            html: htmlPage(
+              'Jobs at Acme',
+              '',
+              '<main><h2>Job not found</h2><p>The job posting is no longer open. See all open jobs at Acme.</p></main>',
+              '',
+            ),
+          }
         : { status: 200, html: form(variant === 'botCheck') },
     post: (request, variant) => {
       switch (operation(request)) {
         case 'ApiJobPosting':
           return { kind: 'read', reply: { status: 200, json: { data: { jobPosting: variant === 'closed' ? null : posting } } } };
         case 'ApiCreateFileUploadHandle':
-          if (variant === 'invalidFile') return { kind: 'early', reply: { status: 400, json: { errors: [{ message: 'File type not allowed' }] } } };
-          return { kind: 'early', reply: { status: 200, json: { data: { createFileUploadHandle: { handle: `file-handle-${Date.now()}` } } } } };
+          if (variant === 'invalidFile')
+            return { kind: 'early', reply: { status: 400, json: { errors: [{ message: 'File type not allowed' }] } } };
+          return {
+            kind: 'early',
+            reply: { status: 200, json: { data: { createFileUploadHandle: { handle: `file-handle-${Date.now()}` } } } },
+          };
         case 'ApiSetFormValue':
           return { kind: 'early', reply: { status: 200, json: { data: { setFormValue: { ok: true } } } } };
         default:
-          if (variant === 'duplicate') return { kind: 'submission', reply: submitResult({ __typename: 'FormSubmitBlocked', message: 'You have already applied to this job. Acme accepts one application per role every 60 days.' }) };
-          if (variant === 'missingField') return { kind: 'submission', reply: submitResult({ __typename: 'FormSubmitInvalid', message: 'Missing entry for required field: Phone. This field is required.' }) };
+          if (variant === 'duplicate')
+            return {
+              kind: 'submission',
+              reply: submitResult({
+                __typename: 'FormSubmitBlocked',
+                message: 'You have already applied to this job. Acme accepts one application per role every 60 days.',
+              }),
+            };
+          if (variant === 'missingField')
+            return {
+              kind: 'submission',
+              reply: submitResult({
+                __typename: 'FormSubmitInvalid',
+                message: 'Missing entry for required field: Phone. This field is required.',
+              }),
+            };
           return { kind: 'submission', reply: submitResult({ __typename: 'FormSubmitSuccess' }) };
       }
     },

@@ -24,7 +24,8 @@ type BambooDetail = { result: { jobOpening: { jobOpeningName: string }; formFiel
 export const bambooJobId = '1';
 
 /** The form definition of the fixture (tenant-a.json), as `GET /careers/{id}/detail` serves it. */
-const bambooDetail = (): BambooDetail => JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/bamboohr/tenant-a.json', import.meta.url), 'utf8')) as BambooDetail;
+const bambooDetail = (): BambooDetail =>
+  JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/bamboohr/tenant-a.json', import.meta.url), 'utf8')) as BambooDetail;
 
 // The boxes the page names `<key>.value` (their ids change between loads), and the lists drawn as Fabric menus over an empty native select.
 const namedByValue = new Set(['streetAddress', 'city', 'state', 'zip', 'countryId']);
@@ -42,21 +43,34 @@ function control(key: string, field: BambooField): string {
   const label = `${escapeHtml(field.label ?? key)}${field.isRequired ? '<span class="fab-Label__required">*</span>' : ''}`;
   const block = (inner: string) => `<div class="fab-FormField">${inner}</div>`;
   if (key.endsWith('FileId'))
-    return block(`<p class="fab-Label">${label}</p><div data-fabric-component="FileUpload"><div data-fabric-component="FileUploadList"></div><button type="button" class="choose">Choose File</button><input type="file" aria-label="file-input"></div>`);
+    return block(
+      `<p class="fab-Label">${label}</p><div data-fabric-component="FileUpload"><div data-fabric-component="FileUploadList"></div><button type="button" class="choose">Choose File</button><input type="file" aria-label="file-input"></div>`,
+    );
   if (key === 'veteranStatusId') {
     const options = field.options ?? [];
-    return block(`<p class="fab-Label">${escapeHtml(field.label ?? key)}</p><div role="radiogroup">${veteranRadios
-      .map(([text, definitionText]) => `<label class="radio"><input type="radio" name=":r5:" value="${options.find((option) => option.text === definitionText)?.id ?? ''}"><span class="circle"></span>${text}</label>`)
-      .join('')}</div>`);
+    return block(
+      `<p class="fab-Label">${escapeHtml(field.label ?? key)}</p><div role="radiogroup">${veteranRadios
+        .map(
+          ([text, definitionText]) =>
+            `<label class="radio"><input type="radio" name=":r5:" value="${options.find((option) => option.text === definitionText)?.id ?? ''}"><span class="circle"></span>${text}</label>`,
+        )
+        .join('')}</div>`,
+    );
   }
   if (fabricLists.has(key)) {
-    const select = namedByValue.has(key) ? `<select name="${key}.value"><option value=""></option></select>` : `<select id="${key}"><option value=""></option></select>`;
+    const select = namedByValue.has(key)
+      ? `<select name="${key}.value"><option value=""></option></select>`
+      : `<select id="${key}"><option value=""></option></select>`;
     return block(`<label class="fab-Label">${label}</label><div class="fab-Select">${select}<button type="button" aria-haspopup="true" data-menu="${key}"><span class="fab-SelectToggle__content">-Select-</span></button>
   <div role="menu" hidden>${(field.options ?? []).map((option) => `<div role="menuitem" data-option="${escapeHtml(option.id)}">${escapeHtml(option.text)}</div>`).join('')}</div></div>`);
   }
   textFields += 1;
   const id = namedByValue.has(key) || key === 'dateAvailable' ? `FabricTextField-${textFields}` : key;
-  const name = namedByValue.has(key) ? ` name="${key}.value"` : ['firstName', 'lastName', 'email', 'phone'].includes(key) ? ` name="${key}"` : '';
+  const name = namedByValue.has(key)
+    ? ` name="${key}.value"`
+    : ['firstName', 'lastName', 'email', 'phone'].includes(key)
+      ? ` name="${key}"`
+      : '';
   const placeholder = key === 'dateAvailable' ? ' placeholder="mm/dd/yyyy"' : '';
   return block(`<label class="fab-Label" for="${id}">${label}</label><input type="text" id="${id}"${name}${placeholder}>`);
 }
@@ -69,7 +83,10 @@ function customControl(question: BambooQuestion): string {
   switch (question.type) {
     case 'yes_no':
       return `<div class="fab-FormField"><p class="fab-Label">${label}</p><div role="radiogroup">${['yes', 'no']
-        .map((value) => `<label class="radio"><input type="radio" name="${name}" value="${value}"><span class="circle"></span>${value === 'yes' ? 'Yes' : 'No'}</label>`)
+        .map(
+          (value) =>
+            `<label class="radio"><input type="radio" name="${name}" value="${value}"><span class="circle"></span>${value === 'yes' ? 'Yes' : 'No'}</label>`,
+        )
         .join('')}</div></div>`;
     case 'long':
       return `<div class="fab-FormField"><label class="fab-Label" for="${id}">${label}</label><textarea id="${id}" name="${name}"></textarea></div>`;
@@ -202,16 +219,29 @@ ${controls.join('\n')}<div id="challenge"></div><button type="button" id="submit
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
     page: (variant) =>
       variant === 'closed'
-        ? { status: 200, html: htmlPage('Acme - Careers', `<link rel="canonical" href="https://acme.bamboohr.com${applyPath}">`, `<main><h2>${notFound.title}</h2><p>View all open positions at Acme.</p></main>`, '') }
+        ? {
+            status: 200,
+            html: htmlPage(
+              'Acme - Careers',
+              `<link rel="canonical" href="https://acme.bamboohr.com${applyPath}">`,
+              `<main><h2>${notFound.title}</h2><p>View all open positions at Acme.</p></main>`,
+              '',
+            ),
+          }
         : { status: 200, html: form(variant === 'botCheck') },
     post: (request, variant) => {
       if (request.path === '/ajax/files/attachTemporary.php') {
-        if (variant === 'invalidFile') return { kind: 'early', reply: { status: 200, json: { status: 'ERROR', errorType: 'invalid_file_type' } } };
-        return { kind: 'early', reply: { status: 200, json: { status: 'OK', fileId: temporaryFileId(request.parts.find(([name]) => name === 'file')?.[1]) } } };
+        if (variant === 'invalidFile')
+          return { kind: 'early', reply: { status: 200, json: { status: 'ERROR', errorType: 'invalid_file_type' } } };
+        return {
+          kind: 'early',
+          reply: { status: 200, json: { status: 'OK', fileId: temporaryFileId(request.parts.find(([name]) => name === 'file')?.[1]) } },
+        };
       }
       const body = (request.json ?? {}) as Record<string, unknown>;
       // The honeypot filled: BambooHR drops the application as a bot's.
-      if (body['nickname_hpcsaf']) return { kind: 'submission', reply: { status: 400, json: { message: 'Please leave this field blank' } } };
+      if (body['nickname_hpcsaf'])
+        return { kind: 'submission', reply: { status: 400, json: { message: 'Please leave this field blank' } } };
       if (variant === 'missingField') return { kind: 'submission', reply: { status: 400, json: { message: 'Zip is required.' } } };
       return { kind: 'submission', reply: { status: 200, json: { success: true } } };
     },
@@ -222,19 +252,24 @@ ${controls.join('\n')}<div id="challenge"></div><button type="button" id="submit
 }
 
 /** The id BambooHR gives a temporary file: here derived from its bytes, so a test can tell which upload a submission names. */
-const temporaryFileId = (file: HostedPart | undefined) => (file && typeof file !== 'string' ? String(parseInt(createHash('sha256').update(file.bytes).digest('hex').slice(0, 8), 16)) : '0');
+const temporaryFileId = (file: HostedPart | undefined) =>
+  file && typeof file !== 'string' ? String(parseInt(createHash('sha256').update(file.bytes).digest('hex').slice(0, 8), 16)) : '0';
 
 /** A BambooHR submission flattened by the definition's keys; a file key's value is the bytes of the upload its temporary id names. */
 export function bamboohrReceived(submission: HostedRequest | undefined, uploads: HostedRequest[]): Map<string, unknown> {
   const values = new Map<string, unknown>();
   const body = (submission?.json ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(body)) {
-    if (key === 'customQuestionAnswers') for (const [custom, answer] of Object.entries(value as Record<string, unknown>)) values.set(`customQuestionAnswers.${custom}`, answer);
+    if (key === 'customQuestionAnswers')
+      for (const [custom, answer] of Object.entries(value as Record<string, unknown>))
+        values.set(`customQuestionAnswers.${custom}`, answer);
     else values.set(key, value);
   }
   for (const [key, value] of values) {
     if (!key.endsWith('FileId') && !key.startsWith('customQuestionAnswers.file_')) continue;
-    const upload = uploads.map((request) => request.parts.find(([name]) => name === 'file')?.[1]).find((file) => temporaryFileId(file) === value);
+    const upload = uploads
+      .map((request) => request.parts.find(([name]) => name === 'file')?.[1])
+      .find((file) => temporaryFileId(file) === value);
     values.set(key, upload && typeof upload !== 'string' ? { bytes: upload.bytes } : undefined);
   }
   return values;

@@ -17,7 +17,12 @@ import { escapeHtml, htmlPage, type HostedReply, type HostedVendor } from './hos
 type BreezyQuestion = { _id: string; text: string; type?: { id: string }; required?: boolean; options?: Array<{ text: string }> };
 type BreezySection = { _id: number | string; title?: string; questions: BreezyQuestion[] };
 type BreezyCapture = {
-  position: { name: string; friendly_id: string; application_form: Record<string, unknown>; locations: Array<{ name: string; id: string }> };
+  position: {
+    name: string;
+    friendly_id: string;
+    application_form: Record<string, unknown>;
+    locations: Array<{ name: string; id: string }>;
+  };
   questions: BreezySection[];
   flags: Record<string, unknown>;
 };
@@ -29,13 +34,21 @@ export const breezyPosting = '0a1b2c3d4e5f-software-engineer';
  * question types the capture lacks (a date, checkboxes), so their encodings are tested too.
  */
 function breezyDefinition(): BreezyCapture {
-  const capture = JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/breezy/tenant-a.json', import.meta.url), 'utf8')) as BreezyCapture;
+  const capture = JSON.parse(
+    readFileSync(new URL('../../../miner/fixtures/ats/breezy/tenant-a.json', import.meta.url), 'utf8'),
+  ) as BreezyCapture;
   const extra: BreezySection = {
     _id: 1001,
     title: 'Availability',
     questions: [
       { _id: 'q10100', text: 'Earliest start date', type: { id: 'date' }, required: true },
-      { _id: 'q10101', text: 'Which shifts can you work?', type: { id: 'checkboxes' }, required: false, options: [{ text: 'Morning' }, { text: 'Evening' }, { text: 'Night' }] },
+      {
+        _id: 'q10101',
+        text: 'Which shifts can you work?',
+        type: { id: 'checkboxes' },
+        required: false,
+        options: [{ text: 'Morning' }, { text: 'Evening' }, { text: 'Night' }],
+      },
     ],
   };
   return { ...capture, questions: [...capture.questions, extra] };
@@ -44,9 +57,34 @@ function breezyDefinition(): BreezyCapture {
 const salaryPeriods = ['Hourly', 'Weekly', 'Monthly', 'Yearly'];
 // Voluntary self-identification as Breezy draws it: radios named by the block, each valued by a code and labelled by `for`.
 const eeo: Array<[name: string, title: string, options: Array<[code: string, text: string]>]> = [
-  ['race_ethnicity', 'Race or Ethnicity', [['white', 'White (not Hispanic or Latino)'], ['asian', 'Asian (not Hispanic or Latino)'], ['hispanic', 'Hispanic or Latino (including Black individuals whose origins are Hispanic)'], ['decline', "I don't wish to answer"]]],
-  ['gender', 'Gender', [['male', 'Male'], ['female', 'Female'], ['decline', "I don't wish to answer"]]],
-  ['eeoc.veteran_status', 'Veteran status', [['protected', 'I IDENTIFY AS ONE OR MORE OF THE CLASSIFICATIONS OF PROTECTED VETERAN LISTED ABOVE'], ['not_protected', 'I AM NOT A PROTECTED VETERAN'], ['decline', 'I CHOOSE NOT TO SELF-IDENTIFY MY PROTECTED VETERAN STATUS']]],
+  [
+    'race_ethnicity',
+    'Race or Ethnicity',
+    [
+      ['white', 'White (not Hispanic or Latino)'],
+      ['asian', 'Asian (not Hispanic or Latino)'],
+      ['hispanic', 'Hispanic or Latino (including Black individuals whose origins are Hispanic)'],
+      ['decline', "I don't wish to answer"],
+    ],
+  ],
+  [
+    'gender',
+    'Gender',
+    [
+      ['male', 'Male'],
+      ['female', 'Female'],
+      ['decline', "I don't wish to answer"],
+    ],
+  ],
+  [
+    'eeoc.veteran_status',
+    'Veteran status',
+    [
+      ['protected', 'I IDENTIFY AS ONE OR MORE OF THE CLASSIFICATIONS OF PROTECTED VETERAN LISTED ABOVE'],
+      ['not_protected', 'I AM NOT A PROTECTED VETERAN'],
+      ['decline', 'I CHOOSE NOT TO SELF-IDENTIFY MY PROTECTED VETERAN STATUS'],
+    ],
+  ],
 ];
 
 const star = (required: boolean) => (required ? '<span class="required">*</span>' : '');
@@ -60,7 +98,10 @@ function employerQuestion(section: BreezySection, question: BreezyQuestion, inde
     case 'checkboxes': {
       const type = question.type?.id === 'checkboxes' ? 'checkbox' : 'radio';
       return `<li class="question">${heading}<ul class="options">${(question.options ?? [])
-        .map((option) => `<li><label><input type="${type}" name="${name}" value="${escapeHtml(option.text)}"> <span>${escapeHtml(option.text)}</span></label></li>`)
+        .map(
+          (option) =>
+            `<li><label><input type="${type}" name="${name}" value="${escapeHtml(option.text)}"> <span>${escapeHtml(option.text)}</span></label></li>`,
+        )
         .join('')}</ul></li>`;
     }
     case 'dropdown':
@@ -79,8 +120,13 @@ function formBody(definition: BreezyCapture, applyPath: string, notice: string):
   const shown = (key: string) => form[key] === 'required' || form[key] === 'optional';
   const required = (key: string) => form[key] === 'required';
   const box = (key: string, name: string, title: string, type = 'text') =>
-    shown(key) ? `<div class="form-group"><label for="${name}">${title}${star(required(key))}</label><input type="${type}" id="${name}" name="${name}"></div>` : '';
-  const long = (key: string, name: string, title: string) => (shown(key) ? `<div class="form-group"><label for="${name}">${title}${star(required(key))}</label><textarea id="${name}" name="${name}"></textarea></div>` : '');
+    shown(key)
+      ? `<div class="form-group"><label for="${name}">${title}${star(required(key))}</label><input type="${type}" id="${name}" name="${name}"></div>`
+      : '';
+  const long = (key: string, name: string, title: string) =>
+    shown(key)
+      ? `<div class="form-group"><label for="${name}">${title}${star(required(key))}</label><textarea id="${name}" name="${name}"></textarea></div>`
+      : '';
   return `<form name="form" action="${applyPath}" novalidate>
 ${notice}
 <input type="text" name="hp_7f2b" value="" tabindex="-1" autocomplete="off" style="display:none">
@@ -91,9 +137,16 @@ ${shown('salary') ? `<div class="form-group desired-salary"><label for="cSalary"
 ${shown('preferred_location') ? `<div class="form-group"><label for="cLocation">Which location are you applying for${star(required('preferred_location'))}</label><select id="cLocation" name="cLocation"><option value="">Select a location</option>${definition.position.locations.map((location) => `<option value="${location.id}">${escapeHtml(location.name)}</option>`).join('')}</select></div>` : ''}
 ${long('summary', 'cSummary', 'Experience Summary')}${long('cover_letter', 'cCoverLetter', 'Cover Letter')}
 ${definition.questions.map((section) => `<div class="section"><h3>${escapeHtml(section.title || 'Questionnaire')}</h3><ul class="questions">${section.questions.map((question, index) => employerQuestion(section, question, index)).join('')}</ul></div>`).join('\n')}
-${shown('eeoc') || definition.flags['eeocEnabled'] === true ? `<div class="section"><h3>Voluntary Self-Identification</h3>${eeo
-    .map(([name, title, options]) => `<fieldset><legend>${title}</legend>${options.map(([code, text], index) => `<div><input type="radio" id="${name}-${index}" name="${name}" value="${code}"><label for="${name}-${index}">${escapeHtml(text)}</label></div>`).join('')}</fieldset>`)
-    .join('')}</div>` : ''}
+${
+  shown('eeoc') || definition.flags['eeocEnabled'] === true
+    ? `<div class="section"><h3>Voluntary Self-Identification</h3>${eeo
+        .map(
+          ([name, title, options]) =>
+            `<fieldset><legend>${title}</legend>${options.map(([code, text], index) => `<div><input type="radio" id="${name}-${index}" name="${name}" value="${code}"><label for="${name}-${index}">${escapeHtml(text)}</label></div>`).join('')}</fieldset>`,
+        )
+        .join('')}</div>`
+    : ''
+}
 ${shown('ccpa') ? `<div class="form-group"><label><input type="checkbox" name="ccpaAgreement" value="true"> I've read the Privacy Notice below and consent the processing of my data as part of my job application.</label></div>` : ''}
 <div id="verification"></div>
 <div class="apply-buttons"><button type="submit" class="button">Submit Application</button></div>
@@ -147,11 +200,26 @@ form.addEventListener('submit', async (event) => {
 export function breezyHostedVendor(): HostedVendor {
   const definition = breezyDefinition();
   const applyPath = `/p/${breezyPosting}/apply`;
-  const portal = JSON.stringify({ data: { position: definition.position, questions: definition.questions, ...definition.flags } }).replaceAll('<', '\\u003c');
+  const portal = JSON.stringify({
+    data: { position: definition.position, questions: definition.questions, ...definition.flags },
+  }).replaceAll('<', '\\u003c');
   const head = `<link rel="canonical" href="https://acme.breezy.hr${applyPath}"><style>.ng-hide{display:none}</style>`;
   const page = (notice = '') =>
-    htmlPage(`${definition.position.name} at Acme`, head, `<div id="app"><h1>${escapeHtml(definition.position.name)}</h1>${formBody(definition, applyPath, notice)}</div><script id="portal-data" type="application/json">${portal}</script>`, script('acme'));
-  const closed: HostedReply = { status: 200, html: htmlPage('Acme', head, '<div class="position-closed"><h1>Position Closed</h1><p>Sorry, this position is no longer accepting candidates.</p></div>', '') };
+    htmlPage(
+      `${definition.position.name} at Acme`,
+      head,
+      `<div id="app"><h1>${escapeHtml(definition.position.name)}</h1>${formBody(definition, applyPath, notice)}</div><script id="portal-data" type="application/json">${portal}</script>`,
+      script('acme'),
+    );
+  const closed: HostedReply = {
+    status: 200,
+    html: htmlPage(
+      'Acme',
+      head,
+      '<div class="position-closed"><h1>Position Closed</h1><p>Sorry, this position is no longer accepting candidates.</p></div>',
+      '',
+    ),
+  };
   return {
     ats: 'breezy',
     applyPath,
@@ -160,12 +228,26 @@ export function breezyHostedVendor(): HostedVendor {
     post: (request, variant) => {
       if (request.path === '/api/portal/acme/upload') {
         if (variant === 'invalidFile') return { kind: 'early', reply: { status: 400, json: { error: 'invalid_file' } } };
-        return { kind: 'early', reply: { status: 200, json: { url: 'https://breezy-uploads.s3.amazonaws.com/acme/resume-0001.pdf', summary: 'Analyst (parsed from the résumé)' } } };
+        return {
+          kind: 'early',
+          reply: {
+            status: 200,
+            json: { url: 'https://breezy-uploads.s3.amazonaws.com/acme/resume-0001.pdf', summary: 'Analyst (parsed from the résumé)' },
+          },
+        };
       }
       const honeypot = request.parts.find(([name]) => name === 'hp_7f2b')?.[1];
       if (honeypot) return { kind: 'submission', reply: { status: 400, json: { error: 'Your application could not be submitted.' } } };
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 400, json: { error: 'Please answer all required questions.' } } };
-      if (variant === 'botCheck') return { kind: 'submission', reply: { status: 200, json: { verification: 'We sent a verification code to your email. Enter the 4-digit code to submit your application.' } } };
+      if (variant === 'missingField')
+        return { kind: 'submission', reply: { status: 400, json: { error: 'Please answer all required questions.' } } };
+      if (variant === 'botCheck')
+        return {
+          kind: 'submission',
+          reply: {
+            status: 200,
+            json: { verification: 'We sent a verification code to your email. Enter the 4-digit code to submit your application.' },
+          },
+        };
       return { kind: 'submission', reply: { status: 200, json: { ok: true } } };
     },
   };

@@ -18,11 +18,18 @@ import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedVendor } from './hosted-ats.double.ts';
 
 /** Greenhouse has no real capture yet: the page is built from the API double's post (the Job Board API's documented shape). */
-const greenhouseJobFixture = (): unknown => JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/greenhouse/backend-engineer.json', import.meta.url), 'utf8'));
+const greenhouseJobFixture = (): unknown =>
+  JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/greenhouse/backend-engineer.json', import.meta.url), 'utf8'));
 
 type GreenhouseField = { name: string; type: string; values: Array<{ label: string; value: number }> };
 type GreenhouseQuestion = { label: string; required: boolean; fields: GreenhouseField[] };
-type GreenhouseJob = { id: number; title: string; questions: GreenhouseQuestion[]; location_questions: GreenhouseQuestion[]; compliance: Array<{ questions: GreenhouseQuestion[] }> };
+type GreenhouseJob = {
+  id: number;
+  title: string;
+  questions: GreenhouseQuestion[];
+  location_questions: GreenhouseQuestion[];
+  compliance: Array<{ questions: GreenhouseQuestion[] }>;
+};
 
 /** A react-select: a combobox input named by the field (its id), the chosen value id in a hidden input of the field's name. */
 const reactSelect = (question: GreenhouseQuestion, field: GreenhouseField) => `
@@ -60,7 +67,10 @@ function fieldControl(question: GreenhouseQuestion, field: GreenhouseField): str
       return reactSelect(question, field);
     case 'multi_value_multi_select':
       return `<fieldset class="checkbox" id="${field.name}"><legend>${escapeHtml(question.label)}${star}</legend>${field.values
-        .map((value) => `<div><input type="checkbox" id="${field.name}_${value.value}" name="${field.name}" value="${value.value}"><label for="${field.name}_${value.value}">${escapeHtml(value.label)}</label></div>`)
+        .map(
+          (value) =>
+            `<div><input type="checkbox" id="${field.name}_${value.value}" name="${field.name}" value="${value.value}"><label for="${field.name}_${value.value}">${escapeHtml(value.label)}</label></div>`,
+        )
         .join('')}</fieldset>`;
     default:
       return '';
@@ -135,20 +145,38 @@ export function greenhouseHostedVendor(): HostedVendor {
     ats: 'greenhouse',
     applyPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
-    page: (variant) => (variant === 'closed' ? message(404, 'Acme Jobs', '<div class="flash-error">The job you are looking for is no longer open.</div>') : { status: 200, html: form() }),
+    page: (variant) =>
+      variant === 'closed'
+        ? message(404, 'Acme Jobs', '<div class="flash-error">The job you are looking for is no longer open.</div>')
+        : { status: 200, html: form() },
     post: (request, variant) => {
       if (request.path === '/uploads/s3') {
-        if (variant === 'invalidFile') return { kind: 'early', reply: { status: 400, json: { error: 'Must be a supported file type (pdf, doc, docx, txt, rtf)' } } };
-        return { kind: 'early', reply: { status: 201, json: { key: `uploads/${Date.now()}/${String(request.parts.find(([name]) => name === 'key')?.[1])}` } } };
+        if (variant === 'invalidFile')
+          return { kind: 'early', reply: { status: 400, json: { error: 'Must be a supported file type (pdf, doc, docx, txt, rtf)' } } };
+        return {
+          kind: 'early',
+          reply: { status: 201, json: { key: `uploads/${Date.now()}/${String(request.parts.find(([name]) => name === 'key')?.[1])}` } },
+        };
       }
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 422, html: form('<div class="error" role="alert">Country is required.</div>') } };
+      if (variant === 'missingField')
+        return { kind: 'submission', reply: { status: 422, html: form('<div class="error" role="alert">Country is required.</div>') } };
       if (variant === 'botCheck')
         return {
           kind: 'submission',
-          reply: message(200, 'Verify your email', '<form><p>A security code was sent to your email. Enter it below to submit your application.</p><label for="security_code">Security code</label><input id="security_code" name="security_code"><button type="submit">Submit</button></form>'),
+          reply: message(
+            200,
+            'Verify your email',
+            '<form><p>A security code was sent to your email. Enter it below to submit your application.</p><label for="security_code">Security code</label><input id="security_code" name="security_code"><button type="submit">Submit</button></form>',
+          ),
         };
       return { kind: 'submission', reply: { status: 303, headers: { location: `${applyPath}/confirmation` } } };
     },
-    extraPages: { [`${applyPath}/confirmation`]: message(200, 'Thank you for applying', '<h1>Thank you for applying.</h1><p>Your application has been received. We will review it and be in touch.</p>') },
+    extraPages: {
+      [`${applyPath}/confirmation`]: message(
+        200,
+        'Thank you for applying',
+        '<h1>Thank you for applying.</h1><p>Your application has been received. We will review it and be in touch.</p>',
+      ),
+    },
   };
 }

@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 export type HostedPart = string | { filename: string; type: string; bytes: Buffer };
 
 /** A request the page sent to its vendor: the form post, or a write made before it (an upload on choose, a saved answer). */
-export type HostedRequest = { method: string; path: string; query: URLSearchParams; parts: Array<[name: string, value: HostedPart]>; json: unknown };
+export type HostedRequest = {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  parts: Array<[name: string, value: HostedPart]>;
+  json: unknown;
+};
 
 /**
  * What the double answers, as its vendor does: `accept` the application; `closed` posting;
@@ -62,7 +68,10 @@ async function readRequest(request: IncomingMessage): Promise<HostedRequest> {
   if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
     const form = await new Response(body, { headers: { 'content-type': type } }).formData();
     for (const [name, value] of form) {
-      parts.push([name, typeof value === 'string' ? value : { filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) }]);
+      parts.push([
+        name,
+        typeof value === 'string' ? value : { filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) },
+      ]);
     }
   } else if (type.startsWith('application/json') && body.length > 0) {
     json = JSON.parse(body.toString('utf8')) as unknown;
@@ -72,7 +81,10 @@ async function readRequest(request: IncomingMessage): Promise<HostedRequest> {
 
 function send(response: ServerResponse, reply: HostedReply): void {
   const body = reply.html ?? (reply.json === undefined ? '' : JSON.stringify(reply.json));
-  response.writeHead(reply.status, { 'content-type': reply.html !== undefined ? 'text/html; charset=utf-8' : 'application/json', ...reply.headers });
+  response.writeHead(reply.status, {
+    'content-type': reply.html !== undefined ? 'text/html; charset=utf-8' : 'application/json',
+    ...reply.headers,
+  });
   response.end(body);
 }
 
@@ -126,7 +138,8 @@ export async function startHostedAtsDouble(vendor: HostedVendor): Promise<Hosted
 }
 
 /** HTML-escapes a text for an attribute or an element. */
-export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 export const htmlPage = (title: string, head: string, body: string, script: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${head}</head><body>${body}<script>${script}</script></body></html>`;

@@ -21,19 +21,47 @@ export function jazzhrHostedVendor(): HostedVendor {
     const page = captured()
       .replace(/<script src="https:\/\/www\.google\.com\/recaptcha\/api\.js"[^>]*><\/script>/g, '')
       .replace('action="https://acme.applytojob.com/apply/AbCdE00001/Test-Role"', `action="${jazzhrJobPath}"`)
-      .replace('<div class="g-recaptcha" data-sitekey="test-site-key"></div>', botCheck ? recaptchaShown : '<div class="g-recaptcha" data-sitekey="test-site-key"></div>');
-    return htmlPage('Test Role - Acme', `<link rel="canonical" href="https://acme.applytojob.com${jazzhrJobPath}">`, `${notice}${page}`, "document.getElementById('resumator-submit-resume').addEventListener('click', (event) => { event.preventDefault(); document.getElementById('form_submit_new_resume').requestSubmit(); });");
+      .replace(
+        '<div class="g-recaptcha" data-sitekey="test-site-key"></div>',
+        botCheck ? recaptchaShown : '<div class="g-recaptcha" data-sitekey="test-site-key"></div>',
+      );
+    return htmlPage(
+      'Test Role - Acme',
+      `<link rel="canonical" href="https://acme.applytojob.com${jazzhrJobPath}">`,
+      `${notice}${page}`,
+      "document.getElementById('resumator-submit-resume').addEventListener('click', (event) => { event.preventDefault(); document.getElementById('form_submit_new_resume').requestSubmit(); });",
+    );
   };
   const message = (status: number, body: string): HostedReply => ({ status, html: htmlPage('Acme', '', body, '') });
   return {
     ats: 'jazzhr',
     applyPath: jazzhrJobPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
-    page: (variant) => (variant === 'closed' ? message(410, '<h2>This position is no longer available</h2>') : { status: 200, html: form(variant === 'botCheck') }),
+    page: (variant) =>
+      variant === 'closed'
+        ? message(410, '<h2>This position is no longer available</h2>')
+        : { status: 200, html: form(variant === 'botCheck') },
     post: (_request, variant) => {
-      if (variant === 'invalidFile') return { kind: 'submission', reply: { status: 200, html: form(false, '<div class="alert alert-danger" role="alert">The resume file you uploaded is too large (limit 5MB).</div>') } };
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 200, html: form(false, '<div class="alert alert-danger" role="alert">Desired salary is a required field.</div>') } };
-      return { kind: 'submission', reply: message(200, '<h2>Thank you for applying!</h2><p>Your application has been submitted to Acme.</p>') };
+      if (variant === 'invalidFile')
+        return {
+          kind: 'submission',
+          reply: {
+            status: 200,
+            html: form(false, '<div class="alert alert-danger" role="alert">The resume file you uploaded is too large (limit 5MB).</div>'),
+          },
+        };
+      if (variant === 'missingField')
+        return {
+          kind: 'submission',
+          reply: {
+            status: 200,
+            html: form(false, '<div class="alert alert-danger" role="alert">Desired salary is a required field.</div>'),
+          },
+        };
+      return {
+        kind: 'submission',
+        reply: message(200, '<h2>Thank you for applying!</h2><p>Your application has been submitted to Acme.</p>'),
+      };
     },
   };
 }

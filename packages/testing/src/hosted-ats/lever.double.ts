@@ -43,9 +43,18 @@ export function leverHostedVendor(): HostedVendor {
   const applyPath = `/acme/${leverPostingId}/apply`;
   const captured = leverApplyPageFixture()
     .replace(/<script type="IN\/AwliWidget"[^>]*><\/script>/g, '')
-    .replace('<form id="application-form" enctype="multipart/form-data" method="POST">', `<form id="application-form" enctype="multipart/form-data" method="POST" action="${applyPath}">`);
+    .replace(
+      '<form id="application-form" enctype="multipart/form-data" method="POST">',
+      `<form id="application-form" enctype="multipart/form-data" method="POST" action="${applyPath}">`,
+    );
   // The capture is the page's `<form>`: it gets the page around it.
-  const page = (botCheck: boolean) => htmlPage('Acme - Software Engineer', `<link rel="canonical" href="https://jobs.lever.co${applyPath}">${style}`, `<div class="application-page">${captured}</div>`, script(botCheck));
+  const page = (botCheck: boolean) =>
+    htmlPage(
+      'Acme - Software Engineer',
+      `<link rel="canonical" href="https://jobs.lever.co${applyPath}">${style}`,
+      `<div class="application-page">${captured}</div>`,
+      script(botCheck),
+    );
   const message = (status: number, title: string, body: string): HostedReply => ({ status, html: htmlPage(title, '', body, '') });
   return {
     ats: 'lever',
@@ -53,16 +62,36 @@ export function leverHostedVendor(): HostedVendor {
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
     page: (variant) =>
       variant === 'closed'
-        ? message(404, 'Not found – 404 error', "<h2>Sorry, we couldn't find anything here</h2><p>The job posting you're looking for might have closed, or it has been removed.</p>")
+        ? message(
+            404,
+            'Not found – 404 error',
+            "<h2>Sorry, we couldn't find anything here</h2><p>The job posting you're looking for might have closed, or it has been removed.</p>",
+          )
         : { status: 200, html: page(variant === 'botCheck') },
     post: (request, variant) => {
       if (request.path === '/parseResume') {
         if (variant === 'invalidFile') return { kind: 'early', reply: { status: 422, json: { error: 'unsupported file' } } };
         return { kind: 'early', reply: { status: 200, json: { resumeStorageId: 'c1d2e3f4-0000-4000-8000-00000000cafe' } } };
       }
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 400, html: page(false).replace('<ul>', '<div class="error-message" role="alert">Please fill out this field: Current location</div><ul>') } };
+      if (variant === 'missingField')
+        return {
+          kind: 'submission',
+          reply: {
+            status: 400,
+            html: page(false).replace(
+              '<ul>',
+              '<div class="error-message" role="alert">Please fill out this field: Current location</div><ul>',
+            ),
+          },
+        };
       return { kind: 'submission', reply: { status: 303, headers: { location: applyPath.replace(/\/apply$/, '/thanks') } } };
     },
-    extraPages: { [applyPath.replace(/\/apply$/, '/thanks')]: message(200, 'Acme', '<h3>Application submitted!</h3><p>Thanks for applying to Acme. We will be in touch.</p>') },
+    extraPages: {
+      [applyPath.replace(/\/apply$/, '/thanks')]: message(
+        200,
+        'Acme',
+        '<h3>Application submitted!</h3><p>Thanks for applying to Acme. We will be in touch.</p>',
+      ),
+    },
   };
 }

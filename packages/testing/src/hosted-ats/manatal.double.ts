@@ -13,14 +13,23 @@
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 
-type ManatalField = { id: number; label: string; is_required: boolean; client_field_field_type: string; client_field_answer_choices: string[]; response_type: string; field_type: string };
+type ManatalField = {
+  id: number;
+  label: string;
+  is_required: boolean;
+  client_field_field_type: string;
+  client_field_answer_choices: string[];
+  response_type: string;
+  field_type: string;
+};
 
 export const manatalJobPath = '/acme/job/AbCdEf0123456789/apply';
 /** The numeric id the apply page names (`selectedJobId`); the form definition is addressed by it. */
 const manatalJobId = '4242';
 
 /** The form definition of the fixture (tenant-b.json), as `GET /api/v1.0/jobs/{id}/application-form/` serves it. */
-const manatalForm = (): ManatalField[] => JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/manatal/tenant-b.json', import.meta.url), 'utf8')) as ManatalField[];
+const manatalForm = (): ManatalField[] =>
+  JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/manatal/tenant-b.json', import.meta.url), 'utf8')) as ManatalField[];
 
 const manatalInvalidFileText = 'This file is invalid. Supported formats include PDF, DOC, DOCX, or RTF (max 20MB).';
 
@@ -28,12 +37,17 @@ const manatalInvalidFileText = 'This file is invalid. Supported formats include 
 function control(field: ManatalField): string {
   const id = `field${field.id}`;
   const label = `<label for="${id}">${escapeHtml(field.label)}${field.is_required ? ' <span class="required">*</span>' : ''}</label>`;
-  if (field.field_type === 'resume' || field.field_type === 'attachment') return `<div class="form-group">${label}<input type="file" id="${id}" name="${field.id}" accept=".pdf,.doc,.docx,.rtf"></div>`;
+  if (field.field_type === 'resume' || field.field_type === 'attachment')
+    return `<div class="form-group">${label}<input type="file" id="${id}" name="${field.id}" accept=".pdf,.doc,.docx,.rtf"></div>`;
   if (field.client_field_field_type === 'checkbox' || field.client_field_field_type === 'multiple_select_dropdown')
     return `<fieldset class="form-group" id="${id}"><legend>${escapeHtml(field.label)}${field.is_required ? ' *' : ''}</legend>${field.client_field_answer_choices
-      .map((choice, index) => `<div><input type="checkbox" id="${id}_${index}" name="${field.id}" value="${escapeHtml(choice)}"><label for="${id}_${index}">${escapeHtml(choice)}</label></div>`)
+      .map(
+        (choice, index) =>
+          `<div><input type="checkbox" id="${id}_${index}" name="${field.id}" value="${escapeHtml(choice)}"><label for="${id}_${index}">${escapeHtml(choice)}</label></div>`,
+      )
       .join('')}</fieldset>`;
-  if (field.response_type === 'longtext') return `<div class="form-group">${label}<textarea id="${id}" name="${field.id}"></textarea></div>`;
+  if (field.response_type === 'longtext')
+    return `<div class="form-group">${label}<textarea id="${id}" name="${field.id}"></textarea></div>`;
   return `<div class="form-group">${label}<input type="text" id="${id}" name="${field.id}"></div>`;
 }
 
@@ -93,14 +107,23 @@ export function manatalHostedVendor(): HostedVendor {
   const wafChallenge: HostedReply = {
     status: 202,
     headers: { 'x-amzn-waf-action': 'challenge' },
-    html: htmlPage('Human Verification', '', '<awswaf-captcha style="display:block;width:320px;height:200px"><p>Let\'s confirm you are human. Complete the security check before continuing.</p></awswaf-captcha>', ''),
+    html: htmlPage(
+      'Human Verification',
+      '',
+      '<awswaf-captcha style="display:block;width:320px;height:200px"><p>Let\'s confirm you are human. Complete the security check before continuing.</p></awswaf-captcha>',
+      '',
+    ),
   };
   return {
     ats: 'manatal',
     applyPath: manatalJobPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
     page: (variant) => {
-      if (variant === 'closed') return { status: 404, html: htmlPage('Not Found', '', '<h1>Not Found</h1><p>The requested resource was not found on this server.</p>', '') };
+      if (variant === 'closed')
+        return {
+          status: 404,
+          html: htmlPage('Not Found', '', '<h1>Not Found</h1><p>The requested resource was not found on this server.</p>', ''),
+        };
       if (variant === 'botCheck') return wafChallenge;
       return { status: 200, html: page };
     },
@@ -111,7 +134,8 @@ export function manatalHostedVendor(): HostedVendor {
         return { kind: 'read', reply: { status: 200, json: { url: `/s3/${key}`, key } } };
       }
       if (request.path.startsWith('/s3/')) return { kind: 'early', reply: { status: 204 } };
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 400, json: { errors: { '2007': ['This field is required.'] } } } };
+      if (variant === 'missingField')
+        return { kind: 'submission', reply: { status: 400, json: { errors: { '2007': ['This field is required.'] } } } };
       return { kind: 'submission', reply: { status: 201, json: { id: 98765 } } };
     },
     extraPages: { [`/api/v1.0/jobs/${manatalJobId}/application-form/`]: { status: 200, json: fields } },

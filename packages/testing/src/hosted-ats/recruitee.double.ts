@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedVendor } from './hosted-ats.double.ts';
 
 type OpenQuestion = { id: number; body: string; kind: string; required: boolean; open_question_options: Array<{ body: string }> };
-type Offer = { slug: string; title: string; options_cv: string; options_cover_letter: string; options_phone: string; open_questions: OpenQuestion[] };
+type Offer = {
+  slug: string;
+  title: string;
+  options_cv: string;
+  options_cover_letter: string;
+  options_phone: string;
+  open_questions: OpenQuestion[];
+};
 
 export const recruiteeOfferSlug = 'backend-engineer';
 
@@ -12,14 +19,22 @@ export const recruiteeOfferSlug = 'backend-engineer';
  * kinds it lacks (a date, a single choice), so their encodings are tested too.
  */
 function recruiteeOffers(): { offers: Offer[] } {
-  const listing = JSON.parse(readFileSync(new URL('../../../miner/fixtures/handwritten/recruitee-offers.json', import.meta.url), 'utf8')) as { offers: Offer[] };
+  const listing = JSON.parse(
+    readFileSync(new URL('../../../miner/fixtures/handwritten/recruitee-offers.json', import.meta.url), 'utf8'),
+  ) as { offers: Offer[] };
   return {
     offers: listing.offers.map((offer) => ({
       ...offer,
       open_questions: [
         ...offer.open_questions,
         { id: 505, body: 'Earliest start date', kind: 'date', required: true, open_question_options: [] },
-        { id: 506, body: 'Preferred way of working', kind: 'single_choice', required: false, open_question_options: [{ body: 'Remote' }, { body: 'Hybrid' }, { body: 'Office' }] },
+        {
+          id: 506,
+          body: 'Preferred way of working',
+          kind: 'single_choice',
+          required: false,
+          open_question_options: [{ body: 'Remote' }, { body: 'Hybrid' }, { body: 'Office' }],
+        },
       ],
     })),
   };
@@ -35,7 +50,10 @@ function openQuestion(question: OpenQuestion, index: number): string {
   // The careers-site API reads a single choice from `content`, several from `multi_content[]` (docs.recruitee.com/reference/offersoffer_idcandidates).
   const choices = (type: string) =>
     question.open_question_options
-      .map((option) => `<label><input type="${type}" name="${prefix}${type === 'radio' ? '[content]' : '[multi_content][]'}" value="${escapeHtml(option.body)}"> ${escapeHtml(option.body)}</label>`)
+      .map(
+        (option) =>
+          `<label><input type="${type}" name="${prefix}${type === 'radio' ? '[content]' : '[multi_content][]'}" value="${escapeHtml(option.body)}"> ${escapeHtml(option.body)}</label>`,
+      )
       .join('');
   switch (question.kind) {
     case 'boolean':
@@ -59,7 +77,9 @@ function applicationForm(offer: Offer): string {
   const box = (name: string, title: string, type: string, required: boolean) =>
     `<div class="field"><label for="${name}">${title}${star(required)}</label><input type="${type}" id="${name}" name="candidate[${name}]"></div>`;
   let index = 0;
-  const questions = offer.open_questions.map((question) => (question.kind === 'infobox' ? `<div class="infobox">${question.body}</div>` : openQuestion(question, (index += 1) - 1)));
+  const questions = offer.open_questions.map((question) =>
+    question.kind === 'infobox' ? `<div class="infobox">${question.body}</div>` : openQuestion(question, (index += 1) - 1),
+  );
   return `<form id="apply-form" novalidate>
 ${box('name', 'Full name', 'text', true)}${box('email', 'Email address', 'email', true)}
 ${shown(offer.options_phone) ? box('phone', 'Phone number', 'tel', offer.options_phone === 'required') : ''}
@@ -104,17 +124,37 @@ export function recruiteeHostedVendor(): HostedVendor {
   const offer = listing.offers.find((candidate) => candidate.slug === recruiteeOfferSlug) as Offer;
   const applyPath = `/o/${recruiteeOfferSlug}/c/new`;
   const head = `<link rel="canonical" href="https://acme.recruitee.com${applyPath}">`;
-  const refusal = (fields: Record<string, string[]>): HostedReply => ({ status: 422, json: { error: Object.entries(fields).map(([field, messages]) => `${field} ${messages.join(', ')}`), error_fields: fields } });
+  const refusal = (fields: Record<string, string[]>): HostedReply => ({
+    status: 422,
+    json: { error: Object.entries(fields).map(([field, messages]) => `${field} ${messages.join(', ')}`), error_fields: fields },
+  });
   return {
     ats: 'recruitee',
     applyPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField'],
     page: (variant) =>
       variant === 'closed'
-        ? { status: 404, html: htmlPage('Acme - Careers', head, '<main><h1>Sorry, this job offer is no longer available.</h1><p>See all open jobs at Acme.</p></main>', '') }
-        : { status: 200, html: htmlPage(`${offer.title} - Acme`, head, `<main><h1>${escapeHtml(offer.title)}</h1>${applicationForm(offer)}</main>`, script(recruiteeOfferSlug)) },
+        ? {
+            status: 404,
+            html: htmlPage(
+              'Acme - Careers',
+              head,
+              '<main><h1>Sorry, this job offer is no longer available.</h1><p>See all open jobs at Acme.</p></main>',
+              '',
+            ),
+          }
+        : {
+            status: 200,
+            html: htmlPage(
+              `${offer.title} - Acme`,
+              head,
+              `<main><h1>${escapeHtml(offer.title)}</h1>${applicationForm(offer)}</main>`,
+              script(recruiteeOfferSlug),
+            ),
+          },
     post: (_request, variant) => {
-      if (variant === 'invalidFile') return { kind: 'submission', reply: refusal({ cv: ['has an invalid file type (allowed: pdf, doc, docx, odt, rtf)'] }) };
+      if (variant === 'invalidFile')
+        return { kind: 'submission', reply: refusal({ cv: ['has an invalid file type (allowed: pdf, doc, docx, odt, rtf)'] }) };
       if (variant === 'missingField') return { kind: 'submission', reply: refusal({ phone: ["can't be blank"] }) };
       return { kind: 'submission', reply: { status: 201, json: { candidate: { id: 9001 } } } };
     },

@@ -20,7 +20,8 @@ type Toggle = { required?: boolean; visible?: boolean; [part: string]: unknown }
 type SmartConfig = { fieldSets: Record<string, Toggle | null> };
 type SmartPosting = { id: string; name: string; uuid: string; company: { identifier: string } };
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../../miner/fixtures/ats/smartrecruiters/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../../miner/fixtures/ats/smartrecruiters/${name}`, import.meta.url), 'utf8'));
 
 const places = ['London, England, United Kingdom', 'Londonderry, Northern Ireland, United Kingdom', 'London, Ontario, Canada'];
 
@@ -37,25 +38,38 @@ function pageOne(config: SmartConfig): string {
     `<div class="field upload" data-kind="${kind}"><label for="file-input">${title}</label><input type="file" id="file-input" accept=".pdf,.doc,.docx,.odt,.rtf,.txt"><span class="file-name"></span><div class="upload-error" role="alert" hidden></div></div>`;
   const parts: string[] = [];
   // The parsing box reads the file and fills the boxes from it: it shares the field's id and label.
-  if (shown(part(sets['easyApply'] ?? {}, 'easyApplyResumeParsing'))) parts.push(`<section class="parsing"><p>Apply faster: we will fill in the form from your resume.</p>${resumeBox('parsing', 'Resume')}</section>`);
+  if (shown(part(sets['easyApply'] ?? {}, 'easyApplyResumeParsing')))
+    parts.push(
+      `<section class="parsing"><p>Apply faster: we will fill in the form from your resume.</p>${resumeBox('parsing', 'Resume')}</section>`,
+    );
   const names = sets['firstAndLastName'];
   if (shown(names)) parts.push(box('first-name-input', 'First name', names), box('last-name-input', 'Last name', names));
   const email = sets['email'];
   if (shown(email)) parts.push(box('email-input', 'Email', email, 'email'), box('confirm-email-input', 'Confirm email', email, 'email'));
   const residence = sets['placeOfResidence'];
   if (shown(residence))
-    parts.push(`<div class="field"><label for="city-input">City${star(residence)}</label><input type="text" id="city-input" role="combobox" aria-expanded="false" aria-controls="city-list" autocomplete="off"><div id="city-list" role="listbox" hidden></div></div>`);
+    parts.push(
+      `<div class="field"><label for="city-input">City${star(residence)}</label><input type="text" id="city-input" role="combobox" aria-expanded="false" aria-controls="city-list" autocomplete="off"><div id="city-list" role="listbox" hidden></div></div>`,
+    );
   const phone = sets['phoneNumber'];
   if (shown(phone)) parts.push(box('phone-number-input', 'Phone number', phone, 'tel'));
   const social = sets['socialProfiles'];
   if (shown(social))
-    for (const [key, title] of [['linkedIn', 'LinkedIn'], ['website', 'Website'], ['facebook', 'Facebook'], ['x', 'X']] as const) {
+    for (const [key, title] of [
+      ['linkedIn', 'LinkedIn'],
+      ['website', 'Website'],
+      ['facebook', 'Facebook'],
+      ['x', 'X'],
+    ] as const) {
       const toggle = part(social, key);
       if (shown(toggle)) parts.push(box(`${key.toLowerCase()}-input`, title, toggle, 'url'));
     }
   if (shown(sets['resume'])) parts.push(resumeBox('resume', 'Resume'));
   const message = sets['messageToHiringManager'];
-  if (shown(message)) parts.push(`<div class="field"><label for="message-input">Message to the hiring manager${star(message)}</label><textarea id="message-input"></textarea></div>`);
+  if (shown(message))
+    parts.push(
+      `<div class="field"><label for="message-input">Message to the hiring manager${star(message)}</label><textarea id="message-input"></textarea></div>`,
+    );
   return parts.join('\n');
 }
 
@@ -129,7 +143,8 @@ export function smartRecruitersHostedVendor(): HostedVendor {
   const postingPath = `/${company}/${posting.id}-example-job`;
   const head = `<link rel="canonical" href="https://jobs.smartrecruiters.com${applyPath}">`;
   // DataDome's tag on the form app lays its captcha over the page when it doubts the visitor.
-  const dataDome = '<iframe src="about:blank#geo.captcha-delivery.com/captcha/?initialCid=test" title="DataDome CAPTCHA" width="400" height="500" style="position:fixed;top:0;border:0"></iframe>';
+  const dataDome =
+    '<iframe src="about:blank#geo.captcha-delivery.com/captcha/?initialCid=test" title="DataDome CAPTCHA" width="400" height="500" style="position:fixed;top:0;border:0"></iframe>';
   const form = (botCheck: boolean) =>
     htmlPage(
       `${posting.name} - Acme`,
@@ -150,11 +165,20 @@ export function smartRecruitersHostedVendor(): HostedVendor {
         if (variant === 'invalidFile') return { kind: 'early', reply: { status: 415, json: { message: 'unsupported media type' } } };
         return { kind: 'early', reply: { status: 200, json: { id: 'att-0001' } } };
       }
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 400, json: { message: 'Please attach your resume to complete this application.' } } };
+      if (variant === 'missingField')
+        return { kind: 'submission', reply: { status: 400, json: { message: 'Please attach your resume to complete this application.' } } };
       return { kind: 'submission', reply: { status: 201, json: { id: 'application-0001' } } };
     },
     extraPages: {
-      [postingPath]: { status: 200, html: htmlPage(`${posting.name} - Acme`, `<link rel="canonical" href="https://jobs.smartrecruiters.com${postingPath}">`, '<main><h1>Example Job</h1><p>This job has expired. See other jobs at Acme.</p></main>', '') },
+      [postingPath]: {
+        status: 200,
+        html: htmlPage(
+          `${posting.name} - Acme`,
+          `<link rel="canonical" href="https://jobs.smartrecruiters.com${postingPath}">`,
+          '<main><h1>Example Job</h1><p>This job has expired. See other jobs at Acme.</p></main>',
+          '',
+        ),
+      },
       [`/v1/companies/${company}/postings/${posting.id}`]: { status: 200, json: posting },
       [`/oneclick-ui/api/company/${company}/publication/${posting.uuid}/config`]: { status: 200, json: config },
       '/oneclick-ui/api/places': { status: 200, json: places },
@@ -166,13 +190,15 @@ export function smartRecruitersHostedVendor(): HostedVendor {
 export function smartRecruitersReceived(submission: HostedRequest | undefined, uploads: HostedRequest[]): Map<string, unknown> {
   const values = new Map<string, unknown>();
   const flatten = (value: unknown, path: string) => {
-    if (value && typeof value === 'object' && !Array.isArray(value)) for (const [key, inner] of Object.entries(value)) flatten(inner, path ? `${path}.${key}` : key);
+    if (value && typeof value === 'object' && !Array.isArray(value))
+      for (const [key, inner] of Object.entries(value)) flatten(inner, path ? `${path}.${key}` : key);
     else values.set(path, value);
   };
   flatten(submission?.json ?? {}, '');
   for (const upload of uploads) {
     const file = upload.parts.find(([name]) => name === 'file')?.[1];
-    if (file && typeof file !== 'string') values.set(upload.path.endsWith('/attachments') ? 'upload resume' : 'upload parsing', { bytes: file.bytes });
+    if (file && typeof file !== 'string')
+      values.set(upload.path.endsWith('/attachments') ? 'upload resume' : 'upload parsing', { bytes: file.bytes });
   }
   return values;
 }

@@ -144,21 +144,50 @@ export function teamtailorHostedVendor(): HostedVendor {
     .replace('action="https://acme.na.teamtailor.com/applications"', 'action="/applications"')
     .replace(/(\n {10}<div>\n {12}<h2)/, `${extraQuestions}$1`);
   const page = (unsolved: boolean, notice = '') =>
-    htmlPage('Software Engineer - Acme', `<link rel="canonical" href="https://acme.teamtailor.com${teamtailorJobPath}">${style}`, `<main><turbo-frame id="application_form">${notice}${frame}</turbo-frame></main>`, script(unsolved));
-  const message = (status: number, title: string, body: string): HostedReply => ({ status, html: htmlPage(title, style, `<main>${body}</main>`, '') });
+    htmlPage(
+      'Software Engineer - Acme',
+      `<link rel="canonical" href="https://acme.teamtailor.com${teamtailorJobPath}">${style}`,
+      `<main><turbo-frame id="application_form">${notice}${frame}</turbo-frame></main>`,
+      script(unsolved),
+    );
+  const message = (status: number, title: string, body: string): HostedReply => ({
+    status,
+    html: htmlPage(title, style, `<main>${body}</main>`, ''),
+  });
   return {
     ats: 'teamtailor',
     applyPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
-    page: (variant) => (variant === 'closed' ? message(404, 'Acme', '<h1>This job is no longer available</h1><p><a href="/jobs">See our other open positions</a></p>') : { status: 200, html: page(variant === 'botCheck') }),
+    page: (variant) =>
+      variant === 'closed'
+        ? message(404, 'Acme', '<h1>This job is no longer available</h1><p><a href="/jobs">See our other open positions</a></p>')
+        : { status: 200, html: page(variant === 'botCheck') },
     post: (request, variant) => {
-      if (request.path === '/uploads/presigned_data') return { kind: 'read', reply: { status: 200, json: { url: '/s3/teamtailor-production', fields: { key: `uploads/${Date.now()}-${Math.random().toString(36).slice(2, 8)}` } } } };
+      if (request.path === '/uploads/presigned_data')
+        return {
+          kind: 'read',
+          reply: {
+            status: 200,
+            json: { url: '/s3/teamtailor-production', fields: { key: `uploads/${Date.now()}-${Math.random().toString(36).slice(2, 8)}` } },
+          },
+        };
       if (request.path === '/s3/teamtailor-production') {
         if (variant === 'invalidFile') return { kind: 'early', reply: { status: 422, json: { error: teamtailorInvalidFileText } } };
         return { kind: 'early', reply: { status: 204 } };
       }
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 422, html: page(false, `<div class="error" role="alert">Salary Expectation can't be blank</div>`) } };
-      return { kind: 'submission', reply: message(200, 'Application sent - Acme', '<h1>Thank you for your application!</h1><p>We have received your application and will be in touch.</p>') };
+      if (variant === 'missingField')
+        return {
+          kind: 'submission',
+          reply: { status: 422, html: page(false, `<div class="error" role="alert">Salary Expectation can't be blank</div>`) },
+        };
+      return {
+        kind: 'submission',
+        reply: message(
+          200,
+          'Application sent - Acme',
+          '<h1>Thank you for your application!</h1><p>We have received your application and will be in touch.</p>',
+        ),
+      };
     },
   };
 }

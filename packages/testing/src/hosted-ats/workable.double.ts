@@ -16,13 +16,22 @@
 import { readFileSync } from 'node:fs';
 import { escapeHtml, htmlPage, type HostedReply, type HostedRequest, type HostedVendor } from './hosted-ats.double.ts';
 
-type WorkableField = { id: string; required: boolean; label: string; type: string; singleOption?: boolean; options?: Array<{ name: string; value: string }>; value?: string };
+type WorkableField = {
+  id: string;
+  required: boolean;
+  label: string;
+  type: string;
+  singleOption?: boolean;
+  options?: Array<{ name: string; value: string }>;
+  value?: string;
+};
 type WorkableSection = { name: string; fields: WorkableField[] };
 
 export const workableShortcode = 'ACME00001';
 
 /** The form definition of the fixture (tenant-a.json), as `GET /api/v1/jobs/{shortcode}/form` serves it. */
-const workableForm = (): WorkableSection[] => JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/workable/tenant-a.json', import.meta.url), 'utf8')) as WorkableSection[];
+const workableForm = (): WorkableSection[] =>
+  JSON.parse(readFileSync(new URL('../../../miner/fixtures/ats/workable/tenant-a.json', import.meta.url), 'utf8')) as WorkableSection[];
 
 const inputTypes: Record<string, string> = { text: 'text', email: 'email', phone: 'tel', number: 'number', date: 'date' };
 
@@ -35,13 +44,21 @@ function control(field: WorkableField): string {
       // The input's id is random per load: only its data-ui wrapper names the field.
       return `<div data-ui="${field.id}" class="field upload"><label>${label}</label><span class="hint">Maximum file size 5 MB</span><input type="file" id="input_files_input_${Math.random().toString(36).slice(2, 8)}"><div class="file"></div></div>`;
     case 'boolean':
-      return `<fieldset role="radiogroup" data-ui="${field.id}"><legend>${label}</legend>${[['true', 'YES'], ['false', 'NO']]
-        .map(([value, text]) => `<div class="opt"><input type="radio" name="${field.id}" value="${value}"><div role="radio" aria-checked="false" tabindex="0"></div><span>${text}</span></div>`)
+      return `<fieldset role="radiogroup" data-ui="${field.id}"><legend>${label}</legend>${[
+        ['true', 'YES'],
+        ['false', 'NO'],
+      ]
+        .map(
+          ([value, text]) =>
+            `<div class="opt"><input type="radio" name="${field.id}" value="${value}"><div role="radio" aria-checked="false" tabindex="0"></div><span>${text}</span></div>`,
+        )
         .join('')}</fieldset>`;
     case 'multiple':
       if (field.singleOption)
         return `<div class="field"><label>${label}</label><div data-ui="${field.id}" data-input-type="select"><input name="${field.id}" type="text" readonly tabindex="-1" style="width:0;height:0;border:0;padding:0">
-  <input id="input_${field.id}_input" role="combobox" aria-haspopup="listbox" aria-expanded="false" readonly placeholder="Select an option…"><ul role="listbox">${(field.options ?? [])
+  <input id="input_${field.id}_input" role="combobox" aria-haspopup="listbox" aria-expanded="false" readonly placeholder="Select an option…"><ul role="listbox">${(
+    field.options ?? []
+  )
     .map((option) => `<li role="option" data-name="${option.name}">${escapeHtml(option.value)}</li>`)
     .join('')}</ul></div></div>`;
       return `<fieldset data-ui="${field.id}"><legend>${label}</legend>${(field.options ?? []).map((option) => `<label><input type="checkbox" name="${option.name}"> ${escapeHtml(option.value)}</label>`).join('')}</fieldset>`;
@@ -121,18 +138,23 @@ export function workableHostedVendor(): HostedVendor {
         .join('')}<div id="challenge"></div><button type="button" id="submit" data-ui="submit">Submit application</button></form></main>`,
       script(workableShortcode, botCheck),
     );
-  const oops: HostedReply = { status: 200, html: htmlPage('Oops - Workable', '', '<main><h1>Oops!</h1><p>This job is no longer available.</p></main>', '') };
+  const oops: HostedReply = {
+    status: 200,
+    html: htmlPage('Oops - Workable', '', '<main><h1>Oops!</h1><p>This job is no longer available.</p></main>', ''),
+  };
   return {
     ats: 'workable',
     applyPath,
     variants: ['accept', 'closed', 'invalidFile', 'missingField', 'botCheck'],
-    page: (variant) => (variant === 'closed' ? { status: 302, headers: { location: '/oops' } } : { status: 200, html: form(variant === 'botCheck') }),
+    page: (variant) =>
+      variant === 'closed' ? { status: 302, headers: { location: '/oops' } } : { status: 200, html: form(variant === 'botCheck') },
     post: (request, variant) => {
       if (request.path === '/workable-application-form/upload') {
         if (variant === 'invalidFile') return { kind: 'early', reply: { status: 400, json: { error: 'invalid file' } } };
         return { kind: 'early', reply: { status: 200, json: { key: `uploads/${Date.now()}` } } };
       }
-      if (variant === 'missingField') return { kind: 'submission', reply: { status: 422, json: { errors: { QA_11529563: ['This field is required'] } } } };
+      if (variant === 'missingField')
+        return { kind: 'submission', reply: { status: 422, json: { errors: { QA_11529563: ['This field is required'] } } } };
       return { kind: 'submission', reply: { status: 201, json: { status: 'applied' } } };
     },
     extraPages: { '/oops': oops, [`/api/v1/jobs/${workableShortcode}/form`]: { status: 200, json: sections } },

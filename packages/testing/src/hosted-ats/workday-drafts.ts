@@ -15,13 +15,19 @@ type AttachmentRef = { id: string; name: string };
 
 /** The keys a field's value is saved under: month / day / year boxes each under their own. */
 const savedKeys = (field: DraftField): string[] =>
-  field.kind === 'date' ? ['Month', 'Day', 'Year'].map((part) => `${field.key}${part}`) : field.kind === 'monthYear' ? ['Month', 'Year'].map((part) => `${field.key}${part}`) : [field.key];
+  field.kind === 'date'
+    ? ['Month', 'Day', 'Year'].map((part) => `${field.key}${part}`)
+    : field.kind === 'monthYear'
+      ? ['Month', 'Year'].map((part) => `${field.key}${part}`)
+      : [field.key];
 
 /** Does a saved value answer the field (a tick for a checkbox, something for the rest)? */
 export function answers(field: DraftField, values: Record<string, unknown>): boolean {
   if (field.kind === 'date' || field.kind === 'monthYear') return ['Month', 'Year'].every((part) => Boolean(values[`${field.key}${part}`]));
   const value = values[field.key];
-  return field.kind === 'checkbox' ? value === true : value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
+  return field.kind === 'checkbox'
+    ? value === true
+    : value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
 }
 
 /**

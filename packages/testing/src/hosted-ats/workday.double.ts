@@ -46,7 +46,13 @@ const steps: WorkdayStep[] = [
     title: 'My Information',
     name: 'myInformation',
     fields: [
-      { key: 'source', label: 'How Did You Hear About Us?', kind: 'dropdown', required: true, options: ['Job Board', 'LinkedIn', 'Referral'] },
+      {
+        key: 'source',
+        label: 'How Did You Hear About Us?',
+        kind: 'dropdown',
+        required: true,
+        options: ['Job Board', 'LinkedIn', 'Referral'],
+      },
       { key: 'previousWorker', label: 'Have you previously worked for Acme?', kind: 'yesNo', required: true },
       { key: 'firstName', label: 'Given Name(s)', kind: 'text', required: true },
       { key: 'lastName', label: 'Family Name', kind: 'text', required: true },
@@ -67,7 +73,13 @@ const steps: WorkdayStep[] = [
       { key: 'startDate', label: 'From', kind: 'monthYear', required: true },
       { key: 'roleDescription', label: 'Role Description', kind: 'textarea', required: false },
       { key: 'school', label: 'School or University', kind: 'text', required: true },
-      { key: 'degree', label: 'Degree', kind: 'dropdown', required: true, options: ['H.S. - High School', 'B.A. - Bachelor of Arts', 'B.S. - Bachelor of Science'] },
+      {
+        key: 'degree',
+        label: 'Degree',
+        kind: 'dropdown',
+        required: true,
+        options: ['H.S. - High School', 'B.A. - Bachelor of Arts', 'B.S. - Bachelor of Science'],
+      },
       { key: 'skills', label: 'Type to Add Skills', kind: 'prompt', required: false, options: ['Excel', 'SQL', 'Python'] },
       { key: 'resume', label: 'Resume/CV', kind: 'file', required: true },
     ],
@@ -76,10 +88,28 @@ const steps: WorkdayStep[] = [
     title: 'Application Questions',
     name: 'primaryQuestionnaire',
     fields: [
-      { key: 'workAuthorization', label: 'Are you legally authorized to work in the United Kingdom?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
-      { key: 'sponsorship', label: 'Will you now or in the future require sponsorship for employment?', kind: 'dropdown', required: true, options: ['Yes', 'No'] },
+      {
+        key: 'workAuthorization',
+        label: 'Are you legally authorized to work in the United Kingdom?',
+        kind: 'dropdown',
+        required: true,
+        options: ['Yes', 'No'],
+      },
+      {
+        key: 'sponsorship',
+        label: 'Will you now or in the future require sponsorship for employment?',
+        kind: 'dropdown',
+        required: true,
+        options: ['Yes', 'No'],
+      },
       { key: 'relocation', label: 'Would you relocate for this role?', kind: 'yesNo', required: false },
-      { key: 'offices', label: 'Which offices would you work from?', kind: 'checkboxes', required: false, options: ['London', 'Manchester', 'Remote'] },
+      {
+        key: 'offices',
+        label: 'Which offices would you work from?',
+        kind: 'checkboxes',
+        required: false,
+        options: ['London', 'Manchester', 'Remote'],
+      },
       { key: 'availableFrom', label: 'Earliest start date', kind: 'date', required: true },
       { key: 'motivation', label: 'Why Acme?', kind: 'textarea', required: false },
     ],
@@ -89,8 +119,19 @@ const steps: WorkdayStep[] = [
     name: 'voluntaryDisclosures',
     fields: [
       { key: 'gender', label: 'Gender', kind: 'dropdown', required: false, options: ['Female', 'Male', 'I do not wish to answer'] },
-      { key: 'veteranStatus', label: 'Veteran Status', kind: 'dropdown', required: false, options: ['I am not a veteran', 'I am a veteran', 'I do not wish to answer'] },
-      { key: 'termsAndConditions', label: 'I consent to Acme processing my data as the privacy notice describes', kind: 'checkbox', required: true },
+      {
+        key: 'veteranStatus',
+        label: 'Veteran Status',
+        kind: 'dropdown',
+        required: false,
+        options: ['I am not a veteran', 'I am a veteran', 'I do not wish to answer'],
+      },
+      {
+        key: 'termsAndConditions',
+        label: 'I consent to Acme processing my data as the privacy notice describes',
+        kind: 'checkbox',
+        required: true,
+      },
     ],
   },
 ];
@@ -135,7 +176,8 @@ export function workdayQuestions(): WorkdayQuestion[] {
   );
 }
 
-const datePart = (key: string, part: 'Month' | 'Day' | 'Year') => `<input data-automation-id="dateSection${part}-input" data-key="${key}${part}" aria-label="${part}" placeholder="${part === 'Year' ? 'YYYY' : part === 'Month' ? 'MM' : 'DD'}" size="${part === 'Year' ? 4 : 2}">`;
+const datePart = (key: string, part: 'Month' | 'Day' | 'Year') =>
+  `<input data-automation-id="dateSection${part}-input" data-key="${key}${part}" aria-label="${part}" placeholder="${part === 'Year' ? 'YYYY' : part === 'Month' ? 'MM' : 'DD'}" size="${part === 'Year' ? 4 : 2}">`;
 
 function control(field: WorkdayField): string {
   const star = field.required ? '<abbr title="required">*</abbr>' : '';
@@ -150,11 +192,21 @@ function control(field: WorkdayField): string {
       case 'checkbox':
         return `<input type="checkbox" data-key="${field.key}" id="cb-${field.key}"><label for="cb-${field.key}">${escapeHtml(field.label)}${star}</label>`;
       case 'yesNo':
-        return ['Yes', 'No'].map((answer) => `<input type="radio" name="${field.key}" value="${answer === 'Yes'}" data-key="${field.key}" id="${field.key}-${answer}"><label for="${field.key}-${answer}">${answer}</label>`).join('');
+        return ['Yes', 'No']
+          .map(
+            (answer) =>
+              `<input type="radio" name="${field.key}" value="${answer === 'Yes'}" data-key="${field.key}" id="${field.key}-${answer}"><label for="${field.key}-${answer}">${answer}</label>`,
+          )
+          .join('');
       case 'dropdown':
         return `<button type="button" aria-haspopup="listbox" data-key="${field.key}" data-options="${escapeHtml(JSON.stringify(options))}">Select One</button>`;
       case 'checkboxes':
-        return options.map((option, index) => `<div><input type="checkbox" data-key="${field.key}" value="${escapeHtml(option)}" id="${field.key}-${index}"><label for="${field.key}-${index}">${escapeHtml(option)}</label></div>`).join('');
+        return options
+          .map(
+            (option, index) =>
+              `<div><input type="checkbox" data-key="${field.key}" value="${escapeHtml(option)}" id="${field.key}-${index}"><label for="${field.key}-${index}">${escapeHtml(option)}</label></div>`,
+          )
+          .join('');
       case 'date':
         return `<div data-automation-id="dateInputWrapper">${datePart(field.key, 'Month')}/${datePart(field.key, 'Day')}/${datePart(field.key, 'Year')}</div>`;
       case 'monthYear':
@@ -219,14 +271,19 @@ export const workdayWrongPasswordText = 'Wrong email address or password.';
  * step there, the page shows it again at the next sign-in, and Submit sends it to the employer
  * (`submitted`).
  */
-export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[], options: { resume?: WorkdayResume; address?: WorkdayAddress } = {}): WorkdayVendor {
+export function workdayHostedVendor(
+  accounts: WorkdayAccount | WorkdayAccount[],
+  options: { resume?: WorkdayResume; address?: WorkdayAddress } = {},
+): WorkdayVendor {
   const known = Array.isArray(accounts) ? accounts : [accounts];
   const shared = options.address === 'sharedHost';
   const jobPath = shared ? workdaySharedJobPath : workdayJobPath;
   const applyPath = `${jobPath}/apply`;
   const manualPath = `${applyPath}/applyManually`;
   const successPath = shared ? '/recruiting/acme/External/userHome/jobTasks/completed/application' : workdaySuccessPath;
-  const canonical = shared ? `https://wd5.myworkdaysite.com${workdaySharedJobPath}` : `https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}`;
+  const canonical = shared
+    ? `https://wd5.myworkdaysite.com${workdaySharedJobPath}`
+    : `https://acme.wd5.myworkdayjobs.com/en-US/External${workdayJobPath.slice('/acme'.length)}`;
   const signIns: Array<{ email: string; accepted: boolean }> = [];
   // The account each session signed in, by its token.
   const sessions = new Map<string, string>();
@@ -235,7 +292,12 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
   const posting = postingFixture()
     .replace('<head><meta charset="utf-8">', `<head><meta charset="utf-8">${head}`)
     .replace('href="/acme/job/Remote/Software-Developer_R1/apply"', `href="${applyPath}"`);
-  const closed = htmlPage('Acme Careers', head, '<div data-automation-id="errorContainer"><h2 data-automation-id="errorMessage">The page you are looking for doesn\'t exist.</h2><button type="button">Search for Jobs</button></div>', '');
+  const closed = htmlPage(
+    'Acme Careers',
+    head,
+    '<div data-automation-id="errorContainer"><h2 data-automation-id="errorMessage">The page you are looking for doesn\'t exist.</h2><button type="button">Search for Jobs</button></div>',
+    '',
+  );
   const start = htmlPage(
     'Start Your Application - Acme',
     head,
@@ -265,7 +327,9 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
   const refused = (status: number, errorMessage: string): HostedReply => ({ status, json: { errorMessage } });
   const notAuthorized = refused(400, 'You are not authorized to this job application');
   const sessionOf = (request: HostedRequest) => {
-    const token = request.parts.find(([name]) => name === 'sessionToken')?.[1] ?? (request.json as { sessionToken?: unknown } | undefined)?.sessionToken;
+    const token =
+      request.parts.find(([name]) => name === 'sessionToken')?.[1] ??
+      (request.json as { sessionToken?: unknown } | undefined)?.sessionToken;
     return typeof token === 'string' ? sessions.get(token) : undefined;
   };
   return {
@@ -313,7 +377,19 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
       const values = body.values ?? {};
       const missing = step.fields.filter((field) => field.required && !answers(field, values));
       if (variant === 'missingField' && step.name === 'myExperience') missing.unshift(step.fields[0] as WorkdayField);
-      if (missing.length > 0) return { kind: 'early', reply: { status: 400, json: { errors: missing.map((field) => ({ field: field.key, message: `The field ${field.label} is required and must have a value.` })) } } };
+      if (missing.length > 0)
+        return {
+          kind: 'early',
+          reply: {
+            status: 400,
+            json: {
+              errors: missing.map((field) => ({
+                field: field.key,
+                message: `The field ${field.label} is required and must have a value.`,
+              })),
+            },
+          },
+        };
       drafts.save(email, job, step.name, values);
       return { kind: 'early', reply: { status: 200, json: { saved: step.name } } };
     },
@@ -322,7 +398,12 @@ export function workdayHostedVendor(accounts: WorkdayAccount | WorkdayAccount[],
       [manualPath]: { status: 200, html: application },
       [successPath]: {
         status: 200,
-        html: htmlPage('Candidate Home - Acme', head, '<div data-automation-id="candidateHomePage"><h2>My Applications</h2><p>Software Developer — Submitted. Your application was submitted.</p></div>', ''),
+        html: htmlPage(
+          'Candidate Home - Acme',
+          head,
+          '<div data-automation-id="candidateHomePage"><h2>My Applications</h2><p>Software Developer — Submitted. Your application was submitted.</p></div>',
+          '',
+        ),
       },
     },
   };
@@ -334,7 +415,8 @@ export function workdaySaved(writes: HostedRequest[]): Map<string, unknown> {
   for (const write of writes) {
     const file = write.parts.find(([name]) => name === 'file')?.[1];
     if (file && typeof file !== 'string') values.set('upload resume', { bytes: file.bytes });
-    for (const [key, value] of Object.entries(((write.json ?? {}) as { values?: Record<string, unknown> }).values ?? {})) values.set(key, value);
+    for (const [key, value] of Object.entries(((write.json ?? {}) as { values?: Record<string, unknown> }).values ?? {}))
+      values.set(key, value);
   }
   return values;
 }

@@ -11,7 +11,9 @@ export type FakeApplier = Applier & {
  * A stand-in for the application engine (our own port): records what it was given, calls
  * `beforeSubmit` like the engine does right before the final click, and returns scripted outcomes.
  */
-export function createFakeApplier(script: FakeApplier['script'] = [{ status: 'success', confirmation: { text: 'Thank you for applying' } }]): FakeApplier {
+export function createFakeApplier(
+  script: FakeApplier['script'] = [{ status: 'success', confirmation: { text: 'Thank you for applying' } }],
+): FakeApplier {
   const calls: ApplicationToSubmit[] = [];
   const state = { script: [...script] };
   const run: Applier = async (application, hooks) => {

@@ -5,8 +5,53 @@ import type { ApplicationErrorCode, Question } from '@quarry/contracts';
 import type { ChromiumPool } from '@quarry/browser';
 import { createMiner, defaultMinerEndpoints, type MinerEndpoints } from '@quarry/miner';
 import { createSafeFetch } from '@quarry/safe-fetch';
-import { manatalHostedVendor, manatalJobPath, manatalReceived, teamtailorHostedVendor, teamtailorJobPath, teamtailorUploads, workdayHostedVendor, workdayQuestions, smartRecruitersHostedVendor, smartRecruitersReceived, recruiteeHostedVendor, recruiteeOfferSlug, bambooJobId, bamboohrHostedVendor, bamboohrReceived, breezyHostedVendor, breezyPosting, jazzhrHostedVendor, jazzhrJobPath, workableHostedVendor, workableReceived, workableShortcode, ashbyHostedVendor, ashbyPostingId, ashbySavedValues, greenhouseHostedVendor, leverHostedVendor, leverPostingId, startHostedAtsDouble, type HostedAtsDouble, type HostedPart, type HostedRequest, type HostedVariant, type WorkdayAddress, type WorkdayResume, type WorkdayVendor } from '../index.ts';
-import { createBrowserApplier, type Applier, type AtsAccount, type FileToUpload, type ResolvedAnswer, type SubmitHooks, type SubmitOutcome } from '@quarry/hosted-form-apply';
+import {
+  manatalHostedVendor,
+  manatalJobPath,
+  manatalReceived,
+  teamtailorHostedVendor,
+  teamtailorJobPath,
+  teamtailorUploads,
+  workdayHostedVendor,
+  workdayQuestions,
+  smartRecruitersHostedVendor,
+  smartRecruitersReceived,
+  recruiteeHostedVendor,
+  recruiteeOfferSlug,
+  bambooJobId,
+  bamboohrHostedVendor,
+  bamboohrReceived,
+  breezyHostedVendor,
+  breezyPosting,
+  jazzhrHostedVendor,
+  jazzhrJobPath,
+  workableHostedVendor,
+  workableReceived,
+  workableShortcode,
+  ashbyHostedVendor,
+  ashbyPostingId,
+  ashbySavedValues,
+  greenhouseHostedVendor,
+  leverHostedVendor,
+  leverPostingId,
+  startHostedAtsDouble,
+  type HostedAtsDouble,
+  type HostedPart,
+  type HostedRequest,
+  type HostedVariant,
+  type WorkdayAddress,
+  type WorkdayResume,
+  type WorkdayVendor,
+} from '../index.ts';
+import {
+  createBrowserApplier,
+  type Applier,
+  type AtsAccount,
+  type FileToUpload,
+  type ResolvedAnswer,
+  type SubmitHooks,
+  type SubmitOutcome,
+} from '@quarry/hosted-form-apply';
 
 /** What a vendor must have received for one answer: under its field name, in its encoding. */
 export type ExpectedField = { name: string; value: unknown };
@@ -44,14 +89,26 @@ export const cvFile = (filename = 'ada-cv.pdf'): FileToUpload => ({
   type: 'File',
   filename,
   contentType: 'application/pdf',
-  bytes: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 255, 254, 13, 10, 0x80]), Buffer.from('Ada Lovelace, analyst\n%%EOF\n')]),
+  bytes: Buffer.concat([
+    Buffer.from('%PDF-1.7\n'),
+    Buffer.from([0, 255, 254, 13, 10, 0x80]),
+    Buffer.from('Ada Lovelace, analyst\n%%EOF\n'),
+  ]),
 });
-export const letterFile = (): FileToUpload => ({ type: 'File', filename: 'letter.txt', contentType: 'text/plain', bytes: Buffer.from('Dear team,\nI would like to join.\n') });
+export const letterFile = (): FileToUpload => ({
+  type: 'File',
+  filename: 'letter.txt',
+  contentType: 'text/plain',
+  bytes: Buffer.from('Dear team,\nI would like to join.\n'),
+});
 
 /** Does a received value equal the expected one (files byte for byte, lists in order)? */
 export function sameValue(expected: unknown, actual: unknown): boolean {
   if (actual === undefined) return false;
-  const bytes = (value: unknown) => (typeof value === 'object' && value !== null && Buffer.isBuffer((value as { bytes?: unknown }).bytes) ? (value as { bytes: Buffer }).bytes : null);
+  const bytes = (value: unknown) =>
+    typeof value === 'object' && value !== null && Buffer.isBuffer((value as { bytes?: unknown }).bytes)
+      ? (value as { bytes: Buffer }).bytes
+      : null;
   const expectedBytes = bytes(expected);
   if (expectedBytes) return bytes(actual)?.equals(expectedBytes) ?? false;
   return JSON.stringify(expected) === JSON.stringify(actual);
@@ -73,13 +130,18 @@ export function formValues(request: HostedRequest | undefined): Map<string, Expe
 
 /** The questions the miner mines from a vendor's definition (served by the API doubles). */
 export async function mineQuestions(url: string, endpoints: Partial<MinerEndpoints>): Promise<Question[]> {
-  const miner = createMiner({ fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }), timeoutMs: 5_000, endpoints: { ...defaultMinerEndpoints, ...endpoints } });
+  const miner = createMiner({
+    fetch: createSafeFetch({ allowPrivate: ['127.0.0.1'] }),
+    timeoutMs: 5_000,
+    endpoints: { ...defaultMinerEndpoints, ...endpoints },
+  });
   const mined = await miner({ url, employer: 'Acme', jobTitle: 'Engineer', country: 'gb' }, new AbortController().signal);
   if (!mined.ok) throw new Error(`the fixture did not mine: ${mined.errorCode} ${mined.detail}`);
   return mined.form.questions;
 }
 
-export const hostedApplier = (pool: ChromiumPool): Applier => createBrowserApplier({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 45_000, outcomeWaitMs: 3_000 });
+export const hostedApplier = (pool: ChromiumPool): Applier =>
+  createBrowserApplier({ pool, allowPrivate: ['127.0.0.1'], timeoutMs: 45_000, outcomeWaitMs: 3_000 });
 
 /**
  * The applications every hosted double is sent: one per answer the double has, the `accept` one
@@ -102,8 +164,19 @@ function hostedApplications(
 ): CaseApplication[] {
   const total = () => double.earlyWrites.length + double.submissions.length;
   const sent = [
-    ...double.variants.map((variant) => ({ variant, doubleVariant: variant, answers, account: more.account, expected: variant === 'accept' ? ('success' as const) : (codes[variant] ?? 'ApplicationFailed') })),
-    ...(more.refused ?? []).map((refused) => ({ ...refused, answers: refused.answers ?? answers, account: refused.account === undefined ? more.account : (refused.account ?? undefined), doubleVariant: 'accept' as const })),
+    ...double.variants.map((variant) => ({
+      variant,
+      doubleVariant: variant,
+      answers,
+      account: more.account,
+      expected: variant === 'accept' ? ('success' as const) : (codes[variant] ?? 'ApplicationFailed'),
+    })),
+    ...(more.refused ?? []).map((refused) => ({
+      ...refused,
+      answers: refused.answers ?? answers,
+      account: refused.account === undefined ? more.account : (refused.account ?? undefined),
+      doubleVariant: 'accept' as const,
+    })),
   ];
   return sent.map(({ variant, doubleVariant, answers, account, expected }) => {
     let beforeIntent: number | null = null;
@@ -124,13 +197,18 @@ function hostedApplications(
             await hooks.beforeSubmit();
           },
         };
-        return applier({ url: double.url, questions, answers, candidate, ...(account ? { account } : {}) }, counted, new AbortController().signal);
+        return applier(
+          { url: double.url, questions, answers, candidate, ...(account ? { account } : {}) },
+          counted,
+          new AbortController().signal,
+        );
       },
     };
   });
 }
 
-const byName = (request: HostedRequest | undefined, name: string): HostedPart | undefined => request?.parts.find(([key]) => key === name)?.[1];
+const byName = (request: HostedRequest | undefined, name: string): HostedPart | undefined =>
+  request?.parts.find(([key]) => key === name)?.[1];
 const uploadNamed = (double: HostedAtsDouble, key: string) => double.earlyWrites.find((write) => byName(write, 'key') === key);
 
 export const greenhouseHostedCase: ApplyCase = {
@@ -185,7 +263,10 @@ export const greenhouseHostedCase: ApplyCase = {
           const file = byName(uploadNamed(double, field.name.slice('upload '.length)), 'file');
           values.set(field.name, typeof file === 'object' ? { bytes: file.bytes } : undefined);
         } else if (field.name.endsWith('_url')) {
-          values.set(field.name, typeof form.get(field.name) === 'string' && String(form.get(field.name)).startsWith('uploads/') ? true : undefined);
+          values.set(
+            field.name,
+            typeof form.get(field.name) === 'string' && String(form.get(field.name)).startsWith('uploads/') ? true : undefined,
+          );
         } else values.set(field.name, form.get(field.name));
       }
       return values;
@@ -206,7 +287,11 @@ export const greenhouseHostedCase: ApplyCase = {
 };
 
 /** Received values of the expected fields: the form post's, or what `special` reads elsewhere (an early upload). */
-function receivedFrom(request: () => HostedRequest | undefined, fields: ExpectedField[], special: (name: string) => ExpectedField['value'] | undefined | null = () => null) {
+function receivedFrom(
+  request: () => HostedRequest | undefined,
+  fields: ExpectedField[],
+  special: (name: string) => ExpectedField['value'] | undefined | null = () => null,
+) {
   return () => {
     const form = formValues(request());
     return new Map(fields.map((field) => [field.name, special(field.name) ?? form.get(field.name)] as const));
@@ -246,11 +331,18 @@ export const leverHostedCase: ApplyCase = {
       { name: 'parseResume', value: { bytes: cv.bytes } },
       { name: 'resumeStorageId', value: 'c1d2e3f4-0000-4000-8000-00000000cafe' },
     ];
-    const received = receivedFrom(() => double.submissions[0], fields, (name) => {
-      if (name !== 'parseResume') return null;
-      const file = byName(double.earlyWrites.find((write) => write.path === '/parseResume'), 'resume');
-      return typeof file === 'object' ? { bytes: file.bytes } : undefined;
-    });
+    const received = receivedFrom(
+      () => double.submissions[0],
+      fields,
+      (name) => {
+        if (name !== 'parseResume') return null;
+        const file = byName(
+          double.earlyWrites.find((write) => write.path === '/parseResume'),
+          'resume',
+        );
+        return typeof file === 'object' ? { bytes: file.bytes } : undefined;
+      },
+    );
     return {
       applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
         closed: 'JobExpired',
@@ -283,13 +375,15 @@ export const ashbyHostedCase: ApplyCase = {
       { id: custom('a3'), value: 'https://ada.example.com/notes' },
       {
         id: education,
-        value: [[
-          { id: `${education}.schoolName`, value: 'University of London' },
-          { id: `${education}.degree`, value: 'BSc' },
-          { id: `${education}.major`, value: 'Mathematics' },
-          { id: `${education}.startDate`, value: '1830-09-01' },
-          { id: `${education}.endDate`, value: '1833-06-30' },
-        ]],
+        value: [
+          [
+            { id: `${education}.schoolName`, value: 'University of London' },
+            { id: `${education}.degree`, value: 'BSc' },
+            { id: `${education}.major`, value: 'Mathematics' },
+            { id: `${education}.startDate`, value: '1830-09-01' },
+            { id: `${education}.endDate`, value: '1833-06-30' },
+          ],
+        ],
       },
       { id: custom('b1'), value: false },
       { id: custom('b2'), value: '2027-01-15' },
@@ -307,7 +401,12 @@ export const ashbyHostedCase: ApplyCase = {
       { name: '_systemfield_resume', value: { bytes: cv.bytes } },
       { name: custom('a2'), value: 'https://www.linkedin.com/in/ada' },
       { name: custom('a3'), value: 'https://ada.example.com/notes' },
-      { name: education, value: [{ schoolName: 'University of London', degree: 'BSc', major: 'Mathematics', startDate: '1830-09-01', endDate: '1833-06-30' }] },
+      {
+        name: education,
+        value: [
+          { schoolName: 'University of London', degree: 'BSc', major: 'Mathematics', startDate: '1830-09-01', endDate: '1833-06-30' },
+        ],
+      },
       { name: custom('b1'), value: false },
       { name: custom('b2'), value: '2027-01-15' },
       { name: custom('b3'), value: '3-5' },
@@ -317,13 +416,21 @@ export const ashbyHostedCase: ApplyCase = {
       { name: 'untitled', value: ['Yes'] },
     ];
     return {
-      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, () => ashbySavedValues(double.earlyWrites), {
-        closed: 'JobExpired',
-        duplicate: 'AlreadyApplied',
-        invalidFile: 'FileFailedToUpload',
-        missingField: 'MandatoryQuestionsNotAnswered',
-        botCheck: 'BotDetection',
-      }),
+      applications: hostedApplications(
+        double,
+        hostedApplier(pool),
+        questions,
+        answers,
+        fields,
+        () => ashbySavedValues(double.earlyWrites),
+        {
+          closed: 'JobExpired',
+          duplicate: 'AlreadyApplied',
+          invalidFile: 'FileFailedToUpload',
+          missingField: 'MandatoryQuestionsNotAnswered',
+          botCheck: 'BotDetection',
+        },
+      ),
       close: () => double.close(),
     };
   },
@@ -336,7 +443,17 @@ export const workableHostedCase: ApplyCase = {
     const double = await startHostedAtsDouble(workableHostedVendor());
     const questions = await mineQuestions(`https://apply.workable.com/acme/j/${workableShortcode}/`, { workable: double.origin });
     const cv = cvFile();
-    const yes = ['QA_9530803', 'QA_9530804', 'QA_9530805', 'QA_9530806', 'QA_9530807', 'QA_9530815', 'QA_9530817', 'QA_9530818', 'QA_9530819'];
+    const yes = [
+      'QA_9530803',
+      'QA_9530804',
+      'QA_9530805',
+      'QA_9530806',
+      'QA_9530807',
+      'QA_9530815',
+      'QA_9530817',
+      'QA_9530818',
+      'QA_9530819',
+    ];
     const answers: ResolvedAnswer[] = [
       { id: 'firstname', value: 'Ada' },
       { id: 'lastname', value: 'Lovelace' },
@@ -358,7 +475,10 @@ export const workableHostedCase: ApplyCase = {
     ];
     // Standard fields by id; booleans as `checked`, choices as option ids; the résumé stored on choose.
     const fields: ExpectedField[] = [
-      ...['firstname', 'lastname', 'email', 'headline', 'phone', 'address', 'cover_letter', 'QA_9831317', 'QA_11529563'].map((name) => ({ name, value: answers.find((answer) => answer.id === name)?.value })),
+      ...['firstname', 'lastname', 'email', 'headline', 'phone', 'address', 'cover_letter', 'QA_9831317', 'QA_11529563'].map((name) => ({
+        name,
+        value: answers.find((answer) => answer.id === name)?.value,
+      })),
       { name: 'summary', value: 'Engines.\nAnd analysis.' },
       ...yes.map((name) => ({ name, value: true })),
       { name: 'QA_9530816', value: false },
@@ -419,18 +539,28 @@ export const jazzhrHostedCase: ApplyCase = {
     ];
     // One multipart post of the form: every box under its own name, selects by their option values.
     const fields: ExpectedField[] = [
-      ...answers.filter((answer) => typeof answer.value === 'string' && answer.id !== 'resumator-eeo_gender-value').map((answer) => ({ name: answer.id, value: answer.value })),
+      ...answers
+        .filter((answer) => typeof answer.value === 'string' && answer.id !== 'resumator-eeo_gender-value')
+        .map((answer) => ({ name: answer.id, value: answer.value })),
       ...address.map(([name, value]) => ({ name, value })),
       { name: 'resumator-eeo_gender-value', value: '1' },
       { name: 'resumator-resume-value', value: { bytes: cv.bytes } },
     ];
     return {
-      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {
-        closed: 'JobExpired',
-        invalidFile: 'FileFailedToUpload',
-        missingField: 'MandatoryQuestionsNotAnswered',
-        botCheck: 'BotDetection',
-      }),
+      applications: hostedApplications(
+        double,
+        hostedApplier(pool),
+        questions,
+        answers,
+        fields,
+        receivedFrom(() => double.submissions[0], fields),
+        {
+          closed: 'JobExpired',
+          invalidFile: 'FileFailedToUpload',
+          missingField: 'MandatoryQuestionsNotAnswered',
+          botCheck: 'BotDetection',
+        },
+      ),
       close: () => double.close(),
     };
   },
@@ -456,7 +586,9 @@ export const manatalHostedCase: ApplyCase = {
     // Answers by definition id: texts as typed (a textarea's breaks as the page keeps them), the
     // checkbox list as the ticked choices, the résumé by its stored key and its bytes in storage.
     const fields: ExpectedField[] = [
-      ...answers.filter((answer) => typeof answer.value === 'string' && answer.id !== '2004').map((answer) => ({ name: answer.id, value: answer.value })),
+      ...answers
+        .filter((answer) => typeof answer.value === 'string' && answer.id !== '2004')
+        .map((answer) => ({ name: answer.id, value: answer.value })),
       { name: '2004', value: 'Engines.\nAnd analysis.' },
       { name: '2008', value: ['Yes'] },
       { name: '2005', value: true },
@@ -537,7 +669,8 @@ export const teamtailorHostedCase: ApplyCase = {
       const form = formValues(double.submissions[0]);
       const uploads = teamtailorUploads(double.earlyWrites);
       // A stored address stands for the bytes stored under it.
-      for (const [name, value] of form) if (typeof value === 'string' && value.startsWith(stored)) form.set(name, { bytes: uploads.get(value.slice(stored.length)) });
+      for (const [name, value] of form)
+        if (typeof value === 'string' && value.startsWith(stored)) form.set(name, { bytes: uploads.get(value.slice(stored.length)) });
       return form;
     };
     const excluded = answers.map((given) => (given.id === answer(0, 'boolean') ? { ...given, value: false } : given));
@@ -549,7 +682,12 @@ export const teamtailorHostedCase: ApplyCase = {
         answers,
         fields,
         received,
-        { closed: 'JobExpired', invalidFile: 'FileTypeNotSupported', missingField: 'MandatoryQuestionsNotAnswered', botCheck: 'BotDetection' },
+        {
+          closed: 'JobExpired',
+          invalidFile: 'FileTypeNotSupported',
+          missingField: 'MandatoryQuestionsNotAnswered',
+          botCheck: 'BotDetection',
+        },
         { refused: [{ variant: 'knockout', answers: excluded, expected: 'MandatoryQuestionsNotAnswered' }] },
       ),
       close: () => double.close(),
@@ -561,14 +699,20 @@ export const teamtailorHostedCase: ApplyCase = {
 export const workdayAccount = { email: 'ada@example.com', password: 'correct horse battery staple' };
 
 /** The Workday case: its double and applications, the tenant's side (sign-ins, drafts, what Submit sent), the account and the answers. */
-export type WorkdayCase = Awaited<ReturnType<typeof workdayApplications>> & { vendor: WorkdayVendor; signIns: () => Array<{ email: string; accepted: boolean }> };
+export type WorkdayCase = Awaited<ReturnType<typeof workdayApplications>> & {
+  vendor: WorkdayVendor;
+  signIns: () => Array<{ email: string; accepted: boolean }>;
+};
 
 /**
  * The Workday case; `address: 'sharedHost'` serves it as on myworkdaysite.com, whose path names
  * the tenant: the account is then registered for host and tenant (`127.0.0.1:<port>/acme`);
  * `emailCode`: the tenant asks the account for a code it e-mails, past its password.
  */
-export async function startWorkdayCase(pool: ChromiumPool, options: { resume?: WorkdayResume; address?: WorkdayAddress; emailCode?: boolean } = {}): Promise<WorkdayCase> {
+export async function startWorkdayCase(
+  pool: ChromiumPool,
+  options: { resume?: WorkdayResume; address?: WorkdayAddress; emailCode?: boolean } = {},
+): Promise<WorkdayCase> {
   const vendor = workdayHostedVendor({ ...workdayAccount, emailCode: options.emailCode ?? false }, options);
   const running = await workdayApplications(pool, vendor, options.address === 'sharedHost' ? '/acme' : '');
   return { ...running, vendor, signIns: () => vendor.signIns };
@@ -617,7 +761,9 @@ async function workdayApplications(pool: ChromiumPool, vendor: WorkdayVendor, te
   // What Submit sent the employer, by field key: texts once focus left them, choices by their text,
   // yes/no and ticks as booleans, dates as month / day / year boxes, the résumé by name and bytes.
   const fields: ExpectedField[] = [
-    ...answers.filter((answer) => typeof answer.value === 'string' && !['startDate', 'availableFrom'].includes(answer.id)).map((answer) => ({ name: answer.id, value: answer.value })),
+    ...answers
+      .filter((answer) => typeof answer.value === 'string' && !['startDate', 'availableFrom'].includes(answer.id))
+      .map((answer) => ({ name: answer.id, value: answer.value })),
     { name: 'previousWorker', value: false },
     { name: 'current', value: true },
     { name: 'relocation', value: true },
@@ -714,12 +860,20 @@ export const bamboohrHostedCase: ApplyCase = {
       { name: 'nickname_hpcsaf', value: '' },
     ];
     return {
-      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, () => bamboohrReceived(double.submissions[0], double.earlyWrites), {
-        closed: 'JobExpired',
-        invalidFile: 'FileTypeNotSupported',
-        missingField: 'MandatoryQuestionsNotAnswered',
-        botCheck: 'BotDetection',
-      }),
+      applications: hostedApplications(
+        double,
+        hostedApplier(pool),
+        questions,
+        answers,
+        fields,
+        () => bamboohrReceived(double.submissions[0], double.earlyWrites),
+        {
+          closed: 'JobExpired',
+          invalidFile: 'FileTypeNotSupported',
+          missingField: 'MandatoryQuestionsNotAnswered',
+          botCheck: 'BotDetection',
+        },
+      ),
       close: () => double.close(),
     };
   },
@@ -753,7 +907,13 @@ export const breezyHostedCase: ApplyCase = {
       ...texts.map(([id, value]) => ({ id, value })),
       { id: 'cResume', value: cv },
       { id: 'cSummary', value: 'Engines.\nAnd analysis.' },
-      { id: 'cSalary', value: [{ id: 'cSalary', value: '90000' }, { id: 'cSalary:per', value: 'Yearly' }] },
+      {
+        id: 'cSalary',
+        value: [
+          { id: 'cSalary', value: '90000' },
+          { id: 'cSalary:per', value: 'Yearly' },
+        ],
+      },
       { id: 'cLocation', value: 'FL, US' },
       ...employer.map(([id, , value]) => ({ id, value })),
       { id: 'race_ethnicity', value: 'White (not Hispanic or Latino)' },
@@ -779,11 +939,18 @@ export const breezyHostedCase: ApplyCase = {
       { name: 'upload cResume', value: { bytes: cv.bytes } },
       { name: 'hp_7f2b', value: '' },
     ];
-    const received = receivedFrom(() => double.submissions[0], fields, (name) => {
-      if (name !== 'upload cResume') return null;
-      const file = byName(double.earlyWrites.find((write) => write.path === '/api/portal/acme/upload'), 'file');
-      return typeof file === 'object' ? { bytes: file.bytes } : undefined;
-    });
+    const received = receivedFrom(
+      () => double.submissions[0],
+      fields,
+      (name) => {
+        if (name !== 'upload cResume') return null;
+        const file = byName(
+          double.earlyWrites.find((write) => write.path === '/api/portal/acme/upload'),
+          'file',
+        );
+        return typeof file === 'object' ? { bytes: file.bytes } : undefined;
+      },
+    );
     return {
       applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, received, {
         closed: 'JobExpired',
@@ -834,11 +1001,19 @@ export const recruiteeHostedCase: ApplyCase = {
       { name: entry(4, 'content'), value: 'Hybrid' },
     ];
     return {
-      applications: hostedApplications(double, hostedApplier(pool), questions, answers, fields, receivedFrom(() => double.submissions[0], fields), {
-        closed: 'JobExpired',
-        invalidFile: 'FileTypeNotSupported',
-        missingField: 'MandatoryQuestionsNotAnswered',
-      }),
+      applications: hostedApplications(
+        double,
+        hostedApplier(pool),
+        questions,
+        answers,
+        fields,
+        receivedFrom(() => double.submissions[0], fields),
+        {
+          closed: 'JobExpired',
+          invalidFile: 'FileTypeNotSupported',
+          missingField: 'MandatoryQuestionsNotAnswered',
+        },
+      ),
       close: () => double.close(),
     };
   },
@@ -849,7 +1024,10 @@ export const smartRecruitersHostedCase: ApplyCase = {
   transport: 'hostedForm',
   start: async (pool) => {
     const double = await startHostedAtsDouble(smartRecruitersHostedVendor());
-    const questions = await mineQuestions('https://jobs.smartrecruiters.com/acme/744000000000001-example-job', { smartRecruitersApi: double.origin, smartRecruitersJobs: double.origin });
+    const questions = await mineQuestions('https://jobs.smartrecruiters.com/acme/744000000000001-example-job', {
+      smartRecruitersApi: double.origin,
+      smartRecruitersJobs: double.origin,
+    });
     const cv = cvFile();
     const answers: ResolvedAnswer[] = [
       { id: 'firstName', value: 'Ada' },
@@ -898,4 +1076,17 @@ export const smartRecruitersHostedCase: ApplyCase = {
 };
 
 /** Every case the apply-accuracy bench runs for the hosted form, in the vendors' priority order. */
-export const hostedApplyCases: ApplyCase[] = [greenhouseHostedCase, leverHostedCase, ashbyHostedCase, workableHostedCase, jazzhrHostedCase, bamboohrHostedCase, breezyHostedCase, recruiteeHostedCase, smartRecruitersHostedCase, manatalHostedCase, teamtailorHostedCase, workdayHostedCase];
+export const hostedApplyCases: ApplyCase[] = [
+  greenhouseHostedCase,
+  leverHostedCase,
+  ashbyHostedCase,
+  workableHostedCase,
+  jazzhrHostedCase,
+  bamboohrHostedCase,
+  breezyHostedCase,
+  recruiteeHostedCase,
+  smartRecruitersHostedCase,
+  manatalHostedCase,
+  teamtailorHostedCase,
+  workdayHostedCase,
+];

@@ -23,8 +23,12 @@ export type FixtureCase = {
   partial?: string;
 };
 
-const json = (body: string, status = 200): Route => () => ({ status, contentType: 'application/json', body });
-const html = (body: string, status = 200): Route => () => ({ status, contentType: 'text/html; charset=utf-8', body });
+const json =
+  (body: string, status = 200): Route =>
+  () => ({ status, contentType: 'application/json', body });
+const html =
+  (body: string, status = 200): Route =>
+  () => ({ status, contentType: 'text/html; charset=utf-8', body });
 const page = (inner: string) => `<!doctype html><html><head><title>Apply</title></head><body>${inner}</body></html>`;
 
 /** Ashby answers every posting on one GraphQL path; the fixture is picked by the posting id in the body. */
@@ -56,9 +60,18 @@ const leverIds: Record<string, string> = {
 };
 
 const htmlPages = [
-  'dom/ashby-form.html', 'dom/bamboohr-form.html', 'dom/form.html', 'dom/frames-inner.html', 'dom/frames-shadow.html',
-  'dom/greenhouse-form.html', 'dom/jazzhr-form.html', 'dom/lever-form.html', 'dom/workable-form.html',
-  'workday/form.html', 'workday/posting-open-d.html', 'workday/upload.html',
+  'dom/ashby-form.html',
+  'dom/bamboohr-form.html',
+  'dom/form.html',
+  'dom/frames-inner.html',
+  'dom/frames-shadow.html',
+  'dom/greenhouse-form.html',
+  'dom/jazzhr-form.html',
+  'dom/lever-form.html',
+  'dom/workable-form.html',
+  'workday/form.html',
+  'workday/posting-open-d.html',
+  'workday/upload.html',
 ];
 
 export const fixtureCases: FixtureCase[] = [
@@ -84,7 +97,9 @@ export const fixtureCases: FixtureCase[] = [
       ats: 'manatal',
       url: () => `https://www.careers-page.com/acme/job/AB12CD3${index}`,
       routes: (read) => ({
-        [`GET /manatal/acme/job/AB12CD3${index}/apply`]: html(page(`<div id="app"></div><script>const selectedJobId = "${jobId}";</script>`)),
+        [`GET /manatal/acme/job/AB12CD3${index}/apply`]: html(
+          page(`<div id="app"></div><script>const selectedJobId = "${jobId}";</script>`),
+        ),
         [`GET /manatal/api/v1.0/jobs/${jobId}/application-form/`]: json(read(`manatal/${tenant}.json`)),
       }),
     };
@@ -101,7 +116,9 @@ export const fixtureCases: FixtureCase[] = [
     url: () => 'https://jobs.smartrecruiters.com/acme/744000000000001-example-job',
     routes: (read) => ({
       'GET /sr-api/v1/companies/acme/postings/744000000000001': json(read('smartrecruiters/posting.json')),
-      'GET /sr-jobs/oneclick-ui/api/company/acme/publication/00000000-0000-4000-a000-000000000001/config': json(read('smartrecruiters/config-tenant-a.json')),
+      'GET /sr-jobs/oneclick-ui/api/company/acme/publication/00000000-0000-4000-a000-000000000001/config': json(
+        read('smartrecruiters/config-tenant-a.json'),
+      ),
     }),
   },
   {
@@ -110,8 +127,13 @@ export const fixtureCases: FixtureCase[] = [
     ats: 'smartrecruiters',
     url: () => 'https://jobs.smartrecruiters.com/acme/744000000000002-example-job',
     routes: (read) => ({
-      'GET /sr-api/v1/companies/acme/postings/744000000000002': json(read('smartrecruiters/posting.json').replace('a000-000000000001', 'a000-000000000002')),
-      'GET /sr-jobs/oneclick-ui/api/company/acme/publication/00000000-0000-4000-a000-000000000002/config': html('<html><body>blocked</body></html>', 403),
+      'GET /sr-api/v1/companies/acme/postings/744000000000002': json(
+        read('smartrecruiters/posting.json').replace('a000-000000000001', 'a000-000000000002'),
+      ),
+      'GET /sr-jobs/oneclick-ui/api/company/acme/publication/00000000-0000-4000-a000-000000000002/config': html(
+        '<html><body>blocked</body></html>',
+        403,
+      ),
     }),
   },
   ...Object.keys(ashbyPostings).map((postingId): FixtureCase => ({
@@ -136,7 +158,9 @@ export const fixtureCases: FixtureCase[] = [
     fixture: 'teamtailor/tenant-a.html',
     ats: 'teamtailor',
     url: () => 'https://acme.na.teamtailor.com/jobs/1-test-role',
-    routes: (read) => ({ 'GET /teamtailor/acme.na.teamtailor.com/jobs/1-test-role/applications/new': html(read('teamtailor/tenant-a.html')) }),
+    routes: (read) => ({
+      'GET /teamtailor/acme.na.teamtailor.com/jobs/1-test-role/applications/new': html(read('teamtailor/tenant-a.html')),
+    }),
   },
   ...htmlPages.map((fixture): FixtureCase => ({
     fixture,
@@ -204,7 +228,8 @@ export async function startAtsFixtureServer(cases: readonly FixtureCase[] = fixt
     const route = routes.get(key);
     const reply: Reply = route ? route({ body }) : { status: 404, contentType: 'text/html', body: '<h1>Not found</h1>' };
     const send = () => {
-      if (!response.destroyed) response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType, ...reply.headers }).end(reply.body);
+      if (!response.destroyed)
+        response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType, ...reply.headers }).end(reply.body);
     };
     if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
     else send();

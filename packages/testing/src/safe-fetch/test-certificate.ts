@@ -35,8 +35,7 @@ function utcTime(date: Date): Buffer {
   return tlv(0x17, Buffer.from(text, 'ascii'));
 }
 
-const commonName = (name: string): Buffer =>
-  sequence(tlv(0x31, sequence(objectId('2.5.4.3'), tlv(0x0c, Buffer.from(name, 'utf8')))));
+const commonName = (name: string): Buffer => sequence(tlv(0x31, sequence(objectId('2.5.4.3'), tlv(0x0c, Buffer.from(name, 'utf8')))));
 
 type TestCertificate = { cert: string; key: string };
 

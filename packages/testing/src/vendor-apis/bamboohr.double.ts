@@ -46,7 +46,8 @@ export const bambooDoubleJobs = {
   closed: '23',
 } as const;
 
-const fixture = (name: string): Detail => JSON.parse(readFileSync(new URL(`../../fixtures/vendor-apis/bamboohr/${name}.json`, import.meta.url), 'utf8')) as Detail;
+const fixture = (name: string): Detail =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/vendor-apis/bamboohr/${name}.json`, import.meta.url), 'utf8')) as Detail;
 
 function openings(): Map<string, Detail> {
   const closed = fixture('standard-fields');
@@ -60,13 +61,36 @@ function openings(): Map<string, Detail> {
 
 /** ADD's body parameters, each a text value except the two files. */
 const documentedParameters = new Set([
-  'firstName', 'lastName', 'email', 'phoneNumber', 'source', 'jobId', 'address', 'city', 'state', 'zip', 'country', 'linkedinUrl',
-  'dateAvailable', 'desiredSalary', 'referredBy', 'websiteUrl', 'highestEducation', 'collegeName', 'references', 'resumeFile', 'coverLetterFile',
+  'firstName',
+  'lastName',
+  'email',
+  'phoneNumber',
+  'source',
+  'jobId',
+  'address',
+  'city',
+  'state',
+  'zip',
+  'country',
+  'linkedinUrl',
+  'dateAvailable',
+  'desiredSalary',
+  'referredBy',
+  'websiteUrl',
+  'highestEducation',
+  'collegeName',
+  'references',
+  'resumeFile',
+  'coverLetterFile',
 ]);
 const fileParameters = new Set(['resumeFile', 'coverLetterFile']);
 
 /** What the double recorded of each accepted application: the documented parameters it read, and the rest it ignored. */
-export type BambooRecordedCandidate = { candidateId: number; parameters: Map<string, ReceivedRequest['parts'][number][1]>; ignored: string[] };
+export type BambooRecordedCandidate = {
+  candidateId: number;
+  parameters: Map<string, ReceivedRequest['parts'][number][1]>;
+  ignored: string[];
+};
 
 function validate(request: ReceivedRequest, jobs: Map<string, Detail>): string | null {
   const text = (name: string) => {
@@ -97,31 +121,41 @@ function validate(request: ReceivedRequest, jobs: Map<string, Detail>): string |
 export async function startBambooApiDouble(options: { key: string }): Promise<VendorApiDouble & { recorded(): BambooRecordedCandidate[] }> {
   const jobs = openings();
   const recorded: BambooRecordedCandidate[] = [];
-  const double = await startVendorDouble((request) => {
-    const detail = /^\/careers-site\/acme\/careers\/([^/]+)\/detail$/.exec(request.path);
-    if (detail && request.method === 'GET') {
-      const found = jobs.get(detail[1] ?? '');
-      // CAREERS: an unknown opening's detail is a 404 with this body.
-      return { reply: found ? { status: 200, body: found } : { status: 404, body: { type: 'not_found', title: 'Resource not found.' } } };
-    }
-    const add = /^\/api\/gateway\.php\/([^/]+)\/v1\/applicant_tracking\/application$/.exec(request.path);
-    if (!add || request.method !== 'POST') return null;
-    // AUTH: Basic with the key as user name and any password; ERRORS: 401 otherwise.
-    const authorization = request.headers.authorization ?? '';
-    const user = authorization.startsWith('Basic ') ? Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':')[0] : undefined;
-    if (user !== options.key && authorization !== basicUser(options.key)) return { reply: { status: 401, body: { error: 'Unauthorized: the API key is missing or invalid' } } };
-    // ERRORS: 404 for a request URL naming no company this key belongs to.
-    if (add[1] !== 'acme') return { reply: { status: 404, body: { error: 'Not found' } } };
-    return {
-      accept: () => {
-        const problem = validate(request, jobs);
-        if (problem) return { status: 400, body: { error: problem } };
-        const candidateId = 4000 + recorded.length + 1;
-        const parameters = new Map(request.parts.filter(([key]) => documentedParameters.has(key)));
-        recorded.push({ candidateId, parameters, ignored: request.parts.map(([key]) => key).filter((key) => !documentedParameters.has(key)) });
-        return { status: 200, body: { candidateId } };
-      },
-    };
-  }, (url) => ({ bamboohr: `${url}/careers-site/{company}`, bamboohrApi: url }));
+  const double = await startVendorDouble(
+    (request) => {
+      const detail = /^\/careers-site\/acme\/careers\/([^/]+)\/detail$/.exec(request.path);
+      if (detail && request.method === 'GET') {
+        const found = jobs.get(detail[1] ?? '');
+        // CAREERS: an unknown opening's detail is a 404 with this body.
+        return { reply: found ? { status: 200, body: found } : { status: 404, body: { type: 'not_found', title: 'Resource not found.' } } };
+      }
+      const add = /^\/api\/gateway\.php\/([^/]+)\/v1\/applicant_tracking\/application$/.exec(request.path);
+      if (!add || request.method !== 'POST') return null;
+      // AUTH: Basic with the key as user name and any password; ERRORS: 401 otherwise.
+      const authorization = request.headers.authorization ?? '';
+      const user = authorization.startsWith('Basic ')
+        ? Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':')[0]
+        : undefined;
+      if (user !== options.key && authorization !== basicUser(options.key))
+        return { reply: { status: 401, body: { error: 'Unauthorized: the API key is missing or invalid' } } };
+      // ERRORS: 404 for a request URL naming no company this key belongs to.
+      if (add[1] !== 'acme') return { reply: { status: 404, body: { error: 'Not found' } } };
+      return {
+        accept: () => {
+          const problem = validate(request, jobs);
+          if (problem) return { status: 400, body: { error: problem } };
+          const candidateId = 4000 + recorded.length + 1;
+          const parameters = new Map(request.parts.filter(([key]) => documentedParameters.has(key)));
+          recorded.push({
+            candidateId,
+            parameters,
+            ignored: request.parts.map(([key]) => key).filter((key) => !documentedParameters.has(key)),
+          });
+          return { status: 200, body: { candidateId } };
+        },
+      };
+    },
+    (url) => ({ bamboohr: `${url}/careers-site/{company}`, bamboohrApi: url }),
+  );
   return { ...double, recorded: () => [...recorded] };
 }

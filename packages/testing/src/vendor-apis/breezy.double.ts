@@ -29,9 +29,25 @@ import { startVendorDouble, type ReceivedRequest, type VendorApiDouble } from '.
  */
 
 /** The candidate body's documented names (BREEZY-UPDATE example; work_history and education per the connector's schema). */
-export const breezyCandidateFields = ['name', 'email_address', 'phone_number', 'summary', 'tags', 'source', 'headline', 'address', 'social_profiles', 'cover_letter', 'work_history', 'education'] as const;
+export const breezyCandidateFields = [
+  'name',
+  'email_address',
+  'phone_number',
+  'summary',
+  'tags',
+  'source',
+  'headline',
+  'address',
+  'social_profiles',
+  'cover_letter',
+  'work_history',
+  'education',
+] as const;
 
-type BreezyPosting = { position: { _id: string; friendly_id: string; state: string; name: string } & Record<string, unknown>; questions: unknown[] };
+type BreezyPosting = {
+  position: { _id: string; friendly_id: string; state: string; name: string } & Record<string, unknown>;
+  questions: unknown[];
+};
 
 const postings: BreezyPosting[] = readdirSync(new URL('../../fixtures/vendor-apis/breezy/', import.meta.url))
   .filter((name) => name.endsWith('.json'))
@@ -60,54 +76,82 @@ const tokenError = (status: 400 | 401) =>
  * v3 API under `/api`: `GET /v3/companies`, `GET /v3/company/{cid}/positions`, the candidate add
  * and the résumé upload (both submissions: each writes). `candidates()` is what Breezy kept.
  */
-export async function startBreezyApiDouble(options: { key: string }): Promise<VendorApiDouble & { candidates: () => Array<Record<string, unknown>> }> {
+export async function startBreezyApiDouble(options: {
+  key: string;
+}): Promise<VendorApiDouble & { candidates: () => Array<Record<string, unknown>> }> {
   const kept: Array<Record<string, unknown>> = [];
   const documented = new Set<string>(breezyCandidateFields);
-  const double = await startVendorDouble((request: ReceivedRequest) => {
-    const apply = /^\/portal\/acme\/p\/([^/]+)\/apply$/.exec(request.path);
-    if (apply && request.method === 'GET') {
-      const posting = postings.find((entry) => entry.position.friendly_id === apply[1]);
-      if (!posting) return { reply: { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } } };
-      if (posting.position.state !== 'published') return { reply: { status: 200, body: '<html><body><h1>Position Closed</h1><p>Sorry, this position is no longer accepting candidates.</p></body></html>', headers: { 'content-type': 'text/html' } } };
-      const page = `<!doctype html><html><body><div id="app"></div><script id="portal-data" type="application/json">${JSON.stringify({ data: { build: 'react', ...posting } }).replaceAll('<', '\\u003c')}</script></body></html>`;
-      return { reply: { status: 200, body: page, headers: { 'content-type': 'text/html; charset=utf-8' } } };
-    }
-    if (!request.path.startsWith('/api/v3/')) return null;
-    const token = request.headers.authorization;
-    if (!token) return { reply: tokenError(400) };
-    if (token !== options.key) return { reply: tokenError(401) };
-    if (request.path === '/api/v3/companies' && request.method === 'GET') return { reply: { status: 200, body: [{ _id: companyId, friendly_id: 'acme', name: 'Acme' }] } };
-    if (request.path === `/api/v3/company/${companyId}/positions` && request.method === 'GET') return { reply: { status: 200, body: postings.map((posting) => posting.position) } };
-    const add = new RegExp(`^/api/v3/company/${companyId}/position/([^/]+)/candidates$`).exec(request.path);
-    if (add && request.method === 'POST') {
-      return {
-        accept: () => {
-          const position = postings.find((posting) => posting.position._id === add[1])?.position;
-          if (!position) return { status: 404, body: { error: { type: 'positionNotFound', message: 'position not found' } } };
-          if (position.state !== 'published') return { status: 400, body: { error: { type: 'positionNotPublished', message: 'position is not published' } } };
-          const body = (request.json ?? {}) as Record<string, unknown>;
-          const blank = ['name', 'email_address'].filter((name) => (body[name] ?? '') === '');
-          if (blank.length > 0) return { status: 400, body: { error: { type: 'invalidCandidate', message: `${blank.join(', ')} is required` } } };
-          const candidate = { _id: `c${String(kept.length + 1).padStart(11, '0')}`, ...Object.fromEntries(Object.entries(body).filter(([name]) => documented.has(name))), origin: 'applied', resume: null as unknown };
-          kept.push(candidate);
-          return { status: 200, body: candidate };
-        },
-      };
-    }
-    const resume = new RegExp(`^/api/v3/company/${companyId}/position/[^/]+/candidate/([^/]+)/resume$`).exec(request.path);
-    if (resume && request.method === 'POST') {
-      return {
-        accept: () => {
-          const candidate = kept.find((entry) => entry._id === resume[1]);
-          const file = request.parts.find(([name]) => name === 'file')?.[1];
-          if (!candidate) return { status: 404, body: { error: { type: 'candidateNotFound', message: 'candidate not found' } } };
-          if (!file || typeof file === 'string') return { status: 400, body: { error: { type: 'missingFile', message: 'file is required' } } };
-          candidate.resume = { file_name: file.filename, bytes: file.bytes };
-          return { status: 200, body: { ...candidate, resume: { file_name: file.filename, url: `https://breezy.example/resume/${resume[1]}`, pdf_url: null } } };
-        },
-      };
-    }
-    return null;
-  }, (url) => ({ breezy: `${url}/portal/{company}`, breezyApi: `${url}/api` }));
+  const double = await startVendorDouble(
+    (request: ReceivedRequest) => {
+      const apply = /^\/portal\/acme\/p\/([^/]+)\/apply$/.exec(request.path);
+      if (apply && request.method === 'GET') {
+        const posting = postings.find((entry) => entry.position.friendly_id === apply[1]);
+        if (!posting) return { reply: { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } } };
+        if (posting.position.state !== 'published')
+          return {
+            reply: {
+              status: 200,
+              body: '<html><body><h1>Position Closed</h1><p>Sorry, this position is no longer accepting candidates.</p></body></html>',
+              headers: { 'content-type': 'text/html' },
+            },
+          };
+        const page = `<!doctype html><html><body><div id="app"></div><script id="portal-data" type="application/json">${JSON.stringify({ data: { build: 'react', ...posting } }).replaceAll('<', '\\u003c')}</script></body></html>`;
+        return { reply: { status: 200, body: page, headers: { 'content-type': 'text/html; charset=utf-8' } } };
+      }
+      if (!request.path.startsWith('/api/v3/')) return null;
+      const token = request.headers.authorization;
+      if (!token) return { reply: tokenError(400) };
+      if (token !== options.key) return { reply: tokenError(401) };
+      if (request.path === '/api/v3/companies' && request.method === 'GET')
+        return { reply: { status: 200, body: [{ _id: companyId, friendly_id: 'acme', name: 'Acme' }] } };
+      if (request.path === `/api/v3/company/${companyId}/positions` && request.method === 'GET')
+        return { reply: { status: 200, body: postings.map((posting) => posting.position) } };
+      const add = new RegExp(`^/api/v3/company/${companyId}/position/([^/]+)/candidates$`).exec(request.path);
+      if (add && request.method === 'POST') {
+        return {
+          accept: () => {
+            const position = postings.find((posting) => posting.position._id === add[1])?.position;
+            if (!position) return { status: 404, body: { error: { type: 'positionNotFound', message: 'position not found' } } };
+            if (position.state !== 'published')
+              return { status: 400, body: { error: { type: 'positionNotPublished', message: 'position is not published' } } };
+            const body = (request.json ?? {}) as Record<string, unknown>;
+            const blank = ['name', 'email_address'].filter((name) => (body[name] ?? '') === '');
+            if (blank.length > 0)
+              return { status: 400, body: { error: { type: 'invalidCandidate', message: `${blank.join(', ')} is required` } } };
+            const candidate = {
+              _id: `c${String(kept.length + 1).padStart(11, '0')}`,
+              ...Object.fromEntries(Object.entries(body).filter(([name]) => documented.has(name))),
+              origin: 'applied',
+              resume: null as unknown,
+            };
+            kept.push(candidate);
+            return { status: 200, body: candidate };
+          },
+        };
+      }
+      const resume = new RegExp(`^/api/v3/company/${companyId}/position/[^/]+/candidate/([^/]+)/resume$`).exec(request.path);
+      if (resume && request.method === 'POST') {
+        return {
+          accept: () => {
+            const candidate = kept.find((entry) => entry._id === resume[1]);
+            const file = request.parts.find(([name]) => name === 'file')?.[1];
+            if (!candidate) return { status: 404, body: { error: { type: 'candidateNotFound', message: 'candidate not found' } } };
+            if (!file || typeof file === 'string')
+              return { status: 400, body: { error: { type: 'missingFile', message: 'file is required' } } };
+            candidate.resume = { file_name: file.filename, bytes: file.bytes };
+            return {
+              status: 200,
+              body: {
+                ...candidate,
+                resume: { file_name: file.filename, url: `https://breezy.example/resume/${resume[1]}`, pdf_url: null },
+              },
+            };
+          },
+        };
+      }
+      return null;
+    },
+    (url) => ({ breezy: `${url}/portal/{company}`, breezyApi: `${url}/api` }),
+  );
   return { ...double, candidates: () => [...kept] };
 }

@@ -22,7 +22,14 @@ import { basicUser, startVendorDouble, type ReceivedRequest, type VendorApiDoubl
 
 type GhField = { name: string; type: string; values?: Array<{ label: string; value: number | string }> };
 type GhQuestion = { label: string; required?: boolean; fields: GhField[] };
-type GhDemographic = { questions: Array<{ id: number; required?: boolean; type: string; answer_options: Array<{ id: number; label: string; free_form?: boolean }> }> };
+type GhDemographic = {
+  questions: Array<{
+    id: number;
+    required?: boolean;
+    type: string;
+    answer_options: Array<{ id: number; label: string; free_form?: boolean }>;
+  }>;
+};
 type GhJob = {
   id: number;
   questions?: GhQuestion[];
@@ -52,7 +59,9 @@ const fixtureFiles = ['backend-engineer.json', 'data-analyst-eu.json', 'support-
 export const greenhouseDoublePosting = (id: string): GhJob | undefined => postings().get(id);
 
 function postings(): Map<string, GhJob> {
-  const jobs = fixtureFiles.map((file) => JSON.parse(readFileSync(new URL(`../../fixtures/vendor-apis/greenhouse/${file}`, import.meta.url), 'utf8')) as GhJob);
+  const jobs = fixtureFiles.map(
+    (file) => JSON.parse(readFileSync(new URL(`../../fixtures/vendor-apis/greenhouse/${file}`, import.meta.url), 'utf8')) as GhJob,
+  );
   return new Map(jobs.map((job) => [String(job.id), job]));
 }
 
@@ -106,7 +115,8 @@ function takeAttachment(fields: Map<string, unknown>, name: string, withText: bo
   else if (typeof content === 'string') attachment = { filename: String(contentName ?? ''), bytes: Buffer.from(content, 'base64') };
   else if (typeof url === 'string') attachment = { url, filename: String(urlName ?? '') };
   if (attachment && 'filename' in attachment) {
-    if (!attachmentTypes.test(attachment.filename)) return `Invalid attachment: ${name} must be a supported file type (pdf, doc, docx, txt, rtf)`;
+    if (!attachmentTypes.test(attachment.filename))
+      return `Invalid attachment: ${name} must be a supported file type (pdf, doc, docx, txt, rtf)`;
     if ('bytes' in attachment && attachment.bytes.length === 0) return `Invalid attachment: ${name} file size must be > 0 bytes`;
     return attachment;
   }
@@ -119,7 +129,9 @@ function checkOptions(field: GhField, value: unknown): string | null {
   const allowed = new Set((field.values ?? []).map((option) => String(option.value)));
   const given = field.type === 'multi_value_multi_select' ? (Array.isArray(value) ? value : [value]) : [value];
   const outside = given.filter((item) => (typeof item !== 'string' && typeof item !== 'number') || !allowed.has(String(item)));
-  return outside.length > 0 || (field.type === 'multi_value_single_select' && Array.isArray(value)) ? `${field.name.replace(/\[\]$/, '')} must be one of the question's option values` : null;
+  return outside.length > 0 || (field.type === 'multi_value_single_select' && Array.isArray(value))
+    ? `${field.name.replace(/\[\]$/, '')} must be one of the question's option values`
+    : null;
 }
 
 const monthYear = (value: unknown) => typeof value === 'object' && value !== null && 'month' in value && 'year' in value;
@@ -132,21 +144,42 @@ function receive(job: GhJob, fields: Map<string, unknown>): GreenhouseApplicatio
     if (typeof value !== 'string' || value.trim() === '') return `${name} is required`;
     if (value.length > 255) return `${name} cannot be greater than 255 characters long`;
   }
-  for (const name of ['first_name', 'last_name', 'phone']) if (containsUrl.test(String(fields.get(name) ?? ''))) return `${name} must not contain a URL`;
+  for (const name of ['first_name', 'last_name', 'phone'])
+    if (containsUrl.test(String(fields.get(name) ?? ''))) return `${name} must not contain a URL`;
   if (!emailShape.test(String(fields.get('email')))) return 'email must contain a valid email address';
   const educations = fields.get('educations');
   if (educations !== undefined) {
-    const valid = Array.isArray(educations) && educations.every((entry: Record<string, unknown>) => ['school_name_id', 'degree_id', 'discipline_id'].every((key) => entry[key] !== undefined) && monthYear(entry['start_date']) && monthYear(entry['end_date']));
+    const valid =
+      Array.isArray(educations) &&
+      educations.every(
+        (entry: Record<string, unknown>) =>
+          ['school_name_id', 'degree_id', 'discipline_id'].every((key) => entry[key] !== undefined) &&
+          monthYear(entry['start_date']) &&
+          monthYear(entry['end_date']),
+      );
     if (!valid) return 'educations object must contain valid school_name_id, degree_id, discipline_id, start_date, and end_date';
   }
   const employments = fields.get('employments');
   if (employments !== undefined) {
-    const valid = Array.isArray(employments) && employments.every((entry: Record<string, unknown>) => entry['company_name'] && entry['title'] && monthYear(entry['start_date']) && ['true', 'false', true, false].includes(entry['current'] as string) && (String(entry['current']) === 'true' || monthYear(entry['end_date'])));
-    if (!valid) return 'employments object must contain company_name, title, start_date and current (true or false); end_date when current is false';
+    const valid =
+      Array.isArray(employments) &&
+      employments.every(
+        (entry: Record<string, unknown>) =>
+          entry['company_name'] &&
+          entry['title'] &&
+          monthYear(entry['start_date']) &&
+          ['true', 'false', true, false].includes(entry['current'] as string) &&
+          (String(entry['current']) === 'true' || monthYear(entry['end_date'])),
+      );
+    if (!valid)
+      return 'employments object must contain company_name, title, start_date and current (true or false); end_date when current is false';
   }
 
   // Attachments: résumé and cover letter by any of four methods, a custom file question by three (no text).
-  const fileFields = [...(job.questions ?? [])].flatMap((question) => question.fields).filter((field) => field.type === 'input_file').map((field) => field.name);
+  const fileFields = [...(job.questions ?? [])]
+    .flatMap((question) => question.fields)
+    .filter((field) => field.type === 'input_file')
+    .map((field) => field.name);
   for (const name of new Set(['resume', 'cover_letter', ...fileFields])) {
     const attachment = takeAttachment(fields, name, name === 'resume' || name === 'cover_letter');
     if (typeof attachment === 'string') return attachment;
@@ -154,7 +187,11 @@ function receive(job: GhJob, fields: Map<string, unknown>): GreenhouseApplicatio
   }
 
   // Every other field the post's questions define, by type; hidden fields are kept as sent.
-  const postFields = [...(job.questions ?? []), ...(job.location_questions ?? []), ...(job.compliance ?? []).flatMap((block) => block.questions ?? [])].flatMap((question) => question.fields);
+  const postFields = [
+    ...(job.questions ?? []),
+    ...(job.location_questions ?? []),
+    ...(job.compliance ?? []).flatMap((block) => block.questions ?? []),
+  ].flatMap((question) => question.fields);
   for (const field of postFields) {
     const name = field.name.replace(/\[\]$/, '');
     if (field.type === 'input_file' || !fields.has(name)) continue;
@@ -187,9 +224,11 @@ function receive(job: GhJob, fields: Map<string, unknown>): GreenhouseApplicatio
       const options = (answer['answer_options'] ?? []) as Array<Record<string, unknown>>;
       for (const option of options) {
         const known = question.answer_options.find((candidate) => String(candidate.id) === String(option['answer_option_id']));
-        if (!known || (option['text'] !== undefined && known.free_form !== true)) return `demographic_answers: answer_option_id ${String(option['answer_option_id'])} is not a free-form option of question ${question.id}`;
+        if (!known || (option['text'] !== undefined && known.free_form !== true))
+          return `demographic_answers: answer_option_id ${String(option['answer_option_id'])} is not a free-form option of question ${question.id}`;
       }
-      if (question.type === 'multi_value_single_select' && options.length > 1) return `demographic_answers: question ${question.id} takes one option`;
+      if (question.type === 'multi_value_single_select' && options.length > 1)
+        return `demographic_answers: question ${question.id} takes one option`;
     }
     application.fields.set('demographic_answers', demographic);
   }
@@ -197,7 +236,8 @@ function receive(job: GhJob, fields: Map<string, unknown>): GreenhouseApplicatio
   const compliance = fields.get('data_compliance');
   fields.delete('data_compliance');
   if (compliance !== undefined) {
-    if (typeof compliance !== 'object' || compliance === null || Array.isArray(compliance)) return 'data_compliance must be an object of consents';
+    if (typeof compliance !== 'object' || compliance === null || Array.isArray(compliance))
+      return 'data_compliance must be an object of consents';
     if ((job.data_compliance ?? []).length > 0) application.fields.set('data_compliance', compliance);
     else application.ignored.push('data_compliance');
   }
@@ -208,7 +248,13 @@ function receive(job: GhJob, fields: Map<string, unknown>): GreenhouseApplicatio
 /** JOBS "Retrieve a job": `questions=true` adds the question arrays; without it they are left out. */
 function served(job: GhJob, withQuestions: boolean): GhJob {
   if (withQuestions) return job;
-  const { questions: _questions, location_questions: _location, compliance: _compliance, demographic_questions: _demographic, ...rest } = job;
+  const {
+    questions: _questions,
+    location_questions: _location,
+    compliance: _compliance,
+    demographic_questions: _demographic,
+    ...rest
+  } = job;
   return rest as GhJob;
 }
 
@@ -222,22 +268,26 @@ function served(job: GhJob, withQuestions: boolean): GhJob {
 export async function startGreenhouseApiDouble(options: { key: string }): Promise<GreenhouseApiDouble> {
   const jobs = postings();
   const applications: GreenhouseApplication[] = [];
-  const double = await startVendorDouble((request) => {
-    const path = /^\/v1\/boards\/([^/]+)\/jobs\/([^/]+)$/.exec(request.path);
-    if (!path) return null;
-    const job = path[1] === 'acme' ? jobs.get(decodeURIComponent(path[2] ?? '')) : undefined;
-    if (!job) return { reply: { status: 404, body: { status: 404, error: 'Job not found' } } };
-    if (request.method === 'GET') return { reply: { status: 200, body: served(job, request.query.get('questions') === 'true') } };
-    if (request.method !== 'POST') return null;
-    if (request.headers.authorization !== basicUser(options.key)) return { reply: { status: 401, body: { status: 401, error: 'Invalid Basic Auth credentials' } } };
-    const received = receive(job, bodyFields(request));
-    if (typeof received === 'string') return { reply: { status: 400, body: { error: received } } };
-    return {
-      accept: () => {
-        applications.push(received);
-        return { status: 200, body: { success: 'Candidate saved successfully' } };
-      },
-    };
-  }, (url) => ({ greenhouseApi: url }));
+  const double = await startVendorDouble(
+    (request) => {
+      const path = /^\/v1\/boards\/([^/]+)\/jobs\/([^/]+)$/.exec(request.path);
+      if (!path) return null;
+      const job = path[1] === 'acme' ? jobs.get(decodeURIComponent(path[2] ?? '')) : undefined;
+      if (!job) return { reply: { status: 404, body: { status: 404, error: 'Job not found' } } };
+      if (request.method === 'GET') return { reply: { status: 200, body: served(job, request.query.get('questions') === 'true') } };
+      if (request.method !== 'POST') return null;
+      if (request.headers.authorization !== basicUser(options.key))
+        return { reply: { status: 401, body: { status: 401, error: 'Invalid Basic Auth credentials' } } };
+      const received = receive(job, bodyFields(request));
+      if (typeof received === 'string') return { reply: { status: 400, body: { error: received } } };
+      return {
+        accept: () => {
+          applications.push(received);
+          return { status: 200, body: { success: 'Candidate saved successfully' } };
+        },
+      };
+    },
+    (url) => ({ greenhouseApi: url }),
+  );
   return Object.assign(double, { applications });
 }

@@ -10,4 +10,9 @@ export { leverDoublePosting, leverDoublePostings, startLeverApiDouble } from './
 export { smartRecruitersDoublePostings, startSmartRecruitersApiDouble } from './smartrecruiters.double.ts';
 export { recruiteeDoubleOffers, startRecruiteeApiDouble } from './recruitee.double.ts';
 export { startWorkableApiDouble, workableDoubleJobs } from './workable.double.ts';
-export { startTeamtailorApiDouble, teamtailorAnswerAttribute, teamtailorCandidateAttributes, teamtailorDoubleJobs } from './teamtailor.double.ts';
+export {
+  startTeamtailorApiDouble,
+  teamtailorAnswerAttribute,
+  teamtailorCandidateAttributes,
+  teamtailorDoubleJobs,
+} from './teamtailor.double.ts';

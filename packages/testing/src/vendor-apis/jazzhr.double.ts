@@ -27,15 +27,65 @@ import { startVendorDouble, type VendorApiDouble } from './vendor-api.double.ts'
 
 /** The applicant POST's documented parameters (JAZZ-DOCS via HRFLOW-SCHEMA; `base64-resume` spelled as JAZZ-DOCS and PROSPECT do). */
 export const jazzApplicantParameters = [
-  'apikey', 'first_name', 'last_name', 'email', 'apply_date', 'address', 'city', 'state', 'postal', 'phone', 'job', 'workflow_step_id',
-  'coverletter', 'source', 'referral', 'license', 'cdl', 'relocate', 'citizen', 'college', 'gpa', 'over18', 'flighthours', 'flightgrade',
-  'linkedin', 'twitter', 'website', 'languages', 'salary', 'start', 'weekends', 'evenings', 'overtime', 'felony', 'felonyexplain', 'wmyu',
-  'references', 'eeo_gender', 'eeo_race', 'eeo_disability', 'eeoc_veteran', 'eeoc_disability', 'eeoc_disability_signature',
-  'eeoc_disability_date', 'resumetext', 'base64-resume',
+  'apikey',
+  'first_name',
+  'last_name',
+  'email',
+  'apply_date',
+  'address',
+  'city',
+  'state',
+  'postal',
+  'phone',
+  'job',
+  'workflow_step_id',
+  'coverletter',
+  'source',
+  'referral',
+  'license',
+  'cdl',
+  'relocate',
+  'citizen',
+  'college',
+  'gpa',
+  'over18',
+  'flighthours',
+  'flightgrade',
+  'linkedin',
+  'twitter',
+  'website',
+  'languages',
+  'salary',
+  'start',
+  'weekends',
+  'evenings',
+  'overtime',
+  'felony',
+  'felonyexplain',
+  'wmyu',
+  'references',
+  'eeo_gender',
+  'eeo_race',
+  'eeo_disability',
+  'eeoc_veteran',
+  'eeoc_disability',
+  'eeoc_disability_signature',
+  'eeoc_disability_date',
+  'resumetext',
+  'base64-resume',
 ] as const;
 
-type QuestionnaireEntry = { id: number; text: string; type: 'select' | 'checkbox' | 'text' | 'textarea'; required: boolean; options?: string[] };
-type JazzPosting = { job: Record<string, string> & { id: string; board_code: string; status: string; title: string }; applyPage: { eeo: boolean; questionnaire: QuestionnaireEntry[] } };
+type QuestionnaireEntry = {
+  id: number;
+  text: string;
+  type: 'select' | 'checkbox' | 'text' | 'textarea';
+  required: boolean;
+  options?: string[];
+};
+type JazzPosting = {
+  job: Record<string, string> & { id: string; board_code: string; status: string; title: string };
+  applyPage: { eeo: boolean; questionnaire: QuestionnaireEntry[] };
+};
 
 const postings: JazzPosting[] = readdirSync(new URL('../../fixtures/vendor-apis/jazzhr/', import.meta.url))
   .filter((name) => name.endsWith('.json'))
@@ -52,7 +102,10 @@ export const jazzDoubleJobs = {
   closed: 'QzClos0009',
 } as const;
 
-const yesNo = [['1', 'Yes'], ['0', 'No']] as const;
+const yesNo = [
+  ['1', 'Yes'],
+  ['0', 'No'],
+] as const;
 /**
  * The apply page's canned boxes by the job's `canned_*` key (HRFLOW-SCHEMA `JazzHrJobs`): the page box
  * `resumator-<field>-value`, its label and kind. The applicant parameter of the same name carries it
@@ -93,14 +146,37 @@ const box = (field: string, label: string, required: boolean, control: string) =
 const select = (name: string, options: ReadonlyArray<readonly [value: string, text: string]>, blank = true) =>
   `<select id="${name}" name="${name}" class="form-control">${blank ? "<option value='resumator_no_selection'>-- No answer --</option>" : ''}${options.map(([value, text]) => `<option value='${escape(value)}'>${escape(text)}</option>`).join('')}</select>`;
 const radios = (name: string, options: ReadonlyArray<readonly [value: string, text: string]>) =>
-  options.map(([value, text], index) => `<label class="radio" for="${name}_${index}"><input type="radio" id="${name}_${index}" name="${name}" value="${escape(value)}"/>${escape(text)}</label>`).join('');
+  options
+    .map(
+      ([value, text], index) =>
+        `<label class="radio" for="${name}_${index}"><input type="radio" id="${name}_${index}" name="${name}" value="${escape(value)}"/>${escape(text)}</label>`,
+    )
+    .join('');
 
 /** The EEO block as CEZ measured it: numeric codes behind the words (the captured page's gender and race codes). */
 function eeoBlock(): string {
-  const gender = [['0', 'Decline to answer'], ['1', 'Female'], ['2', 'Male']] as const;
-  const race = [['0', 'Decline to answer'], ['50', 'Hispanic or Latino'], ['51', 'White, not Hispanic or Latino'], ['52', 'Black or African-American, not Hispanic or Latino'], ['53', 'Asian, not Hispanic or Latino']] as const;
-  const veteran = [['0', 'I choose not to self-identify'], ['1', 'I identify as one or more of the classifications of protected veteran'], ['2', 'I am not a protected veteran']] as const;
-  const disability = [['1', 'Yes, I have a disability (or previously had a disability)'], ['2', 'No, I do not have a disability'], ['3', 'I do not wish to answer']] as const;
+  const gender = [
+    ['0', 'Decline to answer'],
+    ['1', 'Female'],
+    ['2', 'Male'],
+  ] as const;
+  const race = [
+    ['0', 'Decline to answer'],
+    ['50', 'Hispanic or Latino'],
+    ['51', 'White, not Hispanic or Latino'],
+    ['52', 'Black or African-American, not Hispanic or Latino'],
+    ['53', 'Asian, not Hispanic or Latino'],
+  ] as const;
+  const veteran = [
+    ['0', 'I choose not to self-identify'],
+    ['1', 'I identify as one or more of the classifications of protected veteran'],
+    ['2', 'I am not a protected veteran'],
+  ] as const;
+  const disability = [
+    ['1', 'Yes, I have a disability (or previously had a disability)'],
+    ['2', 'No, I do not have a disability'],
+    ['3', 'I do not wish to answer'],
+  ] as const;
   return [
     `<div class='form-group'><label for=resumator-eeo_gender-value>Gender${select('resumator-eeo_gender-value', gender, false)}</label></div>`,
     `<div class='form-group'><label for=resumator-eeo_race-value>Race/Ethnicity${select('resumator-eeo_race-value', race, false)}</label></div>`,
@@ -116,11 +192,19 @@ function questionnaireBlock(entry: QuestionnaireEntry): string {
   const label = `<label id='${id}-label' for='${id}' class='control-label'>${escape(entry.text)}${asterisk(entry.required)}</label>`;
   switch (entry.type) {
     case 'checkbox':
-      return `<div class='form-group'>${label}<input type="hidden" name="${name}" id="${id}" class="resumator-questionnaire-checkbox-answer" value=""/>${(entry.options ?? [])
-        .map((option, index) => `<label class="checkbox" for="resumator-checkbox-${entry.id}-${index + 1}"><input type="checkbox" id="resumator-checkbox-${entry.id}-${index + 1}" name="resumator-checkbox-${entry.id}-${index + 1}" class="resumator-questionnaire-checkbox" value="${escape(option)}"/>${escape(option)}</label>`)
+      return `<div class='form-group'>${label}<input type="hidden" name="${name}" id="${id}" class="resumator-questionnaire-checkbox-answer" value=""/>${(
+        entry.options ?? []
+      )
+        .map(
+          (option, index) =>
+            `<label class="checkbox" for="resumator-checkbox-${entry.id}-${index + 1}"><input type="checkbox" id="resumator-checkbox-${entry.id}-${index + 1}" name="resumator-checkbox-${entry.id}-${index + 1}" class="resumator-questionnaire-checkbox" value="${escape(option)}"/>${escape(option)}</label>`,
+        )
         .join('')}</div>`;
     case 'select':
-      return `<div class='form-group'>${label}${select(name, (entry.options ?? []).map((option) => [option, option] as const)).replace(`id="${name}"`, `id="${id}"`)}</div>`;
+      return `<div class='form-group'>${label}${select(
+        name,
+        (entry.options ?? []).map((option) => [option, option] as const),
+      ).replace(`id="${name}"`, `id="${id}"`)}</div>`;
     case 'textarea':
       return `<div class='form-group'>${label}<textarea id="${id}" name="${name}" class="form-control"></textarea></div>`;
     default:
@@ -133,7 +217,12 @@ function applyPage(posting: JazzPosting): string {
   const { job, applyPage: page } = posting;
   const setting = (key: string) => job[key] ?? 'hidden';
   const text = (field: string, label: string, required: boolean, type = 'text') =>
-    box(field, label, required, `<input type='${type}' id='resumator-${field}-value' name='resumator-${field}-value' value='' class='form-control'/>`);
+    box(
+      field,
+      label,
+      required,
+      `<input type='${type}' id='resumator-${field}-value' name='resumator-${field}-value' value='' class='form-control'/>`,
+    );
   const parts = [
     text('firstname', 'First Name', true),
     text('lastname', 'Last Name', true),
@@ -142,19 +231,53 @@ function applyPage(posting: JazzPosting): string {
   ];
   if (setting('canned_address') !== 'hidden') {
     const required = setting('canned_address') === 'required';
-    const inputs = [['address', 'Address'], ['city', 'City'], ['state', 'State/Province'], ['postal', 'Postal']]
-      .map(([field, placeholder]) => `<input type='text' id='resumator-${field}-value' name='resumator-${field}-value' placeholder='${placeholder}' class='form-control'/>`)
+    const inputs = [
+      ['address', 'Address'],
+      ['city', 'City'],
+      ['state', 'State/Province'],
+      ['postal', 'Postal'],
+    ]
+      .map(
+        ([field, placeholder]) =>
+          `<input type='text' id='resumator-${field}-value' name='resumator-${field}-value' placeholder='${placeholder}' class='form-control'/>`,
+      )
       .join('');
-    parts.push(`<div class="form-group" id="resumator-address"><label id='resumator-address-label' for='resumator-address-value' class='control-label'>Address${asterisk(required)}</label>${inputs}</div>`);
+    parts.push(
+      `<div class="form-group" id="resumator-address"><label id='resumator-address-label' for='resumator-address-value' class='control-label'>Address${asterisk(required)}</label>${inputs}</div>`,
+    );
   }
-  parts.push(`<div class="form-group" id="resumator-resume"><label id='resumator-resume-label' for='resumator-resume-value' class='control-label'>Resume${asterisk(true)}</label><input type='file' id='resumator-resume-value' name='resumator-resume-value'/><div class="resumator-resume-text">Attach resume as .pdf, .doc, .docx, .odt, .txt, or .rtf (limit 5MB)</div><div class="resumator-resume-text none"><textarea name='resumator-resumetext-value' class='none'></textarea></div></div>`);
+  parts.push(
+    `<div class="form-group" id="resumator-resume"><label id='resumator-resume-label' for='resumator-resume-value' class='control-label'>Resume${asterisk(true)}</label><input type='file' id='resumator-resume-value' name='resumator-resume-value'/><div class="resumator-resume-text">Attach resume as .pdf, .doc, .docx, .odt, .txt, or .rtf (limit 5MB)</div><div class="resumator-resume-text none"><textarea name='resumator-resumetext-value' class='none'></textarea></div></div>`,
+  );
   for (const [key, field, label, kind] of canned) {
     const shown = setting(key);
     if (shown === 'hidden') continue;
     const required = shown === 'required';
-    if (kind === 'textarea') parts.push(box(field, label, required, `<textarea id='resumator-${field}-value' name='resumator-${field}-value' class='form-control'></textarea>`));
+    if (kind === 'textarea')
+      parts.push(
+        box(
+          field,
+          label,
+          required,
+          `<textarea id='resumator-${field}-value' name='resumator-${field}-value' class='form-control'></textarea>`,
+        ),
+      );
     else if (kind === 'yesno') parts.push(box(field, label, required, select(`resumator-${field}-value`, yesNo)));
-    else if (kind === 'education') parts.push(box(field, label, required, select(`resumator-${field}-value`, [['1', 'High School'], ['2', "Associate's Degree"], ["3", "Bachelor's Degree"], ['4', "Master's Degree"], ['5', 'Doctorate']])));
+    else if (kind === 'education')
+      parts.push(
+        box(
+          field,
+          label,
+          required,
+          select(`resumator-${field}-value`, [
+            ['1', 'High School'],
+            ['2', "Associate's Degree"],
+            ['3', "Bachelor's Degree"],
+            ['4', "Master's Degree"],
+            ['5', 'Doctorate'],
+          ]),
+        ),
+      );
     else parts.push(text(field, label, required, kind === 'date' ? 'date' : 'text'));
   }
   parts.push(...page.questionnaire.map(questionnaireBlock));
@@ -169,39 +292,48 @@ function applyPage(posting: JazzPosting): string {
  * `GET /v1/jobs` (and `/v1/jobs/page/{n}`) with `apikey` in the query, `POST /v1/applicants` (JSON, `apikey` in the body).
  * `applicants()` is what JazzHR kept of each accepted applicant: its documented parameters only.
  */
-export async function startJazzApiDouble(options: { key: string }): Promise<VendorApiDouble & { applicants: () => Array<Record<string, unknown>> }> {
+export async function startJazzApiDouble(options: {
+  key: string;
+}): Promise<VendorApiDouble & { applicants: () => Array<Record<string, unknown>> }> {
   const kept: Array<Record<string, unknown>> = [];
   const documented = new Set<string>(jazzApplicantParameters);
-  const double = await startVendorDouble((request) => {
-    const page = /^\/apply-site\/acme\/apply\/([^/]+)(\/[^/]*)?$/.exec(request.path);
-    if (page && request.method === 'GET') {
-      const posting = postings.find((candidate) => candidate.job.board_code === page[1]);
-      if (!posting) return { reply: { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } } };
-      // CEZ: a closed posting's apply page is 410 with this sentence.
-      if (posting.job.status !== 'Open') return { reply: { status: 410, body: '<h1>This position is no longer available</h1>', headers: { 'content-type': 'text/html' } } };
-      return { reply: { status: 200, body: applyPage(posting), headers: { 'content-type': 'text/html; charset=utf-8' } } };
-    }
-    const jobs = /^\/api\/v1\/jobs(?:\/page\/(\d+))?$/.exec(request.path);
-    if (jobs && request.method === 'GET') {
-      if (request.query.get('apikey') !== options.key) return { reply: { status: 401, body: { error: 'Invalid API key' } } };
-      // JAZZ-DOCS: 100 jobs a page; page 2 of this account is empty.
-      const pageNumber = Number(jobs[1] ?? '1');
-      return { reply: { status: 200, body: pageNumber === 1 ? postings.map((posting) => posting.job) : [] } };
-    }
-    if (request.path !== '/api/v1/applicants' || request.method !== 'POST') return null;
-    const body = (request.json ?? {}) as Record<string, unknown>;
-    if (body.apikey !== options.key) return { reply: { status: 401, body: { error: 'Invalid API key' } } };
-    return {
-      accept: () => {
-        const blank = ['first_name', 'last_name', 'email'].filter((name) => (body[name] ?? '') === '');
-        if (blank.length > 0) return { status: 400, body: { error: `${blank.join(', ')} is required` } };
-        if (body.job !== undefined && !postings.some((posting) => posting.job.id === body.job)) return { status: 400, body: { error: 'job: invalid job id' } };
-        const applicant = Object.fromEntries(Object.entries(body).filter(([name]) => documented.has(name) && name !== 'apikey'));
-        kept.push(applicant);
-        // PROSPECT: the created applicant comes back as `prospect_id`; HRFLOW-AISLE: with 201.
-        return { status: 201, body: { prospect_id: `prospect_20261128_${String(kept.length).padStart(6, '0')}` } };
-      },
-    };
-  }, (url) => ({ jazzhr: `${url}/apply-site/{company}`, jazzhrApi: `${url}/api` }));
+  const double = await startVendorDouble(
+    (request) => {
+      const page = /^\/apply-site\/acme\/apply\/([^/]+)(\/[^/]*)?$/.exec(request.path);
+      if (page && request.method === 'GET') {
+        const posting = postings.find((candidate) => candidate.job.board_code === page[1]);
+        if (!posting) return { reply: { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } } };
+        // CEZ: a closed posting's apply page is 410 with this sentence.
+        if (posting.job.status !== 'Open')
+          return {
+            reply: { status: 410, body: '<h1>This position is no longer available</h1>', headers: { 'content-type': 'text/html' } },
+          };
+        return { reply: { status: 200, body: applyPage(posting), headers: { 'content-type': 'text/html; charset=utf-8' } } };
+      }
+      const jobs = /^\/api\/v1\/jobs(?:\/page\/(\d+))?$/.exec(request.path);
+      if (jobs && request.method === 'GET') {
+        if (request.query.get('apikey') !== options.key) return { reply: { status: 401, body: { error: 'Invalid API key' } } };
+        // JAZZ-DOCS: 100 jobs a page; page 2 of this account is empty.
+        const pageNumber = Number(jobs[1] ?? '1');
+        return { reply: { status: 200, body: pageNumber === 1 ? postings.map((posting) => posting.job) : [] } };
+      }
+      if (request.path !== '/api/v1/applicants' || request.method !== 'POST') return null;
+      const body = (request.json ?? {}) as Record<string, unknown>;
+      if (body.apikey !== options.key) return { reply: { status: 401, body: { error: 'Invalid API key' } } };
+      return {
+        accept: () => {
+          const blank = ['first_name', 'last_name', 'email'].filter((name) => (body[name] ?? '') === '');
+          if (blank.length > 0) return { status: 400, body: { error: `${blank.join(', ')} is required` } };
+          if (body.job !== undefined && !postings.some((posting) => posting.job.id === body.job))
+            return { status: 400, body: { error: 'job: invalid job id' } };
+          const applicant = Object.fromEntries(Object.entries(body).filter(([name]) => documented.has(name) && name !== 'apikey'));
+          kept.push(applicant);
+          // PROSPECT: the created applicant comes back as `prospect_id`; HRFLOW-AISLE: with 201.
+          return { status: 201, body: { prospect_id: `prospect_20261128_${String(kept.length).padStart(6, '0')}` } };
+        },
+      };
+    },
+    (url) => ({ jazzhr: `${url}/apply-site/{company}`, jazzhrApi: `${url}/api` }),
+  );
   return { ...double, applicants: () => [...kept] };
 }

@@ -9,10 +9,17 @@ import { startVendorDouble, type DoubleReply, type ReceivedRequest, type VendorA
 type Row = { name: string; label: string; type: 'text' | 'email' | 'file' | 'textarea' | 'checkbox'; required?: boolean };
 type CardField = { type: string; text: string; required?: boolean; options?: Array<{ text: string }> };
 type Template = { id: string; text: string; fields: CardField[] };
-type ApplyForm = { sections: Array<{ heading: string; rows: Row[] }>; cards?: Template[]; surveys?: Template[]; eeo?: Record<string, { label: string; options: string[] }> };
+type ApplyForm = {
+  sections: Array<{ heading: string; rows: Row[] }>;
+  cards?: Template[];
+  surveys?: Template[];
+  eeo?: Record<string, { label: string; options: string[] }>;
+};
 type Posting = { id: string; text: string; applyForm: ApplyForm } & Record<string, unknown>;
 
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/lever/postings.json', import.meta.url), 'utf8')) as { postings: Posting[] };
+const fixture = JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/lever/postings.json', import.meta.url), 'utf8')) as {
+  postings: Posting[];
+};
 
 /** The postings of site `acme` on the Lever double. */
 export const leverDoublePostings = {
@@ -51,7 +58,12 @@ function templateHtml(kind: 'cards' | 'surveysResponses', template: Template): s
           : field.type === 'dropdown'
             ? `<select name="${name}"><option value="">Select...</option>${options.map((option) => `<option value="${escape(option.text)}">${escape(option.text)}</option>`).join('')}</select>`
             : field.type === 'multiple-choice' || field.type === 'multiple-select'
-              ? options.map((option) => `<label><input type="${field.type === 'multiple-choice' ? 'radio' : 'checkbox'}" name="${name}" value="${escape(option.text)}">${escape(option.text)}</label>`).join('')
+              ? options
+                  .map(
+                    (option) =>
+                      `<label><input type="${field.type === 'multiple-choice' ? 'radio' : 'checkbox'}" name="${name}" value="${escape(option.text)}">${escape(option.text)}</label>`,
+                  )
+                  .join('')
               : field.type === 'file-upload'
                 ? `<input type="file" name="${name}">`
                 : `<input type="text" name="${name}">`;
@@ -64,7 +76,10 @@ function templateHtml(kind: 'cards' | 'surveysResponses', template: Template): s
 /** The hosted apply page in the markup the captured pages use (CEZ-LEVER): what the miner reads. */
 function applyPage(posting: Posting): string {
   const form = posting.applyForm;
-  const sections = form.sections.map((section) => `<div class="section page-centered application-form"><h4>${escape(section.heading)}</h4><ul>${section.rows.map(rowHtml).join('')}</ul></div>`);
+  const sections = form.sections.map(
+    (section) =>
+      `<div class="section page-centered application-form"><h4>${escape(section.heading)}</h4><ul>${section.rows.map(rowHtml).join('')}</ul></div>`,
+  );
   for (const card of form.cards ?? []) sections.push(templateHtml('cards', card));
   for (const survey of form.surveys ?? []) sections.push(templateHtml('surveysResponses', survey));
   if (form.eeo) {
@@ -72,7 +87,9 @@ function applyPage(posting: Posting): string {
       ([name, { label, options }]) =>
         `<div class="application-question"><label><div class="application-label">${escape(label)}</div><div class="application-field"><select name="${escape(name)}"><option value="">Select ...</option>${options.map((option) => `<option value="${escape(option)}">${escape(option)}</option>`).join('')}</select></div></label></div>`,
     );
-    sections.push(`<div class="section eeo-section page-centered application-form"><h4>U.S. Equal Employment Opportunity information</h4>${rows.join('')}</div>`);
+    sections.push(
+      `<div class="section eeo-section page-centered application-form"><h4>U.S. Equal Employment Opportunity information</h4>${rows.join('')}</div>`,
+    );
   }
   return `<!doctype html><html><head><title>Acme - ${escape(posting.text)}</title></head><body><form id="application-form" enctype="multipart/form-data" method="POST">${sections.join('')}<button type="button" data-qa="btn-submit">Submit application</button></form></body></html>`;
 }
@@ -88,7 +105,8 @@ function submittedFields(request: ReceivedRequest): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   if (request.json && typeof request.json === 'object') {
     for (const [name, value] of Object.entries(request.json as Record<string, unknown>)) {
-      if ((name === 'urls' || name === 'consent') && value && typeof value === 'object') for (const [key, inner] of Object.entries(value)) fields.set(`${name}[${key}]`, inner);
+      if ((name === 'urls' || name === 'consent') && value && typeof value === 'object')
+        for (const [key, inner] of Object.entries(value)) fields.set(`${name}[${key}]`, inner);
       else fields.set(name, value);
     }
   }
@@ -127,23 +145,36 @@ export async function startLeverApiDouble(options: { key: string; postsPerSecond
   const acceptedAt: number[] = [];
   let sequence = 0;
   let base = '';
-  const double = await startVendorDouble((request) => {
-    const page = /^\/site\/[^/]+\/acme\/([0-9a-f-]{36})\/apply$/.exec(request.path);
-    if (request.method === 'GET' && page) {
-      const posting = postings.get(page[1] ?? '');
-      // A closed posting's page: 404 "Sorry, we couldn't find anything here" (CEZ-LEVER).
-      if (!posting) return { reply: { status: 404, body: '<html><body><h2>Sorry, we couldn\'t find anything here</h2><p>The job posting you\'re looking for might have closed, or it has been removed.</p></body></html>', headers: { 'content-type': 'text/html; charset=utf-8' } } };
-      return { reply: { status: 200, body: applyPage(posting), headers: { 'content-type': 'text/html; charset=utf-8' } } };
-    }
-    const api = /^\/v0\/postings\/acme\/([0-9a-f-]{36})$/.exec(request.path);
-    if (!api) return null;
-    const posting = postings.get(api[1] ?? '');
-    if (request.method === 'GET') return { reply: posting ? { status: 200, body: postingJson(posting, `${base}/site/jobs.lever.co`) } : refused(404, 'Document not found') };
-    if (request.method !== 'POST') return null;
-    if (request.query.get('key') !== options.key) return { reply: refused(401, 'Invalid API key') };
-    if (!posting) return { reply: refused(404, 'Posting not found') };
-    return { accept: () => accept(posting, request) };
-  }, (url) => ({ lever: `${url}/site/{host}`, leverApi: url }));
+  const double = await startVendorDouble(
+    (request) => {
+      const page = /^\/site\/[^/]+\/acme\/([0-9a-f-]{36})\/apply$/.exec(request.path);
+      if (request.method === 'GET' && page) {
+        const posting = postings.get(page[1] ?? '');
+        // A closed posting's page: 404 "Sorry, we couldn't find anything here" (CEZ-LEVER).
+        if (!posting)
+          return {
+            reply: {
+              status: 404,
+              body: "<html><body><h2>Sorry, we couldn't find anything here</h2><p>The job posting you're looking for might have closed, or it has been removed.</p></body></html>",
+              headers: { 'content-type': 'text/html; charset=utf-8' },
+            },
+          };
+        return { reply: { status: 200, body: applyPage(posting), headers: { 'content-type': 'text/html; charset=utf-8' } } };
+      }
+      const api = /^\/v0\/postings\/acme\/([0-9a-f-]{36})$/.exec(request.path);
+      if (!api) return null;
+      const posting = postings.get(api[1] ?? '');
+      if (request.method === 'GET')
+        return {
+          reply: posting ? { status: 200, body: postingJson(posting, `${base}/site/jobs.lever.co`) } : refused(404, 'Document not found'),
+        };
+      if (request.method !== 'POST') return null;
+      if (request.query.get('key') !== options.key) return { reply: refused(401, 'Invalid API key') };
+      if (!posting) return { reply: refused(404, 'Posting not found') };
+      return { accept: () => accept(posting, request) };
+    },
+    (url) => ({ lever: `${url}/site/{host}`, leverApi: url }),
+  );
   base = double.url;
 
   function accept(posting: Posting, request: ReceivedRequest): DoubleReply {
@@ -155,9 +186,12 @@ export async function startLeverApiDouble(options: { key: string; postsPerSecond
     if (!String(fields.get('email')).includes('@')) return refused(400, 'Invalid email address: requires an "@" symbol');
     const resume = fields.get('resume');
     // A résumé is a file, in multipart only.
-    if (resume !== undefined && typeof resume === 'string') return refused(400, 'Invalid resume: resume must be uploaded as a file in multipart/form-data');
+    if (resume !== undefined && typeof resume === 'string')
+      return refused(400, 'Invalid resume: resume must be uploaded as a file in multipart/form-data');
     const required = posting.applyForm.sections.flatMap((section) => section.rows).filter((row) => row.required === true);
-    for (const row of required) if (blank(fields.get(row.name)) || (row.type === 'checkbox' && !['true', true].includes(fields.get(row.name) as string | boolean))) return refused(400, `Missing required field: ${row.name}`);
+    for (const row of required)
+      if (blank(fields.get(row.name)) || (row.type === 'checkbox' && !['true', true].includes(fields.get(row.name) as string | boolean)))
+        return refused(400, `Missing required field: ${row.name}`);
     acceptedAt.push(now);
     sequence += 1;
     return { status: 200, body: { ok: true, applicationId: `0e0c0a00-0000-4000-8000-${String(sequence).padStart(12, '0')}` } };

@@ -35,8 +35,22 @@ import { startVendorDouble, type DoubleReply, type ReceivedPart, type ReceivedRe
  * - `?async=true` (Cheddar's URL) is ignored.
  */
 
-type OpenQuestion = { id: number; kind: string; required: boolean; body: string; open_question_options: Array<{ id: number; body: string }> };
-type Offer = { slug: string; title: string; options_cv: string; options_cover_letter: string; options_phone: string; options_photo: string; open_questions: OpenQuestion[] };
+type OpenQuestion = {
+  id: number;
+  kind: string;
+  required: boolean;
+  body: string;
+  open_question_options: Array<{ id: number; body: string }>;
+};
+type Offer = {
+  slug: string;
+  title: string;
+  options_cv: string;
+  options_cover_letter: string;
+  options_phone: string;
+  options_photo: string;
+  open_questions: OpenQuestion[];
+};
 
 /** The offers of company `acme` on the Recruitee double, by slug. */
 export const recruiteeDoubleOffers = {
@@ -65,12 +79,18 @@ const answerFieldOf: Record<string, 'content' | 'multi_content][' | 'file' | 'fl
   legal: 'flag',
 };
 
-const present = (value: ReceivedPart | undefined): boolean => (typeof value === 'string' ? value.trim() !== '' : value !== undefined && value.bytes.length > 0);
+const present = (value: ReceivedPart | undefined): boolean =>
+  typeof value === 'string' ? value.trim() !== '' : value !== undefined && value.bytes.length > 0;
 
 /** CHEDDAR: 422 `{error: [...], error_fields: {field: [...]}}`. */
 const refused = (fields: Record<string, string[]>): DoubleReply => ({
   status: 422,
-  body: { error: Object.entries(fields).map(([field, messages]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replaceAll('_', ' ')} ${messages.join(', ')}`), error_fields: fields },
+  body: {
+    error: Object.entries(fields).map(
+      ([field, messages]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replaceAll('_', ' ')} ${messages.join(', ')}`,
+    ),
+    error_fields: fields,
+  },
 });
 
 /** The answers an application carries, by open question id: what arrived in the field its kind documents. */
@@ -97,12 +117,17 @@ function answersOf(request: ReceivedRequest, offer: Offer): Map<number, Received
 /** DOCS: name and email always; phone and cv unless the offer turned them off; CHEDDAR: the same toggles for photo and cover letter. */
 function blanks(request: ReceivedRequest, offer: Offer): Record<string, string[]> {
   const part = (name: string) => request.parts.find(([key]) => key === `candidate[${name}]`)?.[1];
-  const required = ['name', 'email', ...(['phone', 'cv', 'cover_letter', 'photo'] as const).filter((name) => offer[`options_${name}`] === 'required')];
+  const required = [
+    'name',
+    'email',
+    ...(['phone', 'cv', 'cover_letter', 'photo'] as const).filter((name) => offer[`options_${name}`] === 'required'),
+  ];
   const fields: Record<string, string[]> = {};
   for (const name of required) if (!present(part(name))) fields[name] = ["can't be blank"];
   const answers = answersOf(request, offer);
   for (const question of offer.open_questions) {
-    if (question.required && answerFieldOf[question.kind] && (answers.get(question.id) ?? []).length === 0) fields[`open_question_answers.${question.id}`] = ["can't be blank"];
+    if (question.required && answerFieldOf[question.kind] && (answers.get(question.id) ?? []).length === 0)
+      fields[`open_question_answers.${question.id}`] = ["can't be blank"];
   }
   return fields;
 }
@@ -115,25 +140,28 @@ function blanks(request: ReceivedRequest, offer: Offer): Record<string, string[]
 export async function startRecruiteeApiDouble(): Promise<VendorApiDouble> {
   const listing = recruiteeDoubleListing();
   let sequence = 0;
-  return startVendorDouble((request) => {
-    const base = '/company/acme/api/offers/';
-    if (request.method === 'GET' && request.path === base) return { reply: { status: 200, body: listing } };
-    const single = /^\/company\/acme\/api\/offers\/([^/]+)\/?$/.exec(request.path);
-    if (request.method === 'GET' && single) {
-      const offer = listing.offers.find((candidate) => candidate.slug === single[1]);
-      return { reply: offer ? { status: 200, body: { offer } } : { status: 404, body: { error: 'Not found' } } };
-    }
-    const apply = /^\/company\/acme\/api\/offers\/([^/]+)\/candidates$/.exec(request.path);
-    if (request.method !== 'POST' || !apply) return null;
-    const offer = listing.offers.find((candidate) => candidate.slug === apply[1]);
-    if (!offer) return { reply: { status: 404, body: { error: 'Not found' } } };
-    return {
-      accept: () => {
-        const missing = blanks(request, offer);
-        if (Object.keys(missing).length > 0) return refused(missing);
-        sequence += 1;
-        return { status: 201, body: { candidate: { id: 9_000 + sequence } } };
-      },
-    };
-  }, (url) => ({ recruitee: `${url}/company/{company}` }));
+  return startVendorDouble(
+    (request) => {
+      const base = '/company/acme/api/offers/';
+      if (request.method === 'GET' && request.path === base) return { reply: { status: 200, body: listing } };
+      const single = /^\/company\/acme\/api\/offers\/([^/]+)\/?$/.exec(request.path);
+      if (request.method === 'GET' && single) {
+        const offer = listing.offers.find((candidate) => candidate.slug === single[1]);
+        return { reply: offer ? { status: 200, body: { offer } } : { status: 404, body: { error: 'Not found' } } };
+      }
+      const apply = /^\/company\/acme\/api\/offers\/([^/]+)\/candidates$/.exec(request.path);
+      if (request.method !== 'POST' || !apply) return null;
+      const offer = listing.offers.find((candidate) => candidate.slug === apply[1]);
+      if (!offer) return { reply: { status: 404, body: { error: 'Not found' } } };
+      return {
+        accept: () => {
+          const missing = blanks(request, offer);
+          if (Object.keys(missing).length > 0) return refused(missing);
+          sequence += 1;
+          return { status: 201, body: { candidate: { id: 9_000 + sequence } } };
+        },
+      };
+    },
+    (url) => ({ recruitee: `${url}/company/{company}` }),
+  );
 }

@@ -40,7 +40,6 @@ export type VendorApiDouble = {
  */
 type Route = (request: ReceivedRequest) => { reply: DoubleReply } | { accept: () => DoubleReply } | null;
 
-
 async function readRequest(request: IncomingMessage): Promise<ReceivedRequest> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -52,7 +51,10 @@ async function readRequest(request: IncomingMessage): Promise<ReceivedRequest> {
   if (type.startsWith('multipart/form-data')) {
     const form = await new Response(body, { headers: { 'content-type': type } }).formData();
     for (const [name, value] of form) {
-      parts.push([name, typeof value === 'string' ? value : { filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) }]);
+      parts.push([
+        name,
+        typeof value === 'string' ? value : { filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) },
+      ]);
     }
   } else if (/^application\/(vnd\.api\+)?json/.test(type) && body.length > 0) {
     json = JSON.parse(body.toString('utf8')) as unknown;
@@ -70,7 +72,10 @@ const send = (response: ServerResponse, reply: DoubleReply) => {
  * a scripted reply replaces the vendor's answer to the next submissions (the refusals a test or a
  * bench wants to see). Anything the route does not know is the vendor's 404.
  */
-export async function startVendorDouble(route: Route, endpointsAt: (url: string) => Partial<Record<AtsEndpointName, string>>): Promise<VendorApiDouble> {
+export async function startVendorDouble(
+  route: Route,
+  endpointsAt: (url: string) => Partial<Record<AtsEndpointName, string>>,
+): Promise<VendorApiDouble> {
   const received: ReceivedRequest[] = [];
   const submitted: ReceivedRequest[] = [];
   const scripted: DoubleReply[] = [];

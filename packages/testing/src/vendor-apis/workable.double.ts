@@ -42,7 +42,14 @@ import { startVendorDouble, type DoubleReply, type ReceivedRequest, type VendorA
  */
 
 type FormField = { key: string; type: string; required: boolean; fields?: FormField[] };
-type SpiQuestion = { id: string; body: string; type: string; required: boolean; single_answer?: boolean; choices?: Array<{ id: string; body: string }> };
+type SpiQuestion = {
+  id: string;
+  body: string;
+  type: string;
+  required: boolean;
+  single_answer?: boolean;
+  choices?: Array<{ id: string; body: string }>;
+};
 type WorkableJob = { title: string; form: unknown; applicationForm: { form_fields: FormField[]; questions: SpiQuestion[] } };
 
 /** The jobs of account `acme` on the Workable double, by shortcode. */
@@ -56,24 +63,62 @@ export const workableDoubleJobs = {
 } as const;
 
 const workableDoubleDefinitions = (): Record<string, WorkableJob> =>
-  JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/workable/jobs.json', import.meta.url), 'utf8')) as Record<string, WorkableJob>;
+  JSON.parse(readFileSync(new URL('../../fixtures/vendor-apis/workable/jobs.json', import.meta.url), 'utf8')) as Record<
+    string,
+    WorkableJob
+  >;
 
 /** The candidate attributes the create call takes (CREATE, HRFLOW), beside the form's answers. */
-const candidateKeys = new Set(['name', 'firstname', 'lastname', 'email', 'headline', 'summary', 'address', 'phone', 'cover_letter', 'education_entries', 'experience_entries', 'answers', 'skills', 'tags', 'social_profiles', 'resume', 'resume_url', 'disqualified', 'disqualification_reason', 'domain', 'recruiter_key']);
+const candidateKeys = new Set([
+  'name',
+  'firstname',
+  'lastname',
+  'email',
+  'headline',
+  'summary',
+  'address',
+  'phone',
+  'cover_letter',
+  'education_entries',
+  'experience_entries',
+  'answers',
+  'skills',
+  'tags',
+  'social_profiles',
+  'resume',
+  'resume_url',
+  'disqualified',
+  'disqualification_reason',
+  'domain',
+  'recruiter_key',
+]);
 /** A complex form field and the candidate attribute its entries go in (HRFLOW). */
 const entriesOf: Record<string, string> = { education: 'education_entries', experience: 'experience_entries' };
 
-const rateHeaders = (): Record<string, string> => ({ 'x-rate-limit-limit': '10', 'x-rate-limit-remaining': '9', 'x-rate-limit-reset': String(Math.ceil(Date.now() / 1000) + 10) });
-const invalid = (problems: string[]): DoubleReply => ({ status: 422, body: { error: `Validation failed: ${problems.join(', ')}` }, headers: rateHeaders() });
+const rateHeaders = (): Record<string, string> => ({
+  'x-rate-limit-limit': '10',
+  'x-rate-limit-remaining': '9',
+  'x-rate-limit-reset': String(Math.ceil(Date.now() / 1000) + 10),
+});
+const invalid = (problems: string[]): DoubleReply => ({
+  status: 422,
+  body: { error: `Validation failed: ${problems.join(', ')}` },
+  headers: rateHeaders(),
+});
 const isText = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
 const isBase64File = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && isText((value as { name?: unknown }).name) && typeof (value as { data?: unknown }).data === 'string' && /^[A-Za-z0-9+/]+={0,2}$/.test((value as { data: string }).data);
+  typeof value === 'object' &&
+  value !== null &&
+  isText((value as { name?: unknown }).name) &&
+  typeof (value as { data?: unknown }).data === 'string' &&
+  /^[A-Za-z0-9+/]+={0,2}$/.test((value as { data: string }).data);
 const isDate = (value: unknown): boolean => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
 
 /** WABLE: the value key each question type's answer uses, and whether the value fits. */
 function answerProblem(question: SpiQuestion, answer: Record<string, unknown>): string | null {
   const keys = Object.keys(answer).filter((key) => key !== 'question_key');
-  const only = (key: string, fits: boolean) => (keys.length === 1 && keys[0] === key && fits ? null : `answer to ${question.id} is invalid`);
+  const only = (key: string, fits: boolean) =>
+    keys.length === 1 && keys[0] === key && fits ? null : `answer to ${question.id} is invalid`;
   switch (question.type) {
     case 'free_text':
       return only('body', isText(answer.body));
@@ -91,7 +136,9 @@ function answerProblem(question: SpiQuestion, answer: Record<string, unknown>): 
       return only('choices', chosen.length > 0 && (!single || chosen.length === 1) && chosen.every((id) => ids.has(String(id))));
     }
     case 'file':
-      return keys.length === 1 && ((keys[0] === 'file' && isBase64File(answer.file)) || (keys[0] === 'file_url' && isText(answer.file_url))) ? null : `answer to ${question.id} is invalid`;
+      return keys.length === 1 && ((keys[0] === 'file' && isBase64File(answer.file)) || (keys[0] === 'file_url' && isText(answer.file_url)))
+        ? null
+        : `answer to ${question.id} is invalid`;
     default:
       return `answer to ${question.id} is invalid`;
   }
@@ -109,13 +156,18 @@ function problemsOf(request: ReceivedRequest, job: WorkableJob): string[] {
   for (const field of job.applicationForm.form_fields) {
     const attribute = entriesOf[field.key] ?? field.key;
     const value = field.key === 'resume' ? (candidate.resume ?? candidate.resume_url) : candidate[attribute];
-    const given = Array.isArray(value) ? value.length > 0 : field.type === 'boolean' ? typeof value === 'boolean' : value !== undefined && value !== '';
+    const given = Array.isArray(value)
+      ? value.length > 0
+      : field.type === 'boolean'
+        ? typeof value === 'boolean'
+        : value !== undefined && value !== '';
     if (field.required && !given) problems.push(`${field.key} can't be blank`);
     if (field.type === 'complex' && Array.isArray(value)) {
       for (const entry of value as Array<Record<string, unknown>>) {
         for (const sub of field.fields ?? []) {
           if (sub.required && !isText(entry[sub.key])) problems.push(`${attribute}.${sub.key} can't be blank`);
-          if (sub.type === 'date' && entry[sub.key] !== undefined && !isDate(entry[sub.key])) problems.push(`${attribute}.${sub.key} is invalid`);
+          if (sub.type === 'date' && entry[sub.key] !== undefined && !isDate(entry[sub.key]))
+            problems.push(`${attribute}.${sub.key} is invalid`);
         }
       }
     }
@@ -132,7 +184,8 @@ function problemsOf(request: ReceivedRequest, job: WorkableJob): string[] {
     if (problem) problems.push(problem);
     else answered.add(question.id);
   }
-  for (const question of job.applicationForm.questions) if (question.required && !answered.has(question.id)) problems.push(`answer to ${question.id} can't be blank`);
+  for (const question of job.applicationForm.questions)
+    if (question.required && !answered.has(question.id)) problems.push(`answer to ${question.id} can't be blank`);
   return problems;
 }
 
@@ -145,37 +198,51 @@ function problemsOf(request: ReceivedRequest, job: WorkableJob): string[] {
 export async function startWorkableApiDouble(options: { key: string }): Promise<VendorApiDouble> {
   const jobs = workableDoubleDefinitions();
   let sequence = 0;
-  return startVendorDouble((request) => {
-    const form = /^\/api\/v1\/jobs\/([^/]+)\/form$/.exec(request.path);
-    if (form && request.method === 'GET') {
-      const job = jobs[form[1] ?? ''];
-      return { reply: job ? { status: 200, body: job.form } : { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } } };
-    }
-    const spi = /^\/accounts\/acme\/spi\/v3\/jobs\/([^/]+)\/(application_form|questions|candidates)$/.exec(request.path);
-    if (!spi) return null;
-    if (request.headers.authorization !== `Bearer ${options.key}`) return { reply: { status: 401, body: { error: 'Not authorized' } } };
-    const [, shortcode = '', resource] = spi;
-    const job = jobs[shortcode];
-    if (request.method === 'GET' && resource !== 'candidates') {
-      if (!job) return { reply: { status: 404, body: { error: 'Not found' }, headers: rateHeaders() } };
-      const body = resource === 'questions' ? { questions: job.applicationForm.questions } : job.applicationForm;
-      return { reply: { status: 200, body, headers: rateHeaders() } };
-    }
-    if (request.method !== 'POST' || resource !== 'candidates') return null;
-    return {
-      accept: () => {
-        if (!job) return { status: 404, body: { error: 'Not found' }, headers: rateHeaders() };
-        const problems = problemsOf(request, job);
-        if (problems.length > 0) return invalid(problems);
-        sequence += 1;
-        const candidate = (request.json as { candidate: { firstname?: string; lastname?: string; email?: string } }).candidate;
-        const sourced = (request.json as { sourced?: unknown }).sourced === false ? false : true;
+  return startVendorDouble(
+    (request) => {
+      const form = /^\/api\/v1\/jobs\/([^/]+)\/form$/.exec(request.path);
+      if (form && request.method === 'GET') {
+        const job = jobs[form[1] ?? ''];
         return {
-          status: 201,
-          body: { candidate: { id: `workable-candidate-${sequence}`, name: `${candidate.firstname ?? ''} ${candidate.lastname ?? ''}`.trim(), email: candidate.email, sourced, stage: sourced ? 'Sourced' : 'Applied', job: { shortcode, title: job.title } } },
-          headers: rateHeaders(),
+          reply: job ? { status: 200, body: job.form } : { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } },
         };
-      },
-    };
-  }, (url) => ({ workable: url, workableApi: `${url}/accounts/{company}` }));
+      }
+      const spi = /^\/accounts\/acme\/spi\/v3\/jobs\/([^/]+)\/(application_form|questions|candidates)$/.exec(request.path);
+      if (!spi) return null;
+      if (request.headers.authorization !== `Bearer ${options.key}`) return { reply: { status: 401, body: { error: 'Not authorized' } } };
+      const [, shortcode = '', resource] = spi;
+      const job = jobs[shortcode];
+      if (request.method === 'GET' && resource !== 'candidates') {
+        if (!job) return { reply: { status: 404, body: { error: 'Not found' }, headers: rateHeaders() } };
+        const body = resource === 'questions' ? { questions: job.applicationForm.questions } : job.applicationForm;
+        return { reply: { status: 200, body, headers: rateHeaders() } };
+      }
+      if (request.method !== 'POST' || resource !== 'candidates') return null;
+      return {
+        accept: () => {
+          if (!job) return { status: 404, body: { error: 'Not found' }, headers: rateHeaders() };
+          const problems = problemsOf(request, job);
+          if (problems.length > 0) return invalid(problems);
+          sequence += 1;
+          const candidate = (request.json as { candidate: { firstname?: string; lastname?: string; email?: string } }).candidate;
+          const sourced = (request.json as { sourced?: unknown }).sourced === false ? false : true;
+          return {
+            status: 201,
+            body: {
+              candidate: {
+                id: `workable-candidate-${sequence}`,
+                name: `${candidate.firstname ?? ''} ${candidate.lastname ?? ''}`.trim(),
+                email: candidate.email,
+                sourced,
+                stage: sourced ? 'Sourced' : 'Applied',
+                job: { shortcode, title: job.title },
+              },
+            },
+            headers: rateHeaders(),
+          };
+        },
+      };
+    },
+    (url) => ({ workable: url, workableApi: `${url}/accounts/{company}` }),
+  );
 }
