@@ -1,3 +1,5 @@
+// Longer than 400 lines: one bench, three roles (mining, bookings, mail) each with how to start a host,
+// load it and count its work, beside the cgroup quota and connection counting they share.
 import { execFileSync, spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';

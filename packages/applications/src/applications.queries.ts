@@ -1,3 +1,5 @@
+// Longer than 400 lines: every statement on the applications table, one query module per aggregate
+// as the rest of the store; the claim, the intent and the outcome share one set of lease rules.
 import { applicationEndedEvent, oweCallback } from '@quarry/callbacks';
 import type { ApplicationTransport } from '@quarry/contracts';
 import { withTransaction, withTransactionWithin, type Pool, type Queryable } from '@quarry/db';

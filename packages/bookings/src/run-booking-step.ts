@@ -1,3 +1,5 @@
+// Longer than 400 lines: one job's step of a booking, from its hold to the recorded answer; the order
+// placed at most once is easier to check when the hold, the send and the record read top to bottom.
 import { sealedColumns } from '@quarry/keyring';
 import { randomUUID } from 'node:crypto';
 import { BookingDetails, BookingPrice, type BookingErrorCode } from '@quarry/contracts';

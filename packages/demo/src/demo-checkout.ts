@@ -1,3 +1,5 @@
+// Longer than 400 lines: the demo booking engine's pages (results, guest, card frame, review, outcome)
+// are one small site, served together so a booking's state stays in one place.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,5 @@
+// Longer than 400 lines: the OpenTravel availability adapter, request and response; the charge and tax
+// mapping rules are read together with the response they map.
 import { randomUUID } from 'node:crypto';
 import type { FeeCode, MealPlan, Rate, Room, TaxCode } from '@quarry/contracts';
 import type { SafeFetch } from '@quarry/safe-fetch';

@@ -1,3 +1,5 @@
+// Longer than 400 lines: one double of Workday's hosted application, its steps and the captured markup
+// of each; the steps share the session the double keeps.
 /**
  * Sources for Workday's hosted application as doubled here:
  * - The pages: the captures `workday/form.html` (the "My Experience" step), `upload.html` (the
