@@ -76,9 +76,7 @@ async function startCountingReceiver(): Promise<{ port: number; done: Map<string
 }
 
 /** The push floor (push-floor.server.ts) in its own process; `push` resolves once every receiver answered. */
-async function startPushFloor(
-  databaseUrl: string,
-): Promise<{
+async function startPushFloor(databaseUrl: string): Promise<{
   pid: number;
   push: (pushes: Array<{ url: string; hotelIds: string[] }>, checkIn: string) => Promise<void>;
   stop: () => void;

@@ -71,13 +71,9 @@ export const StorePanBody = z.object({
     .regex(/^\d{3,4}$/, 'must be 3 or 4 digits')
     .optional()
     .meta({ description: 'Kept only in memory-backed storage until its one use or 15 minutes, never in the database' }),
-  tokenVersion: z
-    .enum(['v1', 'v2'])
-    .default('v2')
-    .meta({
-      description:
-        'The token format to issue: v2 (299 characters, the default) or v1 (164 characters) for clients that store only v1 tokens',
-    }),
+  tokenVersion: z.enum(['v1', 'v2']).default('v2').meta({
+    description: 'The token format to issue: v2 (299 characters, the default) or v1 (164 characters) for clients that store only v1 tokens',
+  }),
 });
 export type StorePanBody = z.output<typeof StorePanBody>;
 

@@ -39,17 +39,18 @@ export type ApplicationToSubmit = {
 
 export type Confirmation = { reference?: string; text: string };
 
-export type SubmitOutcome = /** The page proved the submission: a confirmation page, text or redirect. */
-(
-  | { status: 'success'; confirmation: Confirmation; screenshot?: Buffer }
-  /** The page refused or could not be used; `submitted` says whether the final click happened. */
-  | { status: 'failed'; errorCode: ApplicationErrorCode; message: string; submitted: boolean; screenshot?: Buffer }
-  /** The final click happened and nothing proved what followed: never reported as success. */
-  | { status: 'unknown'; message: string; screenshot?: Buffer }
-) & {
-  /** Which transport sent it (set by the router that chose it; absent when only one engine runs). */
-  transport?: ApplicationTransport;
-};
+export type SubmitOutcome =
+  /** The page proved the submission: a confirmation page, text or redirect. */
+  (
+    | { status: 'success'; confirmation: Confirmation; screenshot?: Buffer }
+    /** The page refused or could not be used; `submitted` says whether the final click happened. */
+    | { status: 'failed'; errorCode: ApplicationErrorCode; message: string; submitted: boolean; screenshot?: Buffer }
+    /** The final click happened and nothing proved what followed: never reported as success. */
+    | { status: 'unknown'; message: string; screenshot?: Buffer }
+  ) & {
+    /** Which transport sent it (set by the router that chose it; absent when only one engine runs). */
+    transport?: ApplicationTransport;
+  };
 
 export type SubmitHooks = {
   /**

@@ -11,11 +11,9 @@ describe('maskingSpanExporter', () => {
     expect(token).toHaveLength(299);
     const memory = new InMemorySpanExporter();
     const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: maskingSpanExporter(memory) })] });
-    const span = provider
-      .getTracer('test')
-      .startSpan(`POST /pay/${token}`, {
-        attributes: { 'url.path': `/pay/${token}`, 'db.statement': `GETDEL card:${pan}`, 'http.response.status_code': 500 },
-      });
+    const span = provider.getTracer('test').startSpan(`POST /pay/${token}`, {
+      attributes: { 'url.path': `/pay/${token}`, 'db.statement': `GETDEL card:${pan}`, 'http.response.status_code': 500 },
+    });
     span.recordException(new Error(`card ${pan} refused`));
     span.setStatus({ code: SpanStatusCode.ERROR, message: `token ${token} refused` });
     span.end();
@@ -37,11 +35,9 @@ describe('maskingSpanExporter', () => {
   it('exports a span holding nothing to mask as recorded, without a copy (a copy cost more than the span)', async () => {
     const memory = new InMemorySpanExporter();
     const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: maskingSpanExporter(memory) })] });
-    const span = provider
-      .getTracer('test')
-      .startSpan('GET /v1/whoami', {
-        attributes: { 'url.path': '/v1/whoami', 'http.route': '/v1/whoami', 'http.response.status_code': 200, 'a.list': ['one', 'two'] },
-      });
+    const span = provider.getTracer('test').startSpan('GET /v1/whoami', {
+      attributes: { 'url.path': '/v1/whoami', 'http.route': '/v1/whoami', 'http.response.status_code': 200, 'a.list': ['one', 'two'] },
+    });
     span.recordException(new Error('upstream answered 502 after 1200 ms'));
     span.end();
     await provider.forceFlush();
