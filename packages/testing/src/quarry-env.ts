@@ -17,5 +17,7 @@ export function quarryEnv(stores: {
     QUARRY_SECRET_KEY: stores.secretKey.toString('base64'),
     // Any free port: test processes run side by side and must not fight over the default 9464.
     METRICS_PORT: '0',
+    // The same for the SMTP server of the roles that run one (mail, all): never the default 2525.
+    SMTP_PORT: '0',
   };
 }
