@@ -1,3 +1,22 @@
+/**
+ * Sources for the hosted apply pages as this server doubles them. It is the transport every
+ * vendor file of this folder shares; the vendor behaviour (pages, fields, writes, answers) is
+ * each vendor's own and cited in its file (`greenhouse.double.ts`, `lever.double.ts`, …).
+ * - Writes before the final post (an upload POSTed when the file is chosen, answers saved field by
+ *   field) recorded apart from the submission: Greenhouse's S3 upload on choose
+ *   (https://github.com/cezkid/jobs/blob/218e576d/app/docs/apply/greenhouse.md), Ashby's and
+ *   Workday's per-field saves (https://github.com/cezkid/jobs/blob/0b76bf2e/app/docs/apply/ashby.md,
+ *   https://github.com/cezkid/jobs/blob/0b6588ec/app/docs/apply/workday.md).
+ * - The answers a vendor may give (`HostedVariant`): a closed posting, a refused duplicate, a refused
+ *   file, the vendor's own required-field check after the post, a bot check on load or at Submit,
+ *   as the apply notes of each vendor describe them (the cezkid/jobs `app/docs/apply/<ats>.md`
+ *   files above and https://github.com/cezkid/jobs/blob/5b3b88d6/app/docs/apply/sent.md for the
+ *   confirmation pages). A vendor whose sources never show one answer lacks that variant.
+ * - Bodies read as the browser sends them: `multipart/form-data`, `application/x-www-form-urlencoded`
+ *   or JSON (WHATWG `FormData` parsing, as the vendors' pages post through the browser).
+ * Silent, and decided here: the 404 page for a path the vendor file does not serve, and the 500
+ * for a body that does not parse (no source shows either vendor's own).
+ */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
