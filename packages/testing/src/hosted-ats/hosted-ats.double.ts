@@ -4,8 +4,8 @@
  * each vendor's own and cited in its file (`greenhouse.double.ts`, `lever.double.ts`, …).
  * - Writes before the final post (an upload POSTed when the file is chosen, answers saved field by
  *   field) recorded apart from the submission: Greenhouse's S3 upload on choose
- *   (https://github.com/cezkid/jobs/blob/218e576d/app/docs/apply/greenhouse.md), Ashby's and
- *   Workday's per-field saves (https://github.com/cezkid/jobs/blob/0b76bf2e/app/docs/apply/ashby.md,
+ *   (https://github.com/cezkid/jobs/blob/218e576d/app/docs/apply/greenhouse.md), Ashby's saves box by box and
+ *   Workday's saves at each step's "Save and Continue" (https://github.com/cezkid/jobs/blob/0b76bf2e/app/docs/apply/ashby.md,
  *   https://github.com/cezkid/jobs/blob/0b6588ec/app/docs/apply/workday.md).
  * - The answers a vendor may give (`HostedVariant`): a closed posting, a refused duplicate, a refused
  *   file, the vendor's own required-field check after the post, a bot check on load or at Submit,
